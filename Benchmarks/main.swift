@@ -1,0 +1,209 @@
+// Long-image benchmark: shiying (strip-wise and naive) vs ImageMagick, the vips
+// CLI and pyvips, every case as a child process measured with wait4() rusage.
+//
+//   swift run -c release Benchmarks [--n 7,20,50] [--runs 3] [--skip-imagemagick]
+//                                   [--cases a,b] [--pyvips-variant V] [--single-run-over 60]
+//
+// Environment: SHIYING_BIN overrides the `shiying` binary.
+// Writes .build/benchmarks/longimage-<timestamp>.json and latest.json.
+import Foundation
+
+struct Options {
+    var ns = [7, 20, 50]
+    var runs = 3
+    var cases = BenchCase.allCases
+    var pyvipsVariant = "runs-nocache"
+    var singleRunOver = 60.0   // a case whose first run exceeds this many seconds runs once
+
+    static let usage = """
+        usage: Benchmarks [--n 7,20,50] [--runs 3] [--skip-imagemagick] [--cases \(BenchCase.allCases.map(\.rawValue).joined(separator: ","))]
+                          [--pyvips-variant runs|runs-nocache|fold|memory] [--single-run-over SECONDS]
+        """
+
+    static func parse(_ arguments: [String]) -> Options {
+        var options = Options()
+        var args = arguments[...]
+        func value(_ flag: String) -> String {
+            guard let v = args.popFirst() else { fail("\(flag) needs a value") }
+            return v
+        }
+        while let flag = args.popFirst() {
+            switch flag {
+            case "--n":
+                options.ns = value(flag).split(separator: ",").map { Int($0) ?? fail("bad N \($0)") }
+            case "--runs":
+                options.runs = max(1, Int(value(flag)) ?? fail("bad --runs"))
+            case "--skip-imagemagick":
+                options.cases.removeAll(where: \.isImageMagick)
+            case "--cases":
+                let wanted = value(flag).split(separator: ",").map(String.init)
+                options.cases = wanted.map { BenchCase(rawValue: $0) ?? fail("unknown case \($0)") }
+            case "--pyvips-variant":
+                options.pyvipsVariant = value(flag)
+            case "--single-run-over":
+                options.singleRunOver = Double(value(flag)) ?? fail("bad --single-run-over")
+            case "-h", "--help":
+                print(usage); exit(0)
+            default:
+                fail("unknown argument \(flag)\n\(usage)")
+            }
+        }
+        return options
+    }
+}
+
+func fail(_ message: String) -> Never {
+    progress("Benchmarks: \(message)")
+    exit(2)
+}
+
+// MARK: - locations
+
+func isFile(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
+
+/// Directory of this executable (…/.build/<triple>/release).
+let executableDirectory: String = {
+    let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    return URL(fileURLWithPath: exe).deletingLastPathComponent().path
+}()
+
+/// Nearest ancestor holding Package.swift, from the executable, then from the current directory.
+func packageRoot() -> String {
+    for start in [executableDirectory, FileManager.default.currentDirectoryPath] {
+        var url = URL(fileURLWithPath: start)
+        while url.path != "/" {
+            if isFile(url.appendingPathComponent("Package.swift").path) { return url.path }
+            url.deleteLastPathComponent()
+        }
+    }
+    fail("cannot find Package.swift above \(executableDirectory) or the current directory")
+}
+
+func locateShiying(root: String, scratch: String) -> String {
+    if let override = ProcessInfo.processInfo.environment["SHIYING_BIN"], !override.isEmpty {
+        guard isFile(override) else { fail("SHIYING_BIN=\(override) does not exist") }
+        return override
+    }
+    let sibling = executableDirectory + "/shiying"
+    if isFile(sibling) { return sibling }
+    progress("shiying not found next to \(executableDirectory); running swift build -c release --product shiying")
+    let build = try? runChild(["swift", "build", "--package-path", root, "-c", "release", "--product", "shiying"],
+                              captureDirectory: scratch)
+    guard let build, build.succeeded else { fail("swift build failed:\n\(build?.stderr.suffix(2000) ?? "")") }
+    if isFile(sibling) { return sibling }
+    let binPath = try? runChild(["swift", "build", "--package-path", root, "-c", "release", "--show-bin-path"],
+                                captureDirectory: scratch)
+    let candidate = (binPath?.stdout.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") + "/shiying"
+    guard isFile(candidate) else { fail("built shiying, but cannot find it at \(sibling) or \(candidate)") }
+    return candidate
+}
+
+/// `shiying sample-photos --count 50 --seed 1` into inputs/, unless already there.
+func prepareInputs(shiying: String, directory: String, count: Int, scratch: String) -> [String] {
+    func listing() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+            .filter { $0.hasPrefix("sample-") && $0.hasSuffix(".jpg") }.sorted()
+            .map { directory + "/" + $0 }
+    }
+    var files = listing()
+    if files.count != count {
+        progress("generating \(count) sample photos into \(directory)")
+        try? FileManager.default.removeItem(atPath: directory)
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let result = try? runChild([shiying, "sample-photos", "--count", "\(count)", "--seed", "1", "-o", directory],
+                                   captureDirectory: scratch)
+        guard let result, result.succeeded else { fail("sample-photos failed: \(result?.stderr.suffix(1000) ?? "spawn error")") }
+        files = listing()
+        guard files.count == count else { fail("sample-photos wrote \(files.count) files, expected \(count)") }
+    } else {
+        progress("reusing \(count) inputs in \(directory)")
+    }
+    for file in files { _ = FileManager.default.contents(atPath: file) }  // warm the page cache for every case
+    return files
+}
+
+func timestamp() -> String {
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: "UTC")
+    formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+    return formatter.string(from: Date())
+}
+
+// MARK: - main
+
+let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
+let root = packageRoot()
+let benchDir = root + "/.build/benchmarks"
+let scratch = benchDir + "/scratch"
+let magickDir = benchDir + "/magick"
+for dir in [benchDir, scratch, magickDir, benchDir + "/out"] {
+    try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+}
+try? magickPolicy.write(toFile: magickDir + "/policy.xml", atomically: true, encoding: .utf8)
+
+let shiying = locateShiying(root: root, scratch: scratch)
+let maxN = options.ns.max() ?? 50
+let inputs = prepareInputs(shiying: shiying, directory: benchDir + "/inputs", count: max(50, maxN), scratch: scratch)
+let context = BenchContext(shiying: shiying, pyScript: root + "/Benchmarks/vips_longimage.py",
+                           pyvipsVariant: options.pyvipsVariant, outputDirectory: benchDir + "/out",
+                           scratchDirectory: scratch, magickConfigDirectory: magickDir)
+progress("root \(root)\nshiying \(shiying)\ncases \(options.cases.map(\.rawValue).joined(separator: ", ")); N \(options.ns); runs \(options.runs)")
+
+var results: [CaseResult] = []
+for n in options.ns {
+    let subset = Array(inputs.prefix(n))
+    for benchCase in options.cases {
+        var measurements: [RunMeasurement] = []
+        var note: String?
+        var failure: String?
+        for run in 1...options.runs {
+            do {
+                let m = try runCase(benchCase, n: n, inputs: subset, context: context)
+                measurements.append(m)
+                var line = "  \(benchCase.rawValue) N=\(n) run \(run)/\(options.runs): "
+                    + String(format: "%.3f s, peak RSS %.1f MiB", m.seconds, Double(m.maxRSSKiB) / 1024)
+                if let d = m.shiying?.peakRSSDeltaBytes { line += String(format: ", job Δ %.1f MiB", Double(d) / mib) }
+                progress(line)
+                if run == 1, options.runs > 1, m.seconds > options.singleRunOver {
+                    note = String(format: "single run: first run took %.0f s > %.0f s", m.seconds, options.singleRunOver)
+                    progress("  \(note!)")
+                    break
+                }
+            } catch {
+                failure = "\(error)"
+                progress("  \(benchCase.rawValue) N=\(n) run \(run) FAILED: \(error)")
+                break
+            }
+        }
+        var result = CaseResult(name: benchCase.rawValue, n: n, measurements: measurements, note: note, error: failure)
+        if result.ok, let size = imageSize("\(context.outputDirectory)/\(benchCase.rawValue)-N\(n).jpg", scratch: scratch) {
+            (result.outputWidth, result.outputHeight) = (size.width, size.height)
+        }
+        results.append(result)
+    }
+}
+
+// outputs of one N should agree in size
+for n in options.ns {
+    let sizes = Set(results.filter { $0.n == n && $0.ok }.compactMap { r in r.outputHeight.map { "\(r.outputWidth ?? 0)x\($0)" } })
+    if sizes.count > 1 { progress("warning: output sizes differ at N=\(n): \(sizes.sorted())") }
+}
+
+print("\nLong image, width \(context.width), JPEG Q\(context.quality); wall = median, peak RSS = max of ru_maxrss (whole process, MiB = 2^20 B)")
+print("vips rows: vips-cli = thumbnail/arrayjoin/join pipeline, pyvips variant '\(options.pyvipsVariant)'; ratios vs the fastest vips row at that N\n")
+printTable(results)
+let checks = checkTargets(results, thresholds: Thresholds.load(root: root))
+printTargets(checks)
+
+let stamp = timestamp()
+let report = BenchmarkReport(
+    timestamp: stamp, host: ProcessInfo.processInfo.hostName, ns: options.ns, runsRequested: options.runs,
+    width: context.width, quality: context.quality, pyvipsVariant: options.pyvipsVariant,
+    imagemagickShrinkHint: magickShrinkHint, results: results, targets: checks)
+do {
+    let paths = try writeJSON(report, to: benchDir, stamp: stamp)
+    progress("wrote \(paths.joined(separator: " and "))")
+} catch {
+    fail("cannot write JSON: \(error)")
+}

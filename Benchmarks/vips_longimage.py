@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""pyvips peer for the Shiying long-image benchmark.
+
+usage: vips_longimage.py [--variant V] [--width 1080] [--quality 90] OUT.jpg IN...
+
+Every input goes through pyvips.Image.thumbnail(path, width, height=10000000):
+shrink-on-load, EXIF auto-rotate, sequential access. The thumbnails are then
+stacked top to bottom and written as one JPEG.
+
+Images.arrayjoin() gives every cell the height of the tallest image, so it is
+only correct for runs of equal-height images (landscape 1080x810 vs portrait
+1080x1440 here). The stacking therefore arrayjoins each run of equal heights
+and joins the runs with a balanced tree of Image.join(..., "vertical").
+
+Variants (all produce the same pixels):
+  runs          default operation cache, run-wise arrayjoin + join tree
+  runs-nocache  same, with pyvips.cache_set_max(0)            (default)
+  fold          default cache, left fold of Image.join (no arrayjoin)
+  memory        each thumbnail rendered eagerly with copy_memory(), then runs
+"""
+import sys
+
+import pyvips
+
+VARIANTS = ("runs", "runs-nocache", "fold", "memory")
+DEFAULT_VARIANT = "runs-nocache"
+
+
+def join_tree(images):
+    while len(images) > 1:
+        paired = [a.join(b, "vertical") for a, b in zip(images[0::2], images[1::2])]
+        if len(images) % 2:
+            paired.append(images[-1])
+        images = paired
+    return images[0]
+
+
+def stack_runs(images):
+    runs, current = [], [images[0]]
+    for image in images[1:]:
+        if image.height == current[-1].height:
+            current.append(image)
+        else:
+            runs.append(current)
+            current = [image]
+    runs.append(current)
+    blocks = [r[0] if len(r) == 1 else pyvips.Image.arrayjoin(r, across=1) for r in runs]
+    return join_tree(blocks)
+
+
+def stack_fold(images):
+    out = images[0]
+    for image in images[1:]:
+        out = out.join(image, "vertical")
+    return out
+
+
+def main(argv):
+    variant, width, quality = DEFAULT_VARIANT, 1080, 90
+    args = list(argv)
+    while args and args[0].startswith("--"):
+        flag = args.pop(0)
+        if flag == "--variant":
+            variant = args.pop(0)
+        elif flag == "--width":
+            width = int(args.pop(0))
+        elif flag == "--quality":
+            quality = int(args.pop(0))
+        else:
+            sys.exit(f"unknown flag {flag}")
+    if variant not in VARIANTS or len(args) < 2:
+        sys.exit(__doc__)
+    out, inputs = args[0], args[1:]
+
+    if variant.endswith("-nocache"):
+        pyvips.cache_set_max(0)
+    images = [pyvips.Image.thumbnail(p, width, height=10000000) for p in inputs]
+    if variant == "memory":
+        images = [image.copy_memory() for image in images]
+    stacked = stack_fold(images) if variant == "fold" else stack_runs(images)
+    stacked.write_to_file(out, Q=quality)
+    print(f'{{"width": {stacked.width}, "height": {stacked.height}, "variant": "{variant}"}}')
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,42 @@
+/* sy_internal.h — engine-private helpers shared across components (sy__ prefix). */
+#ifndef SY_INTERNAL_H
+#define SY_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include "sy_base.h"
+
+/* Accounting allocator: every engine allocation goes through these.
+ * Checks count*size overflow and the context budget, tracks current/peak.
+ * Blocks of 256 KiB or more are mmap'ed so their pages go back to the OS on free.
+ * Returns NULL and fills `err` (SY_E_BUDGET) on failure; `reason` names the use. */
+void *sy__alloc(sy_context *ctx, size_t count, size_t size, const char *reason, sy_error *err);
+void *sy__calloc(sy_context *ctx, size_t count, size_t size, const char *reason, sy_error *err);
+void sy__free(sy_context *ctx, void *ptr);
+
+/* Charges memory a codec allocates on its own (estimated from the header) so
+ * the peak and the budget see it. Pair with sy__discharge(ctx, same bytes). */
+sy_status sy__charge(sy_context *ctx, size_t bytes, const char *reason, sy_error *err);
+void sy__discharge(sy_context *ctx, size_t bytes);
+
+/* Fills err (if non-NULL) with code and a printf-style message. Returns code. */
+sy_status sy__fail(sy_error *err, sy_status code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Like sy__fail but keeps the subcode. */
+sy_status sy__fail_sub(sy_error *err, sy_status code, int32_t subcode, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Returns SY_E_CANCELLED (filling err) when cancellation was requested, else SY_OK. */
+sy_status sy__check_cancel(sy_context *ctx, sy_error *err);
+
+void sy__progress(sy_context *ctx, const char *phase, uint64_t done, uint64_t total);
+
+/* size_t multiply with overflow detection: returns 0 on overflow. */
+static inline int sy__mul_ok(size_t a, size_t b, size_t *out) {
+    return !__builtin_mul_overflow(a, b, out);
+}
+
+#define SY__MIN(a, b) ((a) < (b) ? (a) : (b))
+#define SY__MAX(a, b) ((a) > (b) ? (a) : (b))
+
+#endif

@@ -1,0 +1,158 @@
+/* strip.c — see sy_strip.h. */
+#include <string.h>
+
+#include "../base/sy_internal.h"
+#include "../jpeg/sy_jpeg_writer.h"
+#include "../png/sy_png_writer.h"
+#include "sy_strip.h"
+
+struct sy__strip_sink {
+    sy_context *ctx;
+    sy_output_format format;
+    uint32_t width, height, y0;
+    sy__jpeg_writer *jpeg;
+    sy__png_writer *png;
+    uint8_t *mem;
+    uint8_t *rows[3][SY__STRIP_ROWS]; /* JPEG: Y (16), Cb (8), Cr (8); PNG: RGB rows in rows[0] */
+    uint32_t stride[3];
+    uint8_t background_rgb[3], background_ycc[3];
+};
+
+static inline uint8_t clamp8(int v) { return v < 0 ? 0 : v > 255 ? 255 : (uint8_t)v; }
+
+static void rgb_to_ycc(const uint8_t rgb[3], uint8_t ycc[3]) {
+    int r = rgb[0], g = rgb[1], b = rgb[2];
+    ycc[0] = clamp8((19595 * r + 38470 * g + 7471 * b + 32768) >> 16);
+    ycc[1] = clamp8((-11059 * r - 21709 * g + 32768 * b + (128 << 16) + 32768) >> 16);
+    ycc[2] = clamp8((32768 * r - 27439 * g - 5329 * b + (128 << 16) + 32768) >> 16);
+}
+
+sy_status sy__strip_sink_create(sy_context *ctx, FILE *file, const char *path, const sy_collage_options *opts,
+                                uint32_t width, uint32_t height, sy__strip_sink **out, sy_error *err) {
+    *out = NULL;
+    sy__strip_sink *s = sy__calloc(ctx, 1, sizeof *s, "strip sink", err);
+    if (!s) return err ? err->code : SY_E_BUDGET;
+    s->ctx = ctx;
+    s->format = opts->format;
+    s->width = width;
+    s->height = height;
+    memcpy(s->background_rgb, opts->background, 3);
+    rgb_to_ycc(s->background_rgb, s->background_ycc);
+    size_t bytes;
+    sy_status st;
+    if (s->format == SY_OUTPUT_JPEG) {
+        s->stride[0] = sy__jpeg_luma_stride(width);
+        s->stride[1] = s->stride[2] = sy__jpeg_chroma_stride(width);
+        bytes = (size_t)s->stride[0] * SY__STRIP_ROWS + 2 * (size_t)s->stride[1] * (SY__STRIP_ROWS / 2);
+    } else {
+        s->stride[0] = width * 3;
+        bytes = (size_t)s->stride[0] * SY__STRIP_ROWS;
+    }
+    s->mem = sy__alloc(ctx, bytes, 1, "strip buffer", err);
+    if (!s->mem) {
+        sy__strip_sink_destroy(s);
+        return err ? err->code : SY_E_BUDGET;
+    }
+    uint8_t *p = s->mem;
+    for (int r = 0; r < SY__STRIP_ROWS; r++, p += s->stride[0]) s->rows[0][r] = p;
+    if (s->format == SY_OUTPUT_JPEG) {
+        for (int c = 1; c < 3; c++)
+            for (int r = 0; r < SY__STRIP_ROWS / 2; r++, p += s->stride[c]) s->rows[c][r] = p;
+        st = sy__jpeg_writer_create(ctx, file, path, width, height, opts->quality, &s->jpeg, err);
+    } else {
+        st = sy__png_writer_create(ctx, file, path, width, height, opts->png_compression, &s->png, err);
+    }
+    if (st != SY_OK) {
+        sy__strip_sink_destroy(s);
+        return st;
+    }
+    *out = s;
+    return SY_OK;
+}
+
+void sy__strip_begin(sy__strip_sink *s, uint32_t y0) {
+    s->y0 = y0;
+    if (s->format == SY_OUTPUT_JPEG) {
+        for (int c = 0; c < 3; c++) {
+            int rows = c ? SY__STRIP_ROWS / 2 : SY__STRIP_ROWS;
+            for (int r = 0; r < rows; r++) memset(s->rows[c][r], s->background_ycc[c], s->stride[c]);
+        }
+    } else {
+        for (int r = 0; r < SY__STRIP_ROWS; r++)
+            for (uint32_t x = 0; x < s->width; x++) memcpy(s->rows[0][r] + 3 * x, s->background_rgb, 3);
+    }
+}
+
+static void ycc_to_rgb_row(const uint8_t *y, const uint8_t *cb, const uint8_t *cr, uint8_t *out, uint32_t n) {
+    for (uint32_t x = 0; x < n; x++) {
+        int Y = y[x] << 16, u = cb[x] - 128, v = cr[x] - 128;
+        out[3 * x] = clamp8((Y + 91881 * v + 32768) >> 16);
+        out[3 * x + 1] = clamp8((Y - 22554 * u - 46802 * v + 32768) >> 16);
+        out[3 * x + 2] = clamp8((Y + 116130 * u + 32768) >> 16);
+    }
+}
+
+void sy__strip_put(sy__strip_sink *s, const sy__cell *cell, const sy__rect *rect) {
+    uint32_t y1 = s->y0 + SY__STRIP_ROWS;
+    uint32_t top = rect->y > s->y0 ? rect->y : s->y0;
+    uint32_t bottom = rect->y + rect->height < y1 ? rect->y + rect->height : y1;
+    if (top >= bottom || rect->x >= s->width) return;
+    uint32_t w = rect->width < s->width - rect->x ? rect->width : s->width - rect->x;
+    for (uint32_t y = top; y < bottom; y++) {
+        uint32_t cy = y - rect->y, sr = y - s->y0;
+        if (s->format == SY_OUTPUT_JPEG) {
+            memcpy(s->rows[0][sr] + rect->x, cell->plane[0] + (size_t)cy * cell->stride[0], w);
+            if ((cy & 1) == 0) { /* cells sit on even rows and columns: chroma lines up */
+                for (int c = 1; c < 3; c++)
+                    memcpy(s->rows[c][sr / 2] + rect->x / 2, cell->plane[c] + (size_t)(cy / 2) * cell->stride[c],
+                           (w + 1) / 2);
+            }
+        } else {
+            uint8_t *out = s->rows[0][sr] + (size_t)rect->x * 3;
+            const uint8_t *p0 = cell->plane[0] + (size_t)cy * cell->stride[0];
+            const uint8_t *p1 = cell->plane[1] + (size_t)cy * cell->stride[1];
+            const uint8_t *p2 = cell->plane[2] + (size_t)cy * cell->stride[2];
+            if (cell->pixels == SY__PIX_YCC) {
+                ycc_to_rgb_row(p0, p1, p2, out, w);
+            } else {
+                for (uint32_t x = 0; x < w; x++) out[3 * x] = p0[x], out[3 * x + 1] = p1[x], out[3 * x + 2] = p2[x];
+            }
+        }
+    }
+}
+
+/* JPEG pads partial MCUs: repeat the last real column and row. */
+static void pad_jpeg_strip(sy__strip_sink *s, uint32_t rows) {
+    uint32_t cw = (s->width + 1) / 2;
+    for (uint32_t r = 0; r < rows; r++) {
+        memset(s->rows[0][r] + s->width, s->rows[0][r][s->width - 1], s->stride[0] - s->width);
+        if (r % 2 == 0)
+            for (int c = 1; c < 3; c++)
+                memset(s->rows[c][r / 2] + cw, s->rows[c][r / 2][cw - 1], s->stride[c] - cw);
+    }
+    for (uint32_t r = rows; r < SY__STRIP_ROWS; r++) memcpy(s->rows[0][r], s->rows[0][rows - 1], s->stride[0]);
+    uint32_t crows = (rows + 1) / 2;
+    for (int c = 1; c < 3; c++)
+        for (uint32_t r = crows; r < SY__STRIP_ROWS / 2; r++) memcpy(s->rows[c][r], s->rows[c][crows - 1], s->stride[c]);
+}
+
+sy_status sy__strip_flush(sy__strip_sink *s, sy_error *err) {
+    uint32_t rows = s->height - s->y0 < SY__STRIP_ROWS ? s->height - s->y0 : SY__STRIP_ROWS;
+    if (s->format == SY_OUTPUT_JPEG) {
+        pad_jpeg_strip(s, rows);
+        return sy__jpeg_writer_write_strip(s->jpeg, s->rows[0], s->rows[1], s->rows[2], err);
+    }
+    return sy__png_writer_write_rows(s->png, (const uint8_t *const *)s->rows[0], rows, err);
+}
+
+sy_status sy__strip_sink_finish(sy__strip_sink *s, sy_error *err) {
+    return s->format == SY_OUTPUT_JPEG ? sy__jpeg_writer_finish(s->jpeg, err) : sy__png_writer_finish(s->png, err);
+}
+
+void sy__strip_sink_destroy(sy__strip_sink *s) {
+    if (!s) return;
+    sy__jpeg_writer_destroy(s->jpeg);
+    sy__png_writer_destroy(s->png);
+    sy__free(s->ctx, s->mem);
+    sy__free(s->ctx, s);
+}

@@ -1,0 +1,23 @@
+/* sy_output.h — atomic file output: write to a temp file beside the target,
+ * rename into place on commit, unlink on abort. An existing file at the target
+ * is never touched unless the new one is complete. (engine-private) */
+#ifndef SY_OUTPUT_H
+#define SY_OUTPUT_H
+
+#include <stdio.h>
+#include "sy_base.h"
+
+typedef struct sy__output {
+    FILE *file;          /* write here */
+    char *temp_path;     /* engine-allocated */
+    char *final_path;
+    sy_context *ctx;
+} sy__output;
+
+sy_status sy__output_open(sy_context *ctx, const char *final_path, sy__output *out, sy_error *err);
+/* Flushes, fsyncs, closes and renames. On failure the temp file is removed. */
+sy_status sy__output_commit(sy__output *out, sy_error *err);
+/* Closes and removes the temp file; safe on a zeroed or committed output. */
+void sy__output_abort(sy__output *out);
+
+#endif

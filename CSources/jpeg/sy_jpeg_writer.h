@@ -1,0 +1,30 @@
+/* sy_jpeg_writer.h — streaming baseline JPEG encoder fed with YCbCr 4:2:0
+ * planes, 16 rows at a time (libjpeg raw-data API: no colour conversion or
+ * downsampling inside libjpeg). Standard Huffman tables and a single scan, so
+ * libjpeg never buffers the image. (engine-private) */
+#ifndef SY_JPEG_WRITER_H
+#define SY_JPEG_WRITER_H
+
+#include <stdio.h>
+#include "../base/sy_internal.h"
+
+typedef struct sy__jpeg_writer sy__jpeg_writer;
+
+/* Rows per strip the writer consumes (one iMCU row of 4:2:0). */
+#define SY__JPEG_STRIP_ROWS 16
+
+/* Padded plane widths the strip buffers must have (multiples of 16 / 8). */
+uint32_t sy__jpeg_luma_stride(uint32_t width);
+uint32_t sy__jpeg_chroma_stride(uint32_t width);
+
+sy_status sy__jpeg_writer_create(sy_context *ctx, FILE *file, const char *path, uint32_t width, uint32_t height,
+                                 int quality, sy__jpeg_writer **out, sy_error *err);
+/* One strip: 16 luma rows and 8 rows of each chroma plane, strides as above,
+ * columns past `width` already padded by the caller. The last strip may extend
+ * beyond the image height (the extra rows only pad the last MCU row). */
+sy_status sy__jpeg_writer_write_strip(sy__jpeg_writer *w, uint8_t *const *y_rows, uint8_t *const *cb_rows,
+                                      uint8_t *const *cr_rows, sy_error *err);
+sy_status sy__jpeg_writer_finish(sy__jpeg_writer *w, sy_error *err);
+void sy__jpeg_writer_destroy(sy__jpeg_writer *w);
+
+#endif

@@ -1,0 +1,45 @@
+// swift-tools-version:6.0
+// Shiying Core: a C imaging engine (CShiying) with a Swift facade (Shiying),
+// the `shiying` command-line tool and the `Benchmarks` executable.
+import PackageDescription
+
+/// Debian 12 codec libraries, found through pkg-config (see Makefile `deps`).
+func systemCodec(_ name: String, pkgConfig: String, apt: String) -> Target {
+    .systemLibrary(
+        name: name,
+        path: "CSources/system/\(name)",
+        pkgConfig: pkgConfig,
+        providers: [.apt([apt])]
+    )
+}
+
+let package = Package(
+    name: "Shiying",
+    products: [
+        .library(name: "Shiying", targets: ["Shiying"]),
+        .executable(name: "shiying", targets: ["shiying"]),
+    ],
+    targets: [
+        systemCodec("CJPEG", pkgConfig: "libjpeg", apt: "libjpeg62-turbo-dev"),
+        systemCodec("CTurboJPEG", pkgConfig: "libturbojpeg", apt: "libturbojpeg0-dev"),
+        systemCodec("CHeif", pkgConfig: "libheif", apt: "libheif-dev"),
+        systemCodec("CX265", pkgConfig: "x265", apt: "libx265-dev"),
+        systemCodec("CDe265", pkgConfig: "libde265", apt: "libde265-dev"),
+        systemCodec("CZlib", pkgConfig: "zlib", apt: "zlib1g-dev"),
+        .target(
+            name: "CShiying",
+            dependencies: ["CJPEG", "CTurboJPEG", "CHeif", "CX265", "CDe265", "CZlib"],
+            path: "CSources",
+            exclude: ["system"],
+            cSettings: [.define("_GNU_SOURCE")],
+            linkerSettings: [.linkedLibrary("pthread"), .linkedLibrary("m")]
+        ),
+        .target(name: "Shiying", dependencies: ["CShiying"]),
+        .executableTarget(name: "shiying", dependencies: ["Shiying"]),
+        .executableTarget(name: "Benchmarks", dependencies: ["Shiying"], path: "Benchmarks"),
+        .testTarget(name: "ShiyingTests", dependencies: ["Shiying"]),
+        .testTarget(name: "CShiyingTests", dependencies: ["CShiying"]),
+    ],
+    swiftLanguageModes: [.v6],
+    cLanguageStandard: .c11
+)

@@ -1,0 +1,171 @@
+import Foundation
+internal import CShiying
+
+/// A long image or grid collage request (SPEC C12, C13).
+public struct CollageRequest: Sendable, Codable, Equatable {
+    public enum Layout: String, Sendable, Codable { case long, grid }
+    public enum Format: String, Sendable, Codable { case jpeg, png }
+
+    public var layout: Layout
+    public var inputs: [String]
+    public var output: String
+    /// Output width in pixels.
+    public var width: Int = 1080
+    /// Grid columns; nil picks the template for the photo count.
+    public var columns: Int? = nil
+    /// Pixels between cells; nil = 0 for long, 8 for grid.
+    public var spacing: Int? = nil
+    /// Outer margin; nil = 0 for long, 8 for grid.
+    public var margin: Int? = nil
+    /// Background (spacing and margins) as RGB.
+    public var background: [UInt8] = [255, 255, 255]
+    public var format: Format = .jpeg
+    /// JPEG quality 1...100.
+    public var quality: Int = 90
+    /// Decode every input fully into one canvas (benchmark baseline only).
+    public var naive: Bool = false
+    /// Decode threads; 0 = one per core (at most 4).
+    public var threads: Int = 0
+    /// Fail instead of shrinking the canvas when a JPEG would exceed 65,500 px.
+    public var failWhenTooTall: Bool = false
+
+    public init(layout: Layout, inputs: [String], output: String) {
+        self.layout = layout
+        self.inputs = inputs
+        self.output = output
+    }
+}
+
+/// What a collage job did, with its measured memory.
+public struct CollageReport: Sendable, Codable, Equatable {
+    public struct GreyCell: Sendable, Codable, Equatable {
+        public var index: Int
+        public var reason: String
+    }
+    public var width: Int
+    public var height: Int
+    public var cells: Int
+    /// Inputs painted neutral grey (128,128,128), with why.
+    public var greyCells: [GreyCell]
+    /// Inputs whose decoder needed more than the cell-memory cap
+    /// (progressive JPEG coefficient buffers, full HEIF decodes).
+    public var overBudgetCells: [Int]
+    /// True when the canvas was shrunk to stay within JPEG's 65,500 px.
+    public var scaledToFit: Bool
+    public var scaleFactor: Double
+    /// The C engine's accounting-allocator peak (plus charged codec estimates).
+    public var enginePeakBytes: UInt64
+    /// Peak bytes of prepared cells held at once.
+    public var cellPeakBytes: UInt64
+    /// Peak resident set during the job minus the resident set before it.
+    public var peakRSSDeltaBytes: UInt64
+    public var seconds: Double
+}
+
+public enum Collage {
+    /// Renders a collage, blocking the calling thread (`sy_collage_render`).
+    /// Memory: one 16-row strip, the cells open at that strip and the cells
+    /// prepared ahead (≤ 6 MiB), independent of the number of photos.
+    /// - Parameters:
+    ///   - request: layout, inputs, output path and encoding.
+    ///   - progress: called with (phase, done, total) on the calling thread.
+    ///   - cancel: handed a closure that cancels the job from any thread.
+    /// - Throws: `ShiyingError` — `.invalidInput` when no input is readable,
+    ///   `.usage` for impossible options, `.budget` for a too-tall JPEG when
+    ///   `failWhenTooTall`, `.cancelled`, `.io`/`.codec` when writing fails.
+    ///   Nothing is left at `request.output` on failure.
+    public static func render(_ request: CollageRequest,
+                              progress: ((String, UInt64, UInt64) -> Void)? = nil,
+                              cancel: (@Sendable (@escaping @Sendable () -> Void) -> Void)? = nil) throws -> CollageReport {
+        let engine = try EngineContext(progress: progress)
+        cancel?({ [engine] in engine.cancel() })
+        var options = sy_collage_options()
+        sy_collage_options_init(&options, request.layout == .grid ? SY_LAYOUT_GRID : SY_LAYOUT_LONG)
+        options.width = UInt32(clamping: request.width)
+        if let columns = request.columns { options.columns = UInt32(clamping: columns) }
+        if let spacing = request.spacing { options.spacing = UInt32(clamping: spacing) }
+        if let margin = request.margin { options.margin = UInt32(clamping: margin) }
+        if request.background.count == 3 {
+            options.background = (request.background[0], request.background[1], request.background[2])
+        }
+        options.format = request.format == .png ? SY_OUTPUT_PNG : SY_OUTPUT_JPEG
+        options.quality = Int32(clamping: request.quality)
+        options.naive = request.naive ? 1 : 0
+        options.threads = Int32(clamping: request.threads)
+        options.too_tall = request.failWhenTooTall ? 1 : 0
+
+        var report = sy_collage_report()
+        var error = sy_error()
+        let clock = ContinuousClock()
+        let start = clock.now
+        let (status, rssDelta) = ProcessMemory.measure {
+            withCStrings(request.inputs) { paths in
+                sy_collage_render(engine.raw, paths, UInt32(request.inputs.count), &options, request.output, &report, &error)
+            }
+        }
+        let elapsed = clock.now - start
+        defer { sy_collage_report_free(&report) }
+        try check(status, error, file: request.output)
+
+        let grey = (0..<Int(report.grey_count)).map { i in
+            let failure = report.grey[i]
+            return CollageReport.GreyCell(index: Int(failure.index), reason: cString(failure.reason))
+        }
+        let over = (0..<Int(report.over_budget_count)).map { Int(report.over_budget[$0]) }
+        return CollageReport(
+            width: Int(report.width), height: Int(report.height), cells: Int(report.cells),
+            greyCells: grey, overBudgetCells: over, scaledToFit: report.scaled_to_fit != 0,
+            scaleFactor: report.scale_factor, enginePeakBytes: report.engine_peak_bytes,
+            cellPeakBytes: report.cell_peak_bytes, peakRSSDeltaBytes: rssDelta,
+            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+    }
+
+    /// Async form of `render`: runs on its own thread; Swift task cancellation
+    /// sets the engine's cancellation flag, polled once per strip.
+    public static func render(_ request: CollageRequest,
+                              progress: (@Sendable (String, UInt64, UInt64) -> Void)? = nil) async throws -> CollageReport {
+        let canceller = CancelRelay()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                Thread.detachNewThread {
+                    continuation.resume(with: Result {
+                        try render(request, progress: progress, cancel: { canceller.install($0) })
+                    })
+                }
+            }
+        } onCancel: {
+            canceller.fire()
+        }
+    }
+}
+
+/// Holds the engine's cancel action until it exists; cancels at once if asked earlier.
+final class CancelRelay: @unchecked Sendable {
+    private let lock = NSLock()
+    private var action: (@Sendable () -> Void)?
+    private var fired = false
+
+    func install(_ action: @escaping @Sendable () -> Void) {
+        lock.lock()
+        self.action = action
+        let already = fired
+        lock.unlock()
+        if already { action() }
+    }
+
+    func fire() {
+        lock.lock()
+        fired = true
+        let action = self.action
+        lock.unlock()
+        action?()
+    }
+}
+
+/// Calls `body` with a C array of C strings valid for its duration.
+func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+    let duplicates = strings.map { strdup($0) }
+    defer { duplicates.forEach { free($0) } }
+    let pointers = duplicates.map { UnsafePointer($0) }
+    return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import Shiying
+
+/// `shiying sample-photos --count N [--seed S] -o DIR`
+enum SampleCommand {
+    static func run(_ args: [String]) throws -> Int32 {
+        let parsed = try Arguments(args, booleans: ["json", "progressive"])
+        try parsed.rejectUnknown(["count", "seed", "o", "output", "width", "height"])
+        guard let directory = parsed.options["o"] ?? parsed.options["output"] else { throw UsageError("-o DIR is required") }
+        let count = try parsed.int("count") ?? 7
+        guard (1...1000).contains(count) else { throw UsageError("--count must be 1...1000") }
+        let seed = UInt64(try parsed.int("seed") ?? 1)
+        let progress = StderrProgress(label: "sample-photos")
+        let clock = ContinuousClock()
+        let start = clock.now
+        let paths = try SamplePhotos.write(
+            count: count, seed: seed, width: try parsed.int("width") ?? 4032, height: try parsed.int("height") ?? 3024,
+            progressive: parsed.has("progressive"), to: directory,
+            progress: { progress.report("photos", UInt64($0), UInt64($1)) })
+        progress.finish()
+        let elapsed = clock.now - start
+        if parsed.has("json") {
+            struct Report: Encodable { let files: [String]; let seconds: Double }
+            print(try JSONReport.line(Report(files: paths, seconds: Double(elapsed.components.seconds))))
+        } else {
+            paths.forEach { print($0) }
+        }
+        return 0
+    }
+}
+
+/// `shiying probe FILE...`
+enum ProbeCommand {
+    static func run(_ args: [String]) throws -> Int32 {
+        let parsed = try Arguments(args, booleans: ["json"])
+        var failed = false
+        for path in parsed.positionals {
+            do {
+                let info = try ImageInfo.probe(path)
+                if parsed.has("json") {
+                    print(try JSONReport.line(info))
+                } else {
+                    print("\(path): \(info.format) \(info.width)x\(info.height) (stored \(info.storedWidth)x"
+                          + "\(info.storedHeight), orientation \(info.orientation)\(info.progressive ? ", progressive" : ""))")
+                }
+            } catch let error as ShiyingError {
+                failed = true
+                FileHandle.standardError.write(Data("shiying: \(error.message)\n".utf8))
+            }
+        }
+        return failed ? 1 : 0
+    }
+}

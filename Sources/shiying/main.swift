@@ -1,0 +1,46 @@
+import Foundation
+import Shiying
+
+/// shiying — Shiying Core's command-line tool.
+let usage = """
+    usage:
+      \(CollageCommand.usage)
+      shiying sample-photos --count N [--seed S] [--progressive] [--json] -o DIR
+      shiying probe [--json] FILE...
+    """
+
+func runMain() -> Int32 {
+    var args = Array(CommandLine.arguments.dropFirst())
+    guard !args.isEmpty else {
+        FileHandle.standardError.write(Data("\(usage)\n".utf8))
+        return 2
+    }
+    let command = args.removeFirst()
+    do {
+        switch command {
+        case "collage": return try CollageCommand.run(args)
+        case "sample-photos": return try SampleCommand.run(args)
+        case "probe": return try ProbeCommand.run(args)
+        case "-h", "--help", "help":
+            print(usage)
+            return 0
+        default:
+            throw UsageError("unknown command \(command)\n\(usage)")
+        }
+    } catch let error as UsageError {
+        FileHandle.standardError.write(Data("shiying: \(error.description)\n".utf8))
+        return 2
+    } catch let error as ShiyingError {
+        FileHandle.standardError.write(Data("shiying: \(error.message)\n".utf8))
+        if args.contains("--json") {
+            let payload = ["error": error.message, "code": error.code.description]
+            if let line = try? JSONReport.line(payload) { print(line) }
+        }
+        return 1
+    } catch {
+        FileHandle.standardError.write(Data("shiying: \(error)\n".utf8))
+        return 1
+    }
+}
+
+exit(runMain())
