@@ -36,7 +36,10 @@ let package = Package(
         ),
         .target(name: "Shiying", dependencies: ["CShiying"]),
         .executableTarget(name: "shiying", dependencies: ["Shiying"]),
-        .executableTarget(name: "Benchmarks", dependencies: ["Shiying"], path: "Benchmarks"),
+        .executableTarget(
+            name: "Benchmarks", dependencies: ["Shiying"], path: "Benchmarks",
+            exclude: ["Thresholds", "vips_longimage.py"]
+        ),
         .testTarget(name: "ShiyingTests", dependencies: ["Shiying"]),
         .testTarget(name: "CShiyingTests", dependencies: ["CShiying"]),
     ],

@@ -13,6 +13,20 @@ enum BenchCase: String, CaseIterable {
     var isShiying: Bool { self == .strip || self == .naive }
     var isVips: Bool { self == .vipsCLI || self == .pyvips }
     var isImageMagick: Bool { self == .imagemagick || self == .imagemagickShrink }
+
+    /// What the row runs (recorded in the JSON).
+    var method: String {
+        switch self {
+        case .strip: return "shiying collage --layout long --width 1080 --format jpeg --quality 90 --json -o OUT IN..."
+        case .naive: return "shiying collage --layout long --width 1080 --format jpeg --quality 90 --json --naive -o OUT IN..."
+        case .imagemagick: return "convert IN... -auto-orient -resize 1080x -append -quality 90 OUT (raised policy.xml limits)"
+        case .imagemagickShrink:
+            return "convert -define jpeg:size=\(magickShrinkHint) IN... -auto-orient -resize 1080x -append -quality 90 OUT (raised policy.xml limits)"
+        case .vipsCLI:
+            return "vips thumbnail IN t.tif 1080 --height 10000000 (each); vipsheader -f height; vips arrayjoin --across 1 per equal-height run; vips join vertical tree -> OUT[Q=90]"
+        case .pyvips: return "python3 Benchmarks/vips_longimage.py --variant V OUT IN... (Image.thumbnail, arrayjoin runs + join tree, Q=90)"
+        }
+    }
 }
 
 /// Everything a case needs to run.
@@ -101,7 +115,7 @@ func runCase(_ benchCase: BenchCase, n: Int, inputs: [String], context: BenchCon
                           "-quality", "\(context.quality)", output]
         let result = try pipeline.run(argv, extraEnvironment: ["MAGICK_CONFIGURE_PATH": context.magickConfigDirectory])
         // convert reports resource exhaustion on stderr yet may exit 0 with a truncated image
-        if result.stderr.contains("convert:") {
+        if result.stderr.contains("@ error/") || result.stderr.contains("@ fatal/") {
             throw SpawnError(description: "convert: " + String(result.stderr.prefix(400)))
         }
 

@@ -7,6 +7,7 @@ let mib = 1_048_576.0
 struct CaseResult: Codable {
     var name: String
     var n: Int
+    var method: String
     var runs: Int
     var runSeconds: [Double]
     var wallSecondsMedian: Double?
@@ -23,6 +24,7 @@ struct CaseResult: Codable {
     init(name: String, n: Int, measurements: [RunMeasurement], note: String?, error: String?) {
         self.name = name
         self.n = n
+        method = BenchCase(rawValue: name)?.method ?? ""
         self.note = note
         self.error = error
         runs = measurements.count
@@ -47,18 +49,32 @@ func median(_ values: [Double]) -> Double {
     return sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
 }
 
-/// Targets, overridable by Benchmarks/Thresholds/longimage.json.
+/// Targets; Benchmarks/Thresholds/longimage.json (snake_case keys) overrides any of them.
 struct Thresholds: Codable {
-    var stripJobDeltaMaxMiB = 12.0
-    var stripJobDeltaFlatMiB = 2.0
-    var naiveExpectedMiBAtN7 = 365.0
+    var stripJobDeltaMaxMib = 12.0
+    var stripJobDeltaFlatMib = 2.0
+    var naiveExpectedMibAtN7 = 365.0
     var naiveTolerance = 0.10
     var stripSpeedupVsVipsAtN50 = 1.5
+
+    init() {}
+
+    init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = Thresholds()
+        stripJobDeltaMaxMib = try c.decodeIfPresent(Double.self, forKey: .stripJobDeltaMaxMib) ?? d.stripJobDeltaMaxMib
+        stripJobDeltaFlatMib = try c.decodeIfPresent(Double.self, forKey: .stripJobDeltaFlatMib) ?? d.stripJobDeltaFlatMib
+        naiveExpectedMibAtN7 = try c.decodeIfPresent(Double.self, forKey: .naiveExpectedMibAtN7) ?? d.naiveExpectedMibAtN7
+        naiveTolerance = try c.decodeIfPresent(Double.self, forKey: .naiveTolerance) ?? d.naiveTolerance
+        stripSpeedupVsVipsAtN50 = try c.decodeIfPresent(Double.self, forKey: .stripSpeedupVsVipsAtN50) ?? d.stripSpeedupVsVipsAtN50
+    }
 
     static func load(root: String) -> Thresholds {
         let path = root + "/Benchmarks/Thresholds/longimage.json"
         guard let data = FileManager.default.contents(atPath: path) else { return Thresholds() }
-        do { return try JSONDecoder().decode(Thresholds.self, from: data) } catch {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        do { return try decoder.decode(Thresholds.self, from: data) } catch {
             progress("warning: cannot read \(path): \(error); using built-in thresholds")
             return Thresholds()
         }
@@ -142,30 +158,30 @@ func checkTargets(_ results: [CaseResult], thresholds t: Thresholds) -> [TargetC
     let deltas = strip.compactMap { r in r.jobRSSDeltaBytes.map { (r.n, Double($0) / mib) } }
 
     if deltas.isEmpty || deltas.count < strip.count {
-        checks.append(.init(name: "strip job delta <= \(t.stripJobDeltaMaxMiB) MiB", status: "N/A",
+        checks.append(.init(name: "strip job delta <= \(t.stripJobDeltaMaxMib) MiB", status: "N/A",
                             detail: "no peak_rss_delta_bytes for some N"))
     }
     if !deltas.isEmpty {
         let worst = deltas.max { $0.1 < $1.1 }!
-        checks.append(.init(name: "strip job delta <= \(t.stripJobDeltaMaxMiB) MiB at every N",
-                            status: worst.1 <= t.stripJobDeltaMaxMiB ? "PASS" : "MISS",
+        checks.append(.init(name: "strip job delta <= \(t.stripJobDeltaMaxMib) MiB at every N",
+                            status: worst.1 <= t.stripJobDeltaMaxMib ? "PASS" : "MISS",
                             detail: deltas.map { String(format: "N=%d %.2f", $0.0, $0.1) }.joined(separator: ", ") + " MiB"))
         let spread = deltas.map(\.1).max()! - deltas.map(\.1).min()!
-        checks.append(.init(name: "strip job delta flat in N (max-min < \(t.stripJobDeltaFlatMiB) MiB)",
-                            status: deltas.count < 2 ? "N/A" : (spread < t.stripJobDeltaFlatMiB ? "PASS" : "MISS"),
+        checks.append(.init(name: "strip job delta flat in N (max-min < \(t.stripJobDeltaFlatMib) MiB)",
+                            status: deltas.count < 2 ? "N/A" : (spread < t.stripJobDeltaFlatMib ? "PASS" : "MISS"),
                             detail: String(format: "spread %.2f MiB over %d N", spread, deltas.count)))
     }
 
     if let naive7 = results.first(where: { $0.name == BenchCase.naive.rawValue && $0.n == 7 }),
        let delta = naive7.jobRSSDeltaBytes {
         let mb = Double(delta) / mib
-        let within = abs(mb - t.naiveExpectedMiBAtN7) <= t.naiveTolerance * t.naiveExpectedMiBAtN7
-        checks.append(.init(name: "naive job delta ≈ \(t.naiveExpectedMiBAtN7) MiB at N=7",
+        let within = abs(mb - t.naiveExpectedMibAtN7) <= t.naiveTolerance * t.naiveExpectedMibAtN7
+        checks.append(.init(name: "naive job delta ≈ \(t.naiveExpectedMibAtN7) MiB at N=7",
                             status: within ? "PASS" : "MISS",
                             detail: String(format: "%.1f MiB job delta (±%.0f%%), whole-process peak %.1f MiB",
                                            mb, t.naiveTolerance * 100, Double(naive7.peakRSSBytes ?? 0) / mib)))
     } else {
-        checks.append(.init(name: "naive job delta ≈ \(t.naiveExpectedMiBAtN7) MiB at N=7", status: "N/A",
+        checks.append(.init(name: "naive job delta ≈ \(t.naiveExpectedMibAtN7) MiB at N=7", status: "N/A",
                             detail: "no naive N=7 result"))
     }
 

@@ -30,18 +30,18 @@ struct Options {
         while let flag = args.popFirst() {
             switch flag {
             case "--n":
-                options.ns = value(flag).split(separator: ",").map { Int($0) ?? fail("bad N \($0)") }
+                options.ns = value(flag).split(separator: ",").map { required(Int($0), "bad N \($0)") }
             case "--runs":
-                options.runs = max(1, Int(value(flag)) ?? fail("bad --runs"))
+                options.runs = max(1, required(Int(value(flag)), "bad --runs"))
             case "--skip-imagemagick":
                 options.cases.removeAll(where: \.isImageMagick)
             case "--cases":
                 let wanted = value(flag).split(separator: ",").map(String.init)
-                options.cases = wanted.map { BenchCase(rawValue: $0) ?? fail("unknown case \($0)") }
+                options.cases = wanted.map { required(BenchCase(rawValue: $0), "unknown case \($0)") }
             case "--pyvips-variant":
                 options.pyvipsVariant = value(flag)
             case "--single-run-over":
-                options.singleRunOver = Double(value(flag)) ?? fail("bad --single-run-over")
+                options.singleRunOver = required(Double(value(flag)), "bad --single-run-over")
             case "-h", "--help":
                 print(usage); exit(0)
             default:
@@ -55,6 +55,11 @@ struct Options {
 func fail(_ message: String) -> Never {
     progress("Benchmarks: \(message)")
     exit(2)
+}
+
+func required<T>(_ value: T?, _ message: String) -> T {
+    guard let value else { fail(message) }
+    return value
 }
 
 // MARK: - locations

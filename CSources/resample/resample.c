@@ -76,8 +76,19 @@ static sy_status make_weights(sy_context *ctx, uint32_t src_len, double start, d
     return SY_OK;
 }
 
+/* The two hot loops get an AVX2 clone picked at load time (ifunc); the
+ * default clone is plain x86-64 SSE2 (or whatever the target's baseline is). */
+#if defined(__x86_64__) && defined(__has_attribute) && !defined(__SANITIZE_ADDRESS__)
+#if __has_attribute(target_clones)
+#define SY__HOT_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef SY__HOT_CLONES
+#define SY__HOT_CLONES
+#endif
+
 /* acc[x] = sum_k w[k] * rows[k][x] over `n` values; kept with VERTICAL_KEEP fraction bits. */
-static void vertical_pass(const uint8_t *const *rows, const int16_t *w, uint32_t taps, int32_t *acc, size_t n) {
+SY__HOT_CLONES static void vertical_pass(const uint8_t *const *rows, const int16_t *w, uint32_t taps, int32_t *acc, size_t n) {
     for (size_t x = 0; x < n; x++) acc[x] = 1 << (WEIGHT_BITS - VERTICAL_KEEP - 1);
     for (uint32_t k = 0; k < taps; k++) {
         const uint8_t *r = rows[k];
@@ -89,21 +100,27 @@ static void vertical_pass(const uint8_t *const *rows, const int16_t *w, uint32_t
 
 static inline uint8_t clamp8(int32_t v) { return v < 0 ? 0 : v > 255 ? 255 : (uint8_t)v; }
 
-/* out[i] for 3 interleaved channels; `acc` starts at source column `col0`. */
-static void horizontal_pass(const int32_t *acc, uint32_t col0, const weights *wt, uint32_t dst_w, uint8_t *out) {
-    const int round = 1 << (WEIGHT_BITS + VERTICAL_KEEP - 1);
+/* out[i] for 3 interleaved channels; `acc` starts at source column `col0`.
+ * Each tap loads 4 lanes (3 channels + the next pixel's first, ignored), so
+ * one vector multiply-add serves all channels; `acc` has one spare element. */
+typedef int32_t sy__v4 __attribute__((vector_size(16)));
+
+SY__HOT_CLONES static void horizontal_pass(const int32_t *acc, uint32_t col0, const weights *wt, uint32_t dst_w,
+                                           uint8_t *out) {
+    const int32_t round = 1 << (WEIGHT_BITS + VERTICAL_KEEP - 1);
     for (uint32_t i = 0; i < dst_w; i++) {
         const int16_t *w = wt->w + (size_t)i * wt->taps;
         const int32_t *p = acc + (size_t)(wt->first[i] - col0) * 3;
-        int32_t a = round, b = round, c = round;
+        sy__v4 sum = {round, round, round, round};
         for (uint32_t k = 0; k < wt->count[i]; k++, p += 3) {
-            a += w[k] * p[0];
-            b += w[k] * p[1];
-            c += w[k] * p[2];
+            sy__v4 v;
+            __builtin_memcpy(&v, p, sizeof v);
+            sum += v * (int32_t)w[k];
         }
-        out[3 * i] = clamp8(a >> (WEIGHT_BITS + VERTICAL_KEEP));
-        out[3 * i + 1] = clamp8(b >> (WEIGHT_BITS + VERTICAL_KEEP));
-        out[3 * i + 2] = clamp8(c >> (WEIGHT_BITS + VERTICAL_KEEP));
+        sum >>= (WEIGHT_BITS + VERTICAL_KEEP);
+        out[3 * i] = clamp8(sum[0]);
+        out[3 * i + 1] = clamp8(sum[1]);
+        out[3 * i + 2] = clamp8(sum[2]);
     }
 }
 
@@ -124,7 +141,7 @@ sy_status sy__resample_stream(sy_context *ctx, sy__source *src, sy__window windo
     uint32_t ring_rows = vw.taps;
     size_t row_bytes = (size_t)src->width * 3;
     uint8_t *ring = sy__alloc(ctx, ring_rows, row_bytes, "resample ring", err);
-    int32_t *acc = sy__alloc(ctx, span ? span : 1, sizeof *acc, "resample accumulator", err);
+    int32_t *acc = sy__calloc(ctx, span + 1, sizeof *acc, "resample accumulator", err); /* +1: vector tail */
     uint8_t *out = sy__alloc(ctx, dst_w, 3, "resample output row", err);
     if (!ring || !acc || !out) {
         st = err ? err->code : SY_E_BUDGET;

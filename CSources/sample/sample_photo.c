@@ -1,6 +1,6 @@
 /* sample_photo.c — deterministic, photo-like sample JPEGs.
  *
- * The scene (sky gradient, sun disc and glow, wispy clouds, 2-3 layers of
+ * The scene (sky gradient, sun disc and glow, wispy clouds, three layers of
  * fractal hills with aerial perspective and valley fog, foliage texture and
  * sensor grain) is a pure function of the upright pixel position and of
  * parameters drawn from the seed with splitmix64. Everything is integer or
@@ -112,15 +112,19 @@ static rgb jitter(rng *r, rgb c, int amount) {
 
 /* ---- scene ---- */
 
+enum { TEX_COARSE, TEX_CLUMP, TEX_FINE, TEX_N };
+
 typedef struct layer {
     rgb base, alt;      /* hill colour; alt is mixed in by the coarse noise (fields, patches) */
     int32_t haze12;     /* aerial-perspective mix toward the haze colour (of 4096) */
-    int32_t fog_rate;   /* valley fog: mix grows by fog_rate/4096 per row below the ridge */
-    int32_t fog12;      /* ... up to this much */
-    int32_t a1, a2;     /* texture contrast of the coarse / fine noise (1/256 per half range) */
+    int32_t fog_start;  /* valley fog starts at this upright row ... */
+    int32_t fog_rate;   /* ... grows by fog_rate/4096 per row ... */
+    int32_t fog12;      /* ... up to this much (of 4096) */
+    int32_t a[TEX_N];   /* texture contrast per noise (1/256 at the noise's extremes) */
     int32_t grain;      /* grain amplitude in levels */
     int32_t glow12;     /* share of the sun glow the hills catch */
-    int32_t light_inv;  /* slope lighting fades out over 4096/light_inv rows */
+    int32_t light_inv;  /* slope lighting fades out over 4096/light_inv rows below the crest */
+    unsigned sh[TEX_N]; /* log2 cell size per noise (smaller for distant layers) */
 } layer;
 
 typedef struct scene {
@@ -140,17 +144,20 @@ typedef struct scene {
     uint16_t *lattice;  /* LATTICE^2 values 0..1023 */
     int glow_shift;
     int64_t disc_in2, disc_out2;
-    uint32_t n1_ox, n1_oy, n2_ox, n2_oy, c1_ox, c1_oy, c2_ox, c2_oy;
-    unsigned s1, s2, sc; /* log2 cell sizes: coarse texture, fine texture, clouds */
+    uint32_t tex_ox[TEX_N], tex_oy[TEX_N], c1_ox, c1_oy, c2_ox, c2_oy;
+    unsigned sc; /* log2 cloud cell size */
     int32_t cloud_thr, cloud_gain;
     int32_t sky_grain;
     uint32_t grain_seed;
-    int16_t smooth[256]; /* smoothstep, 0..256 */
+    int32_t ridge_top[MAX_LAYERS]; /* highest row of each layer */
+    int32_t sky_bottom;             /* no sky at or below this row */
+    int16_t *lines;                 /* LINES x LINE_CAP(uw) scratch for shade_run */
+    int16_t smooth[256];            /* smoothstep, 0..256 */
 } scene;
 
 static unsigned log2_near(uint32_t v) {
     unsigned k = 0;
-    /* largest k with 2^k <= v * sqrt(2) (rounded to the nearest power of two) */
+    /* the nearest power of two: largest k with 2^k <= v * sqrt(2) */
     uint64_t lim = (uint64_t)v * 181 / 128;
     while (k < 20 && (1ull << (k + 1)) <= lim) k++;
     return k;
@@ -193,18 +200,44 @@ static uint32_t fbm1(uint32_t x, uint32_t cell0, int octaves, uint32_t seed, int
     return (uint32_t)(sum / norm);
 }
 
-/* 2-D value noise, 0..1023, cells of 2^shx x 2^shy pixels. */
-static inline int32_t vnoise(const scene *s, uint32_t x, uint32_t y, unsigned shx, unsigned shy) {
-    uint32_t ix = x >> shx, iy = y >> shy;
-    int32_t wx = s->smooth[((x & ((1u << shx) - 1)) << 8) >> shx];
+/* 2-D value noise (0..1023) on the lattice table, with cells of 2^shx x 2^shy
+ * pixels. A run of pixels shares an upright row, so the vertical
+ * interpolation is done once per lattice column the run crosses (a "line");
+ * per pixel only the horizontal smoothstep interpolation remains. */
+typedef struct noise_line {
+    const int16_t *v; /* v[j]: the vertically interpolated value at lattice column ix0 + j */
+    uint32_t ix0, ox, mask;
+    unsigned shx;
+} noise_line;
+
+#define LINE_CAP(uw) ((size_t)(uw) / 2 + 4) /* entries per line: shx >= 1 */
+#define LINES (2 + MAX_LAYERS * TEX_N)     /* two cloud octaves + the hill textures */
+
+static void noise_line_fill(const scene *s, int16_t *buf, uint32_t uy, uint32_t ox, uint32_t oy, unsigned shx,
+                            unsigned shy, uint32_t ux_lo, uint32_t ux_hi, noise_line *n) {
+    uint32_t y = uy + oy, iy = y >> shy;
     int32_t wy = s->smooth[((y & ((1u << shy) - 1)) << 8) >> shy];
     const uint16_t *r0 = s->lattice + (iy & (LATTICE - 1)) * LATTICE;
     const uint16_t *r1 = s->lattice + ((iy + 1) & (LATTICE - 1)) * LATTICE;
-    uint32_t c0 = ix & (LATTICE - 1), c1 = (ix + 1) & (LATTICE - 1);
-    int32_t a = r0[c0], b = r0[c1], c = r1[c0], d = r1[c1];
-    int32_t top = a + (((b - a) * wx) >> 8);
-    int32_t bot = c + (((d - c) * wx) >> 8);
-    return top + (((bot - top) * wy) >> 8);
+    uint32_t ix0 = (ux_lo + ox) >> shx, ix1 = ((ux_hi + ox) >> shx) + 1;
+    for (uint32_t j = 0; j <= ix1 - ix0; j++) {
+        uint32_t c = (ix0 + j) & (LATTICE - 1);
+        int32_t a = r0[c], b = r1[c];
+        buf[j] = (int16_t)(a + (((b - a) * wy) >> 8));
+    }
+    n->v = buf;
+    n->ix0 = ix0;
+    n->ox = ox;
+    n->mask = (1u << shx) - 1;
+    n->shx = shx;
+}
+
+static inline int32_t noise_at(const int16_t *smooth, const noise_line *n, uint32_t ux) {
+    uint32_t x = ux + n->ox;
+    const int16_t *v = n->v + ((x >> n->shx) - n->ix0);
+    int32_t wx = smooth[((x & n->mask) << 8) >> n->shx];
+    int32_t a = v[0], b = v[1];
+    return a + (((b - a) * wx) >> 8);
 }
 
 static inline uint8_t to8(int32_t v) {
@@ -212,95 +245,125 @@ static inline uint8_t to8(int32_t v) {
     return (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
 }
 
-/* Colour of upright pixel (ux, uy). */
-static inline void shade(const scene *s, uint32_t ux, uint32_t uy, uint8_t *out) {
-    int32_t r, g, b;
-    int64_t d2 = s->sun_dx2[ux] + s->sun_dy2[uy];
-    int64_t gi = d2 >> s->glow_shift;
-    int32_t glow = s->glow[gi < GLOW_N ? gi : GLOW_N - 1];
-    uint32_t h = pixel_hash(ux, uy, s->grain_seed);
-    int32_t grain = (int32_t)(h & 255) + (int32_t)((h >> 8) & 255) - 255; /* triangular, +-255 */
-    int32_t chroma = (int32_t)((h >> 16) & 255) - 128;
+/* Shades `count` pixels of upright row `uy`, at columns ux, ux+step, ...,
+ * writing RGB triplets `stride` bytes apart. */
+static void shade_run(const scene *restrict s, uint32_t uy, int32_t ux, int32_t step, uint32_t count,
+                      uint8_t *restrict out, size_t stride) {
+    const int nl = s->nlayers;
+    const int32_t sky_r = s->sky[uy * 3], sky_g = s->sky[uy * 3 + 1], sky_b = s->sky[uy * 3 + 2];
+    const int32_t cloud_amt = s->cloud_amt[uy];
+    const int64_t dy2 = s->sun_dy2[uy];
+    const uint32_t ux_last = (uint32_t)(ux + step * (int32_t)(count - 1));
+    const uint32_t lo = (uint32_t)ux < ux_last ? (uint32_t)ux : ux_last, hi = (uint32_t)ux < ux_last ? ux_last : (uint32_t)ux;
+    const size_t cap = LINE_CAP(s->uw);
+    noise_line c1, c2, tex[MAX_LAYERS][TEX_N];
+    if (cloud_amt > 0 && (int32_t)uy < s->sky_bottom) {
+        noise_line_fill(s, s->lines, uy, s->c1_ox, s->c1_oy, s->sc + 2, s->sc, lo, hi, &c1);
+        noise_line_fill(s, s->lines + cap, uy, s->c2_ox, s->c2_oy, s->sc, s->sc - 1, lo, hi, &c2);
+    }
+    for (int k = 0; k < nl; k++) {
+        if ((int32_t)uy < s->ridge_top[k]) continue; /* the layer is not in this row */
+        for (int t = 0; t < TEX_N; t++) {
+            unsigned sh = s->layers[k].sh[t];
+            noise_line_fill(s, s->lines + (2 + (size_t)k * TEX_N + t) * cap, uy, s->tex_ox[t], s->tex_oy[t], sh, sh,
+                            lo, hi, &tex[k][t]);
+        }
+    }
+    const int32_t yy = (int32_t)uy;
 
-    int k = s->nlayers - 1;
-    while (k >= 0 && (int32_t)uy < s->ridge[(uint32_t)k * s->uw + ux]) k--;
+    for (uint32_t i = 0; i < count; i++, ux += step, out += stride) {
+        const uint32_t x = (uint32_t)ux;
+        int32_t r, g, b;
+        int64_t d2 = s->sun_dx2[x] + dy2;
+        int64_t gi = d2 >> s->glow_shift;
+        int32_t glow = s->glow[gi < GLOW_N ? gi : GLOW_N - 1];
+        uint32_t h = pixel_hash(x, uy, s->grain_seed);
+        int32_t grain = (int32_t)(h & 255) + (int32_t)((h >> 8) & 255) - 255; /* triangular, +-255 */
 
-    if (k < 0) { /* sky */
-        const int32_t *sk = s->sky + uy * 3;
-        r = sk[0], g = sk[1], b = sk[2];
-        int32_t amt = s->cloud_amt[uy];
-        if (amt > 0) {
-            int32_t n = (3 * vnoise(s, ux + s->c1_ox, uy + s->c1_oy, s->sc + 2, s->sc) +
-                         vnoise(s, ux + s->c2_ox, uy + s->c2_oy, s->sc, s->sc - 1)) >> 2;
-            int32_t c = (n - s->cloud_thr) * s->cloud_gain;
-            if (c > 0) {
-                if (c > 4096) c = 4096;
-                c = (c * amt) >> 12;
+        int k = nl - 1;
+        while (k >= 0 && yy < s->ridge[(uint32_t)k * s->uw + x]) k--;
+
+        if (k < 0) { /* sky */
+            r = sky_r, g = sky_g, b = sky_b;
+            if (cloud_amt > 0) {
+                int32_t n = (3 * noise_at(s->smooth, &c1, x) + noise_at(s->smooth, &c2, x)) >> 2;
+                int32_t c = (n - s->cloud_thr) * s->cloud_gain;
+                c = c < 0 ? 0 : c > 4096 ? 4096 : c;
+                c = (c * cloud_amt) >> 12;
                 r += ((s->cloud.r - r) * c) >> 12;
                 g += ((s->cloud.g - g) * c) >> 12;
                 b += ((s->cloud.b - b) * c) >> 12;
             }
+            if (d2 < s->disc_out2) { /* the disc itself, with a soft edge */
+                int32_t disc = d2 <= s->disc_in2
+                                   ? 4096
+                                   : (int32_t)((s->disc_out2 - d2) * 4096 / (s->disc_out2 - s->disc_in2));
+                if (disc > glow) glow = disc;
+            }
+            r += ((s->sun.r - r) * glow) >> 12;
+            g += ((s->sun.g - g) * glow) >> 12;
+            b += ((s->sun.b - b) * glow) >> 12;
+            int32_t gr = grain * s->sky_grain;
+            r += gr, g += gr, b += gr;
+        } else { /* hills */
+            const layer *L = &s->layers[k];
+            const noise_line *tx = tex[k];
+            int32_t d = yy - s->ridge[(uint32_t)k * s->uw + x];
+            int32_t n1 = noise_at(s->smooth, &tx[TEX_COARSE], x);
+            int32_t n2 = noise_at(s->smooth, &tx[TEX_CLUMP], x);
+            int32_t n3 = noise_at(s->smooth, &tx[TEX_FINE], x);
+            int32_t w = 2048 + (n1 - 512) * 5;
+            w = w < 0 ? 0 : w > 4096 ? 4096 : w;
+            r = L->base.r + (((L->alt.r - L->base.r) * w) >> 12);
+            g = L->base.g + (((L->alt.g - L->base.g) * w) >> 12);
+            b = L->base.b + (((L->alt.b - L->base.b) * w) >> 12);
+            int32_t att = 4096 - d * L->light_inv;
+            att = att < 0 ? 0 : att;
+            int32_t f = 256 + (((n1 - 512) * L->a[TEX_COARSE]) >> 9) + (((n2 - 512) * L->a[TEX_CLUMP]) >> 9) +
+                        (((n3 - 512) * L->a[TEX_FINE]) >> 9) + ((s->light[(uint32_t)k * s->uw + x] * att) >> 12);
+            r = (r * f) >> 8;
+            g = (g * f) >> 8;
+            b = (b * f) >> 8;
+            int32_t m = (yy - L->fog_start) * L->fog_rate;
+            m = m < 0 ? 0 : m > 4096 ? 4096 : m;
+            m = L->haze12 + ((m * L->fog12) >> 12);
+            m = m > 4096 ? 4096 : m;
+            r += ((s->haze.r - r) * m) >> 12;
+            g += ((s->haze.g - g) * m) >> 12;
+            b += ((s->haze.b - b) * m) >> 12;
+            int32_t gl = (glow * L->glow12) >> 12;
+            r += ((s->sun.r - r) * gl) >> 12;
+            g += ((s->sun.g - g) * gl) >> 12;
+            b += ((s->sun.b - b) * gl) >> 12;
+            int32_t gr = grain * L->grain;
+            int32_t ch = ((int32_t)((h >> 16) & 255) - 128) * L->grain; /* a little chroma noise */
+            r += gr + (ch >> 2);
+            g += gr;
+            b += gr - (ch >> 2);
         }
-        if (d2 < s->disc_out2) { /* the disc itself, with a soft edge */
-            int32_t disc = d2 <= s->disc_in2 ? 4096
-                                             : (int32_t)((s->disc_out2 - d2) * 4096 / (s->disc_out2 - s->disc_in2));
-            if (disc > glow) glow = disc;
-        }
-        r += ((s->sun.r - r) * glow) >> 12;
-        g += ((s->sun.g - g) * glow) >> 12;
-        b += ((s->sun.b - b) * glow) >> 12;
-        r += grain * s->sky_grain;
-        g += grain * s->sky_grain;
-        b += grain * s->sky_grain;
-    } else { /* hills */
-        const layer *L = &s->layers[k];
-        int32_t d = (int32_t)uy - s->ridge[(uint32_t)k * s->uw + ux];
-        int32_t n1 = vnoise(s, ux + s->n1_ox, uy + s->n1_oy, s->s1, s->s1);
-        int32_t n2 = vnoise(s, ux + s->n2_ox, uy + s->n2_oy, s->s2, s->s2);
-        int32_t w = n1 << 2;
-        r = L->base.r + (((L->alt.r - L->base.r) * w) >> 12);
-        g = L->base.g + (((L->alt.g - L->base.g) * w) >> 12);
-        b = L->base.b + (((L->alt.b - L->base.b) * w) >> 12);
-        int32_t att = 4096 - d * L->light_inv;
-        if (att < 0) att = 0;
-        int32_t f = 256 + (((n1 - 512) * L->a1) >> 9) + (((n2 - 512) * L->a2) >> 9) +
-                    ((s->light[(uint32_t)k * s->uw + ux] * att) >> 12);
-        r = (r * f) >> 8;
-        g = (g * f) >> 8;
-        b = (b * f) >> 8;
-        int32_t m = d * L->fog_rate;
-        if (m > 4096) m = 4096;
-        m = L->haze12 + ((m * L->fog12) >> 12);
-        if (m > 4096) m = 4096;
-        r += ((s->haze.r - r) * m) >> 12;
-        g += ((s->haze.g - g) * m) >> 12;
-        b += ((s->haze.b - b) * m) >> 12;
-        int32_t gl = (glow * L->glow12) >> 12;
-        r += ((s->sun.r - r) * gl) >> 12;
-        g += ((s->sun.g - g) * gl) >> 12;
-        b += ((s->sun.b - b) * gl) >> 12;
-        int32_t gr = grain * L->grain;
-        int32_t ch = chroma * L->grain;
-        r += gr + (ch >> 2);
-        g += gr;
-        b += gr - (ch >> 2);
+        out[0] = to8(r);
+        out[1] = to8(g);
+        out[2] = to8(b);
     }
-    out[0] = to8(r);
-    out[1] = to8(g);
-    out[2] = to8(b);
 }
 
-/* Renders stored rows [y0, y0+rows) into `strip` (rows x width x 3). */
+/* Renders stored rows [y0, y0+rows) into `strip` (rows x width x 3). Runs
+ * always follow an upright row: a stored row for orientations 1..4, and for
+ * 5..8 (where a stored row is an upright column) the `rows` pixels of one
+ * stored column. */
 static void render_strip(const scene *sp, uint32_t width, uint32_t y0, uint32_t rows, uint8_t *strip) {
     const scene s = *sp; /* a local copy: the byte stores below cannot alias it */
-    for (uint32_t j = 0; j < rows; j++) {
-        int32_t y = (int32_t)(y0 + j);
-        int32_t ux = s.ux0 + y * s.ux_dy, uy = s.uy0 + y * s.uy_dy;
-        uint8_t *out = strip + (size_t)j * width * 3;
-        for (uint32_t x = 0; x < width; x++, out += 3) {
-            shade(&s, (uint32_t)ux, (uint32_t)uy, out);
-            ux += s.ux_dx;
-            uy += s.uy_dx;
+    const size_t row_bytes = (size_t)width * 3;
+    if (s.ux_dy == 0) {
+        for (uint32_t j = 0; j < rows; j++) {
+            int32_t uy = s.uy0 + (int32_t)(y0 + j) * s.uy_dy;
+            shade_run(&s, (uint32_t)uy, s.ux0, s.ux_dx, width, strip + j * row_bytes, 3);
+        }
+    } else {
+        int32_t ux = s.ux0 + (int32_t)y0 * s.ux_dy;
+        for (uint32_t x = 0; x < width; x++) {
+            int32_t uy = s.uy0 + (int32_t)x * s.uy_dx;
+            shade_run(&s, (uint32_t)uy, ux, s.ux_dy, rows, strip + (size_t)x * 3, row_bytes);
         }
     }
 }
@@ -308,7 +371,7 @@ static void render_strip(const scene *sp, uint32_t width, uint32_t y0, uint32_t 
 /* Time-of-day palettes: midday, golden hour, dusk, misty morning. */
 typedef struct palette {
     rgb top, horizon, sun, haze;
-    rgb light; /* hill light tint, 1/256 per channel */
+    rgb light;          /* hill light tint, 1/256 per channel */
     int sun_lo, sun_hi; /* sun height, % of the horizon row */
     int glow_wide;      /* outer glow strength, of 4096 */
     int fog;            /* valley fog strength, of 4096 */
@@ -316,29 +379,29 @@ typedef struct palette {
 
 static palette tod_palette(int tod) {
     switch (tod) {
-    case 0: return (palette){rgb8(18, 62, 150), rgb8(176, 206, 232), rgb8(255, 252, 238), rgb8(186, 206, 226),
-                             (rgb){268, 262, 250}, 18, 45, 700, 900};
-    case 1: return (palette){rgb8(40, 72, 146), rgb8(250, 196, 132), rgb8(255, 226, 160), rgb8(236, 192, 150),
-                             (rgb){282, 244, 198}, 55, 80, 1500, 1100};
-    case 2: return (palette){rgb8(26, 28, 84), rgb8(236, 126, 104), rgb8(255, 186, 120), rgb8(170, 112, 128),
-                             (rgb){190, 150, 168}, 70, 92, 1900, 1300};
-    default: return (palette){rgb8(58, 108, 172), rgb8(226, 222, 214), rgb8(255, 246, 222), rgb8(214, 218, 224),
-                              (rgb){248, 248, 244}, 40, 70, 1100, 2300};
+    case 0: return (palette){rgb8(18, 62, 150), rgb8(176, 206, 232), rgb8(255, 252, 238), rgb8(180, 202, 224),
+                             (rgb){272, 264, 248}, 18, 45, 700, 700};
+    case 1: return (palette){rgb8(40, 72, 146), rgb8(250, 196, 132), rgb8(255, 226, 160), rgb8(232, 186, 144),
+                             (rgb){286, 244, 196}, 55, 80, 1500, 1000};
+    case 2: return (palette){rgb8(26, 28, 84), rgb8(236, 126, 104), rgb8(255, 186, 120), rgb8(168, 108, 124),
+                             (rgb){196, 150, 170}, 70, 92, 1900, 1200};
+    default: return (palette){rgb8(58, 108, 172), rgb8(226, 222, 214), rgb8(255, 246, 222), rgb8(212, 216, 222),
+                              (rgb){252, 250, 244}, 40, 70, 1100, 2000};
     }
 }
 
 /* Hill colours per season: near base, near alt (patches), far. */
 static void season_colours(int season, rgb *near, rgb *alt, rgb *far) {
     switch (season) {
-    case 0: *near = rgb8(46, 94, 34), *alt = rgb8(98, 126, 40), *far = rgb8(64, 94, 84); break;
-    case 1: *near = rgb8(72, 92, 38), *alt = rgb8(140, 126, 58), *far = rgb8(82, 96, 88); break;
-    default: *near = rgb8(108, 70, 32), *alt = rgb8(156, 112, 40), *far = rgb8(96, 88, 84); break;
+    case 0: *near = rgb8(44, 90, 34), *alt = rgb8(80, 110, 40), *far = rgb8(58, 86, 92); break;
+    case 1: *near = rgb8(70, 90, 38), *alt = rgb8(112, 112, 52), *far = rgb8(74, 90, 92); break;
+    default: *near = rgb8(104, 70, 34), *alt = rgb8(140, 100, 42), *far = rgb8(86, 82, 88); break;
     }
 }
 
 /* Tables, arena-allocated in one block. */
 typedef struct arena_layout {
-    size_t sky, cloud, ridge, light, dx2, dy2, glow, lattice, strip, total;
+    size_t sky, cloud, ridge, light, dx2, dy2, glow, lattice, lines, strip, total;
 } arena_layout;
 
 static size_t align16(size_t v) { return (v + 15) & ~(size_t)15; }
@@ -354,6 +417,7 @@ static arena_layout layout_for(uint32_t uw, uint32_t uh, uint32_t width) {
     a.dy2 = at, at += align16((size_t)uh * sizeof(int64_t));
     a.glow = at, at += align16((size_t)GLOW_N * sizeof(uint16_t));
     a.lattice = at, at += align16((size_t)LATTICE * LATTICE * sizeof(uint16_t));
+    a.lines = at, at += align16(LINES * LINE_CAP(uw) * sizeof(int16_t));
     a.strip = at, at += align16((size_t)width * 3 * STRIP_ROWS);
     a.total = at;
     return a;
@@ -386,6 +450,7 @@ static void scene_build(scene *s, const sy_sample_options *o, uint8_t *arena, co
     s->sun_dy2 = (int64_t *)(arena + al->dy2);
     s->glow = (uint16_t *)(arena + al->glow);
     s->lattice = (uint16_t *)(arena + al->lattice);
+    s->lines = (int16_t *)(arena + al->lines);
 
     for (int i = 0; i < 256; i++) s->smooth[i] = (int16_t)((3 * i * i * 256 - 2 * i * i * i + 32768) >> 16);
 
@@ -404,7 +469,7 @@ static void scene_build(scene *s, const sy_sample_options *o, uint8_t *arena, co
     s->cloud = mix12(mix12(horizon, rgb8(255, 255, 255), 2600), p.sun, tod == 0 || tod == 3 ? 600 : 1800);
 
     /* Horizon (the far layer's base line) and sky. */
-    int32_t horizon_y = (int32_t)((uint64_t)uh * (uint32_t)rng_range(&r, 50, 62) / 100);
+    int32_t horizon_y = (int32_t)((uint64_t)uh * (uint32_t)rng_range(&r, 50, 60) / 100);
     int32_t cover = rng_range(&r, 1200, 3600);
     for (uint32_t y = 0; y < uh; y++) {
         int64_t t = horizon_y > 0 ? (int64_t)y * 4096 / horizon_y : 4096;
@@ -442,29 +507,32 @@ static void scene_build(scene *s, const sy_sample_options *o, uint8_t *arena, co
     }
 
     /* Hills: far (index 0, ridged mountains) to near (rolling, textured). */
-    s->nlayers = (rng_next(&r) & 3) == 0 ? 2 : 3;
+    s->nlayers = MAX_LAYERS;
     rgb near, alt, far;
     season_colours(season, &near, &alt, &far);
     near = jitter(&r, near, 10), alt = jitter(&r, alt, 12), far = jitter(&r, far, 8);
-    int32_t near_base = (int32_t)((uint64_t)uh * (uint32_t)rng_range(&r, 78, 88) / 100);
-    int32_t haze_far = rng_range(&r, 2000, 2600);
+    int32_t haze_far = rng_range(&r, 1500, 1900);
+    int32_t spacing = (int32_t)((uint64_t)uh * (uint32_t)rng_range(&r, 11, 15) / 100);
+    unsigned near_sh[TEX_N] = {log2_near(smin / 24), log2_near(smin / 190), log2_near(smin / 760)};
     for (int k = 0; k < s->nlayers; k++) {
         layer *L = &s->layers[k];
         int32_t q = k * 4096 / (s->nlayers - 1); /* 0 far .. 4096 near */
-        int32_t base_y = horizon_y + (int32_t)((int64_t)(near_base - horizon_y) * q / 4096);
-        int32_t amp_pct = k == 0 ? rng_range(&r, 14, 26) : q < 4096 ? rng_range(&r, 8, 14) : rng_range(&r, 5, 10);
+        int32_t base_y = horizon_y + spacing * k;
+        int32_t amp_pct = k == 0 ? rng_range(&r, 14, 24) : q < 4096 ? rng_range(&r, 8, 13) : rng_range(&r, 7, 12);
         int32_t amp = (int32_t)((int64_t)uh * amp_pct / 100);
-        uint32_t cell = (uint32_t)((uint64_t)uw * 10 / (uint32_t)(k == 0 ? rng_range(&r, 25, 45) : rng_range(&r, 12, 24)));
+        uint32_t cell = (uint32_t)((uint64_t)uw * 10 / (uint32_t)(k == 0 ? rng_range(&r, 25, 45) : rng_range(&r, 18, 36)));
         uint32_t lseed = (uint32_t)rng_next(&r);
         int32_t *ridge = s->ridge + (size_t)k * uw;
+        s->ridge_top[k] = (int32_t)uh;
         for (uint32_t x = 0; x < uw; x++) {
-            uint32_t v = fbm1(x, cell < 2 ? 2 : cell, k == 0 ? 5 : 4, lseed, k == 0);
+            uint32_t v = fbm1(x, cell < 2 ? 2 : cell, 5, lseed, k == 0);
             int32_t y = base_y - (int32_t)((int64_t)amp * v / 65535);
             ridge[x] = y < 0 ? 0 : y;
+            s->ridge_top[k] = SY__MIN(s->ridge_top[k], ridge[x]);
         }
         /* Slope lighting: a crest rising toward the sun is lit, the other side shaded. */
         int32_t step = (int32_t)(uw / 400) + 1;
-        int32_t lmax = 16 + 20 * q / 4096;
+        int32_t lmax = 4 + 18 * q / 4096;
         int32_t *light = s->light + (size_t)k * uw;
         for (uint32_t x = 0; x < uw; x++) {
             int32_t xa = (int32_t)x - step, xb = (int32_t)x + step;
@@ -475,25 +543,33 @@ static void scene_build(scene *s, const sy_sample_options *o, uint8_t *arena, co
             int32_t l = dir * rise * 90 / (2 * step);
             light[x] = l > lmax ? lmax : l < -lmax ? -lmax : l;
         }
-        int32_t light_len = (int32_t)(uh / 8) + 1;
-        L->light_inv = 4096 / light_len + 1;
+        L->light_inv = 4096 / ((int32_t)(uh / 14) + 1) + 1;
         L->base = tint(mix12(far, near, q), p.light);
         L->alt = tint(mix12(far, alt, q), p.light);
-        L->haze12 = 240 + (int32_t)((int64_t)(haze_far - 240) * (4096 - q) / 4096);
-        int32_t fog_len = (int32_t)(uh / 10) + 1;
-        L->fog_rate = 4096 / fog_len + 1;
-        L->fog12 = p.fog * (4096 - q * 3 / 4) / 4096;
-        L->a1 = 30 + 40 * q / 4096;
-        L->a2 = 18 + 80 * q / 4096;
-        L->grain = 4 + 16 * q / 4096;
+        L->haze12 = 200 + (int32_t)((int64_t)(haze_far - 200) * (4096 - q) / 4096);
+        /* Valley fog: clear crests, misty toward the layer's base line. */
+        L->fog_start = base_y - amp * 4 / 10;
+        L->fog_rate = 4096 / (amp * 7 / 10 + (int32_t)(uh / 40) + 1) + 1;
+        L->fog12 = p.fog * (4096 - q) / 4096;
+        L->a[TEX_COARSE] = 14 + 10 * q / 4096;
+        L->a[TEX_CLUMP] = 20 + 50 * q / 4096;
+        L->a[TEX_FINE] = 12 + 56 * q / 4096;
+        L->grain = 3 + 12 * q / 4096;
         L->glow12 = 1400 - 1100 * q / 4096;
+        /* Perspective: texture cells halve per layer into the distance. */
+        int farther = s->nlayers - 1 - k;
+        for (int t = 0; t < TEX_N; t++) L->sh[t] = near_sh[t] > (unsigned)farther + 1 ? near_sh[t] - (unsigned)farther : 1;
     }
-    s->s1 = log2_near(smin / 40);
-    s->s2 = log2_near(smin / 320);
-    if (s->s1 < 2) s->s1 = 2;
-    if (s->s2 < 1) s->s2 = 1;
-    s->n1_ox = (uint32_t)rng_range(&r, 0, 65535), s->n1_oy = (uint32_t)rng_range(&r, 0, 65535);
-    s->n2_ox = (uint32_t)rng_range(&r, 0, 65535), s->n2_oy = (uint32_t)rng_range(&r, 0, 65535);
+    s->sky_bottom = 0;
+    for (uint32_t x = 0; x < uw; x++) {
+        int32_t top = (int32_t)uh;
+        for (int k = 0; k < s->nlayers; k++) top = SY__MIN(top, s->ridge[(size_t)k * uw + x]);
+        s->sky_bottom = SY__MAX(s->sky_bottom, top);
+    }
+    for (int t = 0; t < TEX_N; t++) {
+        s->tex_ox[t] = (uint32_t)rng_range(&r, 0, 65535);
+        s->tex_oy[t] = (uint32_t)rng_range(&r, 0, 65535);
+    }
     s->c1_ox = (uint32_t)rng_range(&r, 0, 65535), s->c1_oy = (uint32_t)rng_range(&r, 0, 65535);
     s->c2_ox = (uint32_t)rng_range(&r, 0, 65535), s->c2_oy = (uint32_t)rng_range(&r, 0, 65535);
 }
@@ -529,8 +605,64 @@ static void sample_output_message(j_common_ptr cinfo) { (void)cinfo; /* never pr
 static size_t codec_estimate(const sy_sample_options *o) {
     size_t w = ((size_t)o->width + 15) & ~(size_t)15, h = ((size_t)o->height + 15) & ~(size_t)15;
     size_t bytes = (size_t)64 * 1024 + w * 16 * 3 * 2;
-    if (o->progressive) bytes += w * h * 3; /* whole-image coefficient buffer: 2 (Y) + 2 x 0.5 (chroma) bytes/px */
+    if (o->progressive) bytes += w * h * 3; /* whole-image coefficients: 2 (Y) + 2 x 0.5 (chroma) bytes/px */
     return bytes;
+}
+
+/* Compresses the scene into `file`. libjpeg errors longjmp back here; only
+ * objects in memory (cinfo, jerr) and unchanged parameters are used after the
+ * jump. The caller owns the file and the tables. */
+static sy_status encode(sy_context *ctx, const sy_sample_options *o, const scene *s, uint8_t *strip,
+                        const uint8_t *exif, size_t exif_len, FILE *file, const char *path, sy_error *err) {
+    struct jpeg_compress_struct cinfo;
+    sample_jerr jerr;
+    memset(&cinfo, 0, sizeof cinfo);
+    memset(&jerr, 0, sizeof jerr);
+    cinfo.err = jpeg_std_error(&jerr.pub);
+    jerr.pub.error_exit = sample_error_exit;
+    jerr.pub.output_message = sample_output_message;
+    if (setjmp(jerr.jump)) {
+        char msg[JMSG_LENGTH_MAX];
+        cinfo.err->format_message((j_common_ptr)&cinfo, msg);
+        jpeg_destroy_compress(&cinfo);
+        if (jerr.pub.msg_code == JERR_FILE_WRITE)
+            return sy__fail_sub(err, SY_E_IO, jerr.saved_errno, "%s: %s (%s)", path, msg,
+                                strerror(jerr.saved_errno));
+        return sy__fail_sub(err, SY_E_CODEC, jerr.pub.msg_code, "%s: %s", path, msg);
+    }
+    jpeg_create_compress(&cinfo);
+    jpeg_stdio_dest(&cinfo, file);
+    cinfo.image_width = o->width;
+    cinfo.image_height = o->height;
+    cinfo.input_components = 3;
+    cinfo.in_color_space = JCS_RGB;
+    jpeg_set_defaults(&cinfo); /* YCbCr 4:2:0, ISLOW DCT, standard Huffman tables */
+    jpeg_set_quality(&cinfo, o->quality, TRUE);
+    cinfo.optimize_coding = FALSE;
+    cinfo.density_unit = 1; /* 72 dpi, as in the Exif */
+    cinfo.X_density = cinfo.Y_density = 72;
+    if (o->progressive) jpeg_simple_progression(&cinfo);
+    jpeg_start_compress(&cinfo, TRUE);
+    if (exif_len) jpeg_write_marker(&cinfo, JPEG_APP0 + 1, exif, (unsigned int)exif_len);
+
+    const uint32_t W = o->width, H = o->height;
+    const uint64_t strips = (H + STRIP_ROWS - 1) / STRIP_ROWS;
+    JSAMPROW rows[STRIP_ROWS];
+    for (uint32_t y = 0; y < H; y += STRIP_ROWS) {
+        if (sy__check_cancel(ctx, err) != SY_OK) {
+            jpeg_destroy_compress(&cinfo);
+            return SY_E_CANCELLED;
+        }
+        uint32_t n = H - y < STRIP_ROWS ? H - y : STRIP_ROWS;
+        render_strip(s, W, y, n, strip);
+        for (uint32_t j = 0; j < n; j++) rows[j] = strip + (size_t)j * W * 3;
+        uint32_t done = 0;
+        while (done < n) done += jpeg_write_scanlines(&cinfo, rows + done, n - done);
+        sy__progress(ctx, "strips", y / STRIP_ROWS + 1, strips);
+    }
+    jpeg_finish_compress(&cinfo);
+    jpeg_destroy_compress(&cinfo);
+    return SY_OK;
 }
 
 sy_status sy_sample_write_jpeg(sy_context *ctx, const sy_sample_options *opts, const char *output_path,
@@ -561,7 +693,6 @@ sy_status sy_sample_write_jpeg(sy_context *ctx, const sy_sample_options *opts, c
         return err ? err->code : SY_E_BUDGET;
     }
     scene_build(s, opts, arena, &al);
-    uint8_t *strip = arena + al.strip;
 
     uint8_t exif[512];
     char datetime[32];
@@ -571,76 +702,17 @@ sy_status sy_sample_write_jpeg(sy_context *ctx, const sy_sample_options *opts, c
 
     const size_t charged = codec_estimate(opts);
     sy_status st = sy__charge(ctx, charged, "sample photo: libjpeg", err);
-    if (st != SY_OK) {
-        sy__free(ctx, s);
-        sy__free(ctx, arena);
-        return st;
-    }
-    sy__output out;
-    st = sy__output_open(ctx, output_path, &out, err);
-    if (st != SY_OK) {
+    if (st == SY_OK) {
+        sy__output out;
+        st = sy__output_open(ctx, output_path, &out, err);
+        if (st == SY_OK) {
+            st = encode(ctx, opts, s, arena + al.strip, exif, exif_len, out.file, output_path, err);
+            if (st == SY_OK) st = sy__output_commit(&out, err);
+            else sy__output_abort(&out);
+        }
         sy__discharge(ctx, charged);
-        sy__free(ctx, s);
-        sy__free(ctx, arena);
-        return st;
     }
-
-    struct jpeg_compress_struct cinfo;
-    sample_jerr jerr;
-    memset(&jerr, 0, sizeof jerr);
-    cinfo.err = jpeg_std_error(&jerr.pub);
-    jerr.pub.error_exit = sample_error_exit;
-    jerr.pub.output_message = sample_output_message;
-    if (setjmp(jerr.jump)) {
-        /* Everything referenced here was set before setjmp and not changed since. */
-        char msg[JMSG_LENGTH_MAX];
-        int code = jerr.pub.msg_code;
-        cinfo.err->format_message((j_common_ptr)&cinfo, msg);
-        jpeg_destroy_compress(&cinfo);
-        sy__output_abort(&out);
-        sy__discharge(ctx, charged);
-        sy__free(ctx, s);
-        sy__free(ctx, arena);
-        if (code == JERR_FILE_WRITE)
-            return sy__fail_sub(err, SY_E_IO, jerr.saved_errno, "%s: %s (%s)", output_path, msg,
-                                strerror(jerr.saved_errno));
-        return sy__fail_sub(err, SY_E_CODEC, code, "%s: %s", output_path, msg);
-    }
-    jpeg_create_compress(&cinfo);
-    jpeg_stdio_dest(&cinfo, out.file);
-    cinfo.image_width = W;
-    cinfo.image_height = H;
-    cinfo.input_components = 3;
-    cinfo.in_color_space = JCS_RGB;
-    jpeg_set_defaults(&cinfo); /* YCbCr 4:2:0, ISLOW DCT, standard Huffman tables */
-    jpeg_set_quality(&cinfo, opts->quality, TRUE);
-    cinfo.optimize_coding = FALSE;
-    cinfo.density_unit = 1; /* 72 dpi, as in the Exif */
-    cinfo.X_density = cinfo.Y_density = 72;
-    if (opts->progressive) jpeg_simple_progression(&cinfo);
-    jpeg_start_compress(&cinfo, TRUE);
-    if (exif_len) jpeg_write_marker(&cinfo, JPEG_APP0 + 1, exif, (unsigned int)exif_len);
-
-    const uint64_t strips = (H + STRIP_ROWS - 1) / STRIP_ROWS;
-    JSAMPROW rows[STRIP_ROWS];
-    for (uint32_t y = 0; y < H; y += STRIP_ROWS) {
-        st = sy__check_cancel(ctx, err);
-        if (st != SY_OK) break;
-        uint32_t n = H - y < STRIP_ROWS ? H - y : STRIP_ROWS;
-        render_strip(s, W, y, n, strip);
-        for (uint32_t j = 0; j < n; j++) rows[j] = strip + (size_t)j * W * 3;
-        uint32_t done = 0;
-        while (done < n) done += jpeg_write_scanlines(&cinfo, rows + done, n - done);
-        sy__progress(ctx, "strips", y / STRIP_ROWS + 1, strips);
-    }
-    if (st == SY_OK) jpeg_finish_compress(&cinfo);
-    jpeg_destroy_compress(&cinfo);
-    sy__discharge(ctx, charged);
     sy__free(ctx, s);
     sy__free(ctx, arena);
-    if (st != SY_OK) {
-        sy__output_abort(&out);
-        return st;
-    }
-    return sy__output_commit(&out, err);
+    return st;
 }

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer harnesses in Tests/Fuzz against the engine's C sources
+# (ASan + UBSan) and runs each for $1 seconds (default 60) from a seed corpus.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+clang=${CLANG:-$(command -v /opt/swift/usr/bin/clang || command -v clang)}
+out=.build/fuzz
+mkdir -p "$out"
+engine=$(find CSources -name '*.c' -not -path 'CSources/system/*')
+flags="-g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -ICSources/include"
+libs="$(pkg-config --libs libjpeg libheif zlib) -lpthread -lm"
+
+# Seeds: small generated photos (baseline + progressive + oriented) and PNGs.
+seeds=$out/seeds
+if [ ! -d "$seeds" ]; then
+  mkdir -p "$seeds/jpeg" "$seeds/png"
+  bin=$(swift build --show-bin-path)/shiying
+  [ -x "$bin" ] || swift build --product shiying
+  "$bin" sample-photos --count 3 --width 96 --height 64 -o "$seeds/jpeg" >/dev/null
+  "$bin" sample-photos --count 2 --width 80 --height 48 --progressive -o "$seeds/jpeg/p" >/dev/null
+  mv "$seeds"/jpeg/p/*.jpg "$seeds/jpeg/" 2>/dev/null || true
+  for f in "$seeds"/jpeg/sample-000[12].jpg; do
+    convert "$f" "$seeds/png/$(basename "$f" .jpg).png"
+    convert "$f" -interlace PNG "$seeds/png/$(basename "$f" .jpg)-adam7.png"
+    convert "$f" -colors 16 "PNG8:$seeds/png/$(basename "$f" .jpg)-palette.png"
+  done
+fi
+
+for harness in Tests/Fuzz/fuzz_*.c; do
+  name=$(basename "$harness" .c)
+  kind=${name#fuzz_}
+  echo "fuzz: building $name"
+  # shellcheck disable=SC2086
+  "$clang" $flags "$harness" $engine $libs -o "$out/$name"
+  mkdir -p "$out/corpus-$kind"
+  echo "fuzz: running $name for ${seconds}s"
+  "$out/$name" -max_total_time="$seconds" -max_len=262144 -rss_limit_mb=2048 -timeout=10 \
+    "$out/corpus-$kind" "$seeds/$kind" 2>&1 | tail -n 3
+done

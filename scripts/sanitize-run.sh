@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Runs the ASan/UBSan-built CLI ($SHIYING_BIN) over good, broken and hostile
+# inputs. Any sanitizer report or crash fails; clean errors are expected.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bin=${SHIYING_BIN:?set SHIYING_BIN to the sanitized shiying}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail=0
+
+run() { # expected-status label command...
+  local expect=$1 label=$2; shift 2
+  "$@" >"$work/out.txt" 2>"$work/err.txt"
+  local status=$?
+  if grep -q "ERROR: AddressSanitizer\|runtime error:\|LeakSanitizer" "$work/err.txt" || [ $status -ge 128 ] ||
+     { [ "$expect" != any ] && [ $status != "$expect" ]; }; then
+    echo "sanitize: FAIL $label (status $status)"; tail -n 30 "$work/err.txt"; fail=1
+  else
+    echo "sanitize: ok   $label (status $status)"
+  fi
+}
+
+"$bin" sample-photos --count 4 --width 640 --height 480 -o "$work/s" >/dev/null 2>&1
+"$bin" sample-photos --count 1 --width 320 --height 240 --progressive -o "$work/p" >/dev/null 2>&1
+head -c 30000 "$work/s/sample-0001.jpg" > "$work/truncated.jpg"
+: > "$work/empty.jpg"
+echo "not an image" > "$work/text.jpg"
+convert "$work/s/sample-0003.jpg" "$work/ok.png"
+head -c 20000 "$work/ok.png" > "$work/truncated.png"
+convert "$work/s/sample-0003.jpg" -interlace PNG "$work/adam7.png"
+
+good=("$work"/s/*.jpg "$work/p/sample-0001.jpg" "$work/ok.png" "$work/adam7.png")
+bad=("$work/truncated.jpg" "$work/empty.jpg" "$work/text.jpg" "$work/truncated.png" "$work/missing.jpg")
+run 0 "long jpeg, good + broken" "$bin" collage --layout long -o "$work/long.jpg" "${good[@]}" "${bad[@]}"
+run 0 "long png, naive" "$bin" collage --layout long --naive --format png -o "$work/long.png" "${good[@]}" "${bad[@]}"
+run 0 "grid" "$bin" collage --layout grid -o "$work/grid.jpg" "${good[@]}" "${bad[@]}"
+run 1 "nothing readable" "$bin" collage --layout long -o "$work/none.jpg" "${bad[@]}"
+
+corpus=../shared/corpus
+if [ -d "$corpus" ]; then
+  mapfile -t hostile < <(find "$corpus/hostile" -type f | sort)
+  for ((i = 0; i < ${#hostile[@]}; i += 30)); do
+    run 0 "hostile corpus batch $((i / 30 + 1))" timeout 300 "$bin" collage --layout long --format png \
+      -o "$work/h.png" "$work/s/sample-0001.jpg" "${hostile[@]:i:30}"
+  done
+  for f in "$corpus"/real/* "$corpus"/gainmap/*; do
+    run any "probe $(basename "$f")" "$bin" probe "$f"
+  done
+else
+  echo "sanitize: $corpus not found: corpus runs skipped"
+fi
+exit $fail
