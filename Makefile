@@ -7,6 +7,9 @@ SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # C warnings for the engine; -O2 even in debug so tests run the real hot loops.
 CFLAGS_SWIFT = -Xcc -Wall -Xcc -Wextra -Xcc -Wno-unused-parameter -Xcc -O2
 FUZZ_SECONDS ?= 60
+# Swift links ASan; UBSan instruments the C engine (its handlers ship in the ASan runtime).
+SANITIZE     = --scratch-path .build/sanitize --sanitize=address \
+               -Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=undefined
 OUT         ?= out
 
 APT_PACKAGES = pkg-config libjpeg62-turbo-dev libturbojpeg0-dev libheif-dev libx265-dev libde265-dev \
@@ -35,10 +38,10 @@ test:
 
 ## sanitize: ASan + UBSan build of the engine, C API tests, and the CLI over hostile inputs
 sanitize:
-	$(SWIFT) build --sanitize=address --sanitize=undefined --product shiying
-	$(SWIFT) test --sanitize=address --sanitize=undefined --filter CShiyingTests
-	SHIYING_BIN=$$($(SWIFT) build --sanitize=address --sanitize=undefined --show-bin-path)/shiying \
-	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 scripts/sanitize-run.sh
+	$(SWIFT) build $(SANITIZE) --product shiying
+	$(SWIFT) test $(SANITIZE) --filter CShiyingTests
+	SHIYING_BIN=$$($(SWIFT) build $(SANITIZE) --show-bin-path)/shiying \
+	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 scripts/sanitize-run.sh
 
 ## fuzz: libFuzzer harnesses for the JPEG and PNG readers (FUZZ_SECONDS each)
 fuzz:

@@ -172,6 +172,13 @@ sy_status sy_collage_render(sy_context *ctx, const char *const *inputs, uint32_t
     if (st == SY_OK) st = sy__strip_sink_finish(sink, err);
     sy__strip_sink_destroy(sink);
     sink = NULL;
+    if (st == SY_OK) { /* inputs whose header read fine may still all fail to decode */
+        uint32_t decoded = 0;
+        for (uint32_t i = 0; i < count; i++) decoded += jobs[i].info && jobs[i].failure == SY_OK;
+        if (decoded == 0)
+            st = sy__fail(err, SY_E_INVALID_INPUT, "collage: none of the %u inputs could be decoded (first: %s)",
+                          count, jobs[0].reason);
+    }
     if (st == SY_OK) st = sy__output_commit(&output, err);
     if (st != SY_OK) goto done;
     size_t cap = opts->cell_memory_cap ? opts->cell_memory_cap : SY__DEFAULT_CELL_CAP;

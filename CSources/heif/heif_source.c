@@ -30,11 +30,13 @@ static sy_status open_primary(const char *path, struct heif_context **hctx, stru
     struct heif_error he = heif_context_read_from_file(*hctx, path, NULL);
     if (he.code == heif_error_Ok) he = heif_context_get_primary_image_handle(*hctx, handle);
     if (he.code != heif_error_Ok) {
+        /* he.message lives in the libheif context: format before freeing it */
+        sy_status st = sy__fail_sub(err, he.code == heif_error_Memory_allocation_error ? SY_E_BUDGET : SY_E_INVALID_INPUT,
+                                    he.subcode, "%s: libheif cannot open it: %s", path, he.message ? he.message : "?");
         heif_context_free(*hctx);
         *hctx = NULL;
         *handle = NULL;
-        return sy__fail_sub(err, he.code == heif_error_Memory_allocation_error ? SY_E_BUDGET : SY_E_INVALID_INPUT,
-                            he.subcode, "%s: libheif cannot open it: %s", path, he.message ? he.message : "?");
+        return st;
     }
     return SY_OK;
 }

@@ -114,6 +114,11 @@ static rgb jitter(rng *r, rgb c, int amount) {
 
 enum { TEX_COARSE, TEX_CLUMP, TEX_FINE, TEX_N };
 
+/* Value-noise "lines" (see noise_line): 0 and 1 are the cloud octaves,
+ * 2 + k*TEX_N + t is texture t of hill layer k. */
+#define LINES (2 + MAX_LAYERS * TEX_N)
+#define LINE_CAP(uw) ((size_t)(uw) / 2 + 260) /* lattice columns per line: shx >= 1, offset < 256 cells */
+
 typedef struct layer {
     rgb base, alt;      /* hill colour; alt is mixed in by the coarse noise (fields, patches) */
     int32_t haze12;     /* aerial-perspective mix toward the haze colour (of 4096) */
@@ -144,7 +149,9 @@ typedef struct scene {
     uint16_t *lattice;  /* LATTICE^2 values 0..1023 */
     int glow_shift;
     int64_t disc_in2, disc_out2;
-    uint32_t tex_ox[TEX_N], tex_oy[TEX_N], c1_ox, c1_oy, c2_ox, c2_oy;
+    uint32_t line_oy[LINES];    /* vertical offset of each noise line's lattice */
+    unsigned line_shy[LINES];   /* log2 cell height */
+    uint32_t *line_col;         /* LINES x uw: (lattice column << 9) | horizontal weight */
     unsigned sc; /* log2 cloud cell size */
     int32_t cloud_thr, cloud_gain;
     int32_t sky_grain;
@@ -200,42 +207,38 @@ static uint32_t fbm1(uint32_t x, uint32_t cell0, int octaves, uint32_t seed, int
     return (uint32_t)(sum / norm);
 }
 
-/* 2-D value noise (0..1023) on the lattice table, with cells of 2^shx x 2^shy
- * pixels. A run of pixels shares an upright row, so the vertical
- * interpolation is done once per lattice column the run crosses (a "line");
- * per pixel only the horizontal smoothstep interpolation remains. */
+/* 2-D value noise (0..1023) on the lattice table. A run of pixels shares an
+ * upright row, so the vertical interpolation is done once per lattice column
+ * the run crosses (a "line"); the horizontal part comes from a per-column
+ * table (lattice column and smoothstep weight), so a pixel costs two loads
+ * from the line and one multiply. */
 typedef struct noise_line {
-    const int16_t *v; /* v[j]: the vertically interpolated value at lattice column ix0 + j */
-    uint32_t ix0, ox, mask;
-    unsigned shx;
+    const int16_t *v;    /* v[ix]: vertically interpolated value at lattice column ix */
+    const uint32_t *col; /* per upright column: (ix << 9) | weight 0..256 */
 } noise_line;
 
-#define LINE_CAP(uw) ((size_t)(uw) / 2 + 4) /* entries per line: shx >= 1 */
-#define LINES (2 + MAX_LAYERS * TEX_N)     /* two cloud octaves + the hill textures */
-
-static void noise_line_fill(const scene *s, int16_t *buf, uint32_t uy, uint32_t ox, uint32_t oy, unsigned shx,
-                            unsigned shy, uint32_t ux_lo, uint32_t ux_hi, noise_line *n) {
-    uint32_t y = uy + oy, iy = y >> shy;
+static void noise_line_fill(const scene *s, int line, uint32_t uy, uint32_t ux_lo, uint32_t ux_hi, noise_line *n) {
+    const uint32_t *col = s->line_col + (size_t)line * s->uw;
+    const unsigned shy = s->line_shy[line];
+    uint32_t y = uy + s->line_oy[line], iy = y >> shy;
     int32_t wy = s->smooth[((y & ((1u << shy) - 1)) << 8) >> shy];
     const uint16_t *r0 = s->lattice + (iy & (LATTICE - 1)) * LATTICE;
     const uint16_t *r1 = s->lattice + ((iy + 1) & (LATTICE - 1)) * LATTICE;
-    uint32_t ix0 = (ux_lo + ox) >> shx, ix1 = ((ux_hi + ox) >> shx) + 1;
-    for (uint32_t j = 0; j <= ix1 - ix0; j++) {
-        uint32_t c = (ix0 + j) & (LATTICE - 1);
+    int16_t *buf = s->lines + (size_t)line * LINE_CAP(s->uw);
+    uint32_t ix0 = col[ux_lo] >> 9, ix1 = (col[ux_hi] >> 9) + 1;
+    for (uint32_t ix = ix0; ix <= ix1; ix++) {
+        uint32_t c = ix & (LATTICE - 1);
         int32_t a = r0[c], b = r1[c];
-        buf[j] = (int16_t)(a + (((b - a) * wy) >> 8));
+        buf[ix] = (int16_t)(a + (((b - a) * wy) >> 8));
     }
     n->v = buf;
-    n->ix0 = ix0;
-    n->ox = ox;
-    n->mask = (1u << shx) - 1;
-    n->shx = shx;
+    n->col = col;
 }
 
-static inline int32_t noise_at(const int16_t *smooth, const noise_line *n, uint32_t ux) {
-    uint32_t x = ux + n->ox;
-    const int16_t *v = n->v + ((x >> n->shx) - n->ix0);
-    int32_t wx = smooth[((x & n->mask) << 8) >> n->shx];
+static inline int32_t noise_at(const noise_line *n, uint32_t ux) {
+    uint32_t t = n->col[ux];
+    const int16_t *v = n->v + (t >> 9);
+    int32_t wx = (int32_t)(t & 511);
     int32_t a = v[0], b = v[1];
     return a + (((b - a) * wx) >> 8);
 }
@@ -255,19 +258,14 @@ static void shade_run(const scene *restrict s, uint32_t uy, int32_t ux, int32_t 
     const int64_t dy2 = s->sun_dy2[uy];
     const uint32_t ux_last = (uint32_t)(ux + step * (int32_t)(count - 1));
     const uint32_t lo = (uint32_t)ux < ux_last ? (uint32_t)ux : ux_last, hi = (uint32_t)ux < ux_last ? ux_last : (uint32_t)ux;
-    const size_t cap = LINE_CAP(s->uw);
     noise_line c1, c2, tex[MAX_LAYERS][TEX_N];
     if (cloud_amt > 0 && (int32_t)uy < s->sky_bottom) {
-        noise_line_fill(s, s->lines, uy, s->c1_ox, s->c1_oy, s->sc + 2, s->sc, lo, hi, &c1);
-        noise_line_fill(s, s->lines + cap, uy, s->c2_ox, s->c2_oy, s->sc, s->sc - 1, lo, hi, &c2);
+        noise_line_fill(s, 0, uy, lo, hi, &c1);
+        noise_line_fill(s, 1, uy, lo, hi, &c2);
     }
     for (int k = 0; k < nl; k++) {
         if ((int32_t)uy < s->ridge_top[k]) continue; /* the layer is not in this row */
-        for (int t = 0; t < TEX_N; t++) {
-            unsigned sh = s->layers[k].sh[t];
-            noise_line_fill(s, s->lines + (2 + (size_t)k * TEX_N + t) * cap, uy, s->tex_ox[t], s->tex_oy[t], sh, sh,
-                            lo, hi, &tex[k][t]);
-        }
+        for (int t = 0; t < TEX_N; t++) noise_line_fill(s, 2 + k * TEX_N + t, uy, lo, hi, &tex[k][t]);
     }
     const int32_t yy = (int32_t)uy;
 
@@ -286,7 +284,7 @@ static void shade_run(const scene *restrict s, uint32_t uy, int32_t ux, int32_t 
         if (k < 0) { /* sky */
             r = sky_r, g = sky_g, b = sky_b;
             if (cloud_amt > 0) {
-                int32_t n = (3 * noise_at(s->smooth, &c1, x) + noise_at(s->smooth, &c2, x)) >> 2;
+                int32_t n = (3 * noise_at(&c1, x) + noise_at(&c2, x)) >> 2;
                 int32_t c = (n - s->cloud_thr) * s->cloud_gain;
                 c = c < 0 ? 0 : c > 4096 ? 4096 : c;
                 c = (c * cloud_amt) >> 12;
@@ -309,9 +307,9 @@ static void shade_run(const scene *restrict s, uint32_t uy, int32_t ux, int32_t 
             const layer *L = &s->layers[k];
             const noise_line *tx = tex[k];
             int32_t d = yy - s->ridge[(uint32_t)k * s->uw + x];
-            int32_t n1 = noise_at(s->smooth, &tx[TEX_COARSE], x);
-            int32_t n2 = noise_at(s->smooth, &tx[TEX_CLUMP], x);
-            int32_t n3 = noise_at(s->smooth, &tx[TEX_FINE], x);
+            int32_t n1 = noise_at(&tx[TEX_COARSE], x);
+            int32_t n2 = noise_at(&tx[TEX_CLUMP], x);
+            int32_t n3 = noise_at(&tx[TEX_FINE], x);
             int32_t w = 2048 + (n1 - 512) * 5;
             w = w < 0 ? 0 : w > 4096 ? 4096 : w;
             r = L->base.r + (((L->alt.r - L->base.r) * w) >> 12);
@@ -401,7 +399,7 @@ static void season_colours(int season, rgb *near, rgb *alt, rgb *far) {
 
 /* Tables, arena-allocated in one block. */
 typedef struct arena_layout {
-    size_t sky, cloud, ridge, light, dx2, dy2, glow, lattice, lines, strip, total;
+    size_t sky, cloud, ridge, light, dx2, dy2, glow, lattice, lines, line_col, strip, total;
 } arena_layout;
 
 static size_t align16(size_t v) { return (v + 15) & ~(size_t)15; }
@@ -418,6 +416,7 @@ static arena_layout layout_for(uint32_t uw, uint32_t uh, uint32_t width) {
     a.glow = at, at += align16((size_t)GLOW_N * sizeof(uint16_t));
     a.lattice = at, at += align16((size_t)LATTICE * LATTICE * sizeof(uint16_t));
     a.lines = at, at += align16(LINES * LINE_CAP(uw) * sizeof(int16_t));
+    a.line_col = at, at += align16((size_t)LINES * uw * sizeof(uint32_t));
     a.strip = at, at += align16((size_t)width * 3 * STRIP_ROWS);
     a.total = at;
     return a;
@@ -451,6 +450,7 @@ static void scene_build(scene *s, const sy_sample_options *o, uint8_t *arena, co
     s->glow = (uint16_t *)(arena + al->glow);
     s->lattice = (uint16_t *)(arena + al->lattice);
     s->lines = (int16_t *)(arena + al->lines);
+    s->line_col = (uint32_t *)(arena + al->line_col);
 
     for (int i = 0; i < 256; i++) s->smooth[i] = (int16_t)((3 * i * i * 256 - 2 * i * i * i + 32768) >> 16);
 
@@ -553,8 +553,8 @@ static void scene_build(scene *s, const sy_sample_options *o, uint8_t *arena, co
         L->fog12 = p.fog * (4096 - q) / 4096;
         L->a[TEX_COARSE] = 14 + 10 * q / 4096;
         L->a[TEX_CLUMP] = 20 + 50 * q / 4096;
-        L->a[TEX_FINE] = 12 + 56 * q / 4096;
-        L->grain = 3 + 12 * q / 4096;
+        L->a[TEX_FINE] = 14 + 64 * q / 4096;
+        L->grain = 4 + 15 * q / 4096;
         L->glow12 = 1400 - 1100 * q / 4096;
         /* Perspective: texture cells halve per layer into the distance. */
         int farther = s->nlayers - 1 - k;
@@ -566,12 +566,25 @@ static void scene_build(scene *s, const sy_sample_options *o, uint8_t *arena, co
         for (int k = 0; k < s->nlayers; k++) top = SY__MIN(top, s->ridge[(size_t)k * uw + x]);
         s->sky_bottom = SY__MAX(s->sky_bottom, top);
     }
-    for (int t = 0; t < TEX_N; t++) {
-        s->tex_ox[t] = (uint32_t)rng_range(&r, 0, 65535);
-        s->tex_oy[t] = (uint32_t)rng_range(&r, 0, 65535);
+    /* Noise lines: cell sizes, lattice offsets (so the noises do not line up)
+     * and the per-column horizontal part. */
+    for (int line = 0; line < LINES; line++) {
+        unsigned shx, shy;
+        if (line < 2) {
+            shx = line == 0 ? s->sc + 2 : s->sc; /* clouds: stretched horizontally */
+            shy = line == 0 ? s->sc : s->sc - 1;
+        } else {
+            shx = shy = s->layers[(line - 2) / TEX_N].sh[(line - 2) % TEX_N];
+        }
+        uint32_t ox = (uint32_t)(rng_next(&r) & (LATTICE - 1)) << shx;
+        s->line_oy[line] = (uint32_t)rng_range(&r, 0, 65535);
+        s->line_shy[line] = shy;
+        uint32_t *col = s->line_col + (size_t)line * uw;
+        for (uint32_t x = 0; x < uw; x++) {
+            uint32_t xx = x + ox;
+            col[x] = ((xx >> shx) << 9) | (uint32_t)s->smooth[((xx & ((1u << shx) - 1)) << 8) >> shx];
+        }
     }
-    s->c1_ox = (uint32_t)rng_range(&r, 0, 65535), s->c1_oy = (uint32_t)rng_range(&r, 0, 65535);
-    s->c2_ox = (uint32_t)rng_range(&r, 0, 65535), s->c2_oy = (uint32_t)rng_range(&r, 0, 65535);
 }
 
 /* "YYYY:MM:DD HH:MM:SS" from the seed; the hour follows the time of day. */
