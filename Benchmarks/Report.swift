@@ -90,6 +90,9 @@ struct TargetCheck: Codable {
 struct BenchmarkReport: Codable {
     var timestamp: String
     var host: String
+    var cores: Int
+    var loadAverageBefore: Double
+    var loadAverageAfter: Double
     var ns: [Int]
     var runsRequested: Int
     var width: Int

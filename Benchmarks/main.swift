@@ -12,7 +12,7 @@ struct Options {
     var ns = [7, 20, 50]
     var runs = 3
     var cases = BenchCase.allCases
-    var pyvipsVariant = "runs-nocache"
+    var pyvipsVariant = "runs"   // fastest of the vips_longimage.py variants on the dev VM
     var singleRunOver = 60.0   // a case whose first run exceeds this many seconds runs once
 
     static let usage = """
@@ -127,6 +127,12 @@ func prepareInputs(shiying: String, directory: String, count: Int, scratch: Stri
     return files
 }
 
+/// 1-minute load average; benchmarks on a busy machine are flagged.
+func loadAverage() -> Double {
+    let text = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? ""
+    return Double(text.split(separator: " ").first ?? "") ?? 0
+}
+
 func timestamp() -> String {
     let formatter = DateFormatter()
     formatter.locale = Locale(identifier: "en_US_POSIX")
@@ -154,6 +160,12 @@ let context = BenchContext(shiying: shiying, pyScript: root + "/Benchmarks/vips_
                            pyvipsVariant: options.pyvipsVariant, outputDirectory: benchDir + "/out",
                            scratchDirectory: scratch, magickConfigDirectory: magickDir)
 progress("root \(root)\nshiying \(shiying)\ncases \(options.cases.map(\.rawValue).joined(separator: ", ")); N \(options.ns); runs \(options.runs)")
+
+let cores = ProcessInfo.processInfo.activeProcessorCount
+let loadBefore = loadAverage()
+if loadBefore > 0.5 * Double(cores) {
+    progress("warning: load average \(loadBefore) on \(cores) cores before starting; timings will be noisy")
+}
 
 var results: [CaseResult] = []
 for n in options.ns {
@@ -195,15 +207,19 @@ for n in options.ns {
     if sizes.count > 1 { progress("warning: output sizes differ at N=\(n): \(sizes.sorted())") }
 }
 
+let loadAfter = loadAverage()
 print("\nLong image, width \(context.width), JPEG Q\(context.quality); wall = median, peak RSS = max of ru_maxrss (whole process, MiB = 2^20 B)")
 print("vips rows: vips-cli = thumbnail/arrayjoin/join pipeline, pyvips variant '\(options.pyvipsVariant)'; ratios vs the fastest vips row at that N\n")
 printTable(results)
+print(String(format: "\nload average %.2f before, %.2f after, %d cores", loadBefore, loadAfter, cores)
+      + (max(loadBefore, loadAfter) > 0.5 * Double(cores) ? " - machine was busy, timings are unreliable" : ""))
 let checks = checkTargets(results, thresholds: Thresholds.load(root: root))
 printTargets(checks)
 
 let stamp = timestamp()
 let report = BenchmarkReport(
-    timestamp: stamp, host: ProcessInfo.processInfo.hostName, ns: options.ns, runsRequested: options.runs,
+    timestamp: stamp, host: ProcessInfo.processInfo.hostName, cores: cores,
+    loadAverageBefore: loadBefore, loadAverageAfter: loadAfter, ns: options.ns, runsRequested: options.runs,
     width: context.width, quality: context.quality, pyvipsVariant: options.pyvipsVariant,
     imagemagickShrinkHint: magickShrinkHint, results: results, targets: checks)
 do {

@@ -13,8 +13,8 @@ only correct for runs of equal-height images (landscape 1080x810 vs portrait
 and joins the runs with a balanced tree of Image.join(..., "vertical").
 
 Variants (all produce the same pixels):
-  runs          default operation cache, run-wise arrayjoin + join tree
-  runs-nocache  same, with pyvips.cache_set_max(0)            (default)
+  runs          default operation cache, run-wise arrayjoin + join tree (default)
+  runs-nocache  same, with pyvips.cache_set_max(0)
   fold          default cache, left fold of Image.join (no arrayjoin)
   memory        each thumbnail rendered eagerly with copy_memory(), then runs
 """
@@ -23,7 +23,7 @@ import sys
 import pyvips
 
 VARIANTS = ("runs", "runs-nocache", "fold", "memory")
-DEFAULT_VARIANT = "runs-nocache"
+DEFAULT_VARIANT = "runs"
 
 
 def join_tree(images):

@@ -32,7 +32,7 @@ for harness in Tests/Fuzz/fuzz_*.c; do
   kind=${name#fuzz_}
   echo "fuzz: building $name"
   # shellcheck disable=SC2086
-  "$clang" $flags "$harness" $engine $libs -o "$out/$name"
+  "$clang" $flags -fuse-ld=lld "$harness" $engine $libs -o "$out/$name"
   mkdir -p "$out/corpus-$kind"
   echo "fuzz: running $name for ${seconds}s"
   "$out/$name" -max_total_time="$seconds" -max_len=262144 -rss_limit_mb=2048 -timeout=10 \

@@ -12,10 +12,12 @@
  * (x, y) shows the upright pixel the EXIF transform puts there, e.g. for 6
  * (rotate 90° CW to display) upright (H-1-y, x), for 8 upright (y, W-1-x).
  *
- * Per pixel: up to 3 ridge compares, two value-noise lookups (a 256x256
- * lattice table, bilinear with a smoothstep table), one integer hash for the
- * grain, and per-row / per-column tables for the sky, the ridges, the slope
- * lighting and the sun distance. */
+ * Per pixel: up to 3 ridge compares, two (sky: clouds) or three (hills:
+ * patches, clumps, leaves) value-noise lookups on a 256x256 lattice table,
+ * one integer hash for the grain, and per-row / per-column tables for the sky,
+ * the ridges, the slope lighting and the sun distance. Pixels are shaded in
+ * runs along an upright row, so each noise's vertical interpolation is done
+ * once per run (noise_line). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdio.h>

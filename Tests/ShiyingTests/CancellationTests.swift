@@ -1,0 +1,111 @@
+// Cancellation of the async API: Swift task cancellation → the engine's flag,
+// polled once per strip; nothing is left behind (SPEC C8 "cancelling stops at
+// once", C13 strip-wise rendering, nothing at the output path on failure).
+import Foundation
+import Shiying
+import Testing
+
+/// Thread-safe progress record shared with the engine's progress callback.
+final class ProgressLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var strips: (done: UInt64, total: UInt64)?
+
+    func note(_ phase: String, _ done: UInt64, _ total: UInt64) {
+        guard phase == "strips" else { return }
+        lock.lock()
+        strips = (done, total)
+        lock.unlock()
+    }
+
+    var lastStrips: (done: UInt64, total: UInt64)? {
+        lock.lock()
+        defer { lock.unlock() }
+        return strips
+    }
+}
+
+@Suite("Async cancellation")
+struct CancellationTests {
+    static func photos() async throws -> [String] {
+        try await FixtureCache.shared.samples("cancel12", count: 12, seed: 21, width: 2000, height: 1500)
+    }
+
+    // Cancel the Swift task once the first strip has been written: the job stops
+    // with ShiyingError.cancelled, well before the last strip, and the folder has
+    // neither the output nor a temporary (*.tmp-*) file.
+    @Test("cancelling the task mid-job throws .cancelled and leaves no output or temp file")
+    func cancelMidJob() async throws {
+        let photos = try await Self.photos()
+        let dir = try TempDir("cancel")
+        defer { dir.remove() }
+        var request = CollageRequest(layout: .long, inputs: photos, output: dir.file("long.jpg"))
+        request.width = 1080
+        let log = ProgressLog()
+        let task = Task { try await Collage.render(request, progress: { log.note($0, $1, $2) }) }
+        let deadline = ContinuousClock.now + .seconds(120)
+        while log.lastStrips == nil && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        let started = try #require(log.lastStrips, "the job never reported a strip")
+        task.cancel()
+        let clock = ContinuousClock()
+        let cancelledAt = clock.now
+        let result = await task.result
+        let stopDelay = clock.now - cancelledAt
+        switch result {
+        case .success(let report):
+            Issue.record("the job finished (\(report.height) rows) although it was cancelled after strip \(started.done)/\(started.total)")
+        case .failure(let error):
+            let shiying = try #require(error as? ShiyingError, "unexpected error type \(type(of: error)): \(error)")
+            #expect(shiying.code == .cancelled, "\(shiying)")
+        }
+        #expect(started.total > 700, "expected a long job, got \(started.total) strips")
+        if let last = log.lastStrips { #expect(last.done < last.total, "all \(last.total) strips were written") }
+        #expect(stopDelay < .seconds(10), "stopping took \(stopDelay)")
+        #expect(dir.contents().isEmpty, "left behind: \(dir.contents())")
+    }
+
+    // A task cancelled before the job starts: the engine sees the flag at once.
+    @Test("a task cancelled before it runs throws .cancelled and writes nothing")
+    func cancelBeforeStart() async throws {
+        let photos = try await Self.photos()
+        let dir = try TempDir("cancel0")
+        defer { dir.remove() }
+        let request = CollageRequest(layout: .long, inputs: photos, output: dir.file("long.jpg"))
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await Collage.render(request)
+        }
+        let result = await task.result
+        if case .failure(let error as ShiyingError) = result {
+            #expect(error.code == .cancelled, "\(error)")
+        } else {
+            Issue.record("expected ShiyingError.cancelled, got \(result)")
+        }
+        #expect(dir.contents().isEmpty, "left behind: \(dir.contents())")
+    }
+
+    // The synchronous API's cancel hook works from another thread as well.
+    @Test("sync render: the handed cancel closure stops the job from another thread")
+    func syncCancelHook() async throws {
+        let photos = try await Self.photos()
+        let dir = try TempDir("cancelsync")
+        defer { dir.remove() }
+        let request = CollageRequest(layout: .long, inputs: photos, output: dir.file("long.png"))
+        let outcome: Result<CollageReport, Error> = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(returning: Result {
+                    try Collage.render(request, progress: nil, cancel: { cancel in
+                        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { cancel() }
+                    })
+                })
+            }
+        }
+        if case .failure(let error as ShiyingError) = outcome {
+            #expect(error.code == .cancelled, "\(error)")
+        } else {
+            Issue.record("expected ShiyingError.cancelled, got \(outcome)")
+        }
+        #expect(dir.contents().isEmpty, "left behind: \(dir.contents())")
+    }
+}

@@ -1,0 +1,91 @@
+// Long images taller than JPEG's 65,500 px — SPEC C13 (long images of any length).
+import Foundation
+import Shiying
+import Testing
+
+@Suite("Too tall for JPEG")
+struct TooTallTests {
+    static func tinyPhoto() async throws -> String {
+        try await FixtureCache.shared.samples("tiny64", count: 1, seed: 11, width: 64, height: 48)[0]
+    }
+
+    // SPEC C13: 90 landscape photos at width 1080 need 90*810 = 72,900 px; JPEG
+    // output is scaled down uniformly to fit 65,500 (scaled_to_fit, an even width,
+    // every cell still 4:3, identify accepts it) and the last cell is still its photo.
+    @Test("JPEG: 90 photos at 1080 are scaled to fit 65,500 px")
+    func jpegScaledToFit() async throws {
+        let photo = try await Self.tinyPhoto()
+        let inputs = Array(repeating: photo, count: 90)
+        let dir = try TempDir("tall")
+        defer { dir.remove() }
+        let out = dir.file("tall.jpg")
+        let (run, json) = try await CLI.collage(["--layout", "long", "--width", "1080", "-o", out] + inputs, timeout: 300)
+        #expect(run.succeeded, "\(run)")
+        let report = try #require(json, "no JSON report: \(run)")
+        #expect(report.scaledToFit, "not scaled: \(report)")
+        #expect(report.height <= 65_500 && report.height > 60_000, "height \(report.height)")
+        #expect(report.width < 1080 && report.width % 2 == 0, "width \(report.width)")
+        #expect(abs(report.scaleFactor - Double(report.width) / 1080) < 1e-9, "scale \(report.scaleFactor)")
+        let cell = ExpectedLayout.long([(64, 48)], width: report.width, even: true)[0]
+        #expect(report.height == 90 * cell.height, "height \(report.height) != 90 x \(cell.height)")
+        #expect(run.stderr.contains("scaled by"), "no scaling note on stderr: \(run.stderr)")
+        let im = try await Magick.size(out)
+        #expect(im.width == report.width && im.height == report.height, "identify: \(im.width)x\(im.height)")
+        // First and last cell are the photo (the canvas was not cut off or stretched).
+        let cells = [0, 89].map { (index: $0, source: photo, rect: Rect(x: 0, y: $0 * cell.height, width: cell.width, height: cell.height)) }
+        try await expectCellsMatch(output: out, cells: cells, tolerance: 8) { r in ["-resize", "\(r.width)x\(r.height)!"] }
+    }
+
+    // SPEC C13 with --fail-too-tall: a budget error before anything is decoded or
+    // written — exit 1, a message naming the height and JPEG's limit, no output,
+    // no temporary file, no strip progress.
+    @Test("JPEG with --fail-too-tall: budget error before writing anything")
+    func failTooTall() async throws {
+        let photo = try await Self.tinyPhoto()
+        let dir = try TempDir("tallfail")
+        defer { dir.remove() }
+        let out = dir.file("tall.jpg")
+        let (run, _) = try await CLI.collage(["--layout", "long", "--width", "1080", "--fail-too-tall", "-o", out]
+                                             + Array(repeating: photo, count: 90))
+        #expect(run.exitedNormally && run.status == 1, "\(run)")
+        #expect(run.stderr.contains("72900 px tall") && run.stderr.contains("65500"), "stderr: \(run.stderr)")
+        #expect(run.stdout.contains("\"code\":\"budget\""), "stdout: \(run.stdout)")
+        #expect(!run.stderr.contains("strips"), "strips were rendered before failing: \(run.stderr)")
+        #expect(dir.contents().isEmpty, "left behind: \(dir.contents())")
+
+        // The facade says the same with a typed error.
+        var request = CollageRequest(layout: .long, inputs: Array(repeating: photo, count: 90), output: out)
+        request.failWhenTooTall = true
+        #expect(throws: ShiyingError.self) { try Collage.render(request) }
+        do {
+            _ = try Collage.render(request)
+        } catch let error as ShiyingError {
+            #expect(error.code == .budget, "\(error)")
+        }
+        #expect(dir.contents().isEmpty, "left behind: \(dir.contents())")
+    }
+
+    // SPEC C13: PNG has no 65,500 px limit: a long image taller than that keeps
+    // its full size. (90 photos at 1080 wide would be 78 Mpx of PNG — a minute in
+    // a debug build — so the same property is shown with 700 photos at width 128:
+    // 700 x 96 = 67,200 px, past JPEG's limit.)
+    @Test("PNG: a long image past 65,500 px keeps its full height")
+    func pngFullHeight() async throws {
+        let photo = try await Self.tinyPhoto()
+        let dir = try TempDir("tallpng")
+        defer { dir.remove() }
+        let out = dir.file("tall.png")
+        let (run, json) = try await CLI.collage(["--layout", "long", "--width", "128", "--format", "png", "-o", out]
+                                                + Array(repeating: photo, count: 700), timeout: 300)
+        #expect(run.succeeded, "\(run)")
+        let report = try #require(json, "no JSON report: \(run)")
+        #expect(!report.scaledToFit && report.scaleFactor == 1)
+        #expect(report.width == 128 && report.height == 700 * 96, "\(report.width)x\(report.height)")
+        let im = try await Magick.size(out)
+        #expect(im.width == 128 && im.height == 67_200, "identify: \(im.width)x\(im.height)")
+        let last = Rect(x: 0, y: 699 * 96, width: 128, height: 96)
+        try await expectCellsMatch(output: out, cells: [(index: 699, source: photo, rect: last)], tolerance: 6) { r in
+            ["-resize", "\(r.width)x\(r.height)!"]
+        }
+    }
+}
