@@ -124,10 +124,26 @@ static void store_full(sink_state *s, uint32_t y, const uint8_t *row) {
     }
 }
 
+/* Orientation 1: rows y-1 and y are cell rows y-1 and y. */
+static void store_pair_420_upright(sy__cell *c, uint32_t y, const uint8_t *a, const uint8_t *b, uint32_t width) {
+    uint8_t *ya = c->plane[0] + (size_t)(y - 1) * c->stride[0], *yb = ya + c->stride[0];
+    uint8_t *cb = c->plane[1] + (size_t)(y >> 1) * c->stride[1], *cr = c->plane[2] + (size_t)(y >> 1) * c->stride[2];
+    for (uint32_t x = 0; x < width; x += 2) {
+        const uint8_t *p = a + 3 * x, *q = b + 3 * x;
+        ya[x] = p[0], ya[x + 1] = p[3], yb[x] = q[0], yb[x + 1] = q[3];
+        cb[x >> 1] = (uint8_t)((p[1] + p[4] + q[1] + q[4] + 2) >> 2);
+        cr[x >> 1] = (uint8_t)((p[2] + p[5] + q[2] + q[5] + 2) >> 2);
+    }
+}
+
 /* Rows y-1 (a) and y (b): four luma samples and one averaged chroma pair per 2x2 block. */
 static void store_pair_420(sink_state *s, uint32_t y, const uint8_t *a, const uint8_t *b) {
     sy__cell *c = s->cell;
     const affine m = s->map;
+    if (m.ax == 1 && m.bx == 0 && m.ay == 0 && m.by == 1) {
+        store_pair_420_upright(c, y, a, b, s->tw);
+        return;
+    }
     int y0 = (int)y - 1;
     for (uint32_t x = 0; x < s->tw; x += 2) {
         const uint8_t *p[4] = {a + 3 * x, a + 3 * x + 3, b + 3 * x, b + 3 * x + 3};
