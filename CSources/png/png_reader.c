@@ -19,7 +19,7 @@
 
 #define PNG_MAX_CHUNK 0x7fffffffu     /* chunk lengths above 2^31-1 are invalid */
 #define PNG_READ_BUFFER (64u * 1024u) /* the only file buffer the source holds */
-#define PNG_ZLIB_ESTIMATE (48u * 1024u) /* inflate state + 32 KiB window */
+#define PNG_ZLIB_WINDOW (32u * 1024u)   /* inflate allocates its window on first use */
 
 static const uint8_t png_signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
 
@@ -730,11 +730,22 @@ static void png_close(sy__source *self) {
     sy__free(ctx, s);
 }
 
+/* Puts the file name in front of the allocator's budget message. */
+static sy_status budget_failure(sy_error *err, const char *path) {
+    if (err) {
+        char reason[sizeof err->message];
+        memcpy(reason, err->message, sizeof reason);
+        reason[sizeof reason - 1] = 0;
+        sy__fail(err, SY_E_BUDGET, "%s: %s", path, reason);
+    }
+    return SY_E_BUDGET;
+}
+
 sy_status sy__png_source_open(sy_context *ctx, const char *path, sy__source **out, sy_error *err) {
     if (!ctx || !path || !out) return sy__fail(err, SY_E_USAGE, "sy__png_source_open: NULL argument");
     *out = NULL;
     png_source *s = sy__calloc(ctx, 1, sizeof *s, "PNG source", err);
-    if (!s) return err ? err->code : SY_E_BUDGET;
+    if (!s) return budget_failure(err, path);
     s->ctx = ctx;
     s->held = sizeof *s;
     sy_status st;
@@ -811,7 +822,7 @@ sy_status sy__png_source_open(sy_context *ctx, const char *path, sy__source **ou
     s->base.height = s->h.height;
     s->base.orientation = 1;
     s->base.pixels = SY__PIX_RGB;
-    s->base.working_bytes = s->held;
+    s->base.working_bytes = s->held + (s->z_ready ? PNG_ZLIB_WINDOW : 0);
     s->base.read_rows = png_read_rows;
     s->base.skip_rows = png_skip_rows;
     s->base.close = png_close;
@@ -819,7 +830,7 @@ sy_status sy__png_source_open(sy_context *ctx, const char *path, sy__source **ou
     return SY_OK;
 
 fail_alloc:
-    st = err && err->code ? err->code : SY_E_BUDGET;
+    st = budget_failure(err, path);
 fail:
     png_close(&s->base);
     return st;

@@ -57,7 +57,7 @@ struct GreyCellTests {
         defer { dir.remove() }
         let missing = dir.file("missing.jpg")
         let empty = dir.file("empty.jpg")
-        FileManager.default.createFile(atPath: empty, contents: Data())
+        _ = FileManager.default.createFile(atPath: empty, contents: Data())
         let text = dir.file("notes.jpg")
         try Data("just some text, not a photo\n".utf8).write(to: URL(fileURLWithPath: text))
         let truncated = dir.file("truncated.jpg")
@@ -113,7 +113,7 @@ struct GreyCellTests {
         var request = CollageRequest(layout: .long, inputs: [photos[0], missing], output: dir.file("o.png"))
         request.width = 320
         request.format = .png
-        let report = try Collage.render(request)
+        let report = try await Collage.render(request)
         #expect(report.greyCells.map(\.index) == [1])
         #expect(report.greyCells.first?.reason.contains(missing) == true, "\(report.greyCells)")
         #expect(report.height == 240 + 240)
@@ -128,7 +128,7 @@ struct GreyCellTests {
         let dir = try TempDir("none")
         defer { dir.remove() }
         let empty = dir.file("empty.jpg")
-        FileManager.default.createFile(atPath: empty, contents: Data())
+        _ = FileManager.default.createFile(atPath: empty, contents: Data())
         let text = dir.file("text.png")
         try Data("hello".utf8).write(to: URL(fileURLWithPath: text))
         let missing = dir.file("missing.jpg")

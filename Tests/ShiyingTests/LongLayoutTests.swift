@@ -20,7 +20,7 @@ struct LongLayoutTests {
     @Test("long layout: 1080 wide, height = sum of per-cell even heights; identify + vips accept it")
     func longLayoutDimensions() async throws {
         let photos = Array(try await Photos.small().prefix(3))
-        let exif = try await runTool("exiftool", ["-s3", "-n", "-Orientation"] + photos)
+        let exif = try await runTool("exiftool", ["-T", "-n", "-Orientation"] + photos)
         #expect(exif.stdout.split(separator: "\n") == ["1", "6", "1"], "fixture orientations: \(exif.stdout)")
         var sizes: [(w: Int, h: Int)?] = []
         for p in photos { sizes.append(try await Self.uprightSize(p)) }
@@ -59,7 +59,7 @@ struct LongLayoutTests {
         defer { dir.remove() }
         var request = CollageRequest(layout: .long, inputs: photos, output: dir.file("long.jpg"))
         request.width = 1080
-        let report = try Collage.render(request)
+        let report = try Collage.render(request, progress: nil, cancel: nil) // the synchronous API
         #expect(report.width == 1080 && report.height == 3060 && report.greyCells.isEmpty)
 
         var sizes: [(w: Int, h: Int)?] = []

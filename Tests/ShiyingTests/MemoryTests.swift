@@ -1,0 +1,111 @@
+// Memory of long images — SPEC C13: "drawn cell by cell, each decoded, drawn and
+// released: the page's measurement was 365 MB peak (all at once) vs 12 MB (strip-wise)".
+//
+// Measured in a fresh `shiying` process per job (peak_rss_delta_bytes = VmHWM
+// during the job minus VmRSS before it), so other tests running in parallel in
+// the test process cannot disturb the figures. Serialized: one job at a time.
+//
+// Figures on the reference machine (debug build, 2 cores), for the record:
+//   strip-wise,  4 x 12 MP ≈ 5.9–6.2 MiB,  16 x 12 MP ≈ 6.3–6.4 MiB
+//   naive,       4 x 12 MP ≈ 149 MiB
+//   8 x 12 MP baseline ≈ 6.3 MiB; with 2 progressive ≈ 41 MiB (one coefficient
+//   buffer of a 4032x3024 progressive JPEG is ≈ 35 MiB; only one is held at a time)
+import Foundation
+import Shiying
+import Testing
+
+private let MiB: UInt64 = 1_048_576
+
+@Suite("Memory (SPEC C13)", .serialized)
+struct MemoryTests {
+    /// 16 photos of 4032x3024 (every third a portrait with orientation 6), cached.
+    static func photos16() async throws -> [String] {
+        try await FixtureCache.shared.samples("mem16", count: 16, seed: 3, width: 4032, height: 3024)
+    }
+
+    /// 2 progressive photos of 4032x3024 (the second a portrait with orientation 6), cached.
+    static func progressive2() async throws -> [String] {
+        try await FixtureCache.shared.samples("mem-progressive2", count: 2, seed: 5, width: 4032, height: 3024,
+                                              progressive: true)
+    }
+
+    static func longJob(_ inputs: [String], naive: Bool = false, label: String) async throws -> CollageJSON {
+        let dir = try TempDir("mem-\(label)")
+        defer { dir.remove() }
+        let out = dir.file("long.jpg")
+        let (run, json) = try await CLI.collage(["--layout", "long", "--width", "1080"] + (naive ? ["--naive"] : [])
+                                                + ["-o", out] + inputs, timeout: 300)
+        guard run.succeeded, let report = json else { throw TestFailure("\(label): \(run)") }
+        guard report.greyCells.isEmpty else { throw TestFailure("\(label): grey cells \(report.greyReasons)") }
+        let im = try await Magick.size(out)
+        guard im.width == report.width, im.height == report.height else {
+            throw TestFailure("\(label): identify says \(im.width)x\(im.height), report \(report.width)x\(report.height)")
+        }
+        print("memory \(label): peak RSS +\(report.peakRssDeltaBytes) B (\(String(format: "%.2f", Double(report.peakRssDeltaBytes) / Double(MiB))) MiB), "
+              + "engine peak \(report.enginePeakBytes) B, cell peak \(report.cellPeakBytes) B, "
+              + "\(report.width)x\(report.height), \(String(format: "%.1f", report.seconds)) s")
+        return report
+    }
+
+    static func mib(_ bytes: UInt64) -> String { String(format: "%.2f MiB", Double(bytes) / Double(MiB)) }
+
+    // SPEC C13: strip-wise long image of 4 and of 16 photos of 12 MP at width
+    // 1080: each peak ≤ 12 MiB, and the peak does not grow with the number of
+    // photos (|16 − 4| < 2 MiB).
+    @Test("strip-wise long image: ≤ 12 MiB for 4 and 16 photos of 12 MP, independent of the count")
+    func stripWiseIsFlat() async throws {
+        let photos = try await Self.photos16()
+        let four = try await Self.longJob(Array(photos.prefix(4)), label: "strip-4")
+        let sixteen = try await Self.longJob(photos, label: "strip-16")
+        #expect(four.height == 3 * 810 + 1440 && sixteen.height == 11 * 810 + 5 * 1440,
+                "heights \(four.height), \(sixteen.height)")
+        #expect(four.peakRssDeltaBytes <= 12 * MiB, "4 photos: peak RSS +\(Self.mib(four.peakRssDeltaBytes))")
+        #expect(sixteen.peakRssDeltaBytes <= 12 * MiB, "16 photos: peak RSS +\(Self.mib(sixteen.peakRssDeltaBytes))")
+        #expect(four.peakRssDeltaBytes > 1 * MiB, "implausibly small measurement: \(four.peakRssDeltaBytes) B")
+        let difference = four.peakRssDeltaBytes > sixteen.peakRssDeltaBytes
+            ? four.peakRssDeltaBytes - sixteen.peakRssDeltaBytes : sixteen.peakRssDeltaBytes - four.peakRssDeltaBytes
+        #expect(difference < 2 * MiB, "peak grows with the photo count: 4 → \(Self.mib(four.peakRssDeltaBytes)), 16 → \(Self.mib(sixteen.peakRssDeltaBytes))")
+        #expect(four.enginePeakBytes <= 12 * MiB && sixteen.enginePeakBytes <= 12 * MiB,
+                "engine peaks \(Self.mib(four.enginePeakBytes)), \(Self.mib(sixteen.enginePeakBytes))")
+    }
+
+    // SPEC C13 (the "all at once" side of the measurement): the naive path on the
+    // same 4 photos exceeds 100 MB — proves the measurement can fail the 12 MiB bar.
+    @Test("naive long image of 4 photos exceeds 100 MB (the measurement can fail)")
+    func naiveExceeds() async throws {
+        let photos = try await Self.photos16()
+        let naive = try await Self.longJob(Array(photos.prefix(4)), naive: true, label: "naive-4")
+        #expect(naive.peakRssDeltaBytes > 100_000_000, "naive peak only \(Self.mib(naive.peakRssDeltaBytes))")
+        #expect(naive.enginePeakBytes > 100_000_000, "naive engine peak only \(Self.mib(naive.enginePeakBytes))")
+    }
+
+    // SPEC C13 with progressive inputs: libjpeg must hold a progressive JPEG's whole
+    // coefficient buffer (≈ 35 MiB at 12 MP), which no strip-wise scheme avoids.
+    // The engine reports exactly those inputs in over_budget_cells, and holds at
+    // most one such buffer at a time: 2 progressive photos among 6 baseline ones
+    // cost the baseline-only peak plus at most ~one coefficient buffer (not two),
+    // while the same 8 positions all baseline stay within 12 MiB.
+    @Test("progressive inputs: over_budget_cells lists exactly them; their cost is one buffer, not additive")
+    func progressiveInputs() async throws {
+        let baseline = try await Self.photos16()
+        let progressive = try await Self.progressive2()
+        // Positions 3 and 6 are progressive (a landscape and an orientation-6 portrait).
+        let mixed = [baseline[0], baseline[1], baseline[2], progressive[0], baseline[3], baseline[4], progressive[1], baseline[5]]
+        let plain = [baseline[0], baseline[1], baseline[2], baseline[6], baseline[3], baseline[4], baseline[7], baseline[5]]
+        for p in progressive { #expect(try ImageInfo.probe(p).progressive, "\(p) is not progressive") }
+        let withProgressive = try await Self.longJob(mixed, label: "mixed-progressive")
+        let baselineOnly = try await Self.longJob(plain, label: "baseline-8")
+        #expect(withProgressive.overBudgetCells == [3, 6], "over_budget_cells \(withProgressive.overBudgetCells)")
+        #expect(baselineOnly.overBudgetCells.isEmpty, "over_budget_cells \(baselineOnly.overBudgetCells)")
+        #expect(withProgressive.height == baselineOnly.height)
+        #expect(baselineOnly.peakRssDeltaBytes <= 12 * MiB, "baseline-only: \(Self.mib(baselineOnly.peakRssDeltaBytes))")
+        // One 4032x3024 4:2:0 progressive coefficient buffer: (504*378 + 2*252*189) blocks * 128 B.
+        let coefficientBuffer = UInt64(504 * 378 + 2 * 252 * 189) * 128
+        let extra = withProgressive.peakRssDeltaBytes > baselineOnly.peakRssDeltaBytes
+            ? withProgressive.peakRssDeltaBytes - baselineOnly.peakRssDeltaBytes : 0
+        #expect(extra < coefficientBuffer + coefficientBuffer / 4,
+                "2 progressive inputs cost +\(Self.mib(extra)) over baseline-only (\(Self.mib(baselineOnly.peakRssDeltaBytes))); one coefficient buffer is \(Self.mib(coefficientBuffer)) — they were held at the same time")
+        print("memory progressive: baseline-only \(Self.mib(baselineOnly.peakRssDeltaBytes)), with 2 progressive "
+              + "\(Self.mib(withProgressive.peakRssDeltaBytes)) (+\(Self.mib(extra)); one coefficient buffer \(Self.mib(coefficientBuffer)))")
+    }
+}
