@@ -49,15 +49,9 @@ func check(_ status: Int32, _ error: sy_error, file: String? = nil) throws {
 }
 
 /// `char message[256]` arrives as a tuple; read it up to the NUL.
-func messageText(_ error: sy_error) -> String {
-    var copy = error
-    return withUnsafeBytes(of: &copy.message) { raw in
-        let bytes = raw.bindMemory(to: UInt8.self)
-        let end = bytes.firstIndex(of: 0) ?? bytes.count
-        return String(decoding: bytes[..<end], as: UTF8.self)
-    }
-}
+func messageText(_ error: sy_error) -> String { cString(error.message) }
 
+/// A fixed C `char[N]` (imported as a tuple) as a String, up to its NUL.
 func cString<T>(_ tuple: T) -> String {
     var copy = tuple
     return withUnsafeBytes(of: &copy) { raw in
