@@ -17,6 +17,7 @@ let package = Package(
     name: "Shiying",
     products: [
         .library(name: "Shiying", targets: ["Shiying"]),
+        .library(name: "ShiyingLibrary", targets: ["ShiyingLibrary"]),
         .executable(name: "shiying", targets: ["shiying"]),
     ],
     targets: [
@@ -26,6 +27,7 @@ let package = Package(
         systemCodec("CX265", pkgConfig: "x265", apt: "libx265-dev"),
         systemCodec("CDe265", pkgConfig: "libde265", apt: "libde265-dev"),
         systemCodec("CZlib", pkgConfig: "zlib", apt: "zlib1g-dev"),
+        systemCodec("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
         .target(
             name: "CShiying",
             dependencies: ["CJPEG", "CTurboJPEG", "CHeif", "CX265", "CDe265", "CZlib"],
@@ -35,13 +37,16 @@ let package = Package(
             linkerSettings: [.linkedLibrary("pthread"), .linkedLibrary("m")]
         ),
         .target(name: "Shiying", dependencies: ["CShiying"]),
-        .executableTarget(name: "shiying", dependencies: ["Shiying"]),
+        // Search and the record store (SPEC Q1-Q3): pure Swift policies + SQLite.
+        .target(name: "ShiyingLibrary", dependencies: ["CSQLite"]),
+        .executableTarget(name: "shiying", dependencies: ["Shiying", "ShiyingLibrary"]),
         .executableTarget(
-            name: "Benchmarks", dependencies: ["Shiying"], path: "Benchmarks",
+            name: "Benchmarks", dependencies: ["Shiying", "ShiyingLibrary"], path: "Benchmarks",
             exclude: ["Thresholds", "vips_longimage.py"]
         ),
         .testTarget(name: "ShiyingTests", dependencies: ["Shiying"]),
         .testTarget(name: "CShiyingTests", dependencies: ["CShiying"]),
+        .testTarget(name: "ShiyingLibraryTests", dependencies: ["ShiyingLibrary"]),
     ],
     swiftLanguageModes: [.v6],
     cLanguageStandard: .c11

@@ -1,11 +1,13 @@
 // Long-image benchmark: shiying (strip-wise and naive) vs ImageMagick, the vips
 // CLI and pyvips, every case as a child process measured with wait4() rusage.
+// Search suite (SearchBenchmark.swift): date-phrase parse throughput, in-process.
 //
-//   swift run -c release Benchmarks [--n 7,20,50] [--runs 3] [--skip-imagemagick]
-//                                   [--cases a,b] [--pyvips-variant V] [--single-run-over 60]
+//   swift run -c release Benchmarks [--suite longimage|search|all] [--n 7,20,50] [--runs 3] [--skip-imagemagick]
+//                                   [--cases a,b] [--pyvips-variant V] [--single-run-over 60] [--search-seconds 2]
 //
 // Environment: SHIYING_BIN overrides the `shiying` binary.
-// Writes .build/benchmarks/longimage-<timestamp>.json and latest.json.
+// Writes .build/benchmarks/longimage-<timestamp>.json and latest.json (long image),
+// .build/benchmarks/search-latest.json (search).
 import Foundation
 
 struct Options {
@@ -14,9 +16,11 @@ struct Options {
     var cases = BenchCase.allCases
     var pyvipsVariant = "threads"   // fastest of the vips_longimage.py variants here (6.1 s vs 7.5 s "runs" at N=50)
     var singleRunOver = 60.0   // a case whose first run exceeds this many seconds runs once
+    var suite = "all"          // longimage, search or all
+    var searchSeconds = 2.0
 
     static let usage = """
-        usage: Benchmarks [--n 7,20,50] [--runs 3] [--skip-imagemagick] [--cases \(BenchCase.allCases.map(\.rawValue).joined(separator: ","))]
+        usage: Benchmarks [--suite longimage|search|all] [--search-seconds 2] [--n 7,20,50] [--runs 3] [--skip-imagemagick] [--cases \(BenchCase.allCases.map(\.rawValue).joined(separator: ","))]
                           [--pyvips-variant runs|runs-nocache|fold|memory] [--single-run-over SECONDS]
         """
 
@@ -40,6 +44,11 @@ struct Options {
                 options.cases = wanted.map { required(BenchCase(rawValue: $0), "unknown case \($0)") }
             case "--pyvips-variant":
                 options.pyvipsVariant = value(flag)
+            case "--suite":
+                options.suite = value(flag)
+                guard ["longimage", "search", "all"].contains(options.suite) else { fail("unknown suite \(options.suite)\n\(usage)") }
+            case "--search-seconds":
+                options.searchSeconds = required(Double(value(flag)), "bad --search-seconds")
             case "--single-run-over":
                 options.singleRunOver = required(Double(value(flag)), "bad --single-run-over")
             case "-h", "--help":
@@ -144,6 +153,10 @@ func timestamp() -> String {
 // MARK: - main
 
 let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
+if options.suite != "longimage" {
+    runSearchSuite(root: packageRoot(), seconds: options.searchSeconds)
+    if options.suite == "search" { exit(0) }
+}
 let root = packageRoot()
 let benchDir = root + "/.build/benchmarks"
 let scratch = benchDir + "/scratch"

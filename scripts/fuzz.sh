@@ -9,7 +9,7 @@ out=.build/fuzz
 mkdir -p "$out"
 engine=$(find CSources -name '*.c' -not -path 'CSources/system/*')
 flags="-g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -ICSources/include"
-libs="$(pkg-config --libs libjpeg libheif zlib) -lpthread -lm"
+libs="$(pkg-config --libs libjpeg libheif libde265 x265 zlib) -lpthread -lm"
 
 # Seeds: small generated photos (baseline + progressive + oriented) and PNGs.
 seeds=$out/seeds
@@ -25,6 +25,20 @@ if [ ! -d "$seeds" ]; then
     convert "$f" -interlace PNG "$seeds/png/$(basename "$f" .jpg)-adam7.png"
     convert "$f" -colors 16 "PNG8:$seeds/png/$(basename "$f" .jpg)-palette.png"
   done
+fi
+# HEIF seeds: the real phone HEICs (libFuzzer keeps their first -max_len bytes,
+# which hold ftyp + meta), a few small hostile libheif cases and our regressions.
+if [ ! -d "$seeds/heif" ]; then
+  mkdir -p "$seeds/heif"
+  for f in ../shared/corpus/real/*.heic ../shared/corpus/real/*.HEIC; do
+    [ -f "$f" ] && cp "$f" "$seeds/heif/"
+  done
+  for f in colors-with-alpha-thumbnail.heic colors-no-alpha.heic hevc32.heif avif32.heif clap-overflow-divide-zero.heic \
+           uaf_heif_context.h_117_1.heic github_367_1.heic clusterfuzz-testcase-minimized-file-fuzzer-5752063708495872.heic \
+           uncompressed_pix_RGB_tiled.heic rgb_generic_compressed_zlib_tiled.heic; do
+    [ -f "../shared/corpus/hostile/$f" ] && cp "../shared/corpus/hostile/$f" "$seeds/heif/"
+  done
+  cp Tests/Fuzz/regressions/heif/* "$seeds/heif/" 2>/dev/null || true
 fi
 
 for harness in Tests/Fuzz/fuzz_*.c; do

@@ -41,7 +41,13 @@ sy_status sy__heif_probe(sy_context *ctx, const char *path, sy_image_info *out, 
 sy_status sy__jpeg_source_open(sy_context *ctx, const char *path, uint32_t min_width,
                                uint32_t min_height, sy__source **out, sy_error *err);
 sy_status sy__png_source_open(sy_context *ctx, const char *path, sy__source **out, sy_error *err);
-sy_status sy__heif_source_open(sy_context *ctx, const char *path, sy__source **out, sy_error *err);
+/* HEIF: our own reader decodes HEVC grid/single images one tile row at a time,
+ * box-downscaled by the largest power of two that still covers min_width x
+ * min_height; other item types fall back to libheif's full decode. */
+sy_status sy__heif_source_open(sy_context *ctx, const char *path, uint32_t min_width, uint32_t min_height,
+                               sy__source **out, sy_error *err);
+sy_status sy__libheif_probe(sy_context *ctx, const char *path, sy_image_info *out, sy_error *err);
+sy_status sy__libheif_source_open(sy_context *ctx, const char *path, sy__source **out, sy_error *err);
 
 /* Opens any supported still by sniffing its bytes (dispatch over the above). */
 sy_status sy__source_open(sy_context *ctx, const char *path, const sy_image_info *info,

@@ -35,7 +35,7 @@ static size_t estimate(const sy__prefetch *pf, const sy__cell_job *job) {
     size_t planes = sy__cell_plane_bytes(job->rect.width, job->rect.height, pf->chroma_shift);
     if (!job->info) return planes;
     size_t pixels = (size_t)job->info->stored_width * job->info->stored_height;
-    if (job->info->format == SY_FORMAT_HEIF) return planes + pixels * 6;
+    if (job->info->format == SY_FORMAT_HEIF) return planes + 3u * 1024 * 1024; /* one tile + its row of sums */
     if (job->info->progressive) return planes + pixels * 3;
     return planes + 256 * 1024;
 }

@@ -3,7 +3,9 @@
 
 #include "../base/sy_internal.h"
 #include "../jpeg/sy_jpeg_writer.h"
+#include "../image/sy_metadata.h"
 #include "../png/sy_png_writer.h"
+#include <zlib.h>
 #include "sy_strip.h"
 
 struct sy__strip_sink {
@@ -92,6 +94,34 @@ static void ycc_to_rgb_row(const uint8_t *y, const uint8_t *cb, const uint8_t *c
     }
 }
 
+/* Pixel (x, row) of a full-resolution cell as JFIF YCbCr. */
+static void cell_ycc(const sy__cell *cell, uint32_t x, uint32_t row, uint8_t ycc[3]) {
+    uint8_t v[3];
+    for (int c = 0; c < 3; c++) v[c] = cell->plane[c][(size_t)row * cell->stride[c] + x];
+    if (cell->pixels == SY__PIX_YCC) memcpy(ycc, v, 3);
+    else rgb_to_ycc(v, ycc);
+}
+
+/* A 4:4:4 cell (conversions) into a 4:2:0 strip: luma per pixel, chroma as 2x2 means. */
+static void put_full_row_jpeg(sy__strip_sink *s, const sy__cell *cell, const sy__rect *rect, uint32_t cy,
+                              uint32_t sr, uint32_t w) {
+    uint8_t *yrow = s->rows[0][sr] + rect->x;
+    for (uint32_t x = 0; x < w; x++) {
+        uint8_t ycc[3];
+        cell_ycc(cell, x, cy, ycc);
+        yrow[x] = ycc[0];
+    }
+    if (cy & 1) return;
+    uint32_t below = cy + 1 < cell->height ? cy + 1 : cy;
+    for (uint32_t x = 0; x < w; x += 2) {
+        uint32_t right = x + 1 < w ? x + 1 : x;
+        uint8_t a[3], b[3], c[3], d[3];
+        cell_ycc(cell, x, cy, a), cell_ycc(cell, right, cy, b), cell_ycc(cell, x, below, c), cell_ycc(cell, right, below, d);
+        s->rows[1][sr / 2][(rect->x + x) / 2] = (uint8_t)((a[1] + b[1] + c[1] + d[1] + 2) >> 2);
+        s->rows[2][sr / 2][(rect->x + x) / 2] = (uint8_t)((a[2] + b[2] + c[2] + d[2] + 2) >> 2);
+    }
+}
+
 void sy__strip_put(sy__strip_sink *s, const sy__cell *cell, const sy__rect *rect) {
     uint32_t y1 = s->y0 + SY__STRIP_ROWS;
     uint32_t top = rect->y > s->y0 ? rect->y : s->y0;
@@ -100,7 +130,9 @@ void sy__strip_put(sy__strip_sink *s, const sy__cell *cell, const sy__rect *rect
     uint32_t w = rect->width < s->width - rect->x ? rect->width : s->width - rect->x;
     for (uint32_t y = top; y < bottom; y++) {
         uint32_t cy = y - rect->y, sr = y - s->y0;
-        if (s->format == SY_OUTPUT_JPEG) {
+        if (s->format == SY_OUTPUT_JPEG && cell->chroma_shift == 0) {
+            put_full_row_jpeg(s, cell, rect, cy, sr, w);
+        } else if (s->format == SY_OUTPUT_JPEG) {
             memcpy(s->rows[0][sr] + rect->x, cell->plane[0] + (size_t)cy * cell->stride[0], w);
             if ((cy & 1) == 0) { /* cells sit on even rows and columns: chroma lines up */
                 for (int c = 1; c < 3; c++)
@@ -155,4 +187,42 @@ void sy__strip_sink_destroy(sy__strip_sink *s) {
     sy__png_writer_destroy(s->png);
     sy__free(s->ctx, s->mem);
     sy__free(s->ctx, s);
+}
+
+/* PNG: eXIf (TIFF as is), iCCP (zlib-compressed profile), iTXt XML:com.adobe.xmp. */
+static sy_status png_metadata(sy__strip_sink *s, const sy__metadata *md, sy_error *err) {
+    sy_status st = SY_OK;
+    if (md->exif && md->exif_len < 0x7FFFFFFF) st = sy__png_writer_add_chunk(s->png, "eXIf", md->exif, (uint32_t)md->exif_len, err);
+    if (st == SY_OK && md->icc && md->icc_len) {
+        static const char name[] = "ICC Profile"; /* + NUL + compression method 0 */
+        uLong bound = compressBound((uLong)md->icc_len);
+        size_t head = sizeof name + 1;
+        uint8_t *chunk = sy__alloc(s->ctx, head + bound, 1, "iCCP", err);
+        if (!chunk) return err ? err->code : SY_E_BUDGET;
+        memcpy(chunk, name, sizeof name);
+        chunk[sizeof name] = 0;
+        uLongf packed = bound;
+        if (compress2(chunk + head, &packed, md->icc, (uLong)md->icc_len, 9) == Z_OK)
+            st = sy__png_writer_add_chunk(s->png, "iCCP", chunk, (uint32_t)(head + packed), err);
+        sy__free(s->ctx, chunk);
+    }
+    if (st == SY_OK && md->xmp && md->xmp_len) {
+        static const char keyword[] = "XML:com.adobe.xmp"; /* + NUL, flag 0, method 0, "" lang, "" translated */
+        size_t head = sizeof keyword + 4;
+        uint8_t *chunk = sy__alloc(s->ctx, head + md->xmp_len, 1, "iTXt", err);
+        if (!chunk) return err ? err->code : SY_E_BUDGET;
+        memcpy(chunk, keyword, sizeof keyword);
+        memset(chunk + sizeof keyword, 0, 4);
+        memcpy(chunk + head, md->xmp, md->xmp_len);
+        st = sy__png_writer_add_chunk(s->png, "iTXt", chunk, (uint32_t)(head + md->xmp_len), err);
+        sy__free(s->ctx, chunk);
+    }
+    return st;
+}
+
+sy_status sy__strip_sink_write_metadata(sy__strip_sink *s, const struct sy__metadata *md, sy_error *err) {
+    if (s->format == SY_OUTPUT_JPEG)
+        return sy__jpeg_writer_write_metadata(s->jpeg, md->exif, md->exif_len, md->xmp, md->xmp_len, md->icc,
+                                              md->icc_len, err);
+    return png_metadata(s, md, err);
 }

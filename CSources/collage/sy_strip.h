@@ -15,6 +15,10 @@ typedef struct sy__strip_sink sy__strip_sink;
 
 sy_status sy__strip_sink_create(sy_context *ctx, FILE *file, const char *path, const sy_collage_options *opts,
                                 uint32_t width, uint32_t height, sy__strip_sink **out, sy_error *err);
+/* Writes Exif/XMP/ICC into the output before the first strip (conversions;
+ * collages write none, so they carry no location). */
+struct sy__metadata;
+sy_status sy__strip_sink_write_metadata(sy__strip_sink *s, const struct sy__metadata *md, sy_error *err);
 /* Starts the strip at row y0 (a multiple of 16) painted with the background. */
 void sy__strip_begin(sy__strip_sink *s, uint32_t y0);
 /* Copies the part of `cell` (placed at `rect`) that falls in the current strip. */

@@ -64,7 +64,7 @@ sy_status sy__source_open(sy_context *ctx, const char *path, const sy_image_info
     switch (info->format) {
     case SY_FORMAT_JPEG: return sy__jpeg_source_open(ctx, path, min_width, min_height, out, err);
     case SY_FORMAT_PNG: return sy__png_source_open(ctx, path, out, err);
-    case SY_FORMAT_HEIF: return sy__heif_source_open(ctx, path, out, err);
+    case SY_FORMAT_HEIF: return sy__heif_source_open(ctx, path, min_width, min_height, out, err);
     default: return sy__fail(err, SY_E_INVALID_INPUT, "%s: unknown format", path);
     }
 }

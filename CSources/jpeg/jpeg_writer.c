@@ -52,6 +52,29 @@ sy_status sy__jpeg_writer_create(sy_context *ctx, FILE *file, const char *path, 
     return SY_OK;
 }
 
+sy_status sy__jpeg_writer_write_metadata(sy__jpeg_writer *w, const uint8_t *exif_tiff, size_t exif_len,
+                                         const uint8_t *xmp, size_t xmp_len, const uint8_t *icc, size_t icc_len,
+                                         sy_error *err) {
+    static const char xmp_prefix[] = "http://ns.adobe.com/xap/1.0/"; /* written with its NUL */
+    if (exif_len + 6 > 65533 || xmp_len + sizeof xmp_prefix > 65533)
+        return sy__fail(err, SY_E_UNSUPPORTED, "%s: Exif (%zu bytes) or XMP (%zu bytes) too large for one APP1",
+                        w->path, exif_len, xmp_len);
+    if (setjmp(w->jerr.jump)) return sy__fail(err, SY_E_CODEC, "%s: JPEG metadata: %s", w->path, w->jerr.message);
+    if (exif_tiff && exif_len) {
+        jpeg_write_m_header(&w->cinfo, JPEG_APP0 + 1, (unsigned)(exif_len + 6));
+        static const uint8_t exif_prefix[6] = {'E', 'x', 'i', 'f', 0, 0};
+        for (size_t i = 0; i < sizeof exif_prefix; i++) jpeg_write_m_byte(&w->cinfo, exif_prefix[i]);
+        for (size_t i = 0; i < exif_len; i++) jpeg_write_m_byte(&w->cinfo, exif_tiff[i]);
+    }
+    if (xmp && xmp_len) {
+        jpeg_write_m_header(&w->cinfo, JPEG_APP0 + 1, (unsigned)(xmp_len + sizeof xmp_prefix));
+        for (size_t i = 0; i < sizeof xmp_prefix; i++) jpeg_write_m_byte(&w->cinfo, (int)xmp_prefix[i]);
+        for (size_t i = 0; i < xmp_len; i++) jpeg_write_m_byte(&w->cinfo, xmp[i]);
+    }
+    if (icc && icc_len) jpeg_write_icc_profile(&w->cinfo, icc, (unsigned)icc_len);
+    return SY_OK;
+}
+
 sy_status sy__jpeg_writer_write_strip(sy__jpeg_writer *w, uint8_t *const *y_rows, uint8_t *const *cb_rows,
                                       uint8_t *const *cr_rows, sy_error *err) {
     if (setjmp(w->jerr.jump))

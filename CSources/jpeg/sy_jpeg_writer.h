@@ -19,6 +19,11 @@ uint32_t sy__jpeg_chroma_stride(uint32_t width);
 
 sy_status sy__jpeg_writer_create(sy_context *ctx, FILE *file, const char *path, uint32_t width, uint32_t height,
                                  int quality, sy__jpeg_writer **out, sy_error *err);
+/* Writes APP markers (Exif APP1, XMP APP1, ICC APP2 chunks) before the first strip.
+ * Any pointer may be NULL. */
+sy_status sy__jpeg_writer_write_metadata(sy__jpeg_writer *w, const uint8_t *exif_tiff, size_t exif_len,
+                                         const uint8_t *xmp, size_t xmp_len, const uint8_t *icc, size_t icc_len,
+                                         sy_error *err);
 /* One strip: 16 luma rows and 8 rows of each chroma plane, strides as above,
  * columns past `width` already padded by the caller. The last strip may extend
  * beyond the image height (the extra rows only pad the last MCU row). */

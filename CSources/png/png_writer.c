@@ -343,3 +343,14 @@ sy_status sy__png_writer_finish(sy__png_writer *w, sy_error *err) {
     w->finished = 1;
     return SY_OK;
 }
+
+sy_status sy__png_writer_add_chunk(sy__png_writer *w, const char *type, const uint8_t *data, uint32_t len,
+                                   sy_error *err) {
+    if (w->failed) {
+        if (err) *err = w->failure;
+        return w->failed;
+    }
+    if (w->rows_in > 0 || w->finished)
+        return sy__fail(err, SY_E_USAGE, "%s: PNG chunk %.4s must come before the image rows", w->path, type);
+    return write_chunk(w, type, data, len, err);
+}

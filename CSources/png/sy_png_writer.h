@@ -14,6 +14,9 @@ typedef struct sy__png_writer sy__png_writer;
  * `level` is the zlib level 0..9. `path` is used in messages only. */
 sy_status sy__png_writer_create(sy_context *ctx, FILE *file, const char *path, uint32_t width,
                                 uint32_t height, int level, sy__png_writer **out, sy_error *err);
+/* Writes an ancillary chunk (eXIf, iCCP, iTXt...) before the first row. */
+sy_status sy__png_writer_add_chunk(sy__png_writer *w, const char *type, const uint8_t *data, uint32_t len,
+                                   sy_error *err);
 /* Appends `count` RGB rows (width*3 bytes each). */
 sy_status sy__png_writer_write_rows(sy__png_writer *w, const uint8_t *const *rows, uint32_t count,
                                     sy_error *err);

@@ -7,6 +7,8 @@ let usage = """
       \(CollageCommand.usage)
       shiying sample-photos --count N [--seed S] [--progressive] [--json] -o DIR
       shiying probe [--json] FILE...
+      \(DatePhraseCommand.usage)
+      \(RecentCommand.usage)
     """
 
 func runMain() -> Int32 {
@@ -21,6 +23,8 @@ func runMain() -> Int32 {
         case "collage": return try CollageCommand.run(args)
         case "sample-photos": return try SampleCommand.run(args)
         case "probe": return try ProbeCommand.run(args)
+        case "date-phrase": return try DatePhraseCommand.run(args)
+        case "recent": return try RecentCommand.run(args)
         case "-h", "--help", "help":
             print(usage)
             return 0

@@ -1,9 +1,10 @@
-/* heif_source.c — HEIF/HEIC probe and row source through libheif.
+/* libheif_fallback.c — HEIF probe and row source through libheif, for what
+ * our own reader does not decode (AV1/AVC/JPEG-coded items, iden/iovl).
  *
  * libheif 1.15 decodes the whole primary image at once (irot/imir applied, so
  * rows are delivered upright with orientation 1). That costs ~6 bytes per
- * pixel while open and is charged to the budget; the tile-row decoder that
- * keeps HEIC inside the 12 MB budget is separate work. */
+ * pixel while open and is charged to the budget (reported as an over-budget
+ * cell by the collage). */
 #include <string.h>
 #include <libheif/heif.h>
 
@@ -49,7 +50,7 @@ static sy_status check_size(const char *path, int w, int h, sy_error *err) {
     return SY_OK;
 }
 
-sy_status sy__heif_probe(sy_context *ctx, const char *path, sy_image_info *out, sy_error *err) {
+sy_status sy__libheif_probe(sy_context *ctx, const char *path, sy_image_info *out, sy_error *err) {
     (void)ctx;
     struct heif_context *hctx;
     struct heif_image_handle *handle;
@@ -97,7 +98,7 @@ static void heif_close(sy__source *self) {
     sy__free(s->ctx, s);
 }
 
-sy_status sy__heif_source_open(sy_context *ctx, const char *path, sy__source **out, sy_error *err) {
+sy_status sy__libheif_source_open(sy_context *ctx, const char *path, sy__source **out, sy_error *err) {
     *out = NULL;
     heif_source *s = sy__calloc(ctx, 1, sizeof *s, "heif source", err);
     if (!s) return err ? err->code : SY_E_BUDGET;

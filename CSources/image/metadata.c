@@ -1,0 +1,93 @@
+/* metadata.c — dispatch, freeing, and the small Exif edits a conversion needs. */
+#include <string.h>
+
+#include "sy_metadata.h"
+
+sy_status sy__metadata_read(sy_context *ctx, const char *path, const sy_image_info *info, sy__metadata *out,
+                            sy_error *err) {
+    memset(out, 0, sizeof *out);
+    switch (info->format) {
+    case SY_FORMAT_JPEG: return sy__jpeg_metadata_read(ctx, path, out, err);
+    case SY_FORMAT_HEIF: return sy__heif_metadata_read(ctx, path, out, err);
+    default: return SY_OK; /* PNG: nothing carried yet */
+    }
+}
+
+void sy__metadata_free(sy_context *ctx, sy__metadata *md) {
+    sy__free(ctx, md->exif);
+    sy__free(ctx, md->xmp);
+    sy__free(ctx, md->icc);
+    memset(md, 0, sizeof *md);
+}
+
+/* ---- bounded TIFF walking ---- */
+
+typedef struct tiff {
+    uint8_t *p;
+    size_t len;
+    int le;
+} tiff;
+
+static int tiff_open(tiff *t, uint8_t *p, size_t len) {
+    if (!p || len < 8) return 0;
+    if (p[0] == 'I' && p[1] == 'I') t->le = 1;
+    else if (p[0] == 'M' && p[1] == 'M') t->le = 0;
+    else return 0;
+    t->p = p, t->len = len;
+    return 1;
+}
+static uint32_t rd16(const tiff *t, size_t at) {
+    return at + 2 > t->len ? 0 : t->le ? t->p[at] | t->p[at + 1] << 8 : t->p[at] << 8 | t->p[at + 1];
+}
+static uint32_t rd32(const tiff *t, size_t at) {
+    if (at + 4 > t->len) return 0;
+    const uint8_t *b = t->p + at;
+    return t->le ? (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24
+                 : (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | (uint32_t)b[3];
+}
+
+/* Offset of the 12-byte entry for `tag` in the IFD at `ifd`, or 0. */
+static size_t find_tag(const tiff *t, size_t ifd, uint16_t tag) {
+    if (ifd == 0 || ifd + 2 > t->len) return 0;
+    uint32_t n = rd16(t, ifd);
+    for (uint32_t i = 0; i < n; i++) {
+        size_t e = ifd + 2 + (size_t)i * 12;
+        if (e + 12 > t->len) return 0;
+        if (rd16(t, e) == tag) return e;
+    }
+    return 0;
+}
+
+int sy__exif_set_orientation(uint8_t *data, size_t len, uint8_t orientation) {
+    tiff t;
+    if (!tiff_open(&t, data, len)) return 0;
+    size_t e = find_tag(&t, rd32(&t, 4), 0x0112);
+    if (!e || rd16(&t, e + 2) != 3) return 0;
+    if (t.le) t.p[e + 8] = orientation, t.p[e + 9] = 0;
+    else t.p[e + 8] = 0, t.p[e + 9] = orientation;
+    return 1;
+}
+
+static int ascii_at(const tiff *t, size_t e, char out[20]) {
+    if (!e || rd16(t, e + 2) != 2 || rd32(t, e + 4) < 19) return 0;
+    size_t at = rd32(t, e + 8);
+    if (at + 19 > t->len) return 0;
+    memcpy(out, t->p + at, 19);
+    out[19] = 0;
+    return 1;
+}
+
+int sy__exif_capture_date(const uint8_t *data, size_t len, char out[20]) {
+    tiff t;
+    if (!tiff_open(&t, (uint8_t *)data, len)) return 0;
+    size_t ifd0 = rd32(&t, 4);
+    size_t exif_ptr = find_tag(&t, ifd0, 0x8769);
+    if (exif_ptr && ascii_at(&t, find_tag(&t, rd32(&t, exif_ptr + 8), 0x9003), out)) return 1;
+    return ascii_at(&t, find_tag(&t, ifd0, 0x0132), out);
+}
+
+int sy__exif_has_gps(const uint8_t *data, size_t len) {
+    tiff t;
+    if (!tiff_open(&t, (uint8_t *)data, len)) return 0;
+    return find_tag(&t, rd32(&t, 4), 0x8825) != 0;
+}

@@ -1,0 +1,144 @@
+/* sy_heif_writer.h — HEIC writer: x265-encoded grid primary image, Exif/XMP
+ * items, ICC/nclx colour, and hidden auxiliary images of any type URN (e.g.
+ * Apple's HDR gain map "urn:com:apple:photo:2020:aux:hdrgainmap").
+ *
+ * Debian's libheif 1.15 cannot write auxiliary images, so the container is
+ * written by the engine (sy_bmff writer) around x265 bitstreams.
+ *
+ * Use:
+ *     sy_heif_writer_options o; sy_heif_writer_options_init(&o);
+ *     o.width = W; o.height = H;
+ *     sy_heif_writer_create(ctx, "out.heic", &o, &w, &err);
+ *     sy_heif_writer_set_exif(w, tiff, n, &err);            // optional, any time before finish
+ *     sy_heif_writer_write_rows(w, rows, count, &err);      // repeatedly, top to bottom, H rows in all
+ *     sy_heif_writer_add_auxiliary(w, urn, mw, mh, 1, map_rows, &err);  // optional, any time before finish
+ *     sy_heif_writer_finish(w, &err);
+ *     sy_heif_writer_destroy(w);
+ *
+ * File layout: ftyp (major 'heic', compatible 'mif1' 'heic'), meta (hdlr
+ * 'pict', pitm, iloc v1, iinf, iref, iprp, idat), mdat (64-bit size when
+ * needed). The primary is a 'grid' item (descriptor in idat) of hidden 'hvc1'
+ * tiles of tile_size x tile_size that share one hvcC; edge tiles are padded by
+ * replicating the last column/row and the grid's output size crops them.
+ * Properties: hvcC (essential), ispe, pixi, colr nclx and/or colr prof, auxC
+ * (essential). Exif/XMP items point at their image with 'cdsc'; auxiliary
+ * images point at the primary with a single-target 'auxl'.
+ *
+ * Memory: one tile row of 4:2:0 samples (tile_size x padded width x 1.5
+ * bytes) plus the x265 encoder (estimated and charged to the budget, ~12 MiB
+ * + 32 bytes per tile sample). Compressed tiles are spooled to an unlinked
+ * temporary file in the destination folder (not kept in memory); finish
+ * copies them behind the metadata.
+ *
+ * Output goes to a temporary file beside `path`, renamed into place only when
+ * complete: after any failure (including cancellation and destroy without
+ * finish) no file is left and an existing file at `path` is untouched.
+ *
+ * HEVC: one x265 encoder (preset "medium", CTU 64, intra only, every tile an
+ * IDR) per image size; parameter sets go to hvcC only, item data is 4-byte
+ * length-prefixed VCL NAL units. 4:2:0 tiles are Main Still Picture; 4:0:0
+ * auxiliary images are Format Range Extensions (profile 4), which libde265
+ * and libheif decode.
+ *
+ * Thread safety: a writer is used by one thread at a time; x265 runs its own
+ * worker threads inside the calls. Several writers may run at once, but x265
+ * requires every encoder open in a process to use the same CTU size (64; the
+ * libheif x265 plugin also uses 64 for images of 64 px and more).
+ * Cancellation (sy_context_cancel) is polled once per tile.
+ */
+#ifndef SY_HEIF_WRITER_H
+#define SY_HEIF_WRITER_H
+
+#include "sy_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sy_heif_writer sy_heif_writer;
+
+/** Most auxiliary images per file. */
+#define SY_HEIF_WRITER_MAX_AUXILIARY 16u
+
+/** Quality -> x265 CRF: crf = (100 - quality) / 2, libheif's x265 mapping, so
+ *  `heif-enc -q Q` and quality Q compare like for like:
+ *  100 -> 0, 95 -> 2.5, 90 -> 5, 80 -> 10, 70 -> 15, 50 -> 25, 1 -> 49.5. */
+typedef struct sy_heif_writer_options {
+    uint32_t version;        /* 1 */
+    uint32_t width, height;  /* primary image size, 1..65535 each (grid tiles <= 256 x 256) */
+    int32_t quality;         /* 1..100; default 90 */
+    uint32_t tile_size;      /* grid tile edge, multiple of 8 in 64..4096; default 512 (as iPhones) */
+    uint32_t chroma;         /* 420 (the only value supported); default 420 */
+    /* nclx colour description, written as colr 'nclx' on the primary and in the
+     * HEVC VUI; the matrix also drives the RGB -> YCbCr conversion (1 BT.709,
+     * 5/6 BT.601, 9 BT.2020 NCL). Default as iPhones: 1/13/6, full range. */
+    uint8_t write_nclx;      /* 1 (default): write colr 'nclx'; 0: only the VUI (and 'prof' if set) */
+    uint16_t colour_primaries;
+    uint16_t transfer_characteristics;
+    uint16_t matrix_coefficients;
+    uint8_t full_range;
+    uint32_t threads;        /* x265 worker threads; 0 (default) = one per core */
+    const char *x265_preset; /* NULL (default) = "medium"; copied by create */
+} sy_heif_writer_options;
+
+/** Fills the defaults above (version 1). */
+void sy_heif_writer_options_init(sy_heif_writer_options *opts);
+
+/** Creates a writer for `path` (copied). Fails early (SY_E_IO) when the
+ *  destination folder cannot hold the temporary tile spool; SY_E_USAGE for bad
+ *  options; SY_E_BUDGET when the buffers or the x265 estimate exceed the
+ *  budget; SY_E_CODEC when x265 refuses the configuration. Nothing is written
+ *  at `path` before finish. Free with sy_heif_writer_destroy. */
+sy_status sy_heif_writer_create(sy_context *ctx, const char *path, const sy_heif_writer_options *opts,
+                                sy_heif_writer **out, sy_error *err);
+
+/** Appends `count` rows of 8-bit interleaved RGB (width*3 bytes each), top to
+ *  bottom; every full row of tiles is converted and encoded before returning.
+ *  Rows are borrowed only during the call. More rows than `height` is
+ *  SY_E_USAGE. Returns SY_E_CANCELLED when the context is cancelled. After
+ *  any error the writer is failed: later calls return SY_E_USAGE. */
+sy_status sy_heif_writer_write_rows(sy_heif_writer *w, const uint8_t *const *rgb_rows, uint32_t count, sy_error *err);
+
+/** Exif metadata for the primary: TIFF bytes starting "II*\0" or "MM\0*"
+ *  (an "Exif\0\0" prefix is accepted and kept, with the header offset set to 6).
+ *  Copied. Calling again replaces it. SY_E_INVALID_INPUT if not TIFF. */
+sy_status sy_heif_writer_set_exif(sy_heif_writer *w, const uint8_t *tiff, size_t len, sy_error *err);
+
+/** XMP packet for the primary ('mime' item, application/rdf+xml). Copied;
+ *  calling again replaces it. */
+sy_status sy_heif_writer_set_xmp(sy_heif_writer *w, const uint8_t *xml, size_t len, sy_error *err);
+
+/** ICC profile for the primary (colr 'prof'; written in addition to the nclx
+ *  box when write_nclx is set). Copied; calling again replaces it. */
+sy_status sy_heif_writer_set_icc(sy_heif_writer *w, const uint8_t *icc, size_t len, sy_error *err);
+
+/** Encodes an auxiliary image of type `urn` (auxC, copied) for the primary:
+ *  a hidden 'hvc1' item with its own hvcC/ispe/pixi, linked with 'auxl' to the
+ *  primary. channels 1 = 8-bit greyscale rows (width bytes) encoded as HEVC
+ *  4:0:0 (RExt profile); channels 3 = RGB rows converted like the primary to
+ *  4:2:0 (plus the primary's colr nclx). `rows` holds `height` row pointers,
+ *  borrowed during the call. Sizes 1..65535; images over 4096 px on a side,
+ *  under 64 px, or (RGB) with an odd side become a hidden grid item instead.
+ *  Its index (0 for the first, ...) is written to *index when not NULL. */
+sy_status sy_heif_writer_add_auxiliary(sy_heif_writer *w, const char *urn, uint32_t width, uint32_t height,
+                                       uint32_t channels, const uint8_t *const *rows, uint32_t *index,
+                                       sy_error *err);
+
+/** XMP for auxiliary image `index` (e.g. Apple's HDRGainMap XMP): a 'mime'
+ *  item with 'cdsc' to the auxiliary item. Copied; calling again replaces it. */
+sy_status sy_heif_writer_set_auxiliary_xmp(sy_heif_writer *w, uint32_t index, const uint8_t *xml, size_t len,
+                                           sy_error *err);
+
+/** Writes the file (all `height` rows must have been written) and renames it
+ *  into place. On failure nothing is left at `path` (an old file stays). The
+ *  writer can only be destroyed afterwards. */
+sy_status sy_heif_writer_finish(sy_heif_writer *w, sy_error *err);
+
+/** Frees the writer; without a successful finish the output is abandoned
+ *  (no file). NULL does nothing. */
+void sy_heif_writer_destroy(sy_heif_writer *w);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,164 @@
+// The app's record store: one SQLite file (system libsqlite3) holding small
+// tables of user records — recent searches now, organizing decisions next.
+internal import CSQLite
+
+/// A connection to the record store's SQLite file.
+///
+/// Opening creates the file if needed, switches it to WAL, turns on foreign
+/// keys, and applies every pending `RecordStoreMigration` (each in its own
+/// transaction, recorded in `schema_version`). Statements are prepared once
+/// and cached per SQL text.
+///
+/// Not Sendable: one connection belongs to one thread or actor at a time
+/// (the connection is opened with SQLITE_OPEN_NOMUTEX). Open a second
+/// `RecordStore` on the same file for another thread; WAL lets readers and a
+/// writer proceed together, and a 5 s busy timeout absorbs short write locks.
+///
+/// Memory: SQLite's page cache (its default, ~2 MB) plus the cached statements.
+public final class RecordStore {
+    let db: OpaquePointer
+    /// The file's path.
+    public let path: String
+    private var statements: [String: PreparedStatement] = [:]
+    private var transactionDepth = 0
+
+    /// Opens (creating if needed) and migrates the store.
+    /// - Parameters:
+    ///   - path: the database file (":memory:" for a private in-memory store).
+    ///   - migrations: schema steps, ascending versions; `RecordSchema.migrations` by default.
+    /// - Throws: `RecordStoreError` (`.cannotOpen`, `.notADatabase`, `.schemaTooNew`, …).
+    /// Wraps `sqlite3_open_v2`, `PRAGMA journal_mode=WAL`, `sqlite3_busy_timeout`.
+    public init(path: String, migrations: [RecordStoreMigration] = RecordSchema.migrations) throws {
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let status = sqlite3_open_v2(path, &handle, flags, nil)
+        guard status == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(handle)
+            throw RecordStoreError(code: .init(rawValue: status & 0xFF), message: "cannot open \(path): \(message)")
+        }
+        db = handle
+        self.path = path
+        sqlite3_extended_result_codes(db, 0)
+        sqlite3_busy_timeout(db, 5000)
+        do {
+            _ = try query("PRAGMA journal_mode=WAL")
+            try execute("PRAGMA synchronous=NORMAL")
+            try execute("PRAGMA foreign_keys=ON")
+            try migrate(migrations)
+        } catch {
+            statements.removeAll()
+            sqlite3_close_v2(db)
+            throw error
+        }
+    }
+
+    deinit {
+        statements.removeAll()   // finalize before closing
+        sqlite3_close_v2(db)
+    }
+
+    /// The journal mode SQLite reports ("wal" for a file, "memory" for ":memory:").
+    public var journalMode: String {
+        get throws { try query("PRAGMA journal_mode").first?.first?.string ?? "" }
+    }
+
+    /// The highest applied migration version (0 for a new file).
+    public var schemaVersion: Int {
+        get throws { Int(try query("SELECT COALESCE(MAX(version), 0) FROM schema_version").first?.first?.int64 ?? 0) }
+    }
+
+    /// Runs one statement with bound values (`?` placeholders) and discards rows.
+    /// - Parameters:
+    ///   - sql: one SQL statement; prepared once and cached.
+    ///   - values: values for `?1…?n`.
+    /// - Throws: `RecordStoreError`.
+    public func execute(_ sql: String, _ values: [SQLValue] = []) throws {
+        _ = try statement(sql).run(values)
+    }
+
+    /// Runs one statement and returns every row.
+    /// - Parameters:
+    ///   - sql: one SQL statement; prepared once and cached.
+    ///   - values: values for `?1…?n`.
+    /// - Returns: the rows, each a list of column values.
+    /// - Throws: `RecordStoreError`.
+    public func query(_ sql: String, _ values: [SQLValue] = []) throws -> [SQLRow] {
+        try statement(sql).run(values)
+    }
+
+    /// Runs `body` in one transaction (`BEGIN IMMEDIATE` … `COMMIT`), rolling
+    /// back if it throws. Nested calls join the outer transaction (savepoints).
+    /// - Parameter body: the work; receives this store.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws, or `RecordStoreError`.
+    public func transaction<T>(_ body: (RecordStore) throws -> T) throws -> T {
+        let nested = transactionDepth > 0
+        let savepoint = "sp\(transactionDepth)"
+        try execute(nested ? "SAVEPOINT \(savepoint)" : "BEGIN IMMEDIATE")
+        transactionDepth += 1
+        do {
+            let value = try body(self)
+            transactionDepth -= 1
+            try execute(nested ? "RELEASE \(savepoint)" : "COMMIT")
+            return value
+        } catch {
+            transactionDepth -= 1
+            if nested {
+                try? execute("ROLLBACK TO \(savepoint)")
+                try? execute("RELEASE \(savepoint)")
+            } else {
+                try? execute("ROLLBACK")
+            }
+            throw error
+        }
+    }
+
+    /// Rows changed by the last INSERT/UPDATE/DELETE (`sqlite3_changes`).
+    public var changes: Int { Int(sqlite3_changes(db)) }
+
+    // MARK: - internals
+
+    private func statement(_ sql: String) throws -> PreparedStatement {
+        if let cached = statements[sql] { return cached }
+        let prepared = try PreparedStatement(sql: sql, store: self)
+        statements[sql] = prepared
+        return prepared
+    }
+
+    private func migrate(_ migrations: [RecordStoreMigration]) throws {
+        try execute("""
+            CREATE TABLE IF NOT EXISTS schema_version (
+                version INTEGER PRIMARY KEY NOT NULL,
+                name TEXT NOT NULL,
+                applied_at_ms INTEGER NOT NULL
+            )
+            """)
+        let current = try schemaVersion
+        if let newest = migrations.last?.version, current > newest {
+            throw RecordStoreError(code: .schemaTooNew,
+                                   message: "\(path) has schema version \(current); this build knows up to \(newest)")
+        }
+        for step in migrations where step.version > current {
+            try transaction { store in
+                for sql in step.statements { try store.executeUncached(sql) }
+                try store.execute("INSERT INTO schema_version(version, name, applied_at_ms) VALUES (?, ?, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))",
+                                  [.integer(Int64(step.version)), .text(step.name)])
+            }
+        }
+    }
+
+    /// Runs SQL once without caching its statement (schema changes).
+    private func executeUncached(_ sql: String) throws {
+        var message: UnsafeMutablePointer<CChar>?
+        let status = sqlite3_exec(db, sql, nil, nil, &message)
+        defer { sqlite3_free(message) }
+        guard status == SQLITE_OK else {
+            throw RecordStoreError(code: .init(rawValue: status), message: message.map { String(cString: $0) } ?? "exec failed")
+        }
+    }
+
+    func error(_ status: Int32, context: String) -> RecordStoreError {
+        RecordStoreError(code: .init(rawValue: status & 0xFF), message: "\(context): \(String(cString: sqlite3_errmsg(db)))")
+    }
+}
