@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../base/sy_internal.h"
+#include "../image/sy_color.h"
 #include "../resample/sy_resample.h"
 #include "sy_cell.h"
 
@@ -92,19 +93,6 @@ typedef struct sink_state {
     uint8_t *pending;     /* even row waiting for its pair (4:2:0) */
 } sink_state;
 
-static void rgb_to_ycc_row(uint8_t *row, uint32_t width) {
-    /* JFIF BT.601 full range, 16-bit fixed point. */
-    for (uint32_t x = 0; x < width; x++) {
-        int r = row[3 * x], g = row[3 * x + 1], b = row[3 * x + 2];
-        int y = (19595 * r + 38470 * g + 7471 * b + 32768) >> 16;
-        int cb = (-11059 * r - 21709 * g + 32768 * b + (128 << 16) + 32768) >> 16;
-        int cr = (32768 * r - 27439 * g - 5329 * b + (128 << 16) + 32768) >> 16;
-        row[3 * x] = (uint8_t)y;
-        row[3 * x + 1] = (uint8_t)(cb < 0 ? 0 : cb > 255 ? 255 : cb);
-        row[3 * x + 2] = (uint8_t)(cr < 0 ? 0 : cr > 255 ? 255 : cr);
-    }
-}
-
 static void store_full(sink_state *s, uint32_t y, const uint8_t *row) {
     sy__cell *c = s->cell;
     const affine m = s->map;
@@ -165,7 +153,7 @@ static sy_status cell_sink(void *user, uint32_t y, const uint8_t *row, sy_error 
     (void)err;
     sink_state *s = user;
     uint8_t *r = (uint8_t *)row; /* the resampler's scratch row: ours to modify */
-    if (s->to_ycc) rgb_to_ycc_row(r, s->tw);
+    if (s->to_ycc) sy__rgb_to_ycc_row(r, s->tw);
     if (!s->cell->chroma_shift) {
         store_full(s, y, r);
     } else if ((y & 1) == 0) {

@@ -3,6 +3,7 @@
 
 #include "../base/sy_internal.h"
 #include "../jpeg/sy_jpeg_writer.h"
+#include "../image/sy_color.h"
 #include "../image/sy_metadata.h"
 #include "../png/sy_png_writer.h"
 #include <zlib.h>
@@ -20,15 +21,6 @@ struct sy__strip_sink {
     uint8_t background_rgb[3], background_ycc[3];
 };
 
-static inline uint8_t clamp8(int v) { return v < 0 ? 0 : v > 255 ? 255 : (uint8_t)v; }
-
-static void rgb_to_ycc(const uint8_t rgb[3], uint8_t ycc[3]) {
-    int r = rgb[0], g = rgb[1], b = rgb[2];
-    ycc[0] = clamp8((19595 * r + 38470 * g + 7471 * b + 32768) >> 16);
-    ycc[1] = clamp8((-11059 * r - 21709 * g + 32768 * b + (128 << 16) + 32768) >> 16);
-    ycc[2] = clamp8((32768 * r - 27439 * g - 5329 * b + (128 << 16) + 32768) >> 16);
-}
-
 sy_status sy__strip_sink_create(sy_context *ctx, FILE *file, const char *path, const sy_collage_options *opts,
                                 uint32_t width, uint32_t height, sy__strip_sink **out, sy_error *err) {
     *out = NULL;
@@ -39,7 +31,7 @@ sy_status sy__strip_sink_create(sy_context *ctx, FILE *file, const char *path, c
     s->width = width;
     s->height = height;
     memcpy(s->background_rgb, opts->background, 3);
-    rgb_to_ycc(s->background_rgb, s->background_ycc);
+    sy__rgb_to_ycc(s->background_rgb, s->background_ycc);
     size_t bytes;
     sy_status st;
     if (s->format == SY_OUTPUT_JPEG) {
@@ -85,21 +77,12 @@ void sy__strip_begin(sy__strip_sink *s, uint32_t y0) {
     }
 }
 
-static void ycc_to_rgb_row(const uint8_t *y, const uint8_t *cb, const uint8_t *cr, uint8_t *out, uint32_t n) {
-    for (uint32_t x = 0; x < n; x++) {
-        int Y = y[x] << 16, u = cb[x] - 128, v = cr[x] - 128;
-        out[3 * x] = clamp8((Y + 91881 * v + 32768) >> 16);
-        out[3 * x + 1] = clamp8((Y - 22554 * u - 46802 * v + 32768) >> 16);
-        out[3 * x + 2] = clamp8((Y + 116130 * u + 32768) >> 16);
-    }
-}
-
 /* Pixel (x, row) of a full-resolution cell as JFIF YCbCr. */
 static void cell_ycc(const sy__cell *cell, uint32_t x, uint32_t row, uint8_t ycc[3]) {
     uint8_t v[3];
     for (int c = 0; c < 3; c++) v[c] = cell->plane[c][(size_t)row * cell->stride[c] + x];
     if (cell->pixels == SY__PIX_YCC) memcpy(ycc, v, 3);
-    else rgb_to_ycc(v, ycc);
+    else sy__rgb_to_ycc(v, ycc);
 }
 
 /* A 4:4:4 cell (conversions) into a 4:2:0 strip: luma per pixel, chroma as 2x2 means. */
@@ -145,7 +128,7 @@ void sy__strip_put(sy__strip_sink *s, const sy__cell *cell, const sy__rect *rect
             const uint8_t *p1 = cell->plane[1] + (size_t)cy * cell->stride[1];
             const uint8_t *p2 = cell->plane[2] + (size_t)cy * cell->stride[2];
             if (cell->pixels == SY__PIX_YCC) {
-                ycc_to_rgb_row(p0, p1, p2, out, w);
+                sy__ycc_planes_to_rgb(p0, p1, p2, out, w);
             } else {
                 for (uint32_t x = 0; x < w; x++) out[3 * x] = p0[x], out[3 * x + 1] = p1[x], out[3 * x + 2] = p2[x];
             }

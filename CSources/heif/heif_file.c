@@ -403,6 +403,9 @@ static sy_status walk_iloc(sy_heif_file *f, const sy_bmff_box *b, int fill, uint
         if (ok && v >= 1) ok = sy_bmff_u16(&s, &method_field);
         ok = ok && sy_bmff_u16(&s, &dref) && sy_bmff_uN(&s, base_size, &base) && sy_bmff_u16(&s, &extent_count);
         if (!ok) return bad(f, err, SY_E_INVALID_INPUT, b->type, at, "iloc entry %u cut off", i);
+        if (extent_bytes == 0 && extent_count > 1) /* zero-byte extents all mean "the whole source" */
+            return bad(f, err, SY_E_INVALID_INPUT, b->type, at, "iloc item %llu: %u extents with no offset or length",
+                       (unsigned long long)id, extent_count);
         if (extent_bytes > 0 && extent_count > s.left / extent_bytes)
             return bad(f, err, SY_E_INVALID_INPUT, b->type, at, "iloc item %llu claims %u extents, %llu bytes left",
                        (unsigned long long)id, extent_count, (unsigned long long)s.left);

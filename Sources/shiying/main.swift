@@ -7,6 +7,7 @@ let usage = """
       \(CollageCommand.usage)
       shiying sample-photos --count N [--seed S] [--progressive] [--json] -o DIR
       shiying probe [--json] FILE...
+      \(ConvertCommand.usage)
       \(DatePhraseCommand.usage)
       \(RecentCommand.usage)
     """
@@ -23,6 +24,7 @@ func runMain() -> Int32 {
         case "collage": return try CollageCommand.run(args)
         case "sample-photos": return try SampleCommand.run(args)
         case "probe": return try ProbeCommand.run(args)
+        case "convert": return try ConvertCommand.run(args)
         case "date-phrase": return try DatePhraseCommand.run(args)
         case "recent": return try RecentCommand.run(args)
         case "-h", "--help", "help":

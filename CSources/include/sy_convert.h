@@ -1,0 +1,52 @@
+/* sy_convert.h — photo format conversion (SPEC S3: a copy, original untouched).
+ *
+ * JPEG, PNG or HEIC in; JPEG, PNG or HEIC out. The pixels are turned upright
+ * (EXIF orientation / irot / imir applied, the Exif Orientation tag reset to
+ * 1); capture date, GPS and the rest of the Exif, XMP and the ICC profile are
+ * carried over where the output format has a place for them (JPEG APP1/APP2,
+ * HEIC Exif/XMP items and colr, PNG eXIf/iTXt/iCCP). The output is written to
+ * a temporary file and renamed; an existing file is never destroyed by a
+ * failed write. Memory: the whole upright image at 3 bytes per pixel plus the
+ * encoder's working set. */
+#ifndef SY_CONVERT_H
+#define SY_CONVERT_H
+
+#include "sy_base.h"
+#include "sy_image.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum sy_convert_format {
+    SY_CONVERT_JPEG = 0,
+    SY_CONVERT_PNG = 1,
+    SY_CONVERT_HEIC = 2,
+} sy_convert_format;
+
+typedef struct sy_convert_options {
+    uint32_t version;          /* 1 */
+    sy_convert_format format;
+    int quality;               /* JPEG/HEIC 1..100 (default 90) */
+} sy_convert_options;
+
+void sy_convert_options_init(sy_convert_options *opts);
+
+typedef struct sy_convert_report {
+    sy_image_format source_format;
+    uint32_t width, height;         /* written (upright) */
+    uint8_t source_orientation;     /* what was applied to the pixels */
+    uint8_t kept_exif, kept_gps, kept_capture_date, kept_xmp, kept_icc;
+    char capture_date[20];          /* "YYYY:MM:DD HH:MM:SS" when kept */
+} sy_convert_report;
+
+/** Converts `input` to `output`. Fails with the file and reason for unreadable
+ *  input (SY_E_INVALID_INPUT / SY_E_UNSUPPORTED), SY_E_USAGE for identical
+ *  paths or bad options, SY_E_IO/SY_E_CODEC when writing fails. */
+sy_status sy_convert(sy_context *ctx, const char *input, const char *output, const sy_convert_options *opts,
+                     sy_convert_report *report, sy_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,76 @@
+import Foundation
+internal import CShiying
+
+/// Photo format conversion (SPEC S3): a new upright copy carrying capture
+/// date, GPS, Exif, XMP and the ICC profile (`sy_convert`).
+public enum Conversion {
+    public enum Format: String, Sendable, Codable, CaseIterable {
+        case jpeg, png, heic
+
+        /// From a file name's extension (`.jpg`/`.jpeg`, `.png`, `.heic`/`.heif`).
+        public init?(pathExtension: String) {
+            switch pathExtension.lowercased() {
+            case "jpg", "jpeg": self = .jpeg
+            case "png": self = .png
+            case "heic", "heif": self = .heic
+            default: return nil
+            }
+        }
+    }
+
+    /// What a conversion wrote and carried over.
+    public struct Report: Sendable, Codable, Equatable {
+        public var input: String
+        public var output: String
+        public var sourceFormat: String
+        public var format: Format
+        public var width: Int
+        public var height: Int
+        /// The EXIF-style orientation that was applied to the pixels (1 = none).
+        public var appliedOrientation: Int
+        /// Metadata carried over: any of "exif", "capture-date", "gps", "xmp", "icc".
+        public var kept: [String]
+        public var captureDate: String?
+        public var enginePeakBytes: UInt64
+        public var seconds: Double
+    }
+
+    /// Converts `input` into `output` (temp file + rename; an existing file
+    /// survives a failed write). Memory: the upright image at 3 bytes/pixel.
+    /// - Throws: `ShiyingError` naming the file and the reason.
+    public static func convert(_ input: String, to output: String, format: Format? = nil,
+                               quality: Int = 90) throws -> Report {
+        guard let format = format ?? Format(pathExtension: (output as NSString).pathExtension) else {
+            throw ShiyingError(code: .usage, message: "\(output): unknown output type; use .jpg, .png or .heic",
+                               file: output)
+        }
+        let engine = try EngineContext()
+        var options = sy_convert_options()
+        sy_convert_options_init(&options)
+        options.quality = Int32(clamping: quality)
+        options.format = switch format {
+        case .jpeg: SY_CONVERT_JPEG
+        case .png: SY_CONVERT_PNG
+        case .heic: SY_CONVERT_HEIC
+        }
+        var report = sy_convert_report()
+        var error = sy_error()
+        let clock = ContinuousClock()
+        let start = clock.now
+        try check(sy_convert(engine.raw, input, output, &options, &report, &error), error, file: input)
+        let elapsed = clock.now - start
+        var kept: [String] = []
+        if report.kept_exif != 0 { kept.append("exif") }
+        if report.kept_capture_date != 0 { kept.append("capture-date") }
+        if report.kept_gps != 0 { kept.append("gps") }
+        if report.kept_xmp != 0 { kept.append("xmp") }
+        if report.kept_icc != 0 { kept.append("icc") }
+        return Report(
+            input: input, output: output, sourceFormat: String(cString: sy_image_format_name(report.source_format)),
+            format: format, width: Int(report.width), height: Int(report.height),
+            appliedOrientation: Int(report.source_orientation), kept: kept,
+            captureDate: report.kept_capture_date != 0 ? cString(report.capture_date) : nil,
+            enginePeakBytes: engine.memoryStats.peakBytes,
+            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+    }
+}

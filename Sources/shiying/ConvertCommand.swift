@@ -1,0 +1,31 @@
+import Foundation
+import Shiying
+
+/// `shiying convert IN -o OUT.(heic|jpg|png) [--quality Q] [--json]`
+enum ConvertCommand {
+    static let usage = "shiying convert IN -o OUT.(heic|jpg|png) [--format heic|jpeg|png] [--quality Q] [--json]"
+
+    static func run(_ args: [String]) throws -> Int32 {
+        let parsed = try Arguments(args, booleans: ["json"])
+        try parsed.rejectUnknown(["o", "output", "quality", "format"])
+        guard parsed.positionals.count == 1, let input = parsed.positionals.first else {
+            throw UsageError("one input photo\n\(usage)")
+        }
+        guard let output = parsed.options["o"] ?? parsed.options["output"] else { throw UsageError("-o OUT is required") }
+        var format: Conversion.Format?
+        if let name = parsed.options["format"] {
+            guard let value = Conversion.Format(rawValue: name == "jpg" ? "jpeg" : name) else {
+                throw UsageError("--format heic|jpeg|png")
+            }
+            format = value
+        }
+        let report = try Conversion.convert(input, to: output, format: format, quality: try parsed.int("quality") ?? 90)
+        if parsed.has("json") {
+            print(try JSONReport.line(report))
+        } else {
+            let kept = report.kept.isEmpty ? "no metadata" : report.kept.joined(separator: ", ")
+            print("\(output): \(report.format.rawValue) \(report.width)x\(report.height), kept \(kept)")
+        }
+        return 0
+    }
+}
