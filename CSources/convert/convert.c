@@ -63,6 +63,7 @@ static sy_status write_heic(sy_context *ctx, const sy__cell *cell, const sy__met
     hopts.width = cell->width;
     hopts.height = cell->height;
     hopts.quality = opts->quality;
+    hopts.x265_preset = opts->heic_preset;
     sy_heif_writer *w = NULL;
     sy_status st = sy_heif_writer_create(ctx, output, &hopts, &w, err);
     if (st == SY_OK && md->exif) st = sy_heif_writer_set_exif(w, md->exif, md->exif_len, err);

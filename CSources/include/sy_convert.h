@@ -28,6 +28,7 @@ typedef struct sy_convert_options {
     uint32_t version;          /* 1 */
     sy_convert_format format;
     int quality;               /* JPEG/HEIC 1..100 (default 90) */
+    const char *heic_preset;   /* x265 preset for HEIC output; NULL = the writer's default ("medium") */
 } sy_convert_options;
 
 void sy_convert_options_init(sy_convert_options *opts);

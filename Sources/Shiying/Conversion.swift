@@ -38,8 +38,10 @@ public enum Conversion {
     /// Converts `input` into `output` (temp file + rename; an existing file
     /// survives a failed write). Memory: the upright image at 3 bytes/pixel.
     /// - Throws: `ShiyingError` naming the file and the reason.
+    /// - Parameter heicPreset: x265 speed preset for HEIC output ("ultrafast" … "veryslow");
+    ///   nil = "medium".
     public static func convert(_ input: String, to output: String, format: Format? = nil,
-                               quality: Int = 90) throws -> Report {
+                               quality: Int = 90, heicPreset: String? = nil) throws -> Report {
         guard let format = format ?? Format(pathExtension: (output as NSString).pathExtension) else {
             throw ShiyingError(code: .usage, message: "\(output): unknown output type; use .jpg, .png or .heic",
                                file: output)
@@ -57,7 +59,11 @@ public enum Conversion {
         var error = sy_error()
         let clock = ContinuousClock()
         let start = clock.now
-        try check(sy_convert(engine.raw, input, output, &options, &report, &error), error, file: input)
+        let status = withOptionalCString(heicPreset) { preset in
+            options.heic_preset = preset
+            return sy_convert(engine.raw, input, output, &options, &report, &error)
+        }
+        try check(status, error, file: input)
         let elapsed = clock.now - start
         var kept: [String] = []
         if report.kept_exif != 0 { kept.append("exif") }
@@ -73,4 +79,9 @@ public enum Conversion {
             enginePeakBytes: engine.memoryStats.peakBytes,
             seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
     }
+}
+
+func withOptionalCString<R>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
+    guard let text else { return body(nil) }
+    return text.withCString { body($0) }
 }

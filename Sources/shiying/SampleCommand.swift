@@ -5,7 +5,9 @@ import Shiying
 enum SampleCommand {
     static func run(_ args: [String]) throws -> Int32 {
         let parsed = try Arguments(args, booleans: ["json", "progressive"])
-        try parsed.rejectUnknown(["count", "seed", "o", "output", "width", "height"])
+        try parsed.rejectUnknown(["count", "seed", "o", "output", "width", "height", "format"])
+        let format = parsed.options["format"] ?? "jpeg"
+        guard ["jpeg", "jpg", "heic"].contains(format) else { throw UsageError("--format jpeg|heic") }
         guard let directory = parsed.options["o"] ?? parsed.options["output"] else { throw UsageError("-o DIR is required") }
         let count = try parsed.int("count") ?? 7
         guard (1...1000).contains(count) else { throw UsageError("--count must be 1...1000") }
@@ -15,7 +17,7 @@ enum SampleCommand {
         let start = clock.now
         let paths = try SamplePhotos.write(
             count: count, seed: seed, width: try parsed.int("width") ?? 4032, height: try parsed.int("height") ?? 3024,
-            progressive: parsed.has("progressive"), to: directory,
+            progressive: parsed.has("progressive"), heic: format == "heic", to: directory,
             progress: { progress.report("photos", UInt64($0), UInt64($1)) })
         progress.finish()
         let elapsed = clock.now - start

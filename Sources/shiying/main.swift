@@ -5,7 +5,7 @@ import Shiying
 let usage = """
     usage:
       \(CollageCommand.usage)
-      shiying sample-photos --count N [--seed S] [--progressive] [--json] -o DIR
+      shiying sample-photos --count N [--seed S] [--width W --height H] [--format jpeg|heic] [--progressive] [--json] -o DIR
       shiying probe [--json] FILE...
       \(ConvertCommand.usage)
       \(DatePhraseCommand.usage)
