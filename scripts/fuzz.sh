@@ -38,7 +38,7 @@ if [ ! -d "$seeds/heif" ]; then
            uncompressed_pix_RGB_tiled.heic rgb_generic_compressed_zlib_tiled.heic; do
     [ -f "../shared/corpus/hostile/$f" ] && cp "../shared/corpus/hostile/$f" "$seeds/heif/"
   done
-  cp Tests/Fuzz/regressions/heif/* "$seeds/heif/" 2>/dev/null || true
+  cp Tests/Fuzz/regressions/heif/*.heic "$seeds/heif/" 2>/dev/null || true
 fi
 
 for harness in Tests/Fuzz/fuzz_*.c; do

@@ -148,6 +148,8 @@ static sy_bmff_span payload_span(const sy_heif_file *f, const sy_bmff_box *b) {
 /* Reads version and flags of a full box. */
 static int full_header(sy_bmff_span *s, uint8_t *version, uint32_t *flags) {
     uint32_t v;
+    *version = 0;
+    *flags = 0;
     if (!sy_bmff_u32(s, &v)) return 0;
     *version = (uint8_t)(v >> 24);
     *flags = v & 0xFFFFFFu;
@@ -348,20 +350,19 @@ static void place_extent(sy_heif_file *f, heif_item *it, uint64_t base, uint64_t
     uint64_t start;
     if (__builtin_add_overflow(base, offset, &start)) start = UINT64_MAX;
     if (length == 0 && start <= source) length = source - start; /* 0 = to the end of the source */
-    uint64_t end;
-    if (it->loc_status == SY_OK && (start > source || __builtin_add_overflow(start, length, &end) || end > source)) {
-        it->loc_status = SY_E_INVALID_INPUT;
-        it->loc_bad_offset = start;
-        it->loc_bad_length = length;
-    }
+    uint64_t end, sum;
     out->offset = start;
     out->length = length;
-    if (it->loc_status == SY_OK &&
-        __builtin_add_overflow(it->info.data_size, length, &it->info.data_size)) {
+    if (it->loc_status != SY_OK) return;
+    if (start > source || __builtin_add_overflow(start, length, &end) || end > source ||
+        __builtin_add_overflow(it->info.data_size, length, &sum)) {
         it->loc_status = SY_E_INVALID_INPUT;
         it->loc_bad_offset = start;
         it->loc_bad_length = length;
+        it->info.data_size = 0; /* nothing of this item is readable */
+        return;
     }
+    it->info.data_size = sum;
 }
 
 /* Two passes: fill == 0 validates the syntax and counts extents; fill == 1 stores them. */

@@ -3,8 +3,9 @@
  * A grid HEIC is decoded one tile row at a time: each 512x512 HEVC tile is
  * decoded (libde265), converted to 8-bit YCbCr and box-averaged by the
  * largest power of two k that still covers what the layout needs, into a
- * ring of output rows. Memory: one decoded tile + (tile_height/k + 2) rows of
- * 16-bit sums, whatever the photo's size. irot/imir become an EXIF-style
+ * ring of output rows. Memory: one decoded tile + (tile_height/k + 2) output
+ * rows (8-bit when boxes never straddle tiles, the usual case; 16-bit sums
+ * otherwise, e.g. an odd clean-aperture offset), whatever the photo's size. irot/imir become an EXIF-style
  * orientation that the cell builder applies; clap crops the delivered frame.
  * Item types we do not decode (AV1, AVC, iden, iovl...) fall back to libheif. */
 #include <string.h>
@@ -154,7 +155,10 @@ typedef struct tile_source {
     char path[200];
     uint32_t k;                 /* box factor */
     uint32_t ring_rows;         /* output rows the sum ring holds */
-    uint16_t *sums;             /* ring_rows x width x 3 */
+    int direct;                 /* boxes never straddle tiles: average per tile into 8-bit rows */
+    uint16_t *sums;             /* general path: ring_rows x width x 3 sums */
+    uint8_t *pixels;            /* direct path: ring_rows x width x 3 finished pixels */
+    uint16_t *box_row;          /* direct path: one row of box sums across a tile */
     uint8_t *row_weight;        /* input rows summed into each ring row */
     uint8_t *tile_row;          /* one converted tile row: tile_width * 3 */
     uint32_t next_tile_row;     /* next grid row of tiles to decode */
@@ -193,6 +197,38 @@ static void accumulate_tile(tile_source *s, const sy__yuv *yuv, uint32_t tx, uin
     }
 }
 
+/* Direct path: the tile holds whole k x k boxes (offsets and tile sides are
+ * multiples of k), so each box is averaged here and stored as 8-bit pixels. */
+static void average_tile(tile_source *s, const sy__yuv *yuv, uint32_t tx, uint32_t ty) {
+    const heif_geometry *g = &s->g;
+    const uint32_t k = s->k, out_w = s->base.width;
+    uint32_t x_from = tx < g->crop_x ? g->crop_x - tx : 0;
+    uint32_t x_to = SY__MIN(g->tile_width, g->crop_x + g->width > tx ? g->crop_x + g->width - tx : 0);
+    uint32_t y_from = ty < g->crop_y ? g->crop_y - ty : 0;
+    uint32_t y_to = SY__MIN(g->tile_height, g->crop_y + g->height > ty ? g->crop_y + g->height - ty : 0);
+    if (x_from >= x_to || y_from >= y_to) return;
+    uint32_t boxes = (x_to - x_from + k - 1) / k, ox0 = (tx + x_from - g->crop_x) / k;
+    for (uint32_t y = y_from; y < y_to; y += k) {
+        uint32_t rows_in = SY__MIN(k, y_to - y);
+        memset(s->box_row, 0, (size_t)boxes * 3 * sizeof *s->box_row);
+        for (uint32_t r = 0; r < rows_in; r++) {
+            uint8_t *row = s->tile_row;
+            sy__yuv_rows(yuv, &g->nclx, 0, y + r, 1, &row);
+            const uint8_t *p = row + (size_t)x_from * 3;
+            for (uint32_t x = 0; x < x_to - x_from; x++, p += 3) {
+                uint16_t *q = s->box_row + (size_t)(x / k) * 3;
+                q[0] += p[0], q[1] += p[1], q[2] += p[2];
+            }
+        }
+        uint32_t oy = (ty + y - g->crop_y) / k;
+        uint8_t *out = s->pixels + ((size_t)(oy % s->ring_rows) * out_w + ox0) * 3;
+        for (uint32_t b = 0; b < boxes; b++) {
+            uint32_t n = SY__MIN(k, x_to - x_from - b * k) * rows_in;
+            for (int c = 0; c < 3; c++) out[3 * b + c] = (uint8_t)((s->box_row[3 * b + c] + n / 2) / n);
+        }
+    }
+}
+
 /* Decodes the next row of tiles into the ring, or skips it when `skip`. */
 static sy_status decode_tile_row(tile_source *s, int skip, sy_error *err) {
     const heif_geometry *g = &s->g;
@@ -223,7 +259,8 @@ static sy_status decode_tile_row(tile_source *s, int skip, sy_error *err) {
                 return sy__fail(err, SY_E_INVALID_INPUT, "%s: tile %u decoded as %ux%u, expected %ux%u", s->path, id,
                                 yuv.width, yuv.height, g->tile_width, g->tile_height);
             }
-            accumulate_tile(s, &yuv, tx, ty);
+            if (s->direct) average_tile(s, &yuv, tx, ty);
+            else accumulate_tile(s, &yuv, tx, ty);
             sy__yuv_release(s->ctx, &yuv);
         }
     }
@@ -245,6 +282,10 @@ static void clear_row(tile_source *s, uint32_t oy);
 /* Turns ring row `oy` into 8-bit pixels and clears it for reuse. */
 static void emit_row(tile_source *s, uint32_t oy, uint8_t *out) {
     const uint32_t k = s->k, out_w = s->base.width, width = s->g.width;
+    if (s->direct) {
+        memcpy(out, s->pixels + (size_t)(oy % s->ring_rows) * out_w * 3, (size_t)out_w * 3);
+        return;
+    }
     uint16_t *sum = s->sums + (size_t)(oy % s->ring_rows) * out_w * 3;
     uint32_t rows_in = s->row_weight[oy % s->ring_rows];
     for (uint32_t ox = 0; ox < out_w; ox++) {
@@ -269,6 +310,7 @@ static sy_status ensure_rows(tile_source *s, uint32_t through, uint32_t skip_bef
 }
 
 static void clear_row(tile_source *s, uint32_t oy) {
+    if (s->direct) return; /* direct rows are overwritten, not summed into */
     uint16_t *sum = s->sums + (size_t)(oy % s->ring_rows) * s->base.width * 3;
     memset(sum, 0, (size_t)s->base.width * 3 * sizeof *sum);
 }
@@ -305,6 +347,8 @@ static void tile_close(sy__source *self) {
     sy__hevc_decoder_destroy(s->decoder);
     sy_heif_close(s->file);
     sy__free(ctx, s->sums);
+    sy__free(ctx, s->pixels);
+    sy__free(ctx, s->box_row);
     sy__free(ctx, s->row_weight);
     sy__free(ctx, s->tile_row);
     sy__discharge(ctx, s->charged);
@@ -346,10 +390,18 @@ sy_status sy__heif_source_open(sy_context *ctx, const char *path, uint32_t min_w
         goto fail;
     }
     if ((st = sy__hevc_decoder_create(ctx, hvcc, hvcc_len, &s->decoder, err)) != SY_OK) goto fail;
-    s->sums = sy__calloc(ctx, (size_t)s->ring_rows * s->base.width * 3, sizeof *s->sums, "heif row sums", err);
+    s->direct = g->crop_x % s->k == 0 && g->crop_y % s->k == 0 && g->tile_width % s->k == 0 &&
+                g->tile_height % s->k == 0;
+    size_t ring_values = (size_t)s->ring_rows * s->base.width * 3;
+    if (s->direct) {
+        s->pixels = sy__alloc(ctx, ring_values, 1, "heif rows", err);
+        s->box_row = sy__alloc(ctx, (size_t)(g->tile_width / s->k + 1) * 3, sizeof *s->box_row, "heif box row", err);
+    } else {
+        s->sums = sy__calloc(ctx, ring_values, sizeof *s->sums, "heif row sums", err);
+    }
     s->row_weight = sy__calloc(ctx, s->ring_rows, 1, "heif row weights", err);
     s->tile_row = sy__alloc(ctx, g->tile_width, 3, "heif tile row", err);
-    if (!s->sums || !s->row_weight || !s->tile_row) {
+    if ((s->direct ? !s->pixels || !s->box_row : !s->sums) || !s->row_weight || !s->tile_row) {
         st = err ? err->code : SY_E_BUDGET;
         goto fail;
     }
@@ -357,7 +409,7 @@ sy_status sy__heif_source_open(sy_context *ctx, const char *path, uint32_t min_w
     size_t tile_bytes = (size_t)g->tile_width * g->tile_height * 2 * 3;
     if ((st = sy__charge(ctx, tile_bytes, path, err)) != SY_OK) goto fail;
     s->charged = tile_bytes;
-    s->base.working_bytes = tile_bytes + (size_t)s->ring_rows * s->base.width * 3 * 2;
+    s->base.working_bytes = tile_bytes + ring_values * (s->direct ? 1 : 2);
     *out = &s->base;
     return SY_OK;
 fail:
