@@ -1,13 +1,14 @@
 // Long-image benchmark: shiying (strip-wise and naive) vs ImageMagick, the vips
 // CLI and pyvips, every case as a child process measured with wait4() rusage.
 // Search suite (SearchBenchmark.swift): date-phrase parse throughput, in-process.
+// HEIC suite (HeicBenchmark.swift): long image from grid HEICs, decode vs libheif, encode vs heif-enc.
 //
-//   swift run -c release Benchmarks [--suite longimage|search|all] [--n 7,20,50] [--runs 3] [--skip-imagemagick]
+//   swift run -c release Benchmarks [--suite longimage|search|heic|all] [--n 7,20,50] [--runs 3] [--skip-imagemagick]
 //                                   [--cases a,b] [--pyvips-variant V] [--single-run-over 60] [--search-seconds 2]
 //
 // Environment: SHIYING_BIN overrides the `shiying` binary.
 // Writes .build/benchmarks/longimage-<timestamp>.json and latest.json (long image),
-// .build/benchmarks/search-latest.json (search).
+// .build/benchmarks/search-latest.json (search), heic-<timestamp>.json and heic-latest.json (heic).
 import Foundation
 
 struct Options {
@@ -16,11 +17,11 @@ struct Options {
     var cases = BenchCase.allCases
     var pyvipsVariant = "threads"   // fastest of the vips_longimage.py variants here (6.1 s vs 7.5 s "runs" at N=50)
     var singleRunOver = 60.0   // a case whose first run exceeds this many seconds runs once
-    var suite = "all"          // longimage, search or all
+    var suite = "all"          // longimage, search, heic or all
     var searchSeconds = 2.0
 
     static let usage = """
-        usage: Benchmarks [--suite longimage|search|all] [--search-seconds 2] [--n 7,20,50] [--runs 3] [--skip-imagemagick] [--cases \(BenchCase.allCases.map(\.rawValue).joined(separator: ","))]
+        usage: Benchmarks [--suite longimage|search|heic|all] [--search-seconds 2] [--n 7,20,50] [--runs 3] [--skip-imagemagick] [--cases \(BenchCase.allCases.map(\.rawValue).joined(separator: ","))]
                           [--pyvips-variant runs|runs-nocache|fold|memory] [--single-run-over SECONDS]
         """
 
@@ -46,7 +47,7 @@ struct Options {
                 options.pyvipsVariant = value(flag)
             case "--suite":
                 options.suite = value(flag)
-                guard ["longimage", "search", "all"].contains(options.suite) else { fail("unknown suite \(options.suite)\n\(usage)") }
+                guard ["longimage", "search", "heic", "all"].contains(options.suite) else { fail("unknown suite \(options.suite)\n\(usage)") }
             case "--search-seconds":
                 options.searchSeconds = required(Double(value(flag)), "bad --search-seconds")
             case "--single-run-over":
@@ -153,7 +154,7 @@ func timestamp() -> String {
 // MARK: - main
 
 let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
-if options.suite != "longimage" {
+if options.suite == "search" || options.suite == "all" {
     runSearchSuite(root: packageRoot(), seconds: options.searchSeconds)
     if options.suite == "search" { exit(0) }
 }
@@ -167,6 +168,12 @@ for dir in [benchDir, scratch, magickDir, benchDir + "/out"] {
 try? magickPolicy.write(toFile: magickDir + "/policy.xml", atomically: true, encoding: .utf8)
 
 let shiying = locateShiying(root: root, scratch: scratch)
+func runHeicIfWanted() {
+    guard options.suite == "heic" || options.suite == "all" else { return }
+    runHeicSuite(root: root, shiying: shiying, runs: options.runs, singleRunOver: options.singleRunOver,
+                 pyvipsVariant: options.pyvipsVariant)
+}
+if options.suite == "heic" { runHeicIfWanted(); exit(0) }
 let maxN = options.ns.max() ?? 50
 let inputs = prepareInputs(shiying: shiying, directory: benchDir + "/inputs", count: max(50, maxN), scratch: scratch)
 let context = BenchContext(shiying: shiying, pyScript: root + "/Benchmarks/vips_longimage.py",
@@ -241,3 +248,4 @@ do {
 } catch {
     fail("cannot write JSON: \(error)")
 }
+runHeicIfWanted()

@@ -109,3 +109,31 @@ struct MemoryTests {
               + "\(Self.mib(withProgressive.peakRssDeltaBytes)) (+\(Self.mib(extra)); one coefficient buffer \(Self.mib(coefficientBuffer)))")
     }
 }
+
+// SPEC C13 for iPhone-shaped inputs: grid HEICs (512×512 HEVC tiles) are decoded
+// one tile row at a time by our own reader, so a long image of 12 MP HEICs stays
+// within the same 12 MiB, flat in the number of photos.
+@Suite("Memory of HEIC long images (SPEC C13)", .serialized)
+struct HeicMemoryTests {
+    /// 4 grid HEICs of 4032x3024 (the second a portrait), cached.
+    static func heics() async throws -> [String] {
+        let dir = try await FixtureCache.shared.dir("mem-heic4") { scratch in
+            _ = try SamplePhotos.write(count: 4, seed: 11, width: 4032, height: 3024, heic: true, to: scratch)
+        }
+        return (1...4).map { (dir as NSString).appendingPathComponent(String(format: "sample-%04d.heic", $0)) }
+    }
+
+    @Test("HEIC long image: ≤ 12 MiB for 4 and 12 photos of 12 MP, independent of the count; naive > 100 MB")
+    func heicStripWiseIsFlat() async throws {
+        let heics = try await Self.heics()
+        let four = try await MemoryTests.longJob(heics, label: "heic-4")
+        let twelve = try await MemoryTests.longJob(heics + heics + heics, label: "heic-12")
+        #expect(four.peakRssDeltaBytes <= 12 * MiB, "4 HEICs: \(MemoryTests.mib(four.peakRssDeltaBytes))")
+        #expect(twelve.peakRssDeltaBytes <= 12 * MiB, "12 HEICs: \(MemoryTests.mib(twelve.peakRssDeltaBytes))")
+        let spread = max(four.peakRssDeltaBytes, twelve.peakRssDeltaBytes) - min(four.peakRssDeltaBytes, twelve.peakRssDeltaBytes)
+        #expect(spread < 2 * MiB, "HEIC peak grows with N: 4 → \(MemoryTests.mib(four.peakRssDeltaBytes)), 12 → \(MemoryTests.mib(twelve.peakRssDeltaBytes))")
+        #expect(four.overBudgetCells.isEmpty, "tile-row decode must not be reported over budget: \(four.overBudgetCells)")
+        let naive = try await MemoryTests.longJob(heics, naive: true, label: "heic-naive-4")
+        #expect(naive.peakRssDeltaBytes > 100_000_000, "naive HEIC: \(MemoryTests.mib(naive.peakRssDeltaBytes))")
+    }
+}
