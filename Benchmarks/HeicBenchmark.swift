@@ -101,9 +101,12 @@ private func psnr(heic: String, reference: String, scratch: String, magickConfig
           let cmp = try? runChild(["compare", "-metric", "PSNR", reference, decoded, "null:"],
                                   extraEnvironment: ["MAGICK_CONFIGURE_PATH": magickConfig], captureDirectory: scratch)
     else { return nil }
-    // compare exits 1 when the images differ; the metric is the first word on stderr
-    let word = cmp.stderr.split(whereSeparator: { $0 == " " || $0.isNewline }).first.map(String.init) ?? ""
-    return word == "inf" ? .infinity : Double(word)
+    // compare exits 1 when the images differ and prints the metric (e.g. "57.4572", or "inf") on stderr
+    for word in cmp.stderr.split(whereSeparator: { $0 == " " || $0.isNewline }).reversed() {
+        if word == "inf" { return .infinity }
+        if let value = Double(word) { return value }
+    }
+    return nil
 }
 
 private func listFiles(_ directory: String, prefix: String, suffix: String) -> [String] {

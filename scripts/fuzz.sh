@@ -41,6 +41,13 @@ if [ ! -d "$seeds/heif" ]; then
   cp Tests/Fuzz/regressions/heif/*.heic "$seeds/heif/" 2>/dev/null || true
 fi
 
+# Checked-in seeds (tiny files), e.g. hvcC + tile data pairs for the HEVC harness.
+for dir in Tests/Fuzz/seeds/*/; do
+  kind=$(basename "$dir")
+  mkdir -p "$seeds/$kind"
+  cp "$dir"* "$seeds/$kind/" 2>/dev/null || true
+done
+
 for harness in Tests/Fuzz/fuzz_*.c; do
   name=$(basename "$harness" .c)
   kind=${name#fuzz_}

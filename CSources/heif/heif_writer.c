@@ -361,6 +361,7 @@ void sy_heif_writer_options_init(sy_heif_writer_options *opts) {
     opts->transfer_characteristics = 13;
     opts->matrix_coefficients = 6;
     opts->full_range = 1;
+    opts->mirror = -1;
 }
 
 static char *copy_string(sy_context *ctx, const char *s, const char *reason, sy_error *err) {
@@ -589,7 +590,7 @@ typedef struct hw_item {
 } hw_item;
 
 typedef struct hw_props { /* ipco indices (1-based, 0 = absent) */
-    uint8_t primary_hvcc, primary_tile_ispe, primary_ispe, pixi3, pixi1, nclx, prof;
+    uint8_t primary_hvcc, primary_tile_ispe, primary_ispe, pixi3, pixi1, nclx, prof, irot, imir;
     uint8_t aux_hvcc[SY_HEIF_WRITER_MAX_AUXILIARY], aux_ispe[SY_HEIF_WRITER_MAX_AUXILIARY],
         aux_tile_ispe[SY_HEIF_WRITER_MAX_AUXILIARY], aux_auxc[SY_HEIF_WRITER_MAX_AUXILIARY];
 } hw_props;
@@ -647,6 +648,7 @@ static void layout_image(hw_layout *L, hw_image *img, uint32_t *next_id, const h
         add_prop(g, pixi, 0);
         add_prop(g, nclx, 0);
         if (!aux) add_prop(g, P->prof, 0);
+        if (!aux) add_prop(g, P->irot, 1), add_prop(g, P->imir, 1);
         if (aux) add_prop(g, P->aux_auxc[aux_index], 1);
     }
     img->first_tile_id = *next_id;
@@ -667,7 +669,8 @@ static void layout_image(hw_layout *L, hw_image *img, uint32_t *next_id, const h
         add_prop(it, pixi, 0);
         if (!img->grid) {
             add_prop(it, nclx, 0);
-            add_prop(it, P->aux_auxc[aux_index], 1);
+            if (aux) add_prop(it, P->aux_auxc[aux_index], 1);
+            else add_prop(it, P->prof, 0), add_prop(it, P->irot, 1), add_prop(it, P->imir, 1);
         }
     }
 }
@@ -731,6 +734,18 @@ static sy_status put_ipco(sy_heif_writer *w, sy_bmff_writer *b, hw_props *P, sy_
         TRY(sy_bmff_writer_bytes(b, w->icc, w->icc_len, err));
         TRY(sy_bmff_writer_end(b, err));
         P->prof = ++n;
+    }
+    if (w->opts.rotation & 3) { /* irot: 6 reserved bits + 2-bit angle (a plain box) */
+        TRY(sy_bmff_writer_begin(b, SY_FOURCC('i', 'r', 'o', 't'), -1, 0, err));
+        TRY(sy_bmff_writer_u8(b, (uint8_t)(w->opts.rotation & 3), err));
+        TRY(sy_bmff_writer_end(b, err));
+        P->irot = ++n;
+    }
+    if (w->opts.mirror == 0 || w->opts.mirror == 1) { /* imir: 7 reserved bits + axis */
+        TRY(sy_bmff_writer_begin(b, SY_FOURCC('i', 'm', 'i', 'r'), -1, 0, err));
+        TRY(sy_bmff_writer_u8(b, (uint8_t)w->opts.mirror, err));
+        TRY(sy_bmff_writer_end(b, err));
+        P->imir = ++n;
     }
     for (uint32_t i = 0; i < w->aux_count; i++)
         if (w->aux[i].channels == 1) {

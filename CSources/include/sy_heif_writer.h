@@ -79,6 +79,10 @@ typedef struct sy_heif_writer_options {
     uint8_t full_range;
     uint32_t threads;        /* x265 worker threads; 0 (default) = one per core */
     const char *x265_preset; /* NULL (default) = "medium"; copied by create */
+    /* Display transform of the primary, written as irot then imir (both essential):
+     * the pixels are stored as given and viewers turn them, as iPhones store portraits. */
+    uint8_t rotation;        /* irot: anticlockwise quarter turns 0..3 (default 0 = none) */
+    int8_t mirror;           /* imir: -1 none (default), 0 vertical axis (left-right), 1 horizontal axis */
 } sy_heif_writer_options;
 
 /** Fills the defaults above (version 1). */

@@ -11,7 +11,7 @@ import Testing
 
 // MARK: - Helpers
 
-private enum HW {
+enum HW {
     static let gainMapURN = "urn:com:apple:photo:2020:aux:hdrgainmap"
 
     /// Runs a tool; returns exit status, stdout and stderr. Uses posix_spawn
