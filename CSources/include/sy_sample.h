@@ -28,6 +28,12 @@ void sy_sample_options_init(sy_sample_options *opts);
 sy_status sy_sample_write_jpeg(sy_context *ctx, const sy_sample_options *opts,
                                const char *output_path, sy_error *err);
 
+/** The same scene as an iPhone-shaped HEIC: the stored pixels as a grid of
+ *  512x512 HEVC tiles (x265 "ultrafast"), the orientation as irot/imir, the same
+ *  Exif as an Exif item. Streams 16 rows at a time into the HEIF writer. */
+sy_status sy_sample_write_heic(sy_context *ctx, const sy_sample_options *opts, const char *output_path,
+                               sy_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -29,6 +29,7 @@
 #include "../base/sy_internal.h"
 #include "../io/sy_output.h"
 #include "sy_exif_writer.h"
+#include "sy_heif_writer.h"
 #include "sy_sample.h"
 
 #define STRIP_ROWS 16
@@ -680,8 +681,51 @@ static sy_status encode(sy_context *ctx, const sy_sample_options *o, const scene
     return SY_OK;
 }
 
+/* HEIC: the stored (landscape) rows go to our HEIF writer as a grid of 512x512
+ * tiles; the EXIF orientation becomes irot/imir, as an iPhone stores a portrait. */
+static sy_status encode_heic(sy_context *ctx, const sy_sample_options *o, const scene *s, uint8_t *strip,
+                             const uint8_t *tiff, size_t tiff_len, const char *path, sy_error *err) {
+    static const uint8_t rotation_of[9] = {0, 0, 0, 2, 0, 1, 3, 3, 1}; /* EXIF -> anticlockwise quarter turns */
+    static const int8_t mirror_of[9] = {-1, -1, 0, -1, 1, 0, -1, 0, -1};
+    sy_heif_writer_options hopts;
+    sy_heif_writer_options_init(&hopts);
+    hopts.width = o->width;
+    hopts.height = o->height;
+    hopts.quality = o->quality;
+    hopts.x265_preset = "ultrafast"; /* test and benchmark inputs: speed over size */
+    hopts.rotation = rotation_of[o->orientation];
+    hopts.mirror = mirror_of[o->orientation];
+    sy_heif_writer *w = NULL;
+    sy_status st = sy_heif_writer_create(ctx, path, &hopts, &w, err);
+    if (st == SY_OK && tiff_len) st = sy_heif_writer_set_exif(w, tiff, tiff_len, err);
+    const uint32_t W = o->width, H = o->height;
+    for (uint32_t y = 0; st == SY_OK && y < H; y += STRIP_ROWS) {
+        uint32_t n = H - y < STRIP_ROWS ? H - y : STRIP_ROWS;
+        render_strip(s, W, y, n, strip);
+        const uint8_t *rows[STRIP_ROWS];
+        for (uint32_t j = 0; j < n; j++) rows[j] = strip + (size_t)j * W * 3;
+        st = sy_heif_writer_write_rows(w, rows, n, err);
+    }
+    if (st == SY_OK) st = sy_heif_writer_finish(w, err);
+    sy_heif_writer_destroy(w);
+    return st;
+}
+
+static sy_status write_sample(sy_context *ctx, const sy_sample_options *opts, const char *output_path, int heic,
+                              sy_error *err);
+
 sy_status sy_sample_write_jpeg(sy_context *ctx, const sy_sample_options *opts, const char *output_path,
                                sy_error *err) {
+    return write_sample(ctx, opts, output_path, 0, err);
+}
+
+sy_status sy_sample_write_heic(sy_context *ctx, const sy_sample_options *opts, const char *output_path,
+                               sy_error *err) {
+    return write_sample(ctx, opts, output_path, 1, err);
+}
+
+static sy_status write_sample(sy_context *ctx, const sy_sample_options *opts, const char *output_path, int heic,
+                              sy_error *err) {
     if (!ctx || !opts || !output_path || !output_path[0])
         return sy__fail(err, SY_E_USAGE, "sy_sample_write_jpeg: context, options and output path are required");
     if (opts->version != 1)
@@ -713,7 +757,13 @@ sy_status sy_sample_write_jpeg(sy_context *ctx, const sy_sample_options *opts, c
     char datetime[32];
     sample_datetime(opts->seed, datetime);
     sy__exif_info info = {opts->orientation, "Shiying", "SampleCam", datetime, W, H};
-    size_t exif_len = sy__exif_build_app1(&info, exif, sizeof exif);
+    size_t exif_len = heic ? sy__exif_build_tiff(&info, exif, sizeof exif) : sy__exif_build_app1(&info, exif, sizeof exif);
+    if (heic) {
+        sy_status st = encode_heic(ctx, opts, s, arena + al.strip, exif, exif_len, output_path, err);
+        sy__free(ctx, s);
+        sy__free(ctx, arena);
+        return st;
+    }
 
     const size_t charged = codec_estimate(opts);
     sy_status st = sy__charge(ctx, charged, "sample photo: libjpeg", err);

@@ -12,7 +12,8 @@ public enum SamplePhotos {
     ///   - progressive: write progressive JPEGs instead of baseline.
     /// - Returns: the written paths in order.
     /// With `heic`, each photo is written as an iPhone-shaped HEIC instead: a grid of
-    /// 512×512 HEVC tiles with the same Exif (via `Conversion`), upright pixels.
+    /// 512×512 HEVC tiles, portraits stored landscape with `irot`, the same Exif
+    /// (`sy_sample_write_heic`).
     public static func write(count: Int, seed: UInt64 = 1, width: Int = 4032, height: Int = 3024,
                              progressive: Bool = false, heic: Bool = false, to directory: String,
                              progress: ((Int, Int) -> Void)? = nil) throws -> [String] {
@@ -27,18 +28,13 @@ public enum SamplePhotos {
             options.seed = seed &* 1000 &+ UInt64(index)
             options.orientation = index % 3 == 1 ? 6 : 1
             options.progressive = progressive ? 1 : 0
-            let name = String(format: "sample-%04d", index + 1)
-            let jpeg = (directory as NSString).appendingPathComponent(heic ? ".\(name).tmp.jpg" : "\(name).jpg")
+            let path = (directory as NSString).appendingPathComponent(
+                String(format: "sample-%04d.%@", index + 1, heic ? "heic" : "jpg"))
             var error = sy_error()
-            try check(sy_sample_write_jpeg(engine.raw, &options, jpeg, &error), error, file: jpeg)
-            if heic {
-                defer { try? FileManager.default.removeItem(atPath: jpeg) }
-                let path = (directory as NSString).appendingPathComponent("\(name).heic")
-                _ = try Conversion.convert(jpeg, to: path, format: .heic, heicPreset: "ultrafast")
-                paths.append(path)
-            } else {
-                paths.append(jpeg)
-            }
+            let status = heic ? sy_sample_write_heic(engine.raw, &options, path, &error)
+                              : sy_sample_write_jpeg(engine.raw, &options, path, &error)
+            try check(status, error, file: path)
+            paths.append(path)
             progress?(index + 1, count)
         }
         return paths
