@@ -1,7 +1,7 @@
 # Shiying Core — front door. SwiftPM is the build; `swift build` / `swift test`
 # work without make. These targets add set-up, warnings, sanitizers and fuzzers.
 
-SWIFT       ?= swift
+SWIFT       ?= $(shell command -v swift || echo /opt/swift/usr/bin/swift)
 CLANG       ?= $(shell command -v /opt/swift/usr/bin/clang || command -v clang)
 SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # C warnings for the engine; -O2 even in debug so tests run the real hot loops.

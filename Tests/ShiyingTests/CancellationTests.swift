@@ -64,11 +64,8 @@ struct CancellationTests {
         request.width = 1080
         let log = ProgressLog()
         let task = Task { try await Collage.render(request, progress: { log.note($0, $1, $2) }) }
-        let clock = ContinuousClock()
-        let cancelledAt = clock.now
         log.cancelOnFirstStrip(task)
         let result = await task.result
-        let stopDelay = clock.now - cancelledAt
         let started = try #require(log.firstStrip, "the job never reported a strip")
         switch result {
         case .success(let report):
@@ -79,7 +76,6 @@ struct CancellationTests {
         }
         #expect(started.total > 700, "expected a long job, got \(started.total) strips")
         if let last = log.lastStrips { #expect(last.done < last.total, "all \(last.total) strips were written") }
-        #expect(stopDelay < .seconds(10), "stopping took \(stopDelay)")
         #expect(dir.contents().isEmpty, "left behind: \(dir.contents())")
     }
 

@@ -65,8 +65,8 @@ struct HeicTests {
         #expect(info.stdout.contains("Exif"), "heif-info lists no Exif: \(info.stdout)")
         let vips = try await Magick.vipsSize(heic)
         #expect(vips.width == 900 && vips.height == 1300, "vipsheader: \(vips)")
-        let im = try await runTool("identify", [heic])
-        #expect(im.succeeded || im.stderr.contains("no decode delegate"), "identify: \(im)")
+        let im = try await Magick.size(heic)
+        #expect(im.width == 900 && im.height == 1300, "identify: \(im)")
     }
 
     // SPEC S3: capture date, GPS, XMP and orientation survive a conversion into every format.
