@@ -35,6 +35,10 @@ run 0 "long jpeg, good + broken" "$bin" collage --layout long -o "$work/long.jpg
 run 0 "long png, naive" "$bin" collage --layout long --naive --format png -o "$work/long.png" "${good[@]}" "${bad[@]}"
 run 0 "grid" "$bin" collage --layout grid -o "$work/grid.jpg" "${good[@]}" "${bad[@]}"
 run 1 "nothing readable" "$bin" collage --layout long -o "$work/none.jpg" "${bad[@]}"
+"$bin" sample-photos --count 2 --width 1100 --height 700 --format heic -o "$work/h" >/dev/null 2>&1
+run 0 "HEIC tile-row decode (grid + irot)" "$bin" collage --layout long --format png -o "$work/heic.png" "$work"/h/*.heic
+run 0 "convert JPEG -> HEIC (x265 writer)" "$bin" convert "$work/s/sample-0002.jpg" -o "$work/c.heic"
+run 0 "convert HEIC -> PNG with metadata" "$bin" convert "$work/c.heic" -o "$work/c.png"
 
 corpus=../shared/corpus
 if [ -d "$corpus" ]; then
@@ -43,6 +47,8 @@ if [ -d "$corpus" ]; then
     run 0 "hostile corpus batch $((i / 30 + 1))" timeout 300 "$bin" collage --layout long --format png \
       -o "$work/h.png" "$work/s/sample-0001.jpg" "${hostile[@]:i:30}"
   done
+  run 0 "real HEICs through our reader" "$bin" collage --layout long --format png -o "$work/real.png" \
+    "$corpus"/real/*.heic "$corpus"/real/*.HEIC
   for f in "$corpus"/real/* "$corpus"/gainmap/*; do
     run any "probe $(basename "$f")" "$bin" probe "$f"
   done
