@@ -12,8 +12,7 @@
 #include "sy_bmff.h"
 #include "../base/sy_internal.h"
 
-/* "'ftyp'" when all four bytes are printable ASCII, "0x0000a1b2" otherwise. */
-static const char *fourcc_text(uint32_t type, char out[16]) {
+const char *sy_bmff_fourcc_text(uint32_t type, char out[16]) {
     unsigned char c[4] = {(unsigned char)(type >> 24), (unsigned char)(type >> 16), (unsigned char)(type >> 8),
                           (unsigned char)type};
     for (int i = 0; i < 4; i++) {
@@ -22,7 +21,7 @@ static const char *fourcc_text(uint32_t type, char out[16]) {
             return out;
         }
     }
-    snprintf(out, 16, "'%c%c%c%c'", c[0], c[1], c[2], c[3]);
+    snprintf(out, 16, "%c%c%c%c", c[0], c[1], c[2], c[3]);
     return out;
 }
 
@@ -75,8 +74,8 @@ sy_status sy_bmff_next(sy_bmff_cursor *c, sy_bmff_box *out, sy_error *err) {
     if (size == 1) {
         if (left < 16)
             return sy__fail(err, SY_E_INVALID_INPUT,
-                            "sy_bmff_next: box %s at offset %llu: 64-bit size cut off (range ends at %llu)",
-                            fourcc_text(type, name), abs_at, abs_end);
+                            "sy_bmff_next: box '%s' at offset %llu: 64-bit size cut off (range ends at %llu)",
+                            sy_bmff_fourcc_text(type, name), abs_at, abs_end);
         size = be64(p + 8);
         header = 16;
     } else if (size == 0) {
@@ -92,12 +91,12 @@ sy_status sy_bmff_next(sy_bmff_cursor *c, sy_bmff_box *out, sy_error *err) {
     }
     if (size < header)
         return sy__fail(err, SY_E_INVALID_INPUT,
-                        "sy_bmff_next: box %s at offset %llu: size %llu is smaller than its %llu-byte header",
-                        fourcc_text(type, name), abs_at, (unsigned long long)size, (unsigned long long)header);
+                        "sy_bmff_next: box '%s' at offset %llu: size %llu is smaller than its %llu-byte header",
+                        sy_bmff_fourcc_text(type, name), abs_at, (unsigned long long)size, (unsigned long long)header);
     if (size > left)
         return sy__fail(err, SY_E_INVALID_INPUT,
-                        "sy_bmff_next: box %s at offset %llu: size %llu runs past the end of its parent at offset %llu",
-                        fourcc_text(type, name), abs_at, (unsigned long long)size, abs_end);
+                        "sy_bmff_next: box '%s' at offset %llu: size %llu runs past the end of its parent at offset %llu",
+                        sy_bmff_fourcc_text(type, name), abs_at, (unsigned long long)size, abs_end);
     out->type = type;
     out->offset = at;
     out->size = size;

@@ -96,19 +96,6 @@ static const char *short_path(const char *path) {
     return n > 96 ? path + (n - 96) : path;
 }
 
-static const char *fourcc_text(uint32_t type, char out[16]) {
-    unsigned char c[4] = {(unsigned char)(type >> 24), (unsigned char)(type >> 16), (unsigned char)(type >> 8),
-                          (unsigned char)type};
-    for (int i = 0; i < 4; i++) {
-        if (c[i] < 0x20 || c[i] > 0x7e) {
-            snprintf(out, 16, "0x%08x", (unsigned)type);
-            return out;
-        }
-    }
-    snprintf(out, 16, "%c%c%c%c", c[0], c[1], c[2], c[3]);
-    return out;
-}
-
 /* "path: reason ('box', offset N)". `offset` is absolute in the file. */
 __attribute__((format(printf, 6, 7))) static sy_status bad(const sy_heif_file *f, sy_error *err, sy_status code,
                                                            uint32_t box, uint64_t offset, const char *fmt, ...) {
@@ -120,7 +107,7 @@ __attribute__((format(printf, 6, 7))) static sy_status bad(const sy_heif_file *f
     va_end(ap);
     char name[16];
     if (!box) return sy__fail(err, code, "%s: %s (offset %llu)", short_path(f->path), reason, (unsigned long long)offset);
-    return sy__fail(err, code, "%s: %s ('%s', offset %llu)", short_path(f->path), reason, fourcc_text(box, name),
+    return sy__fail(err, code, "%s: %s ('%s', offset %llu)", short_path(f->path), reason, sy_bmff_fourcc_text(box, name),
                     (unsigned long long)offset);
 }
 
@@ -228,7 +215,7 @@ static sy_status parse_ftyp(sy_heif_file *f, uint64_t box_offset, uint64_t paylo
     if (!ok) {
         char name[16];
         return bad(f, err, SY_E_UNSUPPORTED, FCC('f', 't', 'y', 'p'), box_offset,
-                   "not a HEIF file: major brand '%s' and no mif1/heic/avif compatible brand", fourcc_text(major, name));
+                   "not a HEIF file: major brand '%s' and no mif1/heic/avif compatible brand", sy_bmff_fourcc_text(major, name));
     }
     return SY_OK;
 }
@@ -244,7 +231,7 @@ static sy_status parse_hdlr(sy_heif_file *f, const sy_bmff_box *b, sy_error *err
     if (handler != FCC('p', 'i', 'c', 't')) {
         char name[16];
         return bad(f, err, SY_E_UNSUPPORTED, b->type, abs_off(f, b->offset), "handler '%s' is not 'pict'",
-                   fourcc_text(handler, name));
+                   sy_bmff_fourcc_text(handler, name));
     }
     return SY_OK;
 }
@@ -1064,7 +1051,7 @@ static sy_status check_location(const sy_heif_file *f, const heif_item *it, sy_e
     if (it->loc_status == SY_E_UNSUPPORTED)
         return bad(f, err, SY_E_UNSUPPORTED, FCC('i', 'l', 'o', 'c'), it->iloc_offset,
                    "item %u ('%s') uses construction method %u or an external data reference", it->info.id,
-                   fourcc_text(it->info.type, name), it->method);
+                   sy_bmff_fourcc_text(it->info.type, name), it->method);
     if (it->loc_status != SY_OK) {
         if (it->method == 1 && !f->idat)
             return bad(f, err, SY_E_INVALID_INPUT, FCC('i', 'l', 'o', 'c'), it->iloc_offset,
@@ -1135,7 +1122,7 @@ sy_status sy_heif_read_grid(sy_heif_file *f, uint32_t id, sy_heif_grid *out, sy_
     if (!it) return sy__fail(err, SY_E_USAGE, "%s: sy_heif_read_grid: no item %u", short_path(f->path), id);
     if (it->info.type != FCC('g', 'r', 'i', 'd'))
         return sy__fail(err, SY_E_USAGE, "%s: sy_heif_read_grid: item %u is '%s', not a grid", short_path(f->path), id,
-                        fourcc_text(it->info.type, name));
+                        sy_bmff_fourcc_text(it->info.type, name));
     sy_status st = check_location(f, it, err);
     if (st != SY_OK) return st;
     uint8_t buf[64];
@@ -1183,7 +1170,7 @@ sy_status sy_heif_read_grid(sy_heif_file *f, uint32_t id, sy_heif_grid *out, sy_
         if (t == it || t->info.derived_count > 0 || is_derived_type(t->info.type))
             return bad(f, err, SY_E_INVALID_INPUT, FCC('d', 'i', 'm', 'g'), ref_at,
                        "grid %u tile %u: item %u ('%s') is a derived image, not a coded tile", id, i, tiles[i],
-                       fourcc_text(t->info.type, name));
+                       sy_bmff_fourcc_text(t->info.type, name));
         if (!t->info.has_ispe) continue;
         if (!first) {
             first = &t->info;

@@ -167,15 +167,23 @@ typedef struct tile_source {
     size_t charged;
 } tile_source;
 
+/* The part [x_from, x_to) x [y_from, y_to) of the tile at (tx, ty) inside the
+ * clean aperture; 0 when none of it is. */
+static int tile_window(const heif_geometry *g, uint32_t tx, uint32_t ty, uint32_t *x_from, uint32_t *x_to,
+                       uint32_t *y_from, uint32_t *y_to) {
+    *x_from = tx < g->crop_x ? g->crop_x - tx : 0;
+    *x_to = SY__MIN(g->tile_width, g->crop_x + g->width > tx ? g->crop_x + g->width - tx : 0);
+    *y_from = ty < g->crop_y ? g->crop_y - ty : 0;
+    *y_to = SY__MIN(g->tile_height, g->crop_y + g->height > ty ? g->crop_y + g->height - ty : 0);
+    return *x_from < *x_to && *y_from < *y_to;
+}
+
 /* Sums one decoded tile into the ring. (tx, ty): the tile's top-left in grid pixels. */
 static void accumulate_tile(tile_source *s, const sy__yuv *yuv, uint32_t tx, uint32_t ty) {
     const heif_geometry *g = &s->g;
     const uint32_t k = s->k, out_w = s->base.width;
-    uint32_t x_from = tx < g->crop_x ? g->crop_x - tx : 0;
-    uint32_t x_to = SY__MIN(g->tile_width, g->crop_x + g->width > tx ? g->crop_x + g->width - tx : 0);
-    uint32_t y_from = ty < g->crop_y ? g->crop_y - ty : 0;
-    uint32_t y_to = SY__MIN(g->tile_height, g->crop_y + g->height > ty ? g->crop_y + g->height - ty : 0);
-    if (x_from >= x_to || y_from >= y_to) return;
+    uint32_t x_from, x_to, y_from, y_to;
+    if (!tile_window(g, tx, ty, &x_from, &x_to, &y_from, &y_to)) return;
     for (uint32_t y = y_from; y < y_to; y++) {
         uint8_t *row = s->tile_row;
         sy__yuv_rows(yuv, &g->nclx, 0, y, 1, &row);
@@ -202,11 +210,8 @@ static void accumulate_tile(tile_source *s, const sy__yuv *yuv, uint32_t tx, uin
 static void average_tile(tile_source *s, const sy__yuv *yuv, uint32_t tx, uint32_t ty) {
     const heif_geometry *g = &s->g;
     const uint32_t k = s->k, out_w = s->base.width;
-    uint32_t x_from = tx < g->crop_x ? g->crop_x - tx : 0;
-    uint32_t x_to = SY__MIN(g->tile_width, g->crop_x + g->width > tx ? g->crop_x + g->width - tx : 0);
-    uint32_t y_from = ty < g->crop_y ? g->crop_y - ty : 0;
-    uint32_t y_to = SY__MIN(g->tile_height, g->crop_y + g->height > ty ? g->crop_y + g->height - ty : 0);
-    if (x_from >= x_to || y_from >= y_to) return;
+    uint32_t x_from, x_to, y_from, y_to;
+    if (!tile_window(g, tx, ty, &x_from, &x_to, &y_from, &y_to)) return;
     uint32_t boxes = (x_to - x_from + k - 1) / k, ox0 = (tx + x_from - g->crop_x) / k;
     for (uint32_t y = y_from; y < y_to; y += k) {
         uint32_t rows_in = SY__MIN(k, y_to - y);

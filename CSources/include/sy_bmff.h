@@ -44,6 +44,9 @@ void sy_bmff_cursor_init(sy_bmff_cursor *c, const uint8_t *data, uint64_t base, 
 /** Children of `box` (payload after `skip` bytes, e.g. 4 for a full box's version/flags). */
 void sy_bmff_cursor_children(sy_bmff_cursor *c, const sy_bmff_cursor *parent, const sy_bmff_box *box, uint64_t skip);
 
+/** A fourcc for messages: "ftyp" when printable, "0x0000a1b2" otherwise. Returns out. */
+const char *sy_bmff_fourcc_text(uint32_t type, char out[16]);
+
 /** Next box: SY_OK with *out filled, SY_OK with out->type = 0 at the end,
  *  SY_E_INVALID_INPUT when a size lies (names the box type and offsets). */
 sy_status sy_bmff_next(sy_bmff_cursor *c, sy_bmff_box *out, sy_error *err);
