@@ -35,7 +35,7 @@ static size_t estimate(const sy__prefetch *pf, const sy__cell_job *job) {
     size_t planes = sy__cell_plane_bytes(job->rect.width, job->rect.height, pf->chroma_shift);
     if (!job->info) return planes;
     size_t pixels = (size_t)job->info->stored_width * job->info->stored_height;
-    if (job->info->format == SY_FORMAT_HEIF) return planes + 3u * 1024 * 1024; /* one tile + its row of sums */
+    if (job->info->format == SY_FORMAT_HEIF) return planes + 2560u * 1024; /* one decoded tile + a tile row of pixels */
     if (job->info->progressive) return planes + pixels * 3;
     return planes + 256 * 1024;
 }
@@ -69,8 +69,11 @@ static void *worker(void *arg) {
     sy__prefetch *pf = arg;
     pthread_mutex_lock(&pf->lock);
     for (;;) {
+        /* Start the next cell when the strip loop needs it, or when it is at most
+         * one cell per worker ahead and fits under the cap. */
         while (!pf->stopping && pf->next < pf->count && (int64_t)pf->next > pf->needed_through &&
-               pf->held + estimate(pf, &pf->jobs[pf->next]) > pf->cap)
+               ((int64_t)pf->next > pf->needed_through + pf->thread_count ||
+                pf->held + estimate(pf, &pf->jobs[pf->next]) > pf->cap))
             pthread_cond_wait(&pf->changed, &pf->lock);
         if (pf->stopping || pf->next >= pf->count) break;
         uint32_t i = pf->next++;

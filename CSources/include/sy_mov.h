@@ -1,0 +1,165 @@
+/* sy_mov.h — QuickTime / MP4 demuxer (parse only, no decoding). Issue 4.
+ *
+ * sy_mov_open walks the top-level boxes by their headers only (mdat is never
+ * loaded), loads `moov` whole (≤ 64 MiB, else SY_E_BUDGET) and indexes it
+ * with the bounded BMFF cursor (sy_bmff.h): mvhd, every trak (tkhd, edts/elst,
+ * mdia/mdhd/hdlr, the first stsd sample entry, the sample tables) and the
+ * movie-level `mdta` metadata (moov/meta, QuickTime form, and moov/udta/meta,
+ * ISO form as ffmpeg writes it). Sample payloads are read on demand with pread.
+ *
+ * Tracks are addressed by index (0 .. track_count-1), in file order.
+ * Pointers returned (info records, codec configuration, metadata values, key
+ * names) are borrowed: valid until sy_mov_close. A handle may be used from one
+ * thread at a time (sample lookups build a per-track index lazily); different
+ * handles are independent.
+ *
+ * Sample tables: the per-track index costs 12 bytes per stts entry, 4 per ctts
+ * entry, 4 per chunk and 4 per stss entry — never per sample — so it is bounded
+ * by the size of `moov`. A track may hold at most SY_MOV_MAX_SAMPLES samples.
+ * Fragmented files (moof) are not indexed: only samples in `stbl` are seen.
+ *
+ * Errors read "path: reason ('box', offset N)" with absolute file offsets.
+ */
+#ifndef SY_MOV_H
+#define SY_MOV_H
+
+#include "sy_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Most samples one track may declare (hostile-input guard). */
+#define SY_MOV_MAX_SAMPLES 10000000u
+/** Largest `moov` box sy_mov_open loads. */
+#define SY_MOV_MOOV_CAP (64u << 20)
+
+typedef struct sy_mov sy_mov;
+
+typedef struct sy_mov_info {
+    uint32_t major_brand;     /* ftyp major brand ('qt  ', 'isom', ...); 0 when there is no ftyp */
+    uint32_t minor_version;
+    uint32_t timescale;       /* mvhd */
+    uint64_t duration;        /* mvhd, in movie timescale units */
+    double duration_seconds;  /* duration / timescale (0 when timescale is 0) */
+    uint32_t track_count;
+    uint32_t fragmented;      /* 1 when an mvex or moof box was seen (fragments are not indexed) */
+    uint64_t file_size;
+    uint64_t moov_offset, moov_size;
+} sy_mov_info;
+
+typedef struct sy_mov_track_info {
+    uint32_t id;              /* tkhd track_ID */
+    uint32_t handler;         /* mdia/hdlr handler: 'vide', 'soun', 'meta', 'tmcd', ... */
+    uint32_t codec;           /* first stsd sample entry type: 'hvc1', 'avc1', 'mp4a', 'lpcm', 'mebx', ...; 0 if none */
+    uint32_t sample_entry_count;
+    uint32_t enabled;         /* tkhd flags bit 0 */
+    /* video: coded size from the visual sample entry (tkhd size when the entry has none) */
+    uint32_t width, height;
+    /* tkhd matrix {a b u, c d v, x y w}: a,b,c,d,x,y 16.16, u,v,w 2.30 */
+    int32_t matrix[9];
+    uint32_t rotation;        /* clockwise degrees to display: 0, 90, 180 or 270 (0 for other matrices) */
+    uint32_t mirrored;        /* the matrix also flips */
+    uint32_t display_width, display_height; /* tkhd size (coded size if 0), swapped for 90/270 */
+    double tkhd_width, tkhd_height;         /* tkhd 16.16 values */
+    uint64_t tkhd_duration;   /* movie timescale */
+    /* media */
+    uint32_t timescale;       /* mdhd */
+    uint64_t duration;        /* mdhd, media timescale units */
+    double duration_seconds;
+    char language[4];         /* ISO 639-2/T, "und" when unset; Macintosh code 0 -> "eng" */
+    /* samples */
+    uint32_t sample_count;    /* min(stsz count, stts total, chunk total) */
+    uint32_t keyframe_count;  /* stss entries; all_sync = 1 when there is no stss */
+    uint32_t all_sync;
+    /* audio (sound sample entry v0/v1/v2) */
+    uint32_t channels;
+    uint32_t bits_per_sample;
+    double sample_rate;
+    /* edit list (edts/elst v0/v1) */
+    uint32_t edit_count;
+    int64_t edit_media_time;           /* first edit, media timescale; -1 = empty edit */
+    uint64_t edit_segment_duration;    /* first edit, movie timescale */
+    /* mebx sample entry: number of keys in its `keys` box */
+    uint32_t mebx_key_count;
+} sy_mov_track_info;
+
+/** One sample, from stts/ctts/stsc/stsz|stz2/stco|co64/stss. */
+typedef struct sy_mov_sample_info {
+    uint64_t offset;    /* absolute file offset */
+    uint32_t size;
+    uint32_t duration;  /* stts delta, media timescale */
+    int64_t dts;        /* media timescale; first sample 0 */
+    int64_t pts;        /* dts + ctts offset (v0 and v1 read as signed) */
+    uint32_t sync;      /* 1 when in stss, or no stss */
+} sy_mov_sample_info;
+
+/** One key of a `mebx` (timed metadata) sample entry. */
+typedef struct sy_mov_mebx_key {
+    uint32_t local_id;        /* the key atom's type: the id used inside samples */
+    uint32_t key_namespace;   /* keyd namespace, e.g. 'mdta' */
+    const char *name;         /* keyd value, NUL-terminated, e.g. "com.apple.quicktime.still-image-time" */
+    uint32_t datatype_namespace; /* dtyp: 0 = well-known types */
+    uint32_t datatype;        /* dtyp well-known type (65 = int8, 23 = float32, ...); 0 if absent */
+} sy_mov_mebx_key;
+
+/** Opens `path` and indexes its `moov`. On failure *out is NULL and err says why. */
+sy_status sy_mov_open(sy_context *ctx, const char *path, sy_mov **out, sy_error *err);
+/** Closes; NULL does nothing. Everything borrowed from the handle becomes invalid. */
+void sy_mov_close(sy_mov *mov);
+
+const sy_mov_info *sy_mov_info_get(const sy_mov *mov);
+uint32_t sy_mov_track_count(const sy_mov *mov);
+/** Track by index; NULL when out of range. */
+const sy_mov_track_info *sy_mov_track(const sy_mov *mov, uint32_t index);
+
+/** Main video track index, or -1 when there is no 'vide' track. Real iPhone
+ *  movies may carry auxiliary video tracks beside the main one: the choice is
+ *  the enabled 'vide' track with the largest width x height (ties: lowest
+ *  track id); when no 'vide' track is enabled, the same rule over all of them. */
+int32_t sy_mov_main_video_track(const sy_mov *mov);
+
+/** Codec configuration of the first sample entry, borrowed: the payload of
+ *  hvcC / avcC / av1C, or of esds after its version/flags (found directly in
+ *  the entry or inside a QuickTime `wave` box). *type gets the box type.
+ *  NULL with *len = 0 when the entry has none. */
+const uint8_t *sy_mov_codec_config(const sy_mov *mov, uint32_t track, uint32_t *type, size_t *len);
+
+/** Edit `k` of the track's elst: segment duration (movie timescale), media time
+ *  (media timescale, -1 empty) and rate (16.16). SY_E_USAGE when out of range. */
+sy_status sy_mov_edit(const sy_mov *mov, uint32_t track, uint32_t k, uint64_t *segment_duration, int64_t *media_time,
+                      int32_t *rate, sy_error *err);
+
+/** Sample `index` (0-based) of `track`. Builds the track's index on first use
+ *  (may fail with SY_E_BUDGET / SY_E_INVALID_INPUT). */
+sy_status sy_mov_sample(sy_mov *mov, uint32_t track, uint32_t index, sy_mov_sample_info *out, sy_error *err);
+
+/** Keyframes as sorted 0-based sample indices, borrowed (NULL, 0 when every
+ *  sample is a sync sample: info.all_sync). Entries past sample_count are dropped. */
+sy_status sy_mov_keyframes(sy_mov *mov, uint32_t track, const uint32_t **list, uint32_t *count, sy_error *err);
+
+/** Reads sample `index` into buffer[cap] with pread; *len = its size. A buffer
+ *  that is too small gives SY_E_USAGE with *len = the size needed; a sample
+ *  outside the file gives SY_E_INVALID_INPUT. */
+sy_status sy_mov_read_sample(sy_mov *mov, uint32_t track, uint32_t index, void *buffer, size_t cap, size_t *len,
+                             sy_error *err);
+
+/** Movie-level metadata items (`mdta` keys + ilst), moov/meta first, then
+ *  moov/udta/meta; items whose key index is out of range are skipped. */
+uint32_t sy_mov_metadata_count(const sy_mov *mov);
+/** Item `index`: key (NUL-terminated UTF-8, e.g. "com.apple.quicktime.content.identifier"),
+ *  data type indicator (1 = UTF-8, 21 = signed BE int, 22 = unsigned, 23 = float32, ...)
+ *  and value bytes (borrowed, not NUL-terminated). Any out-pointer may be NULL. */
+sy_status sy_mov_metadata_at(const sy_mov *mov, uint32_t index, const char **key, uint32_t *type,
+                             const uint8_t **value, size_t *len);
+/** Index of the first item whose key equals `key`, or -1. */
+int32_t sy_mov_metadata_find(const sy_mov *mov, const char *key);
+
+/** Keys of a track's `mebx` sample entry (0 / NULL for other tracks). */
+uint32_t sy_mov_mebx_key_count(const sy_mov *mov, uint32_t track);
+const sy_mov_mebx_key *sy_mov_mebx_key_at(const sy_mov *mov, uint32_t track, uint32_t index);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
