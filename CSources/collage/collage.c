@@ -10,7 +10,7 @@
 #include "sy_prefetch.h"
 #include "sy_strip.h"
 
-#define SY__DEFAULT_CELL_CAP (8u * 1024u * 1024u) /* two decodes in flight + the cell being drawn */
+#define SY__DEFAULT_CELL_CAP (6u * 1024u * 1024u) /* a decode in flight or two + the cell being drawn */
 
 void sy_collage_options_init(sy_collage_options *opts, sy_layout_kind layout) {
     memset(opts, 0, sizeof *opts);

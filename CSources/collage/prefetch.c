@@ -36,7 +36,7 @@ static size_t estimate(const sy__prefetch *pf, const sy__cell_job *job) {
     if (!job->info) return planes;
     size_t pixels = (size_t)job->info->stored_width * job->info->stored_height;
     /* One decoded tile, libde265 state and a tile row of pixels: with this estimate
-     * HEIC cells mostly decode one at a time, which keeps the job near 9-10 MiB;
+     * HEIC cells mostly decode one at a time, which keeps the job near 9 MiB;
      * two at once would be ~1.5x faster but touch 12 MiB. */
     if (job->info->format == SY_FORMAT_HEIF) return planes + 2560u * 1024;
     if (job->info->progressive) return planes + pixels * 3;

@@ -45,7 +45,7 @@ typedef struct sy_collage_options {
     int png_compression;     /* zlib level 0..9 (default 6) */
     int naive;               /* 1 = decode every input fully, one full canvas (benchmark baseline) */
     int threads;             /* decode workers; 0 = number of online CPUs (max 4) */
-    size_t cell_memory_cap;  /* bytes of prepared cells kept ahead; 0 = 8 MiB (and at most one cell per worker ahead) */
+    size_t cell_memory_cap;  /* bytes of prepared cells kept ahead; 0 = 6 MiB (and at most one cell per worker ahead) */
     int too_tall;            /* what to do when a JPEG would exceed 65,500 px:
                                 0 = scale the canvas down uniformly (default),
                                 1 = fail with SY_E_BUDGET before decoding anything */

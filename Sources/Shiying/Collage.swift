@@ -65,7 +65,7 @@ public struct CollageReport: Sendable, Codable, Equatable {
 public enum Collage {
     /// Renders a collage, blocking the calling thread (`sy_collage_render`).
     /// Memory: one 16-row strip, the cells open at that strip and the cells
-    /// prepared ahead (≤ 8 MiB, one per decode thread), independent of the number of photos.
+    /// prepared ahead (≤ 6 MiB, one per decode thread), independent of the number of photos.
     /// - Parameters:
     ///   - request: layout, inputs, output path and encoding.
     ///   - progress: called with (phase, done, total) on the calling thread.
