@@ -48,7 +48,7 @@ for dir in Tests/Fuzz/seeds/*/; do
   cp "$dir"* "$seeds/$kind/" 2>/dev/null || true
 done
 
-for harness in Tests/Fuzz/fuzz_*.c; do
+for harness in ${FUZZ_ONLY:-Tests/Fuzz/fuzz_*.c}; do
   name=$(basename "$harness" .c)
   kind=${name#fuzz_}
   echo "fuzz: building $name"

@@ -10,6 +10,7 @@ let usage = """
       \(ConvertCommand.usage)
       \(DatePhraseCommand.usage)
       \(RecentCommand.usage)
+      \(VideoCommand.usage)
     """
 
 func runMain() -> Int32 {
@@ -27,6 +28,7 @@ func runMain() -> Int32 {
         case "convert": return try ConvertCommand.run(args)
         case "date-phrase": return try DatePhraseCommand.run(args)
         case "recent": return try RecentCommand.run(args)
+        case "video": return try VideoCommand.run(args)
         case "-h", "--help", "help":
             print(usage)
             return 0
