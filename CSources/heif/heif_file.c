@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "sy_bmff.h"
+#include "../bmff/sy_bmff_file.h"
 #include "sy_heif.h"
 #include "../base/sy_internal.h"
 #include "heif_file_internal.h"
@@ -91,10 +92,6 @@ typedef struct heif_prop {
 
 /* ---- errors ---- */
 
-static const char *short_path(const char *path) {
-    size_t n = strlen(path);
-    return n > 96 ? path + (n - 96) : path;
-}
 
 /* "path: reason ('box', offset N)". `offset` is absolute in the file. */
 __attribute__((format(printf, 6, 7))) static sy_status bad(const sy_heif_file *f, sy_error *err, sy_status code,
@@ -106,15 +103,15 @@ __attribute__((format(printf, 6, 7))) static sy_status bad(const sy_heif_file *f
     vsnprintf(reason, sizeof reason, fmt, ap);
     va_end(ap);
     char name[16];
-    if (!box) return sy__fail(err, code, "%s: %s (offset %llu)", short_path(f->path), reason, (unsigned long long)offset);
-    return sy__fail(err, code, "%s: %s ('%s', offset %llu)", short_path(f->path), reason, sy_bmff_fourcc_text(box, name),
+    if (!box) return sy__fail(err, code, "%s: %s (offset %llu)", sy__short_path(f->path), reason, (unsigned long long)offset);
+    return sy__fail(err, code, "%s: %s ('%s', offset %llu)", sy__short_path(f->path), reason, sy_bmff_fourcc_text(box, name),
                     (unsigned long long)offset);
 }
 
 /* Re-labels an error from sy_bmff_next with the file's path. */
 static sy_status relabel(const sy_heif_file *f, sy_error *err, const sy_error *inner) {
     if (!err) return inner->code;
-    return sy__fail(err, inner->code, "%s: %s", short_path(f->path), inner->message);
+    return sy__fail(err, inner->code, "%s: %s", sy__short_path(f->path), inner->message);
 }
 
 static sy_status next_box(const sy_heif_file *f, sy_bmff_cursor *c, sy_bmff_box *b, sy_error *err) {
@@ -170,11 +167,11 @@ static sy_status read_at(const sy_heif_file *f, uint64_t offset, void *dst, size
         if (got < 0) {
             if (errno == EINTR) continue;
             int e = errno;
-            return sy__fail_sub(err, SY_E_IO, e, "%s: read of %zu bytes at offset %llu failed: %s", short_path(f->path),
+            return sy__fail_sub(err, SY_E_IO, e, "%s: read of %zu bytes at offset %llu failed: %s", sy__short_path(f->path),
                                 n, (unsigned long long)offset, strerror(e));
         }
         if (got == 0)
-            return sy__fail(err, SY_E_IO, "%s: file ends before offset %llu (truncated while open?)", short_path(f->path),
+            return sy__fail(err, SY_E_IO, "%s: file ends before offset %llu (truncated while open?)", sy__short_path(f->path),
                             (unsigned long long)offset);
         p += got;
         n -= (size_t)got;
@@ -863,27 +860,8 @@ sy_status sy_heif_open(sy_context *ctx, const char *path, sy_heif_file **out, sy
     if (!f) return err ? err->code : SY_E_BUDGET;
     f->ctx = ctx;
     f->fd = -1;
-    size_t plen = strlen(path);
-    f->path = sy__alloc(ctx, plen + 1, 1, "heif path", err);
-    if (!f->path) {
-        sy__free(ctx, f);
-        return err ? err->code : SY_E_BUDGET;
-    }
-    memcpy(f->path, path, plen + 1);
-    sy_status st = SY_OK;
-    f->fp = fopen(path, "rb");
-    if (!f->fp) {
-        int e = errno;
-        st = sy__fail_sub(err, SY_E_IO, e, "%s: cannot open: %s", short_path(path), strerror(e));
-        goto fail;
-    }
-    f->fd = fileno(f->fp);
-    struct stat sb;
-    if (fstat(f->fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size < 0) {
-        st = sy__fail(err, SY_E_IO, "%s: not a regular file", short_path(path));
-        goto fail;
-    }
-    f->file_size = (uint64_t)sb.st_size;
+    sy_status st = sy__bmff_file_open(ctx, path, &f->path, &f->fp, &f->fd, &f->file_size, err);
+    if (st != SY_OK) goto fail;
 
     /* Top-level walk by headers only. */
     uint64_t pos = 0;
@@ -1087,7 +1065,7 @@ sy_status sy_heif_read_item(sy_heif_file *f, uint32_t id, uint8_t **data, size_t
     if (len) *len = 0;
     if (!f || !data || !len) return sy__fail(err, SY_E_USAGE, "sy_heif_read_item: file, data and len are required");
     const heif_item *it = find_item(f, id);
-    if (!it) return sy__fail(err, SY_E_USAGE, "%s: sy_heif_read_item: no item %u", short_path(f->path), id);
+    if (!it) return sy__fail(err, SY_E_USAGE, "%s: sy_heif_read_item: no item %u", sy__short_path(f->path), id);
     sy_status st = check_location(f, it, err);
     if (st != SY_OK) return st;
     if (it->info.data_size > SY__HEIF_ITEM_CAP)
@@ -1119,9 +1097,9 @@ sy_status sy_heif_read_grid(sy_heif_file *f, uint32_t id, sy_heif_grid *out, sy_
     if (!f || !out) return sy__fail(err, SY_E_USAGE, "sy_heif_read_grid: file and out are required");
     const heif_item *it = find_item(f, id);
     char name[16];
-    if (!it) return sy__fail(err, SY_E_USAGE, "%s: sy_heif_read_grid: no item %u", short_path(f->path), id);
+    if (!it) return sy__fail(err, SY_E_USAGE, "%s: sy_heif_read_grid: no item %u", sy__short_path(f->path), id);
     if (it->info.type != FCC('g', 'r', 'i', 'd'))
-        return sy__fail(err, SY_E_USAGE, "%s: sy_heif_read_grid: item %u is '%s', not a grid", short_path(f->path), id,
+        return sy__fail(err, SY_E_USAGE, "%s: sy_heif_read_grid: item %u is '%s', not a grid", sy__short_path(f->path), id,
                         sy_bmff_fourcc_text(it->info.type, name));
     sy_status st = check_location(f, it, err);
     if (st != SY_OK) return st;

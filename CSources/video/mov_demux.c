@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "sy_bmff.h"
+#include "../bmff/sy_bmff_file.h"
 #include "sy_mov.h"
 #include "../base/sy_internal.h"
 
@@ -91,10 +92,6 @@ struct sy_mov {
 
 /* ---- errors ---- */
 
-static const char *short_path(const char *path) {
-    size_t n = strlen(path);
-    return n > 96 ? path + (n - 96) : path;
-}
 
 /* "path: reason ('box', offset N)"; `offset` is absolute in the file. */
 __attribute__((format(printf, 6, 7))) static sy_status bad(const sy_mov *m, sy_error *err, sy_status code, uint32_t box,
@@ -106,8 +103,8 @@ __attribute__((format(printf, 6, 7))) static sy_status bad(const sy_mov *m, sy_e
     vsnprintf(reason, sizeof reason, fmt, ap);
     va_end(ap);
     char name[16];
-    if (!box) return sy__fail(err, code, "%s: %s (offset %llu)", short_path(m->path), reason, (unsigned long long)offset);
-    return sy__fail(err, code, "%s: %s ('%s', offset %llu)", short_path(m->path), reason, sy_bmff_fourcc_text(box, name),
+    if (!box) return sy__fail(err, code, "%s: %s (offset %llu)", sy__short_path(m->path), reason, (unsigned long long)offset);
+    return sy__fail(err, code, "%s: %s ('%s', offset %llu)", sy__short_path(m->path), reason, sy_bmff_fourcc_text(box, name),
                     (unsigned long long)offset);
 }
 
@@ -116,7 +113,7 @@ static sy_status next_box(const sy_mov *m, sy_bmff_cursor *c, sy_bmff_box *b, sy
     sy_status st = sy_bmff_next(c, b, &inner);
     if (st == SY_OK) return SY_OK;
     if (!err) return st;
-    return sy__fail(err, st, "%s: %s", short_path(m->path), inner.message);
+    return sy__fail(err, st, "%s: %s", sy__short_path(m->path), inner.message);
 }
 
 /* ---- helpers ---- */
@@ -147,7 +144,7 @@ static int full_header(sy_bmff_span *s, uint8_t *version, uint32_t *flags) {
 static void *block_alloc(sy_mov *m, size_t count, size_t size, const char *reason, sy_error *err) {
     size_t bytes;
     if (!sy__mul_ok(count, size, &bytes) || bytes > SIZE_MAX - sizeof(mov_block) - 16) {
-        sy__fail(err, SY_E_BUDGET, "%s: %s: %zu x %zu bytes overflows", short_path(m->path), reason, count, size);
+        sy__fail(err, SY_E_BUDGET, "%s: %s: %zu x %zu bytes overflows", sy__short_path(m->path), reason, count, size);
         return NULL;
     }
     /* keep the payload 16-byte aligned */
@@ -166,11 +163,11 @@ static sy_status read_at(const sy_mov *m, uint64_t offset, void *dst, size_t n, 
         if (got < 0) {
             if (errno == EINTR) continue;
             int e = errno;
-            return sy__fail_sub(err, SY_E_IO, e, "%s: read of %zu bytes at offset %llu failed: %s", short_path(m->path),
+            return sy__fail_sub(err, SY_E_IO, e, "%s: read of %zu bytes at offset %llu failed: %s", sy__short_path(m->path),
                                 n, (unsigned long long)offset, strerror(e));
         }
         if (got == 0)
-            return sy__fail(err, SY_E_IO, "%s: file ends before offset %llu (truncated while open?)", short_path(m->path),
+            return sy__fail(err, SY_E_IO, "%s: file ends before offset %llu (truncated while open?)", sy__short_path(m->path),
                             (unsigned long long)offset);
         p += got;
         n -= (size_t)got;
@@ -219,7 +216,7 @@ static sy_status parse_mvhd(sy_mov *m, const sy_bmff_box *b, sy_error *err) {
 static sy_status meta_push(sy_mov *m, const mov_meta_item *it, sy_error *err) {
     if (m->meta_n == m->meta_cap) {
         uint32_t cap = m->meta_cap ? m->meta_cap * 2 : 16;
-        if (cap > 4u * SY_BMFF_MAX_CHILDREN) return sy__fail(err, SY_E_INVALID_INPUT, "%s: too many metadata items", short_path(m->path));
+        if (cap > 4u * SY_BMFF_MAX_CHILDREN) return sy__fail(err, SY_E_INVALID_INPUT, "%s: too many metadata items", sy__short_path(m->path));
         mov_meta_item *n = sy__alloc(m->ctx, cap, sizeof *n, "mov metadata items", err);
         if (!n) return err ? err->code : SY_E_BUDGET;
         if (m->meta_n) memcpy(n, m->meta, m->meta_n * sizeof *n);
@@ -860,27 +857,8 @@ sy_status sy_mov_open(sy_context *ctx, const char *path, sy_mov **out, sy_error 
     if (!m) return err ? err->code : SY_E_BUDGET;
     m->ctx = ctx;
     m->fd = -1;
-    size_t plen = strlen(path);
-    m->path = sy__alloc(ctx, plen + 1, 1, "mov path", err);
-    if (!m->path) {
-        sy__free(ctx, m);
-        return err ? err->code : SY_E_BUDGET;
-    }
-    memcpy(m->path, path, plen + 1);
-    sy_status st = SY_OK;
-    m->fp = fopen(path, "rb");
-    if (!m->fp) {
-        int e = errno;
-        st = sy__fail_sub(err, SY_E_IO, e, "%s: cannot open: %s", short_path(path), strerror(e));
-        goto fail;
-    }
-    m->fd = fileno(m->fp);
-    struct stat sb;
-    if (fstat(m->fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size < 0) {
-        st = sy__fail(err, SY_E_IO, "%s: not a regular file", short_path(path));
-        goto fail;
-    }
-    m->info.file_size = (uint64_t)sb.st_size;
+    sy_status st = sy__bmff_file_open(ctx, path, &m->path, &m->fp, &m->fd, &m->info.file_size, err);
+    if (st != SY_OK) goto fail;
     const uint64_t fsize = m->info.file_size;
     uint64_t pos = 0, moov_header = 0;
     uint32_t boxes = 0;

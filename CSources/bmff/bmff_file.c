@@ -1,0 +1,34 @@
+/* bmff_file.c — see sy_bmff_file.h. */
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sy_bmff_file.h"
+
+const char *sy__short_path(const char *path) {
+    size_t n = strlen(path);
+    return n > 96 ? path + (n - 96) : path;
+}
+
+sy_status sy__bmff_file_open(sy_context *ctx, const char *path, char **path_copy, FILE **fp, int *fd,
+                             uint64_t *size, sy_error *err) {
+    *path_copy = NULL, *fp = NULL, *fd = -1, *size = 0;
+    size_t plen = strlen(path);
+    char *copy = sy__alloc(ctx, plen + 1, 1, "container path", err);
+    if (!copy) return err ? err->code : SY_E_BUDGET;
+    memcpy(copy, path, plen + 1);
+    FILE *file = fopen(path, "rb");
+    if (!file) {
+        int e = errno;
+        sy__free(ctx, copy);
+        return sy__fail_sub(err, SY_E_IO, e, "%s: cannot open: %s", sy__short_path(path), strerror(e));
+    }
+    struct stat sb;
+    if (fstat(fileno(file), &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size < 0) {
+        fclose(file);
+        sy__free(ctx, copy);
+        return sy__fail(err, SY_E_IO, "%s: not a regular file", sy__short_path(path));
+    }
+    *path_copy = copy, *fp = file, *fd = fileno(file), *size = (uint64_t)sb.st_size;
+    return SY_OK;
+}
