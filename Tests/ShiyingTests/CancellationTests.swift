@@ -106,11 +106,24 @@ struct CancellationTests {
         let dir = try TempDir("cancelsync")
         defer { dir.remove() }
         let request = CollageRequest(layout: .long, inputs: photos, output: dir.file("long.png"))
+        // Handshake, no timing: at the first strip the job thread waits until a
+        // second thread has called the cancel closure, then carries on.
+        let firstStrip = DispatchSemaphore(value: 0), cancelled = DispatchSemaphore(value: 0)
+        let once = ProgressLog()
         let outcome: Result<CollageReport, Error> = await withCheckedContinuation { continuation in
             Thread.detachNewThread {
                 continuation.resume(returning: Result {
-                    try Collage.render(request, progress: nil, cancel: { cancel in
-                        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { cancel() }
+                    try Collage.render(request, progress: { phase, done, total in
+                        guard phase == "strips", once.firstStrip == nil else { return }
+                        once.note(phase, done, total)
+                        firstStrip.signal()
+                        cancelled.wait()
+                    }, cancel: { cancel in
+                        Thread.detachNewThread {
+                            firstStrip.wait()
+                            cancel()
+                            cancelled.signal()
+                        }
                     })
                 })
             }
