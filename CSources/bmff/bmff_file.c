@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "sy_bmff_file.h"
 
@@ -30,5 +31,28 @@ sy_status sy__bmff_file_open(sy_context *ctx, const char *path, char **path_copy
         return sy__fail(err, SY_E_IO, "%s: not a regular file", sy__short_path(path));
     }
     *path_copy = copy, *fp = file, *fd = fileno(file), *size = (uint64_t)sb.st_size;
+    return SY_OK;
+}
+
+sy_status sy__bmff_read_at(int fd, const char *path, uint64_t offset, void *dst, size_t n, sy_error *err) {
+    uint8_t *p = dst;
+    while (n > 0) {
+        if (offset > (uint64_t)INT64_MAX)
+            return sy__fail(err, SY_E_IO, "%s: read offset %llu out of range", sy__short_path(path),
+                            (unsigned long long)offset);
+        ssize_t got = pread(fd, p, n, (off_t)offset);
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            int e = errno;
+            return sy__fail_sub(err, SY_E_IO, e, "%s: read of %zu bytes at offset %llu failed: %s", sy__short_path(path),
+                                n, (unsigned long long)offset, strerror(e));
+        }
+        if (got == 0)
+            return sy__fail(err, SY_E_IO, "%s: file ends before offset %llu (truncated while open?)", sy__short_path(path),
+                            (unsigned long long)offset);
+        p += got;
+        n -= (size_t)got;
+        offset += (uint64_t)got;
+    }
     return SY_OK;
 }

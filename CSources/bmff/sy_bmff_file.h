@@ -15,4 +15,8 @@ const char *sy__short_path(const char *path);
 sy_status sy__bmff_file_open(sy_context *ctx, const char *path, char **path_copy, FILE **fp, int *fd,
                              uint64_t *size, sy_error *err);
 
+/* Reads exactly n bytes at `offset` with pread (thread-safe on a shared fd);
+ * SY_E_IO naming `path` on an error or a short file. */
+sy_status sy__bmff_read_at(int fd, const char *path, uint64_t offset, void *dst, size_t n, sy_error *err);
+
 #endif

@@ -158,26 +158,8 @@ static int cmp_items(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* Reads exactly n bytes at `offset`; SY_E_IO on error or a short file. */
 static sy_status read_at(const sy_heif_file *f, uint64_t offset, void *dst, size_t n, sy_error *err) {
-    uint8_t *p = dst;
-    while (n > 0) {
-        if (offset > (uint64_t)INT64_MAX) return bad(f, err, SY_E_IO, 0, offset, "read offset out of range");
-        ssize_t got = pread(f->fd, p, n, (off_t)offset);
-        if (got < 0) {
-            if (errno == EINTR) continue;
-            int e = errno;
-            return sy__fail_sub(err, SY_E_IO, e, "%s: read of %zu bytes at offset %llu failed: %s", sy__short_path(f->path),
-                                n, (unsigned long long)offset, strerror(e));
-        }
-        if (got == 0)
-            return sy__fail(err, SY_E_IO, "%s: file ends before offset %llu (truncated while open?)", sy__short_path(f->path),
-                            (unsigned long long)offset);
-        p += got;
-        n -= (size_t)got;
-        offset += (uint64_t)got;
-    }
-    return SY_OK;
+    return sy__bmff_read_at(f->fd, f->path, offset, dst, n, err);
 }
 
 /* ---- ftyp ---- */

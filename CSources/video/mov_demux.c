@@ -156,24 +156,7 @@ static void *block_alloc(sy_mov *m, size_t count, size_t size, const char *reaso
 }
 
 static sy_status read_at(const sy_mov *m, uint64_t offset, void *dst, size_t n, sy_error *err) {
-    uint8_t *p = dst;
-    while (n > 0) {
-        if (offset > (uint64_t)INT64_MAX) return bad(m, err, SY_E_IO, 0, offset, "read offset out of range");
-        ssize_t got = pread(m->fd, p, n, (off_t)offset);
-        if (got < 0) {
-            if (errno == EINTR) continue;
-            int e = errno;
-            return sy__fail_sub(err, SY_E_IO, e, "%s: read of %zu bytes at offset %llu failed: %s", sy__short_path(m->path),
-                                n, (unsigned long long)offset, strerror(e));
-        }
-        if (got == 0)
-            return sy__fail(err, SY_E_IO, "%s: file ends before offset %llu (truncated while open?)", sy__short_path(m->path),
-                            (unsigned long long)offset);
-        p += got;
-        n -= (size_t)got;
-        offset += (uint64_t)got;
-    }
-    return SY_OK;
+    return sy__bmff_read_at(m->fd, m->path, offset, dst, n, err);
 }
 
 /* ---- ftyp ---- */
