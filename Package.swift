@@ -26,11 +26,12 @@ let package = Package(
         systemCodec("CHeif", pkgConfig: "libheif", apt: "libheif-dev"),
         systemCodec("CX265", pkgConfig: "x265", apt: "libx265-dev"),
         systemCodec("CDe265", pkgConfig: "libde265", apt: "libde265-dev"),
+        systemCodec("COpenH264", pkgConfig: "openh264", apt: "libopenh264-dev"),
         systemCodec("CZlib", pkgConfig: "zlib", apt: "zlib1g-dev"),
         systemCodec("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
         .target(
             name: "CShiying",
-            dependencies: ["CJPEG", "CTurboJPEG", "CHeif", "CX265", "CDe265", "CZlib"],
+            dependencies: ["CJPEG", "CTurboJPEG", "CHeif", "CX265", "CDe265", "COpenH264", "CZlib"],
             path: "CSources",
             exclude: ["system"],
             cSettings: [.define("_GNU_SOURCE")],

@@ -26,11 +26,6 @@ private enum HeifPaths {
     static var hasHeifInfo: Bool { FileManager.default.isExecutableFile(atPath: heifInfo) }
 }
 
-private func fourcc(_ s: String) -> UInt32 {
-    precondition(s.utf8.count == 4)
-    return s.utf8.reduce(0) { $0 << 8 | UInt32($1) }
-}
-
 /// A fixed-size C char array (imported as a tuple) as a String.
 private func cText<T>(_ tuple: T) -> String {
     var copy = tuple

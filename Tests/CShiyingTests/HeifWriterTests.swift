@@ -14,56 +14,11 @@ import Testing
 enum HW {
     static let gainMapURN = "urn:com:apple:photo:2020:aux:hdrgainmap"
 
-    /// Runs a tool; returns exit status, stdout and stderr. Uses posix_spawn
-    /// with the output going to temporary files, not Foundation.Process, whose
-    /// run() leaks a weak-reference side table that fails LeakSanitizer runs
-    /// (make sanitize runs this target).
     static func run(_ tool: String, _ args: [String]) throws -> (status: Int32, out: String, err: String) {
-        let candidates = ["/usr/bin/\(tool)", "/usr/local/bin/\(tool)", "/bin/\(tool)"]
-        guard let path = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            throw CTestFailure("\(tool) is not installed (make deps)")
-        }
-        let base = FileManager.default.temporaryDirectory
-            .appendingPathComponent("shiying-heifw-run-\(getpid())-\(UUID().uuidString.prefix(8))").path
-        let outPath = base + ".out", errPath = base + ".err"
-        defer {
-            unlink(outPath)
-            unlink(errPath)
-        }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let argv = ([path] + args).map { strdup($0) }
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = (argv + [nil]).withUnsafeBufferPointer { buffer in
-            posix_spawn(&pid, path, &actions, nil, UnsafeMutablePointer(mutating: buffer.baseAddress!), environ)
-        }
-        guard spawned == 0 else { throw CTestFailure("posix_spawn \(tool): \(String(cString: strerror(spawned)))") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let exitCode = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-        return (exitCode, String(decoding: readFile(outPath), as: UTF8.self),
-                String(decoding: readFile(errPath), as: UTF8.self))
+        try ExternalTools.run(tool, args)
     }
 
-    /// A whole file with read(2) (FoundationEssentials' Data(contentsOf:)
-    /// leaks a 4 KiB buffer for empty files, which LeakSanitizer reports).
-    static func readFile(_ path: String) -> [UInt8] {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { return [] }
-        defer { close(fd) }
-        var bytes: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return bytes }
-            bytes += chunk[0..<n]
-        }
-    }
+    static func readFile(_ path: String) -> [UInt8] { ExternalTools.readFile(path) }
 
     /// A fresh temporary folder, removed on deinit.
     final class Folder {

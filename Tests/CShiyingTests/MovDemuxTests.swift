@@ -19,73 +19,8 @@ private enum MovPaths {
     static let paired = real("h264_live_pairedVideo.mov")
     static var hasIphone: Bool { FileManager.default.fileExists(atPath: iphone) }
     static var hasPaired: Bool { FileManager.default.fileExists(atPath: paired) }
-    static func tool(_ name: String) -> String? {
-        ["/usr/bin/\(name)", "/usr/local/bin/\(name)", "/bin/\(name)"]
-            .first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
-    static var hasFFmpeg: Bool { tool("ffmpeg") != nil && tool("ffprobe") != nil }
-    static var hasExiftool: Bool { tool("exiftool") != nil }
-}
-
-private func fourcc(_ s: String) -> UInt32 {
-    precondition(s.utf8.count == 4)
-    return s.utf8.reduce(0) { $0 << 8 | UInt32($1) }
-}
-
-/// Runs a tool with posix_spawn (not Foundation.Process: see HeifWriterTests),
-/// stdout/stderr through temporary files.
-private func runTool(_ name: String, _ args: [String]) throws -> (status: Int32, out: String) {
-    guard let path = MovPaths.tool(name) else { throw CTestFailure("\(name) is not installed (make deps)") }
-    let base = FileManager.default.temporaryDirectory
-        .appendingPathComponent("shiying-mov-run-\(getpid())-\(UUID().uuidString.prefix(8))").path
-    let outPath = base + ".out", errPath = base + ".err"
-    defer {
-        unlink(outPath)
-        unlink(errPath)
-    }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    let argv = ([path] + args).map { strdup($0) }
-    defer { argv.forEach { free($0) } }
-    var pid: pid_t = 0
-    let spawned = (argv + [nil]).withUnsafeBufferPointer { buffer in
-        posix_spawn(&pid, path, &actions, nil, UnsafeMutablePointer(mutating: buffer.baseAddress!), environ)
-    }
-    guard spawned == 0 else { throw CTestFailure("posix_spawn \(name): \(String(cString: strerror(spawned)))") }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    let code = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-    let out = String(decoding: readAll(outPath), as: UTF8.self)
-    if code != 0 {
-        let err = String(decoding: readAll(errPath), as: UTF8.self)
-        throw CTestFailure("\(name) \(args.joined(separator: " ")) exited \(code): \(err.suffix(400))")
-    }
-    return (code, out)
-}
-
-private func readAll(_ path: String) -> [UInt8] {
-    let fd = open(path, O_RDONLY)
-    guard fd >= 0 else { return [] }
-    defer { close(fd) }
-    var bytes: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n < 0 && errno == EINTR { continue }
-        if n <= 0 { return bytes }
-        bytes += chunk[0..<n]
-    }
-}
-
-private func writeAll(_ path: String, _ bytes: [UInt8]) throws {
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    guard fd >= 0 else { throw CTestFailure("cannot create \(path)") }
-    defer { close(fd) }
-    let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-    guard n == bytes.count else { throw CTestFailure("short write to \(path)") }
+    static var hasFFmpeg: Bool { ExternalTools.installed("ffmpeg", "ffprobe") }
+    static var hasExiftool: Bool { ExternalTools.installed("exiftool") }
 }
 
 /// One ffprobe packet of the selected stream.
@@ -95,8 +30,8 @@ private struct Packet: Equatable {
 
 /// `ffprobe -show_packets -select_streams <sel>` as (pts, dts, size, pos, key).
 private func ffprobePackets(_ path: String, select: String) throws -> [Packet] {
-    let out = try runTool("ffprobe", ["-v", "error", "-select_streams", select, "-show_entries",
-                                      "packet=pts,dts,size,pos,flags", "-of", "csv=p=0", path]).out
+    let out = try ExternalTools.check("ffprobe", ["-v", "error", "-select_streams", select, "-show_entries",
+                                      "packet=pts,dts,size,pos,flags", "-of", "csv=p=0", path])
     return out.split(separator: "\n").compactMap { line in
         let f = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         guard f.count >= 5, let pts = Int64(f[0]), let dts = Int64(f[1]), let size = Int(f[2]),
@@ -107,14 +42,14 @@ private func ffprobePackets(_ path: String, select: String) throws -> [Packet] {
 
 /// ffprobe's display-matrix rotation (counter-clockwise degrees), 0 when absent.
 private func ffprobeRotation(_ path: String) throws -> Int {
-    let out = try runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
-                                      "stream_side_data=rotation", "-of", "csv=p=0", path]).out
+    let out = try ExternalTools.check("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                      "stream_side_data=rotation", "-of", "csv=p=0", path])
     let numbers = out.split(whereSeparator: { !"-0123456789".contains($0) }).compactMap { Int($0) }
     return numbers.first ?? 0
 }
 
 private func exiftoolContentIdentifier(_ path: String) throws -> String {
-    try runTool("exiftool", ["-s3", "-ContentIdentifier", path]).out.trimmingCharacters(in: .whitespacesAndNewlines)
+    try ExternalTools.check("exiftool", ["-s3", "-ContentIdentifier", path]).trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
 private struct OpenFailure: Error {
@@ -261,7 +196,7 @@ private enum Generated {
                          "-metadata:s:v", "rotate=90"]),
         ]
         for (name, args) in jobs {
-            do { _ = try runTool("ffmpeg", ["-v", "error", "-y"] + args + [path(name)]) } catch {
+            do { _ = try ExternalTools.check("ffmpeg", ["-v", "error", "-y"] + args + [path(name)]) } catch {
                 failures[name] = "\(error)"
             }
         }
@@ -270,8 +205,8 @@ private enum Generated {
         for degrees in [90, 180, 270] {
             let name = "rot\(degrees).mp4"
             do {
-                try writeAll(path(name), readAll(path("rot.mp4")))
-                _ = try runTool("exiftool", ["-q", "-overwrite_original", "-Rotation=\(degrees)", path(name)])
+                try ExternalTools.writeFile(path(name), ExternalTools.readFile(path("rot.mp4")))
+                _ = try ExternalTools.check("exiftool", ["-q", "-overwrite_original", "-Rotation=\(degrees)", path(name)])
             } catch { failures[name] = "\(error)" }
         }
         return failures
@@ -352,7 +287,7 @@ private enum Generated {
         var len = 0
         var err = sy_error()
         #expect(sy_mov_read_sample(mov.raw, UInt32(main), 0, &buf, buf.count, &len, &err) == SY_OK)
-        let file = readAll(MovPaths.iphone)
+        let file = ExternalTools.readFile(MovPaths.iphone)
         #expect(buf == Array(file[Int(first.offset)..<Int(first.offset) + len]))
         // Too small a buffer: usage error with the size needed.
         var small = [UInt8](repeating: 0, count: 16)
@@ -441,11 +376,11 @@ private enum Generated {
 
     @Test(.enabled(if: MovPaths.hasFFmpeg)) func truncatedFilesFailClearly() throws {
         let path = try Generated.need("hevc.mov")
-        let bytes = readAll(path)
+        let bytes = ExternalTools.readFile(path)
         let cut = Generated.path("cut-\(UUID().uuidString.prefix(8)).mov")
         defer { unlink(cut) }
         for keep in [0, 7, 100, bytes.count / 2, bytes.count - 100, bytes.count - 1] {
-            try writeAll(cut, Array(bytes[..<keep]))
+            try ExternalTools.writeFile(cut, Array(bytes[..<keep]))
             guard case .failure(let f) = try Mov.open(cut) else {
                 Issue.record("a file cut to \(keep) of \(bytes.count) bytes opened")
                 continue
@@ -454,19 +389,19 @@ private enum Generated {
             #expect(f.message.hasPrefix(cut), "names the path: \(f.message)")
             #expect(f.message.contains("offset"), "names an offset: \(f.message)")
         }
-        try writeAll(cut, Array(bytes[..<(bytes.count / 2)]))
+        try ExternalTools.writeFile(cut, Array(bytes[..<(bytes.count / 2)]))
         if case .failure(let f) = try Mov.open(cut) { #expect(f.message.contains("truncated"), "\(f.message)") }
     }
 
     @Test(.enabled(if: MovPaths.hasFFmpeg)) func corruptedMoovFailsClearly() throws {
         let path = try Generated.need("faststart.mp4")
-        let bytes = readAll(path)
+        let bytes = ExternalTools.readFile(path)
         let bad = Generated.path("bad-\(UUID().uuidString.prefix(8)).mp4")
         defer { unlink(bad) }
         func variant(_ edit: (inout [UInt8]) -> Void) throws -> Result<Mov, OpenFailure> {
             var copy = bytes
             edit(&copy)
-            try writeAll(bad, copy)
+            try ExternalTools.writeFile(bad, copy)
             return try Mov.open(bad)
         }
         func find(_ type: String, from: Int = 0) -> Int? {

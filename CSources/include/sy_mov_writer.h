@@ -1,0 +1,110 @@
+/* sy_mov_writer.h — QuickTime (.mov) / MP4 muxer (issue 4).
+ *
+ * Writes `ftyp`, then `wide` + `mdat` streamed to a temporary file next to the
+ * output (samples go straight to disk in the order they are added; consecutive
+ * samples of one track form a chunk), then `moov` at finish, and renames the
+ * temporary file into place: the output is complete or absent, and an existing
+ * file at `path` is untouched until the rename. mdat grows past 4 GiB by
+ * turning the `wide` placeholder into a 64-bit mdat header (QuickTime's way).
+ *
+ * Per track, memory is a few bytes per sample (sizes, run-length durations,
+ * composition offsets, sync list, chunk offsets) — never sample data.
+ *
+ * What goes into moov:
+ *  - mvhd (movie timescale: 600 for 'qt  ', 1000 for 'isom' unless given),
+ *  - one trak per track: tkhd (matrix, size), edts/elst (see set_edit), mdia
+ *    (mdhd, hdlr, minf with vmhd/smhd/gmhd, dinf, stbl: stsd stts ctts stss
+ *    stsc stsz stco|co64),
+ *  - movie-level metadata as QuickTime `moov/meta` (hdlr 'mdta', keys, ilst),
+ *    the form iPhones write (see ../shared/specs/live-photo.md §4.2),
+ *  - a timed-metadata track: `mebx` sample entry with its key table, `tref
+ *    cdsc` to the track it describes, handler 'meta' (spec §4.3).
+ */
+#ifndef SY_MOV_WRITER_H
+#define SY_MOV_WRITER_H
+
+#include "sy_base.h"
+#include "sy_mov.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sy_mov_writer sy_mov_writer;
+
+typedef struct sy_mov_writer_options {
+    uint32_t version;          /* 1 */
+    uint32_t brand;            /* SY_FOURCC('q','t',' ',' ') for .mov, SY_FOURCC('i','s','o','m') for .mp4 */
+    uint32_t movie_timescale;  /* 0 = 600 ('qt  ') or 1000 ('isom') */
+} sy_mov_writer_options;
+
+void sy_mov_writer_options_init(sy_mov_writer_options *opts);
+
+/** Creates the temporary file beside `path` and writes ftyp + the mdat header. */
+sy_status sy_mov_writer_open(sy_context *ctx, const char *path, const sy_mov_writer_options *opts,
+                             sy_mov_writer **out, sy_error *err);
+
+typedef struct sy_mov_video_track {
+    uint32_t codec;            /* 'hvc1' (config = hvcC payload) or 'avc1' (avcC) */
+    uint32_t width, height;    /* coded size */
+    uint32_t timescale;        /* media timescale of the sample durations */
+    const uint8_t *config;     /* decoder configuration record (copied) */
+    size_t config_len;
+    int32_t matrix[9];         /* tkhd matrix; all zero = identity */
+    /* colour description for a `colr` nclx box; primaries = 0 writes none */
+    uint16_t primaries, transfer, matrix_coefficients;
+    uint8_t full_range;
+} sy_mov_video_track;
+
+/** Adds a video track; *track_id gets its tkhd track_ID (1-based, in order of adding). */
+sy_status sy_mov_writer_add_video(sy_mov_writer *w, const sy_mov_video_track *track, uint32_t *track_id,
+                                  sy_error *err);
+
+/** Adds a track whose sample description is copied byte-for-byte from track
+ *  `src_track` of `src` (audio: mp4a/esds, lpcm, sowt, ...): handler, media
+ *  timescale, language, sample entry, tkhd volume/size/matrix. Samples are then
+ *  added with sy_mov_writer_add_sample (copied from the source). */
+sy_status sy_mov_writer_add_copied_track(sy_mov_writer *w, sy_mov *src, uint32_t src_track, uint32_t *track_id,
+                                         sy_error *err);
+
+/** One key of a timed-metadata (`mebx`) track. */
+typedef struct sy_mov_mebx_key_spec {
+    const char *name;          /* e.g. "com.apple.quicktime.still-image-time" (namespace 'mdta') */
+    uint32_t datatype;         /* well-known type (65 = int8, 23 = float32, 71 = 2 x float32, ...) */
+} sy_mov_mebx_key_spec;
+
+/** Adds a `mebx` track whose keys get local ids 1..count in order, describing
+ *  (tref cdsc) track `describes_track_id`; media timescale `timescale`. */
+sy_status sy_mov_writer_add_mebx(sy_mov_writer *w, const sy_mov_mebx_key_spec *keys, uint32_t count,
+                                 uint32_t describes_track_id, uint32_t timescale, uint32_t *track_id,
+                                 sy_error *err);
+
+/** Appends one sample of `track_id` to mdat. `duration` in the track's media
+ *  timescale; `composition_offset` = pts - dts (>= 0 written as ctts v0,
+ *  negative values make ctts v1); `sync` marks a sync sample. */
+sy_status sy_mov_writer_add_sample(sy_mov_writer *w, uint32_t track_id, const void *data, size_t len,
+                                   uint32_t duration, int32_t composition_offset, int sync, sy_error *err);
+
+/** The track's edit list: an optional empty edit of `empty_movie_ticks` (movie
+ *  timescale; 0 = none) followed by one edit playing the whole media from
+ *  `media_time` (media timescale; e.g. the first frame's composition offset
+ *  when B-frames delay it). Without a call: one edit from media time 0 for
+ *  video/audio, none for mebx. */
+sy_status sy_mov_writer_set_edit(sy_mov_writer *w, uint32_t track_id, uint64_t empty_movie_ticks, int64_t media_time,
+                                 sy_error *err);
+
+/** A movie-level metadata item (`mdta` key, ilst data with type indicator:
+ *  1 = UTF-8, 21 = signed BE int, 22 = unsigned BE int, 23 = float32 BE). Copied. */
+sy_status sy_mov_writer_add_metadata(sy_mov_writer *w, const char *key, uint32_t type, const void *value, size_t len,
+                                     sy_error *err);
+
+/** Writes moov, flushes, and renames the temporary file to `path`. */
+sy_status sy_mov_writer_finish(sy_mov_writer *w, sy_error *err);
+
+/** Frees the writer; when finish did not succeed, deletes the temporary file. NULL does nothing. */
+void sy_mov_writer_destroy(sy_mov_writer *w);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

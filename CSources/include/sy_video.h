@@ -1,0 +1,156 @@
+/* sy_video.h — decoded video frames and HEVC encoding (issue 4).
+ *
+ * Reader: the frames of one video track of a QuickTime / MP4 movie, decoded
+ * (HEVC with libde265, H.264 with openh264) and handed out one at a time in
+ * presentation order as upright 8-bit RGB: the stream's colour description
+ * (matrix, range, bit depth) is honoured and the track's tkhd matrix
+ * (rotation/mirror) applied, so a portrait Live movie stored landscape comes
+ * out portrait. Memory is bounded by the decoder's picture buffer plus one
+ * RGB frame — never the whole movie.
+ *
+ * Encoder: upright RGB frames in, HEVC packets out (x265): length-prefixed NAL
+ * units with pts/dts, an hvcC record for the `hvc1` sample entry, keyframe at
+ * 0, B-frames allowed (dts <= pts), average bitrate (SPEC C14 by default).
+ * The encoder holds a bounded look-ahead (see sy_video_encoder_options).
+ *
+ * Transcode: reader -> (the shared frame path) -> encoder -> sy_mov_writer,
+ * audio copied sample-for-sample, written to a temporary file and renamed.
+ */
+#ifndef SY_VIDEO_H
+#define SY_VIDEO_H
+
+#include "sy_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** SPEC C14: 12 Mbps x (W x H) / (1080 x 1440), clamped to [12, 64] Mbps,
+ *  rounded to the nearest bit per second; 0 or negative sizes give 12 Mbps. */
+uint64_t sy_video_bitrate_c14(int64_t width, int64_t height);
+
+/* ---- reading ---- */
+
+typedef struct sy_video_reader sy_video_reader;
+
+typedef struct sy_video_reader_info {
+    uint32_t track;            /* track index in the movie (sy_mov numbering) */
+    uint32_t codec;            /* 'hvc1', 'hev1', 'avc1', 'avc3' */
+    uint32_t coded_width, coded_height; /* as stored (after the SPS conformance window) */
+    uint32_t width, height;    /* upright: swapped for 90/270 */
+    uint32_t rotation;         /* clockwise degrees applied: 0, 90, 180, 270 */
+    uint32_t mirrored;         /* a horizontal flip was applied (after rotation) */
+    uint32_t timescale;        /* media timescale of the pts values */
+    uint32_t frame_count;      /* samples in the track */
+    double frame_rate;         /* frame_count / media duration (0 when unknown) */
+    double duration_seconds;   /* media duration */
+    int64_t start_pts;         /* edit-list media time of the first edit (0 without edits):
+                                  presentation time on the movie timeline = (pts - start_pts) / timescale */
+    uint8_t bit_depth;         /* luma bit depth of the stream (8, 10, ...) as far as known at open */
+    uint8_t full_range;        /* colour description (ISO/IEC 23091-2 codes; 2 = unspecified) */
+    uint16_t primaries, transfer, matrix;
+} sy_video_reader_info;
+
+typedef struct sy_video_frame {
+    const uint8_t *rgb;        /* width*height*3, upright; borrowed until the next call or close */
+    size_t stride;             /* bytes per row */
+    uint32_t width, height;
+    uint32_t index;            /* 0-based, presentation order */
+    int64_t pts;               /* media timescale, exactly as in the track (stts + ctts) */
+    double seconds;            /* movie-timeline presentation time: (pts - start_pts) / timescale */
+} sy_video_frame;
+
+/** Opens `path` and prepares a decoder for `track` (-1 = sy_mov_main_video_track).
+ *  Codecs other than HEVC and H.264 give SY_E_UNSUPPORTED "unsupported codec XXXX". */
+sy_status sy_video_reader_open(sy_context *ctx, const char *path, int32_t track, sy_video_reader **out,
+                               sy_error *err);
+const sy_video_reader_info *sy_video_reader_info_get(const sy_video_reader *r);
+/** Next frame in presentation order. At the end: SY_OK with *end = 1 and
+ *  frame->rgb NULL. Corrupt samples give SY_E_INVALID_INPUT / SY_E_CODEC
+ *  naming the file and the sample index. Honours sy_context_cancel. */
+sy_status sy_video_reader_next(sy_video_reader *r, sy_video_frame *frame, int *end, sy_error *err);
+void sy_video_reader_close(sy_video_reader *r);
+
+/* ---- encoding ---- */
+
+typedef struct sy_video_encoder sy_video_encoder;
+
+typedef struct sy_video_encoder_options {
+    uint32_t version;          /* 1 */
+    uint32_t width, height;    /* frame size; must be even, >= 16 */
+    uint32_t timescale;        /* units of pts/dts handed in and out (e.g. 600, 30000) */
+    uint32_t frame_duration;   /* constant frame duration in timescale units (> 0) */
+    uint64_t bitrate;          /* average bits per second; 0 = sy_video_bitrate_c14(width, height) */
+    const char *preset;        /* x265 preset; NULL = "fast" */
+    uint32_t bframes;          /* consecutive B-frames, 0..8 (default 3) */
+    uint32_t lookahead;        /* rate-control look-ahead in frames, bounded to 1..60 (default 10) */
+    uint32_t keyint;           /* max frames between keyframes (default 2 s worth) */
+    uint32_t threads;          /* x265 pool threads; 0 = one per core */
+    uint16_t primaries, transfer, matrix; /* VUI colour description written into the stream */
+    uint8_t full_range;        /* also selects the RGB -> YCbCr range */
+} sy_video_encoder_options;
+
+/** Defaults: version 1, BT.709 limited range, preset "fast", 3 B-frames,
+ *  look-ahead 10, timescale 600 and 20 (30 fps), bitrate 0 (SPEC C14). */
+void sy_video_encoder_options_init(sy_video_encoder_options *opts);
+
+/** One encoded access unit: NAL units each prefixed by a 4-byte big-endian length
+ *  (parameter sets live in hvcC, not in packets). Borrowed for the sink call. */
+typedef struct sy_video_packet {
+    const uint8_t *data;
+    size_t size;
+    int64_t pts, dts;          /* timescale units; dts <= pts; dts strictly increasing */
+    uint32_t keyframe;         /* IRAP picture: a sync sample */
+} sy_video_packet;
+
+typedef sy_status (*sy_video_packet_sink)(void *user, const sy_video_packet *packet, sy_error *err);
+
+sy_status sy_video_encoder_create(sy_context *ctx, const sy_video_encoder_options *opts, sy_video_packet_sink sink,
+                                  void *user, sy_video_encoder **out, sy_error *err);
+/** HEVCDecoderConfigurationRecord (the `hvcC` payload), borrowed until destroy. */
+const uint8_t *sy_video_encoder_hvcc(const sy_video_encoder *enc, size_t *len);
+/** Encodes one upright RGB frame (width*3 bytes per row at `stride`) shown at
+ *  `pts`; packets that complete go to the sink during the call. */
+sy_status sy_video_encoder_push_rgb(sy_video_encoder *enc, const uint8_t *rgb, size_t stride, int64_t pts,
+                                    sy_error *err);
+/** Drains every frame still in flight. No push after flush. */
+sy_status sy_video_encoder_flush(sy_video_encoder *enc, sy_error *err);
+void sy_video_encoder_destroy(sy_video_encoder *enc);
+
+/* ---- transcoding ---- */
+
+typedef struct sy_video_transcode_options {
+    uint32_t version;          /* 1 */
+    uint32_t container;        /* 'qt  ' (.mov) or 'isom' (.mp4); 0 = from the output extension */
+    uint64_t bitrate;          /* 0 = SPEC C14 for the output size */
+    const char *preset;        /* NULL = encoder default */
+    uint32_t threads;          /* 0 = one per core */
+    int copy_audio;            /* 1 (default): the first audio track copied sample-for-sample */
+    int copy_metadata;         /* 1 (default): movie-level mdta items copied */
+} sy_video_transcode_options;
+
+void sy_video_transcode_options_init(sy_video_transcode_options *opts);
+
+typedef struct sy_video_transcode_report {
+    uint32_t width, height;    /* output (upright) */
+    uint32_t frames;           /* video frames encoded */
+    uint32_t audio_samples;    /* audio samples copied (0 when none) */
+    uint32_t audio_codec;      /* copied audio sample entry type, 0 when none */
+    uint64_t bitrate;          /* target bits per second */
+    uint64_t bytes_written;    /* output file size */
+    double duration_seconds;   /* output video duration */
+    uint32_t source_codec;
+    uint32_t source_rotation;  /* applied to the pixels (output matrix is identity) */
+} sy_video_transcode_report;
+
+/** Decodes `input`'s main video track, passes every frame upright through the
+ *  shared frame path, encodes HEVC (`hvc1`) at the chosen bitrate and writes
+ *  `output` (temp file + rename: complete or absent). Progress phase "frames". */
+sy_status sy_video_transcode(sy_context *ctx, const char *input, const char *output,
+                             const sy_video_transcode_options *opts, sy_video_transcode_report *report,
+                             sy_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
