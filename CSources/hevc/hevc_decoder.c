@@ -6,145 +6,35 @@
  * so they are not rebuilt per tile): pushes the parameter sets, then the
  * item's length-prefixed NAL units, decodes, copies the first picture into one
  * engine allocation and frees the context, so nothing of libde265 outlives a
- * tile. The SPS is read before anything is handed to libde265, so oversized
- * pictures are refused and libde265's own memory is charged to the context
- * before it is allocated. */
+ * tile. The SPS is read before anything is handed to libde265 (hevc_params.c,
+ * shared with the movie stream decoder), so oversized pictures are refused
+ * and libde265's own memory is charged to the context before it is allocated. */
 #include <libde265/de265.h>
 #include <string.h>
 
 #include "sy_hevc.h"
-
-#define SY__HEVC_MAX_SIDE 16384u
-#define SY__HEVC_MAX_PS 64u /* parameter-set NAL units kept from hvcC */
-
-enum { NAL_VPS = 32, NAL_SPS = 33, NAL_PPS = 34 };
-
-typedef struct ps_nal {
-    uint32_t offset, length; /* into dec->record */
-} ps_nal;
-
-/* What the SPS NAL units seen so far allow libde265 to allocate. */
-typedef struct sps_bound {
-    uint32_t width, height; /* largest coded size seen */
-    uint8_t chroma;         /* largest chroma_format_idc seen */
-    uint8_t bit_depth;      /* largest luma/chroma bit depth seen */
-    uint8_t seen;
-} sps_bound;
+#include "sy_hevc_params.h"
 
 struct sy__hevc_decoder {
     sy_context *ctx;
     uint8_t *record; /* copy of the hvcC record */
     size_t record_len;
-    ps_nal ps[SY__HEVC_MAX_PS];
-    uint32_t ps_count;
-    uint32_t length_size; /* NAL length prefix in item data: 1..4 bytes */
-    sps_bound sps;        /* from the hvcC parameter sets */
-    int de265_ref;        /* holds a de265_init reference */
+    sy__hvcc hvcc;   /* parameter-set offsets into record, length size, SPS bound */
+    int de265_ref;   /* holds a de265_init reference */
 };
-
-/* ---- SPS reading (only up to the bit depths) ---- */
-
-typedef struct bitreader {
-    uint8_t buf[256]; /* RBSP (emulation-prevention bytes removed) */
-    size_t len, pos;  /* pos in bits */
-} bitreader;
-
-static void br_init(bitreader *br, const uint8_t *nal, size_t n) {
-    size_t zeros = 0;
-    br->len = 0;
-    br->pos = 0;
-    for (size_t i = 2; i < n && br->len < sizeof br->buf; i++) { /* skip the 2-byte NAL header */
-        if (zeros >= 2 && nal[i] == 3) {
-            zeros = 0;
-            continue;
-        }
-        zeros = nal[i] == 0 ? zeros + 1 : 0;
-        br->buf[br->len++] = nal[i];
-    }
-}
-
-static int br_bits(bitreader *br, unsigned n, uint32_t *out) { /* n <= 32 */
-    if (br->pos + n > br->len * 8) return 0;
-    uint32_t v = 0;
-    for (unsigned i = 0; i < n; i++, br->pos++) v = (v << 1) | ((br->buf[br->pos >> 3] >> (7 - (br->pos & 7))) & 1u);
-    *out = v;
-    return 1;
-}
-
-static int br_skip(bitreader *br, size_t n) {
-    if (br->pos + n > br->len * 8) return 0;
-    br->pos += n;
-    return 1;
-}
-
-static int br_ue(bitreader *br, uint32_t *out) {
-    unsigned zeros = 0;
-    uint32_t b;
-    for (;;) {
-        if (!br_bits(br, 1, &b)) return 0;
-        if (b) break;
-        if (++zeros > 31) return 0;
-    }
-    uint32_t rest = 0;
-    if (zeros && !br_bits(br, zeros, &rest)) return 0;
-    *out = (uint32_t)(((uint64_t)1 << zeros) - 1 + rest);
-    return 1;
-}
-
-/* Reads pic size, chroma format and bit depths of an SPS NAL into `b` (max). */
-static int read_sps(const uint8_t *nal, size_t n, sps_bound *b) {
-    bitreader br;
-    br_init(&br, nal, n);
-    uint32_t v, max_sub_layers, flags[8][2] = {{0}};
-    if (!br_bits(&br, 4, &v) || !br_bits(&br, 3, &max_sub_layers) || !br_bits(&br, 1, &v)) return 0;
-    if (!br_skip(&br, 96)) return 0; /* general profile (88 bits) + level (8) */
-    for (uint32_t i = 0; i < max_sub_layers; i++)
-        if (!br_bits(&br, 1, &flags[i][0]) || !br_bits(&br, 1, &flags[i][1])) return 0;
-    if (max_sub_layers > 0 && !br_skip(&br, 2 * (8 - max_sub_layers))) return 0;
-    for (uint32_t i = 0; i < max_sub_layers; i++)
-        if (!br_skip(&br, (flags[i][0] ? 88 : 0) + (flags[i][1] ? 8 : 0))) return 0;
-    uint32_t sps_id, chroma, w, h, conf, bd_y, bd_c;
-    if (!br_ue(&br, &sps_id) || !br_ue(&br, &chroma)) return 0;
-    if (chroma == 3 && !br_bits(&br, 1, &v)) return 0;
-    if (!br_ue(&br, &w) || !br_ue(&br, &h) || !br_bits(&br, 1, &conf)) return 0;
-    if (conf)
-        for (int i = 0; i < 4; i++)
-            if (!br_ue(&br, &v)) return 0;
-    if (!br_ue(&br, &bd_y) || !br_ue(&br, &bd_c)) return 0;
-    if (chroma > 3 || bd_y > 8 || bd_c > 8) return 0; /* libde265 refuses these too */
-    b->width = SY__MAX(b->width, w);
-    b->height = SY__MAX(b->height, h);
-    b->chroma = (uint8_t)SY__MAX(b->chroma, chroma);
-    b->bit_depth = (uint8_t)SY__MAX(b->bit_depth, 8 + SY__MAX(bd_y, bd_c));
-    b->seen = 1;
-    return 1;
-}
-
-/* Accounts one parameter-set NAL. SPS units must be readable. */
-static sy_status note_nal(const uint8_t *nal, size_t n, sps_bound *b, const char *where, sy_error *err) {
-    if (n < 2) return sy__fail(err, SY_E_INVALID_INPUT, "%s: NAL unit of %zu bytes", where, n);
-    if (((nal[0] >> 1) & 63) == NAL_SPS && !read_sps(nal, n, b))
-        return sy__fail(err, SY_E_INVALID_INPUT, "%s: unreadable sequence parameter set", where);
-    return SY_OK;
-}
-
-/* ---- hvcC ---- */
-
-static uint32_t be16(const uint8_t *p) { return (uint32_t)p[0] << 8 | p[1]; }
 
 sy_status sy__hevc_decoder_create(sy_context *ctx, const uint8_t *hvcc, size_t hvcc_len, sy__hevc_decoder **out,
                                   sy_error *err) {
     if (!out) return sy__fail(err, SY_E_USAGE, "sy__hevc_decoder_create: out is NULL");
     *out = NULL;
     if (!ctx || (!hvcc && hvcc_len)) return sy__fail(err, SY_E_USAGE, "sy__hevc_decoder_create: bad arguments");
-    if (hvcc_len < 23)
-        return sy__fail(err, SY_E_INVALID_INPUT, "hvcC: record of %zu bytes, need at least 23", hvcc_len);
-    if (hvcc_len > (64u << 20) || hvcc_len > UINT32_MAX)
-        return sy__fail(err, SY_E_INVALID_INPUT, "hvcC: record of %zu bytes is implausibly large", hvcc_len);
+    sy__hvcc parsed;
+    sy_status st = sy__hvcc_parse(hvcc, hvcc_len, &parsed, err);
+    if (st != SY_OK) return st;
     sy__hevc_decoder *d = sy__calloc(ctx, 1, sizeof *d, "hevc decoder", err);
     if (!d) return err ? err->code : SY_E_BUDGET;
     d->ctx = ctx;
-    d->length_size = (hvcc[21] & 3u) + 1;
+    d->hvcc = parsed;
     d->record = sy__alloc(ctx, hvcc_len, 1, "hvcC record", err);
     if (!d->record) {
         sy__free(ctx, d);
@@ -152,51 +42,6 @@ sy_status sy__hevc_decoder_create(sy_context *ctx, const uint8_t *hvcc, size_t h
     }
     memcpy(d->record, hvcc, hvcc_len);
     d->record_len = hvcc_len;
-
-    sy_status st = SY_OK;
-    size_t pos = 23;
-    uint32_t arrays = hvcc[22];
-    for (uint32_t a = 0; a < arrays && st == SY_OK; a++) {
-        if (hvcc_len - pos < 3) {
-            st = sy__fail(err, SY_E_INVALID_INPUT, "hvcC: array %u of %u truncated at byte %zu", a, arrays, pos);
-            break;
-        }
-        uint32_t count = be16(hvcc + pos + 1);
-        pos += 3;
-        for (uint32_t i = 0; i < count; i++) {
-            if (hvcc_len - pos < 2) {
-                st = sy__fail(err, SY_E_INVALID_INPUT, "hvcC: array %u NAL %u of %u truncated at byte %zu", a, i,
-                              count, pos);
-                break;
-            }
-            uint32_t n = be16(hvcc + pos);
-            pos += 2;
-            if (n > hvcc_len - pos) {
-                st = sy__fail(err, SY_E_INVALID_INPUT, "hvcC: array %u NAL %u claims %u bytes, %zu left", a, i, n,
-                              hvcc_len - pos);
-                break;
-            }
-            if (n == 0) continue;
-            if (d->ps_count == SY__HEVC_MAX_PS) {
-                st = sy__fail(err, SY_E_INVALID_INPUT, "hvcC: more than %u parameter-set NAL units",
-                              SY__HEVC_MAX_PS);
-                break;
-            }
-            if ((st = note_nal(hvcc + pos, n, &d->sps, "hvcC", err)) != SY_OK) break;
-            d->ps[d->ps_count].offset = (uint32_t)pos;
-            d->ps[d->ps_count].length = n;
-            d->ps_count++;
-            pos += n;
-        }
-    }
-    if (st == SY_OK && d->sps.seen &&
-        (d->sps.width > SY__HEVC_MAX_SIDE || d->sps.height > SY__HEVC_MAX_SIDE))
-        st = sy__fail(err, SY_E_BUDGET, "hvcC: coded picture %ux%u exceeds %ux%u", d->sps.width, d->sps.height,
-                      SY__HEVC_MAX_SIDE, SY__HEVC_MAX_SIDE);
-    if (st != SY_OK) {
-        sy__hevc_decoder_destroy(d);
-        return st;
-    }
     /* keeps libde265's global tables alive between per-tile contexts (mutex-guarded in libde265) */
     d->de265_ref = de265_init() == DE265_OK;
     *out = d;
@@ -224,7 +69,7 @@ void sy__yuv_release(sy_context *ctx, sy__yuv *yuv) {
  * 1.07 MB, 10-bit 1.70 MB, 4:0:0 0.92 MB, 4:4:4 1.45 MB, 2048x1536 11.9 MB,
  * i.e. ~1.2 x the picture + ~2.5 bytes per pixel of metadata (per-4x4 motion,
  * modes, deblocking, SAO). Charged a little above that, plus the queued NAL copies. */
-static size_t estimate_de265(const sps_bound *b, size_t data_len) {
+static size_t estimate_de265(const sy__hevc_bound *b, size_t data_len) {
     size_t px = (size_t)b->width * b->height;
     size_t bps = b->bit_depth > 8 ? 2 : 1;
     size_t chroma_quarters = b->chroma == 0 ? 0 : b->chroma == 1 ? 2 : b->chroma == 2 ? 4 : 8;
@@ -317,11 +162,11 @@ static sy_status run_de265(sy__hevc_decoder *dec, const uint8_t *data, size_t le
     de265_set_parameter_bool(de, DE265_DECODER_PARAM_BOOL_SEI_CHECK_HASH, 0);
     sy_status st = SY_OK;
     de265_error e = DE265_OK;
-    for (uint32_t i = 0; i < dec->ps_count && de265_isOK(e); i++)
-        e = de265_push_NAL(de, dec->record + dec->ps[i].offset, (int)dec->ps[i].length, 0, NULL);
+    for (uint32_t i = 0; i < dec->hvcc.ps_count && de265_isOK(e); i++)
+        e = de265_push_NAL(de, dec->record + dec->hvcc.ps[i].offset, (int)dec->hvcc.ps[i].length, 0, NULL);
     for (size_t pos = 0; pos < len && de265_isOK(e);) {
-        uint32_t n = read_len(data + pos, dec->length_size);
-        pos += dec->length_size;
+        uint32_t n = read_len(data + pos, dec->hvcc.length_size);
+        pos += dec->hvcc.length_size;
         if (n) e = de265_push_NAL(de, data + pos, (int)n, 0, NULL);
         pos += n;
     }
@@ -332,7 +177,7 @@ static sy_status run_de265(sy__hevc_decoder *dec, const uint8_t *data, size_t le
     }
     int got = 0, more = 1;
     /* One NAL unit per de265_decode call, plus the end-of-stream flushes. */
-    uint64_t budget = (uint64_t)dec->ps_count + nal_count + 16;
+    uint64_t budget = (uint64_t)dec->hvcc.ps_count + nal_count + 16;
     while (more && !got) {
         if (budget-- == 0) {
             st = sy__fail(err, SY_E_CODEC, "hevc: libde265 made no progress");
@@ -366,21 +211,21 @@ sy_status sy__hevc_decode(sy__hevc_decoder *dec, const uint8_t *data, size_t len
     if (out) memset(out, 0, sizeof *out);
     if (!dec || !out || (!data && len)) return sy__fail(err, SY_E_USAGE, "sy__hevc_decode: bad arguments");
     /* Frame the NAL units (bounded) and read any in-band SPS before libde265 sees anything. */
-    sps_bound b = dec->sps;
+    sy__hevc_bound b = dec->hvcc.bound;
     uint32_t nal_count = 0;
     for (size_t pos = 0; pos < len;) {
-        if (len - pos < dec->length_size)
+        if (len - pos < dec->hvcc.length_size)
             return sy__fail(err, SY_E_INVALID_INPUT, "hevc: tile data truncated (length prefix at byte %zu of %zu)",
                             pos, len);
-        uint32_t n = read_len(data + pos, dec->length_size);
-        pos += dec->length_size;
+        uint32_t n = read_len(data + pos, dec->hvcc.length_size);
+        pos += dec->hvcc.length_size;
         if (n > len - pos)
             return sy__fail(err, SY_E_INVALID_INPUT,
                             "hevc: tile data truncated (NAL unit of %u bytes at byte %zu, %zu left)", n, pos,
                             len - pos);
         if (n > (uint32_t)INT32_MAX) return sy__fail(err, SY_E_INVALID_INPUT, "hevc: NAL unit of %u bytes", n);
         if (n) {
-            sy_status st = note_nal(data + pos, n, &b, "hevc: item data", err);
+            sy_status st = sy__hevc_note_nal(data + pos, n, &b, "hevc: item data", err);
             if (st != SY_OK) return st;
             nal_count++;
         }
