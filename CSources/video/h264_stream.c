@@ -56,16 +56,29 @@ static sy_status grow(h264_stream *s, size_t need, sy_error *err) {
     return SY_OK;
 }
 
-/* Decodes one Annex-B access unit and keeps any picture it releases. */
-static sy_status decode(h264_stream *s, size_t size, sy_error *err) {
+static unsigned decoded_frames(h264_stream *s) {
+    SDecoderStatistics stats;
+    memset(&stats, 0, sizeof stats);
+    (*s->dec)->GetOption(s->dec, DECODER_OPTION_GET_STATISTICS, &stats);
+    return stats.uiDecodedFrameCount;
+}
+
+/* Decodes one Annex-B access unit and keeps any picture it releases. With
+ * concealment off, openh264 drops a damaged picture without an error and
+ * complains only at the next one (a lost reference); its decoded-frame count
+ * shows the drop at once, so the damaged sample is the one named. */
+static sy_status decode(h264_stream *s, size_t size, int has_picture, sy_error *err) {
     SBufferInfo info;
     memset(&info, 0, sizeof info);
     info.uiInBsTimeStamp = s->tag;
     uint8_t *planes[3] = {NULL, NULL, NULL};
+    unsigned before = has_picture ? decoded_frames(s) : 0;
     DECODING_STATE ds = (*s->dec)->DecodeFrameNoDelay(s->dec, s->annexb, (int)size, planes, &info);
     if (ds != dsErrorFree)
-        return sy__fail_sub(err, SY_E_INVALID_INPUT, (int32_t)ds, "sample %u: openh264 cannot decode it (state 0x%x)",
-                            s->tag, (unsigned)ds);
+        return sy__fail_sub(err, SY_E_INVALID_INPUT, (int32_t)ds, "sample %u: openh264 cannot decode it (state 0x%x%s)",
+                            s->tag, (unsigned)ds, (ds & dsRefLost) ? ": a reference picture is missing" : "");
+    if (has_picture && decoded_frames(s) == before)
+        return sy__fail(err, SY_E_INVALID_INPUT, "sample %u: openh264 could not decode its picture", s->tag);
     if (info.iBufferStatus == 1) {
         s->out = info;
         memcpy(s->planes, planes, sizeof planes);
@@ -85,11 +98,14 @@ static sy_status h264_send(sy__vstream *base, const uint8_t *data, size_t len, u
     if (st != SY_OK) return st;
     if ((st = grow(s, len + (size_t)nals * 4, err)) != SY_OK) return st;
     size_t o = 0;
+    int has_picture = 0;
     for (size_t pos = 0; pos < len;) {
         uint32_t n = sy__nal_length(data + pos, s->length_size);
         pos += s->length_size;
         if (n == 0) continue;
-        if ((data[pos] & 0x1F) == H264_NAL_SPS) { /* in-band SPS: must fit what was charged */
+        unsigned type = data[pos] & 0x1Fu;
+        if (type >= 1 && type <= 5) has_picture = 1;
+        if (type == H264_NAL_SPS) { /* in-band SPS: must fit what was charged */
             sy__h264_sps sps;
             if (!sy__h264_sps_parse(data + pos, n, &sps))
                 return sy__fail(err, SY_E_INVALID_INPUT, "sample %u: unreadable sequence parameter set", tag);
@@ -106,7 +122,7 @@ static sy_status h264_send(sy__vstream *base, const uint8_t *data, size_t len, u
         o += 4 + (size_t)n;
         pos += n;
     }
-    return decode(s, o, err);
+    return decode(s, o, has_picture, err);
 }
 
 static sy_status h264_finish(sy__vstream *base, sy_error *err) {
@@ -307,7 +323,7 @@ sy_status sy__h264_stream_create(sy_context *ctx, const uint8_t *config, size_t 
         return sy__fail(err, SY_E_CODEC, "openh264 could not initialise a decoder");
     }
     (*s->dec)->SetOption(s->dec, DECODER_OPTION_TRACE_LEVEL, &quiet);
-    if (ps_len && (st = decode(s, ps_len, err)) != SY_OK) {
+    if (ps_len && (st = decode(s, ps_len, 0, err)) != SY_OK) {
         h264_destroy(&s->base);
         return st;
     }

@@ -12,8 +12,8 @@
  * than the stream was set up for is refused before libde265 reads it.
  *
  * libde265 reports damaged slices as warnings and carries on; a warning is
- * turned into an error naming the sample being decoded (decoding is drained
- * after every sample, so it is that sample's NAL units that were read). */
+ * turned into an error naming the sample it concerns (decoding is drained
+ * after every sample; see slice_data_warning for which sample that is). */
 #include <libde265/de265.h>
 #include <string.h>
 
@@ -29,9 +29,34 @@ typedef struct hevc_stream {
     uint32_t length_size;
     sy__hevc_bound bound;   /* what the charge covers */
     uint32_t tag;           /* sample whose NAL units were pushed last */
+    uint32_t data_tag;      /* sample whose slice data libde265 decodes now (see slice_data_warning) */
+    int64_t last_slice_tag; /* last sample with a slice NAL unit, -1 before the first */
     uint32_t decode_budget; /* de265_decode calls left before "no progress" */
     int holding;            /* a picture is borrowed */
 } hevc_stream;
+
+/* libde265 1.0.11 reads a slice header when its NAL unit is popped but
+ * decodes that picture's slice data only when the next picture's first slice
+ * arrives (or at the end of the stream): damage found in slice data belongs
+ * to the previous picture's sample, damage in headers to the current one. */
+static int slice_data_warning(de265_error w) {
+    switch (w) {
+    case DE265_WARNING_PREMATURE_END_OF_SLICE_SEGMENT:
+    case DE265_WARNING_INCORRECT_ENTRY_POINT_OFFSET:
+    case DE265_WARNING_CTB_OUTSIDE_IMAGE_AREA:
+    case DE265_WARNING_INCORRECT_MOTION_VECTOR_SCALING:
+    case DE265_WARNING_BOTH_PREDFLAGS_ZERO:
+    case DE265_WARNING_NONEXISTING_REFERENCE_PICTURE_ACCESSED:
+    case DE265_WARNING_NUMMVP_NOT_EQUAL_TO_NUMMVQ:
+    case DE265_WARNING_EOSS_BIT_NOT_SET:
+    case DE265_WARNING_COLLOCATED_MOTION_VECTOR_OUTSIDE_IMAGE_AREA:
+    case DE265_WARNING_PCM_BITDEPTH_TOO_LARGE:
+    case DE265_WARNING_REFERENCE_IMAGE_BIT_DEPTH_DOES_NOT_MATCH:
+    case DE265_WARNING_REFERENCE_IMAGE_SIZE_DOES_NOT_MATCH_SPS:
+    case DE265_WARNING_REFERENCE_IMAGE_CHROMA_FORMAT_DOES_NOT_MATCH: return 1;
+    default: return 0;
+    }
+}
 
 /* Warnings that say nothing about the bitstream. */
 static int benign_warning(de265_error w) {
@@ -44,8 +69,8 @@ static sy_status check_warnings(hevc_stream *s, sy_error *err) {
         de265_error w = de265_get_warning(s->de);
         if (w == DE265_OK) break;
         if (!benign_warning(w))
-            return sy__fail_sub(err, SY_E_INVALID_INPUT, (int32_t)w, "sample %u: libde265: %s", s->tag,
-                                de265_get_error_text(w));
+            return sy__fail_sub(err, SY_E_INVALID_INPUT, (int32_t)w, "sample %u: libde265: %s",
+                                slice_data_warning(w) ? s->data_tag : s->tag, de265_get_error_text(w));
     }
     return SY_OK;
 }
@@ -103,6 +128,8 @@ static sy_status hevc_send(sy__vstream *base, const uint8_t *data, size_t len, u
     }
     *may_vanish = first_vcl == NAL_RASL_N || first_vcl == NAL_RASL_R;
     s->tag = tag;
+    s->data_tag = first_vcl >= 0 && s->last_slice_tag >= 0 ? (uint32_t)s->last_slice_tag : tag;
+    if (first_vcl >= 0) s->last_slice_tag = tag;
     de265_error e = DE265_OK;
     for (size_t pos = 0; pos < len && de265_isOK(e);) {
         uint32_t n = sy__nal_length(data + pos, s->length_size);
@@ -118,6 +145,7 @@ static sy_status hevc_send(sy__vstream *base, const uint8_t *data, size_t len, u
 
 static sy_status hevc_finish(sy__vstream *base, sy_error *err) {
     hevc_stream *s = (hevc_stream *)base;
+    if (s->last_slice_tag >= 0) s->tag = s->data_tag = (uint32_t)s->last_slice_tag;
     de265_error e = de265_flush_data(s->de);
     if (!de265_isOK(e))
         return sy__fail_sub(err, SY_E_CODEC, (int32_t)e, "libde265: flush: %s", de265_get_error_text(e));
@@ -276,6 +304,7 @@ sy_status sy__hevc_stream_create(sy_context *ctx, const uint8_t *config, size_t 
     s->base.params.colour = sps.colour;
     s->base.params.charged = charge;
     s->length_size = hvcc.length_size;
+    s->last_slice_tag = -1;
     s->bound = *b;
     if (!s->bound.dpb) s->bound.dpb = 16;
     s->de265_ref = de265_init() == DE265_OK;
