@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../base/sy_internal.h"
+#include "../image/sy_rgb_to_ycbcr.h"
 #include "../io/sy_output.h"
 #include "heif_writer_x265.h"
 #include "sy_bmff.h"
@@ -28,11 +29,6 @@
 #define HW_MAX_ITEMS 65000u   /* 16-bit item IDs (iinf/iloc/iref/ipma version 0/1) */
 
 /* ---- pieces ---- */
-
-typedef struct hw_matrix { /* R'G'B' -> Y'CbCr, 16-bit fixed point */
-    int32_t yr, yg, yb, y_offset;
-    int32_t ur, ug, ub, vr, vg, vb;
-} hw_matrix;
 
 typedef struct hw_rows { /* one tile row of samples being filled */
     uint32_t width, padded_w, tile_h, channels;
@@ -67,7 +63,7 @@ struct sy_heif_writer {
     char *path;
     FILE *spool;
     uint64_t spool_len;
-    hw_matrix matrix;
+    sy__ycbcr_matrix matrix;
     hw_image primary;
     hw_image aux[SY_HEIF_WRITER_MAX_AUXILIARY];
     uint32_t aux_count;
@@ -84,30 +80,6 @@ static sy_status fail_state(sy_heif_writer *w, sy_status st) {
     if (st != SY_OK) w->failed = 1;
     return st;
 }
-
-static int matrix_init(hw_matrix *m, uint16_t coefficients, int full_range) {
-    double kr, kb;
-    switch (coefficients) {
-    case 1: kr = 0.2126, kb = 0.0722; break;
-    case 5:
-    case 6: kr = 0.299, kb = 0.114; break;
-    case 9: kr = 0.2627, kb = 0.0593; break;
-    default: return 0;
-    }
-    double kg = 1.0 - kr - kb;
-    double ys = full_range ? 1.0 : 219.0 / 255.0, cs = full_range ? 1.0 : 224.0 / 255.0;
-    double cb = 0.5 / (1.0 - kb), cr = 0.5 / (1.0 - kr);
-    const double one = 65536.0;
-#define FIX(v) ((int32_t)((v) * one + ((v) < 0 ? -0.5 : 0.5)))
-    m->yr = FIX(ys * kr), m->yg = FIX(ys * kg), m->yb = FIX(ys * kb);
-    m->y_offset = full_range ? 0 : 16;
-    m->ur = FIX(-cs * kr * cb), m->ug = FIX(-cs * kg * cb), m->ub = FIX(cs * 0.5);
-    m->vr = FIX(cs * 0.5), m->vg = FIX(-cs * kg * cr), m->vb = FIX(-cs * kb * cr);
-#undef FIX
-    return 1;
-}
-
-static inline uint8_t clamp8(int32_t v) { return (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v); }
 
 /* ---- tile-row sample buffer ---- */
 
@@ -137,19 +109,12 @@ static void rows_free(sy_context *ctx, hw_rows *r) {
     memset(r, 0, sizeof *r);
 }
 
-/* Chroma row `cy` from two RGB rows (a == b for a lone last row). */
-static void chroma_row(hw_rows *r, const hw_matrix *m, const uint8_t *a, const uint8_t *b, uint32_t cy) {
+/* Chroma row `cy` from two RGB rows (a == b for a lone last row), edge
+ * samples replicated to the padded width. */
+static void chroma_row(hw_rows *r, const sy__ycbcr_matrix *m, const uint8_t *a, const uint8_t *b, uint32_t cy) {
     uint8_t *u = r->plane[1] + cy * r->stride[1], *v = r->plane[2] + cy * r->stride[2];
-    uint32_t cw = (r->width + 1) / 2, last = r->width - 1;
-    for (uint32_t cx = 0; cx < cw; cx++) {
-        uint32_t x0 = 2 * cx * 3, x1 = (2 * cx + 1 > last ? last : 2 * cx + 1) * 3;
-        int32_t sr = a[x0] + a[x1] + b[x0] + b[x1];
-        int32_t sg = a[x0 + 1] + a[x1 + 1] + b[x0 + 1] + b[x1 + 1];
-        int32_t sb = a[x0 + 2] + a[x1 + 2] + b[x0 + 2] + b[x1 + 2];
-        /* sums of 4 samples: scale 2^18; +128 offset and rounding */
-        u[cx] = clamp8((m->ur * sr + m->ug * sg + m->ub * sb + (128 << 18) + (1 << 17)) >> 18);
-        v[cx] = clamp8((m->vr * sr + m->vg * sg + m->vb * sb + (128 << 18) + (1 << 17)) >> 18);
-    }
+    uint32_t cw = (r->width + 1) / 2;
+    sy__rgb_to_chroma420_row(m, a, b, r->width, u, v);
     uint32_t pw = r->padded_w / 2;
     if (pw > cw) {
         memset(u + cw, u[cw - 1], pw - cw);
@@ -157,16 +122,13 @@ static void chroma_row(hw_rows *r, const hw_matrix *m, const uint8_t *a, const u
     }
 }
 
-static void rows_put(hw_rows *r, const hw_matrix *m, const uint8_t *src) {
+static void rows_put(hw_rows *r, const sy__ycbcr_matrix *m, const uint8_t *src) {
     uint32_t y = r->filled++;
     uint8_t *dst = r->plane[0] + y * r->stride[0];
     if (r->channels == 1) {
         memcpy(dst, src, r->width);
     } else {
-        for (uint32_t x = 0; x < r->width; x++) {
-            const uint8_t *p = src + 3 * x;
-            dst[x] = clamp8((m->yr * p[0] + m->yg * p[1] + m->yb * p[2] + (m->y_offset << 16) + 32768) >> 16);
-        }
+        sy__rgb_to_luma_row(m, src, r->width, dst);
         if ((y & 1) == 0)
             memcpy(r->even_rgb, src, (size_t)r->width * 3);
         else
@@ -177,7 +139,7 @@ static void rows_put(hw_rows *r, const hw_matrix *m, const uint8_t *src) {
 
 /* Completes a partly filled tile row: chroma of a lone last row, then the
  * last luma/chroma rows replicated down to the tile height. */
-static void rows_close(hw_rows *r, const hw_matrix *m) {
+static void rows_close(hw_rows *r, const sy__ycbcr_matrix *m) {
     if (r->channels == 3 && (r->filled & 1)) chroma_row(r, m, r->even_rgb, r->even_rgb, r->filled / 2);
     for (uint32_t y = r->filled; y < r->tile_h; y++)
         memcpy(r->plane[0] + y * r->stride[0], r->plane[0] + (r->filled - 1) * r->stride[0], r->padded_w);
@@ -393,8 +355,8 @@ sy_status sy_heif_writer_create(sy_context *ctx, const char *path, const sy_heif
         o->full_range > 1)
         return sy__fail(err, SY_E_USAGE, "sy_heif_writer_create: nclx %u/%u/%u/%u out of range", o->colour_primaries,
                         o->transfer_characteristics, o->matrix_coefficients, o->full_range);
-    hw_matrix matrix;
-    if (!matrix_init(&matrix, o->matrix_coefficients, o->full_range))
+    sy__ycbcr_matrix matrix;
+    if (!sy__ycbcr_matrix_init(&matrix, o->matrix_coefficients, o->full_range))
         return sy__fail(err, SY_E_UNSUPPORTED, "sy_heif_writer_create: matrix_coefficients %u (1, 5, 6 or 9)",
                         o->matrix_coefficients);
 

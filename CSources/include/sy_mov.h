@@ -82,6 +82,12 @@ typedef struct sy_mov_track_info {
     uint64_t edit_segment_duration;    /* first edit, movie timescale */
     /* mebx sample entry: number of keys in its `keys` box */
     uint32_t mebx_key_count;
+    /* tkhd fields a muxer copying the track needs (added for sy_mov_writer) */
+    uint32_t tkhd_flags;      /* 24-bit flags: 1 enabled, 2 in movie, 4 in preview, 8 in poster (QuickTime) */
+    int16_t layer;
+    int16_t alternate_group;
+    uint16_t volume;          /* 8.8 fixed point: 0x0100 = full volume (audio) */
+    uint16_t language_code;   /* mdhd packed language as stored (ISO 5-bit triplet or Macintosh code) */
 } sy_mov_track_info;
 
 /** One sample, from stts/ctts/stsc/stsz|stz2/stco|co64/stss. */
@@ -124,6 +130,11 @@ int32_t sy_mov_main_video_track(const sy_mov *mov);
  *  the entry or inside a QuickTime `wave` box). *type gets the box type.
  *  NULL with *len = 0 when the entry has none. */
 const uint8_t *sy_mov_codec_config(const sy_mov *mov, uint32_t track, uint32_t *type, size_t *len);
+
+/** Raw bytes of the track's first stsd sample entry, box header included
+ *  (e.g. a whole `mp4a` box with its `esds` or `wave`), borrowed; NULL with
+ *  *len = 0 when the track has none. For muxers copying a track unchanged. */
+const uint8_t *sy_mov_sample_entry(const sy_mov *mov, uint32_t track, size_t *len);
 
 /** Edit `k` of the track's elst: segment duration (movie timescale), media time
  *  (media timescale, -1 empty) and rate (16.16). SY_E_USAGE when out of range. */

@@ -77,7 +77,7 @@ typedef struct sy_video_encoder sy_video_encoder;
 
 typedef struct sy_video_encoder_options {
     uint32_t version;          /* 1 */
-    uint32_t width, height;    /* frame size; must be even, >= 16 */
+    uint32_t width, height;    /* frame size; must be even, >= 64 (one x265 CTU) */
     uint32_t timescale;        /* units of pts/dts handed in and out (e.g. 600, 30000) */
     uint32_t frame_duration;   /* constant frame duration in timescale units (> 0) */
     uint64_t bitrate;          /* average bits per second; 0 = sy_video_bitrate_c14(width, height) */
@@ -99,7 +99,10 @@ void sy_video_encoder_options_init(sy_video_encoder_options *opts);
 typedef struct sy_video_packet {
     const uint8_t *data;
     size_t size;
-    int64_t pts, dts;          /* timescale units; dts <= pts; dts strictly increasing */
+    int64_t pts, dts;          /* timescale units; dts <= pts; dts strictly increasing. pts is the
+                                  pushed value; dts is x265's: the first packet's dts is the first pts
+                                  minus the reorder delay (2 frame durations with B-frames, else 0),
+                                  so it may be negative */
     uint32_t keyframe;         /* IRAP picture: a sync sample */
 } sy_video_packet;
 
@@ -110,10 +113,14 @@ sy_status sy_video_encoder_create(sy_context *ctx, const sy_video_encoder_option
 /** HEVCDecoderConfigurationRecord (the `hvcC` payload), borrowed until destroy. */
 const uint8_t *sy_video_encoder_hvcc(const sy_video_encoder *enc, size_t *len);
 /** Encodes one upright RGB frame (width*3 bytes per row at `stride`) shown at
- *  `pts`; packets that complete go to the sink during the call. */
+ *  `pts` (strictly increasing: frames are pushed in presentation order);
+ *  packets that complete go to the sink during the call. A sink error, a
+ *  codec error or cancellation is returned and leaves the encoder failed
+ *  (only destroy remains). Honours sy_context_cancel. */
 sy_status sy_video_encoder_push_rgb(sy_video_encoder *enc, const uint8_t *rgb, size_t stride, int64_t pts,
                                     sy_error *err);
-/** Drains every frame still in flight. No push after flush. */
+/** Drains every frame still in flight (one packet per pushed frame in all).
+ *  No push after flush; a second flush does nothing. */
 sy_status sy_video_encoder_flush(sy_video_encoder *enc, sy_error *err);
 void sy_video_encoder_destroy(sy_video_encoder *enc);
 

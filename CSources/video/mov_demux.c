@@ -39,6 +39,9 @@ typedef struct mov_track {
     const uint8_t *config;
     size_t config_len;
     uint32_t config_type;
+    /* first sample entry, header included (borrowed from moov) */
+    const uint8_t *entry;
+    size_t entry_len;
     /* edit list (borrowed) */
     const uint8_t *elst;
     uint8_t elst_version;
@@ -403,6 +406,8 @@ static sy_status parse_stsd(mov_track *t, sy_mov *m, const sy_bmff_cursor *paren
     if (st != SY_OK) return st;
     if (!e.type) return SY_OK;
     t->info.codec = e.type;
+    t->entry = m->moov + e.offset;
+    t->entry_len = (size_t)e.size;
     sy_bmff_span es = span_of(m, &e);
     const uint32_t h = t->info.handler;
     if (e.type == FCC('m', 'e', 'b', 'x')) return parse_mebx(t, m, parent, &e, err);
@@ -640,7 +645,9 @@ static sy_status parse_tkhd(mov_track *t, sy_mov *m, const sy_bmff_box *b, sy_er
         d64 = d32 == 0xFFFFFFFFu ? 0 : d32;
     } else if (ok)
         return bad(m, err, SY_E_UNSUPPORTED, b->type, abs_off(m, b->offset), "tkhd version %u", v);
-    ok = ok && sy_bmff_skip(&s, 16);
+    uint16_t layer = 0, group = 0, volume = 0;
+    ok = ok && sy_bmff_skip(&s, 8) && sy_bmff_u16(&s, &layer) && sy_bmff_u16(&s, &group) && sy_bmff_u16(&s, &volume) &&
+         sy_bmff_skip(&s, 2);
     for (int i = 0; ok && i < 9; i++) {
         uint32_t x;
         ok = sy_bmff_u32(&s, &x);
@@ -650,6 +657,10 @@ static sy_status parse_tkhd(mov_track *t, sy_mov *m, const sy_bmff_box *b, sy_er
     if (!ok) return bad(m, err, SY_E_INVALID_INPUT, b->type, abs_off(m, b->offset), "tkhd too short");
     t->info.id = id;
     t->info.enabled = flags & 1;
+    t->info.tkhd_flags = flags;
+    t->info.layer = (int16_t)layer;
+    t->info.alternate_group = (int16_t)group;
+    t->info.volume = volume;
     t->info.tkhd_duration = d64;
     t->info.tkhd_width = w / 65536.0;
     t->info.tkhd_height = h / 65536.0;
@@ -675,6 +686,7 @@ static sy_status parse_mdhd(mov_track *t, sy_mov *m, const sy_bmff_box *b, sy_er
     t->info.timescale = ts;
     t->info.duration = d64;
     t->info.duration_seconds = ts ? (double)d64 / ts : 0;
+    t->info.language_code = lang;
     set_language(t, lang);
     return SY_OK;
 }
@@ -1005,6 +1017,13 @@ const uint8_t *sy_mov_codec_config(const sy_mov *m, uint32_t track, uint32_t *ty
     if (type) *type = t->config_type;
     if (len) *len = t->config_len;
     return t->config;
+}
+
+const uint8_t *sy_mov_sample_entry(const sy_mov *m, uint32_t track, size_t *len) {
+    if (len) *len = 0;
+    if (!m || track >= m->info.track_count || !m->tracks[track].entry) return NULL;
+    if (len) *len = m->tracks[track].entry_len;
+    return m->tracks[track].entry;
 }
 
 sy_status sy_mov_edit(const sy_mov *m, uint32_t track, uint32_t k, uint64_t *segment_duration, int64_t *media_time,

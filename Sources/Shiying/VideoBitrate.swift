@@ -1,3 +1,5 @@
+internal import CShiying
+
 /// Target bitrate for exported video (SPEC C14).
 public enum VideoBitrate {
     /// 12 Mbps, the rate at the reference size and the floor.
@@ -13,14 +15,11 @@ public enum VideoBitrate {
     /// Computed in integers and rounded to the nearest bit per second, halves up
     /// (1920×1440 → 21,333,333). A zero or negative width or height (an unknown
     /// size) gives the 12 Mbps floor; so does any frame of at most 1080×1440
-    /// pixels. Sizes whose product overflows `Int` give the 64 Mbps cap.
+    /// pixels. Sizes whose product overflows give the 64 Mbps cap.
+    ///
+    /// One implementation: the engine's `sy_video_bitrate_c14`, which the video
+    /// encoder also uses when no bitrate is given.
     public static func bitsPerSecond(width: Int, height: Int) -> Int {
-        guard width > 0, height > 0 else { return minimumBitsPerSecond }
-        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
-        // Beyond this many pixels the rate is capped: also keeps the product below in range.
-        let capPixels = maximumBitsPerSecond / minimumBitsPerSecond * referencePixels + referencePixels
-        guard !overflow, pixels < capPixels else { return maximumBitsPerSecond }
-        let scaled = (minimumBitsPerSecond * pixels + referencePixels / 2) / referencePixels
-        return min(max(scaled, minimumBitsPerSecond), maximumBitsPerSecond)
+        Int(sy_video_bitrate_c14(Int64(width), Int64(height)))
     }
 }
