@@ -55,7 +55,7 @@ private func fileSize(_ path: String) -> Int? {
 }
 
 /// Runs argv `runs` times (a first run over `singleRunOver` s stays the only one).
-private func timeTool(_ tool: String, _ argv: [String], runs: Int, output: String?, pixels: Int?,
+func timeTool(_ tool: String, _ argv: [String], runs: Int, output: String?, pixels: Int?,
                       scratch: String, singleRunOver: Double) -> ToolTiming {
     var timing = ToolTiming(tool: tool, command: argv.map { $0.contains(" ") ? "'\($0)'" : $0 }.joined(separator: " "),
                             runSeconds: [])
@@ -86,7 +86,7 @@ private func timeTool(_ tool: String, _ argv: [String], runs: Int, output: Strin
     return timing
 }
 
-private func makePair(_ kind: String, input: String, size: (width: Int, height: Int)?,
+func makePair(_ kind: String, input: String, size: (width: Int, height: Int)?,
                       _ ours: ToolTiming, _ peer: ToolTiming) -> ToolPair {
     var pair = ToolPair(kind: kind, input: input, width: size?.width, height: size?.height, shiying: ours, peer: peer)
     if let a = ours.secondsMedian, let b = peer.secondsMedian, b > 0 { pair.shiyingOverPeerTime = a / b }

@@ -2,8 +2,9 @@
 // CLI and pyvips, every case as a child process measured with wait4() rusage.
 // Search suite (SearchBenchmark.swift): date-phrase parse throughput, in-process.
 // HEIC suite (HeicBenchmark.swift): long image from grid HEICs, decode vs libheif, encode vs heif-enc.
+// Video suite (VideoBenchmark.swift): decode and transcode fps vs ffmpeg.
 //
-//   swift run -c release Benchmarks [--suite longimage|search|heic|all] [--n 7,20,50] [--runs 3] [--skip-imagemagick]
+//   swift run -c release Benchmarks [--suite longimage|search|heic|video|all] [--n 7,20,50] [--runs 3] [--skip-imagemagick]
 //                                   [--cases a,b] [--pyvips-variant V] [--single-run-over 60] [--search-seconds 2]
 //
 // Environment: SHIYING_BIN overrides the `shiying` binary.
@@ -21,7 +22,7 @@ struct Options {
     var searchSeconds = 2.0
 
     static let usage = """
-        usage: Benchmarks [--suite longimage|search|heic|all] [--search-seconds 2] [--n 7,20,50] [--runs 3] [--skip-imagemagick] [--cases \(BenchCase.allCases.map(\.rawValue).joined(separator: ","))]
+        usage: Benchmarks [--suite longimage|search|heic|video|all] [--search-seconds 2] [--n 7,20,50] [--runs 3] [--skip-imagemagick] [--cases \(BenchCase.allCases.map(\.rawValue).joined(separator: ","))]
                           [--pyvips-variant runs|runs-nocache|fold|memory] [--single-run-over SECONDS]
         """
 
@@ -47,7 +48,7 @@ struct Options {
                 options.pyvipsVariant = value(flag)
             case "--suite":
                 options.suite = value(flag)
-                guard ["longimage", "search", "heic", "all"].contains(options.suite) else { fail("unknown suite \(options.suite)\n\(usage)") }
+                guard ["longimage", "search", "heic", "video", "all"].contains(options.suite) else { fail("unknown suite \(options.suite)\n\(usage)") }
             case "--search-seconds":
                 options.searchSeconds = required(Double(value(flag)), "bad --search-seconds")
             case "--single-run-over":
@@ -174,6 +175,11 @@ func runHeicIfWanted() {
                  pyvipsVariant: options.pyvipsVariant)
 }
 if options.suite == "heic" { runHeicIfWanted(); exit(0) }
+func runVideoIfWanted() {
+    guard options.suite == "video" || options.suite == "all" else { return }
+    runVideoSuite(root: root, shiying: shiying, runs: options.runs, singleRunOver: options.singleRunOver)
+}
+if options.suite == "video" { runVideoIfWanted(); exit(0) }
 let maxN = options.ns.max() ?? 50
 let inputs = prepareInputs(shiying: shiying, directory: benchDir + "/inputs", count: max(50, maxN), scratch: scratch)
 let context = BenchContext(shiying: shiying, pyScript: root + "/Benchmarks/vips_longimage.py",
@@ -249,3 +255,4 @@ do {
     fail("cannot write JSON: \(error)")
 }
 runHeicIfWanted()
+runVideoIfWanted()

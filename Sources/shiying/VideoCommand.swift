@@ -1,13 +1,94 @@
 import Foundation
 import Shiying
 
-/// `shiying video info IN [--json]`
+/// `shiying video info IN [--json]`,
+/// `shiying video transcode IN -o OUT.(mov|mp4) [--bitrate BPS] [--preset P] [--no-audio] [--json]`
 enum VideoCommand {
-    static let usage = "shiying video info IN [--json]"
+    static let usage = """
+        shiying video info IN [--json]
+        shiying video decode IN [--json]
+        shiying video transcode IN -o OUT.(mov|mp4) [--bitrate BPS] [--preset P] [--no-audio] [--no-metadata] [--json]
+        """
 
     static func run(_ args: [String]) throws -> Int32 {
-        guard let sub = args.first, sub == "info" else { throw UsageError("video: unknown subcommand\n\(usage)") }
-        let parsed = try Arguments(args.dropFirst(), booleans: ["json"])
+        switch args.first {
+        case "info": return try info(Array(args.dropFirst()))
+        case "decode": return try decode(Array(args.dropFirst()))
+        case "transcode": return try transcode(Array(args.dropFirst()))
+        default: throw UsageError("video: unknown subcommand\n\(usage)")
+        }
+    }
+
+    /// What `video decode` reports: every frame decoded (upright RGB), timed.
+    struct DecodeReport: Codable {
+        var input: String
+        var info: VideoReader.Info
+        var frames: Int
+        var firstSeconds: Double?
+        var lastSeconds: Double?
+        var seconds: Double
+        var framesPerSecond: Double
+        var enginePeakBytes: UInt64
+    }
+
+    /// Decodes every frame (the decode half of transcode, for checks and benchmarks).
+    static func decode(_ args: [String]) throws -> Int32 {
+        let parsed = try Arguments(args, booleans: ["json"])
+        try parsed.rejectUnknown([])
+        guard parsed.positionals.count == 1, let input = parsed.positionals.first else {
+            throw UsageError("one input movie\n\(usage)")
+        }
+        let reader = try VideoReader(input)
+        let progress = StderrProgress(label: "decode")
+        let clock = ContinuousClock(), start = clock.now
+        var frames = 0, first: Double?, last: Double?
+        while let frame = try reader.skip() {
+            frames += 1
+            if first == nil { first = frame.seconds }
+            last = frame.seconds
+            progress.report("frames", UInt64(frames), UInt64(reader.info.frameCount))
+        }
+        progress.finish()
+        let elapsed = clock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        let report = DecodeReport(input: input, info: reader.info, frames: frames, firstSeconds: first, lastSeconds: last,
+                                  seconds: seconds, framesPerSecond: seconds > 0 ? Double(frames) / seconds : 0,
+                                  enginePeakBytes: reader.memoryStats.peakBytes)
+        if parsed.has("json") {
+            print(try JSONReport.line(report))
+        } else {
+            print("\(input): \(report.info.codec) \(report.info.width)x\(report.info.height), \(frames) frames in "
+                  + String(format: "%.2f s (%.1f fps)", seconds, report.framesPerSecond))
+        }
+        return 0
+    }
+
+    static func transcode(_ args: [String]) throws -> Int32 {
+        let parsed = try Arguments(args, booleans: ["json", "no-audio", "no-metadata"])
+        try parsed.rejectUnknown(["o", "output", "bitrate", "preset"])
+        guard parsed.positionals.count == 1, let input = parsed.positionals.first else {
+            throw UsageError("one input movie\n\(usage)")
+        }
+        guard let output = parsed.options["o"] ?? parsed.options["output"] else { throw UsageError("-o OUT is required") }
+        var options = VideoTranscode.Options(bitrate: try parsed.int("bitrate"), preset: parsed.options["preset"])
+        if let rate = options.bitrate, rate < 100_000 { throw UsageError("--bitrate is in bits per second (>= 100000)") }
+        options.copyAudio = !parsed.has("no-audio")
+        options.copyMetadata = !parsed.has("no-metadata")
+        let progress = StderrProgress(label: "transcode")
+        let report = try VideoTranscode.run(input, to: output, options: options, progress: progress.report)
+        progress.finish()
+        if parsed.has("json") {
+            print(try JSONReport.line(report))
+        } else {
+            let audio = report.audioCodec.map { "\($0) audio copied (\(report.audioSamples) samples)" } ?? "no audio"
+            print("\(output): hevc \(report.width)x\(report.height), \(report.frames) frames, "
+                  + String(format: "%.3f s, %.1f Mbps, ", report.durationSeconds, Double(report.bitrate) / 1e6) + audio)
+        }
+        return 0
+    }
+
+    static func info(_ args: [String]) throws -> Int32 {
+        let parsed = try Arguments(args, booleans: ["json"])
         try parsed.rejectUnknown([])
         guard parsed.positionals.count == 1, let input = parsed.positionals.first else {
             throw UsageError("one input movie\n\(usage)")

@@ -1,0 +1,116 @@
+// Video suite (issue 4): decode and transcode fps, shiying vs ffmpeg, one run.
+//
+//   swift run -c release Benchmarks --suite video [--runs 3]
+//
+// Input: a 3-second 1440x1080 30 fps HEVC clip (ffmpeg testsrc2 + libx265, cached in
+// .build/benchmarks/video-inputs) and, when present, ../shared/corpus/real/iphone15plus_IMG_3853.MOV.
+// decode:    `shiying video decode IN` (upright RGB frames)  vs  `ffmpeg -i IN -pix_fmt rgb24 -f null -`
+// transcode: `shiying video transcode IN -o OUT.mov --no-audio` (x265 "fast", SPEC C14 rate)
+//            vs `ffmpeg -i IN -an -c:v libx265 -preset fast -b:v <same> -tag:v hvc1 OUT.mov`,
+//            with each output's PSNR against the source (ffmpeg psnr filter).
+// Writes .build/benchmarks/video-latest.json and video-<timestamp>.json.
+import Foundation
+
+struct VideoReport: Codable {
+    var timestamp: String
+    var host: String
+    var cores: Int
+    var loadAverageBefore: Double
+    var loadAverageAfter: Double
+    var runsRequested: Int
+    var decode: [ToolPair]
+    var transcode: [ToolPair]
+}
+
+/// SPEC C14 for the benchmark's peer command (the same rule the engine applies).
+private func c14(_ width: Int, _ height: Int) -> Int {
+    let rate = 12_000_000.0 * Double(width * height) / Double(1080 * 1440)
+    return Int(min(64_000_000, max(12_000_000, rate)).rounded())
+}
+
+private func frameCount(_ path: String, scratch: String) -> Int? {
+    guard let r = try? runChild(["ffprobe", "-v", "error", "-count_packets", "-select_streams", "v:0", "-show_entries",
+                                 "stream=nb_read_packets", "-of", "csv=p=0", path], captureDirectory: scratch),
+          r.succeeded else { return nil }
+    return Int(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+}
+
+private func videoPSNR(_ test: String, _ reference: String, scratch: String) -> Double? {
+    guard let r = try? runChild(["ffmpeg", "-v", "info", "-nostats", "-i", test, "-i", reference, "-lavfi",
+                                 "[0:v][1:v]psnr", "-f", "null", "-"], captureDirectory: scratch), r.succeeded,
+          let line = r.stderr.split(separator: "\n").last(where: { $0.contains("average:") }),
+          let range = line.range(of: "average:") else { return nil }
+    let value = line[range.upperBound...].prefix { !$0.isWhitespace }
+    return value == "inf" ? .infinity : Double(value)
+}
+
+func runVideoSuite(root: String, shiying: String, runs: Int, singleRunOver: Double) {
+    let benchDir = root + "/.build/benchmarks"
+    let scratch = benchDir + "/scratch", inputs = benchDir + "/video-inputs", outDir = benchDir + "/out"
+    for dir in [scratch, inputs, outDir] { try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
+    let clip = inputs + "/testsrc2-1440x1080-3s.mov"
+    if !isFile(clip) {
+        progress("making \(clip) (libx265, 90 frames)")
+        let make = try? runChild(["ffmpeg", "-y", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=1440x1080:rate=30",
+                                  "-t", "3", "-c:v", "libx265", "-preset", "fast", "-x265-params", "log-level=error",
+                                  "-b:v", "12M", "-tag:v", "hvc1", "-pix_fmt", "yuv420p", clip], captureDirectory: scratch)
+        guard let make, make.succeeded else { fail("ffmpeg could not make the clip: \(make?.stderr.suffix(800) ?? "")") }
+    }
+    var clips: [(path: String, width: Int, height: Int)] = [(clip, 1440, 1080)]
+    let iphone = (root as NSString).deletingLastPathComponent + "/shared/corpus/real/iphone15plus_IMG_3853.MOV"
+    if isFile(iphone) { clips.append((iphone, 1440, 1920)) }   // upright size
+
+    let before = loadAverage()
+    var decode: [ToolPair] = [], transcode: [ToolPair] = []
+    for c in clips {
+        let name = (c.path as NSString).lastPathComponent
+        let frames = frameCount(c.path, scratch: scratch) ?? 0
+        progress("decode \(name) (\(frames) frames)")
+        var ours = timeTool("shiying", [shiying, "video", "decode", c.path], runs: runs, output: nil, pixels: nil,
+                            scratch: scratch, singleRunOver: singleRunOver)
+        var peer = timeTool("ffmpeg", ["ffmpeg", "-v", "error", "-i", c.path, "-an", "-pix_fmt", "rgb24", "-f", "null", "-"],
+                            runs: runs, output: nil, pixels: nil, scratch: scratch, singleRunOver: singleRunOver)
+        ours.mpixPerSecond = ours.secondsMedian.map { Double(frames) / $0 }   // frames per second in this suite
+        peer.mpixPerSecond = peer.secondsMedian.map { Double(frames) / $0 }
+        decode.append(makePair("decode", input: name, size: (c.width, c.height), ours, peer))
+
+        let rate = c14(c.width, c.height)
+        let mine = outDir + "/video-ours.mov", theirs = outDir + "/video-ffmpeg.mov"
+        progress("transcode \(name) at \(rate) bit/s")
+        var t1 = timeTool("shiying", [shiying, "video", "transcode", c.path, "-o", mine, "--no-audio"], runs: runs,
+                          output: mine, pixels: nil, scratch: scratch, singleRunOver: singleRunOver)
+        var t2 = timeTool("ffmpeg", ["ffmpeg", "-y", "-v", "error", "-i", c.path, "-an", "-c:v", "libx265", "-preset", "fast",
+                                     "-x265-params", "log-level=error", "-b:v", "\(rate)", "-tag:v", "hvc1",
+                                     "-pix_fmt", "yuv420p", theirs],
+                          runs: runs, output: theirs, pixels: nil, scratch: scratch, singleRunOver: singleRunOver)
+        t1.mpixPerSecond = t1.secondsMedian.map { Double(frames) / $0 }
+        t2.mpixPerSecond = t2.secondsMedian.map { Double(frames) / $0 }
+        t1.psnrDB = videoPSNR(mine, c.path, scratch: scratch)
+        t2.psnrDB = videoPSNR(theirs, c.path, scratch: scratch)
+        transcode.append(makePair("transcode", input: name, size: (c.width, c.height), t1, t2))
+    }
+    let after = loadAverage()
+
+    print("\nVideo (fps = frames / wall seconds; ratio > 1: shiying slower)")
+    for pair in decode + transcode {
+        let a = pair.shiying, b = pair.peer
+        func fps(_ t: ToolTiming) -> String { t.mpixPerSecond.map { String(format: "%6.1f fps", $0) } ?? "  failed" }
+        func rss(_ t: ToolTiming) -> String { t.peakRSSBytes.map { String(format: "%6.1f MiB", Double($0) / 1048576) } ?? "" }
+        func db(_ t: ToolTiming) -> String { t.psnrDB.map { String(format: " %.1f dB", $0) } ?? "" }
+        let ratio = pair.shiyingOverPeerTime.map { String(format: "%.2fx", $0) } ?? "-"
+        print("  \(pair.kind.padding(toLength: 10, withPad: " ", startingAt: 0)) \(pair.input.padding(toLength: 30, withPad: " ", startingAt: 0)) "
+              + "shiying \(fps(a)) \(rss(a))\(db(a))  ffmpeg \(fps(b)) \(rss(b))\(db(b))  time ratio \(ratio)")
+    }
+    let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
+    let report = VideoReport(timestamp: stamp, host: ProcessInfo.processInfo.hostName,
+                             cores: ProcessInfo.processInfo.activeProcessorCount, loadAverageBefore: before,
+                             loadAverageAfter: after, runsRequested: runs, decode: decode, transcode: transcode)
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    if let data = try? encoder.encode(report) {
+        for name in ["video-latest.json", "video-\(stamp).json"] {
+            try? data.write(to: URL(fileURLWithPath: benchDir + "/" + name))
+        }
+        progress("wrote \(benchDir)/video-latest.json")
+    }
+}

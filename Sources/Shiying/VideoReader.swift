@@ -1,0 +1,96 @@
+import Foundation
+internal import CShiying
+
+/// The frames of a movie's video track, decoded (HEVC with libde265, H.264
+/// with openh264) and handed out upright as 8-bit RGB in presentation order
+/// (`sy_video_reader`, issue 4). Holds the decoder's picture buffer and one
+/// frame, never the whole movie. One thread at a time.
+public final class VideoReader {
+    public struct Info: Sendable, Codable, Equatable {
+        public var codec: String
+        /// Upright size (after the track's rotation).
+        public var width: Int
+        public var height: Int
+        public var codedWidth: Int
+        public var codedHeight: Int
+        /// Clockwise degrees applied to the pixels.
+        public var rotation: Int
+        public var mirrored: Bool
+        public var frameCount: Int
+        public var frameRate: Double
+        public var durationSeconds: Double
+        public var timescale: Int
+        public var bitDepth: Int
+        public var fullRange: Bool
+    }
+
+    /// One decoded frame; `rgb` is a copy the caller owns.
+    public struct Frame: Sendable {
+        public var index: Int
+        /// Media timescale units, exactly as in the track.
+        public var pts: Int64
+        /// Presentation time on the movie timeline (edit list applied).
+        public var seconds: Double
+        public var width: Int
+        public var height: Int
+        /// width*3 bytes per row, no padding.
+        public var rgb: [UInt8]
+    }
+
+    private let engine: EngineContext
+    private let raw: OpaquePointer
+    public let path: String
+    public let info: Info
+
+    /// Opens the main video track (or track index `track`).
+    /// - Throws: `ShiyingError` naming the file (not a movie, unsupported codec, corrupt).
+    public init(_ path: String, track: Int? = nil) throws {
+        engine = try EngineContext()
+        var error = sy_error()
+        var handle: OpaquePointer?
+        try check(sy_video_reader_open(engine.raw, path, Int32(clamping: track ?? -1), &handle, &error), error, file: path)
+        guard let handle, let i = sy_video_reader_info_get(handle)?.pointee else {
+            throw ShiyingError(code: .invalidInput, message: "\(path): no video track", file: path)
+        }
+        raw = handle
+        self.path = path
+        info = Info(codec: fourCC(i.codec), width: Int(i.width), height: Int(i.height),
+                    codedWidth: Int(i.coded_width), codedHeight: Int(i.coded_height), rotation: Int(i.rotation),
+                    mirrored: i.mirrored != 0, frameCount: Int(i.frame_count), frameRate: i.frame_rate,
+                    durationSeconds: i.duration_seconds, timescale: Int(i.timescale), bitDepth: Int(i.bit_depth),
+                    fullRange: i.full_range != 0)
+    }
+
+    deinit { sy_video_reader_close(raw) }
+
+    /// The next frame in presentation order, nil at the end.
+    public func next() throws -> Frame? {
+        try withNext { frame in
+            let width = Int(frame.width), height = Int(frame.height)
+            var rgb = [UInt8](repeating: 0, count: width * height * 3)
+            rgb.withUnsafeMutableBytes { out in
+                for y in 0..<height {
+                    memcpy(out.baseAddress! + y * width * 3, frame.rgb! + y * frame.stride, width * 3)
+                }
+            }
+            return Frame(index: Int(frame.index), pts: frame.pts, seconds: frame.seconds, width: width,
+                         height: height, rgb: rgb)
+        }
+    }
+
+    /// Decodes the next frame without copying it; returns its index and time, nil at the end.
+    public func skip() throws -> (index: Int, pts: Int64, seconds: Double)? {
+        try withNext { (Int($0.index), $0.pts, $0.seconds) }
+    }
+
+    private func withNext<T>(_ body: (sy_video_frame) -> T) throws -> T? {
+        var frame = sy_video_frame()
+        var end: Int32 = 0
+        var error = sy_error()
+        try check(sy_video_reader_next(raw, &frame, &end, &error), error, file: path)
+        return end != 0 ? nil : body(frame)
+    }
+
+    /// Engine memory figures for this reader.
+    public var memoryStats: MemoryStats { engine.memoryStats }
+}
