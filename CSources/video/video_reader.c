@@ -8,7 +8,8 @@
  * reader keeps the tags of samples sent but not yet shown (a few, bounded by
  * the DPB): a picture that comes out while an earlier-presented sample is
  * still waiting means that sample's picture was lost (damaged data) and is
- * reported naming it; a picture out of presentation order is a decoder fault.
+ * reported naming it; a picture whose pts is not past the previous one means
+ * the container's timestamps contradict the stream and is reported too.
  *
  * Memory: the codec's pictures (charged by the stream decoder), one sample
  * buffer grown to the largest sample (capped), one RGB frame and, for rotated
@@ -257,9 +258,11 @@ static sy_status emit(sy_video_reader *r, const sy__yuv *pic, uint32_t tag, sy_v
         r->pend[kept++] = r->pend[k];
     }
     r->pend_n = kept;
-    if (r->have_last && pts <= r->last_pts)
-        return sy__fail(err, SY_E_CODEC, "%s: sample %u: picture at pts %lld came out after pts %lld", where(r), tag,
-                        (long long)pts, (long long)r->last_pts);
+    if (r->have_last && pts <= r->last_pts) /* ctts contradicts the stream's picture order */
+        return sy__fail(err, SY_E_INVALID_INPUT,
+                        "%s: sample %u: decoded after the picture at pts %lld but stamped pts %lld (the track's "
+                        "timestamps disagree with the stream's picture order)",
+                        where(r), tag, (long long)r->last_pts, (long long)pts);
     r->last_pts = pts;
     r->have_last = 1;
     sy__orient_rgb(pic, r->info.rotation, r->info.mirrored != 0, r->rgb, r->stride, r->scratch);
