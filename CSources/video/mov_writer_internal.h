@@ -140,8 +140,6 @@ sy_status mw__video_entry(sy_context *ctx, int qt, const sy_mov_video_track *v, 
 sy_status mw__mebx_entry(sy_context *ctx, const sy_mov_mebx_key_spec *keys, uint32_t count, mw_track *t, sy_error *err);
 
 /* ---- mov_writer_moov.c ---- */
-/* media units -> movie units, rounded to nearest, saturating. */
-uint64_t mw__rescale(uint64_t v, uint32_t from, uint32_t to);
 /* Appends moov at the end of the file: headers built with the bmff writer one
  * trak at a time, the sample tables streamed behind them. */
 sy_status mw__write_moov(sy_mov_writer *w, sy_error *err);

@@ -17,7 +17,8 @@
 
 #include "mov_writer_internal.h"
 
-uint64_t mw__rescale(uint64_t v, uint32_t from, uint32_t to) {
+/* media units -> movie units, rounded to nearest, saturating. */
+static uint64_t rescale(uint64_t v, uint32_t from, uint32_t to) {
     if (from == to || from == 0) return v;
     unsigned __int128 x = ((unsigned __int128)v * to + from / 2) / from;
     return x > UINT64_MAX ? UINT64_MAX : (uint64_t)x;
@@ -41,7 +42,7 @@ static uint32_t track_edits(const sy_mov_writer *w, const mw_track *t, mw_edit o
     int64_t start = t->has_edit ? t->media_time : 0;
     if (t->sample_count) {
         uint64_t span = t->pts_end > start ? (uint64_t)(t->pts_end - start) : 0;
-        out[n++] = (mw_edit){mw__rescale(span, t->timescale, w->movie_timescale), start};
+        out[n++] = (mw_edit){rescale(span, t->timescale, w->movie_timescale), start};
     }
     return n;
 }
@@ -49,7 +50,7 @@ static uint32_t track_edits(const sy_mov_writer *w, const mw_track *t, mw_edit o
 static uint64_t track_duration(const sy_mov_writer *w, const mw_track *t) {
     mw_edit e[2];
     uint32_t n = track_edits(w, t, e);
-    if (!n) return mw__rescale(t->media_duration, t->timescale, w->movie_timescale);
+    if (!n) return rescale(t->media_duration, t->timescale, w->movie_timescale);
     uint64_t sum = 0;
     for (uint32_t i = 0; i < n; i++) sum = e[i].segment > UINT64_MAX - sum ? UINT64_MAX : sum + e[i].segment;
     return sum;
