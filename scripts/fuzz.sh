@@ -9,7 +9,7 @@ out=.build/fuzz
 mkdir -p "$out"
 engine=$(find CSources -name '*.c' -not -path 'CSources/system/*')
 flags="-g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -ICSources/include"
-libs="$(pkg-config --libs libjpeg libheif libde265 x265 zlib) -lpthread -lm"
+libs="$(pkg-config --libs libjpeg libheif libde265 x265 zlib openh264) -lpthread -lm"
 
 # Seeds: small generated photos (baseline + progressive + oriented) and PNGs.
 seeds=$out/seeds
@@ -41,6 +41,20 @@ if [ ! -d "$seeds/heif" ]; then
   cp Tests/Fuzz/regressions/heif/*.heic "$seeds/heif/" 2>/dev/null || true
 fi
 
+# Video seeds: tiny HEVC (8/10-bit, hvc1/hev1) and H.264 movies with B-frames,
+# moov first so the 256 KiB libFuzzer keeps holds index and samples.
+if [ ! -d "$seeds/video" ] && command -v ffmpeg >/dev/null; then
+  mkdir -p "$seeds/video"
+  src="-f lavfi -i testsrc2=size=64x48:rate=10:duration=0.6"
+  # shellcheck disable=SC2086
+  {
+    ffmpeg -v error -y $src -c:v libx265 -tag:v hvc1 -x265-params bframes=2:log-level=error -movflags faststart "$seeds/video/hevc.mp4"
+    ffmpeg -v error -y $src -c:v libx265 -tag:v hev1 -pix_fmt yuv420p10le -x265-params bframes=2:log-level=error -movflags faststart "$seeds/video/hev1-10bit.mov"
+    ffmpeg -v error -y $src -c:v libx264 -bf 2 -movflags faststart "$seeds/video/h264.mp4"
+    ffmpeg -v error -y $src -c:v libx264 -profile:v baseline -movflags faststart "$seeds/video/h264-baseline.mov"
+  } || echo "fuzz: some video seeds could not be made"
+fi
+
 # Checked-in seeds (tiny files), e.g. hvcC + tile data pairs for the HEVC harness.
 for dir in Tests/Fuzz/seeds/*/; do
   kind=$(basename "$dir")
@@ -48,7 +62,12 @@ for dir in Tests/Fuzz/seeds/*/; do
   cp "$dir"* "$seeds/$kind/" 2>/dev/null || true
 done
 
-for harness in ${FUZZ_ONLY:-Tests/Fuzz/fuzz_*.c}; do
+# FUZZ_ONLY: harness files, or short names ("video" = Tests/Fuzz/fuzz_video.c).
+harnesses=""
+for h in ${FUZZ_ONLY:-Tests/Fuzz/fuzz_*.c}; do
+  case "$h" in *.c) harnesses="$harnesses $h" ;; *) harnesses="$harnesses Tests/Fuzz/fuzz_$h.c" ;; esac
+done
+for harness in $harnesses; do
   name=$(basename "$harness" .c)
   kind=${name#fuzz_}
   echo "fuzz: building $name"

@@ -51,7 +51,8 @@ typedef struct sy_mov_video_track {
     const uint8_t *config;     /* decoder configuration record (copied) */
     size_t config_len;
     int32_t matrix[9];         /* tkhd matrix; all zero = identity */
-    /* colour description for a `colr` nclx box; primaries = 0 writes none */
+    /* colour description for a `colr` box ('nclc' in .mov, which has no range
+     * flag; 'nclx' with full_range in .mp4 — ffmpeg's choice); primaries = 0 writes none */
     uint16_t primaries, transfer, matrix_coefficients;
     uint8_t full_range;
 } sy_mov_video_track;
@@ -62,8 +63,9 @@ sy_status sy_mov_writer_add_video(sy_mov_writer *w, const sy_mov_video_track *tr
 
 /** Adds a track whose sample description is copied byte-for-byte from track
  *  `src_track` of `src` (audio: mp4a/esds, lpcm, sowt, ...): handler, media
- *  timescale, language, sample entry, tkhd volume/size/matrix. Samples are then
- *  added with sy_mov_writer_add_sample (copied from the source). */
+ *  timescale, language, sample entry, tkhd volume/size/matrix/alternate group
+ *  (the entry's data reference index becomes 1, our only dref). Samples are
+ *  then added with sy_mov_writer_add_sample (copied from the source). */
 sy_status sy_mov_writer_add_copied_track(sy_mov_writer *w, sy_mov *src, uint32_t src_track, uint32_t *track_id,
                                          sy_error *err);
 
@@ -81,7 +83,12 @@ sy_status sy_mov_writer_add_mebx(sy_mov_writer *w, const sy_mov_mebx_key_spec *k
 
 /** Appends one sample of `track_id` to mdat. `duration` in the track's media
  *  timescale; `composition_offset` = pts - dts (>= 0 written as ctts v0,
- *  negative values make ctts v1); `sync` marks a sync sample. */
+ *  negative values make ctts v1); `sync` marks a sync sample.
+ *  SY_E_USAGE: unknown track, NULL data, duration 0 on a video or mebx track
+ *  (copied audio may end on a 0-duration sample); SY_E_BUDGET: more than
+ *  SY_MOV_MAX_SAMPLES samples or the context budget; SY_E_IO: the write
+ *  failed (message names the path and errno text). After an I/O or memory
+ *  failure the writer refuses further work (SY_E_USAGE): destroy it. */
 sy_status sy_mov_writer_add_sample(sy_mov_writer *w, uint32_t track_id, const void *data, size_t len,
                                    uint32_t duration, int32_t composition_offset, int sync, sy_error *err);
 
@@ -98,7 +105,8 @@ sy_status sy_mov_writer_set_edit(sy_mov_writer *w, uint32_t track_id, uint64_t e
 sy_status sy_mov_writer_add_metadata(sy_mov_writer *w, const char *key, uint32_t type, const void *value, size_t len,
                                      sy_error *err);
 
-/** Writes moov, flushes, and renames the temporary file to `path`. */
+/** Writes moov, patches the mdat size, fsyncs, and renames the temporary file
+ *  to `path`. On failure the temporary file is removed at once. */
 sy_status sy_mov_writer_finish(sy_mov_writer *w, sy_error *err);
 
 /** Frees the writer; when finish did not succeed, deletes the temporary file. NULL does nothing. */

@@ -149,7 +149,7 @@ static sy_status hevc_finish(sy__vstream *base, sy_error *err) {
     de265_error e = de265_flush_data(s->de);
     if (!de265_isOK(e))
         return sy__fail_sub(err, SY_E_CODEC, (int32_t)e, "libde265: flush: %s", de265_get_error_text(e));
-    s->decode_budget = 4 * 16 + 64; /* the DPB drains without reading NAL units */
+    s->decode_budget = 4096; /* the last picture's slices, then the DPB drains (a guard, not a limit) */
     return SY_OK;
 }
 

@@ -4,8 +4,8 @@
  * open writes ftyp, an 8-byte `wide` placeholder and an mdat header to a
  * temporary file beside the target (sy__output). Samples go straight to disk
  * in call order; the tracks only remember sizes, times, sync flags and chunk
- * offsets (mov_writer_tables.c). finish appends moov (mov_writer_moov.c),
- * seeks back to patch the mdat size — 32-bit when it fits, else a 64-bit
+ * offsets (mov_writer_tables.c). finish appends moov (mov_writer_moov.c,
+ * tables streamed), seeks back to patch the moov and mdat sizes — 32-bit when it fits, else a 64-bit
  * header that takes over the `wide` bytes — then fsyncs and renames. Any
  * failure marks the writer failed; destroy without a successful finish
  * removes the temporary file, so a full disk never leaves a partial movie
@@ -39,7 +39,7 @@ static void be32_put(uint8_t *p, uint32_t v) {
 
 /* ---- file output ---- */
 
-static sy_status put(sy_mov_writer *w, const void *data, size_t len, sy_error *err) {
+sy_status mw__put(sy_mov_writer *w, const void *data, size_t len, sy_error *err) {
     if (len == 0) return SY_OK;
     errno = 0;
     if (fwrite(data, 1, len, w->out.file) != len) {
@@ -52,7 +52,8 @@ static sy_status put(sy_mov_writer *w, const void *data, size_t len, sy_error *e
     return SY_OK;
 }
 
-static sy_status put_at(sy_mov_writer *w, uint64_t offset, const void *data, size_t len, sy_error *err) {
+sy_status mw__put_at(sy_mov_writer *w, uint64_t offset, const void *data, size_t len, sy_error *err) {
+    errno = 0;
     if (fseeko(w->out.file, (off_t)offset, SEEK_SET) != 0 || fwrite(data, 1, len, w->out.file) != len) {
         int e = errno ? errno : EIO;
         w->failed = 1;
@@ -86,7 +87,7 @@ static sy_status write_head(sy_mov_writer *w, sy_error *err) {
     be32_put(h + n + 8, 8), be32_put(h + n + 12, MW_FCC('m', 'd', 'a', 't'));
     n += 16;
     w->mdat_payload = n;
-    return put(w, h, n, err);
+    return mw__put(w, h, n, err);
 }
 
 /* ---- open / tracks ---- */
@@ -281,7 +282,7 @@ sy_status sy_mov_writer_add_sample(sy_mov_writer *w, uint32_t track_id, const vo
     const int new_chunk = w->chunk_track != index || t->chunk_bytes + len > MW_CHUNK_BYTES ||
                           t->chunk_duration >= t->timescale;
     sy_status st = mw__track_add(w->ctx, t, w->pos, new_chunk, (uint32_t)len, duration, composition_offset, sync != 0, err);
-    if (st == SY_OK) st = put(w, data, len, err);
+    if (st == SY_OK) st = mw__put(w, data, len, err);
     if (st != SY_OK) {
         w->failed = 1; /* the tables may be half updated: only destroy remains */
         return st;
@@ -322,9 +323,11 @@ sy_status sy_mov_writer_add_metadata(sy_mov_writer *w, const char *key, uint32_t
     if ((!value && len) || len > MW_MAX_META_VALUE)
         return sy__fail(err, SY_E_USAGE, "%s: %s: value of %zu bytes (at most %u)", fn, key, len, MW_MAX_META_VALUE);
     if (w->meta.n >= MW_MAX_META_ITEMS) return sy__fail(err, SY_E_USAGE, "%s: more than %u items", fn, MW_MAX_META_ITEMS);
-    const mw_meta_item *items = w->meta.data;
-    for (size_t i = 0; i < w->meta.n; i++)
-        if (strcmp(items[i].key, key) == 0) return sy__fail(err, SY_E_USAGE, "%s: key %s added twice", fn, key);
+    for (mw_block *b = w->meta.head; b; b = b->next) {
+        const mw_meta_item *items = mw__block_data(b);
+        for (uint32_t i = 0; i < b->count; i++)
+            if (strcmp(items[i].key, key) == 0) return sy__fail(err, SY_E_USAGE, "%s: key %s added twice", fn, key);
+    }
     size_t klen = strlen(key);
     mw_meta_item it = {sy__alloc(w->ctx, klen + 1, 1, "mov writer metadata key", err), type, NULL, len};
     if (it.key && len) it.value = sy__alloc(w->ctx, len, 1, "mov writer metadata value", err);
@@ -344,22 +347,17 @@ sy_status sy_mov_writer_add_metadata(sy_mov_writer *w, const char *key, uint32_t
 static sy_status finish(sy_mov_writer *w, sy_error *err) {
     MW_TRY(sy__check_cancel(w->ctx, err));
     const uint64_t payload = w->pos - w->mdat_payload;
-    sy_bmff_writer *b = NULL;
-    sy_status st = sy_bmff_writer_create(w->ctx, &b, err);
-    if (st == SY_OK) st = mw__build_moov(w, b, err);
-    if (st == SY_OK) st = put(w, sy_bmff_writer_data(b), sy_bmff_writer_length(b), err);
-    sy_bmff_writer_destroy(b);
-    if (st != SY_OK) return st;
+    MW_TRY(mw__write_moov(w, err));
     uint8_t h[16];
     if (payload + 8 <= UINT32_MAX) {
         be32_put(h, (uint32_t)(payload + 8)), be32_put(h + 4, MW_FCC('m', 'd', 'a', 't'));
-        MW_TRY(put_at(w, w->wide_offset + 8, h, 8, err));
+        MW_TRY(mw__put_at(w, w->wide_offset + 8, h, 8, err));
     } else {
         /* 64-bit header: size 1, 'mdat', largesize — over the `wide` placeholder */
         uint64_t size = payload + 16;
         be32_put(h, 1), be32_put(h + 4, MW_FCC('m', 'd', 'a', 't'));
         be32_put(h + 8, (uint32_t)(size >> 32)), be32_put(h + 12, (uint32_t)size);
-        MW_TRY(put_at(w, w->wide_offset, h, 16, err));
+        MW_TRY(mw__put_at(w, w->wide_offset, h, 16, err));
     }
     return sy__output_commit(&w->out, err);
 }
@@ -382,8 +380,10 @@ void sy_mov_writer_destroy(sy_mov_writer *w) {
     sy__output_abort(&w->out); /* removes the temporary file unless finish renamed it */
     for (uint32_t i = 0; i < w->track_count; i++) mw__track_free(ctx, &w->tracks[i]);
     sy__free(ctx, w->tracks);
-    mw_meta_item *items = w->meta.data;
-    for (size_t i = 0; i < w->meta.n; i++) meta_item_free(ctx, &items[i]);
+    for (mw_block *b = w->meta.head; b; b = b->next) {
+        mw_meta_item *items = mw__block_data(b);
+        for (uint32_t i = 0; i < b->count; i++) meta_item_free(ctx, &items[i]);
+    }
     mw__vec_free(ctx, &w->meta);
     sy__free(ctx, w);
 }

@@ -30,11 +30,25 @@
         if (mw_st_ != SY_OK) return mw_st_;  \
     } while (0)
 
-/* A growable array of fixed-size elements, engine-allocated. */
+/* A list of fixed-size elements in blocks that double up to MW_BLOCK_BYTES:
+ * appending never copies what is stored (no 3x peak while growing), a small
+ * track costs one small block, and the tables are read back in order. */
+#define MW_BLOCK_BYTES (64u << 10)
+typedef struct mw_block {
+    struct mw_block *next;
+    uint32_t count, cap; /* elements; the data follows the 16-byte header */
+} mw_block;
+
 typedef struct mw_vec {
-    void *data;
-    size_t n, cap;
+    mw_block *head, *tail;
+    size_t n;
 } mw_vec;
+
+static inline void *mw__block_data(mw_block *b) { return (uint8_t *)b + sizeof(mw_block); }
+/* The last element (the vector must not be empty). */
+static inline void *mw__vec_last(const mw_vec *v, size_t elem) {
+    return (uint8_t *)mw__block_data(v->tail) + (size_t)(v->tail->count - 1) * elem;
+}
 
 /* One run of equal values: stts (sample delta) or ctts (composition offset). */
 typedef struct mw_run {
@@ -101,14 +115,22 @@ struct sy_mov_writer {
     int failed, finished;
 };
 
+/* ---- mov_writer.c ---- */
+/* Appends to the file at w->pos; an error marks the writer failed. */
+sy_status mw__put(sy_mov_writer *w, const void *data, size_t len, sy_error *err);
+/* Overwrites bytes already written (the file position moves there). */
+sy_status mw__put_at(sy_mov_writer *w, uint64_t offset, const void *data, size_t len, sy_error *err);
+
 /* ---- mov_writer_tables.c ---- */
 sy_status mw__vec_push(sy_context *ctx, mw_vec *v, size_t elem, const void *value, const char *reason, sy_error *err);
 void mw__vec_free(sy_context *ctx, mw_vec *v);
 /* Records one sample written at `offset`; `new_chunk` starts a chunk there. */
 sy_status mw__track_add(sy_context *ctx, mw_track *t, uint64_t offset, int new_chunk, uint32_t size, uint32_t duration,
                         int32_t composition_offset, int sync, sy_error *err);
-/* stts, ctts, stss, stsc, stsz, stco|co64 (after stsd). */
-sy_status mw__write_tables(sy_bmff_writer *b, const mw_track *t, sy_error *err);
+/* Bytes of the stbl tables after stsd: stts, ctts, stss, stsc, stsz, stco|co64. */
+uint64_t mw__tables_size(const mw_track *t);
+/* Streams those tables to the file (no copy of them in memory). */
+sy_status mw__write_tables(sy_mov_writer *w, const mw_track *t, sy_error *err);
 void mw__track_free(sy_context *ctx, mw_track *t);
 
 /* ---- mov_writer_entries.c ---- */
@@ -118,8 +140,8 @@ sy_status mw__video_entry(sy_context *ctx, int qt, const sy_mov_video_track *v, 
 sy_status mw__mebx_entry(sy_context *ctx, const sy_mov_mebx_key_spec *keys, uint32_t count, mw_track *t, sy_error *err);
 
 /* ---- mov_writer_moov.c ---- */
-/* media units -> movie units, rounded to nearest, saturating. */
-uint64_t mw__rescale(uint64_t v, uint32_t from, uint32_t to);
-sy_status mw__build_moov(const sy_mov_writer *w, sy_bmff_writer *b, sy_error *err);
+/* Appends moov at the end of the file: headers built with the bmff writer one
+ * trak at a time, the sample tables streamed behind them. */
+sy_status mw__write_moov(sy_mov_writer *w, sy_error *err);
 
 #endif

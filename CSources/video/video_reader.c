@@ -8,7 +8,8 @@
  * reader keeps the tags of samples sent but not yet shown (a few, bounded by
  * the DPB): a picture that comes out while an earlier-presented sample is
  * still waiting means that sample's picture was lost (damaged data) and is
- * reported naming it; a picture out of presentation order is a decoder fault.
+ * reported naming it; a picture whose pts is not past the previous one means
+ * the container's timestamps contradict the stream and is reported too.
  *
  * Memory: the codec's pictures (charged by the stream decoder), one sample
  * buffer grown to the largest sample (capped), one RGB frame and, for rotated
@@ -138,6 +139,17 @@ static sy_status create_decoder(sy_video_reader *r, sy_error *err) {
     return st == SY_OK ? SY_OK : wrap(r, &inner, st, err);
 }
 
+/* The track's display transform as sy_video.h states it: rotate clockwise,
+ * then flip horizontally. sy_mov reports a pure horizontal flip (matrix
+ * a = -1, d = 1) as 180 + mirrored, which is a vertical flip under this
+ * reading, so diagonal mirrored matrices are decomposed here from d. */
+static void orientation(const sy_mov_track_info *ti, uint32_t *rotation, uint32_t *mirrored) {
+    const int32_t a = ti->matrix[0], b = ti->matrix[1], c = ti->matrix[3], d = ti->matrix[4];
+    *rotation = ti->rotation;
+    *mirrored = ti->mirrored ? 1 : 0;
+    if (*mirrored && b == 0 && c == 0 && a != 0 && d != 0) *rotation = d > 0 ? 0 : 180;
+}
+
 static void fill_info(sy_video_reader *r) {
     const sy_mov_track_info *ti = sy_mov_track(r->mov, r->track);
     const sy__vstream_params *p = &r->dec->params;
@@ -146,9 +158,8 @@ static void fill_info(sy_video_reader *r) {
     in->codec = ti->codec;
     in->coded_width = p->width;
     in->coded_height = p->height;
-    in->rotation = ti->rotation;
-    in->mirrored = ti->mirrored ? 1 : 0;
-    int swap = ti->rotation == 90 || ti->rotation == 270;
+    orientation(ti, &in->rotation, &in->mirrored);
+    int swap = in->rotation == 90 || in->rotation == 270;
     in->width = swap ? p->height : p->width;
     in->height = swap ? p->width : p->height;
     in->timescale = ti->timescale;
@@ -257,9 +268,11 @@ static sy_status emit(sy_video_reader *r, const sy__yuv *pic, uint32_t tag, sy_v
         r->pend[kept++] = r->pend[k];
     }
     r->pend_n = kept;
-    if (r->have_last && pts <= r->last_pts)
-        return sy__fail(err, SY_E_CODEC, "%s: sample %u: picture at pts %lld came out after pts %lld", where(r), tag,
-                        (long long)pts, (long long)r->last_pts);
+    if (r->have_last && pts <= r->last_pts) /* ctts contradicts the stream's picture order */
+        return sy__fail(err, SY_E_INVALID_INPUT,
+                        "%s: sample %u: decoded after the picture at pts %lld but stamped pts %lld (the track's "
+                        "timestamps disagree with the stream's picture order)",
+                        where(r), tag, (long long)r->last_pts, (long long)pts);
     r->last_pts = pts;
     r->have_last = 1;
     sy__orient_rgb(pic, r->info.rotation, r->info.mirrored != 0, r->rgb, r->stride, r->scratch);

@@ -768,6 +768,34 @@ private func expectFaithfulRemux(src: String, ours: String, brand: String) throw
         sy_mov_writer_destroy(nil)
     }
 
+    @Test("bookkeeping costs about 12.5 bytes per sample in the worst case (sizes + one ctts run each), read back intact")
+    func memoryPerSample() throws {
+        let dir = try MuxFixtures.freshFolder("memory")
+        let path = dir + "/many.mov"
+        let mux = try Muxer(path)
+        let id = try mux.addVideo(width: 16, height: 16, timescale: 600, config: [1, 2])
+        let n = 200_000
+        let payload = [UInt8](repeating: 0, count: 64)
+        for i in 0..<n {
+            let size = 1 + i % 60, offset = Int32(i % 3 == 0 ? 40 : i % 3 == 1 ? 0 : 20)
+            try mux.mustAdd(id, Array(payload[0..<size]), duration: 20, offset: offset, sync: i % 30 == 0)
+        }
+        try mux.finish()
+        let peak = mux.ctx.stats.peak_bytes
+        // issue 4: per-sample memory is the tables' own size, never a copy of it
+        // (4 size + 8 ctts run + 1/30 of sync and chunk entries), plus fixed blocks
+        #expect(peak < UInt64(n) * 13 + 512 * 1024, "peak \(peak) bytes for \(n) samples")
+        mux.destroy()
+        #expect(mux.ctx.stats.current_bytes == 0)
+        let back = try Source(path)
+        #expect(back.track(0).sample_count == UInt32(n) && back.track(0).keyframe_count == UInt32((n + 29) / 30))
+        for i in [0, 1, 2, 29, 30, 99_999, n - 1] {
+            let s = try back.sample(0, i)
+            #expect(s.size == UInt32(1 + i % 60) && s.dts == Int64(i) * 20, "sample \(i)")
+            #expect(s.pts - s.dts == Int64(i % 3 == 0 ? 40 : i % 3 == 1 ? 0 : 20) && (s.sync != 0) == (i % 30 == 0))
+        }
+    }
+
     @Test("the writer's memory is charged to the context: a small budget fails with SY_E_BUDGET and leaves no file")
     func budget() throws {
         let dir = try MuxFixtures.freshFolder("budget")

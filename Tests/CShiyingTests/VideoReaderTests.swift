@@ -323,6 +323,55 @@ struct VideoReaderTests {
         #expect(rotated >= unrotated - 0.5 && rotated > 20, "same orientation as ffmpeg's autorotate")
     }
 
+    // issue 4: mirrored track matrices (tkhd written directly: ffmpeg 5.1's autorotate
+    // ignores flips) come out as displayed: rotate clockwise, then flip horizontally.
+    @Test(.enabled(if: VideoPaths.hasFFmpeg), arguments: [
+        ("hflip", [-0x10000, 0, 0, 0x10000], 0),
+        ("vflip", [0x10000, 0, 0, -0x10000], 180),
+        ("transpose", [0, 0x10000, 0x10000, 0], 90),
+        ("antitranspose", [0, -0x10000, -0x10000, 0], 270),
+    ])
+    func mirroredTracks(_ name: String, _ abcd: [Int32], _ rotation: Int) throws {
+        let plain = try Generated.need("h264.mp4")
+        var bytes = ExternalTools.readFile(plain)
+        // The only tkhd (video track): matrix a, b at +48, c, d at +60 from the box start (version 0).
+        let tkhd = Array("tkhd".utf8)
+        guard let at = (4..<bytes.count - 100).first(where: { Array(bytes[$0..<$0 + 4]) == tkhd }),
+              bytes[at + 4] == 0 else { throw CTestFailure("no version-0 tkhd") }
+        let box = at - 4
+        for (k, off) in [48, 52, 60, 64].enumerated() {
+            let v = UInt32(bitPattern: abcd[k])
+            for i in 0..<4 { bytes[box + off + i] = UInt8(truncatingIfNeeded: v >> (24 - 8 * i)) }
+        }
+        let path = Generated.path("\(name).mp4")
+        try ExternalTools.writeFile(path, bytes)
+        let reader = try Reader.mustOpen(path)
+        let info = reader.info
+        #expect(info.mirrored == 1 && Int(info.rotation) == rotation, "\(name): \(info.rotation) \(info.mirrored)")
+        let swap = rotation == 90 || rotation == 270
+        #expect(info.width == (swap ? 240 : 320) && info.height == (swap ? 320 : 240))
+        let ours = try reader.all()
+        let upright = try Reader.mustOpen(plain).all()
+        #expect(ours.count == upright.count && !ours.isEmpty)
+        for (m, u) in zip(ours, upright) {
+            var expected = [UInt8](repeating: 0, count: u.rgb.count)
+            for y in 0..<240 {
+                for x in 0..<320 {
+                    // where the matrix x' = a x + c y, y' = b x + d y sends the pixel (origin at the centre)
+                    let (X, Y): (Int, Int)
+                    switch name {
+                    case "hflip": (X, Y) = (319 - x, y)
+                    case "vflip": (X, Y) = (x, 239 - y)
+                    case "transpose": (X, Y) = (y, x)
+                    default: (X, Y) = (239 - y, 319 - x)
+                    }
+                    for c in 0..<3 { expected[(Y * m.width + X) * 3 + c] = u.rgb[(y * 320 + x) * 3 + c] }
+                }
+            }
+            #expect(expected == m.rgb, "\(name): frame \(m.index)")
+        }
+    }
+
     // issue 4: the real iPhone Live Photo movie (HEVC, full-range BT.601 matrix, P3).
     @Test(.enabled(if: VideoPaths.hasIphone && VideoPaths.hasFFmpeg))
     func iphoneLiveMovie() throws {
