@@ -142,6 +142,13 @@ final class FakeRenderer: Sendable {
 
 // MARK: - Driving
 
+/// A one-way flag readable from any task.
+final class Flag: Sendable {
+    private let value = Mutex(false)
+    var isSet: Bool { value.withLock { $0 } }
+    func set() { value.withLock { $0 = true } }
+}
+
 /// Waits (yielding, no wall clock) until `condition` holds.
 func eventually(_ what: String, _ condition: () async -> Bool) async {
     for _ in 0..<200_000 {
@@ -301,13 +308,20 @@ struct EditorCoalescerTests {
     func cancelDrag() async throws {
         let rig = Rig(renderTime: ms * 40)
         let (stream, feed) = AsyncStream.makeStream(of: Int.self)
-        let drag = Task { try await rig.coalescer.drag(stream) }
+        let ended = Flag()
+        let drag = Task {
+            defer { ended.set() }
+            return try await rig.coalescer.drag(stream)
+        }
         feed.yield(0)
         await eventually("render of 0 asleep") { rig.clock.sleeperCount == 1 }
         feed.yield(1)
         feed.yield(2)
         await eventually("three requests") { await rig.coalescer.statistics.requests == 3 }
         drag.cancel()
+        // Ends without the clock moving (a broken cancel would need time to pass: then free it).
+        await eventually("drag ends on cancellation") { ended.isSet }
+        if !ended.isSet { await rig.runUntilIdle() }
         let result = await drag.result
         #expect(throws: CancellationError.self) { try result.get() }
 
@@ -335,8 +349,14 @@ struct EditorCoalescerTests {
         await rig.coalescer.submit(1)
         await rig.settle()
         await rig.coalescer.submit(2)
-        let waiter = Task { try await rig.coalescer.waitIdle() }
+        let ended = Flag()
+        let waiter = Task {
+            defer { ended.set() }
+            try await rig.coalescer.waitIdle()
+        }
         waiter.cancel()
+        await eventually("waitIdle ends on cancellation") { ended.isSet }
+        if !ended.isSet { await rig.runUntilIdle() }
         let result = await waiter.result
         #expect(throws: CancellationError.self) { try result.get() }
         #expect(await rig.coalescer.isIdle)
