@@ -286,4 +286,27 @@ struct EditorRecipeTests {
         #expect(try keys(geometry) == ["crop", "straighten", "quarterTurns", "flipHorizontal", "flipVertical"])
         #expect(try keys(colour) == ["adjustments", "filter"])
     }
+
+    @Test("issue 5: every JSON example in docs/recipe-schema.md decodes and re-encodes to the same text")
+    func schemaDocExamples() throws {
+        let doc = try String(contentsOf: Paths.packageRoot.appendingPathComponent("docs/recipe-schema.md"), encoding: .utf8)
+        let blocks = doc.components(separatedBy: "```json\n").dropFirst().map { $0.components(separatedBy: "\n```")[0] }
+        #expect(blocks.count >= 3)
+        for block in blocks {
+            let recipe = try decode(block)
+            #expect(try recipe.jsonString() == block)
+        }
+    }
+
+    @Test("issue 5: error messages read as documented in docs/recipe-schema.md")
+    func documentedMessages() {
+        #expect(recipeError(#"{"adjustments": {"exposure": 5}}"#)?.message
+                == "adjustments.exposure: 5.0 is outside the allowed range -4.0…4.0 EV")
+        #expect(recipeError(##"{"border": {"width": 0.1, "color": "#FFF"}}"##)?.message
+                == ##"border.color: "#FFF" is not a colour; write "#RRGGBB" (six hex digits)"##)
+        #expect(recipeError(#"{"border": {}}"#)?.message == "border.width: required key is missing")
+        #expect(recipeError(#"{"straighten": "x"}"#)?.message == "straighten: expected Double")
+        #expect(recipeError(#"{"version": 2}"#)?.message
+                == "version: version 2 is newer than the supported version 1; update the app to open this edit")
+    }
 }
