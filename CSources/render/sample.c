@@ -1,0 +1,200 @@
+/* sample.c — the residual geometry: output pixel -> sampled image (the
+ * source, or the output-scale grid after a downscale).
+ *
+ * COPY when the map is a whole-pixel signed permutation (quarter turns,
+ * flips, integer crops at 1:1): exact, no arithmetic on the values.
+ * CUBIC otherwise: Catmull-Rom 4x4 at 1/256-pixel phases in fixed point
+ * (14-bit weights summing exactly to 1 << 14), clamp-to-edge addressing.
+ * Phase 0 weights are (0, 1, 0, 0), so whole-pixel positions copy exactly.
+ * Positions are computed from the absolute output row and column, so every
+ * band of an image produces the same bytes. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "render_internal.h"
+
+static double cubic(double x) {
+    x = fabs(x);
+    if (x < 1.0) return (1.5 * x - 2.5) * x * x + 1.0;
+    if (x < 2.0) return ((-0.5 * x + 2.5) * x - 4.0) * x + 2.0;
+    return 0.0;
+}
+
+static int near_int(double v, int64_t *out) {
+    double r = floor(v + 0.5);
+    if (fabs(v - r) > 1e-6 || fabs(r) > 1e12) return 0;
+    *out = (int64_t)r;
+    return 1;
+}
+
+void sy__sampler_plan(sy__sampler *s, const double m[6], int32_t ext_x0, int32_t ext_x1, int32_t ext_y0,
+                      int32_t ext_y1) {
+    memset(s, 0, sizeof *s);
+    memcpy(s->m, m, sizeof s->m);
+    s->ext_x0 = ext_x0;
+    s->ext_x1 = ext_x1;
+    s->ext_y0 = ext_y0;
+    s->ext_y1 = ext_y1;
+    int64_t k[6];
+    int whole = 1;
+    for (int i = 0; i < 6; i++) whole &= near_int(m[i], &k[i]);
+    /* A signed permutation: one of (dxu, dyu) and one of (dxv, dyv) is +-1, crosswise. */
+    int perm = whole && ((llabs(k[0]) == 1 && k[3] == 0 && k[1] == 0 && llabs(k[4]) == 1) ||
+                         (k[0] == 0 && llabs(k[3]) == 1 && llabs(k[1]) == 1 && k[4] == 0));
+    if (perm) {
+        s->kind = SY__SAMPLE_COPY;
+        s->cdxu = k[0], s->cdxv = k[1], s->cx0 = k[2];
+        s->cdyu = k[3], s->cdyv = k[4], s->cy0 = k[5];
+        return;
+    }
+    s->kind = SY__SAMPLE_CUBIC;
+    for (int p = 0; p < SY__PHASES; p++) {
+        double t = (double)p / SY__PHASES, w[4] = {cubic(t + 1), cubic(t), cubic(1 - t), cubic(2 - t)};
+        int total = 0, biggest = 1;
+        for (int i = 0; i < 4; i++) {
+            s->w[p][i] = (int16_t)lrint(w[i] * 16384);
+            total += s->w[p][i];
+            if (s->w[p][i] > s->w[p][biggest]) biggest = i;
+        }
+        s->w[p][biggest] = (int16_t)(s->w[p][biggest] + 16384 - total); /* exact unity gain */
+    }
+}
+
+static int32_t clampi(int64_t v, int32_t lo, int32_t hi) { return v < lo ? lo : v > hi ? hi : (int32_t)v; }
+
+void sy__sampler_bbox(const sy__sampler *s, uint32_t width, uint32_t v0, uint32_t v1, int32_t box[4]) {
+    double xs[4], ys[4];
+    double us[2] = {0, width - 1.0}, vs[2] = {v0, v1 - 1.0};
+    for (int i = 0; i < 4; i++) {
+        double u = us[i & 1], v = vs[i >> 1];
+        xs[i] = s->m[0] * u + s->m[1] * v + s->m[2];
+        ys[i] = s->m[3] * u + s->m[4] * v + s->m[5];
+    }
+    double x0 = fmin(fmin(xs[0], xs[1]), fmin(xs[2], xs[3])), x1 = fmax(fmax(xs[0], xs[1]), fmax(xs[2], xs[3]));
+    double y0 = fmin(fmin(ys[0], ys[1]), fmin(ys[2], ys[3])), y1 = fmax(fmax(ys[0], ys[1]), fmax(ys[2], ys[3]));
+    /* CUBIC taps reach -1..+2 around floor(x), plus one for the phase rounding. */
+    int pad_lo = s->kind == SY__SAMPLE_COPY ? 0 : 2, pad_hi = s->kind == SY__SAMPLE_COPY ? 0 : 3;
+    box[0] = clampi((int64_t)floor(x0 + 0.5) - pad_lo - (s->kind == SY__SAMPLE_CUBIC), s->ext_x0, s->ext_x1);
+    box[1] = clampi((int64_t)floor(y0 + 0.5) - pad_lo - (s->kind == SY__SAMPLE_CUBIC), s->ext_y0, s->ext_y1);
+    box[2] = clampi((int64_t)floor(x1 + 0.5) + pad_hi, s->ext_x0, s->ext_x1);
+    box[3] = clampi((int64_t)floor(y1 + 0.5) + pad_hi, s->ext_y0, s->ext_y1);
+}
+
+typedef int32_t sy__i4 __attribute__((vector_size(16)));
+typedef uint8_t sy__b4 __attribute__((vector_size(4)));
+typedef uint16_t sy__h4 __attribute__((vector_size(8)));
+
+/* Position of output pixel u on a row whose base is (bx, by): integer
+ * sample index and phase. */
+static inline void locate(double f, int64_t *i, int *phase) {
+    int64_t p = (int64_t)floor(f * SY__PHASES + 0.5);
+    *i = p >> 8;
+    *phase = (int)(p & (SY__PHASES - 1));
+}
+
+static inline sy__i4 load8(const uint8_t *p, int safe4) {
+    sy__b4 b = {p[0], p[1], p[2], 0};
+    if (safe4) __builtin_memcpy(&b, p, 4); /* lane 3 ignored */
+    return __builtin_convertvector(b, sy__i4);
+}
+
+static inline sy__i4 load16(const uint16_t *p) {
+    sy__h4 h;
+    __builtin_memcpy(&h, p, sizeof h); /* lane 3 ignored; rows are padded */
+    return __builtin_convertvector(h, sy__i4);
+}
+
+static inline uint16_t to16_from8(int32_t acc) {
+    int32_t t = (acc + (1 << 12)) >> 13; /* 8-bit value x 256 */
+    t = t < 0 ? 0 : t > 65280 ? 65280 : t;
+    return (uint16_t)(t + (t >> 8));
+}
+
+static inline uint16_t to16(int32_t acc) {
+    int32_t t = (acc + (1 << 13)) >> 14;
+    return (uint16_t)(t < 0 ? 0 : t > 65535 ? 65535 : t);
+}
+
+SY__RENDER_CLONES void sy__sample_row8(const sy__sampler *s, const sy_pixels *src, uint32_t v, uint32_t n,
+                                       uint16_t *out) {
+    const uint8_t *base = src->data;
+    const size_t stride = src->stride;
+    if (s->kind == SY__SAMPLE_COPY) {
+        int64_t x = s->cx0 + s->cdxv * (int64_t)v, y = s->cy0 + s->cdyv * (int64_t)v;
+        for (uint32_t u = 0; u < n; u++, x += s->cdxu, y += s->cdyu, out += 3) {
+            const uint8_t *p = base + (size_t)y * stride + (size_t)x * 3;
+            out[0] = (uint16_t)(p[0] * 257);
+            out[1] = (uint16_t)(p[1] * 257);
+            out[2] = (uint16_t)(p[2] * 257);
+        }
+        return;
+    }
+    const double bx = s->m[1] * v + s->m[2], by = s->m[4] * v + s->m[5];
+    for (uint32_t u = 0; u < n; u++, out += 3) {
+        int64_t x0, y0;
+        int phx, phy;
+        locate(s->m[0] * u + bx, &x0, &phx);
+        locate(s->m[3] * u + by, &y0, &phy);
+        const int16_t *wx = s->w[phx], *wy = s->w[phy];
+        int inside = x0 - 1 >= s->ext_x0 && x0 + 3 <= s->ext_x1 && y0 - 1 >= s->ext_y0 && y0 + 2 <= s->ext_y1;
+        size_t cols[4];
+        for (int k = 0; k < 4; k++) cols[k] = (size_t)clampi(x0 - 1 + k, s->ext_x0, s->ext_x1) * 3;
+        sy__i4 acc = {0, 0, 0, 0};
+        for (int r = 0; r < 4; r++) {
+            const uint8_t *row = base + (size_t)clampi(y0 - 1 + r, s->ext_y0, s->ext_y1) * stride;
+            sy__i4 h = load8(row + cols[0], inside) * wx[0] + load8(row + cols[1], inside) * wx[1] +
+                       load8(row + cols[2], inside) * wx[2] + load8(row + cols[3], inside) * wx[3];
+            acc += ((h + 64) >> 7) * wy[r];
+        }
+        out[0] = to16_from8(acc[0]);
+        out[1] = to16_from8(acc[1]);
+        out[2] = to16_from8(acc[2]);
+    }
+}
+
+SY__RENDER_CLONES void sy__sample_row16(const sy__sampler *s, const sy__grid_region *g, uint32_t v, uint32_t n,
+                                        uint16_t *out) {
+    const uint16_t *base = g->px;
+    const size_t stride = g->stride;
+    if (s->kind == SY__SAMPLE_COPY) {
+        int64_t x = s->cx0 + s->cdxv * (int64_t)v - g->x0, y = s->cy0 + s->cdyv * (int64_t)v - g->y0;
+        for (uint32_t u = 0; u < n; u++, x += s->cdxu, y += s->cdyu, out += 3)
+            memcpy(out, base + (size_t)y * stride + (size_t)x * 3, 3 * sizeof *out);
+        return;
+    }
+    const double bx = s->m[1] * v + s->m[2], by = s->m[4] * v + s->m[5];
+    for (uint32_t u = 0; u < n; u++, out += 3) {
+        int64_t x0, y0;
+        int phx, phy;
+        locate(s->m[0] * u + bx, &x0, &phx);
+        locate(s->m[3] * u + by, &y0, &phy);
+        const int16_t *wx = s->w[phx], *wy = s->w[phy];
+        size_t cols[4];
+        for (int k = 0; k < 4; k++) cols[k] = (size_t)(clampi(x0 - 1 + k, s->ext_x0, s->ext_x1) - g->x0) * 3;
+        sy__i4 acc = {0, 0, 0, 0};
+        for (int r = 0; r < 4; r++) {
+            const uint16_t *row = base + (size_t)(clampi(y0 - 1 + r, s->ext_y0, s->ext_y1) - g->y0) * stride;
+            sy__i4 h = load16(row + cols[0]) * wx[0] + load16(row + cols[1]) * wx[1] + load16(row + cols[2]) * wx[2] +
+                       load16(row + cols[3]) * wx[3];
+            acc += ((h + 8192) >> 14) * wy[r];
+        }
+        out[0] = to16(acc[0]);
+        out[1] = to16(acc[1]);
+        out[2] = to16(acc[2]);
+    }
+}
+
+void sy__copy_row8(const sy__sampler *s, const sy_pixels *src, uint32_t v, uint32_t n, uint8_t *out) {
+    int64_t x = s->cx0 + s->cdxv * (int64_t)v, y = s->cy0 + s->cdyv * (int64_t)v;
+    const uint8_t *p = src->data + (size_t)y * src->stride + (size_t)x * 3;
+    if (s->cdxu == 1 && s->cdyu == 0) {
+        memcpy(out, p, (size_t)n * 3);
+        return;
+    }
+    ptrdiff_t step = (ptrdiff_t)s->cdyu * (ptrdiff_t)src->stride + (ptrdiff_t)s->cdxu * 3;
+    for (uint32_t u = 0; u < n; u++, p += step, out += 3) {
+        out[0] = p[0];
+        out[1] = p[1];
+        out[2] = p[2];
+    }
+}
