@@ -210,6 +210,7 @@ sy_status sy_lut_parse_cube(sy_context *ctx, const char *text, size_t length, sy
         for (int i = 0; i < 3; i++) dst[i] = (float)v[i];
         s.count++;
     }
+    if (line == 0) line = 1; /* empty text: report the first line */
     if (st == SY_OK && !s.size) st = sy__fail(err, SY_E_INVALID_INPUT, "cube: line %u: no LUT_3D_SIZE", line);
     if (st == SY_OK && s.count < s.total)
         st = sy__fail(err, SY_E_INVALID_INPUT, "cube: line %u: truncated, %zu of %zu table entries (LUT_3D_SIZE %u)",

@@ -72,36 +72,51 @@ void sy_lut_apply(const sy_lut *lut, const float in[3], float out[3]) {
     sy__lut_eval(lut, in, out);
 }
 
-SY__RENDER_CLONES void sy__lut16_apply_row(const sy__lut16 *lut, uint16_t *px, uint32_t npx) {
+typedef int32_t lut_i4 __attribute__((vector_size(16)));
+typedef uint16_t lut_h4 __attribute__((vector_size(8)));
+
+/* The three channels of a node as one 4-lane vector (lane 3 is the next
+ * node's red, ignored; the table has a spare entry at its end). */
+static inline lut_i4 node(const uint16_t *p) {
+    lut_h4 h;
+    __builtin_memcpy(&h, p, sizeof h);
+    return __builtin_convertvector(h, lut_i4);
+}
+
+SY__RENDER_CLONES void sy__lut16_apply_row(const sy__lut16 *lut, uint16_t *restrict px, uint32_t npx) {
     const uint32_t n1 = lut->size - 1;
     const uint32_t sr = 3, sg = 3 * lut->size, sb = sg * lut->size;
-    const uint16_t *d = lut->data;
+    const uint16_t *restrict d = lut->data;
     for (uint32_t p = 0; p < npx; p++, px += 3) {
         uint32_t fr = px[0] * n1, fg = px[1] * n1, fb = px[2] * n1;
         uint32_t ir = fr / 65535u, ig = fg / 65535u, ib = fb / 65535u;
-        if (ir >= n1) ir = n1 - 1;
-        if (ig >= n1) ig = n1 - 1;
-        if (ib >= n1) ib = n1 - 1;
+        ir = ir < n1 ? ir : n1 - 1;
+        ig = ig < n1 ? ig : n1 - 1;
+        ib = ib < n1 ? ib : n1 - 1;
         /* Fractions in 1/4096 (0..4096). */
-        int32_t xr = (int32_t)(((fr - ir * 65535u) * 4097u) >> 16);
-        int32_t xg = (int32_t)(((fg - ig * 65535u) * 4097u) >> 16);
-        int32_t xb = (int32_t)(((fb - ib * 65535u) * 4097u) >> 16);
+        int32_t x1 = (int32_t)(((fr - ir * 65535u) * 4097u) >> 16);
+        int32_t x2 = (int32_t)(((fg - ig * 65535u) * 4097u) >> 16);
+        int32_t x3 = (int32_t)(((fb - ib * 65535u) * 4097u) >> 16);
+        /* Sort the fractions (with their axis strides) in descending order,
+         * branch-free: the tetrahedron walks c0 -> +first -> +second -> c3.
+         * Ties pick either order with the same result. */
+        uint32_t s1 = sr, s2 = sg, s3 = sb;
+#define SORT2(a, b, sa, sb)                                                       \
+    do {                                                                          \
+        int32_t lt_ = a < b, ta_ = lt_ ? b : a, tb_ = lt_ ? a : b;                \
+        uint32_t tsa_ = lt_ ? sb : sa, tsb_ = lt_ ? sa : sb;                      \
+        a = ta_, b = tb_, sa = tsa_, sb = tsb_;                                   \
+    } while (0)
+        SORT2(x1, x2, s1, s2);
+        SORT2(x2, x3, s2, s3);
+        SORT2(x1, x2, s1, s2);
+#undef SORT2
         const uint16_t *c0 = d + ir * sr + ig * sg + ib * sb;
-        const uint16_t *c3 = c0 + sr + sg + sb, *c1, *c2;
-        int32_t x1, x2, x3;
-        if (xr >= xg) {
-            if (xg >= xb) c1 = c0 + sr, c2 = c1 + sg, x1 = xr, x2 = xg, x3 = xb;
-            else if (xr >= xb) c1 = c0 + sr, c2 = c1 + sb, x1 = xr, x2 = xb, x3 = xg;
-            else c1 = c0 + sb, c2 = c1 + sr, x1 = xb, x2 = xr, x3 = xg;
-        } else {
-            if (xb >= xg) c1 = c0 + sb, c2 = c1 + sg, x1 = xb, x2 = xg, x3 = xr;
-            else if (xb >= xr) c1 = c0 + sg, c2 = c1 + sb, x1 = xg, x2 = xb, x3 = xr;
-            else c1 = c0 + sg, c2 = c1 + sr, x1 = xg, x2 = xr, x3 = xb;
-        }
-        for (int c = 0; c < 3; c++) {
-            int32_t a = c0[c], b = c1[c], e = c2[c], f = c3[c];
-            px[c] = (uint16_t)(a + (((b - a) * x1 + (e - b) * x2 + (f - e) * x3 + 2048) >> 12));
-        }
+        lut_i4 v0 = node(c0), v1 = node(c0 + s1), v2 = node(c0 + s1 + s2), v3 = node(c0 + sr + sg + sb);
+        lut_i4 o = v0 + (((v1 - v0) * x1 + (v2 - v1) * x2 + (v3 - v2) * x3 + 2048) >> 12);
+        px[0] = (uint16_t)o[0];
+        px[1] = (uint16_t)o[1];
+        px[2] = (uint16_t)o[2];
     }
 }
 

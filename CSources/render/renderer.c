@@ -60,7 +60,8 @@ static sy_status bake_lut(sy_renderer *r, const sy_recipe *recipe, const sy__adj
     uint32_t n = LUT_NODES;
     if (user && filter) n = adjust && user->size < LUT_NODES ? LUT_NODES : user->size;
     r->lut.size = n;
-    r->lut.data = sy__alloc(r->ctx, (size_t)n * n * n, 3 * sizeof(uint16_t), "render lut", err);
+    /* +1 entry: the 4-lane node loads read one value past the last node. */
+    r->lut.data = sy__calloc(r->ctx, (size_t)n * n * n * 3 + 1, sizeof(uint16_t), "render lut", err);
     if (!r->lut.data) return err ? err->code : SY_E_BUDGET;
     const sy__look *look = look_index >= 0 ? sy__filter_look(look_index) : NULL;
     uint16_t *p = r->lut.data;

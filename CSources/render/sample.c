@@ -84,17 +84,28 @@ typedef int32_t sy__i4 __attribute__((vector_size(16)));
 typedef uint8_t sy__b4 __attribute__((vector_size(4)));
 typedef uint16_t sy__h4 __attribute__((vector_size(8)));
 
-/* Position of output pixel u on a row whose base is (bx, by): integer
- * sample index and phase. */
-static inline void locate(double f, int64_t *i, int *phase) {
-    int64_t p = (int64_t)floor(f * SY__PHASES + 0.5);
-    *i = p >> 8;
-    *phase = (int)(p & (SY__PHASES - 1));
+/* Positions along a row in 32.32 fixed point: pos(u) = start + u * step,
+ * from the absolute row v, so any band computes the same positions. The
+ * 1/256 phase is rounded to nearest: p256 = (pos + 2^23) >> 24. */
+typedef struct row_walk {
+    int64_t x, y, dx, dy;
+} row_walk;
+
+static inline row_walk walk(const sy__sampler *s, uint32_t v) {
+    const double one = 4294967296.0;
+    row_walk w = {llround((s->m[1] * v + s->m[2]) * one) + (1 << 23), llround((s->m[4] * v + s->m[5]) * one) + (1 << 23),
+                  llround(s->m[0] * one), llround(s->m[3] * one)};
+    return w;
 }
 
-static inline sy__i4 load8(const uint8_t *p, int safe4) {
-    sy__b4 b = {p[0], p[1], p[2], 0};
-    if (safe4) __builtin_memcpy(&b, p, 4); /* lane 3 ignored */
+static inline sy__i4 load8(const uint8_t *p) {
+    sy__b4 b;
+    __builtin_memcpy(&b, p, 4); /* lane 3 (the next pixel's red) is ignored */
+    return __builtin_convertvector(b, sy__i4);
+}
+
+static inline sy__i4 load8_last(const uint8_t *p) {
+    sy__b4 b = {p[0], p[1], p[2], 0}; /* no read past the pixel */
     return __builtin_convertvector(b, sy__i4);
 }
 
@@ -115,6 +126,24 @@ static inline uint16_t to16(int32_t acc) {
     return (uint16_t)(t < 0 ? 0 : t > 65535 ? 65535 : t);
 }
 
+/* Near an edge: taps clamped to the sampled image, no over-reads. Same
+ * arithmetic as the fast path, so the bytes do not depend on the path. */
+static void edge_pixel8(const sy__sampler *s, const sy_pixels *src, int64_t x0, int64_t y0, const int16_t *wx,
+                        const int16_t *wy, uint16_t *out) {
+    size_t cols[4];
+    for (int k = 0; k < 4; k++) cols[k] = (size_t)clampi(x0 - 1 + k, s->ext_x0, s->ext_x1) * 3;
+    sy__i4 acc = {0, 0, 0, 0};
+    for (int r = 0; r < 4; r++) {
+        const uint8_t *row = src->data + (size_t)clampi(y0 - 1 + r, s->ext_y0, s->ext_y1) * src->stride;
+        sy__i4 h = load8_last(row + cols[0]) * wx[0] + load8_last(row + cols[1]) * wx[1] +
+                   load8_last(row + cols[2]) * wx[2] + load8_last(row + cols[3]) * wx[3];
+        acc += ((h + 64) >> 7) * wy[r];
+    }
+    out[0] = to16_from8(acc[0]);
+    out[1] = to16_from8(acc[1]);
+    out[2] = to16_from8(acc[2]);
+}
+
 SY__RENDER_CLONES void sy__sample_row8(const sy__sampler *s, const sy_pixels *src, uint32_t v, uint32_t n,
                                        uint16_t *out) {
     const uint8_t *base = src->data;
@@ -129,21 +158,22 @@ SY__RENDER_CLONES void sy__sample_row8(const sy__sampler *s, const sy_pixels *sr
         }
         return;
     }
-    const double bx = s->m[1] * v + s->m[2], by = s->m[4] * v + s->m[5];
+    row_walk w = walk(s, v);
+    /* Fast path: taps x0-1..x0+2 (plus the 4th byte of x0+2) and y0-1..y0+2 inside. */
+    const int64_t xlo = s->ext_x0 + 1, xhi = s->ext_x1 - 3, ylo = s->ext_y0 + 1, yhi = s->ext_y1 - 2;
     for (uint32_t u = 0; u < n; u++, out += 3) {
-        int64_t x0, y0;
-        int phx, phy;
-        locate(s->m[0] * u + bx, &x0, &phx);
-        locate(s->m[3] * u + by, &y0, &phy);
-        const int16_t *wx = s->w[phx], *wy = s->w[phy];
-        int inside = x0 - 1 >= s->ext_x0 && x0 + 3 <= s->ext_x1 && y0 - 1 >= s->ext_y0 && y0 + 2 <= s->ext_y1;
-        size_t cols[4];
-        for (int k = 0; k < 4; k++) cols[k] = (size_t)clampi(x0 - 1 + k, s->ext_x0, s->ext_x1) * 3;
+        int64_t px = (w.x + w.dx * (int64_t)u) >> 24, py = (w.y + w.dy * (int64_t)u) >> 24;
+        int64_t x0 = px >> 8, y0 = py >> 8;
+        const int16_t *wx = s->w[px & 255], *wy = s->w[py & 255];
+        if (x0 < xlo || x0 > xhi || y0 < ylo || y0 > yhi) {
+            edge_pixel8(s, src, x0, y0, wx, wy, out);
+            continue;
+        }
+        const uint8_t *p = base + (size_t)(y0 - 1) * stride + (size_t)(x0 - 1) * 3;
+        const int32_t w0 = wx[0], w1 = wx[1], w2 = wx[2], w3 = wx[3];
         sy__i4 acc = {0, 0, 0, 0};
-        for (int r = 0; r < 4; r++) {
-            const uint8_t *row = base + (size_t)clampi(y0 - 1 + r, s->ext_y0, s->ext_y1) * stride;
-            sy__i4 h = load8(row + cols[0], inside) * wx[0] + load8(row + cols[1], inside) * wx[1] +
-                       load8(row + cols[2], inside) * wx[2] + load8(row + cols[3], inside) * wx[3];
+        for (int r = 0; r < 4; r++, p += stride) {
+            sy__i4 h = load8(p) * w0 + load8(p + 3) * w1 + load8(p + 6) * w2 + load8(p + 9) * w3;
             acc += ((h + 64) >> 7) * wy[r];
         }
         out[0] = to16_from8(acc[0]);
@@ -162,18 +192,30 @@ SY__RENDER_CLONES void sy__sample_row16(const sy__sampler *s, const sy__grid_reg
             memcpy(out, base + (size_t)y * stride + (size_t)x * 3, 3 * sizeof *out);
         return;
     }
-    const double bx = s->m[1] * v + s->m[2], by = s->m[4] * v + s->m[5];
+    row_walk w = walk(s, v);
+    /* Rows are padded, so the fast path only needs the taps inside the region. */
+    const int64_t xlo = g->x0 + 1, xhi = g->x1 - 2, ylo = g->y0 + 1, yhi = g->y1 - 2;
     for (uint32_t u = 0; u < n; u++, out += 3) {
-        int64_t x0, y0;
-        int phx, phy;
-        locate(s->m[0] * u + bx, &x0, &phx);
-        locate(s->m[3] * u + by, &y0, &phy);
-        const int16_t *wx = s->w[phx], *wy = s->w[phy];
+        int64_t px = (w.x + w.dx * (int64_t)u) >> 24, py = (w.y + w.dy * (int64_t)u) >> 24;
+        int64_t x0 = px >> 8, y0 = py >> 8;
+        const int16_t *wx = s->w[px & 255], *wy = s->w[py & 255];
+        const uint16_t *rows[4];
         size_t cols[4];
-        for (int k = 0; k < 4; k++) cols[k] = (size_t)(clampi(x0 - 1 + k, s->ext_x0, s->ext_x1) - g->x0) * 3;
+        if (x0 >= xlo && x0 <= xhi && y0 >= ylo && y0 <= yhi) {
+            for (int k = 0; k < 4; k++) {
+                cols[k] = (size_t)(x0 - 1 + k - g->x0) * 3;
+                rows[k] = base + (size_t)(y0 - 1 + k - g->y0) * stride;
+            }
+        } else {
+            /* Clamped to the grid's extent, which the region covers. */
+            for (int k = 0; k < 4; k++) {
+                cols[k] = (size_t)(clampi(x0 - 1 + k, s->ext_x0, s->ext_x1) - g->x0) * 3;
+                rows[k] = base + (size_t)(clampi(y0 - 1 + k, s->ext_y0, s->ext_y1) - g->y0) * stride;
+            }
+        }
         sy__i4 acc = {0, 0, 0, 0};
         for (int r = 0; r < 4; r++) {
-            const uint16_t *row = base + (size_t)(clampi(y0 - 1 + r, s->ext_y0, s->ext_y1) - g->y0) * stride;
+            const uint16_t *row = rows[r];
             sy__i4 h = load16(row + cols[0]) * wx[0] + load16(row + cols[1]) * wx[1] + load16(row + cols[2]) * wx[2] +
                        load16(row + cols[3]) * wx[3];
             acc += ((h + 8192) >> 14) * wy[r];
