@@ -23,6 +23,12 @@ static int is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 static void skip_space(cursor *c) {
     while (c->p < c->end && is_space(*c->p)) c->p++;
 }
+/* Up to 16 bytes at p for an error message (the text is not NUL-terminated). */
+static int snippet_len(const cursor *c, const char *p) {
+    ptrdiff_t n = c->end - p;
+    return n < 0 ? 0 : n > 16 ? 16 : (int)n;
+}
+
 static int at_end(cursor *c) {
     skip_space(c);
     return c->p >= c->end || *c->p == '#';
@@ -80,8 +86,9 @@ static sy_status parse_numbers(cursor *c, int n, double *out, uint32_t line, con
         if (at_end(c))
             return sy__fail(err, SY_E_INVALID_INPUT, "cube: line %u: %s needs %d numbers, found %d", line, what, n, i);
         if (!parse_number(c, &out[i]))
-            return sy__fail(err, SY_E_INVALID_INPUT, "cube: line %u: %s: '%.16s' is not a number", line, what, c->p);
-        if (!isfinite(out[i]))
+            return sy__fail(err, SY_E_INVALID_INPUT, "cube: line %u: %s: '%.*s' is not a number", line, what,
+                            snippet_len(c, c->p), c->p);
+        if (!isfinite((float)out[i])) /* stored as float */
             return sy__fail(err, SY_E_INVALID_INPUT, "cube: line %u: %s: number out of range", line, what);
     }
     if (!at_end(c)) return sy__fail(err, SY_E_INVALID_INPUT, "cube: line %u: %s has more than %d numbers", line, what, n);
@@ -107,7 +114,8 @@ static sy_status keyword_line(cube_state *s, cursor *c, uint32_t line, sy_error 
     while (c->p < c->end && ((*c->p >= 'A' && *c->p <= 'Z') || (*c->p >= '0' && *c->p <= '9') || *c->p == '_')) c->p++;
     size_t len = (size_t)(c->p - word);
     if (c->p < c->end && !is_space(*c->p))
-        return sy__fail(err, SY_E_INVALID_INPUT, "cube: line %u: unexpected text '%.16s'", line, word);
+        return sy__fail(err, SY_E_INVALID_INPUT, "cube: line %u: unexpected text '%.*s'", line, snippet_len(c, word),
+                        word);
     if (s->count > 0)
         return sy__fail(err, SY_E_INVALID_INPUT, "cube: line %u: keyword '%.*s' after the table data", line,
                         (int)(len < 32 ? len : 32), word);

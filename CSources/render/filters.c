@@ -100,16 +100,23 @@ const sy__look *sy__filter_look(int32_t index) { return &filters[index].look; }
 
 static float clamp01(float v) { return v > 0 ? (v < 1 ? v : 1) : 0; }
 
-void sy__look_apply(const sy__look *k, const sy__transfer *tf, const float in[3], float out[3]) {
+void sy__look_prepare(const sy__look *k, sy__look_prep *out) {
+    static const float luma[3] = MIX709;
+    out->look = k;
+    out->linear = k->exposure != 0 || k->warmth != 0 || k->tint != 0;
+    float g[3] = {exp2f(0.3f * k->warmth + 0.1f * k->tint), exp2f(-0.25f * k->tint),
+                  exp2f(-0.3f * k->warmth + 0.1f * k->tint)};
+    float norm = exp2f(k->exposure) / (luma[0] * g[0] + luma[1] * g[1] + luma[2] * g[2]);
+    for (int c = 0; c < 3; c++) out->gain[c] = g[c] * norm;
+}
+
+void sy__look_apply(const sy__look_prep *prep, const sy__transfer *tf, const float in[3], float out[3]) {
     static const float luma[3] = MIX709;
     const float two_pi = 6.28318530718f;
+    const sy__look *k = prep->look;
     float v[3] = {clamp01(in[0]), clamp01(in[1]), clamp01(in[2])};
-    if (k->exposure != 0 || k->warmth != 0 || k->tint != 0) {
-        float g[3] = {exp2f(0.3f * k->warmth + 0.1f * k->tint), exp2f(-0.25f * k->tint),
-                      exp2f(-0.3f * k->warmth + 0.1f * k->tint)};
-        float norm = exp2f(k->exposure) / (luma[0] * g[0] + luma[1] * g[1] + luma[2] * g[2]);
-        for (int c = 0; c < 3; c++) v[c] = sy__tf_lerp(tf->encode, clamp01(sy__tf_lerp(tf->decode, v[c]) * g[c] * norm));
-    }
+    if (prep->linear)
+        for (int c = 0; c < 3; c++) v[c] = sy__tf_lerp(tf->encode, clamp01(sy__tf_lerp(tf->decode, v[c]) * prep->gain[c]));
     for (int c = 0; c < 3; c++)
         if (k->gamma[c] != 0) v[c] = powf(v[c], 1 + k->gamma[c]);
     if (k->mono != 0) {

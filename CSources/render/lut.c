@@ -130,13 +130,14 @@ sy_status sy_lut_from_filter(sy_context *ctx, const char *id, uint32_t size, sy_
     sy_status st = sy__lut_create(ctx, size, &lut, err);
     if (st == SY_OK) {
         sy__transfer_init(tf);
-        const sy__look *look = sy__filter_look(index);
+        sy__look_prep look;
+        sy__look_prepare(sy__filter_look(index), &look);
         float *p = lut->data;
         for (uint32_t b = 0; b < size; b++)
             for (uint32_t g = 0; g < size; g++)
                 for (uint32_t r = 0; r < size; r++, p += 3) {
                     float in[3] = {(float)r / (size - 1), (float)g / (size - 1), (float)b / (size - 1)};
-                    sy__look_apply(look, tf, in, p);
+                    sy__look_apply(&look, tf, in, p);
                 }
         sy_filter_info info;
         sy_filter_at((size_t)index, &info);

@@ -94,8 +94,17 @@ typedef struct sy__look {
 } sy__look;
 
 const sy__look *sy__filter_look(int32_t index);
+
+/* A look with its per-call constants worked out once (white-balance gains). */
+typedef struct sy__look_prep {
+    const sy__look *look;
+    int linear;                /* step 1 needed */
+    float gain[3];             /* exposure x normalized warmth/tint gains */
+} sy__look_prep;
+
+void sy__look_prepare(const sy__look *look, sy__look_prep *out);
 /* Encoded 0..1 in, encoded 0..1 out. */
-void sy__look_apply(const sy__look *look, const sy__transfer *tf, const float in[3], float out[3]);
+void sy__look_apply(const sy__look_prep *look, const sy__transfer *tf, const float in[3], float out[3]);
 
 /* ---- adjustments (colour.c) ---- */
 
@@ -179,6 +188,9 @@ typedef struct sy__sampler {
     int32_t ext_x0, ext_x1, ext_y0, ext_y1; /* valid indices of the sampled image (clamp to edge) */
     int64_t cx0, cy0, cdxu, cdyu, cdxv, cdyv; /* COPY: x = cx0 + cdxu*u + cdxv*v, ... */
     int16_t w[SY__PHASES][4];               /* CUBIC: Catmull-Rom taps per 1/256-pixel phase, sum 1 << 14 */
+    /* The same taps laid out for 16-bit multiply-add pairs: (w0 w1) x3, 0 0, (w2 w3) x3, 0 0. */
+    int16_t wpair[SY__PHASES][16] __attribute__((aligned(16)));
+    int simd;                               /* the x86 AVX2 path may run */
 } sy__sampler;
 
 /* Chooses COPY when the map is a whole-pixel signed permutation, else CUBIC. */

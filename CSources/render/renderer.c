@@ -63,7 +63,11 @@ static sy_status bake_lut(sy_renderer *r, const sy_recipe *recipe, const sy__adj
     /* +1 entry: the 4-lane node loads read one value past the last node. */
     r->lut.data = sy__calloc(r->ctx, (size_t)n * n * n * 3 + 1, sizeof(uint16_t), "render lut", err);
     if (!r->lut.data) return err ? err->code : SY_E_BUDGET;
-    const sy__look *look = look_index >= 0 ? sy__filter_look(look_index) : NULL;
+    sy__look_prep prep, *look = NULL;
+    if (look_index >= 0) {
+        sy__look_prepare(sy__filter_look(look_index), &prep);
+        look = &prep;
+    }
     uint16_t *p = r->lut.data;
     for (uint32_t b = 0; b < n; b++)
         for (uint32_t g = 0; g < n; g++)
@@ -77,7 +81,7 @@ static sy_status bake_lut(sy_renderer *r, const sy_recipe *recipe, const sy__adj
                     for (int c = 0; c < 3; c++) v[c] += (f[c] - v[c]) * intensity;
                 }
                 for (int c = 0; c < 3; c++) {
-                    float x = v[c] < 0 ? 0 : v[c] > 1 ? 1 : v[c];
+                    float x = v[c] > 0 ? (v[c] < 1 ? v[c] : 1) : 0; /* NaN -> 0 */
                     p[c] = (uint16_t)(x * 65535.0f + 0.5f);
                 }
             }

@@ -81,16 +81,10 @@ static void linearize(const float *lin8, const uint8_t *in, float *out, size_t n
     for (size_t i = 0; i < n; i++) out[i] = lin8[in[i]];
 }
 
-/* acc[x] = sum_k w[k] * rows[k][x], summed in k order. */
-SY__RENDER_CLONES static void vertical(const float *const *rows, const float *w, uint32_t taps, float *acc, size_t n) {
-    const float *r0 = rows[0];
-    float w0 = w[0];
-    for (size_t x = 0; x < n; x++) acc[x] = w0 * r0[x];
-    for (uint32_t k = 1; k < taps; k++) {
-        const float *r = rows[k];
-        float wk = w[k];
-        for (size_t x = 0; x < n; x++) acc[x] = acc[x] + wk * r[x];
-    }
+/* acc[x] += w * row[x]. Each grid row's sum runs over source rows in
+ * increasing order, starting from zero, whatever the region. */
+SY__RENDER_CLONES static void accumulate(float *restrict acc, const float *restrict row, float w, size_t n) {
+    for (size_t x = 0; x < n; x++) acc[x] = acc[x] + w * row[x];
 }
 
 typedef float sy__f4 __attribute__((vector_size(16)));
@@ -128,35 +122,50 @@ sy_status sy__resize_region(sy_context *ctx, const sy__axis *ax, const sy__axis 
         if (ax->first[k] + (int32_t)ax->count[k] > col1) col1 = ax->first[k] + (int32_t)ax->count[k];
     }
     size_t span = (size_t)(col1 - col0) * 3;
-    uint32_t ring_rows = ay->taps;
-    float *ring = sy__alloc(ctx, ring_rows, (span + 4) * sizeof(float), "render resize ring", err);
-    float *acc = sy__calloc(ctx, span + 4, sizeof(float), "render resize accumulator", err);
+    /* Grid rows are "pushed": each source row is decoded once and added to
+     * every open grid row whose window holds it; a grid row is finished when
+     * its window ends. Windows only move down, so the open rows are a sliding
+     * run; `slots` bounds it, independent of the downscale factor. */
+    const int32_t *first = ay->first - ay->lo;
+    const uint32_t *count = ay->count - ay->lo;
+    uint32_t slots = 1;
+    for (int32_t a = g->y0, b = g->y0; b <= g->y1; b++) {
+        while (first[a] + (int32_t)count[a] <= first[b]) a++; /* rows finished before b opens */
+        if ((uint32_t)(b - a + 1) > slots) slots = (uint32_t)(b - a + 1);
+    }
+    float *line = sy__alloc(ctx, span + 4, sizeof(float), "render resize row", err);
+    float *acc = sy__alloc(ctx, slots, (span + 4) * sizeof(float), "render resize accumulators", err);
     sy_status st = SY_OK;
-    if (!ring || !acc) {
+    if (!line || !acc) {
         st = err ? err->code : SY_E_BUDGET;
         goto done;
     }
-    int64_t loaded_lo = -1, loaded_hi = -1; /* source rows in the ring: [lo, hi) */
-    for (int32_t j = g->y0; j <= g->y1; j++) {
-        if (((j - g->y0) & 31) == 31 && (st = sy__check_cancel(ctx, err)) != SY_OK) break;
-        size_t kj = (size_t)(j - ay->lo);
-        int64_t first = ay->first[kj], n = ay->count[kj];
-        /* Rows valid in the ring: [max(loaded_lo, loaded_hi - ring_rows), loaded_hi).
-         * Windows only move down, so reuse them or start again. */
-        if (first > loaded_hi || first < loaded_lo || first < loaded_hi - (int64_t)ring_rows)
-            loaded_lo = loaded_hi = first;
-        while (loaded_hi < first + n) {
-            const uint8_t *row = src->data + (size_t)loaded_hi * src->stride + (size_t)col0 * 3;
-            linearize(tf->lin8, row, ring + (size_t)(loaded_hi % ring_rows) * (span + 4), span);
-            loaded_hi++;
+    memset(line + span, 0, 4 * sizeof(float));
+    int32_t opened = g->y0, finished = g->y0; /* grid rows [finished, opened) are open */
+    int64_t y = first[g->y0];
+    while (finished <= g->y1) {
+        if (opened == finished && first[opened] > y) y = first[opened]; /* nobody needs the rows between */
+        while (opened <= g->y1 && first[opened] <= y) {
+            float *a = acc + (size_t)((uint32_t)(opened - g->y0) % slots) * (span + 4);
+            memset(a, 0, (span + 4) * sizeof(float));
+            opened++;
         }
-        const float *rows[ring_rows];
-        for (int64_t t = 0; t < n; t++) rows[t] = ring + (size_t)((first + t) % ring_rows) * (span + 4);
-        vertical(rows, ay->w + kj * ay->taps, (uint32_t)n, acc, span);
-        horizontal(acc, col0, ax, g->x0, g->x1, tf->encode, g->px + (size_t)(j - g->y0) * g->stride);
+        linearize(tf->lin8, src->data + (size_t)y * src->stride + (size_t)col0 * 3, line, span);
+        for (int32_t j = finished; j < opened; j++) {
+            int64_t k = y - first[j];
+            if (k >= 0 && k < (int64_t)count[j])
+                accumulate(acc + (size_t)((uint32_t)(j - g->y0) % slots) * (span + 4), line, ay->w[(size_t)(j - ay->lo) * ay->taps + (size_t)k], span);
+        }
+        while (finished < opened && first[finished] + (int64_t)count[finished] - 1 <= y) {
+            if (((finished - g->y0) & 31) == 31 && (st = sy__check_cancel(ctx, err)) != SY_OK) goto done;
+            horizontal(acc + (size_t)((uint32_t)(finished - g->y0) % slots) * (span + 4), col0, ax, g->x0, g->x1, tf->encode,
+                       g->px + (size_t)(finished - g->y0) * g->stride);
+            finished++;
+        }
+        y++;
     }
 done:
-    sy__free(ctx, ring);
+    sy__free(ctx, line);
     sy__free(ctx, acc);
     if (st != SY_OK) {
         sy__free(ctx, g->px);

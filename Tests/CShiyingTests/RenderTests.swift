@@ -302,6 +302,50 @@ struct RenderTests {
         #expect(flipMismatches == 0)
     }
 
+    @Test("issue 5: order of operations: crop and straighten in source coordinates, then quarter turns, then flips")
+    func orderOfOperations() throws {
+        let ctx = try Context()
+        let src = RGBImage.photo(width: 180, height: 120)
+        var base = Recipe()
+        base.raw.crop = sy_recipe_rect(x: 0.1, y: 0.2, width: 0.7, height: 0.6)
+        base.raw.straighten = 7
+        let straight = try Render.native(ctx, base, src)
+        var turned = base
+        turned.raw.quarter_turns = 1
+        turned.raw.flip_vertical = 1
+        let out = try Render.native(ctx, turned, src)
+        #expect((out.width, out.height) == (straight.height, straight.width))
+        // Turn clockwise, then mirror top-bottom: out(x, y) = straight(h-1-y', ...) with y' = H-1-y.
+        var worst = 0
+        for y in 0..<out.height {
+            for x in 0..<out.width {
+                let (sx, sy) = (out.height - 1 - y, straight.height - 1 - x)
+                let a = out.pixel(x, y), b = straight.pixel(sx, sy)
+                for c in 0..<3 { worst = max(worst, abs(Int(a[c]) - Int(b[c]))) }
+            }
+        }
+        #expect(worst <= 1, "turned+flipped differs from the moved pixels by \(worst)")
+    }
+
+    @Test("issue 5: source rows with padding (stride > width * 3) render the same pixels")
+    func paddedSourceStride() throws {
+        let ctx = try Context()
+        let src = RGBImage.photo(width: 90, height: 60)
+        let stride = 90 * 3 + 7
+        var padded = [UInt8](repeating: 0xEE, count: stride * 60)
+        for y in 0..<60 { padded[(y * stride)..<(y * stride + 270)] = src.bytes[(y * 270)..<(y * 270 + 270)] }
+        let recipe = Self.typical()
+        let expected = try Render.run(ctx, recipe, src, width: 45, height: 30)
+        var out = [UInt8](repeating: 0, count: 45 * 30 * 3)
+        var err = sy_error()
+        let status = padded.withUnsafeBufferPointer { sp in
+            var px = sy_pixels(data: sp.baseAddress, stride: stride, width: 90, height: 60)
+            return recipe.withC { sy_render(ctx.raw, $0, &px, 45, 30, &out, 45 * 3, 2, &err) }
+        }
+        #expect(status == SY_OK, "\(message(err))")
+        #expect(out == expected.bytes)
+    }
+
     @Test("issue 5: a whole-pixel crop is the exact sub-rectangle")
     func cropIsSubRectangle() throws {
         let ctx = try Context()
@@ -681,6 +725,9 @@ struct RenderTests {
         junk += [0x00, 0x01, 0xFF, 0x7F, 0x10, 0x80, 0x00]
         let (binStatus, binMsg) = Render.parseCube(ctx, bytes: junk)
         #expect(binStatus == SY_E_INVALID_INPUT && binMsg.contains("line 3") && binMsg.contains("binary"), "\(binMsg)")
+        // Fuzzer find: an error message quoting text at the very end of the buffer (no NUL after it).
+        let (endStatus, endMsg) = Render.parseCube(ctx, bytes: [0x54, 0x23, 0x20, 0x63, 0x49, 0x45, 0x20, 0x22, 0x95, 0x64, 0x65, 0x6E])
+        #expect(endStatus == SY_E_INVALID_INPUT && endMsg.contains("line 1"), "\(endMsg)")
         // Deterministic random bytes never crash and always explain themselves.
         var seed: UInt64 = 0x9E3779B97F4A7C15
         for _ in 0..<200 {
