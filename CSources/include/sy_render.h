@@ -131,17 +131,17 @@ typedef struct sy_recipe_rect {
  *  for the duration of the call that receives the recipe. */
 typedef struct sy_recipe {
     uint32_t version;            /* SY_RECIPE_VERSION */
-    sy_recipe_rect crop;         /* default {0, 0, 1, 1}; width/height > 0, inside 0..1 */
-    double straighten;           /* degrees, -45..45 */
-    uint32_t quarter_turns;      /* clockwise, 0..3 */
-    uint8_t flip_horizontal;     /* 0 or 1 */
-    uint8_t flip_vertical;       /* 0 or 1 */
-    sy_adjustments adjustments;
-    const char *filter_id;       /* built-in filter id, or NULL */
+    sy_recipe_rect crop;         /* JSON crop {x, y, width, height}; default {0, 0, 1, 1}; inside 0..1 */
+    double straighten;           /* JSON straighten: degrees, -45..45, positive = clockwise */
+    uint32_t quarter_turns;      /* JSON quarterTurns: clockwise, 0..3 */
+    uint8_t flip_horizontal;     /* JSON flipHorizontal: 0 or 1 */
+    uint8_t flip_vertical;       /* JSON flipVertical: 0 or 1 */
+    sy_adjustments adjustments;  /* JSON adjustments {exposure, contrast, ...} (same names) */
+    const char *filter_id;       /* JSON filter.id: a built-in filter id, or NULL */
     const sy_lut *filter_lut;    /* user LUT, or NULL (not both with filter_id) */
-    double filter_intensity;     /* 0..1 (default 1); 0 means no filter */
-    double border_width;         /* fraction of the image's short side, 0..0.5 (0 = none) */
-    uint8_t border_color[3];     /* RGB, default white */
+    double filter_intensity;     /* JSON filter.intensity: 0..1 (default 1); 0 means no filter */
+    double border_width;         /* JSON border.width: fraction of the image's short side, 0..0.5 (0 = none) */
+    uint8_t border_color[3];     /* JSON border.color: RGB, default white */
 } sy_recipe;
 
 /** The identity recipe: version 1, full crop, nothing else set, intensity 1, white border colour. */

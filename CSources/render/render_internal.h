@@ -189,7 +189,7 @@ typedef struct sy__sampler {
     int64_t cx0, cy0, cdxu, cdyu, cdxv, cdyv; /* COPY: x = cx0 + cdxu*u + cdxv*v, ... */
     int16_t w[SY__PHASES][4];               /* CUBIC: Catmull-Rom taps per 1/256-pixel phase, sum 1 << 14 */
     /* The same taps laid out for 16-bit multiply-add pairs: (w0 w1) x3, 0 0, (w2 w3) x3, 0 0. */
-    int16_t wpair[SY__PHASES][16] __attribute__((aligned(16)));
+    int16_t wpair[SY__PHASES][16];
     int simd;                               /* the x86 AVX2 path may run */
 } sy__sampler;
 

@@ -180,8 +180,8 @@ __attribute__((target("avx2"))) static void cubic_row8_x86(const sy__sampler *s,
             edge_pixel8(s, src, x0, y0, s->w[px & 255], wy, out);
             continue;
         }
-        const __m128i wa = _mm_load_si128((const __m128i *)s->wpair[px & 255]);
-        const __m128i wb = _mm_load_si128((const __m128i *)(s->wpair[px & 255] + 8));
+        const __m128i wa = _mm_loadu_si128((const __m128i *)s->wpair[px & 255]);
+        const __m128i wb = _mm_loadu_si128((const __m128i *)(s->wpair[px & 255] + 8));
         const uint8_t *p = base + (size_t)(y0 - 1) * stride + (size_t)(x0 - 1) * 3;
         __m128i acc = _mm_setzero_si128();
         for (int r = 0; r < 4; r++, p += stride) {

@@ -357,6 +357,11 @@ struct RenderTests {
         var mismatches = 0
         for y in 0..<60 { for x in 0..<100 where out.pixel(x, y) != src.pixel(50 + x, 10 + y) { mismatches += 1 } }
         #expect(mismatches == 0)
+        // A target of another aspect is covered (centre-cropped), never stretched: 200x100 -> 100x100 is columns 50..149.
+        let square = try Render.run(ctx, Recipe(), src, width: 100, height: 100)
+        var coverMismatches = 0
+        for y in 0..<100 { for x in 0..<100 where square.pixel(x, y) != src.pixel(50 + x, y) { coverMismatches += 1 } }
+        #expect(coverMismatches == 0)
     }
 
     @Test("issue 5: exposure +1 EV doubles linear values (mid-tones, within rounding); -1 EV halves them")

@@ -14,6 +14,19 @@
 #include "../../CSources/base/sy_internal.h"
 #include "sy_render.h"
 
+/* Context kept alive for the whole run: libheif's init is reference-counted
+ * inside context create/destroy, and re-initialising it for every input
+ * would cost far more than parsing the input. */
+static sy_context *keeper;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+    (void)argc;
+    (void)argv;
+    if (sy_context_create(NULL, &keeper, NULL) != SY_OK) abort();
+    return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
