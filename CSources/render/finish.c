@@ -72,6 +72,17 @@ static inline uint8_t q8(int32_t v) {
     return (uint8_t)(((uint32_t)v * 255u + 32895u) >> 16);
 }
 
+/* One sharpened value: column sums (1 2 1) down the three rows at l, i, r,
+ * then (1 2 1) across. */
+static inline uint8_t sharpen_at(const uint16_t *above, const uint16_t *cur, const uint16_t *below, size_t l, size_t i,
+                                 size_t r, int32_t k) {
+    int32_t cl = above[l] + 2 * cur[l] + below[l];
+    int32_t cc = above[i] + 2 * cur[i] + below[i];
+    int32_t cr = above[r] + 2 * cur[r] + below[r];
+    int32_t c = cur[i];
+    return q8(c + (((c * 16 - (cl + 2 * cc + cr)) * k) >> 12));
+}
+
 SY__RENDER_CLONES void sy__finish_row(const sy__finish *f, const uint16_t *above, const uint16_t *cur,
                                       const uint16_t *below, uint8_t *out) {
     const size_t n = (size_t)f->inner_w * 3;
@@ -80,14 +91,13 @@ SY__RENDER_CLONES void sy__finish_row(const sy__finish *f, const uint16_t *above
         return;
     }
     const int32_t k = f->sharpen_q8;
-    /* Column sums (1 2 1) down the three rows, then (1 2 1) across. */
-    for (size_t i = 0; i < n; i++) {
-        size_t l = i >= 3 ? i - 3 : i, r = i + 3 < n ? i + 3 : i;
-        int32_t cl = above[l] + 2 * cur[l] + below[l];
-        int32_t cc = above[i] + 2 * cur[i] + below[i];
-        int32_t cr = above[r] + 2 * cur[r] + below[r];
-        int32_t blur16 = cl + 2 * cc + cr; /* 16 x the blur */
-        int32_t c = cur[i];
-        out[i] = q8(c + (((c * 16 - blur16) * k) >> 12));
+    if (n <= 6) { /* one or two pixels */
+        for (size_t i = 0; i < n; i++)
+            out[i] = sharpen_at(above, cur, below, i >= 3 ? i - 3 : i, i, i + 3 < n ? i + 3 : i, k);
+        return;
     }
+    /* The outermost pixels repeat themselves as their missing neighbours. */
+    for (size_t i = 0; i < 3; i++) out[i] = sharpen_at(above, cur, below, i, i, i + 3, k);
+    for (size_t i = 3; i < n - 3; i++) out[i] = sharpen_at(above, cur, below, i - 3, i, i + 3, k);
+    for (size_t i = n - 3; i < n; i++) out[i] = sharpen_at(above, cur, below, i - 3, i, i, k);
 }

@@ -13,6 +13,13 @@
 
 #include "render_internal.h"
 
+#if defined(__x86_64__) && defined(__clang__)
+#define SY__X86_PATH 1
+#include <immintrin.h>
+#else
+#define SY__X86_PATH 0
+#endif
+
 static double cubic(double x) {
     x = fabs(x);
     if (x < 1.0) return (1.5 * x - 2.5) * x * x + 1.0;
@@ -68,13 +75,6 @@ void sy__sampler_plan(sy__sampler *s, const double m[6], int32_t ext_x0, int32_t
     s->simd = __builtin_cpu_supports("avx2");
 #endif
 }
-
-#if defined(__x86_64__) && defined(__clang__)
-#define SY__X86_PATH 1
-#include <immintrin.h>
-#else
-#define SY__X86_PATH 0
-#endif
 
 static int32_t clampi(int64_t v, int32_t lo, int32_t hi) { return v < lo ? lo : v > hi ? hi : (int32_t)v; }
 
