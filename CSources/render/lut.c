@@ -83,20 +83,22 @@ static inline lut_i4 node(const uint16_t *p) {
     return __builtin_convertvector(h, lut_i4);
 }
 
-SY__RENDER_CLONES void sy__lut16_apply_row(const sy__lut16 *lut, uint16_t *restrict px, uint32_t npx) {
+void sy__lut16_index_table(const sy__lut16 *lut, const uint16_t *pre, uint32_t *table) {
     const uint32_t n1 = lut->size - 1;
+    for (uint32_t v = 0; v < 65536; v++) {
+        uint32_t f = (pre ? pre[v] : v) * n1, i = f / 65535u;
+        if (i >= n1) i = n1 - 1;
+        table[v] = i << 13 | (((f - i * 65535u) * 4097u) >> 16); /* fraction 0..4096 */
+    }
+}
+
+SY__RENDER_CLONES void sy__lut16_apply_row(const sy__lut16 *lut, const uint32_t *restrict index,
+                                           uint16_t *restrict px, uint32_t npx) {
     const uint32_t sr = 3, sg = 3 * lut->size, sb = sg * lut->size;
     const uint16_t *restrict d = lut->data;
     for (uint32_t p = 0; p < npx; p++, px += 3) {
-        uint32_t fr = px[0] * n1, fg = px[1] * n1, fb = px[2] * n1;
-        uint32_t ir = fr / 65535u, ig = fg / 65535u, ib = fb / 65535u;
-        ir = ir < n1 ? ir : n1 - 1;
-        ig = ig < n1 ? ig : n1 - 1;
-        ib = ib < n1 ? ib : n1 - 1;
-        /* Fractions in 1/4096 (0..4096). */
-        int32_t x1 = (int32_t)(((fr - ir * 65535u) * 4097u) >> 16);
-        int32_t x2 = (int32_t)(((fg - ig * 65535u) * 4097u) >> 16);
-        int32_t x3 = (int32_t)(((fb - ib * 65535u) * 4097u) >> 16);
+        uint32_t er = index[px[0]], eg = index[px[1]], eb = index[px[2]];
+        int32_t x1 = (int32_t)(er & 8191), x2 = (int32_t)(eg & 8191), x3 = (int32_t)(eb & 8191);
         /* Sort the fractions (with their axis strides) in descending order,
          * branch-free: the tetrahedron walks c0 -> +first -> +second -> c3.
          * Ties pick either order with the same result. */
@@ -111,7 +113,7 @@ SY__RENDER_CLONES void sy__lut16_apply_row(const sy__lut16 *lut, uint16_t *restr
         SORT2(x2, x3, s2, s3);
         SORT2(x1, x2, s1, s2);
 #undef SORT2
-        const uint16_t *c0 = d + ir * sr + ig * sg + ib * sb;
+        const uint16_t *c0 = d + (er >> 13) * sr + (eg >> 13) * sg + (eb >> 13) * sb;
         lut_i4 v0 = node(c0), v1 = node(c0 + s1), v2 = node(c0 + s1 + s2), v3 = node(c0 + sr + sg + sb);
         lut_i4 o = v0 + (((v1 - v0) * x1 + (v2 - v1) * x2 + (v3 - v2) * x3 + 2048) >> 12);
         px[0] = (uint16_t)o[0];

@@ -69,8 +69,11 @@ typedef struct sy__lut16 {
     uint16_t *data;
 } sy__lut16;
 
-/* In place over `n` interleaved RGB16 pixels. */
-void sy__lut16_apply_row(const sy__lut16 *lut, uint16_t *px, uint32_t n);
+/* Per 16-bit input value: cell index << 13 | fraction in 1/4096 (0..4096),
+ * of pre[v] when `pre` (the exposure table) is given, else of v. */
+void sy__lut16_index_table(const sy__lut16 *lut, const uint16_t *pre, uint32_t *table);
+/* In place over `n` interleaved RGB16 pixels, through the index table. */
+void sy__lut16_apply_row(const sy__lut16 *lut, const uint32_t *index, uint16_t *px, uint32_t n);
 
 /* ---- .cube text (cube.c) ---- */
 /* (public: sy_lut_parse_cube, sy_lut_load_cube) */

@@ -26,8 +26,9 @@ struct sy_renderer {
     sy__axis ax, ay;
     sy__sampler sampler;
     int direct;                /* COPY with nothing else: bytes straight through */
-    uint16_t *exposure;        /* 65536 entries, or NULL */
+    uint16_t *exposure;        /* 65536 entries, or NULL; folded into lut_index when there is a LUT */
     sy__lut16 lut;             /* data NULL when no tone / colour / filter */
+    uint32_t *lut_index;       /* 65536 entries: (exposure then) LUT cell and fraction */
     sy__finish finish;
     sy__transfer tf;
 };
@@ -39,6 +40,7 @@ void sy_renderer_destroy(sy_renderer *r) {
     sy__axis_free(ctx, &r->ay);
     sy__free(ctx, r->exposure);
     sy__free(ctx, r->lut.data);
+    sy__free(ctx, r->lut_index);
     sy__finish_free(ctx, &r->finish);
     sy__free(ctx, r);
 }
@@ -162,8 +164,19 @@ sy_status sy_renderer_create(sy_context *ctx, const sy_recipe *recipe, uint32_t 
         }
         sy__exposure_table(&adj, &r->tf, r->exposure);
     }
-    if ((st = bake_lut(r, recipe, &adj, err)) != SY_OK ||
-        (st = sy__finish_prepare(ctx, recipe->adjustments.vignette, recipe->adjustments.sharpness, r->inner_w,
+    if ((st = bake_lut(r, recipe, &adj, err)) != SY_OK) {
+        sy_renderer_destroy(r);
+        return st;
+    }
+    if (r->lut.data) {
+        r->lut_index = sy__alloc(ctx, 65536, sizeof *r->lut_index, "render lut index", err);
+        if (!r->lut_index) {
+            sy_renderer_destroy(r);
+            return err ? err->code : SY_E_BUDGET;
+        }
+        sy__lut16_index_table(&r->lut, r->exposure, r->lut_index);
+    }
+    if ((st = sy__finish_prepare(ctx, recipe->adjustments.vignette, recipe->adjustments.sharpness, r->inner_w,
                                  r->inner_h, &r->finish, err)) != SY_OK) {
         sy_renderer_destroy(r);
         return st;
@@ -186,9 +199,10 @@ static void colour_rows(const sy_renderer *r, const sy_pixels *src, const sy__gr
         if (r->grid) sy__sample_row16(&r->sampler, region, v, r->inner_w, row);
         else sy__sample_row8(&r->sampler, src, v, r->inner_w, row);
         size_t n = (size_t)r->inner_w * 3;
-        if (r->exposure)
+        if (r->lut.data)
+            sy__lut16_apply_row(&r->lut, r->lut_index, row, r->inner_w);
+        else if (r->exposure)
             for (size_t i = 0; i < n; i++) row[i] = r->exposure[row[i]];
-        if (r->lut.data) sy__lut16_apply_row(&r->lut, row, r->inner_w);
         if (r->finish.vignette) sy__vignette_row(&r->finish, v, row);
     }
 }
