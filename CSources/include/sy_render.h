@@ -41,8 +41,10 @@
  * Thread safety: a renderer is immutable after create; sy_renderer_render_rows
  * may run concurrently on one renderer for disjoint row bands, and the result
  * of a band never depends on how the image was split into bands.
- * Memory: every allocation goes through the context; per call scratch is a
- * few rows plus, for downscales, the band's share of the output-sized grid.
+ * Memory: every allocation goes through the context. A renderer holds its
+ * tables (~0.5 MB with a LUT); a band call adds a few rows of scratch plus,
+ * for downscales, its share of the output-sized grid (at most 32 MiB per
+ * piece; the band is split into pieces beyond that).
  */
 #ifndef SY_RENDER_H
 #define SY_RENDER_H
