@@ -270,7 +270,8 @@ sy_status sy_renderer_render_rows(const sy_renderer *r, const sy_pixels *src, ui
     sy_context *ctx = r->ctx;
     uint32_t y1 = y0 + count;
     for (uint32_t y = y0; y < y1; y++)
-        if (y < r->border || y >= r->border + r->inner_h) fill_border(dst + (size_t)(y - y0) * dst_stride, r->dst_w, r->border_rgb);
+        if (y < r->border || y >= r->border + r->inner_h)
+            fill_border(dst + (size_t)(y - y0) * dst_stride, r->dst_w, r->border_rgb);
     uint32_t va = y0 > r->border ? y0 - r->border : 0;
     uint32_t vb = y1 > r->border ? y1 - r->border : 0;
     if (vb > r->inner_h) vb = r->inner_h;

@@ -153,13 +153,14 @@ sy_status sy__resize_region(sy_context *ctx, const sy__axis *ax, const sy__axis 
         linearize(tf->lin8, src->data + (size_t)y * src->stride + (size_t)col0 * 3, line, span);
         for (int32_t j = finished; j < opened; j++) {
             int64_t k = y - first[j];
-            if (k >= 0 && k < (int64_t)count[j])
-                accumulate(acc + (size_t)((uint32_t)(j - g->y0) % slots) * (span + 4), line, ay->w[(size_t)(j - ay->lo) * ay->taps + (size_t)k], span);
+            if (k < 0 || k >= (int64_t)count[j]) continue;
+            float w = ay->w[(size_t)(j - ay->lo) * ay->taps + (size_t)k];
+            accumulate(acc + (size_t)((uint32_t)(j - g->y0) % slots) * (span + 4), line, w, span);
         }
         while (finished < opened && first[finished] + (int64_t)count[finished] - 1 <= y) {
             if (((finished - g->y0) & 31) == 31 && (st = sy__check_cancel(ctx, err)) != SY_OK) goto done;
-            horizontal(acc + (size_t)((uint32_t)(finished - g->y0) % slots) * (span + 4), col0, ax, g->x0, g->x1, tf->encode,
-                       g->px + (size_t)(finished - g->y0) * g->stride);
+            const float *a = acc + (size_t)((uint32_t)(finished - g->y0) % slots) * (span + 4);
+            horizontal(a, col0, ax, g->x0, g->x1, tf->encode, g->px + (size_t)(finished - g->y0) * g->stride);
             finished++;
         }
         y++;
