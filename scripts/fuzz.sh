@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses in Tests/Fuzz against the engine's C sources
 # (ASan + UBSan) and runs each for $1 seconds (default 60) from a seed corpus.
+# FUZZ_ONLY selects harnesses, e.g. FUZZ_ONLY=Tests/Fuzz/fuzz_cube.c (the .cube LUT parser).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -75,6 +76,9 @@ for harness in $harnesses; do
   "$clang" $flags -fuse-ld=lld "$harness" $engine $libs -o "$out/$name"
   mkdir -p "$out/corpus-$kind"
   echo "fuzz: running $name for ${seconds}s"
-  "$out/$name" -max_total_time="$seconds" -max_len=262144 -rss_limit_mb=2048 -timeout=10 \
+  # A keyword dictionary next to the harness (e.g. Tests/Fuzz/cube.dict) is used when present.
+  dict=()
+  [ -f "Tests/Fuzz/$kind.dict" ] && dict=(-dict="Tests/Fuzz/$kind.dict")
+  "$out/$name" -max_total_time="$seconds" -max_len=262144 -rss_limit_mb=2048 -timeout=10 "${dict[@]}" \
     "$out/corpus-$kind" "$seeds/$kind" 2>&1 | tail -n 3
 done
