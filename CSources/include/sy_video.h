@@ -100,9 +100,10 @@ typedef struct sy_video_packet {
     const uint8_t *data;
     size_t size;
     int64_t pts, dts;          /* timescale units; dts <= pts; dts strictly increasing. pts is the
-                                  pushed value; dts is x265's: the first packet's dts is the first pts
-                                  minus the reorder delay (2 frame durations with B-frames, else 0),
-                                  so it may be negative */
+                                  pushed value; dts of packet n is the pts of the (n - D)-th frame
+                                  pushed, D = the reorder delay (x265: 2 frames with B-frames, 0 without),
+                                  so the first packet's dts is the first pts minus D frame durations
+                                  and may be negative */
     uint32_t keyframe;         /* IRAP picture: a sync sample */
 } sy_video_packet;
 

@@ -12,12 +12,22 @@
  *
  * Packets: x265's Annex-B NAL units rewritten with 4-byte big-endian lengths;
  * VPS/SPS/PPS/AUD/EOS/EOB/filler are dropped (SEI, if any, kept).
- * Timestamps: pts is the caller's value for that frame; dts is x265's own
- * (the input pts in decode order, the first ones shifted back by the reorder
- * delay), so the first packet's dts = first pts - reorder delay x frame
- * duration and may be negative. Both are checked (dts strictly increasing,
- * dts <= pts) before a packet leaves. keyframe = the access unit holds an
- * IRAP NAL unit (IDR/CRA/BLA).
+ * Timestamps: pts is the caller's value for that frame. dts is computed here
+ * (x265 3.5's own dts is garbage for clips shorter than its reorder delay: it
+ * leaves the delay uninitialised). With D the reorder delay (x265 decodes a
+ * frame at most D positions after its presentation position: 2 with the
+ * B-pyramid, 1 with plain B-frames, 0 without) and p[i] the i-th pushed pts,
+ * packet n gets dts = p[n - D], and the first D packets p[n] - (p[D] - p[0])
+ * (D x frame_duration when fewer frames exist). So dts is strictly
+ * increasing, <= pts, and the first packet's dts = first pts - the delay (it
+ * may be negative). Both rules are checked before a packet leaves. keyframe =
+ * the access unit holds an IRAP NAL unit (IDR/CRA/BLA).
+ *
+ * Determinism: one frame thread (x265's frame-parallel VBV planning counts
+ * frames still in flight, which depends on thread timing) and const-vbv (the
+ * same for the row-level VBV under wavefront parallelism): the same frames
+ * and options give the same bytes. Wavefront rows and the look-ahead still
+ * use every core; on 2 cores this costs ~8% against 2 frame threads.
  *
  * Memory: one YCbCr 4:2:0 frame (reused for every push; x265 copies it), one
  * packet buffer grown to the largest access unit, and an estimate of x265's
@@ -41,6 +51,7 @@
 #define VE_MAX_BFRAMES 8u
 #define VE_MAX_LOOKAHEAD 60u
 #define VE_MAX_KEYINT 10000u
+#define VE_PTS_RING 256u /* > frames x265 can hold (look-ahead 60 + B-frames 8 + frame thread + D) */
 
 struct sy_video_encoder {
     sy_context *ctx;
@@ -62,6 +73,10 @@ struct sy_video_encoder {
     size_t charged;
     int64_t last_pts, last_dts;
     uint64_t pushed, delivered;
+    uint32_t reorder;                /* D above */
+    uint32_t frame_duration;
+    int64_t delay;                   /* p[D] - p[0], fixed at the first packet */
+    int64_t pts_ring[VE_PTS_RING];   /* p[i] at i % VE_PTS_RING, for i >= delivered - D */
     int flushed, failed;
 };
 
@@ -129,8 +144,9 @@ static uint32_t effective_lookahead(const sy_video_encoder_options *o) {
 
 /* Bytes x265 allocates for one encoder (charged to the context). Calibrated
  * from peak RSS growth on this 2-core machine, preset fast, 1280x960 and
- * 1920x1440 (e.g. 1920x1440, look-ahead 10, 3 B-frames, 2 frame threads:
- * 409 MB measured, 445 MB estimated), per luma sample: ~4 bytes for each
+ * 1920x1440 (e.g. 1920x1440, look-ahead 10, 3 B-frames: 409 MB measured
+ * with 2 frame threads, 373 MB with the 1 used; 445 / 384 MB estimated), per
+ * luma sample: ~4 bytes for each
  * look-ahead frame (source copy and quarter-size half-pel planes), ~13 for
  * each B-frame of the run (more look-ahead motion data and reordered frames),
  * ~22 per frame thread (the frame being encoded, its reconstruction and
@@ -157,6 +173,19 @@ static sy_status grow_packet(sy_video_encoder *enc, size_t need, sy_error *err) 
     sy__free(enc->ctx, enc->packet);
     enc->packet = grown;
     enc->packet_cap = cap;
+    return SY_OK;
+}
+
+/* dts of the next packet (see the file comment). */
+static sy_status packet_dts(sy_video_encoder *enc, int64_t *dts, sy_error *err) {
+    uint64_t n = enc->delivered, d = enc->reorder;
+    if (n == 0) /* the delay, once: from the pushed pts when x265 has seen D + 1 frames */
+        enc->delay = enc->pushed > d ? enc->pts_ring[d % VE_PTS_RING] - enc->pts_ring[0]
+                                     : (int64_t)d * enc->frame_duration;
+    if (n >= enc->pushed)
+        return sy__fail(err, SY_E_CODEC, "x265: packet %llu for %llu frames pushed", (unsigned long long)n,
+                        (unsigned long long)enc->pushed);
+    *dts = n >= d ? enc->pts_ring[(n - d) % VE_PTS_RING] : enc->pts_ring[n % VE_PTS_RING] - enc->delay;
     return SY_OK;
 }
 
@@ -187,13 +216,17 @@ static sy_status deliver(sy_video_encoder *enc, const x265_nal *nals, uint32_t c
     if (slices == 0)
         return sy__fail(err, SY_E_CODEC, "x265: picture at pts %lld came out without slice data",
                         (long long)done->pts);
-    if (done->dts > done->pts || (enc->delivered > 0 && done->dts <= enc->last_dts))
-        return sy__fail(err, SY_E_CODEC, "x265: packet %llu has dts %lld after pts %lld or not after dts %lld",
-                        (unsigned long long)enc->delivered, (long long)done->dts, (long long)done->pts,
-                        (long long)enc->last_dts);
-    enc->last_dts = done->dts;
+    int64_t dts = 0;
+    if ((st = packet_dts(enc, &dts, err)) != SY_OK) return st;
+    if (dts > done->pts || (enc->delivered > 0 && dts <= enc->last_dts))
+        return sy__fail(err, SY_E_CODEC,
+                        "x265: packet %llu (pts %lld) would get dts %lld: after its pts or not after dts %lld "
+                        "(reordered deeper than %u frames)",
+                        (unsigned long long)enc->delivered, (long long)done->pts, (long long)dts,
+                        (long long)enc->last_dts, enc->reorder);
+    enc->last_dts = dts;
     enc->delivered++;
-    sy_video_packet packet = {enc->packet, o, done->pts, done->dts, (uint32_t)keyframe};
+    sy_video_packet packet = {enc->packet, o, done->pts, dts, (uint32_t)keyframe};
     return enc->sink(enc->user, &packet, err);
 }
 
@@ -233,6 +266,10 @@ static sy_status configure(sy_video_encoder *enc, const sy_video_encoder_options
     p->rc.bitrate = (int)kbps;
     p->rc.vbvMaxBitrate = (int)(kbps * 3 / 2);
     p->rc.vbvBufferSize = (int)(kbps * 2);
+    /* x265 adjusts row QPs for the VBV while other rows and frames are still
+     * in flight, which makes the output depend on thread timing; const-vbv
+     * keeps it a function of the input (same frames, same bytes). */
+    p->rc.bEnableConstVbv = 1;
     /* Headers only in hvcC; nothing in the stream that varies between runs or builds. */
     p->bRepeatHeaders = 0;
     p->bEmitInfoSEI = 0;
@@ -254,12 +291,11 @@ static sy_status configure(sy_video_encoder *enc, const sy_video_encoder_options
         snprintf(pools, sizeof pools, "%u", o->threads);
         if (api->param_parse(p, "pools", pools) < 0)
             return sy__fail(err, SY_E_CODEC, "x265_param_parse(pools=%s) failed", pools);
-        if (o->threads == 1) p->frameNumThreads = 1;
     }
-    /* Frame threads bound the frames encoded at once (memory): x265's own
-     * choice for the core count, at most 2 here. */
-    if (p->frameNumThreads == 0 || p->frameNumThreads > 2) p->frameNumThreads = 2;
-    *frame_threads = (uint32_t)p->frameNumThreads;
+    /* One frame at a time: deterministic rate control and less memory (see
+     * the file comment); wavefront rows and the look-ahead keep the pool busy. */
+    p->frameNumThreads = 1;
+    *frame_threads = 1;
     return SY_OK;
 }
 
@@ -322,6 +358,16 @@ sy_status sy_video_encoder_create(sy_context *ctx, const sy_video_encoder_option
                       opts->preset ? opts->preset : VE_DEFAULT_PRESET);
         goto fail;
     }
+    /* x265 may adjust the parameters while opening (the B-pyramid needs 2+ B-frames). */
+    x265_param *actual = enc->api->param_alloc();
+    const x265_param *used = enc->param;
+    if (actual) {
+        enc->api->encoder_parameters(enc->x265, actual);
+        used = actual;
+    }
+    enc->reorder = used->bframes > 0 ? (used->bBPyramid ? 2 : 1) : 0;
+    if (actual) enc->api->param_free(actual);
+    enc->frame_duration = opts->frame_duration;
     x265_nal *nals = NULL;
     uint32_t count = 0;
     if (enc->api->encoder_headers(enc->x265, &nals, &count) < 0) {
@@ -396,6 +442,11 @@ sy_status sy_video_encoder_push_rgb(sy_video_encoder *enc, const uint8_t *rgb, s
         return sy__fail(err, SY_E_USAGE, "%s: pts %lld after %lld (presentation order, strictly increasing)", fn,
                         (long long)pts, (long long)enc->last_pts);
     if ((st = sy__check_cancel(enc->ctx, err)) != SY_OK) return fail_state(enc, st);
+    /* p[i] is needed until packet i + D is out; x265 holds far fewer frames than the ring. */
+    uint64_t oldest = enc->delivered > enc->reorder ? enc->delivered - enc->reorder : 0;
+    if (enc->pushed + 1 - oldest > VE_PTS_RING)
+        return fail_state(enc, sy__fail(err, SY_E_CODEC, "%s: x265 holds %llu frames (at most %u expected)", fn,
+                                        (unsigned long long)(enc->pushed - enc->delivered), VE_PTS_RING - 1));
 
     sy__rgb_to_ycbcr420(&enc->matrix, rgb, stride, enc->width, enc->height, enc->plane, enc->stride);
     x265_picture *pic = enc->picture;
@@ -407,6 +458,7 @@ sy_status sy_video_encoder_push_rgb(sy_video_encoder *enc, const uint8_t *rgb, s
     pic->colorSpace = X265_CSP_I420;
     pic->pts = pts;
     pic->sliceType = X265_TYPE_AUTO;
+    enc->pts_ring[enc->pushed % VE_PTS_RING] = pts;
     enc->last_pts = pts;
     enc->pushed++;
     x265_nal *nals = NULL;

@@ -141,8 +141,8 @@ func defaultEncoderOptions(width: Int, height: Int) -> sy_video_encoder_options 
     return opts
 }
 
-/// Encodes every frame of `scene` at pts = index x frame_duration.
-func encode(_ scene: PanningScene, keepData: Bool = true,
+/// Encodes every frame of `scene` at pts = index x frame_duration (or at `pts`).
+func encode(_ scene: PanningScene, keepData: Bool = true, pts customPts: [Int64]? = nil,
             configure: (inout sy_video_encoder_options) -> Void = { _ in }) throws -> EncodedClip {
     let ctx = try Context()
     var opts = defaultEncoderOptions(width: scene.width, height: scene.height)
@@ -160,7 +160,7 @@ func encode(_ scene: PanningScene, keepData: Bool = true,
     let hvcc = Array(UnsafeBufferPointer(start: hvccPointer, count: hvccLength))
     var inputPts: [Int64] = []
     for t in 0..<scene.frames {
-        let pts = Int64(t) * Int64(opts.frame_duration)
+        let pts = customPts?[t] ?? Int64(t) * Int64(opts.frame_duration)
         let st = scene.withFrame(t) { rgb, stride in sy_video_encoder_push_rgb(enc, rgb, stride, pts, &err) }
         guard st == SY_OK else { throw CTestFailure("push frame \(t): \(st) \(message(err))") }
         inputPts.append(pts)
@@ -278,6 +278,13 @@ enum Clip640 {
     static func clip() throws -> EncodedClip { try encoded.get() }
 }
 
+/// The dts rule of sy_video.h: packet n gets the pts of the (n - delay)-th frame pushed; the first
+/// `delay` packets get pts[n] - (pts[delay] - pts[0]) (delay x 20 when the clip is shorter).
+func expectedDts(_ pts: [Int64], delay: Int) -> [Int64] {
+    let shift = pts.count > delay ? pts[delay] - pts[0] : Int64(delay) * 20
+    return pts.indices.map { $0 >= delay ? pts[$0 - delay] : pts[$0] - shift }
+}
+
 // MARK: - Tests
 
 @Suite("VideoEncoderTests")
@@ -321,8 +328,26 @@ struct VideoEncoderTests {
         let reordered = zip(clip.packets, clip.packets.dropFirst()).filter { $1.pts < $0.pts }.count
         #expect(reordered > 0, "no B-frames: presentation order equals decode order")
         #expect(clip.packets.contains { $0.pts != $0.dts })
-        // The documented dts convention: x265's, the first one shifted back by the reorder delay.
-        #expect(clip.packets[0].dts == clip.inputPts[0] - 2 * 20)
+        // The documented dts rule (sy_video.h): the pushed pts in order, 2 frames (the reorder delay) late.
+        #expect(clip.packets.map(\.dts) == expectedDts(clip.inputPts, delay: 2))
+    }
+
+    // issue 4: timestamps need not be evenly spaced (variable frame rate sources): the dts rule
+    // still gives dts strictly increasing and <= pts.
+    @Test func unevenTimestamps() throws {
+        let scene = PanningScene(width: 96, height: 64, frames: 40)
+        let pts: [Int64] = (0..<40).map { (i: Int) -> Int64 in
+            let jitter: Int = (i % 3) * 7 + (i / 10) * 13
+            return Int64(i * 20 + jitter)
+        }
+        let clip = try encode(scene, pts: pts)
+        #expect(clip.packets.count == 40)
+        #expect(clip.packets.map(\.pts).sorted() == pts)
+        #expect(clip.packets.map(\.dts) == expectedDts(pts, delay: 2))
+        for (i, p) in clip.packets.enumerated() {
+            #expect(p.dts <= p.pts, "packet \(i): dts \(p.dts) > pts \(p.pts)")
+            if i > 0 { #expect(p.dts > clip.packets[i - 1].dts) }
+        }
     }
 
     // issue 4: packets hold length-prefixed NAL units, no parameter sets (they live in hvcC);
@@ -334,6 +359,8 @@ struct VideoEncoderTests {
             #expect(!types.contains { (32...35).contains($0) }, "packet \(i) holds NAL types \(types)")
             #expect(types.contains { $0 < 32 }, "packet \(i) has no slice")
             #expect(p.keyframe == types.contains { (16...23).contains($0) }, "packet \(i) keyframe flag vs \(types)")
+            // No SEI at all: x265's info SEI (its version and options) is off, as are picture hashes.
+            #expect(!types.contains { $0 == 39 || $0 == 40 }, "packet \(i) holds SEI: \(types)")
             if p.keyframe { #expect(types.allSatisfy { $0 >= 32 || $0 == 19 || $0 == 20 }, "keyframe not IDR: \(types)") }
         }
         // keyint 20 (instead of 2 s = 60): an IDR at least every 20 frames.
@@ -343,6 +370,16 @@ struct VideoEncoderTests {
         #expect(keyPts.first == 0)
         let gaps = zip(keyPts, keyPts.dropFirst()).map { $1 - $0 }
         #expect(keyPts.count >= 3 && gaps.allSatisfy { $0 <= 20 }, "keyframes at frames \(keyPts)")
+    }
+
+    // issue 4: deterministic output (no x265 version SEI, VBV independent of thread timing):
+    // the same frames give the same hvcC and the same packets, byte for byte.
+    @Test func sameInputSameBytes() throws {
+        let first = try Clip640.clip(), again = try encode(Clip640.scene)
+        #expect(again.hvcc == first.hvcc)
+        #expect(again.packets.count == first.packets.count)
+        let differing = zip(first.packets, again.packets).filter { $0.data != $1.data || $0.dts != $1.dts }.count
+        #expect(differing == 0, "\(differing) packets differ between two encodes of the same frames")
     }
 
     // issue 4: the hvcC record (ISO/IEC 14496-15): version 1, Main profile, 4:2:0 8-bit,
@@ -435,6 +472,7 @@ struct VideoEncoderTests {
             if i > 0 { #expect(p.dts > clip.packets[i - 1].dts) }
             if bframes == 0 { #expect(p.dts == p.pts) }
         }
+        #expect(clip.packets.map(\.dts) == expectedDts(clip.inputPts, delay: bframes == 0 ? 0 : 2))
     }
 
     // issue 4: usage errors are SY_E_USAGE (odd or too small sizes, zero timing, bad counts,
