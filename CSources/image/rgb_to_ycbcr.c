@@ -2,7 +2,7 @@
  *
  * Coefficients are scaled by 2^16 and rounded once, so the HEIF writer and
  * the video encoder produce identical samples for identical input. Chroma
- * sums four samples before one multiply (scale 2^18), keeping one rounding.
+ * sums six weighted samples before one multiply (scale 2^19), keeping one rounding.
  */
 #include "sy_rgb_to_ycbcr.h"
 
@@ -38,18 +38,24 @@ void sy__rgb_to_luma_row(const sy__ycbcr_matrix *m, const uint8_t *rgb, uint32_t
     }
 }
 
+/* HEVC's default 4:2:0 siting (chroma_sample_loc_type 0, what decoders
+ * assume): each chroma sample sits on an even luma column, halfway between
+ * two luma rows. So the filter is [1 2 1]/4 across columns 2cx-1..2cx+1 and
+ * the average of the two rows; a centred 2x2 box would shift chroma by half a
+ * pixel, which costs ~3-6 dB of chroma PSNR on sharp colour edges. */
 void sy__rgb_to_chroma420_row(const sy__ycbcr_matrix *m, const uint8_t *a, const uint8_t *b, uint32_t width,
                               uint8_t *cb, uint8_t *cr) {
     if (width == 0) return;
-    const int32_t bias = (128 << 18) + (1 << 17); /* +128 offset and rounding at scale 2^18 */
+    const int32_t bias = (128 << 19) + (1 << 18); /* +128 offset and rounding at scale 2^19 (weights sum to 8) */
     uint32_t cw = (width + 1) / 2, last = width - 1;
     for (uint32_t cx = 0; cx < cw; cx++) {
-        size_t x0 = (size_t)2 * cx * 3, x1 = (size_t)(2 * cx + 1 > last ? last : 2 * cx + 1) * 3;
-        int32_t sr = a[x0] + a[x1] + b[x0] + b[x1];
-        int32_t sg = a[x0 + 1] + a[x1 + 1] + b[x0 + 1] + b[x1 + 1];
-        int32_t sb = a[x0 + 2] + a[x1 + 2] + b[x0 + 2] + b[x1 + 2];
-        cb[cx] = clamp8((m->ur * sr + m->ug * sg + m->ub * sb + bias) >> 18);
-        cr[cx] = clamp8((m->vr * sr + m->vg * sg + m->vb * sb + bias) >> 18);
+        uint32_t xc = 2 * cx;
+        size_t xl = (size_t)(xc ? xc - 1 : 0) * 3, xm = (size_t)xc * 3, xr = (size_t)(xc + 1 > last ? last : xc + 1) * 3;
+        int32_t s[3];
+        for (int c = 0; c < 3; c++)
+            s[c] = a[xl + c] + 2 * a[xm + c] + a[xr + c] + b[xl + c] + 2 * b[xm + c] + b[xr + c];
+        cb[cx] = clamp8((m->ur * s[0] + m->ug * s[1] + m->ub * s[2] + bias) >> 19);
+        cr[cx] = clamp8((m->vr * s[0] + m->vg * s[1] + m->vb * s[2] + bias) >> 19);
     }
 }
 

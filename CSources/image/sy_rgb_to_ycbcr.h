@@ -1,7 +1,8 @@
 /* sy_rgb_to_ycbcr.h — 8-bit R'G'B' -> Y'CbCr 4:2:0 for the HEVC encoders
  * (engine-private): BT.601, BT.709 or BT.2020 (non-constant luminance)
- * matrix, limited or full range, 16-bit fixed point. Chroma is the rounded
- * mean of each 2x2 block (an odd last column or row is paired with itself).
+ * matrix, limited or full range, 16-bit fixed point. Chroma is sited as
+ * HEVC decoders assume (type 0: on even columns, between row pairs): a
+ * [1 2 1] filter across columns, averaged over the two rows (edges clamp).
  * Shared by the HEIF writer (tile rows) and the video encoder (whole frames). */
 #ifndef SY_RGB_TO_YCBCR_H
 #define SY_RGB_TO_YCBCR_H
