@@ -514,6 +514,30 @@ struct VideoEncoderTests {
         #expect(ctx.stats.current_bytes == 0)
     }
 
+    // issue 4: the look-ahead is bounded to 1..60 frames: 0 and 1000 are accepted and cost what
+    // 1 and 60 cost (the memory charged for x265 grows with the look-ahead).
+    @Test func lookaheadIsBounded() throws {
+        func charged(_ lookahead: UInt32) throws -> UInt64 {
+            let ctx = try Context()
+            var opts = defaultEncoderOptions(width: 640, height: 480)
+            opts.lookahead = lookahead
+            opts.bframes = 0
+            var err = sy_error()
+            var enc: OpaquePointer?
+            let collector = PacketCollector()
+            let status = sy_video_encoder_create(ctx.raw, &opts, collectPacket,
+                                                 Unmanaged.passUnretained(collector).toOpaque(), &enc, &err)
+            guard status == SY_OK, let enc else { throw CTestFailure("lookahead \(lookahead): \(message(err))") }
+            let bytes = ctx.stats.current_bytes
+            sy_video_encoder_destroy(enc)
+            return bytes
+        }
+        let none = try charged(0), one = try charged(1), sixty = try charged(60), huge = try charged(1000)
+        #expect(none == one)
+        #expect(huge == sixty)
+        #expect(sixty > one)
+    }
+
     // issue 4: pushes out of presentation order, with a short stride, or after flush are usage errors.
     @Test func pushUsageErrors() throws {
         let ctx = try Context()
