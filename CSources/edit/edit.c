@@ -115,6 +115,7 @@ static sy_status open_job(sy_edit_job *job, const char *input, sy_recipe *r, sy_
     if ((job->opts.flags & SY_EDIT_IDENTIFY_SOURCE) && (st = same_stamp(input, &stamp, err)) != SY_OK) return st;
     if ((st = sy_renderer_create(ctx, r, job->src.width, job->src.height, tw, th, &job->renderer, err)) != SY_OK)
         return st;
+    if (job->md.exif) sy__exif_set_dimensions(job->md.exif, job->md.exif_len, tw, th);
     rep->source_format = info.format;
     rep->source_width = info.width;
     rep->source_height = info.height;
