@@ -202,6 +202,20 @@ struct EditTests {
         }
     }
 
+    // docs/recipe-schema.md examples are recipes the engine accepts (built-in ids exist, cube: has a path).
+    @Test("every recipe example in docs/recipe-schema.md is accepted by the engine's filter check")
+    func docExamplesRender() throws {
+        let doc = try String(contentsOf: Paths.packageRoot.appendingPathComponent("docs/recipe-schema.md"), encoding: .utf8)
+        let blocks = doc.components(separatedBy: "```json\n").dropFirst().map { $0.components(separatedBy: "\n```")[0] }
+        #expect(blocks.count >= 4)
+        for block in blocks {
+            let recipe = try EditRecipe(jsonData: Data(block.utf8))
+            #expect(throws: Never.self, "\(block)") { try recipe.validateForEngine() }
+            #expect(recipe.engineFields["valid"] == "yes" || recipe.filter?.id.hasPrefix("cube:") == true, "\(block)")
+        }
+        #expect(throws: EditRecipeError.self) { try EditRecipe(filter: .init(id: "film.warm")).validateForEngine() }
+    }
+
     // CLI error path: a bad recipe names the field and its range; nothing is written.
     @Test("shiying edit with exposure 9: exit ≠ 0, message names adjustments.exposure, no output")
     func cliBadRecipe() async throws {
