@@ -3,7 +3,7 @@
  * order to a consumer (the encoder) on the calling thread.
  *
  * Why a ring and not "render all, then encode": the full-size output never
- * exists in memory (a 12 MP save holds 4 bands, not 36 MB), and the calling
+ * exists in memory (a 12 MP save holds 4 bands of ~1 MiB, not 30 MB), and the calling
  * thread renders bands itself whenever the next one to encode is not ready,
  * so encoding overlaps rendering and both cores stay busy. The bytes do not
  * depend on the split: sy_renderer_render_rows guarantees that. */
@@ -122,7 +122,15 @@ sy_status sy__render_bands(sy_context *ctx, const sy_renderer *r, const sy_pixel
                            sy_error *err) {
     uint32_t width, height;
     sy_renderer_size(r, &width, &height);
-    pool p = {.r = r, .src = src, .height = height, .band_rows = SY__POOL_BAND_ROWS};
+    if (threads < 1) threads = 1;
+    if (threads > 8) threads = 8;
+    pool p = {.r = r, .src = src, .height = height};
+    /* Why not small bands: each band call resamples the bounding box of the
+     * source it samples, and a straightened band's box is taller than the
+     * band by width x tan(angle); few, tall bands keep that overlap small.
+     * Whole mode: one band per thread. Ring mode: ~1 MiB per band. */
+    uint32_t rows = whole ? (height + threads - 1) / threads : SY__POOL_BAND_BYTES / (width * 3 + 1);
+    p.band_rows = SY__MAX(rows, SY__POOL_MIN_BAND_ROWS);
     p.bands = (height + p.band_rows - 1) / p.band_rows;
     if (whole) {
         p.whole = whole;
@@ -135,8 +143,6 @@ sy_status sy__render_bands(sy_context *ctx, const sy_renderer *r, const sy_pixel
     }
     pthread_mutex_init(&p.mu, NULL);
     pthread_cond_init(&p.cv, NULL);
-    if (threads < 1) threads = 1;
-    if (threads > 8) threads = 8;
     pthread_t tids[7];
     uint32_t started = 0;
     for (uint32_t i = 1; i < threads && i < p.bands; i++) /* a failed start only means fewer helpers */

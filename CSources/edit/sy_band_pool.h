@@ -6,8 +6,9 @@
 #include "../base/sy_internal.h"
 #include "sy_render.h"
 
-#define SY__POOL_BAND_ROWS 64u /* rows per band: a few renderer sub-bands, small halo overhead */
-#define SY__POOL_SLOTS 4u      /* band buffers in ring mode */
+#define SY__POOL_MIN_BAND_ROWS 64u      /* at least two renderer sub-bands per call */
+#define SY__POOL_BAND_BYTES (1u << 20)  /* ring mode: about this many output bytes per band */
+#define SY__POOL_SLOTS 4u               /* band buffers in ring mode */
 
 /* Receives band rows [y0, y0 + rows) in order, on the calling thread. */
 typedef sy_status (*sy__band_consumer)(void *user, uint32_t y0, uint32_t rows, const uint8_t *px, size_t stride,
