@@ -11,8 +11,12 @@
 struct sy_edit_job {
     sy_context *ctx;
     sy_edit_options opts;
+    char *input;                /* engine copy, for decoding again on retarget */
+    sy_image_info info;
+    sy__file_stamp stamp;       /* SY_EDIT_IDENTIFY_SOURCE: the file as hashed */
     sy__metadata md;
     sy__upright src;
+    uint32_t decode_min_w, decode_min_h; /* what src was decoded for (0 x 0 = full size) */
     sy_renderer *renderer;
     sy_edit_report report;
 };
@@ -30,6 +34,7 @@ void sy_edit_close(sy_edit_job *job) {
     sy_renderer_destroy(job->renderer);
     sy__upright_free(ctx, &job->src);
     sy__metadata_free(ctx, &job->md);
+    sy__free(ctx, job->input);
     sy__free(ctx, job);
 }
 
@@ -91,41 +96,74 @@ static sy_status same_stamp(const char *path, const sy__file_stamp *before, sy_e
     return SY_OK;
 }
 
-static sy_status open_job(sy_edit_job *job, const char *input, sy_recipe *r, sy_error *err) {
+/* Reads what does not depend on the recipe: identity, header, metadata. */
+static sy_status read_source(sy_edit_job *job, sy_error *err) {
     sy_context *ctx = job->ctx;
     sy_edit_report *rep = &job->report;
-    sy__file_stamp stamp;
     sy_status st;
     if ((job->opts.flags & SY_EDIT_IDENTIFY_SOURCE) &&
-        (st = sy__file_identity(ctx, input, &stamp, &rep->source_bytes, rep->source_sha256, err)) != SY_OK)
+        (st = sy__file_identity(ctx, job->input, &job->stamp, &rep->source_bytes, rep->source_sha256, err)) != SY_OK)
         return st;
-    sy_image_info info;
-    if ((st = sy_image_probe(ctx, input, &info, err)) != SY_OK) return st;
-    uint32_t tw, th, nw, nh, min_w, min_h;
-    if ((st = sy_render_output_size(r, info.width, info.height, job->opts.max_width, job->opts.max_height, 0, &tw,
-                                    &th, err)) != SY_OK ||
-        (st = sy_render_output_size(r, info.width, info.height, 0, 0, 0, &nw, &nh, err)) != SY_OK)
-        return st;
-    decode_size(&info, tw, th, nw, nh, job->opts.flags, &min_w, &min_h);
+    if ((st = sy_image_probe(ctx, job->input, &job->info, err)) != SY_OK) return st;
     sy_error md_err = {0};
-    if (sy__metadata_read(ctx, input, &info, &job->md, &md_err) != SY_OK) /* the pixels still edit */
+    if (sy__metadata_read(ctx, job->input, &job->info, &job->md, &md_err) != SY_OK) /* the pixels still edit */
         memset(&job->md, 0, sizeof job->md);
     if (job->md.exif) sy__exif_set_orientation(job->md.exif, job->md.exif_len, 1); /* pixels are made upright */
-    if ((st = sy__upright_decode(ctx, input, &info, min_w, min_h, &job->src, err)) != SY_OK) return st;
-    if ((job->opts.flags & SY_EDIT_IDENTIFY_SOURCE) && (st = same_stamp(input, &stamp, err)) != SY_OK) return st;
-    if ((st = sy_renderer_create(ctx, r, job->src.width, job->src.height, tw, th, &job->renderer, err)) != SY_OK)
-        return st;
-    if (job->md.exif) sy__exif_set_dimensions(job->md.exif, job->md.exif_len, tw, th);
-    rep->source_format = info.format;
-    rep->source_width = info.width;
-    rep->source_height = info.height;
-    rep->decoded_width = job->src.width;
-    rep->decoded_height = job->src.height;
-    rep->width = tw;
-    rep->height = th;
-    rep->source_orientation = info.orientation;
+    rep->source_format = job->info.format;
+    rep->source_width = job->info.width;
+    rep->source_height = job->info.height;
+    rep->source_orientation = job->info.orientation;
     report_metadata(rep, &job->md);
     return SY_OK;
+}
+
+/* Plans recipe `r` for the job's target box: decodes again unless the held
+ * source was decoded for exactly the same request (so the pixels never
+ * depend on what the job rendered before), then replaces the renderer. */
+static sy_status plan(sy_edit_job *job, const sy_recipe *r, sy_error *err) {
+    sy_context *ctx = job->ctx;
+    const sy_image_info *info = &job->info;
+    uint32_t tw, th, nw, nh, min_w, min_h;
+    sy_status st;
+    if ((st = sy_render_output_size(r, info->width, info->height, job->opts.max_width, job->opts.max_height, 0, &tw,
+                                    &th, err)) != SY_OK ||
+        (st = sy_render_output_size(r, info->width, info->height, 0, 0, 0, &nw, &nh, err)) != SY_OK)
+        return st;
+    decode_size(info, tw, th, nw, nh, job->opts.flags, &min_w, &min_h);
+    if (!job->src.rgb || min_w != job->decode_min_w || min_h != job->decode_min_h) {
+        sy_renderer_destroy(job->renderer);
+        job->renderer = NULL;
+        sy__upright_free(ctx, &job->src);
+        if ((st = sy__upright_decode(ctx, job->input, info, min_w, min_h, &job->src, err)) != SY_OK) return st;
+        if ((job->opts.flags & SY_EDIT_IDENTIFY_SOURCE) && (st = same_stamp(job->input, &job->stamp, err)) != SY_OK)
+            return st;
+        job->decode_min_w = min_w;
+        job->decode_min_h = min_h;
+        job->report.decodes++;
+    }
+    sy_renderer *renderer = NULL;
+    if ((st = sy_renderer_create(ctx, r, job->src.width, job->src.height, tw, th, &renderer, err)) != SY_OK) return st;
+    sy_renderer_destroy(job->renderer);
+    job->renderer = renderer;
+    if (job->md.exif) sy__exif_set_dimensions(job->md.exif, job->md.exif_len, tw, th);
+    job->report.decoded_width = job->src.width;
+    job->report.decoded_height = job->src.height;
+    job->report.width = tw;
+    job->report.height = th;
+    return SY_OK;
+}
+
+/* The recipe with a "cube:" filter loaded and validated; *lut to destroy after use. */
+static sy_status prepare_recipe(sy_context *ctx, const sy_recipe *recipe, sy_recipe *r, sy_lut **lut, sy_error *err) {
+    *r = *recipe;
+    *lut = NULL;
+    sy_status st = resolve_cube(ctx, r, lut, err);
+    if (st == SY_OK) st = sy_recipe_validate(r, err);
+    if (st != SY_OK) {
+        sy_lut_destroy(*lut);
+        *lut = NULL;
+    }
+    return st;
 }
 
 sy_status sy_edit_open(sy_context *ctx, const char *input, const sy_recipe *recipe, const sy_edit_options *opts,
@@ -135,23 +173,25 @@ sy_status sy_edit_open(sy_context *ctx, const char *input, const sy_recipe *reci
     *out = NULL;
     sy_status st = check_options(opts, err);
     if (st != SY_OK) return st;
-    sy_recipe r = *recipe;
+    sy_recipe r;
     sy_lut *lut = NULL;
     /* Recipe first: a bad value fails before any decoding. */
-    if ((st = resolve_cube(ctx, &r, &lut, err)) != SY_OK || (st = sy_recipe_validate(&r, err)) != SY_OK) {
-        sy_lut_destroy(lut);
-        return st;
-    }
+    if ((st = prepare_recipe(ctx, recipe, &r, &lut, err)) != SY_OK) return st;
     sy_context_reset_peak(ctx);
     sy_edit_job *job = sy__calloc(ctx, 1, sizeof *job, "edit job", err);
-    if (!job) {
+    size_t len = strlen(input);
+    if (job) job->input = sy__alloc(ctx, len + 1, 1, "edit input path", err);
+    if (!job || !job->input) {
+        sy__free(ctx, job);
         sy_lut_destroy(lut);
         return err ? err->code : SY_E_BUDGET;
     }
+    memcpy(job->input, input, len + 1);
     job->ctx = ctx;
     job->opts = *opts;
     if (job->opts.threads == 0) job->opts.threads = 2;
-    st = open_job(job, input, &r, err);
+    st = read_source(job, err);
+    if (st == SY_OK) st = plan(job, &r, err);
     sy_lut_destroy(lut); /* the renderer baked it */
     if (st != SY_OK) {
         sy_edit_close(job);
@@ -162,6 +202,25 @@ sy_status sy_edit_open(sy_context *ctx, const char *input, const sy_recipe *reci
     return SY_OK;
 }
 
+sy_status sy_edit_job_retarget(sy_edit_job *job, const sy_recipe *recipe, uint32_t max_w, uint32_t max_h,
+                               sy_edit_report *report, sy_error *err) {
+    if (!job || !recipe) return sy__fail(err, SY_E_USAGE, "sy_edit_job_retarget: NULL argument");
+    sy_recipe r;
+    sy_lut *lut = NULL;
+    sy_status st = prepare_recipe(job->ctx, recipe, &r, &lut, err);
+    job->opts.max_width = max_w;
+    job->opts.max_height = max_h;
+    if (st == SY_OK) st = plan(job, &r, err);
+    sy_lut_destroy(lut);
+    if (st != SY_OK) { /* never render the previous recipe by mistake */
+        sy_renderer_destroy(job->renderer);
+        job->renderer = NULL;
+        return st;
+    }
+    if (report) *report = job->report;
+    return SY_OK;
+}
+
 static sy_pixels job_pixels(const sy_edit_job *job) {
     return (sy_pixels){job->src.rgb, job->src.stride, job->src.width, job->src.height};
 }
@@ -169,6 +228,7 @@ static sy_pixels job_pixels(const sy_edit_job *job) {
 sy_status sy_edit_job_render(sy_edit_job *job, sy_edit_image *out, sy_error *err) {
     if (!job || !out) return sy__fail(err, SY_E_USAGE, "sy_edit_job_render: NULL argument");
     memset(out, 0, sizeof *out);
+    if (!job->renderer) return sy__fail(err, SY_E_USAGE, "sy_edit_job_render: the last retarget failed");
     uint32_t w = job->report.width, h = job->report.height;
     uint8_t *px = sy__alloc(job->ctx, (size_t)w * 3, h, "rendered image", err);
     if (!px) return err ? err->code : SY_E_BUDGET;
@@ -197,6 +257,7 @@ static sy_status write_band(void *user, uint32_t y0, uint32_t rows, const uint8_
 
 sy_status sy_edit_job_write(sy_edit_job *job, const char *output, sy_error *err) {
     if (!job || !output) return sy__fail(err, SY_E_USAGE, "sy_edit_job_write: NULL argument");
+    if (!job->renderer) return sy__fail(err, SY_E_USAGE, "sy_edit_job_write: the last retarget failed");
     const sy_edit_options *o = &job->opts;
     write_state s = {job->ctx, NULL, job->report.height};
     sy_status st = sy__still_writer_open(job->ctx, output, o->format, o->quality, o->heic_preset, job->report.width,

@@ -87,6 +87,7 @@ typedef struct sy_edit_report {
     char capture_date[20];                  /* "YYYY:MM:DD HH:MM:SS" when kept */
     uint64_t source_bytes;                  /* SY_EDIT_IDENTIFY_SOURCE: file size */
     char source_sha256[65];                 /* SY_EDIT_IDENTIFY_SOURCE: lowercase hex, else "" */
+    uint32_t decodes;                       /* decodes this job has done (1 after open) */
 } sy_edit_report;
 
 /** Rendered pixels: RGB8, `stride` = width * 3, engine-allocated. */
@@ -105,6 +106,16 @@ typedef struct sy_edit_job sy_edit_job;
  *  (the message names the field), the decoder's error naming the file. */
 sy_status sy_edit_open(sy_context *ctx, const char *input, const sy_recipe *recipe, const sy_edit_options *opts,
                        sy_edit_job **out, sy_edit_report *report, sy_error *err);
+
+/** Re-targets an open job to another recipe and target box (0 = no limit),
+ *  for slider previews (SPEC E5): the decoded source is kept when the new
+ *  target asks for the same decode (same crop, straighten and box: one decode,
+ *  many renders), otherwise the input is decoded again. Either way the
+ *  pixels equal those of a fresh sy_edit_open with the same arguments. After
+ *  a failure the job renders nothing (SY_E_USAGE) until a retarget succeeds.
+ *  Updates `report` (may be NULL). */
+sy_status sy_edit_job_retarget(sy_edit_job *job, const sy_recipe *recipe, uint32_t max_w, uint32_t max_h,
+                               sy_edit_report *report, sy_error *err);
 
 /** Renders the whole target into a new image (free with sy_edit_image_free). */
 sy_status sy_edit_job_render(sy_edit_job *job, sy_edit_image *out, sy_error *err);

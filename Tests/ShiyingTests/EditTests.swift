@@ -366,3 +366,29 @@ struct EditTests {
         #expect(!dir.contents().contains { $0.contains(".tmp") }, "temp files left: \(dir.contents())")
     }
 }
+
+@Suite("Edit session")
+struct EditSessionTests {
+    // SPEC E5: a slider drag re-renders without decoding again, and each preview equals a fresh render.
+    @Test("EditSession: slider changes reuse one decode; a crop change decodes again; bytes equal Editor.render")
+    func oneDecodeManyRenders() async throws {
+        let src = try await Photos.small()[1]
+        let box = (width: 200, height: 200)
+        let session = try EditSession(src, recipe: EditTests.typical, maxSize: box)
+        #expect(session.decodeCount == 1)
+        var recipe = EditTests.typical
+        for exposure in [-0.5, 0.0, 0.7, 1.2] { // a drag of the exposure slider
+            recipe.adjustments.exposure = exposure
+            let preview = try session.render(recipe)
+            let fresh = try Editor.render(src, recipe: recipe, maxSize: box)
+            #expect(preview == fresh, "exposure \(exposure): session preview ≠ fresh render")
+        }
+        #expect(session.decodeCount == 1, "slider changes decoded again: \(session.decodeCount)")
+        recipe.crop = .init(x: 0.2, y: 0.2, width: 0.3, height: 0.3) // needs more source pixels per target pixel
+        let cropped = try session.render(recipe)
+        #expect(cropped == (try Editor.render(src, recipe: recipe, maxSize: box)))
+        #expect(session.decodeCount == 2, "a crop change needing another decode: \(session.decodeCount)")
+        #expect(throws: EditRecipeError.self) { _ = try session.render(EditRecipe(straighten: 50)) }
+        #expect(try session.render(recipe) == cropped, "the session works again after a refused recipe")
+    }
+}

@@ -58,15 +58,7 @@ public enum Editor {
         let engine = try EngineContext()
         var options = try engineOptions(format: .png, quality: 90, maxSize: maxSize)
         return try recipe.withEngineRecipe { cRecipe in
-            let job = try EditJob(engine, input, cRecipe, &options)
-            var image = sy_edit_image()
-            var error = sy_error()
-            try check(sy_edit_job_render(job.raw, &image, &error), error, file: input)
-            defer { sy_edit_image_free(engine.raw, &image) }
-            let count = Int(image.stride) * Int(image.height)
-            let pixels = [UInt8](UnsafeBufferPointer(start: image.pixels, count: count))
-            return RenderedImage(width: Int(image.width), height: Int(image.height), pixels: pixels,
-                                 sourceSize: job.sourceSize, decodedSize: job.decodedSize)
+            try EditJob(engine, input, cRecipe, &options).render(file: input)
         }
     }
 
@@ -177,7 +169,7 @@ public enum Editor {
             seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
     }
 
-    private static func engineOptions(format: Format, quality: Int, maxSize: (width: Int, height: Int)?) throws -> sy_edit_options {
+    static func engineOptions(format: Format, quality: Int, maxSize: (width: Int, height: Int)?) throws -> sy_edit_options {
         var options = sy_edit_options()
         sy_edit_options_init(&options)
         guard (1...100).contains(quality) else {
@@ -214,10 +206,51 @@ public enum Editor {
     }
 }
 
+/// SPEC E5 slider previews: one decode, many renders. A session keeps the
+/// decoded photo and re-renders it for each new recipe; it decodes again
+/// only when a recipe needs a different decode (another crop, straighten or
+/// box), so every preview is byte for byte what `Editor.render` gives for
+/// the same arguments. One render at a time (not `Sendable`); pair it with
+/// `PreviewCoalescer` to drop the values that arrive meanwhile.
+public final class EditSession {
+    public let input: String
+    /// The target box of every render (nil = full size).
+    public let maxSize: (width: Int, height: Int)?
+    private let job: EditJob
+
+    /// Decodes `input` for `recipe` in the box `maxSize`.
+    /// - Throws: `EditRecipeError` or `ShiyingError` naming the file.
+    public init(_ input: String, recipe: EditRecipe = .identity, maxSize: (width: Int, height: Int)? = nil) throws {
+        try recipe.validateForEngine()
+        self.input = input
+        self.maxSize = maxSize
+        let engine = try EngineContext()
+        var options = try Editor.engineOptions(format: .png, quality: 90, maxSize: maxSize)
+        job = try recipe.withEngineRecipe { try EditJob(engine, input, $0, &options) }
+    }
+
+    /// How many times the photo was decoded so far (1 after `init`).
+    public var decodeCount: Int { Int(job.report.decodes) }
+
+    /// The preview for `recipe`.
+    /// - Throws: `EditRecipeError` or `ShiyingError`.
+    public func render(_ recipe: EditRecipe) throws -> Editor.RenderedImage {
+        try recipe.validateForEngine()
+        try recipe.withEngineRecipe { cRecipe in
+            var report = sy_edit_report()
+            var error = sy_error()
+            try check(sy_edit_job_retarget(job.raw, cRecipe, UInt32(maxSize?.width ?? 0), UInt32(maxSize?.height ?? 0),
+                                           &report, &error), error, file: input)
+            job.report = report
+        }
+        return try job.render(file: input)
+    }
+}
+
 /// An open `sy_edit_job`: the decoded source and its prepared renderer.
-private final class EditJob {
+final class EditJob {
     let raw: OpaquePointer
-    let report: sy_edit_report
+    var report: sy_edit_report
     /// Kept alive as long as the job: the job allocates from its context.
     private let engine: EngineContext
 
@@ -232,6 +265,18 @@ private final class EditJob {
     }
 
     deinit { sy_edit_close(raw) }
+
+    /// The whole target as a Swift array.
+    func render(file: String) throws -> Editor.RenderedImage {
+        var image = sy_edit_image()
+        var error = sy_error()
+        try check(sy_edit_job_render(raw, &image, &error), error, file: file)
+        defer { sy_edit_image_free(engine.raw, &image) }
+        let count = Int(image.stride) * Int(image.height)
+        let pixels = [UInt8](UnsafeBufferPointer(start: image.pixels, count: count))
+        return Editor.RenderedImage(width: Int(image.width), height: Int(image.height), pixels: pixels,
+                                    sourceSize: sourceSize, decodedSize: decodedSize)
+    }
 
     var sourceSize: PixelSize { PixelSize(width: Int(report.source_width), height: Int(report.source_height)) }
     var decodedSize: PixelSize { PixelSize(width: Int(report.decoded_width), height: Int(report.decoded_height)) }
