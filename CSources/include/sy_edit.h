@@ -22,8 +22,13 @@
  * 2 decoded pixels per target pixel on both axes. The renderer's linear-light
  * antialiasing downscale then does the final step, so the result is a correct
  * downscale (it differs from a full-size decode by rounding and by the
- * decoder's own prefilter only). The decoded size is reported; SY_EDIT_FULL_DECODE
- * turns this off (the SPEC E7 overwrite path needs the full-size decode).
+ * decoder's own prefilter only: measured on a 12 MP sample with the typical
+ * recipe, 50.5 dB PSNR at 1170 px (6/8 decode), 52.5 dB at 600 px (4/8) and
+ * 55.5 dB at 300 px against the same render from a full decode; a 1.5x
+ * margin would have allowed 4/8 at 1170 px, measured 42.9 dB with local
+ * differences up to 38 levels, hence 2x). The decoded size is reported;
+ * SY_EDIT_FULL_DECODE turns this off (the SPEC E7 overwrite path needs the
+ * full-size decode).
  *
  * User LUTs: a recipe whose filter_id is "cube:<path>" loads <path> with
  * sy_lut_load_cube and applies it as the recipe's filter_lut.
