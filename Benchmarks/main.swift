@@ -3,8 +3,9 @@
 // Search suite (SearchBenchmark.swift): date-phrase parse throughput, in-process.
 // HEIC suite (HeicBenchmark.swift): long image from grid HEICs, decode vs libheif, encode vs heif-enc.
 // Video suite (VideoBenchmark.swift): decode and transcode fps vs ffmpeg.
+// Render suite (RenderBenchmark.swift): `shiying edit` full size and 1170-px preview vs pyvips.
 //
-//   swift run -c release Benchmarks [--suite longimage|search|heic|video|all] [--n 7,20,50] [--runs 3] [--skip-imagemagick]
+//   swift run -c release Benchmarks [--suite longimage|search|heic|video|render|all] [--n 7,20,50] [--runs 3] [--skip-imagemagick]
 //                                   [--cases a,b] [--pyvips-variant V] [--single-run-over 60] [--search-seconds 2]
 //
 // Environment: SHIYING_BIN overrides the `shiying` binary.
@@ -18,11 +19,11 @@ struct Options {
     var cases = BenchCase.allCases
     var pyvipsVariant = "threads"   // fastest of the vips_longimage.py variants here (6.1 s vs 7.5 s "runs" at N=50)
     var singleRunOver = 60.0   // a case whose first run exceeds this many seconds runs once
-    var suite = "all"          // longimage, search, heic or all
+    var suite = "all"          // longimage, search, heic, video, render or all
     var searchSeconds = 2.0
 
     static let usage = """
-        usage: Benchmarks [--suite longimage|search|heic|video|all] [--search-seconds 2] [--n 7,20,50] [--runs 3] [--skip-imagemagick] [--cases \(BenchCase.allCases.map(\.rawValue).joined(separator: ","))]
+        usage: Benchmarks [--suite longimage|search|heic|video|render|all] [--search-seconds 2] [--n 7,20,50] [--runs 3] [--skip-imagemagick] [--cases \(BenchCase.allCases.map(\.rawValue).joined(separator: ","))]
                           [--pyvips-variant runs|runs-nocache|fold|memory] [--single-run-over SECONDS]
         """
 
@@ -48,7 +49,7 @@ struct Options {
                 options.pyvipsVariant = value(flag)
             case "--suite":
                 options.suite = value(flag)
-                guard ["longimage", "search", "heic", "video", "all"].contains(options.suite) else { fail("unknown suite \(options.suite)\n\(usage)") }
+                guard ["longimage", "search", "heic", "video", "render", "all"].contains(options.suite) else { fail("unknown suite \(options.suite)\n\(usage)") }
             case "--search-seconds":
                 options.searchSeconds = required(Double(value(flag)), "bad --search-seconds")
             case "--single-run-over":
@@ -180,6 +181,11 @@ func runVideoIfWanted() {
     runVideoSuite(root: root, shiying: shiying, runs: options.runs, singleRunOver: options.singleRunOver)
 }
 if options.suite == "video" { runVideoIfWanted(); exit(0) }
+func runRenderIfWanted() {
+    guard options.suite == "render" || options.suite == "all" else { return }
+    runRenderSuite(root: root, shiying: shiying, runs: options.runs)
+}
+if options.suite == "render" { runRenderIfWanted(); exit(0) }
 let maxN = options.ns.max() ?? 50
 let inputs = prepareInputs(shiying: shiying, directory: benchDir + "/inputs", count: max(50, maxN), scratch: scratch)
 let context = BenchContext(shiying: shiying, pyScript: root + "/Benchmarks/vips_longimage.py",
@@ -256,3 +262,4 @@ do {
 }
 runHeicIfWanted()
 runVideoIfWanted()
+runRenderIfWanted()

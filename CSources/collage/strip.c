@@ -173,32 +173,33 @@ void sy__strip_sink_destroy(sy__strip_sink *s) {
 }
 
 /* PNG: eXIf (TIFF as is), iCCP (zlib-compressed profile), iTXt XML:com.adobe.xmp. */
-static sy_status png_metadata(sy__strip_sink *s, const sy__metadata *md, sy_error *err) {
+sy_status sy__png_writer_add_metadata(sy_context *ctx, sy__png_writer *png, const struct sy__metadata *md,
+                                      sy_error *err) {
     sy_status st = SY_OK;
-    if (md->exif && md->exif_len < 0x7FFFFFFF) st = sy__png_writer_add_chunk(s->png, "eXIf", md->exif, (uint32_t)md->exif_len, err);
+    if (md->exif && md->exif_len < 0x7FFFFFFF) st = sy__png_writer_add_chunk(png, "eXIf", md->exif, (uint32_t)md->exif_len, err);
     if (st == SY_OK && md->icc && md->icc_len) {
         static const char name[] = "ICC Profile"; /* + NUL + compression method 0 */
         uLong bound = compressBound((uLong)md->icc_len);
         size_t head = sizeof name + 1;
-        uint8_t *chunk = sy__alloc(s->ctx, head + bound, 1, "iCCP", err);
+        uint8_t *chunk = sy__alloc(ctx, head + bound, 1, "iCCP", err);
         if (!chunk) return err ? err->code : SY_E_BUDGET;
         memcpy(chunk, name, sizeof name);
         chunk[sizeof name] = 0;
         uLongf packed = bound;
         if (compress2(chunk + head, &packed, md->icc, (uLong)md->icc_len, 9) == Z_OK)
-            st = sy__png_writer_add_chunk(s->png, "iCCP", chunk, (uint32_t)(head + packed), err);
-        sy__free(s->ctx, chunk);
+            st = sy__png_writer_add_chunk(png, "iCCP", chunk, (uint32_t)(head + packed), err);
+        sy__free(ctx, chunk);
     }
     if (st == SY_OK && md->xmp && md->xmp_len) {
         static const char keyword[] = "XML:com.adobe.xmp"; /* + NUL, flag 0, method 0, "" lang, "" translated */
         size_t head = sizeof keyword + 4;
-        uint8_t *chunk = sy__alloc(s->ctx, head + md->xmp_len, 1, "iTXt", err);
+        uint8_t *chunk = sy__alloc(ctx, head + md->xmp_len, 1, "iTXt", err);
         if (!chunk) return err ? err->code : SY_E_BUDGET;
         memcpy(chunk, keyword, sizeof keyword);
         memset(chunk + sizeof keyword, 0, 4);
         memcpy(chunk + head, md->xmp, md->xmp_len);
-        st = sy__png_writer_add_chunk(s->png, "iTXt", chunk, (uint32_t)(head + md->xmp_len), err);
-        sy__free(s->ctx, chunk);
+        st = sy__png_writer_add_chunk(png, "iTXt", chunk, (uint32_t)(head + md->xmp_len), err);
+        sy__free(ctx, chunk);
     }
     return st;
 }
@@ -207,5 +208,5 @@ sy_status sy__strip_sink_write_metadata(sy__strip_sink *s, const struct sy__meta
     if (s->format == SY_OUTPUT_JPEG)
         return sy__jpeg_writer_write_metadata(s->jpeg, md->exif, md->exif_len, md->xmp, md->xmp_len, md->icc,
                                               md->icc_len, err);
-    return png_metadata(s, md, err);
+    return sy__png_writer_add_metadata(s->ctx, s->png, md, err);
 }

@@ -19,6 +19,11 @@ sy_status sy__strip_sink_create(sy_context *ctx, FILE *file, const char *path, c
  * collages write none, so they carry no location). */
 struct sy__metadata;
 sy_status sy__strip_sink_write_metadata(sy__strip_sink *s, const struct sy__metadata *md, sy_error *err);
+/* The PNG part of the above on a bare PNG writer (eXIf, iCCP, iTXt XMP), for
+ * the still writer (CSources/edit). */
+struct sy__png_writer;
+sy_status sy__png_writer_add_metadata(sy_context *ctx, struct sy__png_writer *png, const struct sy__metadata *md,
+                                      sy_error *err);
 /* Starts the strip at row y0 (a multiple of 16) painted with the background. */
 void sy__strip_begin(sy__strip_sink *s, uint32_t y0);
 /* Copies the part of `cell` (placed at `rect`) that falls in the current strip. */

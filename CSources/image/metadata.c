@@ -68,6 +68,32 @@ int sy__exif_set_orientation(uint8_t *data, size_t len, uint8_t orientation) {
     return 1;
 }
 
+/* Writes `value` into a count-1 SHORT or LONG entry in place; 1 if written. */
+static int set_uint(tiff *t, size_t e, uint32_t value) {
+    if (!e || rd32(t, e + 4) != 1) return 0;
+    uint32_t type = rd16(t, e + 2);
+    uint8_t *v = t->p + e + 8;
+    if (type == 3 && value <= 0xFFFF) {
+        if (t->le) v[0] = (uint8_t)value, v[1] = (uint8_t)(value >> 8);
+        else v[0] = (uint8_t)(value >> 8), v[1] = (uint8_t)value;
+        return 1;
+    }
+    if (type != 4) return 0;
+    for (int i = 0; i < 4; i++) v[t->le ? i : 3 - i] = (uint8_t)(value >> (8 * i));
+    return 1;
+}
+
+int sy__exif_set_dimensions(uint8_t *data, size_t len, uint32_t width, uint32_t height) {
+    tiff t;
+    if (!tiff_open(&t, data, len)) return 0;
+    size_t exif_ptr = find_tag(&t, rd32(&t, 4), 0x8769);
+    if (!exif_ptr) return 0;
+    size_t ifd = rd32(&t, exif_ptr + 8);
+    int a = set_uint(&t, find_tag(&t, ifd, 0xA002), width);
+    int b = set_uint(&t, find_tag(&t, ifd, 0xA003), height);
+    return a || b;
+}
+
 static int ascii_at(const tiff *t, size_t e, char out[20]) {
     if (!e || rd16(t, e + 2) != 2 || rd32(t, e + 4) < 19) return 0;
     size_t at = rd32(t, e + 8);

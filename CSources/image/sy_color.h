@@ -30,4 +30,15 @@ static inline void sy__ycc_planes_to_rgb(const uint8_t *y, const uint8_t *cb, co
     }
 }
 
+/* In place: `n` interleaved JFIF YCbCr pixels to R'G'B' (same arithmetic as above). */
+static inline void sy__ycc_row_to_rgb(uint8_t *row, uint32_t n) {
+    for (uint32_t x = 0; x < n; x++) {
+        uint8_t *p = row + 3 * (size_t)x;
+        int Y = p[0] << 16, u = p[1] - 128, v = p[2] - 128;
+        p[0] = sy__clamp8((Y + 91881 * v + 32768) >> 16);
+        p[1] = sy__clamp8((Y - 22554 * u - 46802 * v + 32768) >> 16);
+        p[2] = sy__clamp8((Y + 116130 * u + 32768) >> 16);
+    }
+}
+
 #endif

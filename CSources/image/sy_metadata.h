@@ -24,6 +24,10 @@ void sy__metadata_free(sy_context *ctx, sy__metadata *md);
 
 /* Sets the Exif Orientation tag in place (when present); returns 1 if changed. */
 int sy__exif_set_orientation(uint8_t *tiff, size_t len, uint8_t orientation);
+/* Sets PixelXDimension / PixelYDimension (Exif IFD 0xA002 / 0xA003) in place
+ * when present as one SHORT or LONG; returns 1 if either changed. An edit
+ * changes the pixel size, and the Exif must not claim the old one. */
+int sy__exif_set_dimensions(uint8_t *tiff, size_t len, uint32_t width, uint32_t height);
 /* Finds DateTimeOriginal (or DateTime) "YYYY:MM:DD HH:MM:SS" into out[20]; 1 if found. */
 int sy__exif_capture_date(const uint8_t *tiff, size_t len, char out[20]);
 /* 1 when the Exif has a GPS IFD pointer (0x8825). */

@@ -6,7 +6,8 @@
  * carried over where the output format has a place for them (JPEG APP1/APP2,
  * HEIC Exif/XMP items and colr, PNG eXIf/iTXt/iCCP). The output is written to
  * a temporary file and renamed; an existing file is never destroyed by a
- * failed write. Memory: the whole upright image at 3 bytes per pixel plus the
+ * failed write. A conversion is sy_edit with the identity recipe (sy_edit.h).
+ * Memory: the whole upright image at 3 bytes per pixel plus the
  * encoder's working set. */
 #ifndef SY_CONVERT_H
 #define SY_CONVERT_H

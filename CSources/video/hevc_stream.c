@@ -16,6 +16,7 @@
  * after every sample; see slice_data_warning for which sample that is). */
 #include <libde265/de265.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sy_video_stream.h"
 #include "../hevc/sy_hevc_params.h"
@@ -314,6 +315,10 @@ sy_status sy__hevc_stream_create(sy_context *ctx, const uint8_t *config, size_t 
         return sy__fail(err, SY_E_CODEC, "libde265 could not create a decoder");
     }
     de265_set_parameter_bool(s->de, DE265_DECODER_PARAM_BOOL_SEI_CHECK_HASH, 0);
+    /* Worker threads decode the rows (WPP) or tiles of one picture in
+     * parallel; de265_decode still returns with the picture complete. */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores > 1) de265_start_worker_threads(s->de, (int)(cores < 4 ? cores : 4));
     de265_error e = DE265_OK;
     for (uint32_t i = 0; i < hvcc.ps_count && de265_isOK(e); i++)
         e = de265_push_NAL(s->de, config + hvcc.ps[i].offset, (int)hvcc.ps[i].length, 0, NULL);

@@ -8,6 +8,8 @@ let usage = """
       shiying sample-photos --count N [--seed S] [--width W --height H] [--format jpeg|heic] [--progressive] [--json] -o DIR
       shiying probe [--json] FILE...
       \(ConvertCommand.usage)
+      \(EditCommand.usage)
+      \(FiltersCommand.usage)
       \(DatePhraseCommand.usage)
       \(RecentCommand.usage)
       \(VideoCommand.usage)
@@ -26,6 +28,8 @@ func runMain() -> Int32 {
         case "sample-photos": return try SampleCommand.run(args)
         case "probe": return try ProbeCommand.run(args)
         case "convert": return try ConvertCommand.run(args)
+        case "edit": return try EditCommand.run(args)
+        case "filters": return try FiltersCommand.run(args)
         case "date-phrase": return try DatePhraseCommand.run(args)
         case "recent": return try RecentCommand.run(args)
         case "video": return try VideoCommand.run(args)

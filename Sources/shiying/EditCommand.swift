@@ -1,0 +1,121 @@
+import Foundation
+import Shiying
+
+/// `shiying edit IN --recipe R.json -o OUT [--size WxH] [--quality Q] [--format jpeg|png|heic] [--json]`
+/// (issue 5): render a recipe onto a photo and save it with its metadata.
+enum EditCommand {
+    static let usage = "shiying edit IN --recipe R.json -o OUT [--size WxH] [--quality Q] [--format jpeg|png|heic] [--json]"
+
+    static func run(_ args: [String]) throws -> Int32 {
+        let parsed = try Arguments(args, booleans: ["json"])
+        try parsed.rejectUnknown(["o", "output", "recipe", "size", "quality", "format"])
+        guard parsed.positionals.count == 1, let input = parsed.positionals.first else {
+            throw UsageError("one input photo\n\(usage)")
+        }
+        guard let output = parsed.options["o"] ?? parsed.options["output"] else { throw UsageError("-o OUT is required") }
+        guard let recipePath = parsed.options["recipe"] else { throw UsageError("--recipe R.json is required") }
+        var format: Editor.Format?
+        if let name = parsed.options["format"] {
+            guard let value = Editor.Format(rawValue: name == "jpg" ? "jpeg" : name) else { throw UsageError("--format jpeg|png|heic") }
+            format = value
+        }
+        let maxSize = try parsed.options["size"].map(parseSize)
+        let recipe = try loadRecipe(recipePath)
+        let progress = LateProgress(label: "edit")
+        let report = try Editor.save(input, recipe: recipe, to: output, format: format,
+                                     quality: try parsed.int("quality") ?? 90, maxSize: maxSize,
+                                     progress: progress.report)
+        progress.finish()
+        if parsed.has("json") {
+            print(try reportLine(report))
+        } else {
+            let kept = report.kept.isEmpty ? "no metadata" : report.kept.joined(separator: ", ")
+            print("\(output): \(report.format.rawValue) \(report.width)x\(report.height), kept \(kept)")
+        }
+        return 0
+    }
+
+    /// `WxH`; 0 leaves that side unlimited.
+    static func parseSize(_ text: String) throws -> (width: Int, height: Int) {
+        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w >= 0, h >= 0, w <= 65535, h <= 65535,
+              w + h > 0 else {
+            throw UsageError("--size expects WxH (e.g. 1170x1170; 0 = no limit on that side), got \(text)")
+        }
+        return (w, h)
+    }
+
+    /// Reads and validates the recipe; a relative `cube:` path is taken
+    /// relative to the recipe file's folder (docs/recipe-schema.md).
+    static func loadRecipe(_ path: String) throws -> EditRecipe {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ShiyingError(code: .io, message: "\(path): cannot read the recipe file", file: path)
+        }
+        var recipe: EditRecipe
+        do {
+            recipe = try EditRecipe(jsonData: data)
+        } catch let error as EditRecipeError {
+            throw ShiyingError(code: .usage, message: "\(path): invalid edit recipe: \(error.message)", file: path)
+        }
+        let prefix = EditRecipe.cubeFilterPrefix
+        if let id = recipe.filter?.id, id.hasPrefix(prefix) {
+            let cube = String(id.dropFirst(prefix.count))
+            if !cube.isEmpty && !cube.hasPrefix("/") {
+                let folder = (path as NSString).deletingLastPathComponent
+                recipe.filter?.id = prefix + (folder.isEmpty ? cube : (folder as NSString).appendingPathComponent(cube))
+            }
+        }
+        return recipe
+    }
+
+    /// One line of JSON: the report with snake_case keys and the recipe echoed
+    /// as a recipe object (its own camelCase keys, so it can be fed back).
+    static func reportLine(_ report: Editor.EditReport) throws -> String {
+        let line = try JSONReport.line(report)
+        guard var object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return line }
+        object["recipe"] = try JSONSerialization.jsonObject(with: report.recipe.jsonData())
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// `shiying filters [--json]`: the built-in filters by family.
+enum FiltersCommand {
+    static let usage = "shiying filters [--json]"
+
+    static func run(_ args: [String]) throws -> Int32 {
+        let parsed = try Arguments(args, booleans: ["json"])
+        try parsed.rejectUnknown([])
+        let filters = BuiltInFilter.all
+        var families: [String] = []
+        for filter in filters where !families.contains(filter.family) { families.append(filter.family) }
+        if parsed.has("json") {
+            struct Family: Encodable { let id: String; let filters: [BuiltInFilter] }
+            struct Listing: Encodable { let families: [Family]; let cubePrefix: String }
+            print(try JSONReport.line(Listing(families: families.map { f in Family(id: f, filters: filters.filter { $0.family == f }) },
+                                              cubePrefix: EditRecipe.cubeFilterPrefix)))
+        } else {
+            for family in families {
+                print("\(family):")
+                for filter in filters where filter.family == family { print("  \(filter.id)  \(filter.name) / \(filter.nameZh)") }
+            }
+            print("user filters: \"filter\": {\"id\": \"\(EditRecipe.cubeFilterPrefix)<path to .cube>\"}")
+        }
+        return 0
+    }
+}
+
+/// Progress on stderr only once a job has run for a second (short edits stay quiet).
+final class LateProgress: @unchecked Sendable {
+    private let inner: StderrProgress
+    private let start = ContinuousClock.now
+
+    init(label: String) { inner = StderrProgress(label: label) }
+
+    func report(_ phase: String, _ done: UInt64, _ total: UInt64) {
+        guard ContinuousClock.now - start > .seconds(1) else { return }
+        inner.report(phase, done, total)
+    }
+
+    func finish() { inner.finish() }
+}
