@@ -6,6 +6,7 @@
 
 #include "sy_hevc_params.h"
 #include "sy_rbsp.h"
+#include "sy_vui.h"
 
 /* profile_tier_level(1, max_sub_layers_minus1) */
 static void skip_profile_tier_level(sy__rbsp *r, unsigned sub_layers_minus1) {
@@ -99,24 +100,8 @@ static void parse_tail(sy__rbsp *r, unsigned sub_layers_minus1, sy__hevc_sps *s)
         s->has_vui = !r->bad;
         return;
     }
-    if (sy__rbsp_bit(r) && sy__rbsp_bits(r, 8) == 255) sy__rbsp_skip(r, 32); /* aspect ratio */
-    if (sy__rbsp_bit(r)) sy__rbsp_skip(r, 1);                                 /* overscan */
-    if (sy__rbsp_bit(r)) {                                                     /* video_signal_type_present */
-        sy__rbsp_skip(r, 3);
-        uint8_t full = (uint8_t)sy__rbsp_bit(r);
-        uint16_t primaries = 2, transfer = 2, matrix = 2;
-        if (sy__rbsp_bit(r)) {
-            primaries = (uint16_t)sy__rbsp_bits(r, 8);
-            transfer = (uint16_t)sy__rbsp_bits(r, 8);
-            matrix = (uint16_t)sy__rbsp_bits(r, 8);
-        }
-        if (r->bad) return;
-        s->colour.present = 1;
-        s->colour.full_range = full;
-        s->colour.primaries = primaries;
-        s->colour.transfer = transfer;
-        s->colour.matrix = matrix;
-    }
+    sy__vui_read_signal(r, &s->colour);
+    if (r->bad) return;
     s->has_vui = !r->bad;
 }
 

@@ -4,6 +4,7 @@
 
 #include "sy_h264_sps.h"
 #include "../hevc/sy_rbsp.h"
+#include "../hevc/sy_vui.h"
 
 static void skip_scaling_list(sy__rbsp *r, unsigned size) {
     int32_t last = 8, next = 8;
@@ -36,24 +37,8 @@ static void skip_hrd(sy__rbsp *r) {
 }
 
 static void parse_vui(sy__rbsp *r, sy__h264_sps *s) {
-    if (sy__rbsp_bit(r) && sy__rbsp_bits(r, 8) == 255) sy__rbsp_skip(r, 32); /* aspect ratio */
-    if (sy__rbsp_bit(r)) sy__rbsp_skip(r, 1);                                 /* overscan */
-    if (sy__rbsp_bit(r)) {                                                     /* video_signal_type_present */
-        sy__rbsp_skip(r, 3);
-        uint8_t full = (uint8_t)sy__rbsp_bit(r);
-        uint16_t primaries = 2, transfer = 2, matrix = 2;
-        if (sy__rbsp_bit(r)) {
-            primaries = (uint16_t)sy__rbsp_bits(r, 8);
-            transfer = (uint16_t)sy__rbsp_bits(r, 8);
-            matrix = (uint16_t)sy__rbsp_bits(r, 8);
-        }
-        if (r->bad) return;
-        s->colour.present = 1;
-        s->colour.full_range = full;
-        s->colour.primaries = primaries;
-        s->colour.transfer = transfer;
-        s->colour.matrix = matrix;
-    }
+    sy__vui_read_signal(r, &s->colour);
+    if (r->bad) return;
     if (sy__rbsp_bit(r)) { /* chroma_loc_info_present */
         (void)sy__rbsp_ue(r);
         (void)sy__rbsp_ue(r);
