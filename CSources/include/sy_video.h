@@ -20,6 +20,7 @@
 #define SY_VIDEO_H
 
 #include "sy_base.h"
+#include "sy_render.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -127,6 +128,11 @@ void sy_video_encoder_destroy(sy_video_encoder *enc);
 
 /* ---- transcoding ---- */
 
+/** Sees every frame as it goes to the encoder (after the renderer): the exact
+ *  pixels that get encoded. Borrowed for the call; a non-OK status stops the job. */
+typedef sy_status (*sy_video_frame_observer)(void *user, uint32_t index, const uint8_t *rgb, size_t stride,
+                                             uint32_t width, uint32_t height, sy_error *err);
+
 typedef struct sy_video_transcode_options {
     uint32_t version;          /* 1 */
     uint32_t container;        /* 'qt  ' (.mov) or 'isom' (.mp4); 0 = from the output extension */
@@ -135,6 +141,10 @@ typedef struct sy_video_transcode_options {
     uint32_t threads;          /* 0 = one per core */
     int copy_audio;            /* 1 (default): the first audio track copied sample-for-sample */
     int copy_metadata;         /* 1 (default): movie-level mdta items copied */
+    const sy_recipe *recipe;   /* NULL = none; else every upright frame goes through sy_render with it
+                                  (one renderer for the whole movie), output at native size */
+    sy_video_frame_observer observer; /* may be NULL */
+    void *observer_user;
 } sy_video_transcode_options;
 
 void sy_video_transcode_options_init(sy_video_transcode_options *opts);

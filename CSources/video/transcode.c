@@ -1,6 +1,7 @@
 /* transcode.c — movie in, HEVC movie out (issue 4, `shiying video transcode`).
  *
- * reader (upright RGB frames, presentation order) -> the shared frame path ->
+ * reader (upright RGB frames, presentation order) -> the shared frame path
+ * (sy_render with the caller's recipe, the renderer every still uses) ->
  * x265 encoder (SPEC C14 bitrate) -> muxer; the first audio track is copied
  * sample-for-sample and interleaved by time, movie-level `mdta` items are
  * copied. Memory stays bounded: the decoder's picture buffer, one RGB frame,
@@ -72,6 +73,9 @@ typedef struct job {
     int64_t first_dts, min_pts;
     uint32_t packets;
     audio_copy audio;
+    sy_renderer *renderer;    /* with a recipe: the one frame renderer for every frame */
+    uint8_t *rendered;
+    size_t rendered_stride;
 } job;
 
 /* ---- audio ---- */
@@ -212,14 +216,28 @@ static uint16_t encodable_matrix(uint16_t code) { return code == 1 || code == 5 
 static sy_status run(job *j, sy_video_reader *reader, const char *output, const sy_video_transcode_options *o,
                      uint32_t container, sy_video_transcode_report *rep, sy_error *err) {
     const sy_video_reader_info *vi = sy_video_reader_info_get(reader);
-    /* 4:2:0 needs even sides: an odd last column/row is dropped (the encoder
-     * reads width*3 bytes per row, so no copy is needed). */
-    uint32_t out_width = vi->width & ~1u, out_height = vi->height & ~1u;
-    if (out_width < 64 || out_height < 64)
-        return sy__fail(err, SY_E_UNSUPPORTED, "%s: %ux%u video is too small to encode", j->input, vi->width,
-                        vi->height);
+    /* The shared frame path: with a recipe, one renderer (sy_render) for the
+     * whole movie turns each upright frame into the encoded picture. 4:2:0
+     * needs even sides: an odd last column/row is dropped (the encoder reads
+     * width*3 bytes per row, so no copy is needed). */
+    uint32_t frame_width = vi->width, frame_height = vi->height;
     sy_status st = SY_OK;
-
+    if (o->recipe) {
+        st = sy_render_output_size(o->recipe, vi->width, vi->height, 0, 0, 0, &frame_width, &frame_height, err);
+        if (st == SY_OK)
+            st = sy_renderer_create(j->ctx, o->recipe, vi->width, vi->height, frame_width, frame_height,
+                                    &j->renderer, err);
+        if (st == SY_OK) {
+            j->rendered_stride = (size_t)frame_width * 3;
+            j->rendered = sy__alloc(j->ctx, j->rendered_stride, frame_height, "rendered frame", err);
+            if (!j->rendered) st = err ? err->code : SY_E_BUDGET;
+        }
+        if (st != SY_OK) return st;
+    }
+    uint32_t out_width = frame_width & ~1u, out_height = frame_height & ~1u;
+    if (out_width < 64 || out_height < 64)
+        return sy__fail(err, SY_E_UNSUPPORTED, "%s: %ux%u video is too small to encode (64x64 at least)", j->input,
+                        frame_width, frame_height);
     sy_video_encoder_options eo;
     sy_video_encoder_options_init(&eo);
     eo.width = out_width;
@@ -282,9 +300,17 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
         int end = 0;
         st = sy_video_reader_next(reader, &frame, &end, err);
         if (st != SY_OK || end) break;
-        /* The shared frame path: frames arrive upright; an edit recipe's
-         * renderer (issue 5) applies here, per frame, before encoding. */
-        st = sy_video_encoder_push_rgb(enc, frame.rgb, frame.stride, (int64_t)frames * eo.frame_duration, err);
+        const uint8_t *rgb = frame.rgb;
+        size_t stride = frame.stride;
+        if (j->renderer) {
+            sy_pixels src = {frame.rgb, frame.stride, frame.width, frame.height};
+            st = sy_renderer_render_rows(j->renderer, &src, 0, frame_height, j->rendered, j->rendered_stride, err);
+            rgb = j->rendered;
+            stride = j->rendered_stride;
+        }
+        if (st == SY_OK && o->observer)
+            st = o->observer(o->observer_user, frames, rgb, stride, out_width, out_height, err);
+        if (st == SY_OK) st = sy_video_encoder_push_rgb(enc, rgb, stride, (int64_t)frames * eo.frame_duration, err);
         frames++;
         sy__progress(j->ctx, "frames", frames, vi->frame_count);
     }
@@ -338,6 +364,8 @@ sy_status sy_video_transcode(sy_context *ctx, const char *input, const char *out
     }
     sy_mov_writer_destroy(j.writer); /* removes the temporary file unless finished */
     sy__free(ctx, j.held);
+    sy__free(ctx, j.rendered);
+    sy_renderer_destroy(j.renderer);
     audio_close(&j);
     sy_video_reader_close(reader);
     return st;
