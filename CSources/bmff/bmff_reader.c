@@ -175,3 +175,13 @@ int sy_bmff_cstring(sy_bmff_span *s, char *out, size_t cap) {
     s->left -= used;
     return 1;
 }
+
+int sy_bmff_full_header(sy_bmff_span *s, uint8_t *version, uint32_t *flags) {
+    uint32_t v;
+    *version = 0;
+    *flags = 0;
+    if (!sy_bmff_u32(s, &v)) return 0;
+    *version = (uint8_t)(v >> 24);
+    *flags = v & 0xFFFFFFu;
+    return 1;
+}

@@ -129,17 +129,6 @@ static sy_bmff_span payload_span(const sy_heif_file *f, const sy_bmff_box *b) {
     return s;
 }
 
-/* Reads version and flags of a full box. */
-static int full_header(sy_bmff_span *s, uint8_t *version, uint32_t *flags) {
-    uint32_t v;
-    *version = 0;
-    *flags = 0;
-    if (!sy_bmff_u32(s, &v)) return 0;
-    *version = (uint8_t)(v >> 24);
-    *flags = v & 0xFFFFFFu;
-    return 1;
-}
-
 static heif_item *find_item(const sy_heif_file *f, uint32_t id) {
     if (!f || !f->items) return NULL;
     uint32_t lo = 0, hi = f->item_count;
@@ -205,7 +194,7 @@ static sy_status parse_hdlr(sy_heif_file *f, const sy_bmff_box *b, sy_error *err
     sy_bmff_span s = payload_span(f, b);
     uint8_t v;
     uint32_t flags, handler;
-    if (!full_header(&s, &v, &flags) || !sy_bmff_skip(&s, 4) || !sy_bmff_u32(&s, &handler))
+    if (!sy_bmff_full_header(&s, &v, &flags) || !sy_bmff_skip(&s, 4) || !sy_bmff_u32(&s, &handler))
         return bad(f, err, SY_E_INVALID_INPUT, b->type, abs_off(f, b->offset), "hdlr too short");
     if (handler != FCC('p', 'i', 'c', 't')) {
         char name[16];
@@ -219,7 +208,7 @@ static sy_status parse_pitm(sy_heif_file *f, const sy_bmff_box *b, sy_error *err
     sy_bmff_span s = payload_span(f, b);
     uint8_t v;
     uint32_t flags;
-    if (!full_header(&s, &v, &flags) || v > 1)
+    if (!sy_bmff_full_header(&s, &v, &flags) || v > 1)
         return bad(f, err, SY_E_INVALID_INPUT, b->type, abs_off(f, b->offset), "bad pitm header (version %u)", v);
     uint16_t id16;
     uint32_t id32;
@@ -236,7 +225,7 @@ static sy_status parse_infe(sy_heif_file *f, const sy_bmff_box *b, heif_item *it
     uint8_t v;
     uint32_t flags;
     *used = 0;
-    if (!full_header(&s, &v, &flags))
+    if (!sy_bmff_full_header(&s, &v, &flags))
         return bad(f, err, SY_E_INVALID_INPUT, b->type, abs_off(f, b->offset), "infe too short");
     if (v > 3) return SY_OK; /* unknown version: skip the entry */
     memset(it, 0, sizeof *it);
@@ -269,7 +258,7 @@ static sy_status parse_iinf(sy_heif_file *f, const sy_bmff_cursor *meta, const s
     sy_bmff_span s = payload_span(f, b);
     uint8_t v;
     uint32_t flags;
-    if (!full_header(&s, &v, &flags) || v > 1)
+    if (!sy_bmff_full_header(&s, &v, &flags) || v > 1)
         return bad(f, err, SY_E_INVALID_INPUT, b->type, abs_off(f, b->offset), "bad iinf header (version %u)", v);
     uint64_t skip = 4 + (v == 0 ? 2 : 4);
     if (b->payload_size < skip) return bad(f, err, SY_E_INVALID_INPUT, b->type, abs_off(f, b->offset), "iinf too short");
@@ -337,7 +326,7 @@ static sy_status walk_iloc(sy_heif_file *f, const sy_bmff_box *b, int fill, uint
     sy_bmff_span s = payload_span(f, b);
     uint8_t v, sizes1, sizes2;
     uint32_t flags;
-    if (!full_header(&s, &v, &flags) || v > 2)
+    if (!sy_bmff_full_header(&s, &v, &flags) || v > 2)
         return bad(f, err, SY_E_INVALID_INPUT, b->type, at, "bad iloc header (version %u)", v);
     if (!sy_bmff_u8(&s, &sizes1) || !sy_bmff_u8(&s, &sizes2))
         return bad(f, err, SY_E_INVALID_INPUT, b->type, at, "iloc too short");
@@ -428,7 +417,7 @@ static sy_status walk_iref(sy_heif_file *f, const sy_bmff_cursor *meta, const sy
     sy_bmff_span s = payload_span(f, b);
     uint8_t v;
     uint32_t flags;
-    if (!full_header(&s, &v, &flags) || v > 1)
+    if (!sy_bmff_full_header(&s, &v, &flags) || v > 1)
         return bad(f, err, SY_E_INVALID_INPUT, b->type, at, "bad iref header (version %u)", v);
     const unsigned id_size = v == 0 ? 2 : 4;
     sy_bmff_cursor c;
@@ -616,7 +605,7 @@ static void apply_property(sy_heif_file *f, heif_item *it, const heif_prop *p) {
         break;
     case FCC('i', 's', 'p', 'e'): {
         uint32_t w, h;
-        if (!it->seen_ispe && full_header(&s, &v, &flags) && v == 0 && sy_bmff_u32(&s, &w) && sy_bmff_u32(&s, &h)) {
+        if (!it->seen_ispe && sy_bmff_full_header(&s, &v, &flags) && v == 0 && sy_bmff_u32(&s, &w) && sy_bmff_u32(&s, &h)) {
             it->seen_ispe = 1;
             info->has_ispe = 1;
             info->width = w;
@@ -670,7 +659,7 @@ static void apply_property(sy_heif_file *f, heif_item *it, const heif_prop *p) {
         break;
     }
     case FCC('p', 'i', 'x', 'i'):
-        if (!it->seen_pixi && full_header(&s, &v, &flags) && sy_bmff_u8(&s, &u8)) {
+        if (!it->seen_pixi && sy_bmff_full_header(&s, &v, &flags) && sy_bmff_u8(&s, &u8)) {
             uint8_t bits = 0;
             if (u8 == 0 || sy_bmff_u8(&s, &bits)) {
                 it->seen_pixi = 1;
@@ -680,7 +669,7 @@ static void apply_property(sy_heif_file *f, heif_item *it, const heif_prop *p) {
         }
         break;
     case FCC('a', 'u', 'x', 'C'):
-        if (!it->seen_auxc && full_header(&s, &v, &flags)) {
+        if (!it->seen_auxc && sy_bmff_full_header(&s, &v, &flags)) {
             it->seen_auxc = 1;
             sy_bmff_cstring(&s, info->aux_type, sizeof info->aux_type);
         }
@@ -696,7 +685,7 @@ static sy_status parse_ipma(sy_heif_file *f, const sy_bmff_box *b, const heif_pr
     sy_bmff_span s = payload_span(f, b);
     uint8_t v;
     uint32_t flags, entries;
-    if (!full_header(&s, &v, &flags) || v > 1 || !sy_bmff_u32(&s, &entries))
+    if (!sy_bmff_full_header(&s, &v, &flags) || v > 1 || !sy_bmff_u32(&s, &entries))
         return bad(f, err, SY_E_INVALID_INPUT, b->type, at, "bad ipma header (version %u)", v);
     const unsigned id_size = v == 0 ? 2 : 4, index_size = (flags & 1) ? 2 : 1;
     if (entries > s.left / (id_size + 1))
@@ -786,7 +775,7 @@ static sy_status parse_meta(sy_heif_file *f, uint64_t header, sy_error *err) {
     sy_bmff_span s = {f->meta + header, f->meta_size - header};
     uint8_t v;
     uint32_t flags;
-    if (!full_header(&s, &v, &flags) || v != 0)
+    if (!sy_bmff_full_header(&s, &v, &flags) || v != 0)
         return bad(f, err, SY_E_INVALID_INPUT, FCC('m', 'e', 't', 'a'), at, "bad meta header (version %u)", v);
     sy_bmff_cursor meta;
     sy_bmff_cursor_init(&meta, f->meta, f->meta_offset, header + 4, f->meta_size);

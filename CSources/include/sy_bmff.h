@@ -68,6 +68,8 @@ int sy_bmff_skip(sy_bmff_span *s, uint64_t n);
  *  by the end of the span (no NUL) is taken whole; returns 0 with out = ""
  *  only when no bytes remain. */
 int sy_bmff_cstring(sy_bmff_span *s, char *out, size_t cap);
+/** A full box's version and 24-bit flags (both 0 when fewer than 4 bytes remain, returning 0). */
+int sy_bmff_full_header(sy_bmff_span *s, uint8_t *version, uint32_t *flags);
 
 /* ---- writing ---- */
 typedef struct sy_bmff_writer sy_bmff_writer;

@@ -134,16 +134,6 @@ static sy_bmff_span span_of(const sy_mov *m, const sy_bmff_box *b) {
     return s;
 }
 
-static int full_header(sy_bmff_span *s, uint8_t *version, uint32_t *flags) {
-    uint32_t v;
-    *version = 0;
-    *flags = 0;
-    if (!sy_bmff_u32(s, &v)) return 0;
-    *version = (uint8_t)(v >> 24);
-    *flags = v & 0xFFFFFFu;
-    return 1;
-}
-
 static void *block_alloc(sy_mov *m, size_t count, size_t size, const char *reason, sy_error *err) {
     size_t bytes;
     if (!sy__mul_ok(count, size, &bytes) || bytes > SIZE_MAX - sizeof(mov_block) - 16) {
@@ -183,7 +173,7 @@ static sy_status parse_mvhd(sy_mov *m, const sy_bmff_box *b, sy_error *err) {
     uint8_t v;
     uint32_t flags, ts = 0, d32 = 0;
     uint64_t d64 = 0;
-    int ok = full_header(&s, &v, &flags);
+    int ok = sy_bmff_full_header(&s, &v, &flags);
     if (ok && v == 1) ok = sy_bmff_skip(&s, 16) && sy_bmff_u32(&s, &ts) && sy_bmff_u64(&s, &d64);
     else if (ok && v == 0) {
         ok = sy_bmff_skip(&s, 8) && sy_bmff_u32(&s, &ts) && sy_bmff_u32(&s, &d32);
@@ -232,7 +222,7 @@ static sy_status parse_meta(sy_mov *m, const sy_bmff_cursor *parent, const sy_bm
             sy_bmff_span s = span_of(m, &b);
             uint8_t v;
             uint32_t f;
-            if (full_header(&s, &v, &f) && sy_bmff_skip(&s, 4)) sy_bmff_u32(&s, &handler);
+            if (sy_bmff_full_header(&s, &v, &f) && sy_bmff_skip(&s, 4)) sy_bmff_u32(&s, &handler);
         } else if (b.type == FCC('k', 'e', 'y', 's') && !keys.type) {
             keys = b;
         } else if (b.type == FCC('i', 'l', 's', 't') && !ilst.type) {
@@ -244,7 +234,7 @@ static sy_status parse_meta(sy_mov *m, const sy_bmff_cursor *parent, const sy_bm
     sy_bmff_span s = span_of(m, &keys);
     uint8_t v;
     uint32_t f, count;
-    if (!full_header(&s, &v, &f) || !sy_bmff_u32(&s, &count))
+    if (!sy_bmff_full_header(&s, &v, &f) || !sy_bmff_u32(&s, &count))
         return bad(m, err, SY_E_INVALID_INPUT, keys.type, abs_off(m, keys.offset), "keys too short");
     if (count > s.left / 8)
         return bad(m, err, SY_E_INVALID_INPUT, keys.type, abs_off(m, keys.offset),
@@ -392,7 +382,7 @@ static sy_status parse_stsd(mov_track *t, sy_mov *m, const sy_bmff_cursor *paren
     sy_bmff_span s = span_of(m, b);
     uint8_t v;
     uint32_t f, count;
-    if (!full_header(&s, &v, &f) || !sy_bmff_u32(&s, &count))
+    if (!sy_bmff_full_header(&s, &v, &f) || !sy_bmff_u32(&s, &count))
         return bad(m, err, SY_E_INVALID_INPUT, b->type, abs_off(m, b->offset), "stsd too short");
     if (count > s.left / 8)
         return bad(m, err, SY_E_INVALID_INPUT, b->type, abs_off(m, b->offset),
@@ -452,7 +442,7 @@ static sy_status table(sy_mov *m, const sy_bmff_box *b, uint32_t entry, const ui
     uint8_t v;
     uint32_t f, count;
     char name[16];
-    if (!full_header(&s, &v, &f) || !sy_bmff_u32(&s, &count))
+    if (!sy_bmff_full_header(&s, &v, &f) || !sy_bmff_u32(&s, &count))
         return bad(m, err, SY_E_INVALID_INPUT, b->type, abs_off(m, b->offset), "%s too short",
                    sy_bmff_fourcc_text(b->type, name));
     if (count > s.left / entry)
@@ -517,7 +507,7 @@ static sy_status parse_stbl(mov_track *t, sy_mov *m, const sy_bmff_cursor *paren
             }
             sy_bmff_span s = span_of(m, &b);
             uint32_t f, size, count;
-            if (!full_header(&s, &v, &f) || !sy_bmff_u32(&s, &size) || !sy_bmff_u32(&s, &count))
+            if (!sy_bmff_full_header(&s, &v, &f) || !sy_bmff_u32(&s, &size) || !sy_bmff_u32(&s, &count))
                 return bad(m, err, SY_E_INVALID_INPUT, b.type, bo, "stsz too short");
             if (size == 0 && count > s.left / 4)
                 return bad(m, err, SY_E_INVALID_INPUT, b.type, bo, "stsz declares %u sizes but holds %llu bytes", count,
@@ -535,7 +525,7 @@ static sy_status parse_stbl(mov_track *t, sy_mov *m, const sy_bmff_cursor *paren
             }
             sy_bmff_span s = span_of(m, &b);
             uint32_t f, field, count;
-            if (!full_header(&s, &v, &f) || !sy_bmff_u32(&s, &field) || !sy_bmff_u32(&s, &count))
+            if (!sy_bmff_full_header(&s, &v, &f) || !sy_bmff_u32(&s, &field) || !sy_bmff_u32(&s, &count))
                 return bad(m, err, SY_E_INVALID_INPUT, b.type, bo, "stz2 too short");
             field &= 0xFF;
             if (field != 4 && field != 8 && field != 16)
@@ -638,7 +628,7 @@ static sy_status parse_tkhd(mov_track *t, sy_mov *m, const sy_bmff_box *b, sy_er
     uint8_t v;
     uint32_t flags, id = 0, d32 = 0, w = 0, h = 0;
     uint64_t d64 = 0;
-    int ok = full_header(&s, &v, &flags);
+    int ok = sy_bmff_full_header(&s, &v, &flags);
     if (ok && v == 1) ok = sy_bmff_skip(&s, 16) && sy_bmff_u32(&s, &id) && sy_bmff_skip(&s, 4) && sy_bmff_u64(&s, &d64);
     else if (ok && v == 0) {
         ok = sy_bmff_skip(&s, 8) && sy_bmff_u32(&s, &id) && sy_bmff_skip(&s, 4) && sy_bmff_u32(&s, &d32);
@@ -674,7 +664,7 @@ static sy_status parse_mdhd(mov_track *t, sy_mov *m, const sy_bmff_box *b, sy_er
     uint32_t flags, ts = 0, d32 = 0;
     uint64_t d64 = 0;
     uint16_t lang = 0;
-    int ok = full_header(&s, &v, &flags);
+    int ok = sy_bmff_full_header(&s, &v, &flags);
     if (ok && v == 1) ok = sy_bmff_skip(&s, 16) && sy_bmff_u32(&s, &ts) && sy_bmff_u64(&s, &d64);
     else if (ok && v == 0) {
         ok = sy_bmff_skip(&s, 8) && sy_bmff_u32(&s, &ts) && sy_bmff_u32(&s, &d32);
@@ -695,7 +685,7 @@ static sy_status parse_elst(mov_track *t, sy_mov *m, const sy_bmff_box *b, sy_er
     sy_bmff_span s = span_of(m, b);
     uint8_t v;
     uint32_t flags, count;
-    if (!full_header(&s, &v, &flags) || !sy_bmff_u32(&s, &count) || v > 1) return SY_OK; /* optional: ignored */
+    if (!sy_bmff_full_header(&s, &v, &flags) || !sy_bmff_u32(&s, &count) || v > 1) return SY_OK; /* optional: ignored */
     const uint32_t entry = v == 1 ? 20 : 12;
     (void)err;
     if (count > s.left / entry) return SY_OK; /* optional: a lying count is ignored */
@@ -750,7 +740,7 @@ static sy_status parse_trak(mov_track *t, sy_mov *m, const sy_bmff_cursor *paren
     sy_bmff_span s = span_of(m, &hdlr);
     uint8_t v;
     uint32_t f;
-    if (!full_header(&s, &v, &f) || !sy_bmff_skip(&s, 4) || !sy_bmff_u32(&s, &t->info.handler))
+    if (!sy_bmff_full_header(&s, &v, &f) || !sy_bmff_skip(&s, 4) || !sy_bmff_u32(&s, &t->info.handler))
         return bad(m, err, SY_E_INVALID_INPUT, hdlr.type, abs_off(m, hdlr.offset), "track %u: hdlr too short", id);
     if ((st = only_child(m, parent, &mdia, FCC('m', 'i', 'n', 'f'), &minf, id, 1, err)) != SY_OK) return st;
     if ((st = only_child(m, parent, &minf, FCC('s', 't', 'b', 'l'), &stbl, id, 1, err)) != SY_OK) return st;
