@@ -2,7 +2,7 @@
  *
  * Every input codec (JPEG, PNG, HEIF) opens as an sy__source that hands out
  * rows top to bottom in the file's stored orientation, 3 interleaved 8-bit
- * channels per pixel. The cell builder resamples them and applies the EXIF
+ * channels per pixel. The cell builder renders them and applies the EXIF
  * orientation; nothing upstream needs to know which codec it was.
  */
 #ifndef SY_SOURCE_H

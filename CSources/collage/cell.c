@@ -1,11 +1,12 @@
-/* cell.c — build one collage cell: crop window, decode at scale, resample,
+/* cell.c — build one collage cell: decode at scale, render through the one
+ * frame renderer (centre-crop to cover, antialiased downscale) strip-wise,
  * turn upright (EXIF orientation) and store as planes. */
 #include <math.h>
 #include <string.h>
 
 #include "../base/sy_internal.h"
 #include "../image/sy_color.h"
-#include "../resample/sy_resample.h"
+#include "../render/sy_render_window.h"
 #include "sy_cell.h"
 
 size_t sy__cell_plane_bytes(uint32_t width, uint32_t height, uint32_t chroma_shift) {
@@ -66,20 +67,6 @@ static affine orientation_map(uint8_t o, int tw, int th) {
     case 7: return (affine){0, -1, th - 1, -1, 0, tw - 1};
     case 8: return (affine){0, 1, 0, -1, 0, tw - 1};
     default: return (affine){1, 0, 0, 0, 1, 0};
-    }
-}
-
-/* Stored-frame rectangle (edges) showing the upright rectangle (ux, uy, uw, uh). */
-static sy__window upright_to_stored(uint8_t o, double ws, double hs, double ux, double uy, double uw, double uh) {
-    switch (o) {
-    case 2: return (sy__window){ws - ux - uw, uy, uw, uh};
-    case 3: return (sy__window){ws - ux - uw, hs - uy - uh, uw, uh};
-    case 4: return (sy__window){ux, hs - uy - uh, uw, uh};
-    case 5: return (sy__window){uy, ux, uh, uw};
-    case 6: return (sy__window){uy, hs - ux - uw, uh, uw};
-    case 7: return (sy__window){ws - uy - uh, hs - ux - uw, uh, uw};
-    case 8: return (sy__window){ws - uy - uh, ux, uh, uw};
-    default: return (sy__window){ux, uy, uw, uh};
     }
 }
 
@@ -152,7 +139,7 @@ static void store_pair_420(sink_state *s, uint32_t y, const uint8_t *a, const ui
 static sy_status cell_sink(void *user, uint32_t y, const uint8_t *row, sy_error *err) {
     (void)err;
     sink_state *s = user;
-    uint8_t *r = (uint8_t *)row; /* the resampler's scratch row: ours to modify */
+    uint8_t *r = (uint8_t *)row; /* the cell band row: ours to modify */
     if (s->to_ycc) sy__rgb_to_ycc_row(r, s->tw);
     if (!s->cell->chroma_shift) {
         store_full(s, y, r);
@@ -164,54 +151,96 @@ static sy_status cell_sink(void *user, uint32_t y, const uint8_t *row, sy_error 
     return SY_OK;
 }
 
-sy_status sy__cell_from_source(sy_context *ctx, sy__source *src, uint32_t full_width, uint32_t full_height,
-                               uint32_t width, uint32_t height, sy__fit fit, uint32_t chroma_shift,
-                               sy__cell *cell, sy_error *err) {
+/* Rows of source the window may hold at once: a band of target rows plus
+ * the filter taps, within this many bytes (a big downscale narrows the band). */
+#define WINDOW_CAP ((size_t)2 << 20)
+#define BAND_ROWS 16u
+
+/* Rows of the largest window a band of `band` rows needs. */
+static uint32_t window_rows(const sy_renderer *r, uint32_t height, uint32_t band) {
+    uint32_t most = 1, first, last;
+    for (uint32_t y = 0; y < height; y += band)
+        if (sy__renderer_source_rows(r, y, band < height - y ? band : height - y, &first, &last) &&
+            last - first + 1 > most)
+            most = last - first + 1;
+    return most;
+}
+
+/* Streams the source through the renderer band by band into the sink. */
+static sy_status render_stream(sy_context *ctx, sy__source *src, const sy_renderer *r, uint32_t tw, uint32_t th,
+                               sink_state *sink, sy_error *err) {
+    size_t row_bytes = (size_t)src->width * 3;
+    uint32_t band = BAND_ROWS, cap = window_rows(r, th, band);
+    while (band > 1 && cap * row_bytes > WINDOW_CAP) cap = window_rows(r, th, band /= 2);
+    uint8_t *window = sy__alloc(ctx, (size_t)cap * row_bytes + 16, 1, "cell source window", err);
+    uint8_t **fill = sy__alloc(ctx, cap, sizeof *fill, "cell source rows", err);
+    uint8_t *out = sy__alloc(ctx, band, (size_t)tw * 3, "cell band", err);
+    sy_status st = window && fill && out ? SY_OK : (err ? err->code : SY_E_BUDGET);
+    uint32_t win_first = 0, win_rows = 0; /* source rows [win_first, win_first + win_rows) are held */
+    for (uint32_t y = 0; y < th && st == SY_OK; y += band) {
+        uint32_t count = band < th - y ? band : th - y, first, last;
+        if (sy__renderer_source_rows(r, y, count, &first, &last)) {
+            uint32_t read_to = win_first + win_rows; /* next row the decoder delivers */
+            if (first >= read_to) { /* nothing held is needed: skip ahead */
+                if (first > read_to && (st = src->skip_rows(src, first - read_to, err)) != SY_OK) break;
+                win_first = first, win_rows = 0;
+            } else if (first > win_first) { /* drop the rows above the band */
+                memmove(window, window + (size_t)(first - win_first) * row_bytes,
+                        (size_t)(read_to - first) * row_bytes);
+                win_rows -= first - win_first, win_first = first;
+            }
+            uint32_t want = last + 1 - win_first;
+            if (want > win_rows) {
+                for (uint32_t i = win_rows; i < want; i++) fill[i - win_rows] = window + (size_t)i * row_bytes;
+                if ((st = src->read_rows(src, fill, want - win_rows, err)) != SY_OK) break;
+                if (src->pixels == SY__PIX_YCC) sy__ycc_rows_to_rgb(fill, want - win_rows, src->width); /* renderer: R'G'B' */
+                win_rows = want;
+            }
+        }
+        st = sy__renderer_render_window(r, window, row_bytes, win_first, win_rows, y, count, out, (size_t)tw * 3, err);
+        for (uint32_t i = 0; i < count && st == SY_OK; i++) st = cell_sink(sink, y + i, out + (size_t)i * tw * 3, err);
+    }
+    sy__free(ctx, window);
+    sy__free(ctx, fill);
+    sy__free(ctx, out);
+    return st;
+}
+
+sy_status sy__cell_from_source(sy_context *ctx, sy__source *src, uint32_t width, uint32_t height,
+                               uint32_t chroma_shift, sy__cell *cell, sy_error *err) {
     uint8_t o = src->orientation >= 1 && src->orientation <= 8 ? src->orientation : 1;
     int turned = o >= 5;
-    double up_w = turned ? full_height : full_width, up_h = turned ? full_width : full_height;
-    /* Crop window in upright coordinates. */
-    double cx = 0, cy = 0, cw = up_w, ch = up_h;
-    if (fit == SY__FIT_FILL) {
-        double want = (double)width / height;
-        if (up_w / up_h > want) cw = up_h * want, cx = (up_w - cw) / 2;
-        else ch = up_w / want, cy = (up_h - ch) / 2;
-    }
-    sy__window win = upright_to_stored(o, full_width, full_height, cx, cy, cw, ch);
-    /* Into the delivered (possibly DCT-scaled) frame. */
-    double fx = (double)src->width / full_width, fy = (double)src->height / full_height;
-    win.x *= fx, win.width *= fx, win.y *= fy, win.height *= fy;
+    /* Rendered in the stored orientation (so the decoder's rows stream
+     * top to bottom), then placed upright by the sink. */
     uint32_t tw = turned ? height : width, th = turned ? width : height;
-
-    sy_status st = cell_alloc(ctx, width, height, chroma_shift, cell, err);
+    sy_recipe identity;
+    sy_recipe_init(&identity);
+    sy_renderer *r = NULL;
+    sy_status st = sy_renderer_create(ctx, &identity, src->width, src->height, tw, th, &r, err);
     if (st != SY_OK) return st;
-    cell->pixels = chroma_shift ? SY__PIX_YCC : src->pixels;
-    sink_state s = {.cell = cell, .map = orientation_map(o, (int)tw, (int)th), .tw = tw,
-                    .to_ycc = chroma_shift && src->pixels == SY__PIX_RGB};
-    if (chroma_shift) {
-        s.pending = sy__alloc(ctx, tw, 3, "cell pending row", err);
-        if (!s.pending) {
-            sy__cell_release(ctx, cell);
-            return err ? err->code : SY_E_BUDGET;
-        }
+    if ((st = cell_alloc(ctx, width, height, chroma_shift, cell, err)) != SY_OK) {
+        sy_renderer_destroy(r);
+        return st;
     }
-    st = sy__resample_stream(ctx, src, win, tw, th, cell_sink, &s, err);
+    cell->pixels = chroma_shift ? SY__PIX_YCC : SY__PIX_RGB;
+    sink_state s = {.cell = cell, .map = orientation_map(o, (int)tw, (int)th), .tw = tw, .to_ycc = chroma_shift != 0};
+    if (chroma_shift && !(s.pending = sy__alloc(ctx, tw, 3, "cell pending row", err))) st = err ? err->code : SY_E_BUDGET;
+    if (st == SY_OK) st = render_stream(ctx, src, r, tw, th, &s, err);
     sy__free(ctx, s.pending);
+    sy_renderer_destroy(r);
     if (st != SY_OK) sy__cell_release(ctx, cell);
     return st;
 }
 
 /* Smallest full-frame size whose crop window still covers the target. */
-static void needed_frame(const sy_image_info *info, uint32_t width, uint32_t height, sy__fit fit, uint32_t *min_w,
+static void needed_frame(const sy_image_info *info, uint32_t width, uint32_t height, uint32_t *min_w,
                          uint32_t *min_h) {
     int turned = info->orientation >= 5;
     double up_w = info->width, up_h = info->height;
     double cw = up_w, ch = up_h;
-    if (fit == SY__FIT_FILL) {
-        double want = (double)width / height;
-        if (up_w / up_h > want) cw = up_h * want;
-        else ch = up_w / want;
-    }
+    double want = (double)width / height; /* the renderer centre-crops to cover the cell */
+    if (up_w / up_h > want) cw = up_h * want;
+    else ch = up_w / want;
     double k = fmax(width / cw, height / ch);
     double need_up_w = ceil(up_w * k - 1e-6), need_up_h = ceil(up_h * k - 1e-6);
     *min_w = (uint32_t)(turned ? need_up_h : need_up_w);
@@ -219,16 +248,15 @@ static void needed_frame(const sy_image_info *info, uint32_t width, uint32_t hei
 }
 
 sy_status sy__cell_build(sy_context *ctx, const char *path, const sy_image_info *info, uint32_t width,
-                         uint32_t height, sy__fit fit, uint32_t chroma_shift, sy__cell *cell,
-                         size_t *working_bytes, sy_error *err) {
+                         uint32_t height, uint32_t chroma_shift, sy__cell *cell, size_t *working_bytes,
+                         sy_error *err) {
     uint32_t min_w, min_h;
-    needed_frame(info, width, height, fit, &min_w, &min_h);
+    needed_frame(info, width, height, &min_w, &min_h);
     sy__source *src = NULL;
     sy_status st = sy__source_open(ctx, path, info, min_w, min_h, &src, err);
     if (st != SY_OK) return st;
     if (working_bytes) *working_bytes = src->working_bytes;
-    st = sy__cell_from_source(ctx, src, info->stored_width, info->stored_height, width, height, fit, chroma_shift,
-                              cell, err);
+    st = sy__cell_from_source(ctx, src, width, height, chroma_shift, cell, err);
     src->close(src);
     return st;
 }

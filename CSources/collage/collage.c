@@ -141,7 +141,6 @@ sy_status sy_collage_render(sy_context *ctx, const char *const *inputs, uint32_t
     for (uint32_t i = 0; i < count; i++) {
         sy_error probe_err = {0};
         jobs[i].path = inputs[i];
-        jobs[i].fit = opts->layout == SY_LAYOUT_GRID ? SY__FIT_FILL : SY__FIT_STRETCH;
         if (sy_image_probe(ctx, inputs[i], &infos[i], &probe_err) == SY_OK) {
             jobs[i].info = info_ptrs[i] = &infos[i];
             readable++;

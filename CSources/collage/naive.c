@@ -97,9 +97,7 @@ sy_status sy__naive_render(sy_context *ctx, sy__cell_job *jobs, const sy__layout
     for (uint32_t i = 0; i < n && st == SY_OK; i++) {
         sy__cell cell = {0};
         const sy__rect *r = &layout->cells[i];
-        sy_status cs = images[i] ? sy__cell_from_source(ctx, &images[i]->base, jobs[i].info->stored_width,
-                                                        jobs[i].info->stored_height, r->width, r->height,
-                                                        jobs[i].fit, chroma_shift, &cell, err)
+        sy_status cs = images[i] ? sy__cell_from_source(ctx, &images[i]->base, r->width, r->height, chroma_shift, &cell, err)
                                  : sy__cell_grey(ctx, r->width, r->height, chroma_shift, &cell, err);
         if (cs != SY_OK) {
             st = cs;

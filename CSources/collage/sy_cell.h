@@ -18,11 +18,6 @@ typedef struct sy__cell {
     size_t bytes;
 } sy__cell;
 
-typedef enum sy__fit {
-    SY__FIT_STRETCH = 0, /* whole image into the cell (the layout kept its aspect) */
-    SY__FIT_FILL = 1,    /* centre-crop to the cell's aspect, then scale */
-} sy__fit;
-
 /* Bytes the planes of a width x height cell take. */
 size_t sy__cell_plane_bytes(uint32_t width, uint32_t height, uint32_t chroma_shift);
 
@@ -30,14 +25,16 @@ size_t sy__cell_plane_bytes(uint32_t width, uint32_t height, uint32_t chroma_shi
  * smallest scale that covers the cell. *working_bytes (if non-NULL) receives
  * the decoder's working estimate. On failure the cell holds nothing. */
 sy_status sy__cell_build(sy_context *ctx, const char *path, const sy_image_info *info, uint32_t width,
-                         uint32_t height, sy__fit fit, uint32_t chroma_shift, sy__cell *cell,
-                         size_t *working_bytes, sy_error *err);
+                         uint32_t height, uint32_t chroma_shift, sy__cell *cell, size_t *working_bytes,
+                         sy_error *err);
 
-/* The same from an already open source whose full stored frame is
- * full_width x full_height (the source may deliver it scaled). */
-sy_status sy__cell_from_source(sy_context *ctx, sy__source *src, uint32_t full_width, uint32_t full_height,
-                               uint32_t width, uint32_t height, sy__fit fit, uint32_t chroma_shift,
-                               sy__cell *cell, sy_error *err);
+/* The same from an already open source (which may deliver a scaled frame).
+ * The cell is sy_renderer output for the identity recipe — the source
+ * centre-cropped to cover the cell's aspect — fed strip-wise, so its R'G'B'
+ * bytes equal sy_render over the whole decoded frame (before the 4:2:0
+ * conversion when chroma_shift is 1). */
+sy_status sy__cell_from_source(sy_context *ctx, sy__source *src, uint32_t width, uint32_t height,
+                               uint32_t chroma_shift, sy__cell *cell, sy_error *err);
 
 /* Paints a neutral grey cell (128,128,128 — in YCbCr 128,128,128 as well). */
 sy_status sy__cell_grey(sy_context *ctx, uint32_t width, uint32_t height, uint32_t chroma_shift, sy__cell *cell,

@@ -14,22 +14,6 @@
 
 #define BATCH 16
 
-/* The colour conversion is a third of a full-size decode in plain SSE2 (no
- * byte shuffles for 3-channel pixels); an AVX2 clone picked at load time
- * vectorizes it (as resample.c and the renderer do). */
-#if defined(__x86_64__) && defined(__has_attribute) && !defined(__SANITIZE_ADDRESS__)
-#if __has_attribute(target_clones)
-#define UPRIGHT_CLONES __attribute__((target_clones("avx2", "default")))
-#endif
-#endif
-#ifndef UPRIGHT_CLONES
-#define UPRIGHT_CLONES
-#endif
-
-UPRIGHT_CLONES static void ycc_rows_to_rgb(uint8_t *const *rows, uint32_t n, uint32_t width) {
-    for (uint32_t i = 0; i < n; i++) sy__ycc_row_to_rgb(rows[i], width);
-}
-
 void sy__upright_free(sy_context *ctx, sy__upright *img) {
     if (!img) return;
     sy__free(ctx, img->rgb);
@@ -78,7 +62,7 @@ static sy_status read_upright(sy_context *ctx, sy__source *src, sy__upright *img
                                  : img->rgb + (size_t)(flip_rows ? sh - 1 - y : y) * img->stride;
         }
         if ((st = src->read_rows(src, rows, n, err)) != SY_OK) break;
-        if (src->pixels == SY__PIX_YCC) ycc_rows_to_rgb(rows, n, sw);
+        if (src->pixels == SY__PIX_YCC) sy__ycc_rows_to_rgb(rows, n, sw);
         if (mirror)
             for (uint32_t i = 0; i < n; i++) reverse_pixels(rows[i], sw);
         if (transposed) put_transposed(img, o, batch, sw, sh, y0, n);

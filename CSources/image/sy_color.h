@@ -3,6 +3,7 @@
 #ifndef SY_COLOR_H
 #define SY_COLOR_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 static inline uint8_t sy__clamp8(int v) { return v < 0 ? 0 : v > 255 ? 255 : (uint8_t)v; }
@@ -40,5 +41,8 @@ static inline void sy__ycc_row_to_rgb(uint8_t *row, uint32_t n) {
         p[2] = sy__clamp8((Y + 116130 * u + 32768) >> 16);
     }
 }
+
+/* The same over `n` rows of `width` pixels (vectorized; ycc_rows.c). */
+void sy__ycc_rows_to_rgb(uint8_t *const *rows, uint32_t n, uint32_t width);
 
 #endif

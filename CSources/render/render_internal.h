@@ -10,7 +10,7 @@
 #include "../base/sy_internal.h"
 #include "sy_render.h"
 
-/* Hot loops get an AVX2 clone picked at load time (as in resample.c). */
+/* Hot loops get an AVX2 clone picked at load time (the x86 AVX2 clone). */
 #if defined(__x86_64__) && defined(__has_attribute) && !defined(__SANITIZE_ADDRESS__)
 #if __has_attribute(target_clones)
 #define SY__RENDER_CLONES __attribute__((target_clones("avx2", "default")))

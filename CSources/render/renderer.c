@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "render_internal.h"
+#include "sy_render_window.h"
 
 #define SUB 32                         /* output rows per sub-band */
 #define REGION_CAP ((size_t)32 << 20)  /* bytes of downscale grid per piece */
@@ -298,6 +299,56 @@ sy_status sy_renderer_render_rows(const sy_renderer *r, const sy_pixels *src, ui
     }
     sy__free(ctx, rows);
     return st;
+}
+
+/* Inner rows a band reads, widened by the sharpening halo (as render_piece does). */
+static void band_inner_rows(const sy_renderer *r, uint32_t y0, uint32_t count, uint32_t *va, uint32_t *vb) {
+    uint32_t y1 = y0 + count, halo = r->finish.sharpen_q8 ? 1 : 0;
+    uint32_t a = y0 > r->border ? y0 - r->border : 0, b = y1 > r->border ? y1 - r->border : 0;
+    if (b > r->inner_h) b = r->inner_h;
+    if (a >= b) {
+        *va = *vb = 0;
+        return;
+    }
+    *va = a >= halo ? a - halo : 0;
+    *vb = b + halo < r->inner_h ? b + halo : r->inner_h;
+}
+
+int sy__renderer_source_rows(const sy_renderer *r, uint32_t y0, uint32_t count, uint32_t *first, uint32_t *last) {
+    uint32_t va, vb;
+    band_inner_rows(r, y0, count, &va, &vb);
+    if (va >= vb) return 0;
+    int32_t box[4];
+    sy__sampler_bbox(&r->sampler, r->inner_w, va, vb, box);
+    if (!r->grid) {
+        *first = (uint32_t)box[1];
+        *last = (uint32_t)box[3];
+        return 1;
+    }
+    int64_t lo = INT64_MAX, hi = -1;
+    for (int32_t j = box[1]; j <= box[3]; j++) {
+        size_t k = (size_t)(j - r->ay.lo);
+        if (r->ay.first[k] < lo) lo = r->ay.first[k];
+        if (r->ay.first[k] + (int64_t)r->ay.count[k] - 1 > hi) hi = r->ay.first[k] + (int64_t)r->ay.count[k] - 1;
+    }
+    *first = (uint32_t)lo;
+    *last = (uint32_t)hi;
+    return 1;
+}
+
+sy_status sy__renderer_render_window(const sy_renderer *r, const uint8_t *rows, size_t stride, uint32_t first,
+                                     uint32_t n, uint32_t y0, uint32_t count, uint8_t *dst, size_t dst_stride,
+                                     sy_error *err) {
+    if (!r || !rows || !dst) return sy__fail(err, SY_E_USAGE, "sy__renderer_render_window: NULL argument");
+    uint32_t a, b;
+    if (sy__renderer_source_rows(r, y0, count, &a, &b) && (a < first || b >= (uint64_t)first + n))
+        return sy__fail(err, SY_E_USAGE, "sy__renderer_render_window: rows %u..%u are not in the window %u+%u", a, b,
+                        first, n);
+    /* The samplers address rows absolutely (data + y * stride). The window's
+     * row 0 is source row `first`, so its origin sits `first` rows before the
+     * buffer: computed in integers, and only rows inside the window are read. */
+    sy_pixels view = {(const uint8_t *)((uintptr_t)rows - (uintptr_t)first * stride), stride, r->src_w, r->src_h};
+    return sy_renderer_render_rows(r, &view, y0, count, dst, dst_stride, err);
 }
 
 typedef struct band_job {

@@ -37,8 +37,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         (uint64_t)info.stored_width * info.stored_height <= 4096u * 4096u) {
         sy__cell cell = {0};
         uint32_t sum = 0;
-        for (int fit = 0; fit < 2; fit++) {
-            if (sy__cell_build(ctx, path, &info, 64, 48, (sy__fit)fit, (uint32_t)fit, &cell, NULL, &err) == SY_OK) {
+        for (uint32_t chroma_shift = 0; chroma_shift < 2; chroma_shift++) {
+            if (sy__cell_build(ctx, path, &info, 64, 48, chroma_shift, &cell, NULL, &err) == SY_OK) {
                 for (size_t i = 0; i < cell.bytes; i++) sum += cell.plane[0][i]; /* read every byte */
                 sy__cell_release(ctx, &cell);
             }
