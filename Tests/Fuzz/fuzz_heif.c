@@ -7,39 +7,14 @@
  *     -fno-sanitize-recover=undefined -ICSources/include -fuse-ld=lld Tests/Fuzz/fuzz_heif.c \
  *     CSources/bmff/bmff_reader.c CSources/heif/heif_file.c CSources/base/context.c \
  *     $(pkg-config --libs libheif) -lpthread -lm -o /tmp/fuzz_heif */
-#include <stdint.h>
-#include <stdio.h>
-#include <sys/mman.h>
-#include <unistd.h>
-
+#include "fuzz_support.h"
 #include "sy_bmff.h"
 #include "sy_heif.h"
 
-static uint32_t sum_bytes(const uint8_t *p, size_t n) {
-    uint32_t s = 0;
-    for (size_t i = 0; i < n; i++) s += p[i];
-    return s;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    int fd = memfd_create("fuzz-heif", 0);
-    if (fd < 0) return 0;
-    if (write(fd, data, size) != (ssize_t)size) {
-        close(fd);
-        return 0;
-    }
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-    /* One context for the whole run: context create/destroy pairs heif_init and
-     * heif_deinit, which would cost more than the parse itself. Every input must
-     * still give back all it allocated (checked below). */
-    static sy_context *ctx = NULL;
-    if (!ctx) {
-        sy_context_options opts;
-        sy_context_options_init(&opts);
-        opts.budget_bytes = 256u << 20;
-        if (sy_context_create(&opts, &ctx, NULL) != SY_OK) __builtin_trap();
-    }
+    const char *path = fuzz_input_path(data, size);
+    if (!path) return 0;
+    sy_context *ctx = fuzz_context(256u << 20);
     sy_heif_file *file = NULL;
     sy_error err;
     uint32_t sum = 0;
@@ -57,9 +32,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 __builtin_trap(); /* a reported clean aperture must lie inside the image */
             size_t len;
             const uint8_t *p = sy_heif_hvcc(file, it->id, &len);
-            if (p) sum += sum_bytes(p, len);
+            if (p) sum += fuzz_sum(p, len);
             p = sy_heif_icc(file, it->id, &len);
-            if (p) sum += sum_bytes(p, len);
+            if (p) sum += fuzz_sum(p, len);
             uint32_t count;
             const uint32_t *derived = sy_heif_derived(file, it->id, &count);
             if (count != it->derived_count) __builtin_trap();
@@ -74,17 +49,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 uint8_t *buf = NULL;
                 if (sy_heif_read_item(file, it->id, &buf, &len, &err) == SY_OK) {
                     if (len != it->data_size) __builtin_trap();
-                    sum += sum_bytes(buf, len);
+                    sum += fuzz_sum(buf, len);
                     sy_heif_free_data(file, buf);
                 }
             }
         }
         sy_heif_close(file);
     }
-    sy_memory_stats stats;
-    sy_context_memory_stats(ctx, &stats);
-    if (stats.current_bytes != 0) __builtin_trap(); /* everything freed */
+    fuzz_require_released(ctx);
     if (sum == 0xFFFFFFFFu) fprintf(stderr, "unlikely\n");
-    close(fd);
     return 0;
 }

@@ -10,52 +10,21 @@
  *     $(pkg-config --libs libheif) -lpthread -lm -o /tmp/fuzz_mov
  * Seeds: the corpus MOVs cut to their first 256 KiB (moov last, so these mostly
  * exercise the top-level walk), plus small ffmpeg-made MOV/MP4 files. */
-#include <stdint.h>
-#include <stdio.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
+#include "fuzz_support.h"
 #include "sy_bmff.h"
 #include "sy_mov.h"
 
-static uint32_t sum_bytes(const uint8_t *p, size_t n) {
-    uint32_t s = 0;
-    for (size_t i = 0; i < n; i++) s += p[i];
-    return s;
-}
-
 static uint8_t sample_buf[1u << 20];
 
-/* scripts/fuzz.sh passes $seeds/<kind> as a corpus directory and only makes it
- * for kinds with checked-in seeds; libFuzzer exits when a directory is missing.
- * Until the script learns to make MOV seeds, create missing directory arguments
- * named `mov` (runs before libFuzzer reads its corpora). */
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
-    for (int i = 1; i < *argc; i++) {
-        const char *a = (*argv)[i], *slash = strrchr(a, '/');
-        if (a[0] != '-' && strcmp(slash ? slash + 1 : a, "mov") == 0 && access(a, F_OK) != 0) mkdir(a, 0755);
-    }
+    fuzz_make_corpus_dirs(*argc, *argv, "mov");
     return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    int fd = memfd_create("fuzz-mov", 0);
-    if (fd < 0) return 0;
-    if (write(fd, data, size) != (ssize_t)size) {
-        close(fd);
-        return 0;
-    }
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-    static sy_context *ctx = NULL;
-    if (!ctx) {
-        sy_context_options opts;
-        sy_context_options_init(&opts);
-        opts.budget_bytes = 256u << 20;
-        if (sy_context_create(&opts, &ctx, NULL) != SY_OK) __builtin_trap();
-    }
+    const char *path = fuzz_input_path(data, size);
+    if (!path) return 0;
+    sy_context *ctx = fuzz_context(256u << 20);
     sy_mov *mov = NULL;
     sy_error err;
     uint32_t sum = 0;
@@ -75,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             uint32_t type;
             size_t len;
             const uint8_t *cfg = sy_mov_codec_config(mov, t, &type, &len);
-            if (cfg) sum += sum_bytes(cfg, len);
+            if (cfg) sum += fuzz_sum(cfg, len);
             for (uint32_t e = 0; e < ti->edit_count && e < 16; e++) {
                 uint64_t seg;
                 int64_t mt;
@@ -104,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 if (si.size <= sizeof sample_buf &&
                     sy_mov_read_sample(mov, t, s, sample_buf, sizeof sample_buf, &len, &err) == SY_OK) {
                     if (len != si.size) __builtin_trap();
-                    sum += sum_bytes(sample_buf, len);
+                    sum += fuzz_sum(sample_buf, len);
                 }
             }
             /* random access after sequential: the last sample, then the first again */
@@ -119,15 +88,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             const uint8_t *value;
             size_t len;
             if (sy_mov_metadata_at(mov, i, &key, &type, &value, &len) != SY_OK || !key) __builtin_trap();
-            sum += type + (uint32_t)strlen(key) + sum_bytes(value, len);
+            sum += type + (uint32_t)strlen(key) + fuzz_sum(value, len);
             if (sy_mov_metadata_find(mov, key) < 0 || sy_mov_metadata_find(mov, key) > (int32_t)i) __builtin_trap();
         }
         sy_mov_close(mov);
     }
-    sy_memory_stats stats;
-    sy_context_memory_stats(ctx, &stats);
-    if (stats.current_bytes != 0) __builtin_trap(); /* everything freed */
+    fuzz_require_released(ctx);
     if (sum == 0xFFFFFFFFu) fprintf(stderr, "unlikely\n");
-    close(fd);
     return 0;
 }

@@ -16,35 +16,15 @@
  * chunk's CRC before decoding (the third keeps the bytes as they are, to
  * exercise the CRC checks themselves).
  */
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 #include <zlib.h>
 
+#include "fuzz_support.h"
 #include "../../CSources/base/sy_internal.h"
 #include "../../CSources/base/sy_source.h"
 
 #define FUZZ_MAX_SIDE 4096u
 #define FUZZ_BUDGET ((size_t)256 << 20)
-
-static int input_fd = -1;
-static char input_path[64];
-
-/* Context kept alive for the whole run: libheif's init is reference-counted
- * inside context create/destroy, and re-initialising it for every input
- * would cost far more than decoding the input. */
-static sy_context *keeper;
-
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerInitialize(int *argc, char ***argv) {
-    (void)argc;
-    (void)argv;
-    if (sy_context_create(NULL, &keeper, NULL) != SY_OK) abort();
-    return 0;
-}
 
 static uint32_t be32(const uint8_t *p) {
     return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
@@ -66,44 +46,24 @@ static void fix_crcs(uint8_t *b, size_t size) {
     }
 }
 
-static int write_input(const uint8_t *data, size_t size) {
-    if (input_fd < 0) {
-        input_fd = memfd_create("fuzz_png", 0);
-        if (input_fd < 0) return -1;
-        snprintf(input_path, sizeof input_path, "/proc/self/fd/%d", input_fd);
-    }
-    if (ftruncate(input_fd, 0) != 0) return -1;
-    size_t done = 0;
-    while (done < size) {
-        ssize_t n = pwrite(input_fd, data + done, size - done, (off_t)done);
-        if (n <= 0) return -1;
-        done += (size_t)n;
-    }
-    return 0;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    const char *input_path;
     if (size % 3 != 0 && size <= ((size_t)1 << 30)) {
         uint8_t *copy = malloc(size ? size : 1);
         if (!copy) abort();
         memcpy(copy, data, size);
         fix_crcs(copy, size);
-        int rc = write_input(copy, size);
+        input_path = fuzz_input_path(copy, size);
         free(copy);
-        if (rc != 0) abort();
-    } else if (write_input(data, size) != 0) {
-        abort();
+    } else {
+        input_path = fuzz_input_path(data, size);
     }
-
-    sy_context_options opts;
-    sy_context_options_init(&opts);
-    opts.budget_bytes = FUZZ_BUDGET;
-    sy_context *ctx = NULL;
+    if (!input_path) abort();
+    sy_context *ctx = fuzz_context(FUZZ_BUDGET);
     sy_error err;
     memset(&err, 0, sizeof err);
-    if (sy_context_create(&opts, &ctx, &err) != SY_OK) abort();
 
     FILE *f = fopen(input_path, "rb");
     if (!f) abort();
@@ -144,9 +104,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     if (st != SY_OK && (err.message[0] == 0 || err.code != st)) abort(); /* failures must explain themselves */
 
-    sy_memory_stats stats;
-    sy_context_memory_stats(ctx, &stats);
-    if (stats.current_bytes != 0) abort(); /* everything handed back */
-    sy_context_destroy(ctx);
+    fuzz_require_released(ctx);
     return 0;
 }

@@ -7,40 +7,18 @@
  * SPS cannot make a run slow. Built by scripts/fuzz.sh (FUZZ_ONLY=video);
  * seeds: small ffmpeg-made HEVC / H.264 MOV and MP4 files (scripts/fuzz.sh
  * makes them) with the moov first, so mutations reach the sample data. */
-#include <stdint.h>
-#include <stdio.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
+#include "fuzz_support.h"
 #include "sy_video.h"
 
-/* Creates missing corpus directories named `video` (see fuzz_mov.c). */
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
-    for (int i = 1; i < *argc; i++) {
-        const char *a = (*argv)[i], *slash = strrchr(a, '/');
-        if (a[0] != '-' && strcmp(slash ? slash + 1 : a, "video") == 0 && access(a, F_OK) != 0) mkdir(a, 0755);
-    }
+    fuzz_make_corpus_dirs(*argc, *argv, "video");
     return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    int fd = memfd_create("fuzz-video", 0);
-    if (fd < 0) return 0;
-    if (write(fd, data, size) != (ssize_t)size) {
-        close(fd);
-        return 0;
-    }
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-    static sy_context *ctx = NULL;
-    if (!ctx) {
-        sy_context_options opts;
-        sy_context_options_init(&opts);
-        opts.budget_bytes = 64u << 20;
-        if (sy_context_create(&opts, &ctx, NULL) != SY_OK) __builtin_trap();
-    }
+    const char *path = fuzz_input_path(data, size);
+    if (!path) return 0;
+    sy_context *ctx = fuzz_context(64u << 20);
     sy_video_reader *r = NULL;
     sy_error err;
     uint32_t sum = 0;
@@ -68,11 +46,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         sy_video_reader_close(r);
     }
-    sy_memory_stats stats;
-    sy_context_memory_stats(ctx, &stats);
-    if (stats.current_bytes != 0) __builtin_trap(); /* everything freed and discharged */
+    fuzz_require_released(ctx); /* everything freed and discharged */
     sy_context_clear_cancel(ctx);
     if (sum == 0xFFFFFFFFu) fprintf(stderr, "unlikely\n");
-    close(fd);
     return 0;
 }
