@@ -56,3 +56,20 @@ sy_status sy__bmff_read_at(int fd, const char *path, uint64_t offset, void *dst,
     }
     return SY_OK;
 }
+
+sy_status sy__bmff_fail(sy_error *err, sy_status code, const char *path, uint32_t box, uint64_t offset,
+                        const char *fmt, va_list ap) {
+    if (!err) return code;
+    char reason[200], name[16];
+    vsnprintf(reason, sizeof reason, fmt, ap);
+    if (!box) return sy__fail(err, code, "%s: %s (offset %llu)", sy__short_path(path), reason, (unsigned long long)offset);
+    return sy__fail(err, code, "%s: %s ('%s', offset %llu)", sy__short_path(path), reason,
+                    sy_bmff_fourcc_text(box, name), (unsigned long long)offset);
+}
+
+sy_status sy__bmff_next_in(const char *path, sy_bmff_cursor *c, sy_bmff_box *b, sy_error *err) {
+    sy_error inner = {0};
+    sy_status st = sy_bmff_next(c, b, &inner);
+    if (st == SY_OK || !err) return st;
+    return sy__fail(err, st, "%s: %s", sy__short_path(path), inner.message);
+}

@@ -96,28 +96,15 @@ typedef struct heif_prop {
 /* "path: reason ('box', offset N)". `offset` is absolute in the file. */
 __attribute__((format(printf, 6, 7))) static sy_status bad(const sy_heif_file *f, sy_error *err, sy_status code,
                                                            uint32_t box, uint64_t offset, const char *fmt, ...) {
-    if (!err) return code;
-    char reason[200];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(reason, sizeof reason, fmt, ap);
+    sy_status st = sy__bmff_fail(err, code, f->path, box, offset, fmt, ap);
     va_end(ap);
-    char name[16];
-    if (!box) return sy__fail(err, code, "%s: %s (offset %llu)", sy__short_path(f->path), reason, (unsigned long long)offset);
-    return sy__fail(err, code, "%s: %s ('%s', offset %llu)", sy__short_path(f->path), reason, sy_bmff_fourcc_text(box, name),
-                    (unsigned long long)offset);
-}
-
-/* Re-labels an error from sy_bmff_next with the file's path. */
-static sy_status relabel(const sy_heif_file *f, sy_error *err, const sy_error *inner) {
-    if (!err) return inner->code;
-    return sy__fail(err, inner->code, "%s: %s", sy__short_path(f->path), inner->message);
+    return st;
 }
 
 static sy_status next_box(const sy_heif_file *f, sy_bmff_cursor *c, sy_bmff_box *b, sy_error *err) {
-    sy_error inner = {0};
-    sy_status st = sy_bmff_next(c, b, &inner);
-    return st == SY_OK ? SY_OK : relabel(f, err, &inner);
+    return sy__bmff_next_in(f->path, c, b, err);
 }
 
 /* ---- small helpers ---- */

@@ -99,24 +99,15 @@ struct sy_mov {
 /* "path: reason ('box', offset N)"; `offset` is absolute in the file. */
 __attribute__((format(printf, 6, 7))) static sy_status bad(const sy_mov *m, sy_error *err, sy_status code, uint32_t box,
                                                            uint64_t offset, const char *fmt, ...) {
-    if (!err) return code;
-    char reason[200];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(reason, sizeof reason, fmt, ap);
+    sy_status st = sy__bmff_fail(err, code, m->path, box, offset, fmt, ap);
     va_end(ap);
-    char name[16];
-    if (!box) return sy__fail(err, code, "%s: %s (offset %llu)", sy__short_path(m->path), reason, (unsigned long long)offset);
-    return sy__fail(err, code, "%s: %s ('%s', offset %llu)", sy__short_path(m->path), reason, sy_bmff_fourcc_text(box, name),
-                    (unsigned long long)offset);
+    return st;
 }
 
 static sy_status next_box(const sy_mov *m, sy_bmff_cursor *c, sy_bmff_box *b, sy_error *err) {
-    sy_error inner = {0};
-    sy_status st = sy_bmff_next(c, b, &inner);
-    if (st == SY_OK) return SY_OK;
-    if (!err) return st;
-    return sy__fail(err, st, "%s: %s", sy__short_path(m->path), inner.message);
+    return sy__bmff_next_in(m->path, c, b, err);
 }
 
 /* ---- helpers ---- */
