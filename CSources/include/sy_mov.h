@@ -59,7 +59,7 @@ typedef struct sy_mov_track_info {
     /* tkhd matrix {a b u, c d v, x y w}: a,b,c,d,x,y 16.16, u,v,w 2.30 */
     int32_t matrix[9];
     uint32_t rotation;        /* clockwise degrees to display: 0, 90, 180 or 270 (0 for other matrices) */
-    uint32_t mirrored;        /* the matrix also flips */
+    uint32_t mirrored;        /* after the rotation, flip horizontally (a pure vertical flip is 180 + mirrored) */
     uint32_t display_width, display_height; /* tkhd size (coded size if 0), swapped for 90/270 */
     double tkhd_width, tkhd_height;         /* tkhd 16.16 values */
     uint64_t tkhd_duration;   /* movie timescale */

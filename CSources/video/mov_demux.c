@@ -600,12 +600,14 @@ static void set_language(mov_track *t, uint16_t code) {
     }
 }
 
+/* The matrix as "rotate clockwise, then flip horizontally" (the flip negates
+ * a and c only, so b and d carry the rotation): x' = a x + c y, y' = b x + d y. */
 static void matrix_to_rotation(sy_mov_track_info *in) {
     const int32_t a = in->matrix[0], b = in->matrix[1], c = in->matrix[3], d = in->matrix[4];
     in->rotation = 0;
     in->mirrored = 0;
     if (b == 0 && c == 0 && a != 0 && d != 0) {
-        in->rotation = a > 0 ? 0 : 180;
+        in->rotation = d > 0 ? 0 : 180;
         in->mirrored = (a > 0) != (d > 0);
     } else if (a == 0 && d == 0 && b != 0 && c != 0) {
         /* x' = a x + c y, y' = b x + d y in screen coordinates (y down): b > 0 turns x down = 90° clockwise */

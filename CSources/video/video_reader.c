@@ -139,17 +139,6 @@ static sy_status create_decoder(sy_video_reader *r, sy_error *err) {
     return st == SY_OK ? SY_OK : wrap(r, &inner, st, err);
 }
 
-/* The track's display transform as sy_video.h states it: rotate clockwise,
- * then flip horizontally. sy_mov reports a pure horizontal flip (matrix
- * a = -1, d = 1) as 180 + mirrored, which is a vertical flip under this
- * reading, so diagonal mirrored matrices are decomposed here from d. */
-static void orientation(const sy_mov_track_info *ti, uint32_t *rotation, uint32_t *mirrored) {
-    const int32_t a = ti->matrix[0], b = ti->matrix[1], c = ti->matrix[3], d = ti->matrix[4];
-    *rotation = ti->rotation;
-    *mirrored = ti->mirrored ? 1 : 0;
-    if (*mirrored && b == 0 && c == 0 && a != 0 && d != 0) *rotation = d > 0 ? 0 : 180;
-}
-
 static void fill_info(sy_video_reader *r) {
     const sy_mov_track_info *ti = sy_mov_track(r->mov, r->track);
     const sy__vstream_params *p = &r->dec->params;
@@ -158,7 +147,8 @@ static void fill_info(sy_video_reader *r) {
     in->codec = ti->codec;
     in->coded_width = p->width;
     in->coded_height = p->height;
-    orientation(ti, &in->rotation, &in->mirrored);
+    in->rotation = ti->rotation; /* sy_mov decomposes the matrix as sy_video.h states it */
+    in->mirrored = ti->mirrored ? 1 : 0;
     int swap = in->rotation == 90 || in->rotation == 270;
     in->width = swap ? p->height : p->width;
     in->height = swap ? p->width : p->height;

@@ -173,6 +173,17 @@ private func sampleLocation(_ path: String, _ index: UInt32) throws -> (offset: 
     return (Int(s.offset), Int(s.size))
 }
 
+/// Rotation and flip of the main video track as sy_mov reports them.
+private func trackOrientation(_ path: String) throws -> (Int, Bool) {
+    let ctx = try Context()
+    var mov: OpaquePointer?
+    var err = sy_error()
+    guard sy_mov_open(ctx.raw, path, &mov, &err) == SY_OK, let mov else { throw CTestFailure(message(err)) }
+    defer { sy_mov_close(mov) }
+    guard let t = sy_mov_track(mov, UInt32(sy_mov_main_video_track(mov))) else { throw CTestFailure("no track") }
+    return (Int(t.pointee.rotation), t.pointee.mirrored != 0)
+}
+
 /// Clips made once by ffmpeg (and exiftool for rotations) for all tests.
 private enum Generated {
     static let folder: String = {
@@ -348,6 +359,8 @@ struct VideoReaderTests {
         let reader = try Reader.mustOpen(path)
         let info = reader.info
         #expect(info.mirrored == 1 && Int(info.rotation) == rotation, "\(name): \(info.rotation) \(info.mirrored)")
+        let track = try trackOrientation(path)
+        #expect(track == (rotation, true), "sy_mov \(name): \(track)") // the demuxer decomposes it the same way
         let swap = rotation == 90 || rotation == 270
         #expect(info.width == (swap ? 240 : 320) && info.height == (swap ? 320 : 240))
         let ours = try reader.all()
