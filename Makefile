@@ -15,7 +15,7 @@ OUT         ?= out
 APT_PACKAGES = pkg-config libjpeg62-turbo-dev libturbojpeg0-dev libheif-dev libx265-dev libde265-dev libopenh264-dev \
                zlib1g-dev libsqlite3-dev \
                libimage-exiftool-perl ffmpeg libheif-examples imagemagick libvips-tools libjpeg-turbo-progs \
-               python3 python3-pip
+               python3 python3-pip tesseract-ocr tesseract-ocr-chi-sim
 
 .PHONY: deps build release test sanitize fuzz bench demo clean
 
