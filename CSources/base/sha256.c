@@ -1,9 +1,19 @@
 /* sha256.c — SHA-256 (FIPS 180-4), written from the standard's description.
- * Shared by the file identity (SPEC E7 gate) and the organize fingerprints. */
+ * Shared by the file identity (SPEC E7 gate) and the organize fingerprints,
+ * which hash every decoded pixel: on x86 CPUs with the SHA extensions the
+ * block function uses SHA-NI (sha256rnds2/msg1/msg2, chosen per digest by
+ * CPUID), about 5x faster than the portable rounds it must equal. */
 #include <string.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#include <immintrin.h>
+#define SY_SHA_NI 1
+static int cpu_has_sha_ni(void);
+#endif
 
 #include "sy_internal.h"
 #include "sy_sha256.h"
+#include "sy_fingerprint.h"
 
 static const uint32_t K[64] = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -24,9 +34,16 @@ void sy__sha256_init(sy__sha256 *s) {
     memcpy(s->h, h0, sizeof h0);
     s->fill = 0;
     s->bytes = 0;
+#ifdef SY_SHA_NI
+    s->use_sha_ni = cpu_has_sha_ni();
+#else
+    s->use_sha_ni = 0;
+#endif
 }
 
-static void sha256_block(sy__sha256 *s, const uint8_t *p) {
+void sy__sha256_force_portable(sy__sha256 *s) { s->use_sha_ni = 0; }
+
+static void sha256_block_portable(uint32_t *state, const uint8_t *p) {
     uint32_t w[64];
     for (int i = 0; i < 16; i++)
         w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
@@ -35,28 +52,87 @@ static void sha256_block(sy__sha256 *s, const uint8_t *p) {
         uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
         w[i] = w[i - 16] + s0 + w[i - 7] + s1;
     }
-    uint32_t a = s->h[0], b = s->h[1], c = s->h[2], d = s->h[3], e = s->h[4], f = s->h[5], g = s->h[6], h = s->h[7];
+    uint32_t a = state[0], b = state[1], c = state[2], d = state[3], e = state[4], f = state[5], g = state[6], h = state[7];
     for (int i = 0; i < 64; i++) {
         uint32_t t1 = h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K[i] + w[i];
         uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
         h = g, g = f, f = e, e = d + t1, d = c, c = b, b = a, a = t1 + t2;
     }
-    s->h[0] += a, s->h[1] += b, s->h[2] += c, s->h[3] += d, s->h[4] += e, s->h[5] += f, s->h[6] += g, s->h[7] += h;
+    state[0] += a, state[1] += b, state[2] += c, state[3] += d, state[4] += e, state[5] += f, state[6] += g, state[7] += h;
+}
+
+#ifdef SY_SHA_NI
+/* 64-byte blocks with the SHA extensions. The state lives as ABEF / CDGH
+ * vectors; each 4-round group adds K, runs two sha256rnds2, and the message
+ * schedule W[t] = s1(W[t-2]) + W[t-7] + s0(W[t-15]) + W[t-16] is built four
+ * words at a time with sha256msg1 / alignr / sha256msg2. */
+__attribute__((target("sha,sse4.1,ssse3")))
+static void sha256_blocks_shani(uint32_t *state, const uint8_t *p, size_t blocks) {
+    const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+    __m128i tmp = _mm_loadu_si128((const __m128i *)&state[0]);   /* D C B A (lane 0 = A) */
+    __m128i st1 = _mm_loadu_si128((const __m128i *)&state[4]);   /* H G F E */
+    tmp = _mm_shuffle_epi32(tmp, 0xB1);                          /* C D A B */
+    st1 = _mm_shuffle_epi32(st1, 0x1B);                          /* E F G H */
+    __m128i st0 = _mm_alignr_epi8(tmp, st1, 8);                  /* A B E F */
+    st1 = _mm_blend_epi16(st1, tmp, 0xF0);                       /* C D G H */
+    for (; blocks > 0; blocks--, p += 64) {
+        __m128i save0 = st0, save1 = st1, w[4];
+        for (int i = 0; i < 16; i++) {
+            __m128i *x = &w[i & 3];
+            if (i < 4) {
+                *x = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * i)), bswap);
+            } else {
+                __m128i t = _mm_add_epi32(_mm_sha256msg1_epu32(w[i & 3], w[(i + 1) & 3]),
+                                          _mm_alignr_epi8(w[(i + 3) & 3], w[(i + 2) & 3], 4));
+                *x = _mm_sha256msg2_epu32(t, w[(i + 3) & 3]);
+            }
+            __m128i msg = _mm_add_epi32(*x, _mm_loadu_si128((const __m128i *)&K[4 * i]));
+            st1 = _mm_sha256rnds2_epu32(st1, st0, msg);
+            st0 = _mm_sha256rnds2_epu32(st0, st1, _mm_shuffle_epi32(msg, 0x0E));
+        }
+        st0 = _mm_add_epi32(st0, save0);
+        st1 = _mm_add_epi32(st1, save1);
+    }
+    tmp = _mm_shuffle_epi32(st0, 0x1B);                          /* F E B A */
+    st1 = _mm_shuffle_epi32(st1, 0xB1);                          /* D C H G */
+    st0 = _mm_blend_epi16(tmp, st1, 0xF0);                       /* D C B A */
+    st1 = _mm_alignr_epi8(st1, tmp, 8);                          /* H G F E */
+    _mm_storeu_si128((__m128i *)&state[0], st0);
+    _mm_storeu_si128((__m128i *)&state[4], st1);
+}
+
+static int cpu_has_sha_ni(void) {
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_SSE4_1) || !(c & bit_SSSE3)) return 0;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
+    return (b >> 29) & 1; /* CPUID.(EAX=7,ECX=0):EBX.SHA[bit 29] */
+}
+#endif
+
+static void sha256_blocks(sy__sha256 *s, const uint8_t *p, size_t blocks) {
+#ifdef SY_SHA_NI
+    if (s->use_sha_ni) {
+        sha256_blocks_shani(s->h, p, blocks);
+        return;
+    }
+#endif
+    for (; blocks > 0; blocks--, p += 64) sha256_block_portable(s->h, p);
 }
 
 void sy__sha256_update(sy__sha256 *s, const uint8_t *p, size_t n) {
     s->bytes += n;
     while (n > 0) {
         if (s->fill == 0 && n >= 64) {
-            sha256_block(s, p);
-            p += 64, n -= 64;
+            size_t blocks = n / 64;
+            sha256_blocks(s, p, blocks);
+            p += 64 * blocks, n -= 64 * blocks;
             continue;
         }
         size_t take = SY__MIN(64 - s->fill, n);
         memcpy(s->block + s->fill, p, take);
         s->fill += take, p += take, n -= take;
         if (s->fill == 64) {
-            sha256_block(s, s->block);
+            sha256_blocks(s, s->block, 1);
             s->fill = 0;
         }
     }
@@ -77,3 +153,13 @@ void sy__sha256_hex(sy__sha256 *s, char out[65]) {
     out[64] = 0;
 }
 
+
+sy_status sy_digest_sha256(const void *data, size_t len, uint32_t flags, char out[65]) {
+    if ((!data && len) || !out) return SY_E_USAGE;
+    sy__sha256 s;
+    sy__sha256_init(&s);
+    if (flags & SY_DIGEST_PORTABLE) sy__sha256_force_portable(&s);
+    sy__sha256_update(&s, data, len);
+    sy__sha256_hex(&s, out);
+    return SY_OK;
+}

@@ -69,6 +69,13 @@ typedef struct sy_fingerprint {
  *  Thread-safe for distinct `out`. */
 sy_status sy_fingerprint_file(sy_context *ctx, const char *path, sy_fingerprint *out, sy_error *err);
 
+/** SHA-256 of a buffer as 64 lowercase hex digits + NUL (the digest behind
+ *  file_sha256 / pixel_sha256). Flags: SY_DIGEST_PORTABLE forces the portable
+ *  rounds instead of the CPU's SHA extensions, so tests can compare the two.
+ *  Returns SY_E_USAGE for NULL arguments. */
+#define SY_DIGEST_PORTABLE 1u
+sy_status sy_digest_sha256(const void *data, size_t len, uint32_t flags, char out[65]);
+
 /** Hamming distance between two perceptual hashes (0..64). */
 int sy_phash_distance(uint64_t a, uint64_t b);
 

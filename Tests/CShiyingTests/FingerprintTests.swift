@@ -156,3 +156,32 @@ struct FingerprintTests {
         #expect(ctx.stats.current_bytes == 0)
     }
 }
+
+@Suite("SHA-256 paths")
+struct DigestTests {
+    @Test("sy_digest_sha256: SHA-NI and portable rounds agree with each other and with sha256sum at every block boundary")
+    func pathsAgree() throws {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        let data = (0..<70_000).map { _ -> UInt8 in
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return UInt8(truncatingIfNeeded: state >> 33)
+        }
+        func digest(_ bytes: ArraySlice<UInt8>, _ flags: UInt32) -> String {
+            var out = [CChar](repeating: 0, count: 65)
+            let status = Array(bytes).withUnsafeBytes { sy_digest_sha256($0.baseAddress, bytes.count, flags, &out) }
+            #expect(status == SY_OK)
+            return String(decoding: out.prefix(64).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        for n in [0, 1, 55, 56, 63, 64, 65, 127, 128, 129, 1000, 4800, 65_536, 70_000] {
+            #expect(digest(data[..<n], 0) == digest(data[..<n], UInt32(SY_DIGEST_PORTABLE)), "length \(n)")
+        }
+        guard ExternalTools.installed("sha256sum") else { return }
+        let folder = try SampleFolder(count: 0)
+        let path = folder.file("random.bin")
+        try ExternalTools.writeFile(path, data)
+        let theirs = try ExternalTools.check("sha256sum", [path]).prefix(64)
+        #expect(digest(data[...], 0) == String(theirs))
+        var out = [CChar](repeating: 0, count: 65)
+        #expect(sy_digest_sha256(nil, 5, 0, &out) == SY_E_USAGE)
+    }
+}

@@ -77,8 +77,10 @@ struct OrganizeCLITests {
         defer { folder.remove() }
         guard let lib = try await makeLibrary(folder) else { return }
         let db = folder.file("organize.sqlite")
+        _ = FileManager.default.createFile(atPath: lib + "/broken.jpg", contents: Data("not a photo".utf8))
         let scan = try await ShiyingBinary.shiying(["organize", "scan", lib, "--db", db, "--json"])
         #expect(scan.status == 0, "\(scan.stderr)")
+        #expect(scan.stdout.contains("broken.jpg: not a JPEG, PNG or HEIF image"), "bad input is named and skipped: \(scan.stdout)")
         #expect(scan.stdout.contains("\"scanned\":11") && scan.stderr.contains("organize scan: photos 11/11"))
         let listed = try await ShiyingBinary.shiying(["organize", "groups", "--db", db, "--json"])
         let groups = try decode(GroupsJSON.self, listed.stdout).groups
