@@ -100,8 +100,10 @@ sy_status sy_fingerprint_file(sy_context *ctx, const char *path, sy_fingerprint 
     if ((st = read_flags(ctx, path, &info, out, err)) != SY_OK) return st;
 
     sy__source *src = NULL;
-    if ((st = sy__source_open(ctx, path, &info, info.stored_width, info.stored_height, &src, err)) != SY_OK)
-        return st;
+    st = info.format == SY_FORMAT_JPEG
+             ? sy__jpeg_source_open_rgb(ctx, path, info.stored_width, info.stored_height, &src, err)
+             : sy__source_open(ctx, path, &info, info.stored_width, info.stored_height, &src, err);
+    if (st != SY_OK) return st;
     tee t = {.base = *src, .inner = src, .ctx = ctx};
     t.base.pixels = SY__PIX_RGB;
     t.base.read_rows = tee_read, t.base.skip_rows = tee_skip, t.base.close = tee_close;
