@@ -135,6 +135,28 @@ struct FingerprintTests {
         #expect(ctx.stats.current_bytes == 0)
     }
 
+    @Test("HEIC: the grid HEIC of a scene fingerprints upright and hashes like its JPEG")
+    func heic() throws {
+        let folder = try SampleFolder(count: 0)
+        let ctx = try Context()
+        var options = sy_sample_options()
+        sy_sample_options_init(&options)
+        options.width = 1024
+        options.height = 768
+        options.seed = 77
+        options.orientation = 6
+        let jpeg = folder.file("scene.jpg"), heic = folder.file("scene.heic")
+        var err = sy_error()
+        #expect(sy_sample_write_jpeg(ctx.raw, &options, jpeg, &err) == SY_OK, "\(message(err))")
+        #expect(sy_sample_write_heic(ctx.raw, &options, heic, &err) == SY_OK, "\(message(err))")
+        let j = try fingerprint(ctx, jpeg), h = try fingerprint(ctx, heic)
+        #expect(h.format == SY_FORMAT_HEIF && h.width == 768 && h.height == 1024)
+        #expect(h.has_camera == 1 && cString(h.capture_date) == cString(j.capture_date))
+        #expect(sy_phash_distance(j.phash, h.phash) <= 4)
+        #expect(cString(h.pixel_sha256) != cString(j.pixel_sha256), "lossy HEVC is not the same pixels")
+        #expect(ctx.stats.current_bytes == 0)
+    }
+
     @Test("Bad input names the file; a 12 MP photo stays within the 12 MB budget")
     func badInputAndBudget() throws {
         let folder = try SampleFolder(count: 1, width: 4032, height: 3024)
