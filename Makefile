@@ -15,7 +15,7 @@ OUT         ?= out
 APT_PACKAGES = pkg-config libjpeg62-turbo-dev libturbojpeg0-dev libheif-dev libx265-dev libde265-dev libopenh264-dev \
                zlib1g-dev libsqlite3-dev \
                libimage-exiftool-perl ffmpeg libheif-examples imagemagick libvips-tools libjpeg-turbo-progs \
-               python3 python3-pip
+               python3 python3-pip tesseract-ocr tesseract-ocr-chi-sim
 
 .PHONY: deps build release test sanitize fuzz bench demo clean
 
@@ -23,7 +23,7 @@ APT_PACKAGES = pkg-config libjpeg62-turbo-dev libturbojpeg0-dev libheif-dev libx
 deps:
 	$(SUDO) apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(APT_PACKAGES)
-	python3 -m pip install -q pyvips dateparser || echo "pyvips/dateparser not installed: the benchmark's pyvips row and dateparser ratio will be skipped"
+	python3 -m pip install -q pyvips dateparser imagehash || echo "pyvips/dateparser not installed: the benchmark's pyvips row, dateparser ratio and imagehash row will be skipped"
 
 build:
 	$(SWIFT) build $(CFLAGS_SWIFT)

@@ -40,6 +40,10 @@ sy_status sy__heif_probe(sy_context *ctx, const char *path, sy_image_info *out, 
  * full size. Sources take ownership of nothing passed in. */
 sy_status sy__jpeg_source_open(sy_context *ctx, const char *path, uint32_t min_width,
                                uint32_t min_height, sy__source **out, sy_error *err);
+/* The same, but YCbCr files come out as R'G'B' (libjpeg's conversion); the
+ * organize fingerprints hash R'G'B' rows and skip a scalar conversion. */
+sy_status sy__jpeg_source_open_rgb(sy_context *ctx, const char *path, uint32_t min_width, uint32_t min_height,
+                                   sy__source **out, sy_error *err);
 sy_status sy__png_source_open(sy_context *ctx, const char *path, sy__source **out, sy_error *err);
 /* HEIF: our own reader decodes HEVC grid/single images one tile row at a time,
  * box-downscaled by the largest power of two that still covers min_width x

@@ -1,92 +1,13 @@
 /* file_identity.c — sy_file_identity: a file's byte size and SHA-256 (FIPS
  * 180-4), the "which file is this" fact of the SPEC E7 full-size gate. The
- * hash is written from the standard's description; 64 KiB reads, no
- * allocation beyond the read buffer. */
+ * hash is base/sha256.c; 64 KiB reads, no allocation beyond the read buffer. */
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "../base/sy_internal.h"
+#include "../base/sy_sha256.h"
 #include "sy_edit_internal.h"
-
-typedef struct sha256 {
-    uint32_t h[8];
-    uint8_t block[64];
-    size_t fill;
-    uint64_t bytes;
-} sha256;
-
-static const uint32_t K[64] = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-};
-
-static inline uint32_t rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
-
-static void sha256_init(sha256 *s) {
-    static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                                   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-    memcpy(s->h, h0, sizeof h0);
-    s->fill = 0;
-    s->bytes = 0;
-}
-
-static void sha256_block(sha256 *s, const uint8_t *p) {
-    uint32_t w[64];
-    for (int i = 0; i < 16; i++)
-        w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
-    for (int i = 16; i < 64; i++) {
-        uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
-        uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
-        w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-    }
-    uint32_t a = s->h[0], b = s->h[1], c = s->h[2], d = s->h[3], e = s->h[4], f = s->h[5], g = s->h[6], h = s->h[7];
-    for (int i = 0; i < 64; i++) {
-        uint32_t t1 = h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K[i] + w[i];
-        uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
-        h = g, g = f, f = e, e = d + t1, d = c, c = b, b = a, a = t1 + t2;
-    }
-    s->h[0] += a, s->h[1] += b, s->h[2] += c, s->h[3] += d, s->h[4] += e, s->h[5] += f, s->h[6] += g, s->h[7] += h;
-}
-
-static void sha256_update(sha256 *s, const uint8_t *p, size_t n) {
-    s->bytes += n;
-    while (n > 0) {
-        if (s->fill == 0 && n >= 64) {
-            sha256_block(s, p);
-            p += 64, n -= 64;
-            continue;
-        }
-        size_t take = SY__MIN(64 - s->fill, n);
-        memcpy(s->block + s->fill, p, take);
-        s->fill += take, p += take, n -= take;
-        if (s->fill == 64) {
-            sha256_block(s, s->block);
-            s->fill = 0;
-        }
-    }
-}
-
-static void sha256_hex(sha256 *s, char out[65]) {
-    uint64_t bits = s->bytes * 8;
-    uint8_t pad[72] = {0x80};
-    size_t padlen = (s->fill < 56 ? 56 : 120) - s->fill;
-    for (int i = 0; i < 8; i++) pad[padlen + i] = (uint8_t)(bits >> (56 - 8 * i));
-    sha256_update(s, pad, padlen + 8);
-    static const char hex[] = "0123456789abcdef";
-    for (int i = 0; i < 32; i++) {
-        uint8_t byte = (uint8_t)(s->h[i / 4] >> (24 - 8 * (i % 4)));
-        out[2 * i] = hex[byte >> 4];
-        out[2 * i + 1] = hex[byte & 15];
-    }
-    out[64] = 0;
-}
 
 sy_status sy__file_identity(sy_context *ctx, const char *path, sy__file_stamp *stamp, uint64_t *bytes,
                             char sha256_hex_out[65], sy_error *err) {
@@ -100,12 +21,12 @@ sy_status sy__file_identity(sy_context *ctx, const char *path, sy__file_stamp *s
     }
     sy_status st = SY_OK;
     if (stamp && (st = sy__file_stamp_fd(fileno(f), path, stamp, err)) != SY_OK) goto done;
-    sha256 s;
-    sha256_init(&s);
+    sy__sha256 s;
+    sy__sha256_init(&s);
     size_t n;
     uint32_t chunks = 0;
     while ((n = fread(buf, 1, CHUNK, f)) > 0) {
-        sha256_update(&s, buf, n);
+        sy__sha256_update(&s, buf, n);
         if ((++chunks & 63) == 0 && (st = sy__check_cancel(ctx, err)) != SY_OK) goto done;
     }
     if (ferror(f)) {
@@ -113,7 +34,7 @@ sy_status sy__file_identity(sy_context *ctx, const char *path, sy__file_stamp *s
         goto done;
     }
     *bytes = s.bytes;
-    sha256_hex(&s, sha256_hex_out);
+    sy__sha256_hex(&s, sha256_hex_out);
 done:
     sy__free(ctx, buf);
     fclose(f);

@@ -117,3 +117,52 @@ int sy__exif_has_gps(const uint8_t *data, size_t len) {
     if (!tiff_open(&t, (uint8_t *)data, len)) return 0;
     return find_tag(&t, rd32(&t, 4), 0x8825) != 0;
 }
+
+int sy__exif_has_camera(const uint8_t *data, size_t len) {
+    tiff t;
+    if (!tiff_open(&t, (uint8_t *)data, len)) return 0;
+    size_t ifd0 = rd32(&t, 4);
+    return find_tag(&t, ifd0, 0x010F) != 0 || find_tag(&t, ifd0, 0x0110) != 0; /* Make, Model */
+}
+
+/* Case-insensitive search of an ASCII needle in bytes; UTF-16 text is matched
+ * by skipping NUL bytes, so "S\0c\0r\0..." matches too. */
+static int contains_ascii(const uint8_t *p, size_t n, const char *needle) {
+    size_t m = strlen(needle);
+    for (size_t i = 0; i < n; i++) {
+        size_t at = i, k = 0;
+        while (k < m && at < n) {
+            if (p[at] == 0) { at++; continue; }
+            uint8_t c = p[at], w = (uint8_t)needle[k];
+            if ((c | 0x20) != (w | 0x20)) break;
+            at++, k++;
+        }
+        if (k == m) return 1;
+    }
+    return 0;
+}
+
+int sy__exif_user_comment_has(const uint8_t *data, size_t len, const char *needle) {
+    tiff t;
+    if (!tiff_open(&t, (uint8_t *)data, len)) return 0;
+    size_t exif_ptr = find_tag(&t, rd32(&t, 4), 0x8769);
+    if (!exif_ptr) return 0;
+    size_t e = find_tag(&t, rd32(&t, exif_ptr + 8), 0x9286); /* UserComment, UNDEFINED */
+    if (!e || rd16(&t, e + 2) != 7) return 0;
+    size_t count = rd32(&t, e + 4);
+    size_t at = count <= 4 ? e + 8 : rd32(&t, e + 8);
+    if (count < 8 || at > t.len || count > t.len - at) return 0;
+    /* 8-byte character code ("ASCII\0\0\0", "UNICODE\0", ...) then the text */
+    return contains_ascii(t.p + at + 8, count - 8, needle);
+}
+
+int sy__xmp_user_comment_has(const uint8_t *xmp, size_t len, const char *needle) {
+    static const char key[] = "exif:UserComment";
+    size_t k = sizeof key - 1;
+    for (size_t i = 0; xmp && i + k <= len; i++) {
+        if (memcmp(xmp + i, key, k) != 0) continue;
+        size_t window = SY__MIN(len - i, (size_t)512); /* the property's value follows closely */
+        if (contains_ascii(xmp + i, window, needle)) return 1;
+    }
+    return 0;
+}

@@ -32,5 +32,15 @@ int sy__exif_set_dimensions(uint8_t *tiff, size_t len, uint32_t width, uint32_t 
 int sy__exif_capture_date(const uint8_t *tiff, size_t len, char out[20]);
 /* 1 when the Exif has a GPS IFD pointer (0x8825). */
 int sy__exif_has_gps(const uint8_t *tiff, size_t len);
+/* 1 when IFD0 names a camera (Make 0x010F or Model 0x0110). */
+int sy__exif_has_camera(const uint8_t *tiff, size_t len);
+/* 1 when Exif UserComment (0x9286) contains `needle` (ASCII, any case; ASCII or UTF-16 text). */
+int sy__exif_user_comment_has(const uint8_t *tiff, size_t len, const char *needle);
+/* 1 when an XMP packet's exif:UserComment property contains `needle` (any case). */
+int sy__xmp_user_comment_has(const uint8_t *xmp, size_t len, const char *needle);
+/* PNG ancillary chunks: eXIf (Exif TIFF) and an uncompressed iTXt
+ * "XML:com.adobe.xmp"; `animated` = an acTL chunk before the first IDAT (APNG). */
+sy_status sy__png_metadata_read(sy_context *ctx, const char *path, sy__metadata *out, int *animated,
+                                sy_error *err);
 
 #endif

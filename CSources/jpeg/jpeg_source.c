@@ -172,8 +172,9 @@ static void jpeg_close(sy__source *self) {
     sy__free(ctx, s);
 }
 
-sy_status sy__jpeg_source_open(sy_context *ctx, const char *path, uint32_t min_width, uint32_t min_height,
-                               sy__source **out, sy_error *err) {
+/* rgb: deliver YCbCr files as R'G'B' through libjpeg's own (SIMD) colour conversion. */
+static sy_status open_source(sy_context *ctx, const char *path, uint32_t min_width, uint32_t min_height, int rgb,
+                             sy__source **out, sy_error *err) {
     *out = NULL;
     jpeg_source *s = sy__calloc(ctx, 1, sizeof *s, "jpeg source", err);
     if (!s) return err ? err->code : SY_E_BUDGET;
@@ -208,7 +209,10 @@ sy_status sy__jpeg_source_open(sy_context *ctx, const char *path, uint32_t min_w
     s->cinfo.scale_num = n;
     s->cinfo.scale_denom = 8;
     switch (s->cinfo.jpeg_color_space) {
-    case JCS_YCbCr: s->cinfo.out_color_space = JCS_YCbCr; s->base.pixels = SY__PIX_YCC; break;
+    case JCS_YCbCr:
+        s->cinfo.out_color_space = rgb ? JCS_RGB : JCS_YCbCr;
+        s->base.pixels = rgb ? SY__PIX_RGB : SY__PIX_YCC;
+        break;
     case JCS_GRAYSCALE: s->cinfo.out_color_space = JCS_GRAYSCALE; s->base.pixels = SY__PIX_YCC; break;
     case JCS_CMYK:
     case JCS_YCCK: s->cinfo.out_color_space = JCS_CMYK; s->cmyk = 1; s->base.pixels = SY__PIX_RGB; break;
@@ -235,4 +239,14 @@ sy_status sy__jpeg_source_open(sy_context *ctx, const char *path, uint32_t min_w
     s->started = 1;
     *out = &s->base;
     return SY_OK;
+}
+
+sy_status sy__jpeg_source_open(sy_context *ctx, const char *path, uint32_t min_width, uint32_t min_height,
+                               sy__source **out, sy_error *err) {
+    return open_source(ctx, path, min_width, min_height, 0, out, err);
+}
+
+sy_status sy__jpeg_source_open_rgb(sy_context *ctx, const char *path, uint32_t min_width, uint32_t min_height,
+                                   sy__source **out, sy_error *err) {
+    return open_source(ctx, path, min_width, min_height, 1, out, err);
 }

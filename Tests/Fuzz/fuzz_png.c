@@ -22,6 +22,7 @@
 #include "fuzz_support.h"
 #include "../../CSources/base/sy_internal.h"
 #include "../../CSources/base/sy_source.h"
+#include "../../CSources/image/sy_metadata.h"
 
 #define FUZZ_MAX_SIDE 4096u
 #define FUZZ_BUDGET ((size_t)256 << 20)
@@ -103,6 +104,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
     }
     if (st != SY_OK && (err.message[0] == 0 || err.code != st)) abort(); /* failures must explain themselves */
+
+    sy__metadata md;
+    int animated = 0;
+    memset(&err, 0, sizeof err);
+    sy_status ms = sy__png_metadata_read(ctx, input_path, &md, &animated, &err);
+    if (ms == SY_OK) {
+        char date[20];
+        volatile int flags = sy__exif_has_camera(md.exif, md.exif_len) +
+                             sy__exif_user_comment_has(md.exif, md.exif_len, "Screenshot") +
+                             sy__exif_capture_date(md.exif, md.exif_len, date) +
+                             sy__xmp_user_comment_has(md.xmp, md.xmp_len, "Screenshot") + animated;
+        (void)flags;
+        sy__metadata_free(ctx, &md);
+    } else if (err.message[0] == 0 || err.code != ms) {
+        abort();
+    }
 
     fuzz_require_released(ctx);
     return 0;

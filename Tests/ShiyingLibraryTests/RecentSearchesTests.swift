@@ -71,7 +71,7 @@ func storePersists() throws {
         try recent.add("上周六")
     }
     let reopened = try RecordStore(path: dir.file("records.sqlite"))
-    #expect(try reopened.schemaVersion == 1)
+    #expect(try reopened.schemaVersion == RecordSchema.currentVersion)
     let recent = RecentSearches(store: reopened, clock: clock.read)
     let entries = try recent.list()
     #expect(entries.map(\.query) == ["上周六", "May 1", "猫"])
@@ -135,12 +135,13 @@ func storeRollback() throws {
 func storeMigrations() throws {
     let dir = try TempFolder()
     defer { dir.remove() }
-    let extra = RecordSchema.migrations + [RecordStoreMigration(version: 2, name: "test table", statements: [
+    let next = RecordSchema.currentVersion + 1 // later schema steps (organize, …) come before it
+    let extra = RecordSchema.migrations + [RecordStoreMigration(version: next, name: "test table", statements: [
         "CREATE TABLE test_records (id INTEGER PRIMARY KEY, value TEXT)",
     ])]
     do {
         let store = try RecordStore(path: dir.file("r.sqlite"), migrations: extra)
-        #expect(try store.schemaVersion == 2)
+        #expect(try store.schemaVersion == next)
         try store.execute("INSERT INTO test_records(value) VALUES (?)", [.text("kept")])
     }
     do {

@@ -21,6 +21,7 @@ public final class RecordStore {
     public let path: String
     private var statements: [String: PreparedStatement] = [:]
     private var transactionDepth = 0
+    private let commits = CommitCounter()
 
     /// Opens (creating if needed) and migrates the store.
     /// - Parameters:
@@ -41,6 +42,11 @@ public final class RecordStore {
         self.path = path
         sqlite3_extended_result_codes(db, 0)
         sqlite3_busy_timeout(db, 5000)
+        sqlite3_commit_hook(db, { user in
+            guard let user else { return 0 }
+            Unmanaged<CommitCounter>.fromOpaque(user).takeUnretainedValue().count += 1
+            return 0 // 0 = let the commit proceed
+        }, Unmanaged.passUnretained(commits).toOpaque())
         do {
             _ = try query("PRAGMA journal_mode=WAL")
             try execute("PRAGMA synchronous=NORMAL")
@@ -114,10 +120,20 @@ public final class RecordStore {
         }
     }
 
+    /// Write transactions committed on this connection since it opened, as
+    /// SQLite reports them through `sqlite3_commit_hook` (read-only statements
+    /// do not count). SPEC D6 tests count a batch's writes with it.
+    public var committedWrites: Int { commits.count }
+
     /// Rows changed by the last INSERT/UPDATE/DELETE (`sqlite3_changes`).
     public var changes: Int { Int(sqlite3_changes(db)) }
 
     // MARK: - internals
+
+    /// Boxed so the C commit hook can reach it; lives as long as the connection.
+    private final class CommitCounter {
+        var count = 0
+    }
 
     private func statement(_ sql: String) throws -> PreparedStatement {
         if let cached = statements[sql] { return cached }

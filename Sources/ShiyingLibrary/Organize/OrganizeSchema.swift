@@ -1,0 +1,97 @@
+// The record store's organize tables (issue 9; SPEC D1–D10, G5).
+
+/// Schema step 2: assets and their fingerprints, groups with each member's
+/// qualification snapshot (SPEC D7), batch decisions (D4, D6), the set-aside
+/// list (D1), user marks and Life overrides (D6, D9), recognized text (D9)
+/// and counters written once on leave (G5).
+public enum OrganizeSchema {
+    /// Appended to `RecordSchema.migrations`.
+    public static let migration = RecordStoreMigration(version: 2, name: "organize (SPEC D1-D10, G5)", statements: [
+        """
+        CREATE TABLE organize_assets (
+            id INTEGER PRIMARY KEY,
+            path TEXT NOT NULL UNIQUE,
+            media_type TEXT NOT NULL CHECK (media_type IN ('photo', 'video')),
+            width INTEGER NOT NULL,
+            height INTEGER NOT NULL,
+            duration_ms INTEGER NOT NULL DEFAULT 0,
+            file_bytes INTEGER NOT NULL,
+            full_resource_bytes INTEGER,          -- incl. pre-edit originals; NULL = not measurable (D2)
+            captured_at_ms INTEGER,               -- Exif capture time read as UTC; NULL = unknown
+            has_camera INTEGER NOT NULL DEFAULT 0,
+            screenshot INTEGER NOT NULL DEFAULT 0,        -- a real marker, never "no camera data" (D9)
+            screen_recording INTEGER NOT NULL DEFAULT 0,
+            animated INTEGER NOT NULL DEFAULT 0,
+            burst_id TEXT,                        -- the system's burst identifier (D8)
+            burst_representative INTEGER NOT NULL DEFAULT 0,
+            favorite INTEGER NOT NULL DEFAULT 0,
+            recognized_text TEXT,                 -- OCR text, filled by `organize scan --ocr` (D9)
+            scanned_at_ms INTEGER NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE organize_fingerprints (
+            asset_id INTEGER PRIMARY KEY REFERENCES organize_assets(id) ON DELETE CASCADE,
+            file_sha256 TEXT NOT NULL,
+            pixel_sha256 TEXT NOT NULL,
+            phash INTEGER NOT NULL,               -- 64 bits stored as a signed integer
+            quality REAL                          -- NULL = no score
+        )
+        """,
+        "CREATE INDEX organize_fingerprints_pixel ON organize_fingerprints(pixel_sha256)",
+        """
+        CREATE TABLE organize_groups (
+            id INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL CHECK (kind IN ('duplicate', 'similar', 'burst')),
+            evidence TEXT,                        -- duplicate: the shared pixel SHA-256; burst: the system burst id
+            system_representative INTEGER,        -- burst: the asset the system chose
+            created_at_ms INTEGER NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE organize_group_members (
+            group_id INTEGER NOT NULL REFERENCES organize_groups(id) ON DELETE CASCADE,
+            asset_id INTEGER NOT NULL REFERENCES organize_assets(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            -- qualification snapshot taken when the group was formed (D7)
+            q_media_type TEXT NOT NULL,
+            q_width INTEGER NOT NULL,
+            q_height INTEGER NOT NULL,
+            q_duration_ms INTEGER NOT NULL,
+            q_file_bytes INTEGER NOT NULL,
+            q_pixel_sha256 TEXT NOT NULL,
+            PRIMARY KEY (group_id, asset_id)
+        )
+        """,
+        """
+        CREATE TABLE organize_decisions (
+            group_id INTEGER PRIMARY KEY REFERENCES organize_groups(id) ON DELETE CASCADE,
+            action TEXT NOT NULL CHECK (action IN ('keep_one', 'set_all_aside')),
+            keeper_asset_id INTEGER,
+            batch_id INTEGER NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('pending', 'done')),  -- shown as organized only when done (D4)
+            decided_at_ms INTEGER NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE organize_set_aside (
+            asset_id INTEGER PRIMARY KEY REFERENCES organize_assets(id) ON DELETE CASCADE,
+            group_id INTEGER,
+            set_aside_at_ms INTEGER NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE organize_marks (
+            asset_id INTEGER PRIMARY KEY REFERENCES organize_assets(id) ON DELETE CASCADE,
+            keeper INTEGER NOT NULL DEFAULT 0,    -- the user marked it as the one to keep (D6)
+            life_override TEXT CHECK (life_override IN ('life', 'not_life'))  -- D9 user override
+        )
+        """,
+        """
+        CREATE TABLE organize_stats (
+            key TEXT PRIMARY KEY NOT NULL,
+            value INTEGER NOT NULL
+        )
+        """,
+    ])
+}

@@ -1,0 +1,24 @@
+// The injectable clock of the organize and home policies.
+import Foundation
+
+/// Seconds on a monotonic timeline. Tests pass a `ManualClock`; apps pass `.system`.
+public struct PolicyClock: Sendable {
+    public let now: @Sendable () -> Double
+
+    public init(now: @escaping @Sendable () -> Double) { self.now = now }
+
+    /// The process's monotonic clock (`ProcessInfo.systemUptime`).
+    public static let system = PolicyClock { ProcessInfo.processInfo.systemUptime }
+}
+
+/// A clock tests advance by hand.
+public final class ManualClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Double
+
+    public init(_ start: Double = 0) { value = start }
+
+    public var now: Double { lock.withLock { value } }
+    public func advance(_ seconds: Double) { lock.withLock { value += seconds } }
+    public var clock: PolicyClock { PolicyClock { [self] in now } }
+}

@@ -1,0 +1,262 @@
+import Foundation
+import Shiying
+import ShiyingLibrary
+
+/// `shiying organize scan|groups|decide|verify|life|set-aside` (issue 9; SPEC D1–D10).
+enum OrganizeCommand {
+    static let usage = """
+        shiying organize scan DIR --db FILE [--ocr] [--json]
+              shiying organize groups --db FILE [--json]
+              shiying organize decide (--groups ID,ID,… | --all-similar) (--keep-one | --set-all-aside) [--keeper ASSET] --db FILE [--json]
+              shiying organize verify GROUP --db FILE [--json]
+              shiying organize life --db FILE [--set ASSET life|not-life|clear] [--json]
+              shiying organize set-aside --db FILE [--json]
+        """
+
+    static func run(_ args: [String]) throws -> Int32 {
+        let parsed = try Arguments(args, booleans: ["json", "ocr", "keep-one", "set-all-aside", "all-similar"])
+        try parsed.rejectUnknown(["db", "groups", "keeper", "set"])
+        guard let db = parsed.options["db"] else { throw UsageError("organize needs --db FILE\nusage: \(usage)") }
+        guard let action = parsed.positionals.first else { throw UsageError("usage: \(usage)") }
+        let operands = Array(parsed.positionals.dropFirst())
+        let org = OrganizeStore(store: try RecordStore(path: db))
+        switch action {
+        case "scan":
+            guard operands.count == 1 else { throw UsageError("organize scan takes one DIR\nusage: \(usage)") }
+            return try scan(operands[0], org, ocr: parsed.has("ocr"), json: parsed.has("json"))
+        case "groups": return try groups(org, json: parsed.has("json"))
+        case "decide": return try decide(parsed, org)
+        case "verify":
+            guard operands.count == 1, let id = Int64(operands[0]) else { throw UsageError("organize verify takes one GROUP id") }
+            let result = try org.verifyDuplicateGroup(id: id)
+            try emit(result, json: parsed.has("json")) {
+                result.verified ? "group \(id): verified" : "group \(id): NOT verified\n" + result.problems.joined(separator: "\n")
+            }
+            return result.verified ? 0 : 1
+        case "life": return try life(parsed, org)
+        case "set-aside": return try setAside(org, json: parsed.has("json"))
+        default: throw UsageError("unknown organize action \(action)\nusage: \(usage)")
+        }
+    }
+
+    // MARK: - scan
+
+    private struct Skipped: Encodable { var path: String; var error: String }
+    private struct ScanReport: Encodable {
+        var scanned: Int
+        var skipped: [Skipped]
+        var duplicateGroups: Int
+        var similarGroups: Int
+        var burstGroups: Int
+        var ocr: Bool
+        var seconds: Double
+        var photosPerSecond: Double
+        var enginePeakBytes: UInt64
+    }
+
+    static let stillExtensions: Set<String> = ["jpg", "jpeg", "png", "heic", "heif"]
+
+    /// Every still under `dir`, sorted by path.
+    static func stills(in dir: String) throws -> [String] {
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
+            throw UsageError("\(dir): not a directory")
+        }
+        let walker = FileManager.default.enumerator(atPath: dir)
+        var found: [String] = []
+        while let rel = walker?.nextObject() as? String {
+            if stillExtensions.contains((rel as NSString).pathExtension.lowercased()) {
+                found.append((dir as NSString).appendingPathComponent(rel))
+            }
+        }
+        return found.sorted()
+    }
+
+    /// The organizer's record of one fingerprinted still.
+    static func asset(_ fp: PhotoFingerprint, recognizedText: String?) -> OrganizeAsset {
+        OrganizeAsset(path: fp.path, mediaType: .photo, width: fp.width, height: fp.height, fileBytes: fp.fileBytes,
+                      fileSHA256: fp.fileSHA256, pixelSHA256: fp.pixelSHA256, phash: fp.phash, quality: fp.quality,
+                      capturedAtMs: fp.captureDate.flatMap(ExifCaptureTime.milliseconds), hasCamera: fp.hasCamera,
+                      isScreenshot: fp.screenshotMarker, isAnimated: fp.animated, recognizedText: recognizedText)
+    }
+
+    private static func scan(_ dir: String, _ org: OrganizeStore, ocr: Bool, json: Bool) throws -> Int32 {
+        let paths = try stills(in: dir).map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        if ocr && TesseractOCR.executable == nil {
+            throw UsageError("--ocr needs tesseract (apt-get install tesseract-ocr tesseract-ocr-chi-sim)")
+        }
+        let fingerprinter = try Fingerprinter()
+        let progress = StderrProgress(label: "organize scan")
+        let start = ContinuousClock.now
+        var assets: [OrganizeAsset] = []
+        var skipped: [Skipped] = []
+        for (n, path) in paths.enumerated() {
+            do {
+                let fp = try fingerprinter.fingerprint(path)
+                let text = ocr ? try TesseractOCR.recognize(path) : nil
+                assets.append(asset(fp, recognizedText: text))
+            } catch let error as ShiyingError {
+                skipped.append(Skipped(path: path, error: error.message))
+            }
+            progress.report("photos", UInt64(n + 1), UInt64(paths.count))
+        }
+        progress.finish()
+        let elapsed = ContinuousClock.now - start
+        let nowMs = Int64(Date().timeIntervalSince1970 * 1000)
+        try org.record(assets, nowMs: nowMs)
+        let groups = try org.regroup(nowMs: nowMs)
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let report = ScanReport(
+            scanned: assets.count, skipped: skipped,
+            duplicateGroups: groups.filter { $0.kind == .duplicate }.count,
+            similarGroups: groups.filter { $0.kind == .similar }.count,
+            burstGroups: groups.filter { $0.kind == .burst }.count, ocr: ocr, seconds: seconds,
+            photosPerSecond: seconds > 0 ? Double(assets.count) / seconds : 0,
+            enginePeakBytes: fingerprinter.memoryStats.peakBytes)
+        try emit(report, json: json) {
+            "scanned \(report.scanned) photos (\(skipped.count) skipped) in \(String(format: "%.2f", seconds)) s: "
+                + "\(report.duplicateGroups) duplicate, \(report.similarGroups) similar, \(report.burstGroups) burst groups"
+                + skipped.map { "\nskipped \($0.path): \($0.error)" }.joined()
+        }
+        return 0
+    }
+
+    // MARK: - groups, decide
+
+    private struct Member: Encodable { var id: Int64; var path: String; var quality: Double? }
+    private struct GroupLine: Encodable {
+        var id: Int64
+        var kind: String
+        var members: [Member]
+        var keeper: Int64?
+        var organized: Bool
+    }
+    private struct GroupsReport: Encodable { var groups: [GroupLine] }
+
+    private static func groups(_ org: OrganizeStore, json: Bool) throws -> Int32 {
+        let byID = Dictionary(uniqueKeysWithValues: try org.assets().map { ($0.id, $0) })
+        let lines = try org.groupViews().map { v in
+            GroupLine(id: v.group.id, kind: v.group.kind.rawValue,
+                      members: v.group.members.map { Member(id: $0, path: byID[$0]?.path ?? "", quality: byID[$0]?.quality) },
+                      keeper: v.keeper, organized: v.organized)
+        }
+        try emit(GroupsReport(groups: lines), json: json) {
+            lines.map { g in
+                "group \(g.id) \(g.kind)\(g.organized ? " (organized)" : ""): "
+                    + g.members.map { "\($0.id == g.keeper ? "*" : "")\($0.path)" }.joined(separator: ", ")
+            }.joined(separator: "\n")
+        }
+        return 0
+    }
+
+    private struct DecideReport: Encodable {
+        var batch: Int64
+        var groups: Int
+        var kept: [Int64]
+        var setAside: [Int64]
+    }
+
+    private static func decide(_ parsed: Arguments, _ org: OrganizeStore) throws -> Int32 {
+        let keepOne = parsed.has("keep-one"), allAside = parsed.has("set-all-aside")
+        guard keepOne != allAside else { throw UsageError("organize decide needs --keep-one or --set-all-aside") }
+        var ids: [Int64]
+        if parsed.has("all-similar") {
+            ids = try org.groupViews().filter { $0.group.kind == .similar && !$0.organized }.map(\.group.id)
+        } else if let list = parsed.options["groups"] {
+            ids = try list.split(separator: ",").map {
+                guard let id = Int64($0.trimmingCharacters(in: .whitespaces)) else { throw UsageError("bad group id \($0)") }
+                return id
+            }
+        } else {
+            throw UsageError("organize decide needs --groups ID,… or --all-similar")
+        }
+        if let keeper = parsed.options["keeper"] {
+            guard let id = Int64(keeper) else { throw UsageError("--keeper expects an asset id") }
+            try org.markKeeper(assetID: id)
+        }
+        do {
+            let r = try org.decide(groupIDs: ids, action: keepOne ? .keepOne : .setAllAside,
+                                   nowMs: Int64(Date().timeIntervalSince1970 * 1000))
+            let report = DecideReport(batch: r.batchID, groups: r.groups, kept: r.kept.values.sorted(), setAside: r.setAside)
+            try emit(report, json: parsed.has("json")) {
+                "organized \(r.groups) groups: kept \(report.kept.count), set aside \(r.setAside.count)"
+            }
+            return 0
+        } catch let error as OrganizeError {
+            // SPEC D4: the page's message, nothing shown as organized
+            FileHandle.standardError.write(Data("shiying: \(error.message) (\(error.detail))\n".utf8))
+            if parsed.has("json") { print(try JSONReport.line(["error": error.message, "detail": error.detail])) }
+            return 1
+        }
+    }
+
+    // MARK: - life, set aside
+
+    private struct LifeLine: Encodable { var id: Int64; var path: String; var reason: String; var infoLine: String; var restoreAction: String }
+    private struct LifeReport: Encodable { var inLife: Int; var notInLife: [LifeLine] }
+
+    private static func life(_ parsed: Arguments, _ org: OrganizeStore) throws -> Int32 {
+        if let set = parsed.options["set"] {
+            guard let id = Int64(set), parsed.positionals.count == 2 else {
+                throw UsageError("organize life --set ASSET life|not-life|clear")
+            }
+            switch parsed.positionals[1] {
+            case "life": try org.setLifeOverride(.life, assetID: id)
+            case "not-life": try org.setLifeOverride(.notLife, assetID: id)
+            case "clear": try org.setLifeOverride(nil, assetID: id)
+            default: throw UsageError("organize life --set ASSET life|not-life|clear")
+            }
+        }
+        let decisions = try org.lifeDecisions()
+        let out = decisions.filter { !$0.decision.inLife }.map { d in
+            LifeLine(id: d.asset.id, path: d.asset.path, reason: d.decision.reason?.code ?? "",
+                     infoLine: d.decision.infoLine ?? "", restoreAction: d.decision.restoreAction ?? "")
+        }
+        let report = LifeReport(inLife: decisions.count - out.count, notInLife: out)
+        try emit(report, json: parsed.has("json")) {
+            "\(report.inLife) in Life; \(out.count) not:" + out.map { "\n\($0.path): \($0.infoLine)" }.joined()
+        }
+        return 0
+    }
+
+    private struct SetAsideReport: Encodable { var items: [Member]; var freedBytes: Int64; var freedText: String }
+
+    private static func setAside(_ org: OrganizeStore, json: Bool) throws -> Int32 {
+        let items = try org.setAsideAssets()
+        let freed = SetAsideDeletion.freed(items.map {
+            DeletionItem(id: $0.id, currentBytes: $0.fileBytes, fullResourceBytes: $0.fullResourceBytes)
+        })
+        let report = SetAsideReport(items: items.map { Member(id: $0.id, path: $0.path, quality: $0.quality) },
+                                    freedBytes: freed.bytes, freedText: freed.text)
+        try emit(report, json: json) { items.map(\.path).joined(separator: "\n") + "\n" + freed.text }
+        return 0
+    }
+
+    private static func emit<T: Encodable>(_ value: T, json: Bool, text: () -> String) throws {
+        print(json ? try JSONReport.line(value) : text())
+    }
+}
+
+/// Tesseract (Debian's tesseract-ocr with the chi_sim and eng models) as the
+/// OCR engine behind `organize scan --ocr`; the Life rules only read its text.
+enum TesseractOCR {
+    static var executable: String? {
+        ["/usr/bin/tesseract", "/usr/local/bin/tesseract"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    static func recognize(_ path: String) throws -> String? {
+        guard let exe = executable else { return nil }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: exe)
+        process.arguments = [path, "stdout", "-l", "chi_sim+eng", "--psm", "3"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { return nil }
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty ? nil : text
+    }
+}
