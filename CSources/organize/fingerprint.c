@@ -1,8 +1,8 @@
 /* fingerprint.c — sy_fingerprint_file: one full-resolution decode per photo.
  * A pass-through source ("tee") converts rows to R'G'B' and feeds them to the
- * pixel SHA-256 while the resampler pulls them down to the analysis plane;
- * rows the resampler leaves unread are drained through the tee afterwards so
- * the digest always covers every row. */
+ * pixel SHA-256 while the one frame renderer pulls them down to the analysis
+ * plane; rows the renderer leaves unread are drained through the tee
+ * afterwards so the digest always covers every row. */
 #include <math.h>
 #include <string.h>
 
@@ -12,7 +12,7 @@
 #include "../edit/sy_edit_internal.h"
 #include "../image/sy_color.h"
 #include "../image/sy_metadata.h"
-#include "../resample/sy_resample.h"
+#include "../render/sy_render_window.h"
 #include "sy_analysis.h"
 
 typedef struct tee {
@@ -52,7 +52,7 @@ typedef struct analysis {
     uint32_t w;
 } analysis;
 
-static sy_status analysis_sink(void *user, uint32_t y, const uint8_t *row, sy_error *err) {
+static sy_status analysis_sink(void *user, uint32_t y, uint8_t *row, sy_error *err) {
     (void)err;
     analysis *a = user;
     uint8_t *out = a->luma + (size_t)y * a->w;
@@ -105,6 +105,7 @@ sy_status sy_fingerprint_file(sy_context *ctx, const char *path, sy_fingerprint 
              : sy__source_open(ctx, path, &info, info.stored_width, info.stored_height, &src, err);
     if (st != SY_OK) return st;
     tee t = {.base = *src, .inner = src, .ctx = ctx};
+    sy_renderer *renderer = NULL;
     t.base.pixels = SY__PIX_RGB;
     t.base.read_rows = tee_read, t.base.skip_rows = tee_skip, t.base.close = tee_close;
     uint32_t sw = src->width, sh = src->height;
@@ -121,13 +122,17 @@ sy_status sy_fingerprint_file(sy_context *ctx, const char *path, sy_fingerprint 
     uint8_t header[5 + 9] = {'S', 'Y', 'P', 'X', '1'};
     put_le32(header + 5, sw), put_le32(header + 9, sh), header[13] = info.orientation;
     sy__sha256_update(&t.sha, header, sizeof header);
-    sy__window whole = {0, 0, sw, sh};
-    if ((st = sy__resample_stream(ctx, &t.base, whole, a.w, ah, analysis_sink, &a, err)) != SY_OK) goto done;
+    sy_recipe identity;
+    sy_recipe_init(&identity);
+    if ((st = sy_renderer_create(ctx, &identity, sw, sh, a.w, ah, &renderer, err)) != SY_OK ||
+        (st = sy__render_source(ctx, &t.base, renderer, analysis_sink, &a, err)) != SY_OK)
+        goto done;
     if (t.rows_done < sh && (st = tee_skip(&t.base, sh - t.rows_done, err)) != SY_OK) goto done;
     sy__sha256_hex(&t.sha, out->pixel_sha256);
     out->phash = sy__phash_luma(a.luma, a.w, ah, info.orientation);
     sy__quality_luma(a.luma, a.w, ah, out);
 done:
+    sy_renderer_destroy(renderer);
     sy__free(ctx, a.luma);
     sy__free(ctx, t.scratch);
     src->close(src);

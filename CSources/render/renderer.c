@@ -340,6 +340,9 @@ sy_status sy__renderer_render_window(const sy_renderer *r, const uint8_t *rows, 
                                      uint32_t n, uint32_t y0, uint32_t count, uint8_t *dst, size_t dst_stride,
                                      sy_error *err) {
     if (!r || !rows || !dst) return sy__fail(err, SY_E_USAGE, "sy__renderer_render_window: NULL argument");
+    if (stride < (size_t)r->src_w * 3 || n > r->src_h || first > r->src_h - n)
+        return sy__fail(err, SY_E_USAGE, "sy__renderer_render_window: window %u+%u (stride %zu) outside the %ux%u source",
+                        first, n, stride, r->src_w, r->src_h);
     uint32_t a, b;
     if (sy__renderer_source_rows(r, y0, count, &a, &b) && (a < first || b >= (uint64_t)first + n))
         return sy__fail(err, SY_E_USAGE, "sy__renderer_render_window: rows %u..%u are not in the window %u+%u", a, b,
