@@ -152,6 +152,14 @@ public enum Editor {
             return job.report
         }
         let elapsed = clock.now - start
+        return editReport(report, input: input, output: output, format: format, recipe: recipe,
+                          peakBytes: engine.memoryStats.peakBytes,
+                          seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+    }
+
+    /// The Swift report of a C edit report (shared with the HDR save).
+    static func editReport(_ report: sy_edit_report, input: String, output: String, format: Format, recipe: EditRecipe,
+                           peakBytes: UInt64, seconds: Double) -> EditReport {
         var kept: [String] = []
         if report.kept_exif != 0 { kept.append("exif") }
         if report.kept_capture_date != 0 { kept.append("capture-date") }
@@ -165,8 +173,7 @@ public enum Editor {
             decodedWidth: Int(report.decoded_width), decodedHeight: Int(report.decoded_height),
             appliedOrientation: Int(report.source_orientation), kept: kept,
             captureDate: report.kept_capture_date != 0 ? cString(report.capture_date) : nil, recipe: recipe,
-            enginePeakBytes: engine.memoryStats.peakBytes,
-            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+            enginePeakBytes: peakBytes, seconds: seconds)
     }
 
     static func engineOptions(format: Format, quality: Int, maxSize: (width: Int, height: Int)?) throws -> sy_edit_options {
@@ -191,7 +198,7 @@ public enum Editor {
         return options
     }
 
-    private static func outputFormat(_ format: Format?, _ output: String) throws -> Format {
+    static func outputFormat(_ format: Format?, _ output: String) throws -> Format {
         guard let format = format ?? Format(pathExtension: (output as NSString).pathExtension) else {
             throw ShiyingError(code: .usage, message: "\(output): unknown output type; use .jpg, .png or .heic", file: output)
         }
