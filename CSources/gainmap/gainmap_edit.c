@@ -37,6 +37,7 @@ static sy_status refuse(sy_gainmap_edit_report *rep, sy_hdr_loss_reason reason, 
                         int asked, sy_error *err) {
     rep->outcome = SY_HDR_REFUSED;
     rep->reason = reason;
+    snprintf(rep->reason_detail, sizeof rep->reason_detail, "%s", detail);
     return sy__fail(err, SY_E_CANCELLED, "%s: the HDR gain map would be lost (%s); %s; nothing was written", input,
                     detail, asked ? "the hook declined" : "no HDR-loss hook was given");
 }
@@ -129,6 +130,7 @@ sy_status sy_gainmap_edit(sy_context *ctx, const char *input, const char *output
     }
     if (reason != SY_HDR_LOSS_NONE) {
         rep->reason = reason;
+        snprintf(rep->reason_detail, sizeof rep->reason_detail, "%s", detail);
         if (!hook) return refuse(rep, reason, input, detail, 0, err);
         rep->hook_calls++;
         if (!hook(hook_context, reason, detail)) return refuse(rep, reason, input, detail, 1, err);

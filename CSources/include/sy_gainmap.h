@@ -137,6 +137,7 @@ typedef struct sy_gainmap_edit_report {
     sy_edit_report edit;              /* base image (sy_edit) */
     sy_hdr_outcome outcome;
     sy_hdr_loss_reason reason;        /* why the hook was asked (NONE when it was not) */
+    char reason_detail[200];          /* what exactly cannot be kept ("" when nothing) */
     uint32_t hook_calls;
     sy_gainmap_kind source_kind;
     uint32_t map_width, map_height;   /* written gain map (0 when none) */

@@ -81,8 +81,7 @@ public enum HDREditor {
             sy_gainmap_edit(engine.raw, input, output, cRecipe, &options, hook, nil, &report, &error)
         }
         if report.outcome == SY_HDR_REFUSED, let reason = HDRLossReason(report.reason) {
-            let message = messageText(error)
-            throw HDRLossError.noConsentHook(reason, detail: message)
+            throw HDRLossError.noConsentHook(reason, detail: "\(input): \(cString(report.reason_detail))")
         }
         try check(status, error, file: input)
         let elapsed = clock.now - start

@@ -36,8 +36,9 @@ public enum HDRLossError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .declined(let r, let d): "HDR would be lost (\(r.rawValue): \(d)); declined, nothing was written"
-        case .noConsentHook(let r, let d): "HDR would be lost (\(r.rawValue): \(d)); no consent hook, nothing was written"
+        case .declined(let r, let d): "the HDR gain map would be lost (\(r.rawValue): \(d)); declined, nothing was written"
+        case .noConsentHook(let r, let d):
+            "the HDR gain map would be lost (\(r.rawValue): \(d)); no consent hook, nothing was written"
         }
     }
 }
