@@ -54,7 +54,7 @@ struct GainMapFormatTests {
     func ultraHDRJPEGInExiftool() throws {
         guard ExternalTools.installed("exiftool") else { return }
         let folder = try HDRSampleFolder()
-        let out = try ExternalTools.check("exiftool", ["-a", "-s", "-G1", "-ee", "-NumberOfImages", "-MPImageType",
+        let out = try ExternalTools.check("exiftool", ["-a", "-s", "-G3:1", "-ee", "-NumberOfImages", "-MPImageType",
                                                        "-MPImageStart", "-MPImageLength", "-XMP-hdrgm:all",
                                                        "-XMP-Container:all", folder.jpeg])
         #expect(exifTag(out, "MPF0", "NumberOfImages") == "2", "\(out)")
