@@ -37,7 +37,7 @@ struct HDRBenchReport: Codable {
     var cases: [HDRCaseTiming]
 }
 
-private func median(_ v: [Double]) -> Double {
+private func hdrMedian(_ v: [Double]) -> Double {
     let s = v.sorted()
     return s.isEmpty ? .nan : s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
 }
@@ -87,7 +87,7 @@ func runHDRSuite(root: String, runs: Int) {
         } catch {
             fail("hdr suite: \(input): \(error)")
         }
-        let k = median(keep), s = median(sdr)
+        let k = hdrMedian(keep), s = hdrMedian(sdr)
         cases.append(HDRCaseTiming(format: ext, keepMs: keep, sdrOnlyMs: sdr, keepMedianMs: k, sdrOnlyMedianMs: s,
                                    extraMs: k - s, extraPercent: (k - s) / s * 100, keepBytes: fileSize(keepOut),
                                    sdrOnlyBytes: fileSize(sdrOut), gainMapSize: mapSize))

@@ -69,6 +69,27 @@ struct GainMapEditTests {
         #expect(psnrLinear(hdrWrong, hdrSrc) < db - 3)
     }
 
+    @Test("E6: EXIF orientation 6 / 8 (set by exiftool, which keeps MPF valid) turns the gain map with the base",
+          arguments: [(6, 1), (8, 3)])
+    func orientationTurnsTheMap(orientation: Int, turns: Int) throws {
+        guard ExternalTools.installed("exiftool") else { return }
+        let folder = try HDRSampleFolder(width: 320, height: 240)
+        let ctx = try Context()
+        let oriented = folder.file("o\(orientation).jpg")
+        try ExternalTools.writeFile(oriented, ExternalTools.readFile(folder.jpeg))
+        try ExternalTools.check("exiftool", ["-q", "-overwrite_original", "-n", "-Orientation=\(orientation)", oriented])
+        var identity = sy_recipe()
+        sy_recipe_init(&identity)
+        let output = folder.file("out.jpg")
+        let r = gainMapEdit(ctx, oriented, output, &identity, format: SY_STILL_JPEG, hook: nil)
+        #expect(r.status == SY_OK && r.report.outcome == SY_HDR_KEPT, "\(message(r.error))")
+        #expect(r.report.edit.width == 240 && r.report.edit.height == 320)
+        let source = try DecodedGainMap(ctx, folder.jpeg), edited = try DecodedGainMap(ctx, output)
+        let expected = source.cropTurned(x: 0, y: 0, w: 1, h: 1, turns: turns)
+        #expect(edited.width == expected.0 && edited.height == expected.1)
+        #expect(psnr8(edited.pixels, expected.2) >= 35)
+    }
+
     @Test("E6: PNG target — the hook is asked once (unsupportedTarget); declined: nothing written, existing file untouched")
     func pngAsksOnceAndDeclineWritesNothing() throws {
         let folder = try HDRSampleFolder(width: 256, height: 192)
