@@ -25,15 +25,16 @@ static sy_status decode_jpeg_map(sy_context *ctx, const char *path, const sy_gai
     return st;
 }
 
+#define MAX_RGB_TILE 8192u /* widest colour map picture converted through the stack row */
+
 /* Copies the decoded picture's window [0, w) x [0, h) into out at (x0, y0). */
 static void put_tile(const sy__yuv *yuv, uint32_t channels, uint32_t w, uint32_t h, sy_gainmap_image *out, uint32_t x0,
                      uint32_t y0) {
     uint32_t cw = SY__MIN(w, out->width - x0), chh = SY__MIN(h, out->height - y0);
-    if (channels == 3) {
+    if (channels == 3) { /* callers check yuv->width <= MAX_RGB_TILE */
         for (uint32_t y = 0; y < chh; y++) {
-            uint8_t row[3 * 8192];
+            uint8_t row[3 * MAX_RGB_TILE];
             uint8_t *rows[1] = {row};
-            if (yuv->width > 8192) return;
             sy__yuv_rows(yuv, NULL, 1, y, 1, rows);
             memcpy(out->pixels + (size_t)(y0 + y) * out->stride + (size_t)x0 * 3, row, (size_t)cw * 3);
         }
@@ -56,7 +57,7 @@ static void put_tile(const sy__yuv *yuv, uint32_t channels, uint32_t w, uint32_t
 }
 
 static sy_status decode_one(sy_context *ctx, sy_heif_file *file, const char *path, uint32_t id, const uint8_t *hvcc,
-                            size_t hvcc_len, sy__hevc_decoder **dec, sy__yuv *yuv, sy_error *err) {
+                            size_t hvcc_len, uint32_t channels, sy__hevc_decoder **dec, sy__yuv *yuv, sy_error *err) {
     if (!*dec) {
         if (!hvcc) return sy__fail(err, SY_E_INVALID_INPUT, "%s: gain map item %u has no hvcC", path, id);
         sy_status st = sy__hevc_decoder_create(ctx, hvcc, hvcc_len, dec, err);
@@ -68,6 +69,11 @@ static sy_status decode_one(sy_context *ctx, sy_heif_file *file, const char *pat
     if (st != SY_OK) return st;
     st = sy__hevc_decode(*dec, data, len, yuv, err);
     sy_heif_free_data(file, data);
+    if (st == SY_OK && yuv->width > MAX_RGB_TILE && channels == 3) {
+        sy__yuv_release(ctx, yuv);
+        return sy__fail(err, SY_E_UNSUPPORTED, "%s: colour gain map picture %u px wide (at most %u)", path,
+                        yuv->width, MAX_RGB_TILE);
+    }
     if (st != SY_OK) {
         char why[200];
         snprintf(why, sizeof why, "%s", err ? err->message : "decode failed");
@@ -98,7 +104,7 @@ static sy_status decode_heif_map(sy_context *ctx, const char *path, const sy_gai
         size_t hl = 0;
         const uint8_t *hvcc = sy_heif_hvcc(file, id, &hl);
         sy__yuv yuv = {0};
-        if ((st = decode_one(ctx, file, path, id, hvcc, hl, &dec, &yuv, err)) != SY_OK) goto done;
+        if ((st = decode_one(ctx, file, path, id, hvcc, hl, ch, &dec, &yuv, err)) != SY_OK) goto done;
         if (yuv.width < out->width || yuv.height < out->height)
             st = sy__fail(err, SY_E_INVALID_INPUT, "%s: gain map decoded as %ux%u, ispe says %ux%u", path, yuv.width,
                           yuv.height, out->width, out->height);
@@ -115,7 +121,7 @@ static sy_status decode_heif_map(sy_context *ctx, const char *path, const sy_gai
                 size_t hl = 0;
                 const uint8_t *hvcc = sy_heif_hvcc(file, tiles[r * g.columns + c], &hl);
                 sy__yuv yuv = {0};
-                if ((st = decode_one(ctx, file, path, tiles[r * g.columns + c], hvcc, hl, &dec, &yuv, err)) != SY_OK) break;
+                if ((st = decode_one(ctx, file, path, tiles[r * g.columns + c], hvcc, hl, ch, &dec, &yuv, err)) != SY_OK) break;
                 if (c * t0->width < out->width && r * t0->height < out->height)
                     put_tile(&yuv, ch, SY__MIN(yuv.width, t0->width), SY__MIN(yuv.height, t0->height), out,
                              c * t0->width, r * t0->height);
