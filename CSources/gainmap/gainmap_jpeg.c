@@ -1,9 +1,7 @@
 /* gainmap_jpeg.c — the gain-map JPEG: encoded and decoded in memory (it is
- * small: a quarter of the base's pixels, one channel), with its XMP. */
+ * small: a quarter of the base's pixels, one channel), with its XMP, through libjpeg. */
 #include <stdlib.h>
 #include <string.h>
-
-#include <turbojpeg.h>
 
 #include "../jpeg/sy_jpeg_error.h"
 #include "gainmap_internal.h"
@@ -55,26 +53,37 @@ sy_status sy__gainmap_jpeg_encode(sy_context *ctx, const uint8_t *px, size_t str
 sy_status sy__gainmap_jpeg_decode(sy_context *ctx, const char *path, const uint8_t *data, size_t len,
                                   sy_gainmap_image *out, sy_error *err) {
     memset(out, 0, sizeof *out);
-    tjhandle tj = tjInitDecompress();
-    if (!tj) return sy__fail(err, SY_E_CODEC, "%s: turbojpeg init failed", path);
-    int w, h, sub, cs;
-    sy_status st = SY_OK;
-    if (len > 0xFFFFFFFFu || tjDecompressHeader3(tj, data, (unsigned long)len, &w, &h, &sub, &cs) != 0) {
-        st = sy__fail(err, SY_E_INVALID_INPUT, "%s: gain map JPEG unreadable: %s", path, tjGetErrorStr2(tj));
-    } else if (w < 1 || h < 1 || w > 16384 || h > 16384) {
-        st = sy__fail(err, SY_E_INVALID_INPUT, "%s: gain map JPEG is %dx%d", path, w, h);
-    } else {
-        uint32_t ch = sub == TJSAMP_GRAY ? 1 : 3;
-        out->pixels = sy__alloc(ctx, (size_t)w * ch, (size_t)h, "gain map pixels", err);
-        if (!out->pixels) st = err ? err->code : SY_E_BUDGET;
-        else if (tjDecompress2(tj, data, (unsigned long)len, out->pixels, w, 0, h, ch == 1 ? TJPF_GRAY : TJPF_RGB,
-                               0) != 0) { /* warnings too: a truncated map is not a map */
-            st = sy__fail(err, SY_E_INVALID_INPUT, "%s: gain map JPEG does not decode: %s", path, tjGetErrorStr2(tj));
-        } else {
-            out->width = (uint32_t)w, out->height = (uint32_t)h, out->channels = ch, out->stride = (size_t)w * ch;
-        }
+    if (len < 4 || len > 0xFFFFFFFFu) return sy__fail(err, SY_E_INVALID_INPUT, "%s: gain map JPEG of %zu bytes", path, len);
+    struct jpeg_decompress_struct cinfo;
+    sy__jpeg_error jerr;
+    cinfo.err = sy__jpeg_error_init(&jerr);
+    jpeg_create_decompress(&cinfo);
+    if (setjmp(jerr.jump)) {
+        jpeg_destroy_decompress(&cinfo);
+        sy_gainmap_image_free(ctx, out);
+        return sy__fail(err, SY_E_INVALID_INPUT, "%s: gain map JPEG does not decode: %s", path, jerr.message);
     }
-    tjDestroy(tj);
+    jpeg_mem_src(&cinfo, data, (unsigned long)len);
+    jpeg_read_header(&cinfo, TRUE);
+    uint32_t w = cinfo.image_width, h = cinfo.image_height, ch = cinfo.num_components == 1 ? 1 : 3;
+    sy_status st = SY_OK;
+    if (w < 1 || h < 1 || w > 16384 || h > 16384) {
+        st = sy__fail(err, SY_E_INVALID_INPUT, "%s: gain map JPEG is %ux%u", path, w, h);
+    } else if (!(out->pixels = sy__alloc(ctx, (size_t)w * ch, h, "gain map pixels", err))) {
+        st = err ? err->code : SY_E_BUDGET;
+    } else {
+        out->width = w, out->height = h, out->channels = ch, out->stride = (size_t)w * ch;
+        cinfo.out_color_space = ch == 1 ? JCS_GRAYSCALE : JCS_RGB;
+        jpeg_start_decompress(&cinfo);
+        while (cinfo.output_scanline < h) {
+            JSAMPROW row = out->pixels + (size_t)cinfo.output_scanline * out->stride;
+            jpeg_read_scanlines(&cinfo, &row, 1);
+        }
+        jpeg_finish_decompress(&cinfo);
+        if (jerr.warnings || jerr.truncated) /* a damaged map is not a map: never apply guessed gains */
+            st = sy__fail(err, SY_E_INVALID_INPUT, "%s: gain map JPEG is damaged: %s", path, jerr.message);
+    }
+    jpeg_destroy_decompress(&cinfo);
     if (st != SY_OK) sy_gainmap_image_free(ctx, out);
     return st;
 }
