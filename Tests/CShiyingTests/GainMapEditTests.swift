@@ -69,6 +69,47 @@ struct GainMapEditTests {
         #expect(psnrLinear(hdrWrong, hdrSrc) < db - 3)
     }
 
+    @Test("E6: straighten 7° + flip + 3 turns (not whole pixels) — output map = source map through sy_render's geometry (>= 35 dB)",
+          arguments: ["jpeg", "heic"])
+    func straightenKeepsAlignment(format: String) throws {
+        let folder = try HDRSampleFolder()
+        let ctx = try Context()
+        let input = format == "jpeg" ? folder.jpeg : folder.heic
+        let output = folder.file("s.\(format)")
+        var recipe = turnAndCropRecipe(colour: true)
+        recipe.straighten = 7
+        recipe.quarter_turns = 3
+        recipe.flip_horizontal = 1
+        let r = gainMapEdit(ctx, input, output, &recipe, format: format == "jpeg" ? SY_STILL_JPEG : SY_STILL_HEIC, hook: nil)
+        #expect(r.status == SY_OK && r.report.outcome == SY_HDR_KEPT, "\(message(r.error))")
+        let source = try DecodedGainMap(ctx, input), edited = try DecodedGainMap(ctx, output)
+        // The reference: the source map through the public renderer with the geometry-only recipe.
+        func rendered(_ straighten: Double) throws -> [UInt8] {
+            var geo = sy_recipe()
+            var r2 = recipe
+            r2.straighten = straighten
+            sy_recipe_geometry_only(&r2, 0, &geo)
+            var rgb = [UInt8](repeating: 0, count: source.width * source.height * 3)
+            for i in 0..<(source.width * source.height) { rgb[3 * i] = source.pixels[i]; rgb[3 * i + 1] = source.pixels[i]; rgb[3 * i + 2] = source.pixels[i] }
+            var out = [UInt8](repeating: 0, count: edited.width * edited.height * 3)
+            var err = sy_error()
+            let st = rgb.withUnsafeBufferPointer { src in
+                out.withUnsafeMutableBufferPointer { dst in
+                    var px = sy_pixels(data: src.baseAddress, stride: source.width * 3, width: UInt32(source.width),
+                                       height: UInt32(source.height))
+                    return sy_render(ctx.raw, &geo, &px, UInt32(edited.width), UInt32(edited.height), dst.baseAddress,
+                                     edited.width * 3, 1, &err)
+                }
+            }
+            guard st == SY_OK else { throw CTestFailure("sy_render: \(message(err))") }
+            return stride(from: 0, to: out.count, by: 3).map { out[$0] }
+        }
+        let db = psnr8(edited.pixels, try rendered(7))
+        print("gain map after straighten 7° + flip + turns (\(format)): \(String(format: "%.1f", db)) dB")
+        #expect(db >= 35, "\(db) dB")
+        #expect(psnr8(edited.pixels, try rendered(0)) < db - 5, "a map without the straighten must not match as well")
+    }
+
     @Test("E6: EXIF orientation 6 / 8 (set by exiftool, which keeps MPF valid) turns the gain map with the base",
           arguments: [(6, 1), (8, 3)])
     func orientationTurnsTheMap(orientation: Int, turns: Int) throws {
