@@ -2,8 +2,8 @@
 // 12 MP HDR sample (Ultra HDR JPEG and Apple-style HEIC) is saved with a
 // 90° turn + crop twice per run, in one process: `HDREditor.save` (base +
 // gain map through the same geometry, map encoded and written with the MPF /
-// auxiliary item) and `Editor.save` (SDR only: the base alone, as the old
-// path did). Median of `runs`, alternating the two so load drifts hit both.
+// auxiliary item) and `HDREditor.saveSDR` (SDR only: the base alone, as the
+// old path did). Median of `runs`, alternating the two so load drifts hit both.
 //
 //   swift run -c release Benchmarks --suite hdr [--runs 5]
 //
@@ -74,7 +74,7 @@ func runHDRSuite(root: String, runs: Int) {
                 let a = ContinuousClock.now
                 let report = try HDREditor.saveBlocking(input, recipe: recipe, to: keepOut)
                 let b = ContinuousClock.now
-                _ = try Editor.save(input, recipe: recipe, to: sdrOut)
+                _ = try HDREditor.saveSDR(input, recipe: recipe, to: sdrOut)
                 let c = ContinuousClock.now
                 guard report.hdr == "kept" else { fail("hdr suite: \(input) did not keep its gain map") }
                 mapSize = [report.gainMapWidth ?? 0, report.gainMapHeight ?? 0]

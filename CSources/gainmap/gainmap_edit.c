@@ -44,8 +44,9 @@ static sy_status refuse(sy_gainmap_edit_report *rep, sy_hdr_loss_reason reason, 
 
 /* SDR with consent: the source's Ultra HDR XMP (hdrgm, Container directory)
  * would claim a gain map that is no longer there, so it is replaced. */
-static sy_status write_sdr(sy_context *ctx, const char *input, const char *output, const sy_recipe *recipe,
-                           const sy_edit_options *opts, sy_edit_report *report, sy_error *err) {
+sy_status sy_gainmap_edit_sdr(sy_context *ctx, const char *input, const char *output, const sy_recipe *recipe,
+                              const sy_edit_options *opts, sy_edit_report *report, sy_error *err) {
+    if (!ctx || !input || !output || !recipe || !opts) return sy__fail(err, SY_E_USAGE, "sy_gainmap_edit_sdr: NULL argument");
     static const char plain[] = "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF "
                                 "xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\"/></x:xmpmeta>";
     sy_edit_job *job = NULL;
@@ -134,7 +135,7 @@ sy_status sy_gainmap_edit(sy_context *ctx, const char *input, const char *output
         if (!hook) return refuse(rep, reason, input, detail, 0, err);
         rep->hook_calls++;
         if (!hook(hook_context, reason, detail)) return refuse(rep, reason, input, detail, 1, err);
-        st = write_sdr(ctx, input, output, recipe, opts, &rep->edit, err);
+        st = sy_gainmap_edit_sdr(ctx, input, output, recipe, opts, &rep->edit, err);
         if (st == SY_OK) rep->outcome = SY_HDR_DROPPED_WITH_CONSENT;
         return st;
     }

@@ -50,9 +50,14 @@ static sy_status read_head(FILE *f, const char *path, jpeg_head *h, sy_context *
     uint8_t b[4];
     if (fread(b, 1, 2, f) != 2 || b[0] != 0xFF || b[1] != 0xD8) return sy__fail(err, SY_E_INVALID_INPUT, "%s: not a JPEG", path);
     for (;;) {
-        long at = ftell(f);
-        if (fread(b, 1, 4, f) != 4 || b[0] != 0xFF)
-            return sy__fail(err, SY_E_INVALID_INPUT, "%s: JPEG marker expected at byte %ld", path, at);
+        /* like libjpeg: skip stray bytes and fill bytes (FF FF ...) before a marker */
+        int c;
+        while ((c = fgetc(f)) != EOF && c != 0xFF) {}
+        while (c == 0xFF) c = fgetc(f);
+        long at = ftell(f) - 2;
+        if (c == EOF || fread(b + 2, 1, 2, f) != 2)
+            return sy__fail(err, SY_E_INVALID_INPUT, "%s: JPEG ends before its image data (byte %ld)", path, at);
+        b[0] = 0xFF, b[1] = (uint8_t)c;
         if (b[1] == 0xDA || b[1] == 0xD9) return SY_OK;
         size_t seg = (size_t)b[2] << 8 | b[3];
         if (seg < 2) return sy__fail(err, SY_E_INVALID_INPUT, "%s: JPEG segment length %zu at byte %ld", path, seg, at);

@@ -153,6 +153,12 @@ sy_status sy_gainmap_edit(sy_context *ctx, const char *input, const char *output
                           const sy_edit_options *opts, sy_hdr_loss_hook hook, void *hook_context,
                           sy_gainmap_edit_report *report, sy_error *err);
 
+/** Saves SDR on purpose (the caller already has the user's consent, e.g. an
+ *  explicit "save as SDR"): sy_edit, minus any Ultra HDR XMP that would claim
+ *  a gain map the output no longer has. */
+sy_status sy_gainmap_edit_sdr(sy_context *ctx, const char *input, const char *output, const sy_recipe *recipe,
+                              const sy_edit_options *opts, sy_edit_report *report, sy_error *err);
+
 /* ---- HDR sample photos ---- */
 
 typedef struct sy_hdr_sample_options {

@@ -73,6 +73,26 @@ struct HDREditorTests {
         #expect(try GainMapInfo.probe(out).kind == "none")
     }
 
+    @Test("E6: the old path is closed — Editor.save keeps the map, refuses PNG (typed error, nothing written); saveSDR is explicit")
+    func editorSaveNeverSilentlySDR() throws {
+        let dir = try TempDir("hdr-editor-save")
+        defer { dir.remove() }
+        let files = try HDRSamplePhotos.write(width: 256, height: 192, to: dir.path)
+        for input in files {
+            let ext = (input as NSString).pathExtension
+            let out = dir.file("saved.\(ext)")
+            _ = try Editor.save(input, recipe: turnAndCrop, to: out)
+            #expect(try GainMapInfo.probe(out).kind == GainMapInfo.probe(input).kind)
+        }
+        let png = dir.file("saved.png")
+        #expect(throws: HDRLossError.self) { _ = try Editor.save(files[0], recipe: turnAndCrop, to: png) }
+        #expect(!FileManager.default.fileExists(atPath: png))
+        let sdr = dir.file("sdr.jpg")
+        let report = try HDREditor.saveSDR(files[0], recipe: turnAndCrop, to: sdr)
+        #expect(report.width > 0 && report.format == .jpeg)
+        #expect(try GainMapInfo.probe(sdr).kind == "none")
+    }
+
     @Test("E6: shiying hdr info --json and shiying edit --json report the gain map; PNG without --allow-sdr fails, with it says dropped-with-consent")
     func cli() async throws {
         let dir = try TempDir("hdr-cli")

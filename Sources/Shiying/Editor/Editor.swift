@@ -64,7 +64,10 @@ public enum Editor {
 
     /// Saves the edited photo as a new file (temp file + rename; an existing
     /// file survives a failure). Capture date, GPS, Exif, XMP and ICC are
-    /// carried over; the Exif orientation becomes 1.
+    /// carried over; the Exif orientation becomes 1. An HDR gain map is kept
+    /// (SPEC E6); when it cannot be (e.g. PNG) this throws
+    /// `HDRLossError.noConsentHook` and writes nothing: use `HDREditor.save`
+    /// with `onHDRLoss`, or `HDREditor.saveSDR`, to write SDR.
     /// - Parameters:
     ///   - format: nil = from `output`'s extension.
     ///   - quality: JPEG/HEIC quality 1…100.
@@ -144,10 +147,14 @@ public enum Editor {
         options.flags = flags
         let clock = ContinuousClock()
         let start = clock.now
+        // SPEC E6: a gain-map photo keeps its gain map or is refused (HDRLossError); never silent SDR.
+        let hdrSource = (try? GainMapInfo.probe(input))?.hasGainMap ?? false
         let report = try recipe.withEngineRecipe { cRecipe in
+            if hdrSource && gate == nil { return try HDREditor.writeKeepingGainMap(engine, input, output, cRecipe, &options) }
             let job = try EditJob(engine, input, cRecipe, &options)
             try gate?(job)
             var error = sy_error()
+            if hdrSource { return try HDREditor.writeKeepingGainMap(engine, input, output, cRecipe, &options) }
             try check(sy_edit_job_write(job.raw, output, &error), error, file: output)
             return job.report
         }

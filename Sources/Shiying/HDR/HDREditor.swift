@@ -61,6 +61,40 @@ public enum HDREditor {
         }
     }
 
+    /// Saves SDR on purpose (the user already chose "save as SDR"): the base
+    /// only, without Ultra HDR XMP that would claim a gain map.
+    public static func saveSDR(_ input: String, recipe: EditRecipe, to output: String, format: Editor.Format? = nil,
+                               quality: Int = 90, maxSize: (width: Int, height: Int)? = nil) throws -> Editor.EditReport {
+        try recipe.validateForEngine()
+        let format = try Editor.outputFormat(format, output)
+        let engine = try EngineContext()
+        var options = try Editor.engineOptions(format: format, quality: quality, maxSize: maxSize)
+        let start = ContinuousClock.now
+        var report = sy_edit_report()
+        var error = sy_error()
+        let status = recipe.withEngineRecipe { cRecipe in
+            sy_gainmap_edit_sdr(engine.raw, input, output, cRecipe, &options, &report, &error)
+        }
+        try check(status, error, file: input)
+        let elapsed = ContinuousClock.now - start
+        return Editor.editReport(report, input: input, output: output, format: format, recipe: recipe,
+                                 peakBytes: engine.memoryStats.peakBytes,
+                                 seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+    }
+
+    /// `Editor.save`'s path for gain-map sources: keep the map or refuse.
+    static func writeKeepingGainMap(_ engine: EngineContext, _ input: String, _ output: String,
+                                    _ recipe: UnsafePointer<sy_recipe>, _ options: inout sy_edit_options) throws -> sy_edit_report {
+        var report = sy_gainmap_edit_report()
+        var error = sy_error()
+        let status = sy_gainmap_edit(engine.raw, input, output, recipe, &options, nil, nil, &report, &error)
+        if report.outcome == SY_HDR_REFUSED, let reason = HDRLossReason(report.reason) {
+            throw HDRLossError.noConsentHook(reason, detail: "\(input): \(cString(report.reason_detail))")
+        }
+        try check(status, error, file: output)
+        return report.edit
+    }
+
     /// One engine call; `consent` nil = no hook (refuse), true = agree to SDR.
     private static func run(_ input: String, recipe: EditRecipe, output: String, format: Editor.Format?, quality: Int,
                             maxSize: (width: Int, height: Int)?, consent: Bool?,
