@@ -156,7 +156,7 @@ struct GainMapEditTests {
         #expect(ExternalTools.readFile(output).prefix(4) == [0x89, 0x50, 0x4E, 0x47])
     }
 
-    @Test("E6: a corrupt gain map — the hook is asked once (unreadableGainMap); consent writes SDR without the Ultra HDR XMP")
+    @Test("E6: a corrupt gain map (JPEG entropy data, HEIC hvcC) — the hook is asked once (unreadableGainMap); consent writes SDR without the Ultra HDR XMP")
     func corruptMapAsksOnce() throws {
         let folder = try HDRSampleFolder(width: 256, height: 192)
         let ctx = try Context()
@@ -180,6 +180,22 @@ struct GainMapEditTests {
         var after = sy_gainmap_info()
         #expect(sy_gainmap_probe(ctx.raw, output, &after, &err) == SY_OK && after.kind == SY_GAINMAP_NONE,
                 "an SDR result must not claim a gain map")
+        // HEIC: the auxiliary map's own hvcC (the second one; HEVC RExt profile 4 for 4:0:0) is trashed.
+        var heic = ExternalTools.readFile(folder.heic)
+        let tag = Array("hvcC".utf8)
+        let hits = (0..<(heic.count - 4)).filter { Array(heic[$0..<$0 + 4]) == tag }
+        #expect(hits.count >= 2)
+        let at = hits[1]
+        #expect(heic[at + 5] & 0x1F == 4, "the second hvcC is the 4:0:0 gain map's")
+        let size = Int(heic[at - 4]) << 24 | Int(heic[at - 3]) << 16 | Int(heic[at - 2]) << 8 | Int(heic[at - 1])
+        for k in (at + 4 + 23)..<(at - 4 + size) { heic[k] = 0x5A }
+        let badHeic = folder.file("broken.heic")
+        try ExternalTools.writeFile(badHeic, heic)
+        let heicHook = HookCounter(answer: false)
+        let heicOut = folder.file("out.heic")
+        let r = gainMapEdit(ctx, badHeic, heicOut, &recipe, format: SY_STILL_HEIC, hook: heicHook)
+        #expect(r.status == SY_E_CANCELLED && heicHook.calls == 1 && heicHook.reasons == [SY_HDR_LOSS_UNREADABLE_GAIN_MAP])
+        #expect(!FileManager.default.fileExists(atPath: heicOut))
         #expect(ctx.stats.current_bytes == 0)
     }
 
