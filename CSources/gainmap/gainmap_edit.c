@@ -80,6 +80,9 @@ static sy_status map_size(const sy_recipe *geo, uint32_t uw, uint32_t uh, const 
     return sy_render_output_size(geo, uw, uh, box_w, box_h, 0, mw, mh, err);
 }
 
+/* The map is rendered (and the stored map freed) before the base is decoded,
+ * so its temporaries never add to the base's peak. The base's target size is
+ * what sy_edit will plan: the geometry's output size in the options' box. */
 static sy_status save_hdr(sy_context *ctx, const char *input, const char *output, const sy_recipe *recipe,
                           const sy_edit_options *opts, const sy_gainmap_info *info, sy_gainmap_image *stored,
                           sy_gainmap_edit_report *rep, sy_error *err) {
@@ -87,15 +90,30 @@ static sy_status save_hdr(sy_context *ctx, const char *input, const char *output
     sy_gainmap_image map = {0};
     sy__gainmap_save save;
     memset(&save, 0, sizeof save);
-    sy_status st = sy_edit_open(ctx, input, recipe, opts, &job, &rep->edit, err);
     uint32_t uw = info->orientation >= 5 ? stored->height : stored->width;
     uint32_t uh = info->orientation >= 5 ? stored->width : stored->height, mw = 0, mh = 0;
     sy_recipe geo;
     uint8_t neutral = sy_gainmap_neutral_code(info);
     sy_recipe_geometry_only(recipe, neutral, &geo);
-    if (st == SY_OK) st = map_size(&geo, uw, uh, &rep->edit, &mw, &mh, err);
+    sy_image_info img;
+    sy_edit_report planned = {0};
+    sy_status st = sy_image_probe(ctx, input, &img, err);
+    if (st == SY_OK) {
+        planned.source_width = img.width, planned.source_height = img.height;
+        st = sy_render_output_size(&geo, img.width, img.height, opts->max_width, opts->max_height, 0, &planned.width,
+                                   &planned.height, err);
+    }
+    if (st == SY_OK) st = map_size(&geo, uw, uh, &planned, &mw, &mh, err);
     if (st == SY_OK) st = sy__gainmap_render(ctx, stored, info->orientation, recipe, neutral, mw, mh, &map, err);
+    sy_gainmap_image_free(ctx, stored);
     if (st == SY_OK) st = sy__gainmap_save_prepare(&save, ctx, output, opts->format, opts->quality, info, &map, err);
+    sy_memory_stats mem;
+    sy_context_memory_stats(ctx, &mem);
+    rep->map_peak_bytes = mem.peak_bytes;
+    if (st == SY_OK) st = sy_edit_open(ctx, input, recipe, opts, &job, &rep->edit, err);
+    if (st == SY_OK && (rep->edit.width != planned.width || rep->edit.height != planned.height))
+        st = sy__fail(err, SY_E_USAGE, "%s: the base renders at %ux%u, the gain map was planned for %ux%u", input,
+                      rep->edit.width, rep->edit.height, planned.width, planned.height);
     if (st == SY_OK) st = sy__edit_job_write_extra(job, output, &save.extra, err);
     if (st == SY_OK) rep->outcome = SY_HDR_KEPT, rep->map_width = mw, rep->map_height = mh;
     sy_edit_close(job);

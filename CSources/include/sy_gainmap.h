@@ -141,6 +141,8 @@ typedef struct sy_gainmap_edit_report {
     uint32_t hook_calls;
     sy_gainmap_kind source_kind;
     uint32_t map_width, map_height;   /* written gain map (0 when none) */
+    uint64_t map_peak_bytes;          /* engine peak while the map was rendered, before the base
+                                         (sy_edit resets the context peak when it opens) */
 } sy_gainmap_edit_report;
 
 /** Edits `input` into `output` like sy_edit, keeping the gain map (see the

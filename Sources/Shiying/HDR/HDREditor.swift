@@ -120,7 +120,7 @@ public enum HDREditor {
         try check(status, error, file: input)
         let elapsed = clock.now - start
         let edit = Editor.editReport(report.edit, input: input, output: output, format: format, recipe: recipe,
-                                     peakBytes: engine.memoryStats.peakBytes,
+                                     peakBytes: max(engine.memoryStats.peakBytes, report.map_peak_bytes),
                                      seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
         let kept = report.outcome == SY_HDR_KEPT
         return Report(edit: edit,
