@@ -73,7 +73,7 @@ struct HDREditorTests {
         #expect(try GainMapInfo.probe(out).kind == "none")
     }
 
-    @Test("E6: the old path is closed — Editor.save keeps the map, refuses PNG (typed error, nothing written); saveSDR is explicit")
+    @Test("E6: the old paths are closed — Editor.save and Conversion.convert keep the map or refuse (typed error, nothing written); saveSDR is explicit")
     func editorSaveNeverSilentlySDR() throws {
         let dir = try TempDir("hdr-editor-save")
         defer { dir.remove() }
@@ -86,6 +86,12 @@ struct HDREditorTests {
         }
         let png = dir.file("saved.png")
         #expect(throws: HDRLossError.self) { _ = try Editor.save(files[0], recipe: turnAndCrop, to: png) }
+        #expect(!FileManager.default.fileExists(atPath: png))
+        // Conversions too: Apple HEIC -> JPEG keeps the map (Apple JPEG form); Ultra HDR -> PNG is refused.
+        let converted = dir.file("converted.jpg")
+        let conversion = try Conversion.convert(files[1], to: converted)
+        #expect(try conversion.kept.contains("hdr-gain-map") && GainMapInfo.probe(converted).kind == "apple-jpeg")
+        #expect(throws: HDRLossError.self) { _ = try Conversion.convert(files[0], to: png) }
         #expect(!FileManager.default.fileExists(atPath: png))
         let sdr = dir.file("sdr.jpg")
         let report = try HDREditor.saveSDR(files[0], recipe: turnAndCrop, to: sdr)
