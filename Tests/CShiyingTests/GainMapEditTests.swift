@@ -35,7 +35,7 @@ struct GainMapEditTests {
         // Negative control: the same map without the turn's orientation is far off.
         let wrong = source.cropTurned(x: 0.1, y: 0.05, w: 0.7, h: 0.8, turns: 1, flip: true)
         #expect(psnr8(edited.pixels, wrong.2) < 30)
-        // The base is the edit's full-size render (615 x 717 from 640 x 480: crop 448 x 384, turned).
+        // The base is the full-size render: the 448 x 384 crop of 640 x 480, turned.
         #expect(r.report.edit.width == 384 && r.report.edit.height == 448)
     }
 
