@@ -5,8 +5,9 @@
 // Video suite (VideoBenchmark.swift): decode and transcode fps vs ffmpeg.
 // Organize suite (OrganizeBenchmark.swift): `organize scan` of 1,000 photos vs Python imagehash.
 // Render suite (RenderBenchmark.swift): `shiying edit` full size and 1170-px preview vs pyvips.
+// HDR suite (HDRBenchmark.swift): keeping the gain map vs an SDR-only save, same photo, same run.
 //
-//   swift run -c release Benchmarks [--suite longimage|search|heic|video|render|organize|all] [--n 7,20,50] [--runs 3] [--skip-imagemagick]
+//   swift run -c release Benchmarks [--suite longimage|search|heic|video|render|organize|hdr|all] [--n 7,20,50] [--runs 3] [--skip-imagemagick]
 //                                   [--cases a,b] [--pyvips-variant V] [--single-run-over 60] [--search-seconds 2]
 //
 // Environment: SHIYING_BIN overrides the `shiying` binary.
@@ -20,11 +21,11 @@ struct Options {
     var cases = BenchCase.allCases
     var pyvipsVariant = "threads"   // fastest of the vips_longimage.py variants here (6.1 s vs 7.5 s "runs" at N=50)
     var singleRunOver = 60.0   // a case whose first run exceeds this many seconds runs once
-    var suite = "all"          // longimage, search, heic, video, render or all
+    var suite = "all"          // longimage, search, heic, video, render, hdr or all
     var searchSeconds = 2.0
 
     static let usage = """
-        usage: Benchmarks [--suite longimage|search|heic|video|render|organize|all] [--search-seconds 2] [--n 7,20,50] [--runs 3] [--skip-imagemagick] [--cases \(BenchCase.allCases.map(\.rawValue).joined(separator: ","))]
+        usage: Benchmarks [--suite longimage|search|heic|video|render|organize|hdr|all] [--search-seconds 2] [--n 7,20,50] [--runs 3] [--skip-imagemagick] [--cases \(BenchCase.allCases.map(\.rawValue).joined(separator: ","))]
                           [--pyvips-variant runs|runs-nocache|fold|memory] [--single-run-over SECONDS]
         """
 
@@ -50,7 +51,7 @@ struct Options {
                 options.pyvipsVariant = value(flag)
             case "--suite":
                 options.suite = value(flag)
-                guard ["longimage", "search", "heic", "video", "render", "organize", "all"].contains(options.suite) else { fail("unknown suite \(options.suite)\n\(usage)") }
+                guard ["longimage", "search", "heic", "video", "render", "organize", "hdr", "all"].contains(options.suite) else { fail("unknown suite \(options.suite)\n\(usage)") }
             case "--search-seconds":
                 options.searchSeconds = required(Double(value(flag)), "bad --search-seconds")
             case "--single-run-over":
@@ -157,6 +158,10 @@ func timestamp() -> String {
 // MARK: - main
 
 let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
+if options.suite == "hdr" || options.suite == "all" {
+    runHDRSuite(root: packageRoot(), runs: options.runs)
+    if options.suite == "hdr" { exit(0) }
+}
 if options.suite == "search" || options.suite == "all" {
     runSearchSuite(root: packageRoot(), seconds: options.searchSeconds)
     if options.suite == "search" { exit(0) }

@@ -256,12 +256,18 @@ static sy_status write_band(void *user, uint32_t y0, uint32_t rows, const uint8_
 }
 
 sy_status sy_edit_job_write(sy_edit_job *job, const char *output, sy_error *err) {
+    return sy__edit_job_write_extra(job, output, NULL, err);
+}
+
+sy_status sy__edit_job_write_extra(sy_edit_job *job, const char *output, const sy__still_extra *extra, sy_error *err) {
     if (!job || !output) return sy__fail(err, SY_E_USAGE, "sy_edit_job_write: NULL argument");
     if (!job->renderer) return sy__fail(err, SY_E_USAGE, "sy_edit_job_write: the last retarget failed");
     const sy_edit_options *o = &job->opts;
     write_state s = {job->ctx, NULL, job->report.height};
-    sy_status st = sy__still_writer_open(job->ctx, output, o->format, o->quality, o->heic_preset, job->report.width,
-                                         job->report.height, &job->md, &s.writer, err);
+    sy__metadata md = job->md; /* shallow: the gain-map save may swap the XMP */
+    if (extra && extra->xmp) md.xmp = (uint8_t *)extra->xmp, md.xmp_len = extra->xmp_len;
+    sy_status st = sy__still_writer_open_extra(job->ctx, output, o->format, o->quality, o->heic_preset,
+                                               job->report.width, job->report.height, &md, extra, &s.writer, err);
     sy_pixels src = job_pixels(job);
     if (st == SY_OK) st = sy__render_bands(job->ctx, job->renderer, &src, o->threads, NULL, 0, write_band, &s, err);
     if (st == SY_OK) st = sy__still_writer_finish(s.writer, err);

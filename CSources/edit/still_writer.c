@@ -33,6 +33,7 @@ struct sy__still_writer {
     uint32_t stride[3];
     uint8_t *stage;                /* 16 RGB rows for runs shorter than a strip */
     uint32_t staged;
+    const sy__still_extra *extra;  /* gain-map additions, or NULL */
 };
 
 void sy__still_writer_destroy(sy__still_writer *w) {
@@ -63,6 +64,8 @@ static sy_status open_jpeg(sy__still_writer *w, const char *path, int quality, c
     if (st == SY_OK && md)
         st = sy__jpeg_writer_write_metadata(w->jpeg, md->exif, md->exif_len, md->xmp, md->xmp_len, md->icc,
                                             md->icc_len, err);
+    if (st == SY_OK && w->extra && w->extra->jpeg_app2)
+        st = sy__jpeg_writer_write_marker(w->jpeg, 0xE2, w->extra->jpeg_app2, w->extra->jpeg_app2_len, err);
     return st;
 }
 
@@ -84,6 +87,13 @@ static sy_status open_heic(sy__still_writer *w, const char *path, int quality, c
 sy_status sy__still_writer_open(sy_context *ctx, const char *path, sy_still_format format, int quality,
                                 const char *heic_preset, uint32_t width, uint32_t height, const sy__metadata *md,
                                 sy__still_writer **out, sy_error *err) {
+    return sy__still_writer_open_extra(ctx, path, format, quality, heic_preset, width, height, md, NULL, out, err);
+}
+
+sy_status sy__still_writer_open_extra(sy_context *ctx, const char *path, sy_still_format format, int quality,
+                                      const char *heic_preset, uint32_t width, uint32_t height,
+                                      const sy__metadata *md, const sy__still_extra *extra, sy__still_writer **out,
+                                      sy_error *err) {
     *out = NULL;
     if (width == 0 || height == 0) return sy__fail(err, SY_E_USAGE, "%s: empty image %ux%u", path, width, height);
     if (quality < 1 || quality > 100) return sy__fail(err, SY_E_USAGE, "%s: quality %d is outside 1..100", path, quality);
@@ -91,6 +101,7 @@ sy_status sy__still_writer_open(sy_context *ctx, const char *path, sy_still_form
     if (!w) return err ? err->code : SY_E_BUDGET;
     w->ctx = ctx;
     w->format = format;
+    w->extra = extra;
     w->width = width;
     w->height = height;
     sy_status st;
@@ -191,8 +202,12 @@ sy_status sy__still_writer_finish(sy__still_writer *w, sy_error *err) {
     switch (w->format) {
     case SY_STILL_JPEG: st = sy__jpeg_writer_finish(w->jpeg, err); break;
     case SY_STILL_PNG: st = sy__png_writer_finish(w->png, err); break;
-    default: return sy_heif_writer_finish(w->heic, err);
+    default:
+        st = w->extra && w->extra->heic_finish ? w->extra->heic_finish(w->extra->user, w->heic, err) : SY_OK;
+        return st == SY_OK ? sy_heif_writer_finish(w->heic, err) : st;
     }
+    if (st == SY_OK && w->format == SY_STILL_JPEG && w->extra && w->extra->jpeg_finish)
+        st = w->extra->jpeg_finish(w->extra->user, w->out.file, err);
     if (st == SY_OK) st = sy__output_commit(&w->out, err);
     return st;
 }

@@ -41,6 +41,30 @@ sy_status sy__still_writer_write(sy__still_writer *w, const uint8_t *rgb, size_t
 sy_status sy__still_writer_finish(sy__still_writer *w, sy_error *err);
 void sy__still_writer_destroy(sy__still_writer *w);
 
+/* What a gain-map save adds around the still (issue 7): an XMP that replaces
+ * the source's, one more JPEG APP2 payload after the metadata (the MPF index),
+ * and a last step before the file is committed (JPEG: the complete primary is
+ * in `file`, positioned at its end; HEIC: before the HEIF writer's finish). */
+struct sy_heif_writer;
+typedef struct sy__still_extra {
+    const uint8_t *xmp;
+    size_t xmp_len;
+    const uint8_t *jpeg_app2;
+    size_t jpeg_app2_len;
+    sy_status (*jpeg_finish)(void *user, FILE *file, sy_error *err);
+    sy_status (*heic_finish)(void *user, struct sy_heif_writer *w, sy_error *err);
+    void *user;
+} sy__still_extra;
+
+/* sy__still_writer_open with `extra` (may be NULL; borrowed until destroy). */
+sy_status sy__still_writer_open_extra(sy_context *ctx, const char *path, sy_still_format format, int quality,
+                                      const char *heic_preset, uint32_t width, uint32_t height,
+                                      const sy__metadata *md, const sy__still_extra *extra, sy__still_writer **out,
+                                      sy_error *err);
+
+/* sy_edit_job_write with `extra` (may be NULL). */
+sy_status sy__edit_job_write_extra(sy_edit_job *job, const char *output, const sy__still_extra *extra, sy_error *err);
+
 /* ---- file identity (file_identity.c) ---- */
 
 /* What identifies a file's version cheaply: used to prove a file did not

@@ -75,6 +75,14 @@ sy_status sy__jpeg_writer_write_metadata(sy__jpeg_writer *w, const uint8_t *exif
     return SY_OK;
 }
 
+sy_status sy__jpeg_writer_write_marker(sy__jpeg_writer *w, int marker, const uint8_t *data, size_t len, sy_error *err) {
+    if (len > 65533 || marker < 0xE0 || marker > 0xEF)
+        return sy__fail(err, SY_E_USAGE, "%s: APP segment 0x%X of %zu bytes", w->path, (unsigned)marker, len);
+    if (setjmp(w->jerr.jump)) return sy__fail(err, SY_E_CODEC, "%s: JPEG marker: %s", w->path, w->jerr.message);
+    jpeg_write_marker(&w->cinfo, marker, data, (unsigned)len);
+    return SY_OK;
+}
+
 sy_status sy__jpeg_writer_write_strip(sy__jpeg_writer *w, uint8_t *const *y_rows, uint8_t *const *cb_rows,
                                       uint8_t *const *cr_rows, sy_error *err) {
     if (setjmp(w->jerr.jump))

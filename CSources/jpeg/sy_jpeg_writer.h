@@ -24,6 +24,8 @@ sy_status sy__jpeg_writer_create(sy_context *ctx, FILE *file, const char *path, 
 sy_status sy__jpeg_writer_write_metadata(sy__jpeg_writer *w, const uint8_t *exif_tiff, size_t exif_len,
                                          const uint8_t *xmp, size_t xmp_len, const uint8_t *icc, size_t icc_len,
                                          sy_error *err);
+/* One more APPn segment (`marker` 0xE0..0xEF) with `len` payload bytes, before the first strip. */
+sy_status sy__jpeg_writer_write_marker(sy__jpeg_writer *w, int marker, const uint8_t *data, size_t len, sy_error *err);
 /* One strip: 16 luma rows and 8 rows of each chroma plane, strides as above,
  * columns past `width` already padded by the caller. The last strip may extend
  * beyond the image height (the extra rows only pad the last MCU row). */

@@ -37,7 +37,10 @@ public enum Conversion {
 
     /// Converts `input` into `output` (temp file + rename; an existing file
     /// survives a failed write). Memory: the upright image at 3 bytes/pixel.
-    /// - Throws: `ShiyingError` naming the file and the reason.
+    /// An HDR gain map is kept ("hdr-gain-map" in `kept`; the HEIC preset is
+    /// then the writer's default) or the conversion is refused (SPEC E6).
+    /// - Throws: `ShiyingError` naming the file and the reason; `HDRLossError`
+    ///   when the target cannot carry the source's gain map (nothing written).
     /// - Parameter heicPreset: x265 speed preset for HEIC output ("ultrafast" … "veryslow");
     ///   nil = "medium".
     public static func convert(_ input: String, to output: String, format: Format? = nil,
@@ -45,6 +48,15 @@ public enum Conversion {
         guard let format = format ?? Format(pathExtension: (output as NSString).pathExtension) else {
             throw ShiyingError(code: .usage, message: "\(output): unknown output type; use .jpg, .png or .heic",
                                file: output)
+        }
+        // SPEC E6: a gain-map photo converts through the gain-map edit (identity
+        // recipe): the map is kept, or HDRLossError is thrown and nothing written.
+        if (try? GainMapInfo.probe(input))?.hasGainMap == true {
+            let hdr = try HDREditor.saveBlocking(input, recipe: .identity, to: output, format: format, quality: quality)
+            let e = hdr.edit
+            return Report(input: input, output: output, sourceFormat: e.sourceFormat, format: format, width: e.width,
+                          height: e.height, appliedOrientation: e.appliedOrientation, kept: e.kept + ["hdr-gain-map"],
+                          captureDate: e.captureDate, enginePeakBytes: e.enginePeakBytes, seconds: e.seconds)
         }
         let engine = try EngineContext()
         var options = sy_convert_options()

@@ -4,10 +4,10 @@ import Shiying
 /// `shiying edit IN --recipe R.json -o OUT [--size WxH] [--quality Q] [--format jpeg|png|heic] [--json]`
 /// (issue 5): render a recipe onto a photo and save it with its metadata.
 enum EditCommand {
-    static let usage = "shiying edit IN --recipe R.json -o OUT [--size WxH] [--quality Q] [--format jpeg|png|heic] [--json]"
+    static let usage = "shiying edit IN --recipe R.json -o OUT [--size WxH] [--quality Q] [--format jpeg|png|heic] [--allow-sdr] [--json]"
 
     static func run(_ args: [String]) throws -> Int32 {
-        let parsed = try Arguments(args, booleans: ["json"])
+        let parsed = try Arguments(args, booleans: ["json", "allow-sdr"])
         try parsed.rejectUnknown(["o", "output", "recipe", "size", "quality", "format"])
         guard parsed.positionals.count == 1, let input = parsed.positionals.first else {
             throw UsageError("one input photo\n\(usage)")
@@ -22,15 +22,25 @@ enum EditCommand {
         let maxSize = try parsed.options["size"].map(parseSize)
         let recipe = try loadRecipe(recipePath)
         let progress = LateProgress(label: "edit")
-        let report = try Editor.save(input, recipe: recipe, to: output, format: format,
-                                     quality: try parsed.int("quality") ?? 90, maxSize: maxSize,
-                                     progress: progress.report)
+        // SPEC E6: HDR gain maps are kept; SDR only with --allow-sdr.
+        let allowSDR = parsed.has("allow-sdr")
+        let hdr: HDREditor.Report
+        do {
+            hdr = try HDREditor.saveBlocking(input, recipe: recipe, to: output, format: format,
+                                             quality: try parsed.int("quality") ?? 90, maxSize: maxSize,
+                                             onHDRLoss: allowSDR ? { _ in true } : nil, progress: progress.report)
+        } catch let error as HDRLossError {
+            progress.finish()
+            throw ShiyingError(code: .cancelled, message: "\(error.description) (use --allow-sdr to save SDR)", file: input)
+        }
         progress.finish()
+        let report = hdr.edit
         if parsed.has("json") {
-            print(try reportLine(report))
+            print(try reportLine(report, hdr: hdr))
         } else {
             let kept = report.kept.isEmpty ? "no metadata" : report.kept.joined(separator: ", ")
-            print("\(output): \(report.format.rawValue) \(report.width)x\(report.height), kept \(kept)")
+            let hdrText = hdr.hdr == "none" ? "" : ", HDR \(hdr.hdr)" + (hdr.hdrReason.map { " (\($0.rawValue))" } ?? "")
+            print("\(output): \(report.format.rawValue) \(report.width)x\(report.height), kept \(kept)\(hdrText)")
         }
         return 0
     }
@@ -70,10 +80,17 @@ enum EditCommand {
 
     /// One line of JSON: the report with snake_case keys and the recipe echoed
     /// as a recipe object (its own camelCase keys, so it can be fed back).
-    static func reportLine(_ report: Editor.EditReport) throws -> String {
+    static func reportLine(_ report: Editor.EditReport, hdr: HDREditor.Report? = nil) throws -> String {
         let line = try JSONReport.line(report)
         guard var object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return line }
         object["recipe"] = try JSONSerialization.jsonObject(with: report.recipe.jsonData())
+        if let hdr, hdr.hdr != "none" { /* SPEC E6: "kept" | "dropped-with-consent" and why */
+            object["hdr"] = hdr.hdr
+            object["hdr_reason"] = hdr.hdrReason?.rawValue ?? NSNull()
+            object["hdr_hook_calls"] = hdr.hookCalls
+            object["gain_map"] = hdr.sourceGainMap
+            if let w = hdr.gainMapWidth, let h = hdr.gainMapHeight { object["gain_map_size"] = [w, h] }
+        }
         let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
         return String(decoding: data, as: UTF8.self)
     }

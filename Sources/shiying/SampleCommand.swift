@@ -4,8 +4,9 @@ import Shiying
 /// `shiying sample-photos --count N [--seed S] -o DIR`
 enum SampleCommand {
     static func run(_ args: [String]) throws -> Int32 {
-        let parsed = try Arguments(args, booleans: ["json", "progressive"])
+        let parsed = try Arguments(args, booleans: ["json", "progressive", "hdr"])
         try parsed.rejectUnknown(["count", "seed", "o", "output", "width", "height", "format"])
+        if parsed.has("hdr") { return try runHDR(parsed) }
         let format = parsed.options["format"] ?? "jpeg"
         guard ["jpeg", "jpg", "heic"].contains(format) else { throw UsageError("--format jpeg|heic") }
         guard let directory = parsed.options["o"] ?? parsed.options["output"] else { throw UsageError("-o DIR is required") }
@@ -24,6 +25,27 @@ enum SampleCommand {
         if parsed.has("json") {
             struct Report: Encodable { let files: [String]; let seconds: Double }
             print(try JSONReport.line(Report(files: paths, seconds: Double(elapsed.components.seconds))))
+        } else {
+            paths.forEach { print($0) }
+        }
+        return 0
+    }
+}
+
+extension SampleCommand {
+    /// `--hdr`: an Ultra HDR JPEG and an Apple-style HEIC per count (issue 7).
+    static func runHDR(_ parsed: Arguments) throws -> Int32 {
+        guard let directory = parsed.options["o"] ?? parsed.options["output"] else { throw UsageError("-o DIR is required") }
+        let count = try parsed.int("count") ?? 1
+        guard (1...100).contains(count) else { throw UsageError("--count must be 1...100 with --hdr") }
+        let progress = StderrProgress(label: "sample-photos --hdr")
+        let paths = try HDRSamplePhotos.write(count: count, seed: UInt64(try parsed.int("seed") ?? 1),
+                                              width: try parsed.int("width") ?? 1024, height: try parsed.int("height") ?? 768,
+                                              to: directory, progress: { progress.report("photos", UInt64($0), UInt64($1)) })
+        progress.finish()
+        if parsed.has("json") {
+            struct Report: Encodable { let files: [String] }
+            print(try JSONReport.line(Report(files: paths)))
         } else {
             paths.forEach { print($0) }
         }

@@ -9,6 +9,7 @@ let usage = """
       shiying probe [--json] FILE...
       \(ConvertCommand.usage)
       \(EditCommand.usage)
+      \(HDRCommand.usage)
       \(FiltersCommand.usage)
       \(DatePhraseCommand.usage)
       \(RecentCommand.usage)
@@ -30,6 +31,7 @@ func runMain() -> Int32 {
         case "probe": return try ProbeCommand.run(args)
         case "convert": return try ConvertCommand.run(args)
         case "edit": return try EditCommand.run(args)
+        case "hdr": return try HDRCommand.run(args)
         case "filters": return try FiltersCommand.run(args)
         case "date-phrase": return try DatePhraseCommand.run(args)
         case "recent": return try RecentCommand.run(args)

@@ -64,7 +64,10 @@ public enum Editor {
 
     /// Saves the edited photo as a new file (temp file + rename; an existing
     /// file survives a failure). Capture date, GPS, Exif, XMP and ICC are
-    /// carried over; the Exif orientation becomes 1.
+    /// carried over; the Exif orientation becomes 1. An HDR gain map is kept
+    /// (SPEC E6); when it cannot be (e.g. PNG) this throws
+    /// `HDRLossError.noConsentHook` and writes nothing: use `HDREditor.save`
+    /// with `onHDRLoss`, or `HDREditor.saveSDR`, to write SDR.
     /// - Parameters:
     ///   - format: nil = from `output`'s extension.
     ///   - quality: JPEG/HEIC quality 1…100.
@@ -144,14 +147,26 @@ public enum Editor {
         options.flags = flags
         let clock = ContinuousClock()
         let start = clock.now
+        // SPEC E6: a gain-map photo keeps its gain map or is refused (HDRLossError); never silent SDR.
+        let hdrSource = (try? GainMapInfo.probe(input))?.hasGainMap ?? false
         let report = try recipe.withEngineRecipe { cRecipe in
+            if hdrSource && gate == nil { return try HDREditor.writeKeepingGainMap(engine, input, output, cRecipe, &options) }
             let job = try EditJob(engine, input, cRecipe, &options)
             try gate?(job)
             var error = sy_error()
+            if hdrSource { return try HDREditor.writeKeepingGainMap(engine, input, output, cRecipe, &options) }
             try check(sy_edit_job_write(job.raw, output, &error), error, file: output)
             return job.report
         }
         let elapsed = clock.now - start
+        return editReport(report, input: input, output: output, format: format, recipe: recipe,
+                          peakBytes: engine.memoryStats.peakBytes,
+                          seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+    }
+
+    /// The Swift report of a C edit report (shared with the HDR save).
+    static func editReport(_ report: sy_edit_report, input: String, output: String, format: Format, recipe: EditRecipe,
+                           peakBytes: UInt64, seconds: Double) -> EditReport {
         var kept: [String] = []
         if report.kept_exif != 0 { kept.append("exif") }
         if report.kept_capture_date != 0 { kept.append("capture-date") }
@@ -165,8 +180,7 @@ public enum Editor {
             decodedWidth: Int(report.decoded_width), decodedHeight: Int(report.decoded_height),
             appliedOrientation: Int(report.source_orientation), kept: kept,
             captureDate: report.kept_capture_date != 0 ? cString(report.capture_date) : nil, recipe: recipe,
-            enginePeakBytes: engine.memoryStats.peakBytes,
-            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+            enginePeakBytes: peakBytes, seconds: seconds)
     }
 
     static func engineOptions(format: Format, quality: Int, maxSize: (width: Int, height: Int)?) throws -> sy_edit_options {
@@ -191,7 +205,7 @@ public enum Editor {
         return options
     }
 
-    private static func outputFormat(_ format: Format?, _ output: String) throws -> Format {
+    static func outputFormat(_ format: Format?, _ output: String) throws -> Format {
         guard let format = format ?? Format(pathExtension: (output as NSString).pathExtension) else {
             throw ShiyingError(code: .usage, message: "\(output): unknown output type; use .jpg, .png or .heic", file: output)
         }

@@ -1,0 +1,90 @@
+import Foundation
+internal import CShiying
+
+/// What a photo's HDR gain map is (`sy_gainmap_probe`; issue 7, SPEC E6).
+public struct GainMapInfo: Sendable, Codable, Equatable {
+    /// `none`, `ultrahdr-jpeg`, `apple-heic`, `apple-jpeg` or `uninterpretable`.
+    public var kind: String
+    /// What was found; for `uninterpretable`, why it cannot be used.
+    public var detail: String
+    public var format: String
+    public var baseWidth: Int
+    public var baseHeight: Int
+    public var gainMapWidth: Int?
+    public var gainMapHeight: Int?
+    public var gainMapChannels: Int?
+    /// Linear headroom the map reaches at full strength (Apple: the headroom;
+    /// Ultra HDR: 2^HDRCapacityMax).
+    public var headroom: Double?
+    /// log2 content boost range and map gamma (Ultra HDR; per channel when 3).
+    public var gainMapMin: [Double]?
+    public var gainMapMax: [Double]?
+    public var gamma: [Double]?
+    public var hdrCapacityMin: Double?
+    public var hdrCapacityMax: Double?
+    /// `sdr` (the usual) or `hdr` (hdrgm:BaseRenditionIsHDR).
+    public var baseRendition: String?
+    /// Apple: `HDRGainMapVersion`, and where the headroom came from (`xmp`, `makernote`).
+    public var appleVersion: Int?
+    public var headroomSource: String?
+    public var makerNote33: Double?
+    public var makerNote48: Double?
+    /// ISO 21496-1 metadata (APP2 block or `tmap` item) seen; not interpreted.
+    public var iso21496Present: Bool
+
+    public var hasGainMap: Bool { kind != "none" }
+
+    /// Reads only structure and metadata (no pixels).
+    /// - Throws: `ShiyingError` naming the file.
+    public static func probe(_ path: String) throws -> GainMapInfo {
+        let engine = try EngineContext()
+        var info = sy_gainmap_info()
+        var error = sy_error()
+        try check(sy_gainmap_probe(engine.raw, path, &info, &error), error, file: path)
+        let image = try ImageInfo.probe(path)
+        return GainMapInfo(info, format: image.format)
+    }
+
+    init(_ c: sy_gainmap_info, format: String) {
+        kind = GainMapInfo.kindName(c.kind)
+        detail = cString(c.detail)
+        self.format = format
+        baseWidth = Int(c.base_width)
+        baseHeight = Int(c.base_height)
+        iso21496Present = c.has_iso21496 != 0
+        let interpretable = [SY_GAINMAP_ULTRAHDR_JPEG, SY_GAINMAP_APPLE_HEIC, SY_GAINMAP_APPLE_JPEG].contains(c.kind)
+        guard interpretable else { return }
+        gainMapWidth = Int(c.map_width)
+        gainMapHeight = Int(c.map_height)
+        gainMapChannels = Int(c.map_channels)
+        if c.kind == SY_GAINMAP_ULTRAHDR_JPEG {
+            let p = c.params
+            let n = Int(p.channels == 3 ? 3 : 1)
+            func list(_ t: (Double, Double, Double)) -> [Double] { Array([t.0, t.1, t.2].prefix(n)) }
+            gainMapMin = list(p.min_log2)
+            gainMapMax = list(p.max_log2)
+            gamma = list(p.gamma)
+            hdrCapacityMin = p.capacity_min
+            hdrCapacityMax = p.capacity_max
+            headroom = pow(2, p.capacity_max)
+            baseRendition = p.base_is_hdr != 0 ? "hdr" : "sdr"
+        } else {
+            headroom = c.apple_headroom
+            appleVersion = Int(c.apple_version)
+            headroomSource = c.apple_headroom_source == 1 ? "xmp" : c.apple_headroom_source == 2 ? "makernote" : nil
+            if !c.maker33.isNaN { makerNote33 = c.maker33 }
+            if !c.maker48.isNaN { makerNote48 = c.maker48 }
+            baseRendition = "sdr"
+        }
+    }
+
+    static func kindName(_ kind: sy_gainmap_kind) -> String {
+        switch kind {
+        case SY_GAINMAP_ULTRAHDR_JPEG: "ultrahdr-jpeg"
+        case SY_GAINMAP_APPLE_HEIC: "apple-heic"
+        case SY_GAINMAP_APPLE_JPEG: "apple-jpeg"
+        case SY_GAINMAP_UNINTERPRETABLE: "uninterpretable"
+        default: "none"
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+internal import CShiying
+
+/// Why an edit would lose the HDR gain map (SPEC E6): the only cases in which
+/// the `onHDRLoss` hook is asked.
+public enum HDRLossReason: String, Sendable, Codable, Equatable {
+    /// The output format has no gain maps (PNG), or no equivalent for this form.
+    case unsupportedTarget
+    /// The gain map is there but does not decode.
+    case unreadableGainMap
+    /// A gain-map form we can see but do not interpret (e.g. an ISO 21496-1 `tmap` item).
+    case uninterpretableGainMap
+
+    init?(_ c: sy_hdr_loss_reason) {
+        switch c {
+        case SY_HDR_LOSS_UNSUPPORTED_TARGET: self = .unsupportedTarget
+        case SY_HDR_LOSS_UNREADABLE_GAIN_MAP: self = .unreadableGainMap
+        case SY_HDR_LOSS_UNINTERPRETABLE: self = .uninterpretableGainMap
+        default: return nil
+        }
+    }
+}
+
+/// An HDR save that was refused: nothing was written and an existing output is untouched.
+public enum HDRLossError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The hook answered `false`.
+    case declined(HDRLossReason, detail: String)
+    /// No hook was supplied, so SDR was never an option.
+    case noConsentHook(HDRLossReason, detail: String)
+
+    public var reason: HDRLossReason {
+        switch self {
+        case .declined(let r, _), .noConsentHook(let r, _): r
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .declined(let r, let d): "the HDR gain map would be lost (\(r.rawValue): \(d)); declined, nothing was written"
+        case .noConsentHook(let r, let d):
+            "the HDR gain map would be lost (\(r.rawValue): \(d)); no consent hook, nothing was written"
+        }
+    }
+}

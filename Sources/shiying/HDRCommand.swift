@@ -1,0 +1,42 @@
+import Foundation
+import Shiying
+
+/// `shiying hdr info IN... [--json]` (issue 7): the gain map of each photo —
+/// its form, size, headroom, min/max/gamma and base rendition.
+enum HDRCommand {
+    static let usage = "shiying hdr info IN... [--json]"
+
+    static func run(_ args: [String]) throws -> Int32 {
+        guard args.first == "info" else { throw UsageError(usage) }
+        let parsed = try Arguments(Array(args.dropFirst()), booleans: ["json"])
+        try parsed.rejectUnknown([])
+        guard !parsed.positionals.isEmpty else { throw UsageError("at least one photo\n\(usage)") }
+        var failed = false
+        for path in parsed.positionals {
+            do {
+                let info = try GainMapInfo.probe(path)
+                if parsed.has("json") {
+                    struct Line: Encodable { let file: String; let gainMap: GainMapInfo }
+                    print(try JSONReport.line(Line(file: path, gainMap: info)))
+                } else {
+                    print(describe(path, info))
+                }
+            } catch let error as ShiyingError {
+                failed = true
+                FileHandle.standardError.write(Data("shiying: \(error.message)\n".utf8))
+            }
+        }
+        return failed ? 1 : 0
+    }
+
+    static func describe(_ path: String, _ info: GainMapInfo) -> String {
+        var text = "\(path): \(info.format) \(info.baseWidth)x\(info.baseHeight), gain map: \(info.kind) (\(info.detail))"
+        if let w = info.gainMapWidth, let h = info.gainMapHeight { text += ", map \(w)x\(h)" }
+        if let headroom = info.headroom { text += String(format: ", headroom %.3g", headroom) }
+        if let min = info.gainMapMin, let max = info.gainMapMax, let gamma = info.gamma {
+            text += ", log2 boost \(min)…\(max), gamma \(gamma)"
+        }
+        if let base = info.baseRendition { text += ", base \(base)" }
+        return text
+    }
+}

@@ -1,0 +1,80 @@
+/* fuzz_gainmap.c — libFuzzer harness for the gain-map parsers (issue 7):
+ * MPF APP2 index, hdrgm / Apple HDRGainMap XMP, the Apple MakerNote walk, and
+ * sy_gainmap_probe + sy_gainmap_decode on the input as a whole file.
+ *
+ * Built and run by scripts/fuzz.sh (FUZZ_ONLY=gainmap) from the seeds in
+ * Tests/Fuzz/seeds/gainmap (tiny Ultra HDR JPEG, XMP packets). Every parser
+ * must stay inside its buffer; a probe may fail only with a message; a decode
+ * after a successful probe must give the size the probe announced or fail
+ * cleanly; afterwards no engine memory may be left. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../CSources/gainmap/gainmap_internal.h"
+#include "sy_gainmap.h"
+
+static char path[64];
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+    (void)argc;
+    (void)argv;
+    snprintf(path, sizeof path, "/tmp/fuzz-gainmap-%d.jpg", (int)getpid());
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    /* the pure parsers on the raw bytes */
+    sy__mpf_entry e[SY__MPF_MAX_IMAGES];
+    int n = sy__mpf_parse(data, size, e, SY__MPF_MAX_IMAGES);
+    if (n > SY__MPF_MAX_IMAGES) abort();
+    sy_gainmap_params p;
+    char why[160] = "";
+    int r = sy__xmp_hdrgm_parse((const char *)data, size, &p, why, sizeof why);
+    if (r > 0 && (!(p.gamma[0] > 0) || p.max_log2[0] < p.min_log2[0] || (p.channels != 1 && p.channels != 3))) abort();
+    if (r < 0 && why[0] == 0) abort();
+    uint32_t version;
+    double headroom, m33, m48;
+    sy__xmp_apple_parse((const char *)data, size, &version, &headroom);
+    if (headroom != 0 && !(headroom >= 1)) abort();
+    if (sy__apple_makernote_headroom(data, size, &m33, &m48) && !(isfinite(m33) && isfinite(m48))) abort();
+    size_t xl = 0;
+    const char *x = sy__jpeg_find_xmp(data, size, &xl);
+    if (x && (x < (const char *)data || x + xl > (const char *)data + size)) abort();
+
+    /* the whole-file probe and decode */
+    FILE *f = fopen(path, "wb");
+    if (!f) abort();
+    fwrite(data, 1, size, f);
+    fclose(f);
+    sy_context_options opts;
+    sy_context_options_init(&opts);
+    opts.budget_bytes = (size_t)64 << 20;
+    sy_context *ctx = NULL;
+    sy_error err;
+    memset(&err, 0, sizeof err);
+    if (sy_context_create(&opts, &ctx, &err) != SY_OK) abort();
+    sy_gainmap_info info;
+    sy_status st = sy_gainmap_probe(ctx, path, &info, &err);
+    if (st != SY_OK && err.message[0] == 0) abort();
+    if (st == SY_OK && (info.kind == SY_GAINMAP_ULTRAHDR_JPEG || info.kind == SY_GAINMAP_APPLE_JPEG)) {
+        sy_gainmap_image img;
+        memset(&err, 0, sizeof err);
+        st = sy_gainmap_decode(ctx, path, &info, &img, &err);
+        if (st == SY_OK && (img.width != info.map_width || img.height != info.map_height)) abort();
+        if (st != SY_OK && err.message[0] == 0) abort();
+        sy_gainmap_image_free(ctx, &img);
+    }
+    sy_memory_stats stats;
+    sy_context_memory_stats(ctx, &stats);
+    if (stats.current_bytes != 0) abort();
+    sy_context_destroy(ctx);
+    unlink(path);
+    return 0;
+}
