@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "../image/sy_metadata.h"
+#include "sy_gainmap.h"
+#include "../gainmap/gainmap_internal.h"
 #include "sy_band_pool.h"
 #include "sy_edit_internal.h"
 
@@ -45,7 +47,7 @@ static sy_status check_options(const sy_edit_options *o, sy_error *err) {
     if (o->quality < 1 || o->quality > 100)
         return sy__fail(err, SY_E_USAGE, "sy_edit: quality %d is outside 1..100", o->quality);
     if (o->threads > 8) return sy__fail(err, SY_E_USAGE, "sy_edit: threads %u is above 8", o->threads);
-    if (o->flags & ~(uint32_t)(SY_EDIT_FULL_DECODE | SY_EDIT_IDENTIFY_SOURCE))
+    if (o->flags & ~(uint32_t)(SY_EDIT_FULL_DECODE | SY_EDIT_IDENTIFY_SOURCE | SY_EDIT_ALLOW_SDR))
         return sy__fail(err, SY_E_USAGE, "sy_edit: unknown flags 0x%x", o->flags);
     return SY_OK;
 }
@@ -255,8 +257,26 @@ static sy_status write_band(void *user, uint32_t y0, uint32_t rows, const uint8_
     return st;
 }
 
+/* An empty XMP packet: what an SDR save of an Ultra HDR source carries
+ * instead of the hdrgm XMP, which would claim a gain map no longer there. */
+static const char plain_xmp[] = "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF "
+                                "xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\"/></x:xmpmeta>";
+
 sy_status sy_edit_job_write(sy_edit_job *job, const char *output, sy_error *err) {
-    return sy__edit_job_write_extra(job, output, NULL, err);
+    if (!job || !output) return sy__fail(err, SY_E_USAGE, "sy_edit_job_write: NULL argument");
+    sy_gainmap_info gm;
+    sy_error ignored = {0};
+    if (sy_gainmap_probe(job->ctx, job->input, &gm, &ignored) != SY_OK || gm.kind == SY_GAINMAP_NONE)
+        return sy__edit_job_write_extra(job, output, NULL, err);
+    if (!(job->opts.flags & SY_EDIT_ALLOW_SDR)) /* SPEC E6: never a silent SDR save */
+        return sy__fail(err, SY_E_UNSUPPORTED,
+                        "%s: has an HDR gain map that this save would drop; use sy_gainmap_edit to keep it, or "
+                        "SY_EDIT_ALLOW_SDR with the user's consent; nothing was written",
+                        job->input);
+    sy__still_extra extra = {0};
+    if (job->md.xmp && sy__xmp_has_hdrgm((const char *)job->md.xmp, job->md.xmp_len))
+        extra.xmp = (const uint8_t *)plain_xmp, extra.xmp_len = sizeof plain_xmp - 1;
+    return sy__edit_job_write_extra(job, output, &extra, err);
 }
 
 sy_status sy__edit_job_write_extra(sy_edit_job *job, const char *output, const sy__still_extra *extra, sy_error *err) {

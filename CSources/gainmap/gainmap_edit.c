@@ -42,28 +42,14 @@ static sy_status refuse(sy_gainmap_edit_report *rep, sy_hdr_loss_reason reason, 
                     detail, asked ? "the hook declined" : "no HDR-loss hook was given");
 }
 
-/* SDR with consent: the source's Ultra HDR XMP (hdrgm, Container directory)
- * would claim a gain map that is no longer there, so it is replaced. */
+/* SDR with consent is sy_edit with SY_EDIT_ALLOW_SDR (which also replaces
+ * an Ultra HDR XMP that would claim a gain map no longer there). */
 sy_status sy_gainmap_edit_sdr(sy_context *ctx, const char *input, const char *output, const sy_recipe *recipe,
                               const sy_edit_options *opts, sy_edit_report *report, sy_error *err) {
     if (!ctx || !input || !output || !recipe || !opts) return sy__fail(err, SY_E_USAGE, "sy_gainmap_edit_sdr: NULL argument");
-    static const char plain[] = "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF "
-                                "xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\"/></x:xmpmeta>";
-    sy_edit_job *job = NULL;
-    sy_status st = sy_edit_open(ctx, input, recipe, opts, &job, report, err);
-    sy__still_extra extra = {0};
-    sy__metadata md;
-    sy_image_info img;
-    sy_error ignored = {0};
-    if (st == SY_OK && sy_image_probe(ctx, input, &img, &ignored) == SY_OK &&
-        sy__metadata_read(ctx, input, &img, &md, &ignored) == SY_OK) {
-        if (md.xmp && sy__xmp_has_hdrgm((const char *)md.xmp, md.xmp_len))
-            extra.xmp = (const uint8_t *)plain, extra.xmp_len = sizeof plain - 1;
-        sy__metadata_free(ctx, &md);
-    }
-    if (st == SY_OK) st = sy__edit_job_write_extra(job, output, &extra, err);
-    sy_edit_close(job);
-    return st;
+    sy_edit_options consent = *opts;
+    consent.flags |= SY_EDIT_ALLOW_SDR;
+    return sy_edit(ctx, input, output, recipe, &consent, report, err);
 }
 
 /* Map render size: its native size under the recipe, fitted to the base's box scaled to map resolution. */

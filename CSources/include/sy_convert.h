@@ -44,7 +44,10 @@ typedef struct sy_convert_report {
 
 /** Converts `input` to `output`. Fails with the file and reason for unreadable
  *  input (SY_E_INVALID_INPUT / SY_E_UNSUPPORTED), SY_E_USAGE for identical
- *  paths or bad options, SY_E_IO/SY_E_CODEC when writing fails. */
+ *  paths or bad options, SY_E_IO/SY_E_CODEC when writing fails. A source
+ *  with an HDR gain map is refused (SY_E_UNSUPPORTED, nothing written: the
+ *  map would be lost, SPEC E6); convert it with sy_gainmap_edit and the
+ *  identity recipe, which keeps the map or asks. */
 sy_status sy_convert(sy_context *ctx, const char *input, const char *output, const sy_convert_options *opts,
                      sy_convert_report *report, sy_error *err);
 

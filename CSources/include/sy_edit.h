@@ -66,6 +66,11 @@ typedef enum sy_still_format {
 /** Compute the source file's size and SHA-256 before decoding and check after
  *  decoding that the file did not change (dev, inode, size, mtime). */
 #define SY_EDIT_IDENTIFY_SOURCE 2u
+/** sy_edit / sy_edit_job_write write the rendered base only. For a source with
+ *  an HDR gain map (sy_gainmap.h) that silently loses the HDR layer, so they
+ *  refuse it (SY_E_UNSUPPORTED, nothing written) unless this flag records the
+ *  user's consent to SDR (SPEC E6). sy_gainmap_edit keeps the map instead. */
+#define SY_EDIT_ALLOW_SDR 4u
 
 typedef struct sy_edit_options {
     uint32_t version;          /* 1 */

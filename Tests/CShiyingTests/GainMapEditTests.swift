@@ -156,6 +156,32 @@ struct GainMapEditTests {
         #expect(ExternalTools.readFile(output).prefix(4) == [0x89, 0x50, 0x4E, 0x47])
     }
 
+    @Test("E6: the plain C save (sy_edit, sy_convert) refuses a gain-map photo unless SY_EDIT_ALLOW_SDR records consent")
+    func plainSaveRefusesSilentSDR() throws {
+        let folder = try HDRSampleFolder(width: 256, height: 192)
+        let ctx = try Context()
+        var recipe = turnAndCropRecipe(colour: false)
+        for input in [folder.jpeg, folder.heic] {
+            let output = folder.file("plain.jpg")
+            var opts = sy_edit_options()
+            sy_edit_options_init(&opts)
+            var err = sy_error()
+            #expect(sy_edit(ctx.raw, input, output, &recipe, &opts, nil, &err) == SY_E_UNSUPPORTED)
+            #expect(message(err).contains("gain map") && message(err).contains("nothing was written"))
+            #expect(!FileManager.default.fileExists(atPath: output))
+            var conv = sy_convert_options()
+            sy_convert_options_init(&conv)
+            var convReport = sy_convert_report()
+            #expect(sy_convert(ctx.raw, input, output, &conv, &convReport, &err) == SY_E_UNSUPPORTED, "\(message(err))")
+            #expect(!FileManager.default.fileExists(atPath: output))
+            opts.flags = UInt32(SY_EDIT_ALLOW_SDR)
+            #expect(sy_edit(ctx.raw, input, output, &recipe, &opts, nil, &err) == SY_OK, "\(message(err))")
+            var info = sy_gainmap_info()
+            #expect(sy_gainmap_probe(ctx.raw, output, &info, &err) == SY_OK && info.kind == SY_GAINMAP_NONE)
+            unlink(output)
+        }
+    }
+
     @Test("E6: a corrupt gain map (JPEG entropy data, HEIC hvcC) — the hook is asked once (unreadableGainMap); consent writes SDR without the Ultra HDR XMP")
     func corruptMapAsksOnce() throws {
         let folder = try HDRSampleFolder(width: 256, height: 192)
