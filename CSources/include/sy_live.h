@@ -84,7 +84,7 @@ typedef struct sy_live_save_options {
     const sy_recipe *recipe;      /* NULL = identity; every frame and the still go through sy_render with it */
     double still_time;            /* seconds on the source movie; < 0 = the middle (live-photo.md §4.4) */
     sy_still_format still_format; /* JPEG or HEIC */
-    int quality;                  /* still quality (default 90) */
+    int quality;                  /* still quality (default 95) */
     uint64_t bitrate;             /* 0 = SPEC C14 */
     const char *preset;           /* x265 preset, NULL = default */
     uint32_t threads;             /* 0 = one per core */

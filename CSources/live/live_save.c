@@ -18,7 +18,7 @@ void sy_live_save_options_init(sy_live_save_options *opts) {
     opts->version = 1;
     opts->still_time = -1;
     opts->still_format = SY_STILL_JPEG;
-    opts->quality = 90;
+    opts->quality = 95; /* the key photo is the main image of the asset */
 }
 
 /* Keeps the rendered frame `want` (the pixels the encoder gets) and passes

@@ -17,13 +17,16 @@ enum LiveFixtures {
         return dir
     }()
 
-    /// 1.5 s of 480x360 HEVC (`hvc1`, B-frames) at 30 fps with AAC audio:
-    /// ffmpeg's testsrc2 (gradients, moving shapes, text) — photo-like detail.
+    /// 1.5 s of 480x360 HEVC (`hvc1`, B-frames) at 30 fps with AAC audio: a
+    /// slow pan across the corpus' camera photo (real texture: grass, roofs,
+    /// sky), made by ffmpeg the same way every run.
     static let source: Result<String, CTestFailure> = {
         let path = folder + "/src.mov"
         do {
-            try ExternalTools.check("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=480x360:rate=30:duration=1.5",
+            try ExternalTools.check("ffmpeg", ["-v", "error", "-y", "-loop", "1", "-framerate", "30",
+                                               "-i", corpus + "/samsung_camera.jpeg",
                                                "-f", "lavfi", "-i", "sine=frequency=330:duration=1.5",
+                                               "-vf", "scale=960:-2,crop=480:360:x='100+t*60':y=120", "-t", "1.5",
                                                "-c:v", "libx265", "-x265-params", "bframes=3:log-level=error", "-tag:v", "hvc1",
                                                "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", path])
             return .success(path)
