@@ -13,6 +13,7 @@ let usage = """
       \(DatePhraseCommand.usage)
       \(RecentCommand.usage)
       \(VideoCommand.usage)
+      \(LiveCommand.usage)
     """
 
 func runMain() -> Int32 {
@@ -33,6 +34,7 @@ func runMain() -> Int32 {
         case "date-phrase": return try DatePhraseCommand.run(args)
         case "recent": return try RecentCommand.run(args)
         case "video": return try VideoCommand.run(args)
+        case "live": return try LiveCommand.run(args)
         case "-h", "--help", "help":
             print(usage)
             return 0
