@@ -78,8 +78,8 @@ struct LiveEditTests {
                              movieOut: dir + "/edited.mov", recipe: recipe, log: log)
             try #require(e.status == SY_OK, "\(message(e.error))")
             #expect(e.report.live == 1 && e.id != pair.id)
-            #expect(try exiftoolStillID(dir + "/edited.jpg") == e.id)
-            #expect(try exiftoolMovieID(dir + "/edited.mov") == e.id)
+            #expect(try liveExiftoolStillID(dir + "/edited.jpg") == e.id)
+            #expect(try liveExiftoolMovieID(dir + "/edited.mov") == e.id)
             #expect(try probeFrames(dir + "/edited.mov") == probeFrames(dir + "/live.mov"))
             let d0 = try probeDuration(dir + "/live.mov"), d1 = try probeDuration(dir + "/edited.mov")
             #expect(abs(d0 - d1) < 0.001, "duration \(d0) -> \(d1)")
@@ -89,14 +89,14 @@ struct LiveEditTests {
             #expect(e.report.movie.bitrate == sy_video_bitrate_c14(Int64(e.report.movie.width), Int64(e.report.movie.height)))
             // a frame sampled from the output equals the renderer's output for it (after coding loss)
             for k: UInt32 in [5, 30] {
-                let decoded = try ffmpegFrame(dir + "/edited.mov", k)
+                let decoded = try liveFFmpegFrame(dir + "/edited.mov", k)
                 let rendered = try #require(log.frames[k])
                 try #require(decoded.count == rendered.count, "frame size")
                 let db = livePSNR(decoded, rendered)
                 #expect(db >= 38, "frame \(k): \(db) dB")
             }
             // the still: re-rendered from the same recipe, same aspect as the movie
-            let still = try decodeStill(ctx, dir + "/edited.jpg")
+            let still = try liveDecodeStill(ctx, dir + "/edited.jpg")
             let movieAspect = Double(e.report.movie.width) / Double(e.report.movie.height)
             #expect(abs(Double(still.width) / Double(still.height) - movieAspect) < 0.01)
             let v = try liveVerify(ctx, dir + "/edited.jpg", dir + "/edited.mov")
@@ -135,8 +135,8 @@ struct LiveEditTests {
         try #require(e.status == SY_OK, "\(message(e.error))")
         #expect(e.report.live == 0)
         #expect(!FileManager.default.fileExists(atPath: dir + "/framed.mov"))
-        #expect(try exiftoolStillID(dir + "/framed.jpg") == "")
-        let still = try decodeStill(ctx, dir + "/framed.jpg")
+        #expect(try liveExiftoolStillID(dir + "/framed.jpg") == "")
+        let still = try liveDecodeStill(ctx, dir + "/framed.jpg")
         #expect(still.width > 480 && still.height > 360, "the border adds to the frame: \(still.width)x\(still.height)")
         // the original pair is untouched
         #expect(try liveVerify(ctx, dir + "/live.jpg", dir + "/live.mov").ok)

@@ -44,8 +44,8 @@ struct LiveFallbackTests {
         let (st, removed, msg) = strip(ctx, dir + "/live.jpg", dir + "/plain.jpg")
         try #require(st == SY_OK, "\(msg)")
         #expect(removed == 1)
-        #expect(try exiftoolStillID(dir + "/plain.jpg") == "")
-        #expect(try stillID(ctx, dir + "/plain.jpg") == nil)
+        #expect(try liveExiftoolStillID(dir + "/plain.jpg") == "")
+        #expect(try liveStillID(ctx, dir + "/plain.jpg") == nil)
         let before = ExternalTools.readFile(dir + "/live.jpg"), after = ExternalTools.readFile(dir + "/plain.jpg")
         try #require(before.count == after.count)
         // nothing outside the Exif APP1 segment moved (entropy-coded data included)
@@ -54,7 +54,7 @@ struct LiveFallbackTests {
         #expect(!changed.isEmpty && changed.allSatisfy { app1.contains($0) }, "changed bytes outside APP1 \(app1)")
         // no byte of the identifier is left anywhere
         #expect(String(decoding: after, as: UTF8.self).range(of: pair.id) == nil)
-        let a = try decodeStill(ctx, dir + "/live.jpg"), b = try decodeStill(ctx, dir + "/plain.jpg")
+        let a = try liveDecodeStill(ctx, dir + "/live.jpg"), b = try liveDecodeStill(ctx, dir + "/plain.jpg")
         #expect(a.pixels == b.pixels && a.width == b.width)
         let validate = try ExternalTools.check("exiftool", ["-validate", "-warning", "-a", dir + "/plain.jpg"])
         #expect(validate.trimmingCharacters(in: .newlines).hasSuffix(": OK"), "\(validate)")
@@ -69,7 +69,7 @@ struct LiveFallbackTests {
         let (st, removed, msg) = strip(ctx, heic, dir + "/plain.heic")
         try #require(st == SY_OK, "\(msg)")
         #expect(removed == 1)
-        #expect(try exiftoolStillID(dir + "/plain.heic") == "")
+        #expect(try liveExiftoolStillID(dir + "/plain.heic") == "")
         let appleBefore = try ExternalTools.check("exiftool", ["-s", "-Apple:all", heic]).split(separator: "\n").count
         let appleAfter = try ExternalTools.check("exiftool", ["-s", "-Apple:all", dir + "/plain.heic"]).split(separator: "\n").count
         #expect(appleAfter == appleBefore - 1 && appleAfter > 10, "Apple tags \(appleBefore) -> \(appleAfter)")
@@ -78,7 +78,7 @@ struct LiveFallbackTests {
         let changed = differences(before, after)
         // one MakerNote inside the Exif item: the entries after 0x0011 and the 37-byte string
         #expect(!changed.isEmpty && changed.last! - changed.first! < 4096, "changes spread over \(changed.first!)...\(changed.last!)")
-        let a = try decodeStill(ctx, heic), b = try decodeStill(ctx, dir + "/plain.heic")
+        let a = try liveDecodeStill(ctx, heic), b = try liveDecodeStill(ctx, dir + "/plain.heic")
         #expect(a.pixels == b.pixels)
         // libheif sees the same file structure before and after
         let infoBefore = try ExternalTools.run("heif-info", [heic]), infoAfter = try ExternalTools.run("heif-info", [dir + "/plain.heic"])

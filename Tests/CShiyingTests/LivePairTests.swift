@@ -47,12 +47,12 @@ enum LiveFixtures {
 }
 
 /// The still's identifier as exiftool prints it (either tag name, live-photo.md §6).
-func exiftoolStillID(_ path: String) throws -> String {
+func liveExiftoolStillID(_ path: String) throws -> String {
     try ExternalTools.check("exiftool", ["-s3", "-Apple:ContentIdentifier", "-Apple:MediaGroupUUID", path])
         .trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
-func exiftoolMovieID(_ path: String) throws -> String {
+func liveExiftoolMovieID(_ path: String) throws -> String {
     try ExternalTools.check("exiftool", ["-s3", "-Keys:ContentIdentifier", path]).trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
@@ -109,7 +109,7 @@ func liveVerify(_ ctx: Context, _ still: String, _ movie: String) throws -> (ok:
     return (v.ok != 0, reason, id)
 }
 
-func stillID(_ ctx: Context, _ path: String) throws -> String? {
+func liveStillID(_ ctx: Context, _ path: String) throws -> String? {
     var id = [CChar](repeating: 0, count: 37)
     var found: Int32 = 0
     var err = sy_error()
@@ -118,7 +118,7 @@ func stillID(_ ctx: Context, _ path: String) throws -> String? {
 }
 
 /// Decoded RGB of a still through the engine (upright, full size).
-func decodeStill(_ ctx: Context, _ path: String) throws -> (pixels: [UInt8], width: Int, height: Int) {
+func liveDecodeStill(_ ctx: Context, _ path: String) throws -> (pixels: [UInt8], width: Int, height: Int) {
     var recipe = sy_recipe()
     sy_recipe_init(&recipe)
     var img = sy_edit_image()
@@ -141,7 +141,7 @@ func livePSNR(_ a: [UInt8], _ b: [UInt8]) -> Double {
 }
 
 /// ffmpeg's decode of frame `index` of `movie` as rgb24.
-func ffmpegFrame(_ movie: String, _ index: UInt32) throws -> [UInt8] {
+func liveFFmpegFrame(_ movie: String, _ index: UInt32) throws -> [UInt8] {
     let out = FileManager.default.temporaryDirectory.appendingPathComponent("live-frame-\(getpid())-\(UUID().uuidString.prefix(8)).rgb").path
     defer { unlink(out) }
     try ExternalTools.check("ffmpeg", ["-v", "error", "-y", "-i", movie, "-vf", "select=eq(n\\,\(index))", "-vsync", "0",
@@ -166,9 +166,9 @@ struct LivePairTests {
         #expect(r.report.movie.frames == 45 && r.report.movie.audio_samples > 0)
         // live-photo.md §2: an uppercase canonical UUID
         #expect(r.id.range(of: "^[0-9A-F]{8}-[0-9A-F]{4}-4[0-9A-F]{3}-[89AB][0-9A-F]{3}-[0-9A-F]{12}$", options: .regularExpression) != nil)
-        #expect(try exiftoolStillID(still) == r.id)
-        #expect(try exiftoolMovieID(movie) == r.id)
-        #expect(try stillID(ctx, still) == r.id)
+        #expect(try liveExiftoolStillID(still) == r.id)
+        #expect(try liveExiftoolMovieID(movie) == r.id)
+        #expect(try liveStillID(ctx, still) == r.id)
         // §6: the marker track and its time (TrackDuration − SampleDuration), ffprobe honours elst
         let json = try ExternalTools.check("exiftool", ["-j", "-G1", "-ee", "-n", "-StillImageTime", "-TrackDuration",
                                                         "-SampleDuration", "-MetaFormat", "-ContentDescribes", movie])
@@ -194,7 +194,7 @@ struct LivePairTests {
         #expect(decoded.status == 0 && decoded.err.isEmpty, "ffmpeg decode: \(decoded.err)")
         // P4: the still shows the frame at the still-image time (the encoder's input, before coding loss)
         let frame = try #require(log.frames[r.report.still_frame])
-        let shown = try decodeStill(ctx, still)
+        let shown = try liveDecodeStill(ctx, still)
         #expect(shown.width == log.width && shown.height == log.height)
         #expect(livePSNR(shown.pixels, frame) >= 38, "still vs frame \(r.report.still_frame)")
         // C3: the pair verifies
@@ -208,14 +208,14 @@ struct LivePairTests {
         let heic = dir + "/iphone15plus_IMG_3853.HEIC", mov = dir + "/iphone15plus_IMG_3853.MOV"
         try #require(FileManager.default.fileExists(atPath: heic), "corpus missing at \(dir)")
         let ctx = try Context()
-        let id = try #require(try stillID(ctx, heic))
-        let exifID = try exiftoolStillID(heic)
+        let id = try #require(try liveStillID(ctx, heic))
+        let exifID = try liveExiftoolStillID(heic)
         #expect(id == exifID)
         var info = sy_live_movie_info()
         var err = sy_error()
         try #require(sy_live_movie_read(ctx.raw, mov, &info, &err) == SY_OK, "\(message(err))")
         let movieID = withUnsafeBytes(of: info.content_identifier) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        let exifMovieID = try exiftoolMovieID(mov)
+        let exifMovieID = try liveExiftoolMovieID(mov)
         #expect(info.has_identifier == 1 && movieID == id && movieID == exifMovieID)
         #expect(info.has_still_time == 1 && info.still_time > 0 && info.still_time < info.duration)
         // the still time exiftool implies (TrackDuration − SampleDuration of the still-image-time track)
@@ -257,7 +257,7 @@ struct LivePairTests {
             return sy_video_transcode(ctx.raw, src, noTrack, &o, nil, &err)
         }
         try #require(st == SY_OK, "\(message(err))")
-        #expect(try exiftoolMovieID(noTrack) == a.id)
+        #expect(try liveExiftoolMovieID(noTrack) == a.id)
         let missing = try liveVerify(ctx, dir + "/a.jpg", noTrack)
         #expect(!missing.ok && missing.reason.hasSuffix("the movie has no still-image-time metadata track"), "\(missing.reason)")
 
@@ -270,7 +270,7 @@ struct LivePairTests {
         // undecodable still: the identifier is intact, the image data is cut
         let still = ExternalTools.readFile(dir + "/a.jpg")
         try ExternalTools.writeFile(dir + "/broken.jpg", Array(still.prefix(still.count / 2)))
-        #expect(try stillID(ctx, dir + "/broken.jpg") == a.id)
+        #expect(try liveStillID(ctx, dir + "/broken.jpg") == a.id)
         let broken = try liveVerify(ctx, dir + "/broken.jpg", dir + "/a.mov")
         #expect(!broken.ok && broken.reason.hasPrefix("still does not decode: "), "\(broken.reason)")
 
