@@ -120,7 +120,8 @@ int sy__live_exif_read_id(const uint8_t *tiff, size_t len, char out[SY__LIVE_ID_
     return memchr(out, 0, SY__LIVE_ID_LEN) == NULL;
 }
 
-int sy__live_exif_remove_id(uint8_t *tiff, size_t len) {
+/* Removes one 0x0011 entry: 1 removed, 0 none, -1 malformed. */
+static int remove_one(uint8_t *tiff, size_t len) {
     size_t mn, mn_len;
     if (!find_apple_makernote(tiff, len, &mn, &mn_len)) return 0;
     uint8_t *m = tiff + mn;
@@ -141,6 +142,12 @@ int sy__live_exif_remove_id(uint8_t *tiff, size_t len) {
     memset(e + tail, 0, 12);
     wr16(m + 14, count - 1, 0);
     return 1;
+}
+
+int sy__live_exif_remove_id(uint8_t *tiff, size_t len) {
+    int removed = 0, r;
+    while ((r = remove_one(tiff, len)) == 1) removed = 1; /* a hostile MakerNote may repeat the tag */
+    return r < 0 ? -1 : removed;
 }
 
 /* ---- setting: appended Exif IFD + Apple MakerNote ---- */
@@ -296,8 +303,15 @@ sy_status sy__live_exif_with_id(sy_context *ctx, const uint8_t *tiff, size_t len
         wr16(buf + at, k, le);
         for (uint32_t i = 0; i < k; i++) memcpy(buf + at + 2 + 12 * i, entries[i].raw, 12);
         wr32(buf + at + 2 + 12 * k, 0, le);
-        *out = buf;
-        *out_len = mn_at + mn_len;
+        /* the old bytes are reused as they are: a hostile layout (IFDs overlapping
+         * the old MakerNote) could hide the new entry, so read it back */
+        char check[SY__LIVE_ID_LEN + 1];
+        if (!sy__live_exif_read_id(buf, mn_at + mn_len, check) || strcmp(check, id) != 0) {
+            st = sy__fail(err, SY_E_INVALID_INPUT, "live exif: the Exif layout cannot take an identifier");
+        } else {
+            *out = buf;
+            *out_len = mn_at + mn_len;
+        }
     }
     sy__free(ctx, entries);
     if (st != SY_OK) sy__free(ctx, buf);

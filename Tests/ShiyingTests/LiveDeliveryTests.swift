@@ -133,6 +133,14 @@ struct LiveDeliveryTests {
         #expect(frame.status == 0 && f["frame"] as? Int == 9 && f["width"] as? Int == 480, "\(frame)")
         #expect(try await liveExiftoolStill(dir.file("frame.jpg")) == "", "a frame saved as a photo is a plain photo")
 
+        // "set as key photo" (E2): the still-image time moves, the still is re-rendered, a new pair verifies
+        let key = try await CLI.run(["live", "keyphoto", still, movie, "--at", "0.9", "-o", dir.file("key"), "--json"])
+        let k = try liveJSON(key.stdout)
+        #expect(key.status == 0 && k["result"] as? String == "live", "\(key)")
+        let keySave = try #require(k["save"] as? [String: Any])
+        #expect(abs((keySave["still_time"] as? Double ?? -1) - 0.9) < 0.001 && keySave["still_frame"] as? Int == 27)
+        #expect(k["content_identifier"] as? String != id)
+
         try Data(#"{"version":1,"border":{"width":0.05}}"#.utf8).write(to: URL(fileURLWithPath: dir.file("border.json")))
         let framed = try await CLI.run(["live", "edit", still, movie, "--recipe", dir.file("border.json"), "-o", dir.file("out"), "--json"])
         let e = try liveJSON(framed.stdout)
