@@ -62,7 +62,7 @@ struct LiveDeliveryTests {
         let a = try await liveOffPool { try LivePhoto.save(movie: src, stillOut: dir.file("a.jpg"), movieOut: dir.file("a.mov")) }
         let b = try await liveOffPool { try LivePhoto.save(movie: src, stillOut: dir.file("b.jpg"), movieOut: dir.file("b.mov")) }
         #expect(a.live && b.live && a.contentIdentifier != b.contentIdentifier)
-        let verifier = LiveVerifier(deadline: LiveVerifier<ContinuousClock>.collageDeadline)
+        let verifier = LiveVerifier(clock: LiveTestClock(), deadline: LiveVerifier<ContinuousClock>.collageDeadline)
         let good = try await LivePhoto.deliver(still: dir.file("a.jpg"), movie: dir.file("a.mov"), plainStill: dir.file("a-plain.jpg"),
                                                verifier: verifier)
         let aID = try #require(a.contentIdentifier)
@@ -94,7 +94,7 @@ struct LiveDeliveryTests {
         // a movie with another identifier: the pair fails
         _ = try await liveOffPool { try LivePhoto.save(movie: src, stillOut: dir.file("other.jpg"), movieOut: dir.file("other.mov")) }
         try FileManager.default.removeItem(atPath: dir.file("other.jpg"))
-        let verifier = LiveVerifier(deadline: .seconds(45))
+        let verifier = LiveVerifier(clock: LiveTestClock(), deadline: .seconds(45))
         await #expect(throws: ShiyingError.self) {
             _ = try await LivePhoto.deliver(still: dir.file("tagged.jpg"), movie: dir.file("other.mov"),
                                             plainStill: dir.file("plain.jpg"), verifier: verifier)
