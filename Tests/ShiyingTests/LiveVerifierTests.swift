@@ -168,23 +168,22 @@ struct LiveVerifierTests {
           .enabled(if: Paths.corpusAvailable, "../shared/corpus is not present"))
     func engineCheckIsCancelled() async throws {
         let real = Paths.corpus.appendingPathComponent("real").path
-        let recorder = RecordingChecker()
         let clock = LiveTestClock()
+        // at the first decoded frame: wait for the deadline timer, then let 45 s pass
+        let recorder = RecordingChecker {
+            for _ in 0..<120_000 where clock.sleeperCount == 0 { usleep(1000) }
+            clock.advance(by: .seconds(45))
+        }
         let verifier = LiveVerifier(clock: clock, deadline: .seconds(45), checker: recorder)
-        let task = Task {
-            try await verifier.verify(still: real + "/iphone15plus_IMG_3853.HEIC", movie: real + "/iphone15plus_IMG_3853.MOV")
-        }
-        try await liveEventually("the deadline is armed") { clock.sleeperCount == 1 && recorder.started }
-        clock.advance(by: .seconds(45))
-        #expect(try await task.value == .timeout)
+        let outcome = try await verifier.verify(still: real + "/iphone15plus_IMG_3853.HEIC",
+                                                movie: real + "/iphone15plus_IMG_3853.MOV")
+        #expect(outcome == .timeout)
         try await liveEventually("the engine check returned") { recorder.outcome != nil }
-        let outcome = try #require(recorder.outcome)
-        // either it had already finished, or the engine stopped with "cancelled"
-        if case let .failure(error as ShiyingError) = outcome {
-            #expect(error.code == .cancelled, "\(error)")
-        } else if case let .success(v) = outcome {
-            #expect(v.failure == nil, "the real pair must verify when not cancelled: \(v)")
+        let engineResult = try #require(recorder.outcome)
+        guard case let .failure(error as ShiyingError) = engineResult else {
+            throw TestFailure("the engine was not cancelled: \(engineResult)")
         }
+        #expect(error.code == .cancelled, "\(error)")
     }
 
     @Test("the real engine: the iPhone pair verifies ok, a crossed pair is a mismatch",
@@ -202,17 +201,29 @@ struct LiveVerifierTests {
     }
 }
 
-/// The engine's checker, recording how its (abandoned) run ended.
+/// The engine's checker, recording how its (abandoned) run ended. At the first
+/// decoded frame it runs `atFirstFrame` and then holds the engine thread until
+/// cancellation is requested, so the deadline always wins the race, whatever
+/// the machine's speed; the engine must then stop with "cancelled".
 final class RecordingChecker: LivePairChecking, @unchecked Sendable {
     private let lock = NSLock()
     private var result: Result<LiveVerification, Error>?
     private var began = false
+    let atFirstFrame: @Sendable () -> Void
     var outcome: Result<LiveVerification, Error>? { lock.withLock { result } }
     var started: Bool { lock.withLock { began } }
 
+    init(atFirstFrame: @escaping @Sendable () -> Void) { self.atFirstFrame = atFirstFrame }
+
     func check(still: String, movie: String, cancellation: LiveCancellation) throws -> LiveVerification {
         lock.withLock { began = true }
-        let r = Result { try EngineLivePairChecker().check(still: still, movie: movie, cancellation: cancellation) }
+        let hook = atFirstFrame
+        let engine = EngineLivePairChecker { phase, done, _ in
+            guard phase == "verify frames", done == 1 else { return }
+            hook()
+            for _ in 0..<120_000 where !cancellation.isCancelled { usleep(1000) }
+        }
+        let r = Result { try engine.check(still: still, movie: movie, cancellation: cancellation) }
         lock.withLock { result = r }
         return try r.get()
     }

@@ -79,10 +79,13 @@ public protocol LivePairChecking: Sendable {
 /// `sy_live_verify` on its own engine context; cancellation sets the context's
 /// flag, which the engine polls per frame.
 public struct EngineLivePairChecker: LivePairChecking {
-    public init() {}
+    /// (phase, done, total) from the engine's thread: "verify frames" per decoded frame.
+    public let progress: (@Sendable (String, UInt64, UInt64) -> Void)?
+
+    public init(progress: (@Sendable (String, UInt64, UInt64) -> Void)? = nil) { self.progress = progress }
 
     public func check(still: String, movie: String, cancellation: LiveCancellation) throws -> LiveVerification {
-        let engine = try EngineContext()
+        let engine = try EngineContext(progress: progress)
         cancellation.onCancel { engine.cancel() }
         var verdict = sy_live_verdict()
         var error = sy_error()
