@@ -91,6 +91,8 @@ typedef struct sy_live_save_options {
     const char *content_identifier; /* NULL = a fresh one */
     sy_video_frame_observer observer; /* sees every rendered frame before encoding (may be NULL) */
     void *observer_user;
+    const char *metadata_source;  /* no source still ("set as key photo"): Exif/XMP/ICC copied from this
+                                     still, its identifier replaced; NULL = a minimal Exif */
 } sy_live_save_options;
 
 void sy_live_save_options_init(sy_live_save_options *opts);

@@ -199,8 +199,9 @@ sy_status sy_live_save(sy_context *ctx, const char *source_movie, const char *so
         sy_edit_close(job);
     }
     const sy_edit_image *img = source_still ? &still : &cap.image;
+    const char *metadata = source_still ? source_still : opts->metadata_source;
     if (st == SY_OK)
-        st = sy_live_write_still(ctx, img, source_still, rep->content_identifier, still_out, opts->still_format,
+        st = sy_live_write_still(ctx, img, metadata, rep->content_identifier, still_out, opts->still_format,
                                  opts->quality, err);
     if (st == SY_OK && rename(pending, movie_out) != 0) {
         unlink(still_out);

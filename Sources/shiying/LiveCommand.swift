@@ -69,6 +69,7 @@ enum LiveCommand {
         guard let at = try seconds(parsed, "at") else { throw UsageError("--at SEC is required\n\(usage)") }
         var options = try saveOptions(parsed)
         options.stillTime = at
+        options.metadataFrom = still
         return try saveAndDeliver(movie: movie, still: nil, stem: stem(still) + "_key", parsed: parsed, options: options)
     }
 

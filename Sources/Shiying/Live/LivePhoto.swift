@@ -63,6 +63,9 @@ public enum LivePhoto {
         public var threads = 0
         /// nil = a fresh identifier (never reuse one across pairs).
         public var contentIdentifier: String?
+        /// Without a source still ("set as key photo"): the still whose metadata
+        /// (Exif, XMP, ICC; identifier replaced) the new still carries.
+        public var metadataFrom: String?
         public init() {}
     }
 
@@ -108,10 +111,13 @@ public enum LivePhoto {
         let status = options.recipe.withEngineRecipe { recipe in
             withOptionalCString(options.preset) { preset in
                 withOptionalCString(options.contentIdentifier) { id in
-                    o.recipe = recipe
-                    o.preset = preset
-                    o.content_identifier = id
-                    return sy_live_save(engine.raw, movie, still, stillOut, movieOut, &o, &report, &error)
+                    withOptionalCString(options.metadataFrom) { metadata in
+                        o.recipe = recipe
+                        o.preset = preset
+                        o.content_identifier = id
+                        o.metadata_source = metadata
+                        return sy_live_save(engine.raw, movie, still, stillOut, movieOut, &o, &report, &error)
+                    }
                 }
             }
         }
