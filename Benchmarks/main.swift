@@ -4,10 +4,11 @@
 // HEIC suite (HeicBenchmark.swift): long image from grid HEICs, decode vs libheif, encode vs heif-enc.
 // Video suite (VideoBenchmark.swift): decode and transcode fps vs ffmpeg.
 // Organize suite (OrganizeBenchmark.swift): `organize scan` of 1,000 photos vs Python imagehash.
+// Live suite (LiveBenchmark.swift): Live photo edit save vs ffmpeg crop+eq+libx265.
 // Render suite (RenderBenchmark.swift): `shiying edit` full size and 1170-px preview vs pyvips.
 // HDR suite (HDRBenchmark.swift): keeping the gain map vs an SDR-only save, same photo, same run.
 //
-//   swift run -c release Benchmarks [--suite longimage|search|heic|video|render|organize|hdr|all] [--n 7,20,50] [--runs 3] [--skip-imagemagick]
+//   swift run -c release Benchmarks [--suite longimage|search|heic|video|render|organize|hdr|live|all] [--n 7,20,50] [--runs 3] [--skip-imagemagick]
 //                                   [--cases a,b] [--pyvips-variant V] [--single-run-over 60] [--search-seconds 2]
 //
 // Environment: SHIYING_BIN overrides the `shiying` binary.
@@ -25,7 +26,7 @@ struct Options {
     var searchSeconds = 2.0
 
     static let usage = """
-        usage: Benchmarks [--suite longimage|search|heic|video|render|organize|hdr|all] [--search-seconds 2] [--n 7,20,50] [--runs 3] [--skip-imagemagick] [--cases \(BenchCase.allCases.map(\.rawValue).joined(separator: ","))]
+        usage: Benchmarks [--suite longimage|search|heic|video|render|organize|hdr|live|all] [--search-seconds 2] [--n 7,20,50] [--runs 3] [--skip-imagemagick] [--cases \(BenchCase.allCases.map(\.rawValue).joined(separator: ","))]
                           [--pyvips-variant runs|runs-nocache|fold|memory] [--single-run-over SECONDS]
         """
 
@@ -51,7 +52,7 @@ struct Options {
                 options.pyvipsVariant = value(flag)
             case "--suite":
                 options.suite = value(flag)
-                guard ["longimage", "search", "heic", "video", "render", "organize", "hdr", "all"].contains(options.suite) else { fail("unknown suite \(options.suite)\n\(usage)") }
+                guard ["longimage", "search", "heic", "video", "render", "organize", "hdr", "live", "all"].contains(options.suite) else { fail("unknown suite \(options.suite)\n\(usage)") }
             case "--search-seconds":
                 options.searchSeconds = required(Double(value(flag)), "bad --search-seconds")
             case "--single-run-over":
@@ -197,6 +198,10 @@ func runOrganizeIfWanted() {
     runOrganizeSuite(root: root, shiying: shiying, runs: options.runs)
 }
 if options.suite == "organize" { runOrganizeIfWanted(); exit(0) }
+if options.suite == "live" {
+    runLiveSuite(root: root, shiying: shiying, runs: options.runs, singleRunOver: options.singleRunOver)
+    exit(0)
+}
 let maxN = options.ns.max() ?? 50
 let inputs = prepareInputs(shiying: shiying, directory: benchDir + "/inputs", count: max(50, maxN), scratch: scratch)
 let context = BenchContext(shiying: shiying, pyScript: root + "/Benchmarks/vips_longimage.py",

@@ -145,6 +145,10 @@ typedef struct sy_video_transcode_options {
                                   (one renderer for the whole movie), output at native size */
     sy_video_frame_observer observer; /* may be NULL */
     void *observer_user;
+    /* Live photo movie (issue 6, live-photo.md §4.2, §4.3) */
+    const char *content_identifier; /* non-NULL: written as the mdta content identifier (a copied one is replaced) */
+    int32_t still_frame;       /* >= 0: a still-image-time `mebx` track marks this frame's presentation
+                                  time (clamped to the last frame); -1 (default) = none */
 } sy_video_transcode_options;
 
 void sy_video_transcode_options_init(sy_video_transcode_options *opts);
@@ -159,7 +163,14 @@ typedef struct sy_video_transcode_report {
     double duration_seconds;   /* output video duration */
     uint32_t source_codec;
     uint32_t source_rotation;  /* applied to the pixels (output matrix is identity) */
+    double still_image_time;   /* with still_frame: the marked presentation time in seconds, else -1 */
 } sy_video_transcode_report;
+
+/** The output frame a transcode shows at `seconds` (nearest, clamped to the
+ *  movie) for a source with reader info `vi`: transcoded movies run at the
+ *  source's mean constant frame rate. *frame_seconds (may be NULL) gets that
+ *  frame's presentation time. */
+uint32_t sy_video_transcode_frame_at(const sy_video_reader_info *vi, double seconds, double *frame_seconds);
 
 /** Decodes `input`'s main video track, passes every frame upright through the
  *  shared frame path, encodes HEVC (`hvc1`) at the chosen bitrate and writes

@@ -35,6 +35,7 @@ void sy_video_transcode_options_init(sy_video_transcode_options *opts) {
     opts->version = 1;
     opts->copy_audio = 1;
     opts->copy_metadata = 1;
+    opts->still_frame = -1;
 }
 
 static uint32_t container_from_path(const char *path) {
@@ -210,6 +211,32 @@ static uint32_t constant_frame_duration(const sy_video_reader_info *vi) {
     return d ? d : 1;
 }
 
+uint32_t sy_video_transcode_frame_at(const sy_video_reader_info *vi, double seconds, double *frame_seconds) {
+    uint32_t d = constant_frame_duration(vi);
+    double k = vi->timescale ? seconds * vi->timescale / d : 0;
+    uint32_t last = vi->frame_count ? vi->frame_count - 1 : 0;
+    uint32_t index = k <= 0 || k != k ? 0 : k >= last ? last : (uint32_t)(k + 0.5);
+    if (frame_seconds) *frame_seconds = vi->timescale ? (double)index * d / vi->timescale : 0;
+    return index;
+}
+
+#define CONTENT_ID_KEY "com.apple.quicktime.content.identifier"
+#define STILL_TIME_KEY "com.apple.quicktime.still-image-time"
+
+/* The Live photo's still-image-time track (live-photo.md §4.3): one 1-tick
+ * sample holding the int8 marker -1, placed on the movie timeline by an empty
+ * edit of E = still time x movie timescale; added last, as Apple does. */
+static sy_status add_still_time_track(job *j, uint32_t movie_timescale, double still_seconds, sy_error *err) {
+    static const uint8_t marker[9] = {0, 0, 0, 9, 0, 0, 0, 1, 0xFF};
+    sy_mov_mebx_key_spec key = {STILL_TIME_KEY, 65};
+    uint32_t id = 0;
+    sy_status st = sy_mov_writer_add_mebx(j->writer, &key, 1, j->video_id, movie_timescale, &id, err);
+    if (st == SY_OK) st = sy_mov_writer_add_sample(j->writer, id, marker, sizeof marker, 1, 0, 1, err);
+    uint64_t empty = (uint64_t)(still_seconds * movie_timescale + 0.5);
+    if (st == SY_OK) st = sy_mov_writer_set_edit(j->writer, id, empty, 0, err);
+    return st;
+}
+
 /* A matrix the encoder converts with: BT.709 (1), BT.601 (5, 6), BT.2020 NCL (9); others decode as BT.601. */
 static uint16_t encodable_matrix(uint16_t code) { return code == 1 || code == 5 || code == 6 || code == 9 ? code : 6; }
 
@@ -289,10 +316,14 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
             uint32_t type;
             const uint8_t *value;
             size_t len;
-            if (sy_mov_metadata_at(j->audio.mov, i, &key, &type, &value, &len) == SY_OK)
-                st = sy_mov_writer_add_metadata(j->writer, key, type, value, len, err);
+            if (sy_mov_metadata_at(j->audio.mov, i, &key, &type, &value, &len) != SY_OK) continue;
+            if (o->content_identifier && strcmp(key, CONTENT_ID_KEY) == 0) continue;
+            st = sy_mov_writer_add_metadata(j->writer, key, type, value, len, err);
         }
     }
+    if (st == SY_OK && o->content_identifier)
+        st = sy_mov_writer_add_metadata(j->writer, CONTENT_ID_KEY, 1, o->content_identifier,
+                                        strlen(o->content_identifier), err);
 
     uint32_t frames = 0;
     while (st == SY_OK) {
@@ -322,6 +353,12 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
     if (st == SY_OK && j->min_pts != j->first_dts)
         st = sy_mov_writer_set_edit(j->writer, j->video_id, 0, j->min_pts - j->first_dts, err);
     if (st == SY_OK) st = audio_pump(j, 1e300, err);
+    double still_seconds = -1;
+    if (st == SY_OK && o->still_frame >= 0) {
+        uint32_t k = (uint32_t)o->still_frame < frames ? (uint32_t)o->still_frame : frames - 1;
+        still_seconds = (double)k * eo.frame_duration / eo.timescale;
+        st = add_still_time_track(j, container == QT ? 600 : 1000, still_seconds, err);
+    }
     if (st == SY_OK) st = sy_mov_writer_finish(j->writer, err);
     if (st == SY_OK && rep) {
         rep->width = eo.width;
@@ -333,6 +370,7 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
         rep->duration_seconds = (double)frames * eo.frame_duration / eo.timescale;
         rep->source_codec = vi->codec;
         rep->source_rotation = vi->rotation;
+        rep->still_image_time = still_seconds;
     }
     sy_video_encoder_destroy(enc);
     return st;

@@ -15,6 +15,7 @@ let usage = """
       \(RecentCommand.usage)
       \(VideoCommand.usage)
       \(OrganizeCommand.usage)
+      \(LiveCommand.usage)
     """
 
 func runMain() -> Int32 {
@@ -37,6 +38,7 @@ func runMain() -> Int32 {
         case "recent": return try RecentCommand.run(args)
         case "video": return try VideoCommand.run(args)
         case "organize": return try OrganizeCommand.run(args)
+        case "live": return try LiveCommand.run(args)
         case "-h", "--help", "help":
             print(usage)
             return 0

@@ -1,0 +1,140 @@
+/* sy_live.h — Live photo pairs: a still and a QuickTime movie tied by one
+ * content identifier (issue 6; SPEC C2–C4, E1, E2, S3; ../shared/specs/live-photo.md).
+ *
+ * Still side: the identifier lives in the Apple MakerNote (Exif tag 0x927C,
+ * entry 0x0011) of a JPEG APP1 or a HEIC Exif item. Movie side: the `mdta`
+ * item com.apple.quicktime.content.identifier in moov/meta and a `mebx`
+ * track whose one sample marks the still-image time.
+ *
+ * Every function takes its context, honours sy_context_cancel (per frame) and
+ * writes outputs through temporary files renamed into place: an output is
+ * complete or absent, and an existing file survives a failed write.
+ * Thread safety: independent calls on different contexts run in parallel.
+ */
+#ifndef SY_LIVE_H
+#define SY_LIVE_H
+
+#include "sy_base.h"
+#include "sy_edit.h"
+#include "sy_render.h"
+#include "sy_video.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Characters of a content identifier (canonical UUID, uppercase when we make one). */
+#define SY_LIVE_ID_LEN 36
+
+/** A fresh uppercase random (version 4) UUID from /dev/urandom into id[37]. */
+sy_status sy_live_new_identifier(char id[SY_LIVE_ID_LEN + 1], sy_error *err);
+
+/* ---- still side ---- */
+
+/** The still's content identifier (JPEG or HEIC). *found = 0 and id = "" when
+ *  it has none. Errors: the file cannot be read or is not JPEG/HEIC. */
+sy_status sy_live_still_read_id(sy_context *ctx, const char *path, char id[SY_LIVE_ID_LEN + 1], int *found,
+                                sy_error *err);
+
+/** SPEC C4 fallback: writes `output` = `input` without the content identifier.
+ *  Only the MakerNote entry is rewritten (same length, in place): every other
+ *  byte, the compressed image data included, is copied unchanged. Refuses
+ *  (SY_E_UNSUPPORTED, nothing written) when the identifier cannot be removed:
+ *  the Exif is not stored in one piece, or the identifier also appears
+ *  elsewhere in the file. The output is read back to prove the identifier is
+ *  gone. *removed (may be NULL) = 1 when there was one. */
+sy_status sy_live_still_strip(sy_context *ctx, const char *input, const char *output, int *removed, sy_error *err);
+
+/* ---- movie side ---- */
+
+typedef struct sy_live_movie_info {
+    int has_identifier;
+    char content_identifier[64];  /* UTF-8 as stored (truncated to 63 bytes), NUL-terminated */
+    int has_still_time;           /* a mebx track with the still-image-time key and one sample */
+    double still_time;            /* seconds on the movie timeline (empty edit + sample time) */
+    double duration;              /* main video track, seconds */
+    int32_t video_track;          /* sy_mov index, -1 = none */
+    int32_t still_track;          /* sy_mov index of the still-image-time track, -1 = none */
+} sy_live_movie_info;
+
+/** Reads the movie's Live metadata (container only, no decoding). */
+sy_status sy_live_movie_read(sy_context *ctx, const char *path, sy_live_movie_info *out, sy_error *err);
+
+/* ---- verification (SPEC C3) ---- */
+
+typedef struct sy_live_verdict {
+    int ok;                       /* 1 = a real Live pair */
+    char reason[256];             /* when not ok: what is wrong, naming the file */
+    char content_identifier[SY_LIVE_ID_LEN + 1]; /* the still's identifier ("" when none) */
+    double still_time;            /* seconds, -1 when unknown */
+    double duration;              /* movie seconds, 0 when unknown */
+} sy_live_verdict;
+
+/** Re-assembles the pair: both parse, identifiers equal, the movie has the
+ *  still-image-time track, that time lies inside the movie, the movie's first
+ *  frame and the frame at the still-image time decode, the still decodes.
+ *  Returns SY_OK with the verdict for every broken input (a mismatch is an
+ *  answer, not an error); SY_E_CANCELLED when cancelled. */
+sy_status sy_live_verify(sy_context *ctx, const char *still, const char *movie, sy_live_verdict *out, sy_error *err);
+
+/* ---- saving a Live photo (SPEC S3 video -> Live, Live edit, E1) ---- */
+
+typedef struct sy_live_save_options {
+    uint32_t version;             /* 1 */
+    const sy_recipe *recipe;      /* NULL = identity; every frame and the still go through sy_render with it */
+    double still_time;            /* seconds on the source movie; < 0 = the middle (live-photo.md §4.4) */
+    sy_still_format still_format; /* JPEG or HEIC */
+    int quality;                  /* still quality (default 95) */
+    uint64_t bitrate;             /* 0 = SPEC C14 */
+    const char *preset;           /* x265 preset, NULL = default */
+    uint32_t threads;             /* 0 = one per core */
+    const char *content_identifier; /* NULL = a fresh one */
+    sy_video_frame_observer observer; /* sees every rendered frame before encoding (may be NULL) */
+    void *observer_user;
+    const char *metadata_source;  /* no source still ("set as key photo"): Exif/XMP/ICC copied from this
+                                     still, its identifier replaced; NULL = a minimal Exif */
+    int allow_sdr;                /* SPEC E6: a source still with an HDR gain map is refused (SY_E_UNSUPPORTED,
+                                     nothing written) unless 1 records the user's consent to an SDR still */
+} sy_live_save_options;
+
+void sy_live_save_options_init(sy_live_save_options *opts);
+
+typedef struct sy_live_save_report {
+    int live;                     /* 1 = a pair was written; 0 = still only (SPEC E1: border) */
+    char content_identifier[SY_LIVE_ID_LEN + 1];
+    uint32_t still_frame;         /* output frame shown by the still */
+    double still_time;            /* its presentation time, seconds */
+    uint32_t still_width, still_height;
+    sy_video_transcode_report movie;
+} sy_live_save_report;
+
+/** Writes a Live pair. `source_still` NULL (video -> Live): the still is the
+ *  rendered movie frame at the still time, so it equals the movie's frame
+ *  before encoding. `source_still` given (Live edit): the still is that file
+ *  re-rendered with the same recipe, keeping its metadata (new identifier).
+ *  A recipe with a border (SPEC E1) writes the still only, without an
+ *  identifier, and no movie. The movie is written first; if the still fails
+ *  the movie is removed: both files or neither. */
+sy_status sy_live_save(sy_context *ctx, const char *source_movie, const char *source_still, const char *still_out,
+                       const char *movie_out, const sy_live_save_options *opts, sy_live_save_report *report,
+                       sy_error *err);
+
+/** SPEC E2: the frame of `movie` a Live save shows at `seconds`, rendered with
+ *  `recipe` (NULL = identity) by the same renderer the save uses for every
+ *  frame, cropped to the encoded (even) size: byte-identical to what the save
+ *  hands to the encoder. Free with sy_edit_image_free. *frame (may be NULL)
+ *  gets the frame index. */
+sy_status sy_live_render_frame(sy_context *ctx, const char *movie, double seconds, const sy_recipe *recipe,
+                               sy_edit_image *out, uint32_t *frame, sy_error *err);
+
+/** Writes pixels as a still (JPEG/HEIC) with `exif_source`'s metadata (NULL =
+ *  none) and, when `content_identifier` is non-NULL, that identifier; without
+ *  one, any identifier the source carried is left out. */
+sy_status sy_live_write_still(sy_context *ctx, const sy_edit_image *image, const char *exif_source,
+                              const char *content_identifier, const char *path, sy_still_format format, int quality,
+                              sy_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,191 @@
+import Foundation
+internal import CShiying
+
+/// Live photo pairs (issue 6, `sy_live.h`): a JPEG/HEIC still and a QuickTime
+/// movie tied by one content identifier (SPEC C2; ../shared/specs/live-photo.md).
+public enum LivePhoto {
+    /// The still's content identifier (Apple MakerNote tag 0x0011), nil when it has none.
+    /// - Throws: `ShiyingError` when the file is unreadable or not JPEG/HEIC.
+    public static func stillIdentifier(_ path: String) throws -> String? {
+        let engine = try EngineContext()
+        var id = [CChar](repeating: 0, count: Int(SY_LIVE_ID_LEN) + 1)
+        var found: Int32 = 0
+        var error = sy_error()
+        try check(sy_live_still_read_id(engine.raw, path, &id, &found, &error), error, file: path)
+        return found != 0 ? cText(id) : nil
+    }
+
+    /// What a movie carries for pairing (container only, nothing decoded).
+    public struct MovieInfo: Sendable, Codable, Equatable {
+        public var contentIdentifier: String?
+        /// Seconds on the movie timeline; nil without a still-image-time track.
+        public var stillTime: Double?
+        public var durationSeconds: Double
+    }
+
+    /// `sy_live_movie_read`. - Throws: `ShiyingError` when the movie does not parse.
+    public static func movieInfo(_ path: String) throws -> MovieInfo {
+        let engine = try EngineContext()
+        var info = sy_live_movie_info()
+        var error = sy_error()
+        try check(sy_live_movie_read(engine.raw, path, &info, &error), error, file: path)
+        return MovieInfo(contentIdentifier: info.has_identifier != 0 ? cString(info.content_identifier) : nil,
+                         stillTime: info.has_still_time != 0 ? info.still_time : nil, durationSeconds: info.duration)
+    }
+
+    /// SPEC C4: `output` = `still` without its content identifier, only the
+    /// metadata rewritten (pixels and compressed data untouched).
+    /// - Returns: whether there was an identifier to remove.
+    /// - Throws: `ShiyingError` (`.unsupported`) when it cannot be removed; nothing is written then.
+    @discardableResult
+    public static func strip(_ still: String, to output: String) throws -> Bool {
+        let engine = try EngineContext()
+        var removed: Int32 = 0
+        var error = sy_error()
+        try check(sy_live_still_strip(engine.raw, still, output, &removed, &error), error, file: still)
+        return removed != 0
+    }
+
+    public enum StillFormat: String, Sendable, Codable { case jpeg, heic }
+
+    public struct SaveOptions: Sendable {
+        /// Applied to every frame and to the still by the one frame renderer.
+        public var recipe: EditRecipe = .identity
+        /// Key photo time on the source movie in seconds; nil = the middle.
+        public var stillTime: Double?
+        public var stillFormat: StillFormat = .jpeg
+        public var quality = 95
+        /// Bits per second; nil = SPEC C14.
+        public var bitrate: Int?
+        /// x265 preset; nil = the engine default.
+        public var preset: String?
+        /// x265 pool threads; 0 = one per core.
+        public var threads = 0
+        /// nil = a fresh identifier (never reuse one across pairs).
+        public var contentIdentifier: String?
+        /// Without a source still ("set as key photo"): the still whose metadata
+        /// (Exif, XMP, ICC; identifier replaced) the new still carries.
+        public var metadataFrom: String?
+        /// SPEC E6: a source still with an HDR gain map is refused unless the
+        /// user agreed to an SDR still (the Live still is re-rendered without the map).
+        public var allowSDR = false
+        public init() {}
+    }
+
+    public struct SaveReport: Sendable, Codable, Equatable {
+        /// false: SPEC E1 (a border) — the still alone was written, without an identifier.
+        public var live: Bool
+        public var contentIdentifier: String?
+        public var still: String
+        public var movie: String?
+        public var stillFrame: Int
+        public var stillTime: Double
+        public var stillWidth: Int
+        public var stillHeight: Int
+        public var movieWidth: Int
+        public var movieHeight: Int
+        public var frames: Int
+        public var durationSeconds: Double
+        public var bitrate: Int
+        public var audioCodec: String?
+        public var audioSamples: Int
+        public var enginePeakBytes: UInt64
+        public var seconds: Double
+    }
+
+    /// `sy_live_save`: video → Live (`still` nil, SPEC S3) or a Live edit
+    /// (`still` given): both files or neither.
+    /// - Throws: `ShiyingError` naming the file.
+    public static func save(movie: String, still: String? = nil, stillOut: String, movieOut: String,
+                            options: SaveOptions = SaveOptions(),
+                            progress: ((String, UInt64, UInt64) -> Void)? = nil) throws -> SaveReport {
+        try options.recipe.validateForEngine()
+        let engine = try EngineContext(progress: progress)
+        var o = sy_live_save_options()
+        sy_live_save_options_init(&o)
+        o.still_time = options.stillTime ?? -1
+        o.still_format = options.stillFormat == .heic ? SY_STILL_HEIC : SY_STILL_JPEG
+        o.quality = Int32(options.quality)
+        o.bitrate = UInt64(max(0, options.bitrate ?? 0))
+        o.threads = UInt32(clamping: options.threads)
+        o.allow_sdr = options.allowSDR ? 1 : 0
+        var report = sy_live_save_report()
+        var error = sy_error()
+        let clock = ContinuousClock(), start = clock.now
+        let status = options.recipe.withEngineRecipe { recipe in
+            withOptionalCString(options.preset) { preset in
+                withOptionalCString(options.contentIdentifier) { id in
+                    withOptionalCString(options.metadataFrom) { metadata in
+                        o.recipe = recipe
+                        o.preset = preset
+                        o.content_identifier = id
+                        o.metadata_source = metadata
+                        return sy_live_save(engine.raw, movie, still, stillOut, movieOut, &o, &report, &error)
+                    }
+                }
+            }
+        }
+        try check(status, error, file: still ?? movie)
+        let m = report.movie
+        return SaveReport(
+            live: report.live != 0, contentIdentifier: report.live != 0 ? cString(report.content_identifier) : nil,
+            still: stillOut, movie: report.live != 0 ? movieOut : nil, stillFrame: Int(report.still_frame),
+            stillTime: report.still_time, stillWidth: Int(report.still_width), stillHeight: Int(report.still_height),
+            movieWidth: Int(m.width), movieHeight: Int(m.height), frames: Int(m.frames),
+            durationSeconds: m.duration_seconds, bitrate: Int(m.bitrate),
+            audioCodec: m.audio_codec != 0 ? fourCC(m.audio_codec) : nil, audioSamples: Int(m.audio_samples),
+            enginePeakBytes: engine.memoryStats.peakBytes, seconds: seconds(clock.now - start))
+    }
+
+    /// A rendered frame: RGB8 rows of `width * 3` bytes.
+    public struct Frame: Sendable, Equatable {
+        public var index: Int
+        public var width: Int
+        public var height: Int
+        public var rgb: [UInt8]
+    }
+
+    /// SPEC E2: the frame a Live save shows at `seconds`, rendered with `recipe`
+    /// by the same renderer that renders every frame of the save (`sy_live_render_frame`).
+    public static func renderFrame(movie: String, at seconds: Double, recipe: EditRecipe = .identity) throws -> Frame {
+        try recipe.validateForEngine()
+        let engine = try EngineContext()
+        var image = sy_edit_image()
+        var index: UInt32 = 0
+        var error = sy_error()
+        let status = recipe.withEngineRecipe { sy_live_render_frame(engine.raw, movie, seconds, $0, &image, &index, &error) }
+        try check(status, error, file: movie)
+        defer { sy_edit_image_free(engine.raw, &image) }
+        var rgb = [UInt8]()
+        rgb.reserveCapacity(Int(image.width) * Int(image.height) * 3)
+        for y in 0..<Int(image.height) {
+            rgb += UnsafeBufferPointer(start: image.pixels + y * image.stride, count: Int(image.width) * 3)
+        }
+        return Frame(index: Int(index), width: Int(image.width), height: Int(image.height), rgb: rgb)
+    }
+
+    /// SPEC E2: saves that frame as a new plain photo (no identifier), with the
+    /// source still's metadata when `metadataFrom` is given; the pair is untouched.
+    public static func saveFrame(movie: String, at seconds: Double, recipe: EditRecipe = .identity,
+                                 metadataFrom still: String? = nil, to output: String,
+                                 format: StillFormat = .jpeg, quality: Int = 95) throws -> Frame {
+        let frame = try renderFrame(movie: movie, at: seconds, recipe: recipe)
+        let engine = try EngineContext()
+        var error = sy_error()
+        let status = frame.rgb.withUnsafeBufferPointer { buffer in
+            var image = sy_edit_image(pixels: UnsafeMutablePointer(mutating: buffer.baseAddress), stride: frame.width * 3,
+                                      width: UInt32(frame.width), height: UInt32(frame.height))
+            return sy_live_write_still(engine.raw, &image, still, nil, output,
+                                       format == .heic ? SY_STILL_HEIC : SY_STILL_JPEG, Int32(quality), &error)
+        }
+        try check(status, error, file: output)
+        return frame
+    }
+}
+
+private func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18 }
+
+/// A NUL-terminated C buffer as a String.
+private func cText(_ chars: [CChar]) -> String {
+    String(decoding: chars.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}

@@ -1,0 +1,198 @@
+import Foundation
+internal import CShiying
+
+/// The outcome of SPEC C3's re-assembly check.
+public enum LiveVerification: Sendable, Equatable {
+    /// A real Live pair.
+    case ok(contentIdentifier: String, stillTime: Double)
+    /// The pair is broken; `reason` names the file and what is wrong.
+    case mismatch(reason: String)
+    /// The check did not finish before its deadline.
+    case timeout
+
+    /// The SPEC C8 failure this outcome shows the user, nil when ok.
+    public var failure: LiveFailure? {
+        switch self {
+        case .ok: nil
+        case .mismatch: .mismatch
+        case .timeout: .timeout
+        }
+    }
+}
+
+/// SPEC C8: the two failures look different to the user.
+public enum LiveFailure: String, Sendable, Codable {
+    case timeout, mismatch
+
+    public var title: String {
+        switch self {
+        case .timeout: "这次没能生成实况"
+        case .mismatch: "无法生成这张实况"
+        }
+    }
+
+    public var message: String {
+        switch self {
+        case .timeout: "实况准备超时了，稍后再试。"
+        case .mismatch: "这件作品的实况对子已经损坏，只能当静态图片用了。"
+        }
+    }
+}
+
+/// A cancellation flag the blocking check polls or subscribes to (thread-safe).
+public final class LiveCancellation: @unchecked Sendable {
+    private let lock = NSLock()
+    private var cancelled = false
+    private var handlers: [@Sendable () -> Void] = []
+
+    public init() {}
+
+    public var isCancelled: Bool { lock.withLock { cancelled } }
+
+    /// Runs `handler` on cancellation (at once when already cancelled).
+    public func onCancel(_ handler: @escaping @Sendable () -> Void) {
+        let now = lock.withLock { () -> Bool in
+            if !cancelled { handlers.append(handler) }
+            return cancelled
+        }
+        if now { handler() }
+    }
+
+    public func cancel() {
+        let run = lock.withLock { () -> [@Sendable () -> Void] in
+            guard !cancelled else { return [] }
+            cancelled = true
+            defer { handlers = [] }
+            return handlers
+        }
+        run.forEach { $0() }
+    }
+}
+
+/// Does the blocking work of one check. The engine's is `EngineLivePairChecker`;
+/// tests inject stalled or scripted ones.
+public protocol LivePairChecking: Sendable {
+    /// `.mismatch` or `.ok`; throws only for cancellation or a usage error.
+    func check(still: String, movie: String, cancellation: LiveCancellation) throws -> LiveVerification
+}
+
+/// `sy_live_verify` on its own engine context; cancellation sets the context's
+/// flag, which the engine polls per frame.
+public struct EngineLivePairChecker: LivePairChecking {
+    /// (phase, done, total) from the engine's thread: "verify frames" per decoded frame.
+    public let progress: (@Sendable (String, UInt64, UInt64) -> Void)?
+
+    public init(progress: (@Sendable (String, UInt64, UInt64) -> Void)? = nil) { self.progress = progress }
+
+    public func check(still: String, movie: String, cancellation: LiveCancellation) throws -> LiveVerification {
+        let engine = try EngineContext(progress: progress)
+        cancellation.onCancel { engine.cancel() }
+        var verdict = sy_live_verdict()
+        var error = sy_error()
+        try engineCheck(sy_live_verify(engine.raw, still, movie, &verdict, &error), error, file: movie)
+        if verdict.ok != 0 {
+            return .ok(contentIdentifier: cString(verdict.content_identifier), stillTime: verdict.still_time)
+        }
+        return .mismatch(reason: cString(verdict.reason))
+    }
+}
+
+/// `check` under another name: inside a checker, `check` means the protocol method.
+private func engineCheck(_ status: Int32, _ error: sy_error, file: String) throws { try check(status, error, file: file) }
+
+/// SPEC C3 + C8: runs a check with a deadline on an injectable clock. The
+/// deadline and task cancellation both return at once — without waiting for a
+/// stalled check, which is told to stop (engine cancellation) and abandoned.
+public struct LiveVerifier<C: Clock>: Sendable where C.Duration == Duration {
+    /// SPEC C8 default deadlines.
+    public static var collageDeadline: Duration { .seconds(45) }
+    public static var sharePosterDeadline: Duration { .seconds(8) }
+
+    public let clock: C
+    public let deadline: Duration
+    public let checker: any LivePairChecking
+
+    public init(clock: C, deadline: Duration, checker: any LivePairChecking = EngineLivePairChecker()) {
+        self.clock = clock
+        self.deadline = deadline
+        self.checker = checker
+    }
+
+    /// - Returns: `.ok`, `.mismatch(reason)` or `.timeout`.
+    /// - Throws: `CancellationError` when the task is cancelled; errors the checker throws.
+    public func verify(still: String, movie: String) async throws -> LiveVerification {
+        let token = LiveCancellation()
+        let gate = ResumeOnce<LiveVerification>()
+        let checker = self.checker, clock = self.clock, deadline = self.deadline
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<LiveVerification, Error>) in
+                gate.attach(continuation)
+                let timer = Task {
+                    try? await clock.sleep(for: deadline)
+                    if !Task.isCancelled, gate.resume(.success(.timeout)) { token.cancel() }
+                }
+                gate.whenDone { timer.cancel() }
+                // the check blocks in C: a thread of its own, never a cooperative-pool thread
+                Thread.detachNewThread {
+                    let result = Result { try checker.check(still: still, movie: movie, cancellation: token) }
+                    gate.resume(result)
+                }
+            }
+        } onCancel: {
+            if gate.resume(.failure(CancellationError())) { token.cancel() }
+        }
+    }
+}
+
+extension LiveVerifier where C == ContinuousClock {
+    public init(deadline: Duration, checker: any LivePairChecking = EngineLivePairChecker()) {
+        self.init(clock: ContinuousClock(), deadline: deadline, checker: checker)
+    }
+}
+
+/// Resumes a continuation exactly once, whoever comes first; a result that
+/// arrives before the continuation is attached is delivered on attach.
+final class ResumeOnce<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<T, Error>?
+    private var pending: Result<T, Error>?
+    private var done = false
+    private var completions: [@Sendable () -> Void] = []
+
+    func attach(_ c: CheckedContinuation<T, Error>) {
+        let ready = lock.withLock { () -> Result<T, Error>? in
+            if let pending { self.pending = nil; return pending }
+            continuation = c
+            return nil
+        }
+        if let ready { c.resume(with: ready) }
+    }
+
+    func whenDone(_ f: @escaping @Sendable () -> Void) {
+        let now = lock.withLock { () -> Bool in
+            if !done { completions.append(f) }
+            return done
+        }
+        if now { f() }
+    }
+
+    /// true when this call delivered the result.
+    @discardableResult
+    func resume(_ result: Result<T, Error>) -> Bool {
+        lock.lock()
+        if done {
+            lock.unlock()
+            return false
+        }
+        done = true
+        let c = continuation
+        continuation = nil
+        if c == nil { pending = result }
+        let run = completions
+        completions = []
+        lock.unlock()
+        c?.resume(with: result)
+        run.forEach { $0() }
+        return true
+    }
+}

@@ -1,0 +1,162 @@
+// Live edits on the C API: every frame through the one frame renderer, the
+// still re-rendered with the same recipe and a new shared identifier, C14
+// bitrate, audio copied; SPEC E1 (border -> still only) and SPEC E2 (a frame as
+// a photo is byte-identical to the frame the Live save encodes).
+import CShiying
+import Foundation
+import Testing
+
+/// A recipe with every kind of step (crop, straighten, adjustments, filter).
+private func typicalRecipe(_ body: (UnsafePointer<sy_recipe>) throws -> Void) throws {
+    var info = sy_filter_info()
+    try #require(sy_filter_at(0, &info) == 0, "no built-in filter")
+    var recipe = sy_recipe()
+    sy_recipe_init(&recipe)
+    recipe.crop = sy_recipe_rect(x: 0.1, y: 0.05, width: 0.8, height: 0.85)
+    recipe.straighten = 4
+    recipe.adjustments.exposure = 0.4
+    recipe.adjustments.contrast = 0.2
+    recipe.adjustments.saturation = 0.25
+    recipe.filter_id = info.id
+    recipe.filter_intensity = 0.7
+    try withExtendedLifetime(info) { try body(&recipe) }
+}
+
+private func probeDuration(_ movie: String) throws -> Double {
+    let out = try ExternalTools.check("ffprobe", ["-v", "error", "-select_streams", "v:0", "-count_frames",
+                                                  "-show_entries", "stream=duration,nb_read_frames", "-of", "csv=p=0", movie])
+    return Double(out.split(separator: ",").first ?? "") ?? -1
+}
+
+private func probeFrames(_ movie: String) throws -> Int {
+    let out = try ExternalTools.check("ffprobe", ["-v", "error", "-select_streams", "v:0", "-count_frames",
+                                                  "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", movie])
+    return Int(out.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+}
+
+@Suite("Live edit (SPEC E1, E2, C14)", .enabled(if: LiveFixtures.hasTools, "ffmpeg/exiftool not installed"))
+struct LiveEditTests {
+    @Test("E2: frame -> photo renders the bytes the Live save encodes for that frame")
+    func frameIsTheSaveFrame() throws {
+        let src = try LiveFixtures.source.get()
+        let dir = try LiveFixtures.fresh("frame")
+        let ctx = try Context()
+        try typicalRecipe { recipe in
+            let log = LiveFrameLog()
+            let r = liveSave(ctx, movie: src, stillOut: dir + "/live.jpg", movieOut: dir + "/live.mov", recipe: recipe,
+                             at: 1.0, log: log)
+            try #require(r.status == SY_OK, "\(message(r.error))")
+            #expect(log.frames.count == 45)
+            for t in [1.0, 0.3, 0.0, 9.0] { // 9 s: clamped to the last frame
+                var img = sy_edit_image()
+                var frame: UInt32 = 0
+                var err = sy_error()
+                try #require(sy_live_render_frame(ctx.raw, src, t, recipe, &img, &frame, &err) == SY_OK, "\(message(err))")
+                defer { sy_edit_image_free(ctx.raw, &img) }
+                let expectedIndex: UInt32 = t == 1.0 ? r.report.still_frame : t == 9.0 ? 44 : UInt32((t * 30).rounded())
+                #expect(frame == expectedIndex)
+                #expect(Int(img.width) == log.width && Int(img.height) == log.height)
+                var bytes = [UInt8]()
+                for y in 0..<Int(img.height) {
+                    bytes += UnsafeBufferPointer(start: img.pixels + y * img.stride, count: Int(img.width) * 3)
+                }
+                #expect(bytes == log.frames[frame], "frame \(frame) at \(t) s differs from the Live save's")
+            }
+        }
+    }
+
+    @Test("Live edit: same frames and duration, audio copied, C14 bitrate, new shared id, frames match the renderer")
+    func editPair() throws {
+        let src = try LiveFixtures.source.get()
+        let dir = try LiveFixtures.fresh("edit")
+        let ctx = try Context()
+        let pair = liveSave(ctx, movie: src, stillOut: dir + "/live.jpg", movieOut: dir + "/live.mov")
+        try #require(pair.status == SY_OK, "\(message(pair.error))")
+        try typicalRecipe { recipe in
+            let log = LiveFrameLog()
+            let e = liveSave(ctx, movie: dir + "/live.mov", still: dir + "/live.jpg", stillOut: dir + "/edited.jpg",
+                             movieOut: dir + "/edited.mov", recipe: recipe, log: log)
+            try #require(e.status == SY_OK, "\(message(e.error))")
+            #expect(e.report.live == 1 && e.id != pair.id)
+            #expect(try liveExiftoolStillID(dir + "/edited.jpg") == e.id)
+            #expect(try liveExiftoolMovieID(dir + "/edited.mov") == e.id)
+            #expect(try probeFrames(dir + "/edited.mov") == probeFrames(dir + "/live.mov"))
+            let d0 = try probeDuration(dir + "/live.mov"), d1 = try probeDuration(dir + "/edited.mov")
+            #expect(abs(d0 - d1) < 0.001, "duration \(d0) -> \(d1)")
+            let audio = try ExternalTools.check("ffprobe", ["-v", "error", "-select_streams", "a", "-show_entries",
+                                                            "stream=codec_name", "-of", "csv=p=0", dir + "/edited.mov"])
+            #expect(audio.trimmingCharacters(in: .whitespacesAndNewlines) == "aac" && e.report.movie.audio_samples > 0)
+            #expect(e.report.movie.bitrate == sy_video_bitrate_c14(Int64(e.report.movie.width), Int64(e.report.movie.height)))
+            // a frame sampled from the output equals the renderer's output for it (after coding loss)
+            for k: UInt32 in [5, 30] {
+                let decoded = try liveFFmpegFrame(dir + "/edited.mov", k)
+                let rendered = try #require(log.frames[k])
+                try #require(decoded.count == rendered.count, "frame size")
+                let db = livePSNR(decoded, rendered)
+                #expect(db >= 38, "frame \(k): \(db) dB")
+            }
+            // the still: re-rendered from the same recipe, same aspect as the movie
+            let still = try liveDecodeStill(ctx, dir + "/edited.jpg")
+            let movieAspect = Double(e.report.movie.width) / Double(e.report.movie.height)
+            #expect(abs(Double(still.width) / Double(still.height) - movieAspect) < 0.01)
+            let v = try liveVerify(ctx, dir + "/edited.jpg", dir + "/edited.mov")
+            #expect(v.ok && v.id == e.id, "\(v.reason)")
+        }
+    }
+
+    @Test("portrait movie stored landscape: the pair comes out upright, still and movie both portrait")
+    func portraitStoredLandscape() throws {
+        let src = try LiveFixtures.source.get()
+        let dir = try LiveFixtures.fresh("portrait")
+        let rotated = dir + "/rotated.mov"
+        try ExternalTools.check("ffmpeg", ["-v", "error", "-y", "-i", src, "-map", "0", "-c", "copy",
+                                           "-metadata:s:v:0", "rotate=90", rotated])
+        let ctx = try Context()
+        let r = liveSave(ctx, movie: rotated, stillOut: dir + "/live.heic", movieOut: dir + "/live.mov", format: SY_STILL_HEIC)
+        try #require(r.status == SY_OK, "\(message(r.error))")
+        #expect(r.report.movie.source_rotation == 90 || r.report.movie.source_rotation == 270)
+        #expect(r.report.movie.width == 360 && r.report.movie.height == 480)
+        #expect(r.report.still_width == 360 && r.report.still_height == 480)
+        #expect(try liveVerify(ctx, dir + "/live.heic", dir + "/live.mov").ok)
+    }
+
+    @Test("E1: a recipe with a border saves the still only, without an identifier")
+    func borderMeansStill() throws {
+        let src = try LiveFixtures.source.get()
+        let dir = try LiveFixtures.fresh("border")
+        let ctx = try Context()
+        let pair = liveSave(ctx, movie: src, stillOut: dir + "/live.jpg", movieOut: dir + "/live.mov")
+        try #require(pair.status == SY_OK, "\(message(pair.error))")
+        var recipe = sy_recipe()
+        sy_recipe_init(&recipe)
+        recipe.border_width = 0.05
+        let e = liveSave(ctx, movie: dir + "/live.mov", still: dir + "/live.jpg", stillOut: dir + "/framed.jpg",
+                         movieOut: dir + "/framed.mov", recipe: &recipe)
+        try #require(e.status == SY_OK, "\(message(e.error))")
+        #expect(e.report.live == 0)
+        #expect(!FileManager.default.fileExists(atPath: dir + "/framed.mov"))
+        #expect(try liveExiftoolStillID(dir + "/framed.jpg") == "")
+        let still = try liveDecodeStill(ctx, dir + "/framed.jpg")
+        #expect(still.width > 480 && still.height > 360, "the border adds to the frame: \(still.width)x\(still.height)")
+        // the original pair is untouched
+        #expect(try liveVerify(ctx, dir + "/live.jpg", dir + "/live.mov").ok)
+    }
+
+    @Test("SPEC E6: a Live edit whose still has an HDR gain map is refused (nothing written) unless SDR is allowed")
+    func gainMapStillNeedsConsent() throws {
+        let src = try LiveFixtures.source.get()
+        let dir = try LiveFixtures.fresh("hdr")
+        let hdr = try HDRSampleFolder(width: 480, height: 360)
+        let ctx = try Context()
+        for still in [hdr.jpeg, hdr.heic] {
+            let refused = liveSave(ctx, movie: src, still: still, stillOut: dir + "/e.jpg", movieOut: dir + "/e.mov")
+            #expect(refused.status == SY_E_UNSUPPORTED && message(refused.error).contains("gain map"),
+                    "\(message(refused.error))")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
+        }
+        let consented = liveSave(ctx, movie: src, still: hdr.jpeg, stillOut: dir + "/e.jpg", movieOut: dir + "/e.mov",
+                                 allowSDR: true)
+        try #require(consented.status == SY_OK, "\(message(consented.error))")
+        #expect(try liveVerify(ctx, dir + "/e.jpg", dir + "/e.mov").ok)
+    }
+}
