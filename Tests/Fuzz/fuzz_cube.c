@@ -11,32 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_support.h"
 #include "../../CSources/base/sy_internal.h"
 #include "sy_render.h"
-
-/* Context kept alive for the whole run: libheif's init is reference-counted
- * inside context create/destroy, and re-initialising it for every input
- * would cost far more than parsing the input. */
-static sy_context *keeper;
-
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerInitialize(int *argc, char ***argv) {
-    (void)argc;
-    (void)argv;
-    if (sy_context_create(NULL, &keeper, NULL) != SY_OK) abort();
-    return 0;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    sy_context_options opts;
-    sy_context_options_init(&opts);
-    opts.budget_bytes = (size_t)64 << 20;
-    sy_context *ctx = NULL;
+    sy_context *ctx = fuzz_context((size_t)64 << 20);
     sy_error err;
     memset(&err, 0, sizeof err);
-    if (sy_context_create(&opts, &ctx, &err) != SY_OK) abort();
 
     sy_lut *lut = NULL;
     sy_status st = sy_lut_parse_cube(ctx, (const char *)data, size, &lut, &err);
@@ -73,9 +57,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     done:
         sy_lut_destroy(lut);
     }
-    sy_memory_stats stats;
-    sy_context_memory_stats(ctx, &stats);
-    if (stats.current_bytes != 0) abort(); /* everything handed back */
-    sy_context_destroy(ctx);
+    fuzz_require_released(ctx);
     return 0;
 }

@@ -8,24 +8,11 @@
  * after a successful probe must give the size the probe announced or fail
  * cleanly; afterwards no engine memory may be left. */
 #include <math.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
+#include "fuzz_support.h"
 #include "../../CSources/gainmap/gainmap_internal.h"
 #include "sy_gainmap.h"
-
-static char path[64];
-
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerInitialize(int *argc, char ***argv) {
-    (void)argc;
-    (void)argv;
-    snprintf(path, sizeof path, "/tmp/fuzz-gainmap-%d.jpg", (int)getpid());
-    return 0;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -49,17 +36,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (x && (x < (const char *)data || x + xl > (const char *)data + size)) abort();
 
     /* the whole-file probe and decode */
-    FILE *f = fopen(path, "wb");
-    if (!f) abort();
-    fwrite(data, 1, size, f);
-    fclose(f);
-    sy_context_options opts;
-    sy_context_options_init(&opts);
-    opts.budget_bytes = (size_t)64 << 20;
-    sy_context *ctx = NULL;
+    const char *path = fuzz_input_path(data, size);
+    if (!path) abort();
+    sy_context *ctx = fuzz_context((size_t)64 << 20);
     sy_error err;
     memset(&err, 0, sizeof err);
-    if (sy_context_create(&opts, &ctx, &err) != SY_OK) abort();
     sy_gainmap_info info;
     sy_status st = sy_gainmap_probe(ctx, path, &info, &err);
     if (st != SY_OK && err.message[0] == 0) abort();
@@ -71,10 +52,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (st != SY_OK && err.message[0] == 0) abort();
         sy_gainmap_image_free(ctx, &img);
     }
-    sy_memory_stats stats;
-    sy_context_memory_stats(ctx, &stats);
-    if (stats.current_bytes != 0) abort();
-    sy_context_destroy(ctx);
-    unlink(path);
+    fuzz_require_released(ctx);
     return 0;
 }

@@ -7,32 +7,17 @@
  * iPhone HEIC, as `exiftool -b -Exif` writes them). Invariants: removal keeps
  * the length and leaves no identifier; a successful write reads back the
  * identifier it wrote and can be removed again; no engine memory is left. */
-#include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
+#include "fuzz_support.h"
 #include "../../CSources/live/sy_live_exif.h"
-
-static sy_context *keeper;
-
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerInitialize(int *argc, char ***argv) {
-    (void)argc;
-    (void)argv;
-    if (sy_context_create(NULL, &keeper, NULL) != SY_OK) abort();
-    return 0;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static const char id[] = "0C0FFEE0-1234-4ABC-9DEF-00112233AABB";
     if (size > (1u << 20)) return 0;
-    sy_context_options opts;
-    sy_context_options_init(&opts);
-    opts.budget_bytes = (size_t)64 << 20;
-    sy_context *ctx = NULL;
-    if (sy_context_create(&opts, &ctx, NULL) != SY_OK) abort();
+    sy_context *ctx = fuzz_context((size_t)64 << 20);
     char found[SY__LIVE_ID_LEN + 1];
     int had = sy__live_exif_read_id(data, size, found);
     if (had && strlen(found) != SY__LIVE_ID_LEN) abort();
@@ -54,9 +39,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     } else if (out) {
         abort(); /* failure hands out nothing */
     }
-    sy_memory_stats stats;
-    sy_context_memory_stats(ctx, &stats);
-    if (stats.current_bytes != 0) abort();
-    sy_context_destroy(ctx);
+    fuzz_require_released(ctx);
     return 0;
 }
