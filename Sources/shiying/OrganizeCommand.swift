@@ -85,20 +85,33 @@ enum OrganizeCommand {
         if ocr && TesseractOCR.executable == nil {
             throw UsageError("--ocr needs tesseract (apt-get install tesseract-ocr tesseract-ocr-chi-sim)")
         }
-        let fingerprinter = try Fingerprinter()
+        // One worker per core, each with its own engine context (and 12 MB
+        // budget); results keep the folder order.
+        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 4, paths.count))
+        let fingerprinters = try (0..<workers).map { _ in try Fingerprinter() }
         let progress = StderrProgress(label: "organize scan")
         let start = ContinuousClock.now
+        let results = ScanResults(count: paths.count)
+        DispatchQueue.concurrentPerform(iterations: workers) { w in
+            while let n = results.claim() {
+                let path = paths[n]
+                let outcome = Result<OrganizeAsset, Error> {
+                    let fp = try fingerprinters[w].fingerprint(path)
+                    let text = ocr ? try TesseractOCR.recognize(path) : nil
+                    return asset(fp, recognizedText: text)
+                }
+                results.finish(n, outcome) { done in progress.report("photos", UInt64(done), UInt64(paths.count)) }
+            }
+        }
         var assets: [OrganizeAsset] = []
         var skipped: [Skipped] = []
-        for (n, path) in paths.enumerated() {
-            do {
-                let fp = try fingerprinter.fingerprint(path)
-                let text = ocr ? try TesseractOCR.recognize(path) : nil
-                assets.append(asset(fp, recognizedText: text))
-            } catch let error as ShiyingError {
-                skipped.append(Skipped(path: path, error: error.message))
+        for (n, outcome) in results.outcomes.enumerated() {
+            switch outcome {
+            case .success(let a)?: assets.append(a)
+            case .failure(let e as ShiyingError)?: skipped.append(Skipped(path: paths[n], error: e.message))
+            case .failure(let e)?: throw e // not a photo's fault (e.g. OCR could not run): the scan fails
+            case nil: break
             }
-            progress.report("photos", UInt64(n + 1), UInt64(paths.count))
         }
         progress.finish()
         let elapsed = ContinuousClock.now - start
@@ -112,7 +125,7 @@ enum OrganizeCommand {
             similarGroups: groups.filter { $0.kind == .similar }.count,
             burstGroups: groups.filter { $0.kind == .burst }.count, ocr: ocr, seconds: seconds,
             photosPerSecond: seconds > 0 ? Double(assets.count) / seconds : 0,
-            enginePeakBytes: fingerprinter.memoryStats.peakBytes)
+            enginePeakBytes: fingerprinters.reduce(0) { $0 + $1.memoryStats.peakBytes })
         try emit(report, json: json) {
             "scanned \(report.scanned) photos (\(skipped.count) skipped) in \(String(format: "%.2f", seconds)) s: "
                 + "\(report.duplicateGroups) duplicate, \(report.similarGroups) similar, \(report.burstGroups) burst groups"
@@ -258,5 +271,32 @@ enum TesseractOCR {
         guard process.terminationStatus == 0 else { return nil }
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         return text.isEmpty ? nil : text
+    }
+}
+
+/// The scan's work queue and results, shared by the workers.
+private final class ScanResults: @unchecked Sendable {
+    private let lock = NSLock()
+    private var next = 0, done = 0
+    private(set) var outcomes: [Result<OrganizeAsset, Error>?]
+
+    init(count: Int) { outcomes = Array(repeating: nil, count: count) }
+
+    /// The next photo index to fingerprint, or nil when all are taken.
+    func claim() -> Int? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard next < outcomes.count else { return nil }
+        next += 1
+        return next - 1
+    }
+
+    /// Records photo `n`'s outcome, then tells `report` (under the lock) how many are done.
+    func finish(_ n: Int, _ outcome: Result<OrganizeAsset, Error>, report: (Int) -> Void) {
+        lock.lock()
+        defer { lock.unlock() }
+        outcomes[n] = outcome
+        done += 1
+        report(done)
     }
 }
