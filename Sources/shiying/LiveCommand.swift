@@ -6,11 +6,11 @@ import Shiying
 enum LiveCommand {
     static let usage = """
         shiying live make --video V [--at SEC] [--recipe R.json] [--format jpeg|heic] -o DIR [--json]
-        shiying live validate STILL MOVIE [--timeout SEC] [--json]
-        shiying live edit STILL MOVIE --recipe R.json -o DIR [--format jpeg|heic] [--allow-sdr] [--json]
-        shiying live frame STILL MOVIE --at SEC [--recipe R.json] -o OUT [--json]
-        shiying live keyphoto STILL MOVIE --at SEC -o DIR [--json]
-        shiying live strip STILL -o OUT [--json]
+          shiying live validate STILL MOVIE [--timeout SEC] [--json]
+          shiying live edit STILL MOVIE --recipe R.json -o DIR [--format jpeg|heic] [--allow-sdr] [--json]
+          shiying live frame STILL MOVIE --at SEC [--recipe R.json] -o OUT [--json]
+          shiying live keyphoto STILL MOVIE --at SEC -o DIR [--json]
+          shiying live strip STILL -o OUT [--json]
         """
 
     static func run(_ args: [String]) throws -> Int32 {

@@ -6,11 +6,11 @@ import ShiyingLibrary
 enum OrganizeCommand {
     static let usage = """
         shiying organize scan DIR --db FILE [--ocr] [--json]
-              shiying organize groups --db FILE [--json]
-              shiying organize decide (--groups ID,ID,… | --all-similar) (--keep-one | --set-all-aside) [--keeper ASSET] --db FILE [--json]
-              shiying organize verify GROUP --db FILE [--json]
-              shiying organize life --db FILE [--set ASSET life|not-life|clear] [--json]
-              shiying organize set-aside --db FILE [--json]
+          shiying organize groups --db FILE [--json]
+          shiying organize decide (--groups ID,ID,… | --all-similar) (--keep-one | --set-all-aside) [--keeper ASSET] --db FILE [--json]
+          shiying organize verify GROUP --db FILE [--json]
+          shiying organize life --db FILE [--set ASSET life|not-life|clear] [--json]
+          shiying organize set-aside --db FILE [--json]
         """
 
     static func run(_ args: [String]) throws -> Int32 {

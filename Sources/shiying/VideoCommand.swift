@@ -6,8 +6,8 @@ import Shiying
 enum VideoCommand {
     static let usage = """
         shiying video info IN [--json]
-        shiying video decode IN [--json]
-        shiying video transcode IN -o OUT.(mov|mp4) [--bitrate BPS] [--preset P] [--no-audio] [--no-metadata] [--json]
+          shiying video decode IN [--json]
+          shiying video transcode IN -o OUT.(mov|mp4) [--bitrate BPS] [--preset P] [--no-audio] [--no-metadata] [--json]
         """
 
     static func run(_ args: [String]) throws -> Int32 {
