@@ -155,8 +155,7 @@ static sy_status plan(sy_edit_job *job, const sy_recipe *r, sy_error *err) {
     return SY_OK;
 }
 
-/* The recipe with a "cube:" filter loaded and validated; *lut to destroy after use. */
-static sy_status prepare_recipe(sy_context *ctx, const sy_recipe *recipe, sy_recipe *r, sy_lut **lut, sy_error *err) {
+sy_status sy__recipe_prepare(sy_context *ctx, const sy_recipe *recipe, sy_recipe *r, sy_lut **lut, sy_error *err) {
     *r = *recipe;
     *lut = NULL;
     sy_status st = resolve_cube(ctx, r, lut, err);
@@ -178,7 +177,7 @@ sy_status sy_edit_open(sy_context *ctx, const char *input, const sy_recipe *reci
     sy_recipe r;
     sy_lut *lut = NULL;
     /* Recipe first: a bad value fails before any decoding. */
-    if ((st = prepare_recipe(ctx, recipe, &r, &lut, err)) != SY_OK) return st;
+    if ((st = sy__recipe_prepare(ctx, recipe, &r, &lut, err)) != SY_OK) return st;
     sy_context_reset_peak(ctx);
     sy_edit_job *job = sy__calloc(ctx, 1, sizeof *job, "edit job", err);
     size_t len = strlen(input);
@@ -209,7 +208,7 @@ sy_status sy_edit_job_retarget(sy_edit_job *job, const sy_recipe *recipe, uint32
     if (!job || !recipe) return sy__fail(err, SY_E_USAGE, "sy_edit_job_retarget: NULL argument");
     sy_recipe r;
     sy_lut *lut = NULL;
-    sy_status st = prepare_recipe(job->ctx, recipe, &r, &lut, err);
+    sy_status st = sy__recipe_prepare(job->ctx, recipe, &r, &lut, err);
     job->opts.max_width = max_w;
     job->opts.max_height = max_h;
     if (st == SY_OK) st = plan(job, &r, err);

@@ -25,6 +25,13 @@ sy_status sy__upright_decode(sy_context *ctx, const char *path, const sy_image_i
                              uint32_t min_h, sy__upright *out, sy_error *err);
 void sy__upright_free(sy_context *ctx, sy__upright *img);
 
+/* ---- recipes (edit.c) ---- */
+
+/* *r = the recipe with a "cube:<path>" filter loaded as its user LUT (*lut
+ * owns it: destroy after use; NULL when none), validated. The one place the
+ * cube prefix is resolved: stills, Live saves and Live frames. */
+sy_status sy__recipe_prepare(sy_context *ctx, const sy_recipe *recipe, sy_recipe *r, sy_lut **lut, sy_error *err);
+
 /* ---- still writer (still_writer.c) ---- */
 
 /* Streams RGB rows into a JPEG (4:2:0, JFIF matrix), PNG or HEIC file with

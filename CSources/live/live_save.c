@@ -11,6 +11,7 @@
 
 #include "../base/sy_internal.h"
 #include "sy_bmff.h"
+#include "../edit/sy_edit_internal.h"
 #include "sy_gainmap.h"
 #include "sy_live.h"
 
@@ -56,9 +57,8 @@ static sy_status movie_facts(sy_context *ctx, const char *movie, sy_video_reader
     return st;
 }
 
-sy_status sy_live_render_frame(sy_context *ctx, const char *movie, double seconds, const sy_recipe *recipe,
-                               sy_edit_image *out, uint32_t *frame, sy_error *err) {
-    if (!ctx || !movie || !out) return sy__fail(err, SY_E_USAGE, "sy_live_render_frame: NULL argument");
+static sy_status render_frame(sy_context *ctx, const char *movie, double seconds, const sy_recipe *recipe,
+                              sy_edit_image *out, uint32_t *frame, sy_error *err) {
     memset(out, 0, sizeof *out);
     sy_recipe identity;
     sy_recipe_init(&identity);
@@ -126,7 +126,7 @@ static sy_status save_still_only(sy_context *ctx, const char *movie, const char 
             if (st != SY_OK) return st;
             t = vi.duration_seconds / 2;
         }
-        st = sy_live_render_frame(ctx, movie, t, recipe, &img, &rep->still_frame, err);
+        st = render_frame(ctx, movie, t, recipe, &img, &rep->still_frame, err);
     }
     if (st == SY_OK) st = sy_live_write_still(ctx, &img, still, NULL, still_out, o->still_format, o->quality, err);
     rep->still_width = img.width;
@@ -135,10 +135,9 @@ static sy_status save_still_only(sy_context *ctx, const char *movie, const char 
     return st;
 }
 
-sy_status sy_live_save(sy_context *ctx, const char *source_movie, const char *source_still, const char *still_out,
-                       const char *movie_out, const sy_live_save_options *opts, sy_live_save_report *report,
-                       sy_error *err) {
-    if (!ctx || !source_movie || !still_out) return sy__fail(err, SY_E_USAGE, "sy_live_save: NULL argument");
+static sy_status live_save(sy_context *ctx, const char *source_movie, const char *source_still, const char *still_out,
+                           const char *movie_out, const sy_live_save_options *opts, sy_live_save_report *report,
+                           sy_error *err) {
     sy_live_save_options defaults;
     if (!opts) {
         sy_live_save_options_init(&defaults);
@@ -227,5 +226,36 @@ sy_status sy_live_save(sy_context *ctx, const char *source_movie, const char *so
     sy_edit_image_free(ctx, &still);
     sy_edit_image_free(ctx, &cap.image);
     sy__free(ctx, pending);
+    return st;
+}
+
+/* The public entry points resolve a "cube:<path>" filter (as sy_edit does)
+ * once, so every frame and the still use the same loaded LUT. */
+sy_status sy_live_render_frame(sy_context *ctx, const char *movie, double seconds, const sy_recipe *recipe,
+                               sy_edit_image *out, uint32_t *frame, sy_error *err) {
+    if (!ctx || !movie || !out) return sy__fail(err, SY_E_USAGE, "sy_live_render_frame: NULL argument");
+    memset(out, 0, sizeof *out);
+    sy_recipe r;
+    sy_lut *lut = NULL;
+    sy_status st = recipe ? sy__recipe_prepare(ctx, recipe, &r, &lut, err) : SY_OK;
+    if (st == SY_OK) st = render_frame(ctx, movie, seconds, recipe ? &r : NULL, out, frame, err);
+    sy_lut_destroy(lut);
+    return st;
+}
+
+sy_status sy_live_save(sy_context *ctx, const char *source_movie, const char *source_still, const char *still_out,
+                       const char *movie_out, const sy_live_save_options *opts, sy_live_save_report *report,
+                       sy_error *err) {
+    if (!ctx || !source_movie || !still_out) return sy__fail(err, SY_E_USAGE, "sy_live_save: NULL argument");
+    if (!opts || !opts->recipe) return live_save(ctx, source_movie, source_still, still_out, movie_out, opts, report, err);
+    sy_recipe r;
+    sy_lut *lut = NULL;
+    sy_status st = sy__recipe_prepare(ctx, opts->recipe, &r, &lut, err);
+    if (st == SY_OK) {
+        sy_live_save_options resolved = *opts;
+        resolved.recipe = &r;
+        st = live_save(ctx, source_movie, source_still, still_out, movie_out, &resolved, report, err);
+    }
+    sy_lut_destroy(lut);
     return st;
 }
