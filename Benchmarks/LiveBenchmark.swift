@@ -32,14 +32,7 @@ func runLiveSuite(root: String, shiying: String, runs: Int, singleRunOver: Doubl
     let benchDir = root + "/.build/benchmarks"
     let scratch = benchDir + "/scratch", inputs = benchDir + "/video-inputs", outDir = benchDir + "/out/live"
     for dir in [scratch, inputs, outDir] { try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
-    let clip = inputs + "/testsrc2-1440x1080-3s.mov"
-    if !isFile(clip) {
-        progress("making \(clip) (libx265, 90 frames)")
-        let make = try? runChild(["ffmpeg", "-y", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=1440x1080:rate=30",
-                                  "-t", "3", "-c:v", "libx265", "-preset", "fast", "-x265-params", "log-level=error",
-                                  "-b:v", "12M", "-tag:v", "hvc1", "-pix_fmt", "yuv420p", clip], captureDirectory: scratch)
-        guard let make, make.succeeded else { fail("ffmpeg could not make the clip: \(make?.stderr.suffix(800) ?? "")") }
-    }
+    let clip = testsrc2Clip(inputs: inputs, scratch: scratch)
     let pairDir = inputs + "/live-pair"
     let still = pairDir + "/testsrc2-1440x1080-3s_live.jpg", movie = pairDir + "/testsrc2-1440x1080-3s_live.mov"
     if !isFile(still) || !isFile(movie) {

@@ -52,35 +52,15 @@ func runOrganizeSuite(root: String, shiying: String, runs: Int) {
         let db = scratch + "/organize-bench.sqlite"
         for suffix in ["", "-wal", "-shm"] { unlink(db + suffix) }
         do {
-            let child = try runChild([shiying, "organize", "scan", inDir, "--db", db, "--json"], captureDirectory: scratch)
-            guard child.succeeded, let line = child.lastStdoutLine,
-                  let json = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
-                throw SpawnError(description: "exit \(child.exitCode): \(child.stderr.suffix(600))")
-            }
-            ours.wallSeconds.append(child.seconds)
-            ours.peakRSSBytes = max(ours.peakRSSBytes, child.maxRSSKiB * 1024)
-            ours.photosPerSecond.append(json["photos_per_second"] as? Double ?? 0)
+            let json = try timedScan([shiying, "organize", "scan", inDir, "--db", db, "--json"], scratch: scratch,
+                                     label: "shiying run \(run)/\(runs)", photosKey: "scanned", into: &ours)
             ours.enginePeakBytes = json["engine_peak_bytes"] as? Int
-            ours.photos = json["scanned"] as? Int
-            progress("  shiying run \(run)/\(runs): " + String(format: "%.2f s wall, %.1f photos/s, peak RSS %.1f MiB",
-                                                              child.seconds, ours.photosPerSecond.last ?? 0,
-                                                              Double(child.maxRSSKiB) / 1024))
         } catch {
             ours.error = "\(error)"
         }
         do {
-            let child = try runChild(["python3", root + "/scripts/organize_imagehash.py", inDir], captureDirectory: scratch)
-            guard child.succeeded, let line = child.lastStdoutLine,
-                  let json = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
-                throw SpawnError(description: "exit \(child.exitCode): \(child.stderr.suffix(600))")
-            }
-            theirs.wallSeconds.append(child.seconds)
-            theirs.peakRSSBytes = max(theirs.peakRSSBytes, child.maxRSSKiB * 1024)
-            theirs.photosPerSecond.append(json["photos_per_second"] as? Double ?? 0)
-            theirs.photos = json["photos"] as? Int
-            progress("  imagehash run \(run)/\(runs): " + String(format: "%.2f s wall, %.1f photos/s, peak RSS %.1f MiB",
-                                                                child.seconds, theirs.photosPerSecond.last ?? 0,
-                                                                Double(child.maxRSSKiB) / 1024))
+            _ = try timedScan(["python3", root + "/scripts/organize_imagehash.py", inDir], scratch: scratch,
+                              label: "imagehash run \(run)/\(runs)", photosKey: "photos", into: &theirs)
         } catch {
             theirs.error = "\(error) (pip install imagehash)"
         }
@@ -105,4 +85,22 @@ func runOrganizeSuite(root: String, shiying: String, runs: Int) {
         try? data.write(to: URL(fileURLWithPath: "\(benchDir)/organize-latest.json"))
         progress("wrote \(benchDir)/organize-latest.json")
     }
+}
+
+/// Runs one timed child that prints a JSON line with photos_per_second; records
+/// wall time, peak RSS, rate and photo count into `timing`; returns the JSON.
+private func timedScan(_ argv: [String], scratch: String, label: String, photosKey: String,
+                       into timing: inout OrganizeTiming) throws -> [String: Any] {
+    let child = try runChild(argv, captureDirectory: scratch)
+    guard child.succeeded, let line = child.lastStdoutLine,
+          let json = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+        throw SpawnError(description: "exit \(child.exitCode): \(child.stderr.suffix(600))")
+    }
+    timing.wallSeconds.append(child.seconds)
+    timing.peakRSSBytes = max(timing.peakRSSBytes, child.maxRSSKiB * 1024)
+    timing.photosPerSecond.append(json["photos_per_second"] as? Double ?? 0)
+    timing.photos = json[photosKey] as? Int
+    progress("  \(label): " + String(format: "%.2f s wall, %.1f photos/s, peak RSS %.1f MiB", child.seconds,
+                                     timing.photosPerSecond.last ?? 0, Double(child.maxRSSKiB) / 1024))
+    return json
 }

@@ -44,10 +44,9 @@ private func videoPSNR(_ test: String, _ reference: String, scratch: String) -> 
     return value == "inf" ? .infinity : Double(value)
 }
 
-func runVideoSuite(root: String, shiying: String, runs: Int, singleRunOver: Double) {
-    let benchDir = root + "/.build/benchmarks"
-    let scratch = benchDir + "/scratch", inputs = benchDir + "/video-inputs", outDir = benchDir + "/out"
-    for dir in [scratch, inputs, outDir] { try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
+/// The suites' shared input: 3 s of ffmpeg's testsrc2 at 1440x1080, 30 fps,
+/// HEVC (hvc1) at 12 Mbps, made once into `inputs`.
+func testsrc2Clip(inputs: String, scratch: String) -> String {
     let clip = inputs + "/testsrc2-1440x1080-3s.mov"
     if !isFile(clip) {
         progress("making \(clip) (libx265, 90 frames)")
@@ -56,6 +55,14 @@ func runVideoSuite(root: String, shiying: String, runs: Int, singleRunOver: Doub
                                   "-b:v", "12M", "-tag:v", "hvc1", "-pix_fmt", "yuv420p", clip], captureDirectory: scratch)
         guard let make, make.succeeded else { fail("ffmpeg could not make the clip: \(make?.stderr.suffix(800) ?? "")") }
     }
+    return clip
+}
+
+func runVideoSuite(root: String, shiying: String, runs: Int, singleRunOver: Double) {
+    let benchDir = root + "/.build/benchmarks"
+    let scratch = benchDir + "/scratch", inputs = benchDir + "/video-inputs", outDir = benchDir + "/out"
+    for dir in [scratch, inputs, outDir] { try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
+    let clip = testsrc2Clip(inputs: inputs, scratch: scratch)
     var clips: [(path: String, width: Int, height: Int)] = [(clip, 1440, 1080)]
     let iphone = (root as NSString).deletingLastPathComponent + "/shared/corpus/real/iphone15plus_IMG_3853.MOV"
     if isFile(iphone) { clips.append((iphone, 1440, 1920)) }   // upright size
