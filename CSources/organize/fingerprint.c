@@ -28,10 +28,8 @@ static sy_status tee_read(sy__source *self, uint8_t *const *rows, uint32_t count
     tee *t = (tee *)self;
     sy_status st = t->inner->read_rows(t->inner, rows, count, err);
     if (st != SY_OK) return st;
-    for (uint32_t i = 0; i < count; i++) {
-        if (t->inner->pixels == SY__PIX_YCC) sy__ycc_row_to_rgb(rows[i], t->base.width);
-        sy__sha256_update(&t->sha, rows[i], (size_t)t->base.width * 3);
-    }
+    if (t->inner->pixels == SY__PIX_YCC) sy__ycc_rows_to_rgb(rows, count, t->base.width);
+    for (uint32_t i = 0; i < count; i++) sy__sha256_update(&t->sha, rows[i], (size_t)t->base.width * 3);
     t->rows_done += count;
     return (t->rows_done & 63) < count ? sy__check_cancel(t->ctx, err) : SY_OK;
 }
