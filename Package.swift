@@ -13,6 +13,20 @@ func systemCodec(_ name: String, pkgConfig: String, apt: String) -> Target {
     )
 }
 
+/// The engine's layer roots: internal headers are named by folder, "heif/sy_heif.h".
+let engineRoots = ["core", "media", "pipelines"].map { Context.packageDirectory + "/CSources/" + $0 }
+
+/// One engine layer: a C target whose own folders and the roots `below` are on its header path.
+func engineTarget(_ name: String, path: String, dependencies: [Target.Dependency], below: [String]) -> Target {
+    .target(
+        name: name,
+        dependencies: dependencies,
+        path: "CSources/" + path,
+        cSettings: [.define("_GNU_SOURCE"), .headerSearchPath(".")] + below.flatMap { [.headerSearchPath("../" + $0), .headerSearchPath("../" + $0 + "/include")] },
+        linkerSettings: [.linkedLibrary("pthread"), .linkedLibrary("m")]
+    )
+}
+
 let package = Package(
     name: "Shiying",
     products: [
@@ -29,24 +43,34 @@ let package = Package(
         systemCodec("COpenH264", pkgConfig: "openh264", apt: "libopenh264-dev"),
         systemCodec("CZlib", pkgConfig: "zlib", apt: "zlib1g-dev"),
         systemCodec("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
-        .target(
-            name: "CShiying",
-            dependencies: ["CJPEG", "CTurboJPEG", "CHeif", "CX265", "CDe265", "COpenH264", "CZlib"],
-            path: "CSources",
-            exclude: ["system"],
-            cSettings: [.define("_GNU_SOURCE")],
-            linkerSettings: [.linkedLibrary("pthread"), .linkedLibrary("m")]
-        ),
+        // The engine in layers (README "Architecture"): each C target reaches
+        // only the targets below it, so an upward #include does not build.
+        engineTarget("CShiyingCore", path: "core",  // base, exif, codecs
+                     dependencies: ["CJPEG", "CX265", "CDe265", "COpenH264", "CZlib", "CHeif"],
+                     below: ["media", "pipelines"]),
+        engineTarget("CShiyingMedia", path: "media",  // containers, still, render, gainmap
+                     dependencies: ["CShiyingCore", "CHeif"], below: ["core", "pipelines"]),
+        engineTarget("CShiying", path: "pipelines",  // collage, edit, video, live, organize, convert
+                     dependencies: ["CShiyingMedia", "CX265", "CZlib"], below: ["core", "media"]),
+        // Sample photos for the demo, tests and benchmarks: outside the production path.
+        engineTarget("CShiyingFixtures", path: "fixtures", dependencies: ["CShiying", "CJPEG"],
+                     below: ["core", "media", "pipelines"]),
+        // Test-only view of engine internals (containers, writers) for the C API tests.
+        .target(name: "CShiyingInternal", dependencies: ["CShiying"], path: "Tests/CShiyingInternal"),
         .target(name: "Shiying", dependencies: ["CShiying"]),
+        .target(name: "ShiyingFixtures", dependencies: ["Shiying", "CShiyingFixtures"]),
         // Search and the record store (SPEC Q1-Q3): pure Swift policies + SQLite.
         .target(name: "ShiyingLibrary", dependencies: ["CSQLite"]),
-        .executableTarget(name: "shiying", dependencies: ["Shiying", "ShiyingLibrary"]),
+        .executableTarget(name: "shiying", dependencies: ["Shiying", "ShiyingFixtures", "ShiyingLibrary"]),
         .executableTarget(
-            name: "Benchmarks", dependencies: ["Shiying", "ShiyingLibrary"], path: "Benchmarks",
+            name: "Benchmarks", dependencies: ["Shiying", "ShiyingFixtures", "ShiyingLibrary"], path: "Benchmarks",
             exclude: ["Thresholds", "vips_longimage.py"]
         ),
-        .testTarget(name: "ShiyingTests", dependencies: ["Shiying"]),
-        .testTarget(name: "CShiyingTests", dependencies: ["CShiying"]),
+        .testTarget(name: "ShiyingTests", dependencies: ["Shiying", "ShiyingFixtures"]),
+        .testTarget(
+            name: "CShiyingTests", dependencies: ["CShiying", "CShiyingFixtures", "CShiyingInternal"],
+            swiftSettings: [.unsafeFlags(engineRoots.flatMap { ["-Xcc", "-I" + $0] })]
+        ),
         .testTarget(name: "ShiyingLibraryTests", dependencies: ["ShiyingLibrary"]),
     ],
     swiftLanguageModes: [.v6],

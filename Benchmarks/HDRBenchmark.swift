@@ -10,6 +10,7 @@
 // Writes .build/benchmarks/hdr-latest.json and hdr-<timestamp>.json.
 import Foundation
 import Shiying
+import ShiyingFixtures
 
 struct HDRCaseTiming: Codable {
     var format: String

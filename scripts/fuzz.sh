@@ -9,7 +9,10 @@ clang=${CLANG:-$(command -v /opt/swift/usr/bin/clang || command -v clang)}
 out=.build/fuzz
 mkdir -p "$out"
 engine=$(find CSources -name '*.c' -not -path 'CSources/system/*')
-flags="-g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -ICSources/include"
+# Every layer's root (internal headers by folder, "heif/sy_heif.h") and public include folder.
+layers=""
+for layer in core media pipelines fixtures; do layers="$layers -ICSources/$layer -ICSources/$layer/include"; done
+flags="-g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $layers"
 libs="$(pkg-config --libs libjpeg libheif libde265 x265 zlib openh264) -lpthread -lm"
 
 # Seeds: small generated photos (baseline + progressive + oriented) and PNGs.

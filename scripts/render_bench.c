@@ -1,7 +1,7 @@
 /* render_bench.c — hand-run timing of the one frame renderer (issue 5); not a test.
  *
- *   /opt/swift/usr/bin/clang -std=c11 -D_GNU_SOURCE -O2 -ICSources/include scripts/render_bench.c \
- *     CSources/render/[a-z]*.c CSources/base/context.c $(pkg-config --libs libheif) -lpthread -lm -o /tmp/render_bench
+ *   /opt/swift/usr/bin/clang -std=c11 -D_GNU_SOURCE -O2 -ICSources/core -ICSources/core/include \
+ *     -ICSources/media/include scripts/render_bench.c CSources/media/render/[a-z]*.c CSources/core/base/context.c $(pkg-config --libs libheif) -lpthread -lm -o /tmp/render_bench
  *   /tmp/render_bench /tmp/render_bench.rgb      # also writes the source for scripts/render_vips.py
  *
  * Renders a deterministic 4032x3024 photo-like RGB image with the typical

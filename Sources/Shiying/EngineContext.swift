@@ -2,8 +2,8 @@ internal import CShiying
 
 /// Owns one `sy_context` (allocator accounting, cancellation flag, progress).
 /// Not `Sendable`: one job at a time; `cancel()` is the only cross-thread call.
-final class EngineContext: @unchecked Sendable {
-    let raw: OpaquePointer
+package final class EngineContext: @unchecked Sendable {
+    package let raw: OpaquePointer
     private let progressBox: ProgressBox?
 
     /// Receives (phase, done, total) from the C engine on the thread running the job.
@@ -12,7 +12,7 @@ final class EngineContext: @unchecked Sendable {
         init(_ report: @escaping (String, UInt64, UInt64) -> Void) { self.report = report }
     }
 
-    init(budgetBytes: Int = 0, progress: ((String, UInt64, UInt64) -> Void)? = nil) throws {
+    package init(budgetBytes: Int = 0, progress: ((String, UInt64, UInt64) -> Void)? = nil) throws {
         var options = sy_context_options()
         sy_context_options_init(&options)
         options.budget_bytes = budgetBytes

@@ -52,7 +52,7 @@ func check(_ status: Int32, _ error: sy_error, file: String? = nil) throws {
 func messageText(_ error: sy_error) -> String { cString(error.message) }
 
 /// A fixed C `char[N]` (imported as a tuple) as a String, up to its NUL.
-func cString<T>(_ tuple: T) -> String {
+package func cString<T>(_ tuple: T) -> String {
     var copy = tuple
     return withUnsafeBytes(of: &copy) { raw in
         let bytes = raw.bindMemory(to: UInt8.self)

@@ -1,5 +1,6 @@
 import Foundation
 import Shiying
+import ShiyingFixtures
 
 /// `shiying sample-photos --count N [--seed S] -o DIR`
 enum SampleCommand {

@@ -1,6 +1,7 @@
 // The C API called directly (CShiying): context lifecycle, accounting, budget,
 // versioned options, sniffing, probing, layout limits — SPEC C12, C13.
 import CShiying
+import CShiyingFixtures
 import Foundation
 import Testing
 

@@ -3,6 +3,7 @@
 // allowed, HEIC input upright, cancellation and bad input without output,
 // and the SHA-256 behind the SPEC E7 file identity.
 import CShiying
+import CShiyingFixtures
 import Foundation
 import Testing
 

@@ -3,6 +3,8 @@
 // imagehash when installed), the quality score on blurred and darkened
 // variants made by ImageMagick, and the metadata flags of "Life" (SPEC D7, D9).
 import CShiying
+import CShiyingFixtures
+import CShiyingInternal
 import Foundation
 import Testing
 

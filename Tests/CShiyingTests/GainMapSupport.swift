@@ -1,6 +1,7 @@
 // Shared by the GainMap* suites (issue 7, SPEC E6): HDR sample files, gain-map
 // decode, upright edits and PSNR.
 import CShiying
+import CShiyingFixtures
 import Foundation
 
 /// A temp folder holding an Ultra HDR JPEG and an Apple-style HEIC of the same synthetic scene.

@@ -4,6 +4,7 @@
 // (lying sizes, size 0, largesize, huge grids, bad extents, bad property
 // indices, dimg loops). Issue 3.
 import CShiying
+import CShiyingInternal
 import Foundation
 import Testing
 

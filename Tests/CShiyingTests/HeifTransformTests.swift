@@ -4,6 +4,7 @@
 // source, since Debian's libheif 1.15 predates the corrected imir axis semantics
 // (ISO/IEC 23008-12:2022: axis 0 = vertical axis, i.e. left-right).
 import CShiying
+import CShiyingInternal
 import Foundation
 import Testing
 

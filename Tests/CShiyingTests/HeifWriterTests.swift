@@ -6,6 +6,7 @@
 // failed writes (missing folder, cancellation, abandoned writer) leave no file
 // and keep an existing one. Issue 3.
 import CShiying
+import CShiyingInternal
 import Foundation
 import Testing
 

@@ -6,6 +6,7 @@
 // keys, the mebx still-image-time track, live-photo.md §4.2, §4.3, §6) are
 // checked byte for byte; failure paths leave no file and no temporary file.
 import CShiying
+import CShiyingInternal
 import Foundation
 import Testing
 

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "fuzz_support.h"
-#include "../../CSources/base/sy_internal.h"
+#include "base/sy_internal.h"
 #include "sy_render.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 #include "fuzz_support.h"
-#include "../../CSources/gainmap/gainmap_internal.h"
+#include "gainmap/sy_gainmap_internal.h"
 #include "sy_gainmap.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -8,8 +8,8 @@
  *     CSources/bmff/bmff_reader.c CSources/heif/heif_file.c CSources/base/context.c \
  *     $(pkg-config --libs libheif) -lpthread -lm -o /tmp/fuzz_heif */
 #include "fuzz_support.h"
-#include "sy_bmff.h"
-#include "sy_heif.h"
+#include "bmff/sy_bmff.h"
+#include "heif/sy_heif.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *path = fuzz_input_path(data, size);

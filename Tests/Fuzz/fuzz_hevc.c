@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../../CSources/base/sy_internal.h"
-#include "../../CSources/hevc/sy_hevc.h"
+#include "base/sy_internal.h"
+#include "hevc/sy_hevc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < 2) return 0;

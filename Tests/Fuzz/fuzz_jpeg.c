@@ -2,9 +2,9 @@
  * orientation included), then a scaled decode through the cell builder
  * (DCT scaling, the renderer over a sliding row window, orientation, 4:2:0 store). Built by scripts/fuzz.sh. */
 #include "fuzz_support.h"
-#include "../../CSources/base/sy_internal.h"
-#include "../../CSources/base/sy_source.h"
-#include "../../CSources/collage/sy_cell.h"
+#include "base/sy_internal.h"
+#include "base/sy_source.h"
+#include "collage/sy_cell.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *path = fuzz_input_path(data, size);

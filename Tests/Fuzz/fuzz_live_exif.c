@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "fuzz_support.h"
-#include "../../CSources/live/sy_live_exif.h"
+#include "live/sy_live_exif.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -11,7 +11,7 @@
  * Seeds: the corpus MOVs cut to their first 256 KiB (moov last, so these mostly
  * exercise the top-level walk), plus small ffmpeg-made MOV/MP4 files. */
 #include "fuzz_support.h"
-#include "sy_bmff.h"
+#include "bmff/sy_bmff.h"
 #include "sy_mov.h"
 
 static uint8_t sample_buf[1u << 20];

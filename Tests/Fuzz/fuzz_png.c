@@ -20,9 +20,9 @@
 #include <zlib.h>
 
 #include "fuzz_support.h"
-#include "../../CSources/base/sy_internal.h"
-#include "../../CSources/base/sy_source.h"
-#include "../../CSources/image/sy_metadata.h"
+#include "base/sy_internal.h"
+#include "base/sy_source.h"
+#include "still/sy_metadata.h"
 
 #define FUZZ_MAX_SIDE 4096u
 #define FUZZ_BUDGET ((size_t)256 << 20)

@@ -5,6 +5,7 @@
 // hdr info --json` and `shiying edit … --allow-sdr --json` report it.
 import Foundation
 import Shiying
+import ShiyingFixtures
 import Testing
 
 /// Counts hook calls across the async boundary.

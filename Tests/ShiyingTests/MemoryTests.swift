@@ -12,6 +12,7 @@
 //   buffer of a 4032x3024 progressive JPEG is ≈ 35 MiB; only one is held at a time)
 import Foundation
 import Shiying
+import ShiyingFixtures
 import Testing
 
 private let MiB: UInt64 = 1_048_576

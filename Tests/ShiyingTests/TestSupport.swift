@@ -7,6 +7,7 @@
 // and the async cancellation test needs one to cancel on time).
 import Foundation
 import Shiying
+import ShiyingFixtures
 import Testing
 
 // MARK: - Paths

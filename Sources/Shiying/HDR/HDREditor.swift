@@ -130,33 +130,3 @@ public enum HDREditor {
                       gainMapWidth: kept ? Int(report.map_width) : nil, gainMapHeight: kept ? Int(report.map_height) : nil)
     }
 }
-
-/// HDR test photos (`sy_hdr_sample_write`): a synthetic scene with real
-/// highlights as an SDR base + gain map.
-public enum HDRSamplePhotos {
-    /// Writes `hdr-sample-0001.jpg` (Ultra HDR) and `hdr-sample-0001.heic`
-    /// (Apple-style) … into `directory`; returns the paths.
-    public static func write(count: Int = 1, seed: UInt64 = 1, width: Int = 1024, height: Int = 768,
-                             to directory: String, progress: ((Int, Int) -> Void)? = nil) throws -> [String] {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let engine = try EngineContext()
-        var paths: [String] = []
-        for index in 0..<count {
-            for heic in [false, true] {
-                var options = sy_hdr_sample_options()
-                sy_hdr_sample_options_init(&options)
-                options.width = UInt32(width)
-                options.height = UInt32(height)
-                options.seed = seed &* 1000 &+ UInt64(index)
-                let path = (directory as NSString).appendingPathComponent(
-                    String(format: "hdr-sample-%04d.%@", index + 1, heic ? "heic" : "jpg"))
-                var error = sy_error()
-                try check(sy_hdr_sample_write(engine.raw, &options, heic ? SY_STILL_HEIC : SY_STILL_JPEG, path, &error),
-                          error, file: path)
-                paths.append(path)
-            }
-            progress?(index + 1, count)
-        }
-        return paths
-    }
-}

@@ -1,0 +1,215 @@
+/* context.c — the engine context: accounting allocator, budget, errors,
+ * cancellation and progress. */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <libheif/heif.h>
+
+#include "base/sy_internal.h"
+
+/* Blocks at least this large are mmap'ed: freeing them returns the pages at
+ * once, so peak-RSS measurements follow the engine's real working set. */
+#define SY__MMAP_THRESHOLD (256u * 1024u)
+
+/* Every block carries its size in a 16-byte header (keeps 16-byte alignment). */
+typedef struct block_header {
+    size_t bytes;
+    size_t mapped;
+} block_header;
+
+struct sy_context {
+    sy_allocator allocator;
+    int has_allocator;
+    size_t budget;
+    sy_progress_fn progress;
+    void *progress_user;
+    _Atomic uint64_t current;
+    _Atomic uint64_t peak;
+    _Atomic uint64_t count;
+    atomic_int cancelled;
+};
+
+void sy_context_options_init(sy_context_options *opts) {
+    memset(opts, 0, sizeof *opts);
+    opts->version = 1;
+}
+
+sy_status sy_context_create(const sy_context_options *opts, sy_context **out, sy_error *err) {
+    if (!out) return sy__fail(err, SY_E_USAGE, "sy_context_create: out is NULL");
+    *out = NULL;
+    sy_context_options defaults;
+    if (!opts) {
+        sy_context_options_init(&defaults);
+        opts = &defaults;
+    }
+    if (opts->version != 1)
+        return sy__fail(err, SY_E_USAGE, "sy_context_create: options version %u, expected 1", opts->version);
+    if (opts->allocator && (opts->allocator->version != 1 || !opts->allocator->alloc || !opts->allocator->free))
+        return sy__fail(err, SY_E_USAGE, "sy_context_create: allocator must be version 1 with alloc and free");
+    sy_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) return sy__fail(err, SY_E_BUDGET, "sy_context_create: out of memory");
+    if (opts->allocator) {
+        ctx->allocator = *opts->allocator;
+        ctx->has_allocator = 1;
+    }
+    ctx->budget = opts->budget_bytes;
+    ctx->progress = opts->progress;
+    ctx->progress_user = opts->progress_user;
+    heif_init(NULL); /* reference-counted inside libheif; paired in destroy */
+    *out = ctx;
+    return SY_OK;
+}
+
+void sy_context_destroy(sy_context *ctx) {
+    if (!ctx) return;
+    heif_deinit();
+    free(ctx);
+}
+
+void sy_context_memory_stats(const sy_context *ctx, sy_memory_stats *out) {
+    sy_context *c = (sy_context *)ctx;
+    out->current_bytes = atomic_load(&c->current);
+    out->peak_bytes = atomic_load(&c->peak);
+    out->allocations = atomic_load(&c->count);
+}
+
+void sy_context_reset_peak(sy_context *ctx) {
+    atomic_store(&ctx->peak, atomic_load(&ctx->current));
+    atomic_store(&ctx->count, 0);
+}
+
+void sy_context_cancel(sy_context *ctx) { atomic_store(&ctx->cancelled, 1); }
+void sy_context_clear_cancel(sy_context *ctx) { atomic_store(&ctx->cancelled, 0); }
+int sy_context_is_cancelled(const sy_context *ctx) {
+    return atomic_load(&((sy_context *)ctx)->cancelled);
+}
+
+const char *sy_status_name(sy_status status) {
+    switch (status) {
+    case SY_OK: return "ok";
+    case SY_E_INVALID_INPUT: return "invalid input";
+    case SY_E_UNSUPPORTED: return "unsupported";
+    case SY_E_USAGE: return "usage";
+    case SY_E_BUDGET: return "budget";
+    case SY_E_CODEC: return "codec";
+    case SY_E_IO: return "io";
+    case SY_E_CANCELLED: return "cancelled";
+    default: return "unknown";
+    }
+}
+
+/* ---- accounting ---- */
+
+static void note_peak(sy_context *ctx, uint64_t now) {
+    uint64_t peak = atomic_load(&ctx->peak);
+    while (now > peak && !atomic_compare_exchange_weak(&ctx->peak, &peak, now)) {
+    }
+}
+
+static sy_status reserve(sy_context *ctx, size_t bytes, const char *reason, sy_error *err) {
+    uint64_t now = atomic_fetch_add(&ctx->current, bytes) + bytes;
+    if (ctx->budget && now > ctx->budget) {
+        atomic_fetch_sub(&ctx->current, bytes);
+        return sy__fail(err, SY_E_BUDGET, "%s: %zu bytes would exceed the budget (%llu in use, budget %zu)",
+                        reason, bytes, (unsigned long long)(now - bytes), ctx->budget);
+    }
+    note_peak(ctx, now);
+    return SY_OK;
+}
+
+sy_status sy__charge(sy_context *ctx, size_t bytes, const char *reason, sy_error *err) {
+    return reserve(ctx, bytes, reason, err);
+}
+
+void sy__discharge(sy_context *ctx, size_t bytes) { atomic_fetch_sub(&ctx->current, bytes); }
+
+void *sy__alloc(sy_context *ctx, size_t count, size_t size, const char *reason, sy_error *err) {
+    size_t bytes, total;
+    if (!sy__mul_ok(count, size, &bytes) || bytes > SIZE_MAX - sizeof(block_header)) {
+        sy__fail(err, SY_E_BUDGET, "%s: size overflow (%zu x %zu)", reason, count, size);
+        return NULL;
+    }
+    if (bytes == 0) bytes = 1;
+    total = bytes + sizeof(block_header);
+    if (reserve(ctx, bytes, reason, err) != SY_OK) return NULL;
+    block_header *h;
+    size_t mapped = 0;
+    if (ctx->has_allocator) {
+        h = ctx->allocator.alloc(ctx->allocator.user, total);
+    } else if (total >= SY__MMAP_THRESHOLD) {
+        void *p = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        h = p == MAP_FAILED ? NULL : p;
+        mapped = 1;
+    } else {
+        h = malloc(total);
+    }
+    if (!h) {
+        atomic_fetch_sub(&ctx->current, bytes);
+        sy__fail(err, SY_E_BUDGET, "%s: out of memory allocating %zu bytes", reason, bytes);
+        return NULL;
+    }
+    h->bytes = bytes;
+    h->mapped = mapped;
+    atomic_fetch_add(&ctx->count, 1);
+    return h + 1;
+}
+
+void *sy__calloc(sy_context *ctx, size_t count, size_t size, const char *reason, sy_error *err) {
+    void *p = sy__alloc(ctx, count, size, reason, err);
+    if (p) {
+        block_header *h = (block_header *)p - 1;
+        if (!h->mapped) memset(p, 0, h->bytes); /* fresh mmap pages are already zero */
+    }
+    return p;
+}
+
+void sy__free(sy_context *ctx, void *ptr) {
+    if (!ptr) return;
+    block_header *h = (block_header *)ptr - 1;
+    size_t bytes = h->bytes;
+    atomic_fetch_sub(&ctx->current, bytes);
+    if (ctx->has_allocator)
+        ctx->allocator.free(ctx->allocator.user, h, bytes + sizeof *h);
+    else if (h->mapped)
+        munmap(h, bytes + sizeof *h);
+    else
+        free(h);
+}
+
+/* ---- errors, cancel, progress ---- */
+
+static sy_status vfail(sy_error *err, sy_status code, int32_t sub, const char *fmt, va_list ap) {
+    if (err) {
+        err->code = code;
+        err->subcode = sub;
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
+    }
+    return code;
+}
+
+sy_status sy__fail(sy_error *err, sy_status code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(err, code, 0, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+sy_status sy__fail_sub(sy_error *err, sy_status code, int32_t subcode, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(err, code, subcode, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+sy_status sy__check_cancel(sy_context *ctx, sy_error *err) {
+    if (atomic_load(&ctx->cancelled)) return sy__fail(err, SY_E_CANCELLED, "cancelled");
+    return SY_OK;
+}
+
+void sy__progress(sy_context *ctx, const char *phase, uint64_t done, uint64_t total) {
+    if (ctx->progress) ctx->progress(ctx->progress_user, phase, done, total);
+}

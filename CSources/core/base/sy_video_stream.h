@@ -1,0 +1,86 @@
+/* sy_video_stream.h — the per-codec stream decoders behind sy_video_reader
+ * (engine-private): one decoder instance for a whole track, fed the track's
+ * samples in decode order and handing back pictures in presentation order.
+ *
+ * Protocol (video_reader.c drives it):
+ *   receive() until it gives nothing, then send() the next sample (tagged with
+ *   its decode-order index), ... ; after the last sample finish(), then
+ *   receive() until nothing is left. A received picture is borrowed until
+ *   release(), which must come before the next call.
+ * Samples are ISO/IEC 14496-15 samples: NAL units each prefixed by a
+ * big-endian length of the configuration record's size. The decoder checks
+ * the framing and any in-band SPS before its codec library sees the bytes.
+ * Error messages start with "sample N: " when a sample is to blame; the
+ * reader prefixes the file name. */
+#ifndef SY_VIDEO_STREAM_H
+#define SY_VIDEO_STREAM_H
+
+#include "base/sy_internal.h"
+#include "hevc/sy_hevc.h"
+
+/* What the parameter sets say, known when the decoder is created. */
+typedef struct sy__vstream_params {
+    uint32_t width, height; /* output picture size (after the conformance window / frame cropping) */
+    uint8_t bit_depth;      /* luma */
+    uint8_t chroma;         /* 0 = 4:0:0, 1 = 4:2:0, 2 = 4:2:2, 3 = 4:4:4 */
+    sy_heif_nclx colour;    /* VUI video signal type; present = 0 when the SPS has none */
+    size_t charged;         /* codec memory charged to the context (estimate) */
+} sy__vstream_params;
+
+typedef struct sy__vstream sy__vstream;
+
+typedef struct sy__vstream_ops {
+    /* Hands one sample to the codec. *may_vanish = 1 when the codec may
+     * legitimately never output a picture for it (HEVC RASL pictures). */
+    sy_status (*send)(sy__vstream *s, const uint8_t *data, size_t len, uint32_t tag, int *may_vanish,
+                      sy_error *err);
+    /* End of stream: pictures still held become available to receive(). */
+    sy_status (*finish)(sy__vstream *s, sy_error *err);
+    /* The next picture in presentation order, if one is ready (*got = 1):
+     * planes borrowed until release(); *tag = its sample's tag. */
+    sy_status (*receive)(sy__vstream *s, sy__yuv *pic, uint32_t *tag, int *got, sy_error *err);
+    void (*release)(sy__vstream *s);
+    void (*destroy)(sy__vstream *s);
+} sy__vstream_ops;
+
+struct sy__vstream {
+    const sy__vstream_ops *ops;
+    sy_context *ctx;
+    sy__vstream_params params;
+};
+
+/* HEVC through libde265. `config` is the hvcC payload; when it carries no
+ * SPS (hev1 may keep them in-band), `first` (sample 0) is searched for one. */
+sy_status sy__hevc_stream_create(sy_context *ctx, const uint8_t *config, size_t config_len, const uint8_t *first,
+                                 size_t first_len, sy__vstream **out, sy_error *err);
+
+/* H.264 through openh264 (8-bit 4:2:0 progressive only). `config` is the avcC payload. */
+sy_status sy__h264_stream_create(sy_context *ctx, const uint8_t *config, size_t config_len, const uint8_t *first,
+                                 size_t first_len, sy__vstream **out, sy_error *err);
+
+/* Reads a big-endian NAL length prefix of `size` (1..4) bytes. */
+static inline uint32_t sy__nal_length(const uint8_t *p, uint32_t size) {
+    uint32_t v = 0;
+    for (uint32_t i = 0; i < size; i++) v = (v << 8) | p[i];
+    return v;
+}
+
+/* Checks the length-prefixed framing of a sample: every NAL unit inside it,
+ * none empty-headed. Returns the NAL count in *count. */
+sy_status sy__nal_framing(const uint8_t *data, size_t len, uint32_t length_size, uint32_t tag, uint32_t *count,
+                          sy_error *err);
+
+/* ---- upright RGB (frame_orient.c) ---- */
+
+/* Rows of source picture converted per band before they are scattered into a
+ * rotated frame: the scratch buffer holds BAND * width * 3 bytes. */
+#define SY__ORIENT_BAND 16u
+
+/* Converts `pic` (its own VUI colour) into `dst` (stride bytes per row),
+ * rotated `rotation` degrees clockwise and then, when `mirrored`, flipped
+ * horizontally: dst is height x width for 90/270, else width x height.
+ * `scratch` is needed only when rotation or mirror is set. */
+void sy__orient_rgb(const sy__yuv *pic, uint32_t rotation, int mirrored, uint8_t *dst, size_t stride,
+                    uint8_t *scratch);
+
+#endif

@@ -1,0 +1,61 @@
+/* jpeg_metadata.c — Exif (APP1 "Exif\0\0"), XMP (APP1 Adobe namespace) and
+ * the ICC profile (APP2 chunks) of a JPEG, read from its markers only. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "still/sy_metadata.h"
+#include "jpeg/sy_jpeg_error.h"
+
+static const char XMP_PREFIX[] = "http://ns.adobe.com/xap/1.0/"; /* followed by a NUL */
+
+static uint8_t *copy_bytes(sy_context *ctx, const uint8_t *data, size_t len, sy_error *err) {
+    uint8_t *p = sy__alloc(ctx, len ? len : 1, 1, "metadata", err);
+    if (p && len) memcpy(p, data, len);
+    return p;
+}
+
+sy_status sy__jpeg_metadata_read(sy_context *ctx, const char *path, sy__metadata *out, sy_error *err) {
+    memset(out, 0, sizeof *out);
+    FILE *file = fopen(path, "rb");
+    if (!file) return sy__fail(err, SY_E_IO, "%s: cannot open", path);
+    struct jpeg_decompress_struct cinfo;
+    sy__jpeg_error jerr;
+    JOCTET *icc = NULL;
+    cinfo.err = sy__jpeg_error_init(&jerr);
+    jpeg_create_decompress(&cinfo);
+    if (setjmp(jerr.jump)) {
+        jpeg_destroy_decompress(&cinfo);
+        fclose(file); /* libjpeg errors come only from jpeg_read_header, before icc exists */
+        sy__metadata_free(ctx, out);
+        return sy__fail(err, SY_E_INVALID_INPUT, "%s: JPEG markers unreadable: %s", path, jerr.message);
+    }
+    jpeg_stdio_src(&cinfo, file);
+    jpeg_save_markers(&cinfo, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_save_markers(&cinfo, JPEG_APP0 + 2, 0xFFFF);
+    jpeg_read_header(&cinfo, TRUE);
+    sy_status st = SY_OK;
+    for (jpeg_saved_marker_ptr m = cinfo.marker_list; m && st == SY_OK; m = m->next) {
+        if (m->marker != JPEG_APP0 + 1) continue;
+        if (!out->exif && m->data_length > 6 && memcmp(m->data, "Exif\0\0", 6) == 0) {
+            out->exif = copy_bytes(ctx, m->data + 6, m->data_length - 6, err);
+            out->exif_len = m->data_length - 6;
+            if (!out->exif) st = err ? err->code : SY_E_BUDGET;
+        } else if (!out->xmp && m->data_length > sizeof XMP_PREFIX &&
+                   memcmp(m->data, XMP_PREFIX, sizeof XMP_PREFIX) == 0) {
+            out->xmp = copy_bytes(ctx, m->data + sizeof XMP_PREFIX, m->data_length - sizeof XMP_PREFIX, err);
+            out->xmp_len = m->data_length - sizeof XMP_PREFIX;
+            if (!out->xmp) st = err ? err->code : SY_E_BUDGET;
+        }
+    }
+    unsigned int icc_len = 0;
+    if (st == SY_OK && jpeg_read_icc_profile(&cinfo, &icc, &icc_len) && icc && icc_len) {
+        out->icc = copy_bytes(ctx, icc, icc_len, err);
+        out->icc_len = icc_len;
+        if (!out->icc) st = err ? err->code : SY_E_BUDGET;
+    }
+    if (icc) free(icc); /* libjpeg allocates it with malloc */
+    jpeg_destroy_decompress(&cinfo);
+    fclose(file);
+    if (st != SY_OK) sy__metadata_free(ctx, out);
+    return st;
+}

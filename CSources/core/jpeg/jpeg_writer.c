@@ -1,0 +1,112 @@
+/* jpeg_writer.c — see sy_jpeg_writer.h. */
+#include <string.h>
+
+#include "jpeg/sy_jpeg_error.h"
+#include "jpeg/sy_jpeg_writer.h"
+
+struct sy__jpeg_writer {
+    sy_context *ctx;
+    struct jpeg_compress_struct cinfo;
+    sy__jpeg_error jerr;
+    int started;
+    char path[200];
+};
+
+uint32_t sy__jpeg_luma_stride(uint32_t width) { return (width + 15) & ~15u; }
+uint32_t sy__jpeg_chroma_stride(uint32_t width) { return sy__jpeg_luma_stride(width) / 2; }
+
+sy_status sy__jpeg_writer_create(sy_context *ctx, FILE *file, const char *path, uint32_t width, uint32_t height,
+                                 int quality, sy__jpeg_writer **out, sy_error *err) {
+    *out = NULL;
+    if (width == 0 || height == 0 || width > JPEG_MAX_DIMENSION || height > JPEG_MAX_DIMENSION)
+        return sy__fail(err, SY_E_BUDGET, "%s: JPEG cannot be %ux%u (libjpeg limit %ld px per side)", path, width,
+                        height, (long)JPEG_MAX_DIMENSION);
+    sy__jpeg_writer *w = sy__calloc(ctx, 1, sizeof *w, "jpeg writer", err);
+    if (!w) return err ? err->code : SY_E_BUDGET;
+    w->ctx = ctx;
+    snprintf(w->path, sizeof w->path, "%s", path);
+    w->cinfo.err = sy__jpeg_error_init(&w->jerr);
+    jpeg_create_compress(&w->cinfo);
+    if (setjmp(w->jerr.jump)) {
+        sy__fail(err, SY_E_CODEC, "%s: JPEG encoder: %s", path, w->jerr.message);
+        sy__jpeg_writer_destroy(w);
+        return SY_E_CODEC;
+    }
+    jpeg_stdio_dest(&w->cinfo, file);
+    w->cinfo.image_width = width;
+    w->cinfo.image_height = height;
+    w->cinfo.input_components = 3;
+    w->cinfo.in_color_space = JCS_YCbCr;
+    jpeg_set_defaults(&w->cinfo);
+    jpeg_set_quality(&w->cinfo, quality < 1 ? 1 : quality > 100 ? 100 : quality, TRUE);
+    /* Baseline, standard tables: optimize_coding or progression would make
+     * libjpeg keep every coefficient of the image in memory. */
+    w->cinfo.optimize_coding = FALSE;
+    w->cinfo.raw_data_in = TRUE;
+    w->cinfo.comp_info[0].h_samp_factor = w->cinfo.comp_info[0].v_samp_factor = 2;
+    for (int c = 1; c < 3; c++) w->cinfo.comp_info[c].h_samp_factor = w->cinfo.comp_info[c].v_samp_factor = 1;
+    w->cinfo.dct_method = JDCT_ISLOW;
+    jpeg_start_compress(&w->cinfo, TRUE);
+    w->started = 1;
+    *out = w;
+    return SY_OK;
+}
+
+sy_status sy__jpeg_writer_write_metadata(sy__jpeg_writer *w, const uint8_t *exif_tiff, size_t exif_len,
+                                         const uint8_t *xmp, size_t xmp_len, const uint8_t *icc, size_t icc_len,
+                                         sy_error *err) {
+    static const char xmp_prefix[] = "http://ns.adobe.com/xap/1.0/"; /* written with its NUL */
+    if (exif_len + 6 > 65533 || xmp_len + sizeof xmp_prefix > 65533)
+        return sy__fail(err, SY_E_UNSUPPORTED, "%s: Exif (%zu bytes) or XMP (%zu bytes) too large for one APP1",
+                        w->path, exif_len, xmp_len);
+    if (setjmp(w->jerr.jump)) return sy__fail(err, SY_E_CODEC, "%s: JPEG metadata: %s", w->path, w->jerr.message);
+    if (exif_tiff && exif_len) {
+        jpeg_write_m_header(&w->cinfo, JPEG_APP0 + 1, (unsigned)(exif_len + 6));
+        static const uint8_t exif_prefix[6] = {'E', 'x', 'i', 'f', 0, 0};
+        for (size_t i = 0; i < sizeof exif_prefix; i++) jpeg_write_m_byte(&w->cinfo, exif_prefix[i]);
+        for (size_t i = 0; i < exif_len; i++) jpeg_write_m_byte(&w->cinfo, exif_tiff[i]);
+    }
+    if (xmp && xmp_len) {
+        jpeg_write_m_header(&w->cinfo, JPEG_APP0 + 1, (unsigned)(xmp_len + sizeof xmp_prefix));
+        for (size_t i = 0; i < sizeof xmp_prefix; i++) jpeg_write_m_byte(&w->cinfo, (int)xmp_prefix[i]);
+        for (size_t i = 0; i < xmp_len; i++) jpeg_write_m_byte(&w->cinfo, xmp[i]);
+    }
+    if (icc && icc_len) jpeg_write_icc_profile(&w->cinfo, icc, (unsigned)icc_len);
+    return SY_OK;
+}
+
+sy_status sy__jpeg_writer_write_marker(sy__jpeg_writer *w, int marker, const uint8_t *data, size_t len, sy_error *err) {
+    if (len > 65533 || marker < 0xE0 || marker > 0xEF)
+        return sy__fail(err, SY_E_USAGE, "%s: APP segment 0x%X of %zu bytes", w->path, (unsigned)marker, len);
+    if (setjmp(w->jerr.jump)) return sy__fail(err, SY_E_CODEC, "%s: JPEG marker: %s", w->path, w->jerr.message);
+    jpeg_write_marker(&w->cinfo, marker, data, (unsigned)len);
+    return SY_OK;
+}
+
+sy_status sy__jpeg_writer_write_strip(sy__jpeg_writer *w, uint8_t *const *y_rows, uint8_t *const *cb_rows,
+                                      uint8_t *const *cr_rows, sy_error *err) {
+    if (setjmp(w->jerr.jump))
+        return sy__fail(err, SY_E_CODEC, "%s: JPEG encoder at row %u: %s", w->path, w->cinfo.next_scanline,
+                        w->jerr.message);
+    JSAMPARRAY planes[3] = {(JSAMPARRAY)y_rows, (JSAMPARRAY)cb_rows, (JSAMPARRAY)cr_rows};
+    if (jpeg_write_raw_data(&w->cinfo, planes, SY__JPEG_STRIP_ROWS) != SY__JPEG_STRIP_ROWS)
+        return sy__fail(err, SY_E_CODEC, "%s: JPEG encoder refused a strip", w->path);
+    return SY_OK;
+}
+
+sy_status sy__jpeg_writer_finish(sy__jpeg_writer *w, sy_error *err) {
+    if (setjmp(w->jerr.jump))
+        return sy__fail(err, SY_E_CODEC, "%s: JPEG encoder: %s", w->path, w->jerr.message);
+    if (w->cinfo.next_scanline < w->cinfo.image_height)
+        return sy__fail(err, SY_E_USAGE, "%s: JPEG finished after %u of %u rows", w->path, w->cinfo.next_scanline,
+                        w->cinfo.image_height);
+    jpeg_finish_compress(&w->cinfo);
+    w->started = 0;
+    return SY_OK;
+}
+
+void sy__jpeg_writer_destroy(sy__jpeg_writer *w) {
+    if (!w) return;
+    jpeg_destroy_compress(&w->cinfo);
+    sy__free(w->ctx, w);
+}

@@ -1,0 +1,837 @@
+/* png_reader.c — PNG header probe and streaming row source over zlib.
+ *
+ * The file is read chunk by chunk through one bounded buffer; IDAT data is
+ * inflated incrementally into a single raw row, unfiltered against the previous
+ * raw row and converted to 8-bit RGB (16-bit samples rounded to 8, alpha and
+ * tRNS composited over white). Only Adam7-interlaced images are decoded whole,
+ * into one RGB buffer, because their rows arrive out of order.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <zlib.h>
+
+#include "base/sy_internal.h"
+#include "base/sy_source.h"
+
+#define PNG_MAX_CHUNK 0x7fffffffu     /* chunk lengths above 2^31-1 are invalid */
+#define PNG_READ_BUFFER (64u * 1024u) /* the only file buffer the source holds */
+#define PNG_ZLIB_WINDOW (32u * 1024u)   /* inflate allocates its window on first use */
+
+static const uint8_t png_signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+
+enum { CT_GRAY = 0, CT_RGB = 2, CT_PALETTE = 3, CT_GRAY_ALPHA = 4, CT_RGBA = 6 };
+
+typedef struct png_header {
+    uint32_t width, height;
+    uint8_t depth, color_type, interlace, channels;
+} png_header;
+
+static uint32_t be32(const uint8_t *p) {
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+
+static uint32_t png_crc(uint32_t crc, const uint8_t *p, size_t n) {
+    /* zlib's crc32 takes uInt lengths; PNG chunks fit, but stay safe. */
+    while (n > 0) {
+        uInt step = n > 0x40000000u ? 0x40000000u : (uInt)n;
+        crc = (uint32_t)crc32(crc, p, step);
+        p += step;
+        n -= step;
+    }
+    return crc;
+}
+
+static int channels_for(uint8_t color_type) {
+    switch (color_type) {
+    case CT_GRAY: return 1;
+    case CT_RGB: return 3;
+    case CT_PALETTE: return 1;
+    case CT_GRAY_ALPHA: return 2;
+    case CT_RGBA: return 4;
+    default: return 0;
+    }
+}
+
+static int depth_ok(uint8_t color_type, uint8_t depth) {
+    switch (color_type) {
+    case CT_GRAY: return depth == 1 || depth == 2 || depth == 4 || depth == 8 || depth == 16;
+    case CT_PALETTE: return depth == 1 || depth == 2 || depth == 4 || depth == 8;
+    case CT_RGB:
+    case CT_GRAY_ALPHA:
+    case CT_RGBA: return depth == 8 || depth == 16;
+    default: return 0;
+    }
+}
+
+/* Validates the signature and IHDR held in the first `got` (<= 33) bytes. */
+static sy_status parse_header(const uint8_t *b, size_t got, const char *path, png_header *h, sy_error *err) {
+    if (got < 8)
+        return sy__fail(err, SY_E_INVALID_INPUT, "%s: PNG truncated in the signature (%zu bytes)", path, got);
+    if (memcmp(b, png_signature, 8) != 0)
+        return sy__fail(err, SY_E_INVALID_INPUT, "%s: not a PNG file (bad signature)", path);
+    if (got < 33)
+        return sy__fail(err, SY_E_INVALID_INPUT, "%s: PNG truncated in IHDR (%zu bytes)", path, got);
+    if (memcmp(b + 12, "IHDR", 4) != 0)
+        return sy__fail(err, SY_E_INVALID_INPUT, "%s: PNG first chunk is not IHDR", path);
+    if (be32(b + 8) != 13)
+        return sy__fail(err, SY_E_INVALID_INPUT, "%s: PNG IHDR length %u, expected 13", path, be32(b + 8));
+    if (png_crc(0, b + 12, 17) != be32(b + 29))
+        return sy__fail(err, SY_E_INVALID_INPUT, "%s: PNG IHDR bad CRC", path);
+    uint32_t w = be32(b + 16), hgt = be32(b + 20);
+    uint8_t depth = b[24], ct = b[25], comp = b[26], filter = b[27], interlace = b[28];
+    if (w == 0) return sy__fail(err, SY_E_INVALID_INPUT, "%s: PNG IHDR width 0", path);
+    if (hgt == 0) return sy__fail(err, SY_E_INVALID_INPUT, "%s: PNG IHDR height 0", path);
+    if (w > SY_MAX_INPUT_DIMENSION)
+        return sy__fail(err, SY_E_INVALID_INPUT, "%s: PNG IHDR width %u exceeds the limit %u", path, w,
+                        SY_MAX_INPUT_DIMENSION);
+    if (hgt > SY_MAX_INPUT_DIMENSION)
+        return sy__fail(err, SY_E_INVALID_INPUT, "%s: PNG IHDR height %u exceeds the limit %u", path, hgt,
+                        SY_MAX_INPUT_DIMENSION);
+    if ((uint64_t)w * hgt > SY_MAX_INPUT_PIXELS)
+        return sy__fail(err, SY_E_INVALID_INPUT, "%s: PNG IHDR %ux%u = %llu pixels exceeds the limit %llu", path,
+                        w, hgt, (unsigned long long)w * hgt, (unsigned long long)SY_MAX_INPUT_PIXELS);
+    if (!depth_ok(ct, depth))
+        return sy__fail(err, SY_E_INVALID_INPUT, "%s: PNG IHDR invalid colour type %u with bit depth %u", path,
+                        ct, depth);
+    if (comp != 0)
+        return sy__fail(err, SY_E_INVALID_INPUT, "%s: PNG IHDR compression method %u", path, comp);
+    if (filter != 0) return sy__fail(err, SY_E_INVALID_INPUT, "%s: PNG IHDR filter method %u", path, filter);
+    if (interlace > 1)
+        return sy__fail(err, SY_E_INVALID_INPUT, "%s: PNG IHDR interlace method %u", path, interlace);
+    h->width = w;
+    h->height = hgt;
+    h->depth = depth;
+    h->color_type = ct;
+    h->interlace = interlace;
+    h->channels = (uint8_t)channels_for(ct);
+    return SY_OK;
+}
+
+sy_status sy__png_probe(sy_context *ctx, FILE *file, const char *path, sy_image_info *out, sy_error *err) {
+    (void)ctx;
+    if (!file || !out) return sy__fail(err, SY_E_USAGE, "sy__png_probe: NULL argument");
+    if (!path) path = "(png)";
+    uint8_t b[33];
+    size_t got = fread(b, 1, sizeof b, file);
+    if (got < sizeof b && ferror(file)) {
+        int e = errno;
+        return sy__fail_sub(err, SY_E_IO, e, "%s: read failed: %s", path, strerror(e));
+    }
+    png_header h;
+    sy_status st = parse_header(b, got, path, &h, err);
+    if (st != SY_OK) return st;
+    memset(out, 0, sizeof *out);
+    out->format = SY_FORMAT_PNG;
+    out->width = out->stored_width = h.width;
+    out->height = out->stored_height = h.height;
+    out->orientation = 1;
+    out->progressive = h.interlace; /* Adam7 is PNG's multi-pass form */
+    out->has_alpha = h.color_type == CT_GRAY_ALPHA || h.color_type == CT_RGBA; /* tRNS is past IHDR */
+    out->bit_depth = h.depth;
+    return SY_OK;
+}
+
+/* ---- the row source ---- */
+
+typedef struct png_source {
+    sy__source base;
+    sy_context *ctx;
+    FILE *file;
+    char *path;
+    png_header h;
+    /* bounded file reader */
+    uint8_t *buf;
+    size_t pos, len;
+    /* IDAT stream */
+    uint32_t chunk_left; /* data bytes of the current IDAT not yet handed to zlib */
+    uint32_t chunk_crc;  /* running CRC of the current IDAT (type + data so far) */
+    int idat_over;       /* a non-IDAT chunk followed: no more image data */
+    int z_ready, z_end;
+    z_stream zs;
+    /* rows: [filter byte][row bytes] */
+    size_t rowbytes;
+    unsigned bpp; /* bytes per complete pixel for the filters (>= 1) */
+    uint8_t *prev, *cur;
+    /* palette / low-depth gray lookup, already composited over white */
+    uint8_t lut[256 * 3];
+    uint8_t plte[256 * 3];
+    uint8_t alpha[256];
+    unsigned plte_count;
+    int has_trns;
+    uint16_t trns[3];
+    /* interlaced: the whole image as RGB */
+    uint8_t *image;
+    uint8_t *pass_rgb;
+    uint32_t next_row;
+    int where_pass;    /* for messages: interlace pass 1..7, 0 = not interlaced, -1 = after the rows */
+    uint32_t where_row;
+    char where_buf[64];
+    size_t held; /* bytes allocated by this source (incl. zlib's) */
+    sy_status failed;
+    sy_error failure;
+} png_source;
+
+static void *src_alloc(png_source *s, size_t count, size_t size, const char *reason, sy_error *err) {
+    void *p = sy__alloc(s->ctx, count, size, reason, err);
+    if (p) s->held += count * size;
+    return p;
+}
+
+static voidpf z_alloc(voidpf opaque, uInt items, uInt size) {
+    png_source *s = opaque;
+    void *p = src_alloc(s, items, size, "PNG inflate", NULL);
+    return p ? p : Z_NULL;
+}
+
+static void z_free(voidpf opaque, voidpf p) {
+    png_source *s = opaque;
+    sy__free(s->ctx, p);
+}
+
+/* Remembers the first error so every later call reports it again. */
+static sy_status fail_sticky(png_source *s, sy_error *err, sy_status code) {
+    if (!s->failed) {
+        s->failed = code;
+        if (err) s->failure = *err;
+        else {
+            memset(&s->failure, 0, sizeof s->failure);
+            s->failure.code = code;
+            snprintf(s->failure.message, sizeof s->failure.message, "%s: PNG decode failed", s->path);
+        }
+    }
+    return code;
+}
+
+static sy_status replay_failure(png_source *s, sy_error *err) {
+    if (err) *err = s->failure;
+    return s->failed;
+}
+
+/* Makes at least one byte available unless at end of file; returns the count. */
+static size_t rd_fill(png_source *s) {
+    if (s->pos < s->len) return s->len - s->pos;
+    s->pos = 0;
+    s->len = fread(s->buf, 1, PNG_READ_BUFFER, s->file);
+    return s->len;
+}
+
+/* Reads up to n bytes; returns how many arrived (fewer only at end of file). */
+static size_t rd_read(png_source *s, uint8_t *dst, size_t n) {
+    size_t done = 0;
+    while (done < n) {
+        size_t avail = rd_fill(s);
+        if (avail == 0) break;
+        size_t take = SY__MIN(avail, n - done);
+        memcpy(dst + done, s->buf + s->pos, take);
+        s->pos += take;
+        done += take;
+    }
+    return done;
+}
+
+/* Skips n bytes without reading them into memory (seeks when it can). */
+static void rd_skip(png_source *s, uint64_t n) {
+    size_t avail = s->len - s->pos;
+    if (n <= avail) {
+        s->pos += (size_t)n;
+        return;
+    }
+    n -= avail;
+    s->pos = s->len = 0;
+    if (fseeko(s->file, (off_t)n, SEEK_CUR) == 0) return;
+    while (n > 0) { /* not seekable: read through the buffer */
+        size_t got = fread(s->buf, 1, (size_t)SY__MIN(n, (uint64_t)PNG_READ_BUFFER), s->file);
+        if (got == 0) return; /* end of file: the next read reports truncation */
+        n -= got;
+    }
+}
+
+static sy_status truncated(png_source *s, sy_error *err, const char *where) {
+    if (ferror(s->file)) {
+        int e = errno;
+        sy__fail_sub(err, SY_E_IO, e, "%s: PNG read failed %s: %s", s->path, where, strerror(e));
+        return fail_sticky(s, err, SY_E_IO);
+    }
+    sy__fail(err, SY_E_INVALID_INPUT, "%s: PNG truncated %s", s->path, where);
+    return fail_sticky(s, err, SY_E_INVALID_INPUT);
+}
+
+static sy_status invalid(png_source *s, sy_error *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static sy_status invalid(png_source *s, sy_error *err, const char *fmt, ...) {
+    char msg[192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    sy__fail(err, SY_E_INVALID_INPUT, "%s: %s", s->path, msg);
+    return fail_sticky(s, err, SY_E_INVALID_INPUT);
+}
+
+/* Where decoding is, for messages: "at row N". */
+static const char *where_text(png_source *s) {
+    if (s->where_pass < 0)
+        snprintf(s->where_buf, sizeof s->where_buf, "after the last row");
+    else if (s->where_pass > 0)
+        snprintf(s->where_buf, sizeof s->where_buf, "at interlace pass %d row %u", s->where_pass, s->where_row);
+    else
+        snprintf(s->where_buf, sizeof s->where_buf, "at row %u", s->where_row);
+    return s->where_buf;
+}
+
+static int is_letter(uint8_t c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
+
+/* Reads a chunk's length and type. */
+static sy_status read_chunk_header(png_source *s, uint32_t *len, uint8_t type[4], const char *where,
+                                   sy_error *err) {
+    uint8_t b[8];
+    if (rd_read(s, b, 8) != 8) return truncated(s, err, where);
+    *len = be32(b);
+    memcpy(type, b + 4, 4);
+    if (!is_letter(type[0]) || !is_letter(type[1]) || !is_letter(type[2]) || !is_letter(type[3]))
+        return invalid(s, err, "PNG bad chunk type 0x%08x %s", be32(b + 4), where);
+    if (*len > PNG_MAX_CHUNK) return invalid(s, err, "PNG chunk length %u exceeds 2^31-1 %s", *len, where);
+    return SY_OK;
+}
+
+/* Reads a small chunk's data plus CRC into dst (len <= dst capacity); returns 1 if the CRC matches. */
+static sy_status read_small_chunk(png_source *s, const uint8_t type[4], uint8_t *dst, uint32_t len, int *crc_ok,
+                                  sy_error *err) {
+    uint8_t c[4];
+    if (rd_read(s, dst, len) != len || rd_read(s, c, 4) != 4) return truncated(s, err, "in the header chunks");
+    uint32_t crc = png_crc(png_crc(0, type, 4), dst, len);
+    *crc_ok = crc == be32(c);
+    return SY_OK;
+}
+
+/* Reads everything from after IHDR up to the first IDAT's data. */
+static sy_status read_header_chunks(png_source *s, sy_error *err) {
+    int have_plte = 0;
+    for (;;) {
+        uint32_t len;
+        uint8_t type[4];
+        sy_status st = read_chunk_header(s, &len, type, "before the image data", err);
+        if (st != SY_OK) return st;
+        if (memcmp(type, "IDAT", 4) == 0) {
+            s->chunk_left = len;
+            s->chunk_crc = png_crc(0, type, 4);
+            break;
+        }
+        if (memcmp(type, "IEND", 4) == 0) return invalid(s, err, "PNG has no image data (IEND before IDAT)");
+        if (memcmp(type, "IHDR", 4) == 0) return invalid(s, err, "PNG has a second IHDR");
+        if (memcmp(type, "PLTE", 4) == 0) {
+            if (have_plte) return invalid(s, err, "PNG has a second PLTE");
+            if (len == 0 || len % 3 != 0 || len > 768)
+                return invalid(s, err, "PNG PLTE length %u", len);
+            uint8_t data[768];
+            int ok;
+            if ((st = read_small_chunk(s, type, data, len, &ok, err)) != SY_OK) return st;
+            if (!ok) return invalid(s, err, "PNG PLTE bad CRC");
+            if (s->h.color_type == CT_GRAY || s->h.color_type == CT_GRAY_ALPHA) continue; /* ignored */
+            have_plte = 1;
+            memcpy(s->plte, data, len);
+            s->plte_count = len / 3;
+            continue;
+        }
+        if (memcmp(type, "tRNS", 4) == 0 && len <= 256) {
+            uint8_t data[256];
+            int ok;
+            if ((st = read_small_chunk(s, type, data, len, &ok, err)) != SY_OK) return st;
+            if (!ok || s->has_trns) continue; /* ancillary: a damaged or repeated one is ignored */
+            if (s->h.color_type == CT_PALETTE) {
+                memset(s->alpha, 255, sizeof s->alpha);
+                memcpy(s->alpha, data, len);
+                s->has_trns = 1;
+            } else if (s->h.color_type == CT_GRAY && len == 2) {
+                s->trns[0] = (uint16_t)((data[0] << 8) | data[1]);
+                s->has_trns = 1;
+            } else if (s->h.color_type == CT_RGB && len == 6) {
+                for (int i = 0; i < 3; i++) s->trns[i] = (uint16_t)((data[2 * i] << 8) | data[2 * i + 1]);
+                s->has_trns = 1;
+            }
+            continue;
+        }
+        if (!(type[0] & 0x20)) { /* critical chunk we do not know */
+            char name[5];
+            memcpy(name, type, 4);
+            name[4] = 0;
+            sy__fail(err, SY_E_UNSUPPORTED, "%s: PNG unknown critical chunk '%s'", s->path, name);
+            return fail_sticky(s, err, SY_E_UNSUPPORTED);
+        }
+        rd_skip(s, (uint64_t)len + 4); /* ancillary: data and CRC unread */
+    }
+    if (s->h.color_type == CT_PALETTE && !have_plte)
+        return invalid(s, err, "PNG palette image without PLTE");
+    return SY_OK;
+}
+
+static inline uint8_t div255(uint32_t x) { return (uint8_t)((x + 128 + ((x + 128) >> 8)) >> 8); }
+
+/* 8-bit colour c with alpha a over white. */
+#define OVER_WHITE8(c, a) div255((uint32_t)(c) * (a) + 255u * (255u - (a)))
+/* 16-bit colour c with 16-bit alpha a over white, rounded to 8 bits. */
+#define OVER_WHITE16(c, a)                                                                               \
+    ((uint8_t)((((uint64_t)((uint32_t)(c) * (a) + 65535u * (65535u - (a)))) * 255u + 2147418112u) /      \
+               4294836225u))
+/* 16-bit sample rounded to 8 bits. */
+#define TO8(v) ((uint8_t)(((uint32_t)(v) * 255u + 32767u) / 65535u))
+
+static void build_lut(png_source *s) {
+    if (s->h.color_type == CT_PALETTE) {
+        for (unsigned i = 0; i < 256; i++) {
+            uint8_t *e = s->lut + 3 * i;
+            if (i >= s->plte_count) { /* out-of-range index: black, as libpng's default */
+                e[0] = e[1] = e[2] = 0;
+                continue;
+            }
+            const uint8_t *p = s->plte + 3 * i;
+            uint32_t a = s->has_trns ? s->alpha[i] : 255u;
+            for (int c = 0; c < 3; c++) e[c] = OVER_WHITE8(p[c], a);
+        }
+    } else if (s->h.color_type == CT_GRAY && s->h.depth <= 8) {
+        unsigned max = (1u << s->h.depth) - 1;
+        for (unsigned v = 0; v < 256; v++) {
+            uint8_t g = v <= max ? (uint8_t)(v * 255u / max) : 0;
+            if (s->has_trns && v == s->trns[0]) g = 255;
+            s->lut[3 * v] = s->lut[3 * v + 1] = s->lut[3 * v + 2] = g;
+        }
+    }
+}
+
+/* Converts one unfiltered raw row of `w` pixels to RGB. */
+static void convert_row(const png_source *s, const uint8_t *src, uint8_t *dst, uint32_t w) {
+    const uint8_t *lut = s->lut;
+    const unsigned depth = s->h.depth;
+    switch (s->h.color_type) {
+    case CT_GRAY:
+    case CT_PALETTE:
+        if (depth == 8) {
+            for (uint32_t i = 0; i < w; i++) {
+                const uint8_t *e = lut + 3u * src[i];
+                dst[3 * i] = e[0];
+                dst[3 * i + 1] = e[1];
+                dst[3 * i + 2] = e[2];
+            }
+        } else if (depth < 8) {
+            const unsigned per_byte = 8 / depth, mask = (1u << depth) - 1;
+            uint32_t i = 0;
+            for (size_t byte = 0; i < w; byte++) {
+                unsigned b = src[byte];
+                for (unsigned k = 0; k < per_byte && i < w; k++, i++) {
+                    unsigned v = (b >> (8 - depth * (k + 1))) & mask;
+                    const uint8_t *e = lut + 3 * v;
+                    dst[3 * i] = e[0];
+                    dst[3 * i + 1] = e[1];
+                    dst[3 * i + 2] = e[2];
+                }
+            }
+        } else { /* 16-bit gray */
+            const int trns = s->has_trns;
+            const unsigned key = s->trns[0];
+            for (uint32_t i = 0; i < w; i++) {
+                unsigned v = ((unsigned)src[2 * i] << 8) | src[2 * i + 1];
+                uint8_t g = (trns && v == key) ? 255 : TO8(v);
+                dst[3 * i] = dst[3 * i + 1] = dst[3 * i + 2] = g;
+            }
+        }
+        break;
+    case CT_RGB:
+        if (depth == 8) {
+            memcpy(dst, src, (size_t)w * 3);
+            if (s->has_trns) {
+                for (uint32_t i = 0; i < w; i++) {
+                    const uint8_t *p = src + 3 * i;
+                    if (p[0] == s->trns[0] && p[1] == s->trns[1] && p[2] == s->trns[2])
+                        dst[3 * i] = dst[3 * i + 1] = dst[3 * i + 2] = 255;
+                }
+            }
+        } else {
+            for (size_t i = 0; i < (size_t)w * 3; i++) {
+                unsigned v = ((unsigned)src[2 * i] << 8) | src[2 * i + 1];
+                dst[i] = TO8(v);
+            }
+            if (s->has_trns) {
+                for (uint32_t i = 0; i < w; i++) {
+                    const uint8_t *p = src + 6 * i;
+                    if (((unsigned)p[0] << 8 | p[1]) == s->trns[0] && ((unsigned)p[2] << 8 | p[3]) == s->trns[1] &&
+                        ((unsigned)p[4] << 8 | p[5]) == s->trns[2])
+                        dst[3 * i] = dst[3 * i + 1] = dst[3 * i + 2] = 255;
+                }
+            }
+        }
+        break;
+    case CT_GRAY_ALPHA:
+        if (depth == 8) {
+            for (uint32_t i = 0; i < w; i++) {
+                uint32_t a = src[2 * i];
+                uint8_t g = OVER_WHITE8(a, src[2 * i + 1]);
+                dst[3 * i] = dst[3 * i + 1] = dst[3 * i + 2] = g;
+            }
+        } else {
+            for (uint32_t i = 0; i < w; i++) {
+                const uint8_t *p = src + 4 * i;
+                uint32_t g = (uint32_t)p[0] << 8 | p[1], a = (uint32_t)p[2] << 8 | p[3];
+                uint8_t o = OVER_WHITE16(g, a);
+                dst[3 * i] = dst[3 * i + 1] = dst[3 * i + 2] = o;
+            }
+        }
+        break;
+    case CT_RGBA:
+        if (depth == 8) {
+            for (uint32_t i = 0; i < w; i++) {
+                const uint8_t *p = src + 4 * i;
+                uint32_t a = p[3];
+                dst[3 * i] = OVER_WHITE8(p[0], a);
+                dst[3 * i + 1] = OVER_WHITE8(p[1], a);
+                dst[3 * i + 2] = OVER_WHITE8(p[2], a);
+            }
+        } else {
+            for (uint32_t i = 0; i < w; i++) {
+                const uint8_t *p = src + 8 * i;
+                uint32_t a = (uint32_t)p[6] << 8 | p[7];
+                for (int c = 0; c < 3; c++) {
+                    uint32_t v = (uint32_t)p[2 * c] << 8 | p[2 * c + 1];
+                    dst[3 * i + c] = OVER_WHITE16(v, a);
+                }
+            }
+        }
+        break;
+    default: break;
+    }
+}
+
+/* Undoes a row's filter in place; prev is the previous unfiltered row (zeros for the first). */
+static int unfilter(unsigned type, uint8_t *cur, const uint8_t *prev, size_t n, unsigned bpp) {
+    size_t i;
+    switch (type) {
+    case 0: return 1;
+    case 1:
+        for (i = bpp; i < n; i++) cur[i] = (uint8_t)(cur[i] + cur[i - bpp]);
+        return 1;
+    case 2:
+        for (i = 0; i < n; i++) cur[i] = (uint8_t)(cur[i] + prev[i]);
+        return 1;
+    case 3:
+        for (i = 0; i < bpp && i < n; i++) cur[i] = (uint8_t)(cur[i] + (prev[i] >> 1));
+        for (; i < n; i++) cur[i] = (uint8_t)(cur[i] + ((cur[i - bpp] + prev[i]) >> 1));
+        return 1;
+    case 4:
+        for (i = 0; i < bpp && i < n; i++) cur[i] = (uint8_t)(cur[i] + prev[i]);
+        for (; i < n; i++) {
+            int a = cur[i - bpp], b = prev[i], c = prev[i - bpp];
+            int pa = abs(b - c), pb = abs(a - c), pc = abs(a + b - 2 * c);
+            int pred = (pa <= pb && pa <= pc) ? a : (pb <= pc ? b : c);
+            cur[i] = (uint8_t)(cur[i] + pred);
+        }
+        return 1;
+    default: return 0;
+    }
+}
+
+/* Finishes the current IDAT (CRC) and moves to the next one; sets idat_over when none follows. */
+static sy_status next_idat(png_source *s, sy_error *err) {
+    const char *where = where_text(s);
+    while (s->chunk_left == 0 && !s->idat_over) {
+        uint8_t c[4];
+        if (rd_read(s, c, 4) != 4) return truncated(s, err, where);
+        if (be32(c) != s->chunk_crc) {
+            sy__fail(err, SY_E_INVALID_INPUT, "%s: PNG IDAT bad CRC %s", s->path, where);
+            return fail_sticky(s, err, SY_E_INVALID_INPUT);
+        }
+        uint32_t len;
+        uint8_t type[4];
+        sy_status st = read_chunk_header(s, &len, type, where, err);
+        if (st != SY_OK) return st;
+        if (memcmp(type, "IDAT", 4) != 0) {
+            s->idat_over = 1;
+            break;
+        }
+        s->chunk_left = len;
+        s->chunk_crc = png_crc(0, type, 4);
+    }
+    return SY_OK;
+}
+
+/* Inflates exactly n bytes into dst. */
+static sy_status inflate_bytes(png_source *s, uint8_t *dst, size_t n, sy_error *err) {
+    s->zs.next_out = dst;
+    s->zs.avail_out = (uInt)n;
+    while (s->zs.avail_out > 0) {
+        if (s->z_end) {
+            sy__fail(err, SY_E_INVALID_INPUT, "%s: PNG image data ends early %s", s->path, where_text(s));
+            return fail_sticky(s, err, SY_E_INVALID_INPUT);
+        }
+        if (s->zs.avail_in == 0) {
+            sy_status st = next_idat(s, err);
+            if (st != SY_OK) return st;
+            if (s->idat_over) return truncated(s, err, where_text(s));
+            size_t avail = rd_fill(s);
+            if (avail == 0) return truncated(s, err, where_text(s));
+            size_t take = SY__MIN(avail, (size_t)s->chunk_left);
+            s->zs.next_in = s->buf + s->pos;
+            s->zs.avail_in = (uInt)take;
+            s->chunk_crc = png_crc(s->chunk_crc, s->buf + s->pos, take);
+            s->pos += take;
+            s->chunk_left -= (uint32_t)take;
+        }
+        uInt in_before = s->zs.avail_in, out_before = s->zs.avail_out;
+        int ret = inflate(&s->zs, Z_NO_FLUSH);
+        if (ret == Z_STREAM_END) {
+            s->z_end = 1;
+        } else if (ret == Z_MEM_ERROR) {
+            sy__fail(err, SY_E_BUDGET, "%s: PNG inflate out of memory (budget)", s->path);
+            return fail_sticky(s, err, SY_E_BUDGET);
+        } else if (ret == Z_BUF_ERROR) {
+            if (s->zs.avail_in == in_before && s->zs.avail_out == out_before && s->zs.avail_in > 0) {
+                sy__fail(err, SY_E_INVALID_INPUT, "%s: PNG zlib stalled %s", s->path, where_text(s));
+                return fail_sticky(s, err, SY_E_INVALID_INPUT);
+            }
+        } else if (ret != Z_OK) {
+            sy__fail_sub(err, SY_E_INVALID_INPUT, ret, "%s: PNG zlib error %s: %s", s->path, where_text(s),
+                         s->zs.msg ? s->zs.msg : "corrupt data");
+            return fail_sticky(s, err, SY_E_INVALID_INPUT);
+        }
+    }
+    return SY_OK;
+}
+
+/* After the last row: reads the rest of the current IDAT and checks its CRC. */
+static sy_status finish_idat(png_source *s, sy_error *err) {
+    s->where_pass = -1;
+    const char *where = where_text(s);
+    s->zs.avail_in = 0;
+    while (s->chunk_left > 0) {
+        size_t avail = rd_fill(s);
+        if (avail == 0) return truncated(s, err, where);
+        size_t take = SY__MIN(avail, (size_t)s->chunk_left);
+        s->chunk_crc = png_crc(s->chunk_crc, s->buf + s->pos, take);
+        s->pos += take;
+        s->chunk_left -= (uint32_t)take;
+    }
+    if (s->idat_over) return SY_OK;
+    uint8_t c[4];
+    if (rd_read(s, c, 4) != 4) return truncated(s, err, where);
+    if (be32(c) != s->chunk_crc) {
+        sy__fail(err, SY_E_INVALID_INPUT, "%s: PNG IDAT bad CRC %s", s->path, where);
+        return fail_sticky(s, err, SY_E_INVALID_INPUT);
+    }
+    s->idat_over = 1;
+    return SY_OK;
+}
+
+/* Inflates and unfilters one raw row of rb bytes; the result is left in s->prev + 1. */
+static sy_status decode_raw_row(png_source *s, size_t rb, sy_error *err) {
+    sy_status st = inflate_bytes(s, s->cur, rb + 1, err);
+    if (st != SY_OK) return st;
+    if (!unfilter(s->cur[0], s->cur + 1, s->prev + 1, rb, s->bpp)) {
+        sy__fail(err, SY_E_INVALID_INPUT, "%s: PNG bad filter type %u %s", s->path, s->cur[0], where_text(s));
+        return fail_sticky(s, err, SY_E_INVALID_INPUT);
+    }
+    uint8_t *t = s->prev;
+    s->prev = s->cur;
+    s->cur = t;
+    return SY_OK;
+}
+
+static size_t raw_row_bytes(const png_header *h, uint32_t w) {
+    return ((size_t)w * h->channels * h->depth + 7) / 8;
+}
+
+static sy_status decode_interlaced(png_source *s, sy_error *err) {
+    static const uint8_t xs[7] = {0, 4, 0, 2, 0, 1, 0}, xstep[7] = {8, 8, 4, 4, 2, 2, 1};
+    static const uint8_t ys[7] = {0, 0, 4, 0, 2, 0, 1}, ystep[7] = {8, 8, 8, 4, 4, 2, 2};
+    const uint32_t w = s->h.width, hgt = s->h.height;
+    for (int p = 0; p < 7; p++) {
+        uint32_t pw = w > xs[p] ? (w - xs[p] + xstep[p] - 1) / xstep[p] : 0;
+        uint32_t ph = hgt > ys[p] ? (hgt - ys[p] + ystep[p] - 1) / ystep[p] : 0;
+        if (pw == 0 || ph == 0) continue;
+        size_t rb = raw_row_bytes(&s->h, pw);
+        memset(s->prev, 0, rb + 1);
+        for (uint32_t y = 0; y < ph; y++) {
+            if ((y & 63) == 0) {
+                sy_status st = sy__check_cancel(s->ctx, err);
+                if (st != SY_OK) return fail_sticky(s, err, st);
+            }
+            s->where_pass = p + 1;
+            s->where_row = y;
+            sy_status st = decode_raw_row(s, rb, err);
+            if (st != SY_OK) return st;
+            convert_row(s, s->prev + 1, s->pass_rgb, pw);
+            uint8_t *row = s->image + ((size_t)(ys[p] + (size_t)y * ystep[p]) * w) * 3;
+            const uint8_t *src = s->pass_rgb;
+            for (uint32_t i = 0, x = xs[p]; i < pw; i++, x += xstep[p]) {
+                row[3 * (size_t)x] = src[3 * i];
+                row[3 * (size_t)x + 1] = src[3 * i + 1];
+                row[3 * (size_t)x + 2] = src[3 * i + 2];
+            }
+        }
+    }
+    return finish_idat(s, err);
+}
+
+static sy_status png_read_rows(sy__source *self, uint8_t *const *rows, uint32_t count, sy_error *err) {
+    png_source *s = (png_source *)self;
+    if (s->failed) return replay_failure(s, err);
+    if (count > s->h.height - s->next_row)
+        return sy__fail(err, SY_E_USAGE, "%s: PNG read of %u rows past the end (row %u of %u)", s->path, count,
+                        s->next_row, s->h.height);
+    if (count > 0 && !rows) return sy__fail(err, SY_E_USAGE, "%s: PNG read_rows: rows is NULL", s->path);
+    const size_t stride = (size_t)s->h.width * 3;
+    for (uint32_t i = 0; i < count; i++) {
+        if (s->image) {
+            memcpy(rows[i], s->image + (size_t)s->next_row * stride, stride);
+        } else {
+            s->where_row = s->next_row;
+            sy_status st = decode_raw_row(s, s->rowbytes, err);
+            if (st != SY_OK) return st;
+            convert_row(s, s->prev + 1, rows[i], s->h.width);
+            if (s->next_row + 1 == s->h.height && (st = finish_idat(s, err)) != SY_OK) return st;
+        }
+        s->next_row++;
+    }
+    return SY_OK;
+}
+
+static sy_status png_skip_rows(sy__source *self, uint32_t count, sy_error *err) {
+    png_source *s = (png_source *)self;
+    if (s->failed) return replay_failure(s, err);
+    if (count > s->h.height - s->next_row)
+        return sy__fail(err, SY_E_USAGE, "%s: PNG skip of %u rows past the end (row %u of %u)", s->path, count,
+                        s->next_row, s->h.height);
+    if (s->image) {
+        s->next_row += count;
+        return SY_OK;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        s->where_row = s->next_row;
+        sy_status st = decode_raw_row(s, s->rowbytes, err); /* filters need the previous row */
+        if (st != SY_OK) return st;
+        if (s->next_row + 1 == s->h.height && (st = finish_idat(s, err)) != SY_OK) return st;
+        s->next_row++;
+    }
+    return SY_OK;
+}
+
+static void png_close(sy__source *self) {
+    png_source *s = (png_source *)self;
+    if (!s) return;
+    sy_context *ctx = s->ctx;
+    if (s->z_ready) inflateEnd(&s->zs);
+    if (s->file) fclose(s->file);
+    sy__free(ctx, s->image);
+    sy__free(ctx, s->pass_rgb);
+    sy__free(ctx, s->prev);
+    sy__free(ctx, s->cur);
+    sy__free(ctx, s->buf);
+    sy__free(ctx, s->path);
+    sy__free(ctx, s);
+}
+
+/* Puts the file name in front of the allocator's budget message. */
+static sy_status budget_failure(sy_error *err, const char *path) {
+    if (err) {
+        char reason[sizeof err->message];
+        memcpy(reason, err->message, sizeof reason);
+        reason[sizeof reason - 1] = 0;
+        sy__fail(err, SY_E_BUDGET, "%s: %s", path, reason);
+    }
+    return SY_E_BUDGET;
+}
+
+sy_status sy__png_source_open(sy_context *ctx, const char *path, sy__source **out, sy_error *err) {
+    if (!ctx || !path || !out) return sy__fail(err, SY_E_USAGE, "sy__png_source_open: NULL argument");
+    *out = NULL;
+    png_source *s = sy__calloc(ctx, 1, sizeof *s, "PNG source", err);
+    if (!s) return budget_failure(err, path);
+    s->ctx = ctx;
+    s->held = sizeof *s;
+    sy_status st;
+    size_t plen = strlen(path) + 1;
+    s->path = src_alloc(s, plen, 1, "PNG source path", err);
+    if (!s->path) goto fail_alloc;
+    memcpy(s->path, path, plen);
+    s->file = fopen(path, "rb");
+    if (!s->file) {
+        int e = errno;
+        st = sy__fail_sub(err, SY_E_IO, e, "%s: cannot open: %s", path, strerror(e));
+        goto fail;
+    }
+    setvbuf(s->file, NULL, _IONBF, 0); /* our own bounded buffer does the buffering */
+    s->buf = src_alloc(s, PNG_READ_BUFFER, 1, "PNG read buffer", err);
+    if (!s->buf) goto fail_alloc;
+
+    uint8_t head[33];
+    size_t got = rd_read(s, head, sizeof head);
+    if (got < sizeof head && ferror(s->file)) {
+        int e = errno;
+        st = sy__fail_sub(err, SY_E_IO, e, "%s: read failed: %s", path, strerror(e));
+        goto fail;
+    }
+    if ((st = parse_header(head, got, path, &s->h, err)) != SY_OK) goto fail;
+    if ((st = read_header_chunks(s, err)) != SY_OK) goto fail;
+    build_lut(s);
+
+    unsigned bits = (unsigned)s->h.channels * s->h.depth;
+    s->bpp = bits >= 8 ? bits / 8 : 1;
+    s->rowbytes = raw_row_bytes(&s->h, s->h.width);
+    s->prev = src_alloc(s, s->rowbytes + 1, 1, "PNG row", err);
+    s->cur = s->prev ? src_alloc(s, s->rowbytes + 1, 1, "PNG row", err) : NULL;
+    if (!s->cur) goto fail_alloc;
+    memset(s->prev, 0, s->rowbytes + 1);
+
+    s->zs.zalloc = z_alloc;
+    s->zs.zfree = z_free;
+    s->zs.opaque = s;
+    int zret = inflateInit(&s->zs);
+    if (zret != Z_OK) {
+        st = sy__fail(err, zret == Z_MEM_ERROR ? SY_E_BUDGET : SY_E_CODEC, "%s: PNG inflateInit failed (%d)",
+                      path, zret);
+        goto fail;
+    }
+    s->z_ready = 1;
+
+    if (s->h.interlace) {
+        uint64_t pixels = (uint64_t)s->h.width * s->h.height;
+        if (pixels > SY_MAX_INPUT_PIXELS) {
+            st = sy__fail(err, SY_E_BUDGET, "%s: interlaced PNG of %llu pixels exceeds the limit %llu", path,
+                          (unsigned long long)pixels, (unsigned long long)SY_MAX_INPUT_PIXELS);
+            goto fail;
+        }
+        s->pass_rgb = src_alloc(s, s->h.width, 3, "PNG interlace pass row", err);
+        if (!s->pass_rgb) goto fail_alloc;
+        s->image = src_alloc(s, (size_t)pixels, 3, "PNG interlaced image", err);
+        if (!s->image) goto fail_alloc;
+        if ((st = decode_interlaced(s, err)) != SY_OK) goto fail;
+        /* Nothing more is read: give back the buffers only the decode needed. */
+        inflateEnd(&s->zs);
+        s->z_ready = 0;
+        fclose(s->file);
+        s->file = NULL;
+        sy__free(ctx, s->buf);
+        sy__free(ctx, s->prev);
+        sy__free(ctx, s->cur);
+        sy__free(ctx, s->pass_rgb);
+        s->buf = s->prev = s->cur = s->pass_rgb = NULL;
+        s->held = sizeof *s + plen + (size_t)pixels * 3;
+    }
+
+    s->base.width = s->h.width;
+    s->base.height = s->h.height;
+    s->base.orientation = 1;
+    s->base.pixels = SY__PIX_RGB;
+    s->base.working_bytes = s->held + (s->z_ready ? PNG_ZLIB_WINDOW : 0);
+    s->base.read_rows = png_read_rows;
+    s->base.skip_rows = png_skip_rows;
+    s->base.close = png_close;
+    *out = &s->base;
+    return SY_OK;
+
+fail_alloc:
+    st = budget_failure(err, path);
+fail:
+    png_close(&s->base);
+    return st;
+}

@@ -1,0 +1,157 @@
+/* gainmap_decode.c — sy_gainmap_decode: the gain-map JPEG (MPF image 2) via
+ * libjpeg, or the HEIF auxiliary item ('hvc1', or a 'grid' of them) via our
+ * HEIF reader and libde265. Greyscale maps keep their luma plane (expanded to
+ * full range when the stream says limited). */
+#include <stdio.h>
+#include <string.h>
+
+#include "hevc/sy_hevc.h"
+#include "gainmap/sy_gainmap_internal.h"
+#include "bmff/sy_bmff.h"
+#include "heif/sy_heif.h"
+
+static sy_status decode_jpeg_map(sy_context *ctx, const char *path, const sy_gainmap_info *info, sy_gainmap_image *out,
+                                 sy_error *err) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return sy__fail(err, SY_E_IO, "%s: cannot open", path);
+    uint8_t *buf = sy__alloc(ctx, (size_t)info->map_length, 1, "gain map JPEG", err);
+    sy_status st = buf ? SY_OK : (err ? err->code : SY_E_BUDGET);
+    if (st == SY_OK && (fseek(f, (long)info->map_offset, SEEK_SET) != 0 ||
+                        fread(buf, 1, (size_t)info->map_length, f) != info->map_length))
+        st = sy__fail(err, SY_E_INVALID_INPUT, "%s: gain map JPEG truncated", path);
+    fclose(f);
+    if (st == SY_OK) st = sy__gainmap_jpeg_decode(ctx, path, buf, (size_t)info->map_length, out, err);
+    sy__free(ctx, buf);
+    return st;
+}
+
+#define MAX_RGB_TILE 8192u /* widest colour map picture converted through the stack row */
+
+/* Copies the decoded picture's window [0, w) x [0, h) into out at (x0, y0). */
+static void put_tile(const sy__yuv *yuv, uint32_t channels, uint32_t w, uint32_t h, sy_gainmap_image *out, uint32_t x0,
+                     uint32_t y0) {
+    uint32_t cw = SY__MIN(w, out->width - x0), chh = SY__MIN(h, out->height - y0);
+    if (channels == 3) { /* callers check yuv->width <= MAX_RGB_TILE */
+        for (uint32_t y = 0; y < chh; y++) {
+            uint8_t row[3 * MAX_RGB_TILE];
+            uint8_t *rows[1] = {row};
+            sy__yuv_rows(yuv, NULL, 1, y, 1, rows);
+            memcpy(out->pixels + (size_t)(y0 + y) * out->stride + (size_t)x0 * 3, row, (size_t)cw * 3);
+        }
+        return;
+    }
+    for (uint32_t y = 0; y < chh; y++) {
+        const uint8_t *src = yuv->plane[0] + (size_t)y * yuv->stride[0];
+        uint8_t *dst = out->pixels + (size_t)(y0 + y) * out->stride + x0;
+        if (yuv->bit_depth > 8) {
+            for (uint32_t x = 0; x < cw; x++) dst[x] = (uint8_t)(((const uint16_t *)src)[x] >> (yuv->bit_depth - 8));
+        } else {
+            memcpy(dst, src, cw);
+        }
+        if (!yuv->vui.full_range) /* limited-range luma: 16..235 -> 0..255 */
+            for (uint32_t x = 0; x < cw; x++) {
+                int v = ((int)dst[x] - 16) * 255 / 219;
+                dst[x] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+            }
+    }
+}
+
+static sy_status decode_one(sy_context *ctx, sy_heif_file *file, const char *path, uint32_t id, const uint8_t *hvcc,
+                            size_t hvcc_len, uint32_t channels, sy__hevc_decoder **dec, sy__yuv *yuv, sy_error *err) {
+    if (!*dec) {
+        if (!hvcc) return sy__fail(err, SY_E_INVALID_INPUT, "%s: gain map item %u has no hvcC", path, id);
+        sy_status st = sy__hevc_decoder_create(ctx, hvcc, hvcc_len, dec, err);
+        if (st != SY_OK) return st;
+    }
+    uint8_t *data = NULL;
+    size_t len = 0;
+    sy_status st = sy_heif_read_item(file, id, &data, &len, err);
+    if (st != SY_OK) return st;
+    st = sy__hevc_decode(*dec, data, len, yuv, err);
+    sy_heif_free_data(file, data);
+    if (st == SY_OK && yuv->width > MAX_RGB_TILE && channels == 3) {
+        sy__yuv_release(ctx, yuv);
+        return sy__fail(err, SY_E_UNSUPPORTED, "%s: colour gain map picture %u px wide (at most %u)", path,
+                        yuv->width, MAX_RGB_TILE);
+    }
+    if (st != SY_OK) {
+        char why[200];
+        snprintf(why, sizeof why, "%s", err ? err->message : "decode failed");
+        return sy__fail(err, SY_E_INVALID_INPUT, "%s: gain map item %u does not decode: %s", path, id, why);
+    }
+    return SY_OK;
+}
+
+static sy_status decode_heif_map(sy_context *ctx, const char *path, const sy_gainmap_info *info, sy_gainmap_image *out,
+                                 sy_error *err) {
+    sy_heif_file *file = NULL;
+    sy_status st = sy_heif_open(ctx, path, &file, err);
+    if (st != SY_OK) return st;
+    uint32_t id = (uint32_t)info->map_offset, ch = info->map_channels == 3 ? 3 : 1;
+    const sy_heif_item_info *item = sy_heif_item(file, id);
+    sy__hevc_decoder *dec = NULL;
+    if (!item) {
+        st = sy__fail(err, SY_E_INVALID_INPUT, "%s: gain map item %u missing", path, id);
+        goto done;
+    }
+    out->width = info->map_width, out->height = info->map_height, out->channels = ch;
+    out->stride = (size_t)out->width * ch;
+    if (!(out->pixels = sy__alloc(ctx, out->stride, out->height, "gain map pixels", err))) {
+        st = err ? err->code : SY_E_BUDGET;
+        goto done;
+    }
+    if (item->type == SY_FOURCC('h', 'v', 'c', '1')) {
+        size_t hl = 0;
+        const uint8_t *hvcc = sy_heif_hvcc(file, id, &hl);
+        sy__yuv yuv = {0};
+        if ((st = decode_one(ctx, file, path, id, hvcc, hl, ch, &dec, &yuv, err)) != SY_OK) goto done;
+        if (yuv.width < out->width || yuv.height < out->height)
+            st = sy__fail(err, SY_E_INVALID_INPUT, "%s: gain map decoded as %ux%u, ispe says %ux%u", path, yuv.width,
+                          yuv.height, out->width, out->height);
+        else put_tile(&yuv, ch, out->width, out->height, out, 0, 0);
+        sy__yuv_release(ctx, &yuv);
+    } else if (item->type == SY_FOURCC('g', 'r', 'i', 'd')) {
+        sy_heif_grid g;
+        if ((st = sy_heif_read_grid(file, id, &g, err)) != SY_OK) goto done;
+        uint32_t n = 0;
+        const uint32_t *tiles = sy_heif_derived(file, id, &n);
+        const sy_heif_item_info *t0 = sy_heif_item(file, tiles[0]);
+        for (uint32_t r = 0; r < g.rows && st == SY_OK; r++)
+            for (uint32_t c = 0; c < g.columns && st == SY_OK; c++) {
+                size_t hl = 0;
+                const uint8_t *hvcc = sy_heif_hvcc(file, tiles[r * g.columns + c], &hl);
+                sy__yuv yuv = {0};
+                if ((st = decode_one(ctx, file, path, tiles[r * g.columns + c], hvcc, hl, ch, &dec, &yuv, err)) != SY_OK) break;
+                if (c * t0->width < out->width && r * t0->height < out->height)
+                    put_tile(&yuv, ch, SY__MIN(yuv.width, t0->width), SY__MIN(yuv.height, t0->height), out,
+                             c * t0->width, r * t0->height);
+                sy__yuv_release(ctx, &yuv);
+            }
+    } else {
+        st = sy__fail(err, SY_E_UNSUPPORTED, "%s: gain map item %u is not HEVC", path, id);
+    }
+done:
+    sy__hevc_decoder_destroy(dec);
+    sy_heif_close(file);
+    if (st != SY_OK) sy_gainmap_image_free(ctx, out);
+    return st;
+}
+
+sy_status sy_gainmap_decode(sy_context *ctx, const char *path, const sy_gainmap_info *info, sy_gainmap_image *out,
+                            sy_error *err) {
+    if (!ctx || !path || !info || !out) return sy__fail(err, SY_E_USAGE, "sy_gainmap_decode: NULL argument");
+    memset(out, 0, sizeof *out);
+    sy_status st;
+    switch (info->kind) {
+    case SY_GAINMAP_ULTRAHDR_JPEG:
+    case SY_GAINMAP_APPLE_JPEG: st = decode_jpeg_map(ctx, path, info, out, err); break;
+    case SY_GAINMAP_APPLE_HEIC: return decode_heif_map(ctx, path, info, out, err);
+    default: return sy__fail(err, SY_E_USAGE, "%s: no interpretable gain map to decode", path);
+    }
+    if (st == SY_OK && (out->width != info->map_width || out->height != info->map_height)) {
+        st = sy__fail(err, SY_E_INVALID_INPUT, "%s: gain map decoded as %ux%u, header says %ux%u", path, out->width,
+                      out->height, info->map_width, info->map_height);
+        sy_gainmap_image_free(ctx, out);
+    }
+    return st;
+}

@@ -1,0 +1,244 @@
+/* gainmap_probe.c — sy_gainmap_probe: where the gain map is and what its
+ * numbers are, for JPEG (MPF + XMP) and HEIF (auxiliary item + XMP item,
+ * 'tmap' detection). Reads headers and the small map/XMP payloads only. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sy_still.h"
+#include "heif/sy_heif_file_internal.h"
+#include "still/sy_metadata.h"
+#include "gainmap/sy_gainmap_internal.h"
+#include "heif/sy_heif.h"
+#include "bmff/sy_bmff.h"
+#include "sy_image.h"
+
+#define MAP_CAP ((uint64_t)64 << 20) /* largest gain-map JPEG read */
+static const char ISO_URN[] = "urn:iso:std:iso:ts:21496:-1";
+
+static void set_detail(sy_gainmap_info *info, sy_gainmap_kind kind, const char *text) {
+    info->kind = kind;
+    snprintf(info->detail, sizeof info->detail, "%s", text);
+}
+
+/* Apple: headroom from the XMP (v2) or else the MakerNote; none is uninterpretable. */
+static void apple_headroom(sy_gainmap_info *info, const sy__metadata *md, uint32_t version, double xmp_headroom) {
+    info->apple_version = version;
+    if (sy__apple_makernote_headroom(md->exif, md->exif_len, &info->maker33, &info->maker48) == 0)
+        info->maker33 = info->maker48 = NAN;
+    if (xmp_headroom >= 1) {
+        info->apple_headroom = xmp_headroom, info->apple_headroom_source = 1;
+    } else if (!isnan(info->maker33)) {
+        info->apple_headroom = sy__apple_headroom_from_makernote(info->maker33, info->maker48);
+        info->apple_headroom_source = 2;
+    } else {
+        set_detail(info, SY_GAINMAP_UNINTERPRETABLE, "Apple gain map without headroom (no HDRGainMapHeadroom, no MakerNote 33/48)");
+    }
+}
+
+/* ---- JPEG ---- */
+
+typedef struct jpeg_head {
+    uint8_t mpf[512];
+    size_t mpf_len;
+    uint64_t mpf_h;    /* file offset of the MPF TIFF header */
+    int primary_hdrgm; /* Container/hdrgm XMP on the primary */
+    int iso;           /* ISO 21496-1 APP2 on the primary */
+} jpeg_head;
+
+/* Walks the primary's markers up to SOS. */
+static sy_status read_head(FILE *f, const char *path, jpeg_head *h, sy_context *ctx, sy_error *err) {
+    uint8_t b[4];
+    if (fread(b, 1, 2, f) != 2 || b[0] != 0xFF || b[1] != 0xD8) return sy__fail(err, SY_E_INVALID_INPUT, "%s: not a JPEG", path);
+    for (;;) {
+        /* like libjpeg: skip stray bytes and fill bytes (FF FF ...) before a marker */
+        int c;
+        while ((c = fgetc(f)) != EOF && c != 0xFF) {}
+        while (c == 0xFF) c = fgetc(f);
+        long at = ftell(f) - 2;
+        if (c == EOF || fread(b + 2, 1, 2, f) != 2)
+            return sy__fail(err, SY_E_INVALID_INPUT, "%s: JPEG ends before its image data (byte %ld)", path, at);
+        b[0] = 0xFF, b[1] = (uint8_t)c;
+        if (b[1] == 0xDA || b[1] == 0xD9) return SY_OK;
+        size_t seg = (size_t)b[2] << 8 | b[3];
+        if (seg < 2) return sy__fail(err, SY_E_INVALID_INPUT, "%s: JPEG segment length %zu at byte %ld", path, seg, at);
+        size_t n = seg - 2;
+        if (b[1] == 0xE1 || b[1] == 0xE2) {
+            uint8_t *p = sy__alloc(ctx, n ? n : 1, 1, "jpeg segment", err);
+            if (!p) return err ? err->code : SY_E_BUDGET;
+            if (fread(p, 1, n, f) != n) {
+                sy__free(ctx, p);
+                return sy__fail(err, SY_E_INVALID_INPUT, "%s: JPEG truncated in a segment at byte %ld", path, at);
+            }
+            if (b[1] == 0xE2 && n > 4 && memcmp(p, "MPF\0", 4) == 0 && !h->mpf_len && n - 4 <= sizeof h->mpf) {
+                memcpy(h->mpf, p + 4, n - 4), h->mpf_len = n - 4, h->mpf_h = (uint64_t)at + 8;
+            } else if (b[1] == 0xE2 && n >= sizeof ISO_URN && memcmp(p, ISO_URN, sizeof ISO_URN) == 0) {
+                h->iso = 1;
+            } else if (b[1] == 0xE1 && n > 29 && memcmp(p, "http://ns.adobe.com/xap/1.0/", 29) == 0) {
+                h->primary_hdrgm |= sy__xmp_has_hdrgm((const char *)p + 29, n - 29);
+            }
+            sy__free(ctx, p);
+        } else if (fseek(f, (long)n, SEEK_CUR) != 0) {
+            return sy__fail(err, SY_E_INVALID_INPUT, "%s: JPEG truncated at byte %ld", path, at);
+        }
+    }
+}
+
+/* Interprets the second MPF image's metadata. */
+static void classify_map(sy_gainmap_info *info, const jpeg_head *h, const uint8_t *map, size_t map_len,
+                         const sy__metadata *md) {
+    size_t xlen = 0;
+    const char *xmp = sy__jpeg_find_xmp(map, map_len, &xlen);
+    char why[160] = "";
+    int r = sy__xmp_hdrgm_parse(xmp, xlen, &info->params, why, sizeof why);
+    uint32_t version;
+    double headroom;
+    sy__xmp_apple_parse(xmp, xlen, &version, &headroom);
+    if (r > 0) {
+        set_detail(info, SY_GAINMAP_ULTRAHDR_JPEG, h->iso ? "Ultra HDR (hdrgm XMP; ISO 21496-1 block present, XMP used)"
+                                                          : "Ultra HDR (hdrgm XMP)");
+    } else if (r < 0) {
+        char d[200];
+        snprintf(d, sizeof d, "gain-map XMP not usable: %s", why);
+        set_detail(info, SY_GAINMAP_UNINTERPRETABLE, d);
+    } else if (version) {
+        set_detail(info, SY_GAINMAP_APPLE_JPEG, "Apple gain map (MPF image 2, HDRGainMap XMP)");
+        apple_headroom(info, md, version, headroom);
+    } else if (h->primary_hdrgm || h->iso) {
+        set_detail(info, SY_GAINMAP_UNINTERPRETABLE,
+                   h->iso ? "ISO 21496-1 gain map without hdrgm XMP (binary metadata not interpreted)"
+                          : "primary says Ultra HDR but the second image has no hdrgm XMP");
+    }
+}
+
+static sy_status probe_jpeg(sy_context *ctx, const char *path, sy_gainmap_info *info, const sy__metadata *md,
+                            sy_error *err) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return sy__fail(err, SY_E_IO, "%s: cannot open", path);
+    jpeg_head h = {0};
+    sy_status st = read_head(f, path, &h, ctx, err);
+    fseek(f, 0, SEEK_END);
+    uint64_t file_size = (uint64_t)ftell(f);
+    sy__mpf_entry e[SY__MPF_MAX_IMAGES];
+    int n = st == SY_OK && h.mpf_len ? sy__mpf_parse(h.mpf, h.mpf_len, e, SY__MPF_MAX_IMAGES) : 0;
+    if (st == SY_OK && n < 0) {
+        set_detail(info, SY_GAINMAP_UNINTERPRETABLE, "MPF index malformed");
+    } else if (st == SY_OK && n < 2 && (h.primary_hdrgm || h.iso)) {
+        set_detail(info, SY_GAINMAP_UNINTERPRETABLE, "Ultra HDR XMP but no MPF second image");
+    } else if (st == SY_OK && n >= 2) {
+        uint64_t at = h.mpf_h + e[1].offset, len = e[1].size;
+        uint8_t *map = NULL;
+        if (e[1].offset == 0 || at >= file_size || len > file_size - at || len < 4 || len > MAP_CAP) {
+            if (h.primary_hdrgm) set_detail(info, SY_GAINMAP_UNINTERPRETABLE, "MPF image 2 lies outside the file");
+        } else if ((map = sy__alloc(ctx, (size_t)len, 1, "gain map JPEG", err)) == NULL) {
+            st = err ? err->code : SY_E_BUDGET;
+        } else if (fseek(f, (long)at, SEEK_SET) != 0 || fread(map, 1, (size_t)len, f) != len) {
+            st = sy__fail(err, SY_E_IO, "%s: cannot read MPF image 2", path);
+        } else {
+            info->map_offset = at, info->map_length = len;
+            classify_map(info, &h, map, (size_t)len, md);
+            int w = 0, hh = 0, sub = 0;
+            if (info->kind != SY_GAINMAP_NONE && len > 4 && map[0] == 0xFF && map[1] == 0xD8) {
+                /* size from the SOF, without decoding */
+                for (size_t i = 2; i + 9 < len && map[i] == 0xFF;) {
+                    uint8_t m = map[i + 1];
+                    size_t seg = (size_t)map[i + 2] << 8 | map[i + 3];
+                    if ((m >= 0xC0 && m <= 0xC3) || (m >= 0xC5 && m <= 0xC7)) {
+                        hh = map[i + 5] << 8 | map[i + 6], w = map[i + 7] << 8 | map[i + 8], sub = map[i + 9];
+                        break;
+                    }
+                    if (m == 0xDA || seg < 2) break;
+                    i += 2 + seg;
+                }
+                info->map_width = (uint32_t)w, info->map_height = (uint32_t)hh, info->map_channels = sub == 1 ? 1 : 3;
+            }
+        }
+        sy__free(ctx, map);
+    }
+    fclose(f);
+    if (st == SY_OK && info->kind == SY_GAINMAP_NONE && h.iso) info->has_iso21496 = 1;
+    if (h.iso) info->has_iso21496 = 1;
+    return st;
+}
+
+/* ---- HEIF ---- */
+
+static sy_status probe_heif(sy_context *ctx, const char *path, sy_gainmap_info *info, const sy__metadata *md,
+                            sy_error *err) {
+    sy_heif_file *file = NULL;
+    sy_status st = sy_heif_open(ctx, path, &file, err);
+    if (st != SY_OK) return st;
+    uint32_t primary = sy_heif_primary_id(file);
+    const sy_heif_item_info *aux = NULL, *tmap = NULL, *xmp = NULL;
+    for (uint32_t i = 0; i < sy_heif_item_count(file); i++) {
+        const sy_heif_item_info *it = sy_heif_item_at(file, i);
+        if (it->type == SY_FOURCC('t', 'm', 'a', 'p') && !tmap) tmap = it;
+        if (strcmp(it->aux_type, SY_APPLE_GAINMAP_URN) == 0 && !aux) {
+            uint32_t n = 0;
+            const uint32_t *to = sy__heif_references(file, it->id, SY_FOURCC('a', 'u', 'x', 'l'), &n);
+            for (uint32_t k = 0; k < n; k++)
+                if (to[k] == primary) aux = it;
+        }
+    }
+    if (aux)
+        for (uint32_t i = 0; i < sy_heif_item_count(file); i++) {
+            const sy_heif_item_info *it = sy_heif_item_at(file, i);
+            if (it->type == SY_FOURCC('m', 'i', 'm', 'e') && it->describes == aux->id &&
+                strcmp(it->content_type, "application/rdf+xml") == 0)
+                xmp = it;
+        }
+    info->has_iso21496 = tmap != NULL;
+    if (aux) {
+        info->map_offset = aux->id;
+        info->map_width = aux->width, info->map_height = aux->height;
+        info->map_channels = aux->channels == 3 ? 3 : 1;
+        uint32_t version = 0;
+        double headroom = 0;
+        if (xmp) {
+            uint8_t *x = NULL;
+            size_t xl = 0;
+            if (sy_heif_read_item(file, xmp->id, &x, &xl, NULL) == SY_OK) {
+                sy__xmp_apple_parse((const char *)x, xl, &version, &headroom);
+                sy_heif_free_data(file, x);
+            }
+        }
+        if (!aux->has_ispe || aux->width == 0) {
+            set_detail(info, SY_GAINMAP_UNINTERPRETABLE, "Apple gain map item without ispe");
+        } else if (!version) {
+            set_detail(info, SY_GAINMAP_UNINTERPRETABLE, "Apple gain map without HDRGainMapVersion XMP");
+        } else {
+            set_detail(info, SY_GAINMAP_APPLE_HEIC,
+                       tmap ? "Apple gain map (auxiliary item); ISO 21496-1 tmap item also present (not carried)"
+                            : "Apple gain map (auxiliary item)");
+            apple_headroom(info, md, version, headroom);
+        }
+    } else if (tmap) {
+        char d[160];
+        snprintf(d, sizeof d, "ISO 21496-1 'tmap' item %u (tone-map derived image): not interpreted", tmap->id);
+        set_detail(info, SY_GAINMAP_UNINTERPRETABLE, d);
+    }
+    sy_heif_close(file);
+    return SY_OK;
+}
+
+sy_status sy_gainmap_probe(sy_context *ctx, const char *path, sy_gainmap_info *out, sy_error *err) {
+    if (!ctx || !path || !out) return sy__fail(err, SY_E_USAGE, "sy_gainmap_probe: NULL argument");
+    memset(out, 0, sizeof *out);
+    out->maker33 = out->maker48 = NAN;
+    set_detail(out, SY_GAINMAP_NONE, "no gain map");
+    sy_image_info img;
+    sy_status st = sy_image_probe(ctx, path, &img, err);
+    if (st != SY_OK) return st;
+    out->base_width = img.stored_width, out->base_height = img.stored_height, out->orientation = img.orientation;
+    if (img.format != SY_FORMAT_JPEG && img.format != SY_FORMAT_HEIF) return SY_OK;
+    sy__metadata md;
+    sy_error md_err = {0};
+    if (sy__metadata_read(ctx, path, &img, &md, &md_err) != SY_OK) memset(&md, 0, sizeof md);
+    st = img.format == SY_FORMAT_JPEG ? probe_jpeg(ctx, path, out, &md, err) : probe_heif(ctx, path, out, &md, err);
+    sy__metadata_free(ctx, &md);
+    if (st == SY_OK && (out->kind == SY_GAINMAP_ULTRAHDR_JPEG || out->kind == SY_GAINMAP_APPLE_JPEG ||
+                        out->kind == SY_GAINMAP_APPLE_HEIC) &&
+        (out->map_width == 0 || out->map_height == 0))
+        set_detail(out, SY_GAINMAP_UNINTERPRETABLE, "gain map size unknown (no SOF / ispe)");
+    return st;
+}

@@ -1,0 +1,97 @@
+/* gainmap_save.c — what a still writer needs to carry a gain map (shared by
+ * the edit and the HDR sample generator):
+ *  JPEG: the map encoded as its own JPEG with its XMP (hdrgm for Ultra HDR,
+ *        HDRGainMap for Apple), the Ultra HDR Container XMP for the primary,
+ *        an MPF APP2 index whose sizes/offset are patched once the primary's
+ *        length is known, then the map appended before the rename;
+ *  HEIC: the Apple auxiliary image + its XMP item, added before finish. */
+#include <string.h>
+#include <unistd.h>
+
+#include "gainmap/sy_gainmap_internal.h"
+#include "heif/sy_heif_writer.h"
+
+/* Patches the MPF entries now that the primary's length is known, then
+ * appends the map. The temp file's descriptor is read-write (mkstemp). */
+static sy_status jpeg_finish(void *user, FILE *file, sy_error *err) {
+    sy__gainmap_save *s = user;
+    if (fflush(file) != 0) return sy__fail(err, SY_E_IO, "%s: write failed", s->output);
+    int fd = fileno(file);
+    off_t primary_len = lseek(fd, 0, SEEK_END);
+    uint8_t b[8];
+    off_t at = 2, mpf = -1;
+    while (at + 8 <= primary_len && pread(fd, b, 8, at) == 8 && b[0] == 0xFF && b[1] != 0xDA) {
+        if (b[1] == 0xE2 && memcmp(b + 4, "MPF\0", 4) == 0) {
+            mpf = at + 4; /* the payload */
+            break;
+        }
+        at += 2 + ((off_t)b[2] << 8 | b[3]);
+    }
+    if (mpf < 0 || primary_len > 0xFFFFFFFFll)
+        return sy__fail(err, SY_E_IO, "%s: MPF index not found in the written primary", s->output);
+    uint32_t h = (uint32_t)(mpf + 4); /* TIFF header after "MPF\0" */
+    uint32_t vals[3] = {(uint32_t)primary_len, (uint32_t)s->map_jpeg_len, (uint32_t)primary_len - h};
+    const uint32_t where[3] = {SY__MPF_PRIMARY_SIZE_AT, SY__MPF_MAP_SIZE_AT, SY__MPF_MAP_OFFSET_AT};
+    for (int i = 0; i < 3; i++) {
+        uint8_t be[4] = {(uint8_t)(vals[i] >> 24), (uint8_t)(vals[i] >> 16), (uint8_t)(vals[i] >> 8), (uint8_t)vals[i]};
+        if (pwrite(fd, be, 4, mpf + where[i]) != 4) return sy__fail(err, SY_E_IO, "%s: MPF patch failed", s->output);
+    }
+    if (fwrite(s->map_jpeg, 1, s->map_jpeg_len, file) != s->map_jpeg_len)
+        return sy__fail(err, SY_E_IO, "%s: writing the gain map failed", s->output);
+    return SY_OK;
+}
+
+static sy_status heic_finish(void *user, sy_heif_writer *w, sy_error *err) {
+    sy__gainmap_save *s = user;
+    const sy_gainmap_image *m = s->map;
+    const uint8_t **rows = sy__alloc(s->ctx, m->height, sizeof *rows, "gain map rows", err);
+    if (!rows) return err ? err->code : SY_E_BUDGET;
+    for (uint32_t y = 0; y < m->height; y++) rows[y] = m->pixels + (size_t)y * m->stride;
+    uint32_t index = 0;
+    sy_status st = sy_heif_writer_add_auxiliary(w, SY_APPLE_GAINMAP_URN, m->width, m->height, m->channels, rows,
+                                                &index, err);
+    sy__free(s->ctx, rows);
+    if (st == SY_OK) st = sy_heif_writer_set_auxiliary_xmp(w, index, (const uint8_t *)s->map_xmp, s->map_xmp_len, err);
+    return st;
+}
+
+sy_status sy__gainmap_save_prepare(sy__gainmap_save *s, sy_context *ctx, const char *output, sy_still_format format,
+                                   int quality, const sy_gainmap_info *info, const sy_gainmap_image *map,
+                                   sy_error *err) {
+    memset(s, 0, sizeof *s);
+    s->ctx = ctx, s->output = output, s->map = map;
+    s->extra.user = s;
+    int apple = info->kind != SY_GAINMAP_ULTRAHDR_JPEG;
+    if (format == SY_STILL_HEIC && !apple)
+        return sy__fail(err, SY_E_UNSUPPORTED, "%s: an Ultra HDR gain map cannot be written as HEIC", output);
+    if (format != SY_STILL_HEIC && format != SY_STILL_JPEG)
+        return sy__fail(err, SY_E_UNSUPPORTED, "%s: this format cannot carry a gain map", output);
+    s->map_xmp = apple ? sy__xmp_build_apple(ctx, info->apple_version ? info->apple_version : 131072,
+                                             info->apple_headroom, &s->map_xmp_len, err)
+                       : sy__xmp_build_gainmap(ctx, &info->params, &s->map_xmp_len, err);
+    if (!s->map_xmp) return err ? err->code : SY_E_BUDGET;
+    if (format == SY_STILL_HEIC) {
+        s->extra.heic_finish = heic_finish;
+        return SY_OK;
+    }
+    sy_status st = sy__gainmap_jpeg_encode(ctx, map->pixels, map->stride, map->width, map->height, map->channels,
+                                           quality, s->map_xmp, s->map_xmp_len, &s->map_jpeg, &s->map_jpeg_len, err);
+    if (st != SY_OK) return st;
+    if (!apple) { /* Ultra HDR: the Container directory names the map's length */
+        s->primary_xmp = sy__xmp_build_primary(ctx, s->map_jpeg_len, &s->primary_xmp_len, err);
+        if (!s->primary_xmp) return err ? err->code : SY_E_BUDGET;
+        s->extra.xmp = (const uint8_t *)s->primary_xmp, s->extra.xmp_len = s->primary_xmp_len;
+    }
+    sy__mpf_build(s->mpf, 0, 0, 0); /* sizes and offset patched in jpeg_finish */
+    s->extra.jpeg_app2 = s->mpf, s->extra.jpeg_app2_len = sizeof s->mpf;
+    s->extra.jpeg_finish = jpeg_finish;
+    return SY_OK;
+}
+
+void sy__gainmap_save_free(sy__gainmap_save *s) {
+    if (!s || !s->ctx) return;
+    sy__free(s->ctx, s->map_jpeg);
+    sy__free(s->ctx, s->map_xmp);
+    sy__free(s->ctx, s->primary_xmp);
+    memset(s, 0, sizeof *s);
+}

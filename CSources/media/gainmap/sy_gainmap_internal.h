@@ -1,0 +1,106 @@
+/* gainmap_internal.h — the parsers and builders behind sy_gainmap.h
+ * (engine-private). Every parser is bounded by its length and never trusts
+ * an offset or count from the file. */
+#ifndef SY_GAINMAP_INTERNAL_H
+#define SY_GAINMAP_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/sy_internal.h"
+#include "sy_gainmap.h"
+
+/* ---- MPF APP2 (CIPA DC-007), mpf.c ---- */
+
+#define SY__MPF_MAX_IMAGES 8
+
+typedef struct sy__mpf_entry {
+    uint32_t attribute, size, offset; /* offset relative to the TIFF header (0 for the first image) */
+} sy__mpf_entry;
+
+/* `p` = APP2 payload after "MPF\0" (starts with the TIFF header). Returns the
+ * number of entries (0..SY__MPF_MAX_IMAGES) or -1 when malformed. */
+int sy__mpf_parse(const uint8_t *p, size_t len, sy__mpf_entry *entries, uint32_t max);
+
+/* Bytes of the two-image APP2 payload sy__mpf_build writes ("MPF\0" included). */
+#define SY__MPF_PAYLOAD_LEN 86u
+/* Offsets (inside that payload) of the big-endian u32 fields patched later. */
+#define SY__MPF_PRIMARY_SIZE_AT 58u
+#define SY__MPF_MAP_SIZE_AT 74u
+#define SY__MPF_MAP_OFFSET_AT 78u
+/* Two entries: Baseline MP Primary (offset 0) and an "Undefined" gain map. */
+void sy__mpf_build(uint8_t out[SY__MPF_PAYLOAD_LEN], uint32_t primary_size, uint32_t map_size, uint32_t map_offset);
+
+/* ---- XMP, gainmap_xmp.c ---- */
+
+/* hdrgm:* of a gain-map XMP. Returns 1 with *p filled (defaults for missing
+ * optional fields), 0 when there is no hdrgm:Version, -1 when present but
+ * unusable (bad number, version other than 1.0, Max < Min, gamma <= 0);
+ * `why` (>= 96 bytes) says which. */
+int sy__xmp_hdrgm_parse(const char *xml, size_t len, sy_gainmap_params *p, char *why, size_t why_len);
+/* 1 when the packet has a hdrgm:Version (the primary's "this is Ultra HDR" signal). */
+int sy__xmp_has_hdrgm(const char *xml, size_t len);
+/* Apple HDRGainMap: version (0 when absent) and headroom (linear; 0 when absent). */
+void sy__xmp_apple_parse(const char *xml, size_t len, uint32_t *version, double *headroom);
+
+/* Builders: engine-allocated, NUL-terminated packets (length without the NUL). */
+char *sy__xmp_build_primary(sy_context *ctx, uint64_t map_length, size_t *len, sy_error *err);
+char *sy__xmp_build_gainmap(sy_context *ctx, const sy_gainmap_params *p, size_t *len, sy_error *err);
+char *sy__xmp_build_apple(sy_context *ctx, uint32_t version, double headroom, size_t *len, sy_error *err);
+
+/* ---- Apple MakerNote tags 33/48, apple_makernote.c ---- */
+
+/* From Exif TIFF bytes: 1 with both values, 0 when absent or malformed. */
+int sy__apple_makernote_headroom(const uint8_t *tiff, size_t len, double *m33, double *m48);
+/* Apple's headroom formula (linear, >= 1) from the two tags. */
+double sy__apple_headroom_from_makernote(double m33, double m48);
+
+/* ---- gain-map JPEG codec, gainmap_jpeg.c ---- */
+
+/* Encodes 8-bit greyscale (channels 1) or RGB (3) rows into a baseline JPEG in
+ * memory with one APP1 XMP packet (may be NULL). *out engine-allocated. */
+sy_status sy__gainmap_jpeg_encode(sy_context *ctx, const uint8_t *px, size_t stride, uint32_t w, uint32_t h,
+                                  uint32_t channels, int quality, const char *xmp, size_t xmp_len, uint8_t **out,
+                                  size_t *out_len, sy_error *err);
+/* Decodes a JPEG held in memory into 8-bit grey (1 component) or RGB. */
+sy_status sy__gainmap_jpeg_decode(sy_context *ctx, const char *path, const uint8_t *data, size_t len,
+                                  sy_gainmap_image *out, sy_error *err);
+/* The XMP packet of a JPEG held in memory (borrowed from `data`), or NULL. */
+const char *sy__jpeg_find_xmp(const uint8_t *data, size_t len, size_t *xmp_len);
+
+/* ---- geometry, gainmap_geometry.c ---- */
+
+/* The stored map turned upright by EXIF `orientation` and put through the
+ * recipe's geometry into dst_w x dst_h (engine-allocated result). */
+sy_status sy__gainmap_render(sy_context *ctx, const sy_gainmap_image *map, uint8_t orientation,
+                             const sy_recipe *recipe, uint8_t border_value, uint32_t dst_w, uint32_t dst_h,
+                             sy_gainmap_image *out, sy_error *err);
+
+/* ---- saving a map with a still, gainmap_save.c ---- */
+
+#include "edit/sy_edit_internal.h"
+
+typedef struct sy__gainmap_save {
+    sy_context *ctx;
+    const char *output;
+    const sy_gainmap_image *map;   /* borrowed, upright as the base */
+    uint8_t *map_jpeg;             /* JPEG target: the encoded map */
+    size_t map_jpeg_len;
+    char *map_xmp;                 /* Apple XMP (HEIC, Apple JPEG) or hdrgm XMP */
+    size_t map_xmp_len;
+    char *primary_xmp;             /* Ultra HDR Container XMP (JPEG), or NULL */
+    size_t primary_xmp_len;
+    uint8_t mpf[SY__MPF_PAYLOAD_LEN];
+    sy__still_extra extra;         /* hand to the still writer */
+} sy__gainmap_save;
+
+/* Prepares `s` for writing `map` with a base of `format` (JPEG or HEIC) in the
+ * form of `info`: Ultra HDR stays Ultra HDR (JPEG), Apple maps are written as
+ * Apple JPEG (MPF + HDRGainMap XMP) or Apple HEIC. `s` keeps pointers to
+ * `s` itself, `output` and `map`: do not move it before the write. */
+sy_status sy__gainmap_save_prepare(sy__gainmap_save *s, sy_context *ctx, const char *output, sy_still_format format,
+                                   int quality, const sy_gainmap_info *info, const sy_gainmap_image *map,
+                                   sy_error *err);
+void sy__gainmap_save_free(sy__gainmap_save *s);
+
+#endif

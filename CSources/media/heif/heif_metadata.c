@@ -1,0 +1,67 @@
+/* heif_metadata.c — Exif and XMP items describing the primary image (cdsc),
+ * and its ICC profile, read with our own HEIF reader. */
+#include <string.h>
+
+#include "still/sy_metadata.h"
+#include "bmff/sy_bmff.h"
+#include "heif/sy_heif.h"
+
+static sy_status take_item(sy_heif_file *file, uint32_t id, size_t skip, uint8_t **out, size_t *out_len,
+                           sy_context *ctx, sy_error *err) {
+    uint8_t *data = NULL;
+    size_t len = 0;
+    sy_status st = sy_heif_read_item(file, id, &data, &len, err);
+    if (st != SY_OK) return st;
+    if (skip <= len) {
+        *out = sy__alloc(ctx, len - skip + 1, 1, "heif metadata", err);
+        if (*out) {
+            memcpy(*out, data + skip, len - skip);
+            *out_len = len - skip;
+        } else {
+            st = err ? err->code : SY_E_BUDGET;
+        }
+    }
+    sy_heif_free_data(file, data);
+    return st;
+}
+
+sy_status sy__heif_metadata_read(sy_context *ctx, const char *path, sy__metadata *out, sy_error *err) {
+    memset(out, 0, sizeof *out);
+    sy_heif_file *file = NULL;
+    sy_status st = sy_heif_open(ctx, path, &file, err);
+    if (st != SY_OK) return st;
+    uint32_t primary = sy_heif_primary_id(file);
+    for (uint32_t i = 0; i < sy_heif_item_count(file) && st == SY_OK; i++) {
+        const sy_heif_item_info *item = sy_heif_item_at(file, i);
+        if (!item || item->describes != primary) continue;
+        if (item->type == SY_FOURCC('E', 'x', 'i', 'f') && !out->exif) {
+            /* payload: 32-bit offset to the TIFF header, then the Exif data */
+            uint8_t *raw = NULL;
+            size_t raw_len = 0;
+            st = take_item(file, item->id, 0, &raw, &raw_len, ctx, err);
+            if (st == SY_OK && raw && raw_len >= 4) {
+                uint32_t skip = (uint32_t)raw[0] << 24 | (uint32_t)raw[1] << 16 | (uint32_t)raw[2] << 8 | raw[3];
+                if ((uint64_t)skip + 4 + 8 <= raw_len) {
+                    out->exif_len = raw_len - 4 - skip;
+                    out->exif = sy__alloc(ctx, out->exif_len, 1, "heif exif", err);
+                    if (out->exif) memcpy(out->exif, raw + 4 + skip, out->exif_len);
+                    else st = err ? err->code : SY_E_BUDGET;
+                }
+            }
+            sy__free(ctx, raw);
+        } else if (item->type == SY_FOURCC('m', 'i', 'm', 'e') && !out->xmp &&
+                   strcmp(item->content_type, "application/rdf+xml") == 0) {
+            st = take_item(file, item->id, 0, &out->xmp, &out->xmp_len, ctx, err);
+        }
+    }
+    size_t icc_len = 0;
+    const uint8_t *icc = sy_heif_icc(file, primary, &icc_len);
+    if (st == SY_OK && icc && icc_len) {
+        out->icc = sy__alloc(ctx, icc_len, 1, "heif icc", err);
+        if (out->icc) memcpy(out->icc, icc, icc_len), out->icc_len = icc_len;
+        else st = err ? err->code : SY_E_BUDGET;
+    }
+    sy_heif_close(file);
+    if (st != SY_OK) sy__metadata_free(ctx, out);
+    return st;
+}

@@ -1,0 +1,140 @@
+/* libheif_fallback.c — HEIF probe and row source through libheif, for what
+ * our own reader does not decode (AV1/AVC/JPEG-coded items, iden/iovl).
+ *
+ * libheif 1.15 decodes the whole primary image at once (irot/imir applied, so
+ * rows are delivered upright with orientation 1). That costs ~6 bytes per
+ * pixel while open and is charged to the budget (reported as an over-budget
+ * cell by the collage). */
+#include <string.h>
+#include <libheif/heif.h>
+
+#include "base/sy_internal.h"
+#include "base/sy_source.h"
+
+typedef struct heif_source {
+    sy__source base;
+    sy_context *ctx;
+    struct heif_context *hctx;
+    struct heif_image_handle *handle;
+    struct heif_image *image;
+    const uint8_t *plane;
+    int stride;
+    uint32_t next_row;
+    size_t charged;
+} heif_source;
+
+static sy_status open_primary(const char *path, struct heif_context **hctx, struct heif_image_handle **handle,
+                              sy_error *err) {
+    *hctx = heif_context_alloc();
+    if (!*hctx) return sy__fail(err, SY_E_BUDGET, "%s: cannot allocate a libheif context", path);
+    heif_context_set_maximum_image_size_limit(*hctx, (int)SY_MAX_INPUT_DIMENSION);
+    struct heif_error he = heif_context_read_from_file(*hctx, path, NULL);
+    if (he.code == heif_error_Ok) he = heif_context_get_primary_image_handle(*hctx, handle);
+    if (he.code != heif_error_Ok) {
+        /* he.message lives in the libheif context: format before freeing it */
+        sy_status st = sy__fail_sub(err, he.code == heif_error_Memory_allocation_error ? SY_E_BUDGET : SY_E_INVALID_INPUT,
+                                    he.subcode, "%s: libheif cannot open it: %s", path, he.message ? he.message : "?");
+        heif_context_free(*hctx);
+        *hctx = NULL;
+        *handle = NULL;
+        return st;
+    }
+    return SY_OK;
+}
+
+static sy_status check_size(const char *path, int w, int h, sy_error *err) {
+    if (w <= 0 || h <= 0) return sy__fail(err, SY_E_INVALID_INPUT, "%s: HEIF has size %dx%d", path, w, h);
+    if ((uint64_t)w * (uint64_t)h > SY_MAX_INPUT_PIXELS || (uint32_t)w > SY_MAX_INPUT_DIMENSION ||
+        (uint32_t)h > SY_MAX_INPUT_DIMENSION)
+        return sy__fail(err, SY_E_BUDGET, "%s: HEIF %dx%d exceeds the input limit", path, w, h);
+    return SY_OK;
+}
+
+sy_status sy__libheif_probe(sy_context *ctx, const char *path, sy_image_info *out, sy_error *err) {
+    (void)ctx;
+    struct heif_context *hctx;
+    struct heif_image_handle *handle;
+    sy_status st = open_primary(path, &hctx, &handle, err);
+    if (st != SY_OK) return st;
+    int w = heif_image_handle_get_width(handle), h = heif_image_handle_get_height(handle);
+    st = check_size(path, w, h, err);
+    if (st == SY_OK) {
+        memset(out, 0, sizeof *out);
+        out->format = SY_FORMAT_HEIF;
+        out->width = out->stored_width = (uint32_t)w;
+        out->height = out->stored_height = (uint32_t)h;
+        out->orientation = 1; /* libheif applies irot/imir itself */
+        out->has_alpha = heif_image_handle_has_alpha_channel(handle) ? 1 : 0;
+        int depth = heif_image_handle_get_luma_bits_per_pixel(handle);
+        out->bit_depth = depth > 0 ? (uint8_t)depth : 8;
+    }
+    heif_image_handle_release(handle);
+    heif_context_free(hctx);
+    return st;
+}
+
+static sy_status heif_read_rows(sy__source *self, uint8_t *const *rows, uint32_t count, sy_error *err) {
+    heif_source *s = (heif_source *)self;
+    if (s->next_row + count > s->base.height) return sy__fail(err, SY_E_USAGE, "heif: read past the last row");
+    for (uint32_t i = 0; i < count; i++, s->next_row++)
+        memcpy(rows[i], s->plane + (size_t)s->next_row * (size_t)s->stride, (size_t)s->base.width * 3);
+    return SY_OK;
+}
+
+static sy_status heif_skip_rows(sy__source *self, uint32_t count, sy_error *err) {
+    heif_source *s = (heif_source *)self;
+    if (s->next_row + count > s->base.height) return sy__fail(err, SY_E_USAGE, "heif: skip past the last row");
+    s->next_row += count;
+    return SY_OK;
+}
+
+static void heif_close(sy__source *self) {
+    heif_source *s = (heif_source *)self;
+    if (!s) return;
+    if (s->image) heif_image_release(s->image);
+    if (s->handle) heif_image_handle_release(s->handle);
+    if (s->hctx) heif_context_free(s->hctx);
+    sy__discharge(s->ctx, s->charged);
+    sy__free(s->ctx, s);
+}
+
+sy_status sy__libheif_source_open(sy_context *ctx, const char *path, sy__source **out, sy_error *err) {
+    *out = NULL;
+    heif_source *s = sy__calloc(ctx, 1, sizeof *s, "heif source", err);
+    if (!s) return err ? err->code : SY_E_BUDGET;
+    s->ctx = ctx;
+    s->base.read_rows = heif_read_rows;
+    s->base.skip_rows = heif_skip_rows;
+    s->base.close = heif_close;
+    s->base.orientation = 1;
+    s->base.pixels = SY__PIX_RGB;
+    sy_status st = open_primary(path, &s->hctx, &s->handle, err);
+    if (st != SY_OK) goto fail;
+    int w = heif_image_handle_get_width(s->handle), h = heif_image_handle_get_height(s->handle);
+    if ((st = check_size(path, w, h, err)) != SY_OK) goto fail;
+    /* RGB output plus libde265's YCbCr planes and libheif's copies. */
+    size_t working = (size_t)w * (size_t)h * 6;
+    if ((st = sy__charge(ctx, working, path, err)) != SY_OK) goto fail;
+    s->charged = working;
+    s->base.working_bytes = working;
+    struct heif_error he = heif_decode_image(s->handle, &s->image, heif_colorspace_RGB, heif_chroma_interleaved_RGB, NULL);
+    if (he.code != heif_error_Ok) {
+        st = sy__fail_sub(err, SY_E_INVALID_INPUT, he.subcode, "%s: HEIF decode failed: %s", path,
+                          he.message ? he.message : "?");
+        goto fail;
+    }
+    int iw = heif_image_get_width(s->image, heif_channel_interleaved);
+    int ih = heif_image_get_height(s->image, heif_channel_interleaved);
+    s->plane = heif_image_get_plane_readonly(s->image, heif_channel_interleaved, &s->stride);
+    if (!s->plane || iw <= 0 || ih <= 0 || s->stride < iw * 3) {
+        st = sy__fail(err, SY_E_CODEC, "%s: libheif returned no RGB plane", path);
+        goto fail;
+    }
+    s->base.width = (uint32_t)iw;
+    s->base.height = (uint32_t)ih;
+    *out = &s->base;
+    return SY_OK;
+fail:
+    heif_close(&s->base);
+    return st;
+}

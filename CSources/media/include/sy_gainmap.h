@@ -1,0 +1,115 @@
+/* sy_gainmap.h — HDR gain maps: the forms read and written (issue 7; SPEC E6).
+ *
+ * A gain-map photo is an SDR base image plus a smaller greyscale "gain map"
+ * and a few numbers saying how much brighter each pixel may become on an HDR
+ * display. Forms understood (see ../shared/specs/gain-map.md):
+ *  - Ultra HDR JPEG: primary with hdrgm/Container XMP and an MPF APP2 index,
+ *    followed by a gain-map JPEG carrying hdrgm:* XMP (log2 units);
+ *  - Apple HEIC: hidden auxiliary 'hvc1' item of type
+ *    urn:com:apple:photo:2020:aux:hdrgainmap ('auxl' to the primary) with its
+ *    own XMP item (HDRGainMap:*), headroom from the XMP (v2) or the Exif
+ *    MakerNote tags 33/48;
+ *  - Apple JPEG: MPF image 2 whose XMP has HDRGainMap:HDRGainMapVersion.
+ * Detected but not interpreted (reported as SY_GAINMAP_UNINTERPRETABLE): an
+ * ISO 21496-1 'tmap' derived item in HEIF, an MPF secondary image without
+ * any gain-map XMP, a hdrgm version other than 1.0.
+ *
+ * This header holds the formats only; editing with the map in lockstep is
+ * sy_gainmap_edit.h (pipelines), HDR sample photos sy_sample.h (fixtures).
+ *
+ * Thread safety: calls are independent; a context is used by one call at a time.
+ */
+#ifndef SY_GAINMAP_H
+#define SY_GAINMAP_H
+
+#include "sy_base.h"
+#include "sy_render.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SY_APPLE_GAINMAP_URN "urn:com:apple:photo:2020:aux:hdrgainmap"
+
+typedef enum sy_gainmap_kind {
+    SY_GAINMAP_NONE = 0,            /* no gain map: an SDR photo */
+    SY_GAINMAP_ULTRAHDR_JPEG = 1,   /* MPF + hdrgm XMP */
+    SY_GAINMAP_APPLE_HEIC = 2,      /* auxiliary hdrgainmap item */
+    SY_GAINMAP_APPLE_JPEG = 3,      /* MPF image 2 with Apple HDRGainMap XMP */
+    SY_GAINMAP_UNINTERPRETABLE = 4, /* a gain map we can see but must not misread (detail says which) */
+} sy_gainmap_kind;
+
+/** Ultra HDR / ISO 21496-1 parameters (hdrgm XMP names; log2 where the XMP is). */
+typedef struct sy_gainmap_params {
+    uint32_t channels;          /* 1 or 3 sets of the per-channel values */
+    double min_log2[3];         /* hdrgm:GainMapMin */
+    double max_log2[3];         /* hdrgm:GainMapMax */
+    double gamma[3];            /* hdrgm:Gamma (linear, > 0) */
+    double offset_sdr[3];       /* hdrgm:OffsetSDR */
+    double offset_hdr[3];       /* hdrgm:OffsetHDR */
+    double capacity_min;        /* hdrgm:HDRCapacityMin (log2) */
+    double capacity_max;        /* hdrgm:HDRCapacityMax (log2) */
+    uint8_t base_is_hdr;        /* hdrgm:BaseRenditionIsHDR */
+} sy_gainmap_params;
+
+typedef struct sy_gainmap_info {
+    sy_gainmap_kind kind;
+    char detail[160];             /* what was found; for UNINTERPRETABLE, why it cannot be used */
+    uint32_t base_width, base_height; /* primary as stored */
+    uint32_t map_width, map_height;   /* gain map as stored (0 when unknown) */
+    uint32_t map_channels;            /* 1 or 3 */
+    sy_gainmap_params params;         /* ULTRAHDR_JPEG */
+    double apple_headroom;            /* APPLE_*: linear headroom used to apply the map (>= 1) */
+    uint32_t apple_version;           /* HDRGainMap:HDRGainMapVersion (65536, 131072), 0 if absent */
+    uint8_t apple_headroom_source;    /* 0 none, 1 XMP HDRGainMapHeadroom, 2 MakerNote 33/48 */
+    double maker33, maker48;          /* MakerNote values when present (NaN otherwise) */
+    uint8_t has_iso21496;             /* ISO 21496-1 APP2 or 'tmap' item seen */
+    uint8_t orientation;              /* EXIF/irot orientation of the primary (1..8), applied to both images */
+    uint64_t map_offset, map_length;  /* JPEG: gain-map JPEG bytes in the file; HEIC: item id in map_offset */
+} sy_gainmap_info;
+
+/** Reads the gain-map structure and metadata of `path` (JPEG or HEIF; other
+ *  formats report SY_GAINMAP_NONE). No pixels are decoded. Errors name the
+ *  file: SY_E_INVALID_INPUT for a broken container. A corrupt *gain map
+ *  metadata block* is not an error: kind becomes UNINTERPRETABLE. */
+sy_status sy_gainmap_probe(sy_context *ctx, const char *path, sy_gainmap_info *out, sy_error *err);
+
+/** A decoded gain map, as stored (not yet oriented): 8-bit, `channels` per pixel. */
+typedef struct sy_gainmap_image {
+    uint8_t *pixels;
+    size_t stride;
+    uint32_t width, height, channels;
+} sy_gainmap_image;
+
+/** Decodes the gain map described by `info` (from sy_gainmap_probe of the same
+ *  path). SY_E_INVALID_INPUT / SY_E_CODEC (naming the file) when it does not
+ *  decode or its size disagrees with its container. Free with sy_gainmap_image_free. */
+sy_status sy_gainmap_decode(sy_context *ctx, const char *path, const sy_gainmap_info *info, sy_gainmap_image *out,
+                            sy_error *err);
+void sy_gainmap_image_free(sy_context *ctx, sy_gainmap_image *img);
+
+/** The recipe's geometry only (crop, straighten, quarter turns, flips, border
+ *  width) with every colour step neutral; the border gets `border_value` grey,
+ *  the map code that means "no gain". This is how a gain map is rendered. */
+void sy_recipe_geometry_only(const sy_recipe *in, uint8_t border_value, sy_recipe *out);
+
+/** Map code (0..255) that applies no gain (HDR = SDR) for `info`. */
+uint8_t sy_gainmap_neutral_code(const sy_gainmap_info *info);
+
+/** HDR linear light from one SDR linear RGB value and its gain-map code(s) at
+ *  full HDR display capacity: Ultra HDR (SDR + k_sdr) * 2^L - k_hdr, Apple
+ *  SDR * (1 + (headroom - 1) * g). `code` has map_channels entries. */
+void sy_gainmap_apply(const sy_gainmap_info *info, const float sdr_linear[3], const uint8_t *code, float hdr_linear[3]);
+
+/** HDR reconstruction of a whole image: `base` upright RGB8 sRGB-encoded
+ *  (width x height, stride), `map` oriented the same (any size: sampled
+ *  bilinearly at the base pixel centres), into `out` (width*height*3 floats,
+ *  linear light, SDR white = 1). */
+sy_status sy_gainmap_reconstruct(const sy_gainmap_info *info, const uint8_t *base, size_t base_stride,
+                                 uint32_t width, uint32_t height, const sy_gainmap_image *map, float *out,
+                                 sy_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

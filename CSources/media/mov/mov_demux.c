@@ -1,0 +1,1240 @@
+/* mov_demux.c — QuickTime / MP4 demuxer over the bounded BMFF cursor (issue 4).
+ *
+ * sy_mov_open walks the top-level boxes by header only (mdat is never read),
+ * loads `moov` whole (≤ SY_MOV_MOOV_CAP, one engine allocation) and walks it
+ * with sy_bmff_cursor, exactly like heif_file.c does with `meta`. Sample tables
+ * stay in the moov buffer (big-endian); their entry counts are checked against
+ * the bytes present at open. The first sample lookup of a track builds a small
+ * index (stts run starts, ctts run starts, chunk → first sample, sorted stss),
+ * whose size is bounded by the table bytes, not by the sample count.
+ *
+ * Hostile-input rules: every count is checked against the bytes left before
+ * it is used or allocated from; 64-bit sums are overflow checked; mandatory
+ * boxes (mvhd; per trak tkhd, mdia, mdhd, hdlr, minf, stbl, stsd, stts, stsc,
+ * stsz|stz2, stco|co64) missing or duplicated fail the open with the box and
+ * offset named; optional boxes that do not parse are ignored.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "bmff/sy_bmff.h"
+#include "bmff/sy_bmff_file.h"
+#include "sy_mov.h"
+#include "base/sy_internal.h"
+
+#define FCC SY_FOURCC
+#define MOV_MAX_TRACKS 4096u
+
+typedef struct mov_track {
+    sy_mov_track_info info;
+    uint64_t trak_offset; /* absolute, for messages */
+    /* codec configuration (borrowed from moov) */
+    const uint8_t *config;
+    size_t config_len;
+    uint32_t config_type;
+    /* first sample entry, header included (borrowed from moov) */
+    const uint8_t *entry;
+    size_t entry_len;
+    /* edit list (borrowed) */
+    const uint8_t *elst;
+    uint8_t elst_version;
+    /* sample tables: pointers to the first entry inside moov, counts checked */
+    const uint8_t *stts, *ctts, *stsc, *stsz, *stco, *stss;
+    uint32_t stts_n, ctts_n, stsc_n, stss_n, chunk_n;
+    uint32_t stsz_const, stsz_n; /* constant size (0 = table), declared count */
+    uint8_t stsz_bits;           /* 32 (stsz) or 4/8/16 (stz2) */
+    uint8_t co64;
+    uint64_t stbl_offset;
+    /* mebx keys */
+    sy_mov_mebx_key *mebx;
+    /* lazy index */
+    int indexed;
+    uint32_t *stts_first; /* stts_n + 1 */
+    uint64_t *stts_dts;   /* stts_n */
+    uint32_t *ctts_first; /* ctts_n + 1 */
+    uint32_t *chunk_first; /* chunk_n + 1 */
+    uint32_t *keys;       /* sorted 0-based keyframes */
+    uint32_t key_n;
+    /* sequential-access cache (offset inside a chunk) */
+    int cache_valid;
+    uint32_t cache_chunk, cache_sample;
+    uint64_t cache_offset;
+} mov_track;
+
+typedef struct mov_meta_item {
+    const char *key;
+    uint32_t type;
+    const uint8_t *value;
+    size_t len;
+} mov_meta_item;
+
+/* Engine allocations owned by the handle besides the fixed arrays. */
+typedef struct mov_block {
+    struct mov_block *next;
+} mov_block;
+
+struct sy_mov {
+    sy_context *ctx;
+    FILE *fp;
+    int fd;
+    char *path;
+    sy_mov_info info;
+    uint8_t *moov; /* whole moov box, header included */
+    mov_track *tracks;
+    mov_meta_item *meta;
+    uint32_t meta_n, meta_cap;
+    mov_block *blocks;
+};
+
+/* ---- errors ---- */
+
+
+/* "path: reason ('box', offset N)"; `offset` is absolute in the file. */
+__attribute__((format(printf, 6, 7))) static sy_status bad(const sy_mov *m, sy_error *err, sy_status code, uint32_t box,
+                                                           uint64_t offset, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    sy_status st = sy__bmff_fail(err, code, m->path, box, offset, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+static sy_status next_box(const sy_mov *m, sy_bmff_cursor *c, sy_bmff_box *b, sy_error *err) {
+    return sy__bmff_next_in(m->path, c, b, err);
+}
+
+/* ---- helpers ---- */
+
+static uint32_t be32(const uint8_t *p) {
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+static uint64_t be64(const uint8_t *p) { return (uint64_t)be32(p) << 32 | be32(p + 4); }
+static uint16_t be16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+
+static uint64_t abs_off(const sy_mov *m, uint64_t moov_offset) { return m->info.moov_offset + moov_offset; }
+
+static sy_bmff_span span_of(const sy_mov *m, const sy_bmff_box *b) {
+    sy_bmff_span s = {m->moov + b->payload_offset, b->payload_size};
+    return s;
+}
+
+static void *block_alloc(sy_mov *m, size_t count, size_t size, const char *reason, sy_error *err) {
+    size_t bytes;
+    if (!sy__mul_ok(count, size, &bytes) || bytes > SIZE_MAX - sizeof(mov_block) - 16) {
+        sy__fail(err, SY_E_BUDGET, "%s: %s: %zu x %zu bytes overflows", sy__short_path(m->path), reason, count, size);
+        return NULL;
+    }
+    /* keep the payload 16-byte aligned */
+    mov_block *b = sy__calloc(m->ctx, 1, bytes + 16, reason, err);
+    if (!b) return NULL;
+    b->next = m->blocks;
+    m->blocks = b;
+    return (uint8_t *)b + 16;
+}
+
+static sy_status read_at(const sy_mov *m, uint64_t offset, void *dst, size_t n, sy_error *err) {
+    return sy__bmff_read_at(m->fd, m->path, offset, dst, n, err);
+}
+
+/* ---- ftyp ---- */
+
+static sy_status parse_ftyp(sy_mov *m, uint64_t pos, uint64_t payload_offset, uint64_t payload_size, sy_error *err) {
+    if (payload_size < 8)
+        return bad(m, err, SY_E_INVALID_INPUT, FCC('f', 't', 'y', 'p'), pos, "ftyp too short (%llu bytes)",
+                   (unsigned long long)payload_size);
+    uint8_t b[8];
+    sy_status st = read_at(m, payload_offset, b, 8, err);
+    if (st != SY_OK) return st;
+    m->info.major_brand = be32(b);
+    m->info.minor_version = be32(b + 4);
+    return SY_OK;
+}
+
+/* ---- mvhd ---- */
+
+static sy_status parse_mvhd(sy_mov *m, const sy_bmff_box *b, sy_error *err) {
+    sy_bmff_span s = span_of(m, b);
+    uint8_t v;
+    uint32_t flags, ts = 0, d32 = 0;
+    uint64_t d64 = 0;
+    int ok = sy_bmff_full_header(&s, &v, &flags);
+    if (ok && v == 1) ok = sy_bmff_skip(&s, 16) && sy_bmff_u32(&s, &ts) && sy_bmff_u64(&s, &d64);
+    else if (ok && v == 0) {
+        ok = sy_bmff_skip(&s, 8) && sy_bmff_u32(&s, &ts) && sy_bmff_u32(&s, &d32);
+        d64 = d32 == 0xFFFFFFFFu ? 0 : d32;
+    } else if (ok)
+        return bad(m, err, SY_E_UNSUPPORTED, b->type, abs_off(m, b->offset), "mvhd version %u", v);
+    if (!ok) return bad(m, err, SY_E_INVALID_INPUT, b->type, abs_off(m, b->offset), "mvhd too short");
+    m->info.timescale = ts;
+    m->info.duration = d64;
+    m->info.duration_seconds = ts ? (double)d64 / ts : 0;
+    return SY_OK;
+}
+
+/* ---- metadata (mdta keys + ilst) ---- */
+
+static sy_status meta_push(sy_mov *m, const mov_meta_item *it, sy_error *err) {
+    if (m->meta_n == m->meta_cap) {
+        uint32_t cap = m->meta_cap ? m->meta_cap * 2 : 16;
+        if (cap > 4u * SY_BMFF_MAX_CHILDREN) return sy__fail(err, SY_E_INVALID_INPUT, "%s: too many metadata items", sy__short_path(m->path));
+        mov_meta_item *n = sy__alloc(m->ctx, cap, sizeof *n, "mov metadata items", err);
+        if (!n) return err ? err->code : SY_E_BUDGET;
+        if (m->meta_n) memcpy(n, m->meta, m->meta_n * sizeof *n);
+        sy__free(m->ctx, m->meta);
+        m->meta = n;
+        m->meta_cap = cap;
+    }
+    m->meta[m->meta_n++] = *it;
+    return SY_OK;
+}
+
+/* A `meta` box inside moov or udta. QuickTime writes it without version/flags,
+ * ISO (ffmpeg's udta/meta) with; the handler must be 'mdta'. */
+static sy_status parse_meta(sy_mov *m, const sy_bmff_cursor *parent, const sy_bmff_box *mb, sy_error *err) {
+    uint64_t skip = 4;
+    if (mb->payload_size >= 8 && be32(m->moov + mb->payload_offset + 4) == FCC('h', 'd', 'l', 'r')) skip = 0;
+    sy_bmff_cursor c;
+    sy_bmff_box b;
+    sy_bmff_box keys = {0}, ilst = {0};
+    uint32_t handler = 0;
+    sy_bmff_cursor_children(&c, parent, mb, skip);
+    for (;;) {
+        sy_status st = next_box(m, &c, &b, err);
+        if (st != SY_OK) return st;
+        if (!b.type) break;
+        if (b.type == FCC('h', 'd', 'l', 'r') && !handler) {
+            sy_bmff_span s = span_of(m, &b);
+            uint8_t v;
+            uint32_t f;
+            if (sy_bmff_full_header(&s, &v, &f) && sy_bmff_skip(&s, 4)) sy_bmff_u32(&s, &handler);
+        } else if (b.type == FCC('k', 'e', 'y', 's') && !keys.type) {
+            keys = b;
+        } else if (b.type == FCC('i', 'l', 's', 't') && !ilst.type) {
+            ilst = b;
+        }
+    }
+    if (handler != FCC('m', 'd', 't', 'a') || !keys.type || !ilst.type) return SY_OK; /* not QuickTime metadata */
+    /* keys: FullBox, entry_count, then (u32 size, u32 namespace, name) */
+    sy_bmff_span s = span_of(m, &keys);
+    uint8_t v;
+    uint32_t f, count;
+    if (!sy_bmff_full_header(&s, &v, &f) || !sy_bmff_u32(&s, &count))
+        return bad(m, err, SY_E_INVALID_INPUT, keys.type, abs_off(m, keys.offset), "keys too short");
+    if (count > s.left / 8)
+        return bad(m, err, SY_E_INVALID_INPUT, keys.type, abs_off(m, keys.offset),
+                   "keys declares %u entries but holds %llu bytes", count, (unsigned long long)s.left);
+    /* names: pool of at most the box payload (each name is shorter than its entry) */
+    const char **names = NULL;
+    char *pool = NULL;
+    if (count) {
+        names = block_alloc(m, count, sizeof *names, "mov metadata keys", err);
+        pool = names ? block_alloc(m, (size_t)s.left + 1, 1, "mov metadata key names", err) : NULL;
+        if (!names || !pool) return err ? err->code : SY_E_BUDGET;
+    }
+    size_t used = 0;
+    for (uint32_t k = 0; k < count; k++) {
+        uint32_t size, ns;
+        const uint8_t *at = s.p;
+        if (!sy_bmff_u32(&s, &size) || !sy_bmff_u32(&s, &ns) || size < 8 || size - 8 > s.left)
+            return bad(m, err, SY_E_INVALID_INPUT, keys.type, abs_off(m, keys.offset) + (uint64_t)(at - (m->moov + keys.offset)),
+                       "key %u of %u has a bad size", k + 1, count);
+        size_t n = size - 8;
+        memcpy(pool + used, s.p, n);
+        pool[used + n] = '\0';
+        names[k] = pool + used;
+        used += n + 1;
+        sy_bmff_skip(&s, n);
+        (void)ns;
+    }
+    /* ilst: one child per value, its type the 1-based key index; first `data` child */
+    sy_bmff_cursor ic, dc;
+    sy_bmff_box item, d;
+    sy_bmff_cursor_children(&ic, parent, &ilst, 0);
+    for (;;) {
+        sy_status st = next_box(m, &ic, &item, err);
+        if (st != SY_OK) return st;
+        if (!item.type) break;
+        if (item.type == 0 || item.type > count) continue; /* unknown key index: skipped */
+        sy_bmff_cursor_children(&dc, parent, &item, 0);
+        for (;;) {
+            if ((st = next_box(m, &dc, &d, err)) != SY_OK) return st;
+            if (!d.type) break;
+            if (d.type != FCC('d', 'a', 't', 'a')) continue;
+            sy_bmff_span ds = span_of(m, &d);
+            uint32_t type, locale;
+            if (!sy_bmff_u32(&ds, &type) || !sy_bmff_u32(&ds, &locale))
+                return bad(m, err, SY_E_INVALID_INPUT, d.type, abs_off(m, d.offset), "data box too short (%llu bytes)",
+                           (unsigned long long)d.payload_size);
+            mov_meta_item it = {names[item.type - 1], type & 0xFFFFFFu, ds.p, (size_t)ds.left};
+            if ((st = meta_push(m, &it, err)) != SY_OK) return st;
+            break;
+        }
+    }
+    return SY_OK;
+}
+
+/* ---- sample entries ---- */
+
+static void take_config(mov_track *t, const sy_mov *m, const sy_bmff_box *b) {
+    if (t->config) return;
+    uint64_t skip = (b->type == FCC('e', 's', 'd', 's')) ? 4 : 0;
+    if (b->payload_size < skip) return;
+    t->config = m->moov + b->payload_offset + skip;
+    t->config_len = (size_t)(b->payload_size - skip);
+    t->config_type = b->type;
+}
+
+static int is_config(uint32_t type) {
+    return type == FCC('h', 'v', 'c', 'C') || type == FCC('a', 'v', 'c', 'C') || type == FCC('e', 's', 'd', 's') ||
+           type == FCC('a', 'v', '1', 'C');
+}
+
+/* Children of a sample entry after `skip` bytes: codec configuration (also inside `wave`).
+ * Extension boxes that do not parse are ignored (they are optional). */
+static void scan_entry_children(mov_track *t, const sy_mov *m, const sy_bmff_cursor *parent, const sy_bmff_box *entry,
+                                uint64_t skip, int depth) {
+    sy_bmff_cursor c;
+    sy_bmff_box b;
+    sy_bmff_cursor_children(&c, parent, entry, skip);
+    while (sy_bmff_next(&c, &b, NULL) == SY_OK && b.type) {
+        if (is_config(b.type)) take_config(t, m, &b);
+        else if (b.type == FCC('w', 'a', 'v', 'e') && depth == 0) scan_entry_children(t, m, parent, &b, 0, 1);
+    }
+}
+
+/* mebx: 8-byte sample entry header, then a plain `keys` box whose children are
+ * typed by local key id and hold `keyd` (namespace + name) and `dtyp`. */
+static sy_status parse_mebx(mov_track *t, sy_mov *m, const sy_bmff_cursor *parent, const sy_bmff_box *entry,
+                            sy_error *err) {
+    sy_bmff_cursor c, kc, ec;
+    sy_bmff_box b, k, e;
+    sy_bmff_cursor_children(&c, parent, entry, 8);
+    for (;;) {
+        sy_status st = next_box(m, &c, &b, err);
+        if (st != SY_OK) return st;
+        if (!b.type) return SY_OK;
+        if (b.type == FCC('k', 'e', 'y', 's')) break;
+    }
+    uint32_t n = 0;
+    sy_bmff_cursor_children(&kc, parent, &b, 0);
+    for (;;) {
+        sy_status st = next_box(m, &kc, &k, err);
+        if (st != SY_OK) return st;
+        if (!k.type) break;
+        n++;
+    }
+    if (!n) return SY_OK;
+    sy_mov_mebx_key *keys = block_alloc(m, n, sizeof *keys, "mov mebx keys", err);
+    char *pool = keys ? block_alloc(m, (size_t)b.payload_size + 1, 1, "mov mebx key names", err) : NULL;
+    if (!keys || !pool) return err ? err->code : SY_E_BUDGET;
+    size_t used = 0;
+    uint32_t i = 0;
+    sy_bmff_cursor_children(&kc, parent, &b, 0);
+    while (i < n && sy_bmff_next(&kc, &k, NULL) == SY_OK && k.type) {
+        sy_mov_mebx_key *key = &keys[i++];
+        int named = 0;
+        key->local_id = k.type;
+        sy_bmff_cursor_children(&ec, parent, &k, 0);
+        for (;;) {
+            sy_status st = next_box(m, &ec, &e, err);
+            if (st != SY_OK) return st;
+            if (!e.type) break;
+            sy_bmff_span s = span_of(m, &e);
+            if (e.type == FCC('k', 'e', 'y', 'd') && !named && sy_bmff_u32(&s, &key->key_namespace)) {
+                /* name + NUL fit: every keyd's payload lies inside the keys payload */
+                named = 1;
+                size_t len = (size_t)s.left;
+                memcpy(pool + used, s.p, len);
+                pool[used + len] = '\0';
+                key->name = pool + used;
+                used += len + 1;
+            } else if (e.type == FCC('d', 't', 'y', 'p') && sy_bmff_u32(&s, &key->datatype_namespace)) {
+                if (key->datatype_namespace == 0) sy_bmff_u32(&s, &key->datatype);
+            }
+        }
+        if (!named) { /* no keyd: empty name */
+            key->name = pool + used;
+            used += 1;
+        }
+    }
+    t->mebx = keys;
+    t->info.mebx_key_count = i;
+    return SY_OK;
+}
+
+static sy_status parse_stsd(mov_track *t, sy_mov *m, const sy_bmff_cursor *parent, const sy_bmff_box *b, sy_error *err) {
+    sy_bmff_span s = span_of(m, b);
+    uint8_t v;
+    uint32_t f, count;
+    if (!sy_bmff_full_header(&s, &v, &f) || !sy_bmff_u32(&s, &count))
+        return bad(m, err, SY_E_INVALID_INPUT, b->type, abs_off(m, b->offset), "stsd too short");
+    if (count > s.left / 8)
+        return bad(m, err, SY_E_INVALID_INPUT, b->type, abs_off(m, b->offset),
+                   "stsd declares %u entries but holds %llu bytes", count, (unsigned long long)s.left);
+    t->info.sample_entry_count = count;
+    if (!count) return SY_OK;
+    sy_bmff_cursor c;
+    sy_bmff_box e;
+    sy_bmff_cursor_children(&c, parent, b, 8);
+    sy_status st = next_box(m, &c, &e, err);
+    if (st != SY_OK) return st;
+    if (!e.type) return SY_OK;
+    t->info.codec = e.type;
+    t->entry = m->moov + e.offset;
+    t->entry_len = (size_t)e.size;
+    sy_bmff_span es = span_of(m, &e);
+    const uint32_t h = t->info.handler;
+    if (e.type == FCC('m', 'e', 'b', 'x')) return parse_mebx(t, m, parent, &e, err);
+    if (h == FCC('v', 'i', 'd', 'e')) {
+        /* VisualSampleEntry: 6 reserved, dref u16, 16 bytes, width u16, height u16, ... 78 bytes */
+        if (es.left >= 78) {
+            t->info.width = be16(es.p + 24);
+            t->info.height = be16(es.p + 26);
+            scan_entry_children(t, m, parent, &e, 78, 0);
+        }
+    } else if (h == FCC('s', 'o', 'u', 'n')) {
+        /* SoundSampleEntry (QuickTime v0/v1/v2 layout, ISO = v0) */
+        if (es.left >= 28) {
+            uint16_t ver = be16(es.p + 8);
+            t->info.channels = be16(es.p + 16);
+            t->info.bits_per_sample = be16(es.p + 18);
+            t->info.sample_rate = be32(es.p + 24) / 65536.0;
+            uint64_t skip = 28;
+            if (ver == 1 && es.left >= 44) {
+                skip = 44;
+            } else if (ver == 2 && es.left >= 64) {
+                uint64_t bits = be64(es.p + 32);
+                double rate;
+                memcpy(&rate, &bits, sizeof rate);
+                t->info.sample_rate = isfinite(rate) && rate >= 0 && rate < 1e9 ? rate : 0;
+                t->info.channels = be32(es.p + 40);
+                t->info.bits_per_sample = be32(es.p + 48);
+                skip = 64;
+            }
+            if (skip <= es.left) scan_entry_children(t, m, parent, &e, skip, 0);
+        }
+    }
+    return SY_OK;
+}
+
+/* ---- sample tables ---- */
+
+/* A table FullBox: version/flags, u32 count, then count * entry bytes that must be present. */
+static sy_status table(sy_mov *m, const sy_bmff_box *b, uint32_t entry, const uint8_t **first, uint32_t *n,
+                       uint8_t *version, sy_error *err) {
+    sy_bmff_span s = span_of(m, b);
+    uint8_t v;
+    uint32_t f, count;
+    char name[16];
+    if (!sy_bmff_full_header(&s, &v, &f) || !sy_bmff_u32(&s, &count))
+        return bad(m, err, SY_E_INVALID_INPUT, b->type, abs_off(m, b->offset), "%s too short",
+                   sy_bmff_fourcc_text(b->type, name));
+    if (count > s.left / entry)
+        return bad(m, err, SY_E_INVALID_INPUT, b->type, abs_off(m, b->offset),
+                   "%s declares %u entries of %u bytes but holds %llu bytes", sy_bmff_fourcc_text(b->type, name), count,
+                   entry, (unsigned long long)s.left);
+    *first = s.p;
+    *n = count;
+    if (version) *version = v;
+    return SY_OK;
+}
+
+static sy_status parse_stbl(mov_track *t, sy_mov *m, const sy_bmff_cursor *parent, const sy_bmff_box *stbl,
+                            sy_error *err) {
+    sy_bmff_cursor c;
+    sy_bmff_box b;
+    sy_bmff_box stsd = {0};
+    int have_stts = 0, have_ctts = 0, have_stsc = 0, have_sz = 0, have_co = 0, have_stss = 0;
+    const uint64_t at = abs_off(m, stbl->offset);
+    t->stbl_offset = at;
+    sy_bmff_cursor_children(&c, parent, stbl, 0);
+    for (;;) {
+        sy_status st = next_box(m, &c, &b, err);
+        if (st != SY_OK) return st;
+        if (!b.type) break;
+        const uint64_t bo = abs_off(m, b.offset);
+        uint8_t v;
+        int dup = 0;
+        switch (b.type) {
+        case FCC('s', 't', 's', 'd'):
+            if (stsd.type) dup = 1;
+            stsd = b;
+            break;
+        case FCC('s', 't', 't', 's'):
+            if (have_stts++) dup = 1;
+            else if ((st = table(m, &b, 8, &t->stts, &t->stts_n, NULL, err)) != SY_OK) return st;
+            break;
+        case FCC('c', 't', 't', 's'):
+            if (have_ctts++) dup = 1;
+            else if ((st = table(m, &b, 8, &t->ctts, &t->ctts_n, NULL, err)) != SY_OK) return st;
+            break;
+        case FCC('s', 't', 's', 'c'):
+            if (have_stsc++) dup = 1;
+            else if ((st = table(m, &b, 12, &t->stsc, &t->stsc_n, NULL, err)) != SY_OK) return st;
+            break;
+        case FCC('s', 't', 's', 's'):
+            if (have_stss++) dup = 1;
+            else if ((st = table(m, &b, 4, &t->stss, &t->stss_n, NULL, err)) != SY_OK) return st;
+            break;
+        case FCC('s', 't', 'c', 'o'):
+        case FCC('c', 'o', '6', '4'):
+            if (have_co++) dup = 1;
+            else {
+                t->co64 = b.type == FCC('c', 'o', '6', '4');
+                if ((st = table(m, &b, t->co64 ? 8 : 4, &t->stco, &t->chunk_n, NULL, err)) != SY_OK) return st;
+            }
+            break;
+        case FCC('s', 't', 's', 'z'): {
+            if (have_sz++) {
+                dup = 1;
+                break;
+            }
+            sy_bmff_span s = span_of(m, &b);
+            uint32_t f, size, count;
+            if (!sy_bmff_full_header(&s, &v, &f) || !sy_bmff_u32(&s, &size) || !sy_bmff_u32(&s, &count))
+                return bad(m, err, SY_E_INVALID_INPUT, b.type, bo, "stsz too short");
+            if (size == 0 && count > s.left / 4)
+                return bad(m, err, SY_E_INVALID_INPUT, b.type, bo, "stsz declares %u sizes but holds %llu bytes", count,
+                           (unsigned long long)s.left);
+            t->stsz_const = size;
+            t->stsz_n = count;
+            t->stsz = s.p;
+            t->stsz_bits = 32;
+            break;
+        }
+        case FCC('s', 't', 'z', '2'): {
+            if (have_sz++) {
+                dup = 1;
+                break;
+            }
+            sy_bmff_span s = span_of(m, &b);
+            uint32_t f, field, count;
+            if (!sy_bmff_full_header(&s, &v, &f) || !sy_bmff_u32(&s, &field) || !sy_bmff_u32(&s, &count))
+                return bad(m, err, SY_E_INVALID_INPUT, b.type, bo, "stz2 too short");
+            field &= 0xFF;
+            if (field != 4 && field != 8 && field != 16)
+                return bad(m, err, SY_E_INVALID_INPUT, b.type, bo, "stz2 field size %u (must be 4, 8 or 16)", field);
+            if (((uint64_t)count * field + 7) / 8 > s.left)
+                return bad(m, err, SY_E_INVALID_INPUT, b.type, bo, "stz2 declares %u sizes but holds %llu bytes", count,
+                           (unsigned long long)s.left);
+            t->stsz_const = 0;
+            t->stsz_n = count;
+            t->stsz = s.p;
+            t->stsz_bits = (uint8_t)field;
+            break;
+        }
+        default:
+            break;
+        }
+        if (dup) {
+            char name[16];
+            return bad(m, err, SY_E_INVALID_INPUT, b.type, bo, "second %s box in track %u", sy_bmff_fourcc_text(b.type, name),
+                       t->info.id);
+        }
+    }
+    const char *missing = !stsd.type ? "stsd" : !have_stts ? "stts" : !have_stsc ? "stsc" : !have_sz ? "stsz or stz2"
+                                                                    : !have_co   ? "stco or co64"
+                                                                                 : NULL;
+    if (missing)
+        return bad(m, err, SY_E_INVALID_INPUT, stbl->type, at, "track %u: sample table has no %s box", t->info.id, missing);
+    if (!have_stss) t->stss = NULL;
+    t->info.all_sync = !have_stss;
+    t->info.keyframe_count = t->stss_n;
+    sy_status st = parse_stsd(t, m, parent, &stsd, err);
+    if (st != SY_OK) return st;
+
+    /* Sample count: stsz, limited by what stts and the chunks describe. */
+    uint64_t n = t->stsz_n, stts_total = 0, chunk_total = 0;
+    if (n > SY_MOV_MAX_SAMPLES)
+        return bad(m, err, SY_E_BUDGET, stbl->type, at, "track %u declares %llu samples, more than the %u cap",
+                   t->info.id, (unsigned long long)n, SY_MOV_MAX_SAMPLES);
+    for (uint32_t i = 0; i < t->stts_n && stts_total < n; i++) stts_total += be32(t->stts + 8ull * i);
+    uint32_t prev_first = 0;
+    for (uint32_t i = 0; i < t->stsc_n && chunk_total < n; i++) {
+        const uint8_t *p = t->stsc + 12ull * i;
+        uint32_t first = be32(p), spc = be32(p + 4);
+        if (first == 0 || first <= prev_first)
+            return bad(m, err, SY_E_INVALID_INPUT, stbl->type, at,
+                       "track %u: stsc entry %u starts at chunk %u, not after chunk %u", t->info.id, i + 1, first,
+                       prev_first);
+        if (i == 0 && first != 1)
+            return bad(m, err, SY_E_INVALID_INPUT, stbl->type, at, "track %u: stsc does not start at chunk 1", t->info.id);
+        prev_first = first;
+        if (first > t->chunk_n) break;
+        uint32_t next = i + 1 < t->stsc_n ? be32(t->stsc + 12ull * (i + 1)) : t->chunk_n + 1;
+        if (next > t->chunk_n + 1) next = t->chunk_n + 1;
+        if (next <= first) continue; /* reported as an error on the next iteration */
+        chunk_total += (uint64_t)(next - first) * spc;
+    }
+    if (stts_total < n) n = stts_total;
+    if (chunk_total < n) n = chunk_total;
+    t->info.sample_count = (uint32_t)n;
+    return SY_OK;
+}
+
+/* ---- trak ---- */
+
+static void set_language(mov_track *t, uint16_t code) {
+    char *l = t->info.language;
+    if (code >= 0x400 && code != 0x7FFF) {
+        l[0] = (char)(((code >> 10) & 31) + 0x60);
+        l[1] = (char)(((code >> 5) & 31) + 0x60);
+        l[2] = (char)((code & 31) + 0x60);
+        for (int i = 0; i < 3; i++)
+            if (l[i] < 'a' || l[i] > 'z') {
+                memcpy(l, "und", 4);
+                return;
+            }
+        l[3] = '\0';
+    } else if (code == 0) {
+        memcpy(l, "eng", 4); /* Macintosh language code 0 */
+    } else {
+        memcpy(l, "und", 4);
+    }
+}
+
+/* The matrix as "rotate clockwise, then flip horizontally" (the flip negates
+ * a and c only, so b and d carry the rotation): x' = a x + c y, y' = b x + d y. */
+static void matrix_to_rotation(sy_mov_track_info *in) {
+    const int32_t a = in->matrix[0], b = in->matrix[1], c = in->matrix[3], d = in->matrix[4];
+    in->rotation = 0;
+    in->mirrored = 0;
+    if (b == 0 && c == 0 && a != 0 && d != 0) {
+        in->rotation = d > 0 ? 0 : 180;
+        in->mirrored = (a > 0) != (d > 0);
+    } else if (a == 0 && d == 0 && b != 0 && c != 0) {
+        /* x' = a x + c y, y' = b x + d y in screen coordinates (y down): b > 0 turns x down = 90° clockwise */
+        in->rotation = b > 0 ? 90 : 270;
+        in->mirrored = (b > 0) == (c > 0);
+    }
+}
+
+static sy_status parse_tkhd(mov_track *t, sy_mov *m, const sy_bmff_box *b, sy_error *err) {
+    sy_bmff_span s = span_of(m, b);
+    uint8_t v;
+    uint32_t flags, id = 0, d32 = 0, w = 0, h = 0;
+    uint64_t d64 = 0;
+    int ok = sy_bmff_full_header(&s, &v, &flags);
+    if (ok && v == 1) ok = sy_bmff_skip(&s, 16) && sy_bmff_u32(&s, &id) && sy_bmff_skip(&s, 4) && sy_bmff_u64(&s, &d64);
+    else if (ok && v == 0) {
+        ok = sy_bmff_skip(&s, 8) && sy_bmff_u32(&s, &id) && sy_bmff_skip(&s, 4) && sy_bmff_u32(&s, &d32);
+        d64 = d32 == 0xFFFFFFFFu ? 0 : d32;
+    } else if (ok)
+        return bad(m, err, SY_E_UNSUPPORTED, b->type, abs_off(m, b->offset), "tkhd version %u", v);
+    uint16_t layer = 0, group = 0, volume = 0;
+    ok = ok && sy_bmff_skip(&s, 8) && sy_bmff_u16(&s, &layer) && sy_bmff_u16(&s, &group) && sy_bmff_u16(&s, &volume) &&
+         sy_bmff_skip(&s, 2);
+    for (int i = 0; ok && i < 9; i++) {
+        uint32_t x;
+        ok = sy_bmff_u32(&s, &x);
+        t->info.matrix[i] = (int32_t)x;
+    }
+    ok = ok && sy_bmff_u32(&s, &w) && sy_bmff_u32(&s, &h);
+    if (!ok) return bad(m, err, SY_E_INVALID_INPUT, b->type, abs_off(m, b->offset), "tkhd too short");
+    t->info.id = id;
+    t->info.enabled = flags & 1;
+    t->info.tkhd_flags = flags;
+    t->info.layer = (int16_t)layer;
+    t->info.alternate_group = (int16_t)group;
+    t->info.volume = volume;
+    t->info.tkhd_duration = d64;
+    t->info.tkhd_width = w / 65536.0;
+    t->info.tkhd_height = h / 65536.0;
+    matrix_to_rotation(&t->info);
+    return SY_OK;
+}
+
+static sy_status parse_mdhd(mov_track *t, sy_mov *m, const sy_bmff_box *b, sy_error *err) {
+    sy_bmff_span s = span_of(m, b);
+    uint8_t v;
+    uint32_t flags, ts = 0, d32 = 0;
+    uint64_t d64 = 0;
+    uint16_t lang = 0;
+    int ok = sy_bmff_full_header(&s, &v, &flags);
+    if (ok && v == 1) ok = sy_bmff_skip(&s, 16) && sy_bmff_u32(&s, &ts) && sy_bmff_u64(&s, &d64);
+    else if (ok && v == 0) {
+        ok = sy_bmff_skip(&s, 8) && sy_bmff_u32(&s, &ts) && sy_bmff_u32(&s, &d32);
+        d64 = d32 == 0xFFFFFFFFu ? 0 : d32;
+    } else if (ok)
+        return bad(m, err, SY_E_UNSUPPORTED, b->type, abs_off(m, b->offset), "mdhd version %u", v);
+    ok = ok && sy_bmff_u16(&s, &lang);
+    if (!ok) return bad(m, err, SY_E_INVALID_INPUT, b->type, abs_off(m, b->offset), "mdhd too short");
+    t->info.timescale = ts;
+    t->info.duration = d64;
+    t->info.duration_seconds = ts ? (double)d64 / ts : 0;
+    t->info.language_code = lang;
+    set_language(t, lang);
+    return SY_OK;
+}
+
+static sy_status parse_elst(mov_track *t, sy_mov *m, const sy_bmff_box *b, sy_error *err) {
+    sy_bmff_span s = span_of(m, b);
+    uint8_t v;
+    uint32_t flags, count;
+    if (!sy_bmff_full_header(&s, &v, &flags) || !sy_bmff_u32(&s, &count) || v > 1) return SY_OK; /* optional: ignored */
+    const uint32_t entry = v == 1 ? 20 : 12;
+    (void)err;
+    if (count > s.left / entry) return SY_OK; /* optional: a lying count is ignored */
+    t->elst = s.p;
+    t->elst_version = v;
+    t->info.edit_count = count;
+    if (count) {
+        int32_t rate;
+        sy_mov_edit(m, (uint32_t)(t - m->tracks), 0, &t->info.edit_segment_duration, &t->info.edit_media_time, &rate,
+                    NULL);
+    }
+    return SY_OK;
+}
+
+/* Finds the single child of `type`; 0 when absent, error when duplicated. */
+static sy_status only_child(sy_mov *m, const sy_bmff_cursor *parent, const sy_bmff_box *box, uint32_t type,
+                            sy_bmff_box *out, uint32_t track_id, int required, sy_error *err) {
+    sy_bmff_cursor c;
+    sy_bmff_box b;
+    char name[16], pname[16];
+    memset(out, 0, sizeof *out);
+    sy_bmff_cursor_children(&c, parent, box, 0);
+    for (;;) {
+        sy_status st = next_box(m, &c, &b, err);
+        if (st != SY_OK) return st;
+        if (!b.type) break;
+        if (b.type != type) continue;
+        if (out->type)
+            return bad(m, err, SY_E_INVALID_INPUT, type, abs_off(m, b.offset), "track %u: second %s box in %s", track_id,
+                       sy_bmff_fourcc_text(type, name), sy_bmff_fourcc_text(box->type, pname));
+        *out = b;
+    }
+    if (!out->type && required)
+        return bad(m, err, SY_E_INVALID_INPUT, box->type, abs_off(m, box->offset), "track %u: %s has no %s box", track_id,
+                   sy_bmff_fourcc_text(box->type, pname), sy_bmff_fourcc_text(type, name));
+    return SY_OK;
+}
+
+static sy_status parse_trak(mov_track *t, sy_mov *m, const sy_bmff_cursor *parent, const sy_bmff_box *trak,
+                            sy_error *err) {
+    sy_bmff_box tkhd, mdia, mdhd, hdlr, minf, stbl, edts, elst;
+    t->trak_offset = abs_off(m, trak->offset);
+    memcpy(t->info.language, "und", 4);
+    t->info.edit_media_time = 0;
+    sy_status st = only_child(m, parent, trak, FCC('t', 'k', 'h', 'd'), &tkhd, 0, 1, err);
+    if (st != SY_OK || (st = parse_tkhd(t, m, &tkhd, err)) != SY_OK) return st;
+    const uint32_t id = t->info.id;
+    if ((st = only_child(m, parent, trak, FCC('m', 'd', 'i', 'a'), &mdia, id, 1, err)) != SY_OK) return st;
+    if ((st = only_child(m, parent, &mdia, FCC('m', 'd', 'h', 'd'), &mdhd, id, 1, err)) != SY_OK) return st;
+    if ((st = parse_mdhd(t, m, &mdhd, err)) != SY_OK) return st;
+    if ((st = only_child(m, parent, &mdia, FCC('h', 'd', 'l', 'r'), &hdlr, id, 1, err)) != SY_OK) return st;
+    sy_bmff_span s = span_of(m, &hdlr);
+    uint8_t v;
+    uint32_t f;
+    if (!sy_bmff_full_header(&s, &v, &f) || !sy_bmff_skip(&s, 4) || !sy_bmff_u32(&s, &t->info.handler))
+        return bad(m, err, SY_E_INVALID_INPUT, hdlr.type, abs_off(m, hdlr.offset), "track %u: hdlr too short", id);
+    if ((st = only_child(m, parent, &mdia, FCC('m', 'i', 'n', 'f'), &minf, id, 1, err)) != SY_OK) return st;
+    if ((st = only_child(m, parent, &minf, FCC('s', 't', 'b', 'l'), &stbl, id, 1, err)) != SY_OK) return st;
+    if ((st = parse_stbl(t, m, parent, &stbl, err)) != SY_OK) return st;
+    if ((st = only_child(m, parent, trak, FCC('e', 'd', 't', 's'), &edts, id, 0, err)) != SY_OK) return st;
+    if (edts.type) {
+        if ((st = only_child(m, parent, &edts, FCC('e', 'l', 's', 't'), &elst, id, 0, err)) != SY_OK) return st;
+        if (elst.type && (st = parse_elst(t, m, &elst, err)) != SY_OK) return st;
+    }
+    if (t->info.handler == FCC('v', 'i', 'd', 'e') && (!t->info.width || !t->info.height)) {
+        t->info.width = (uint32_t)t->info.tkhd_width;
+        t->info.height = (uint32_t)t->info.tkhd_height;
+    }
+    uint32_t dw = (uint32_t)(t->info.tkhd_width + 0.5), dh = (uint32_t)(t->info.tkhd_height + 0.5);
+    if (!dw || !dh) {
+        dw = t->info.width;
+        dh = t->info.height;
+    }
+    int swap = t->info.rotation == 90 || t->info.rotation == 270;
+    t->info.display_width = swap ? dh : dw;
+    t->info.display_height = swap ? dw : dh;
+    return SY_OK;
+}
+
+/* ---- moov ---- */
+
+static sy_status parse_moov(sy_mov *m, uint64_t header, sy_error *err) {
+    sy_bmff_cursor root, c;
+    sy_bmff_box moov = {FCC('m', 'o', 'o', 'v'), 0, m->info.moov_size, header, m->info.moov_size - header, {0}};
+    sy_bmff_box b, mvhd = {0};
+    sy_bmff_cursor_init(&root, m->moov, m->info.moov_offset, 0, m->info.moov_size);
+    uint32_t traks = 0;
+    sy_bmff_cursor_children(&c, &root, &moov, 0);
+    for (;;) {
+        sy_status st = next_box(m, &c, &b, err);
+        if (st != SY_OK) return st;
+        if (!b.type) break;
+        if (b.type == FCC('m', 'v', 'h', 'd')) {
+            if (mvhd.type) return bad(m, err, SY_E_INVALID_INPUT, b.type, abs_off(m, b.offset), "second mvhd box");
+            mvhd = b;
+        } else if (b.type == FCC('t', 'r', 'a', 'k')) {
+            traks++;
+        } else if (b.type == FCC('m', 'v', 'e', 'x')) {
+            m->info.fragmented = 1;
+        } else if (b.type == FCC('c', 'm', 'o', 'v')) {
+            return bad(m, err, SY_E_UNSUPPORTED, b.type, abs_off(m, b.offset), "compressed movie header");
+        }
+    }
+    if (!mvhd.type) return bad(m, err, SY_E_INVALID_INPUT, moov.type, m->info.moov_offset, "moov has no mvhd box");
+    sy_status st = parse_mvhd(m, &mvhd, err);
+    if (st != SY_OK) return st;
+    if (traks > MOV_MAX_TRACKS)
+        return bad(m, err, SY_E_UNSUPPORTED, moov.type, m->info.moov_offset, "%u tracks, more than %u", traks,
+                   MOV_MAX_TRACKS);
+    if (traks) {
+        m->tracks = sy__calloc(m->ctx, traks, sizeof *m->tracks, "mov tracks", err);
+        if (!m->tracks) return err ? err->code : SY_E_BUDGET;
+    }
+    sy_bmff_cursor_children(&c, &root, &moov, 0);
+    uint32_t i = 0;
+    for (;;) {
+        if ((st = next_box(m, &c, &b, err)) != SY_OK) return st;
+        if (!b.type) break;
+        if (b.type == FCC('t', 'r', 'a', 'k') && i < traks) {
+            m->info.track_count = i + 1; /* so parse_elst can address it */
+            if ((st = parse_trak(&m->tracks[i], m, &root, &b, err)) != SY_OK) return st;
+            for (uint32_t k = 0; k < i; k++)
+                if (m->tracks[k].info.id == m->tracks[i].info.id)
+                    return bad(m, err, SY_E_INVALID_INPUT, b.type, abs_off(m, b.offset), "second track with id %u",
+                               m->tracks[i].info.id);
+            i++;
+        } else if (b.type == FCC('m', 'e', 't', 'a')) {
+            if ((st = parse_meta(m, &root, &b, err)) != SY_OK) return st;
+        }
+    }
+    m->info.track_count = i;
+    /* then moov/udta/meta (ffmpeg -movflags use_metadata_tags) */
+    sy_bmff_cursor_children(&c, &root, &moov, 0);
+    for (;;) {
+        if ((st = next_box(m, &c, &b, err)) != SY_OK) return st;
+        if (!b.type) break;
+        if (b.type != FCC('u', 'd', 't', 'a')) continue;
+        sy_bmff_cursor uc;
+        sy_bmff_box u;
+        sy_bmff_cursor_children(&uc, &root, &b, 0);
+        /* udta may end in a 32-bit zero terminator (QuickTime): stop quietly there */
+        while (sy_bmff_next(&uc, &u, NULL) == SY_OK && u.type)
+            if (u.type == FCC('m', 'e', 't', 'a') && (st = parse_meta(m, &root, &u, err)) != SY_OK) return st;
+    }
+    return SY_OK;
+}
+
+/* ---- open / close ---- */
+
+sy_status sy_mov_open(sy_context *ctx, const char *path, sy_mov **out, sy_error *err) {
+    if (out) *out = NULL;
+    if (!ctx || !path || !out) return sy__fail(err, SY_E_USAGE, "sy_mov_open: NULL argument");
+    sy_mov *m = sy__calloc(ctx, 1, sizeof *m, "mov handle", err);
+    if (!m) return err ? err->code : SY_E_BUDGET;
+    m->ctx = ctx;
+    m->fd = -1;
+    sy_status st = sy__bmff_file_open(ctx, path, &m->path, &m->fp, &m->fd, &m->info.file_size, err);
+    if (st != SY_OK) goto fail;
+    const uint64_t fsize = m->info.file_size;
+    uint64_t pos = 0, moov_header = 0;
+    uint32_t boxes = 0;
+    int have_ftyp = 0;
+    while (pos < fsize) {
+        uint64_t left = fsize - pos;
+        if (left < 8) {
+            /* QuickTime allows a 32-bit zero terminator; anything else is a stray tail */
+            uint8_t z[8] = {0};
+            if ((st = read_at(m, pos, z, (size_t)left, err)) != SY_OK) goto fail;
+            if (left == 4 && be32(z) == 0) break;
+            st = bad(m, err, SY_E_INVALID_INPUT, 0, pos, "%llu stray bytes at the end of the file",
+                     (unsigned long long)left);
+            goto fail;
+        }
+        if (++boxes > SY_BMFF_MAX_CHILDREN) {
+            st = bad(m, err, SY_E_INVALID_INPUT, 0, pos, "more than %u top-level boxes", SY_BMFF_MAX_CHILDREN);
+            goto fail;
+        }
+        uint8_t h[16];
+        if ((st = read_at(m, pos, h, 8, err)) != SY_OK) goto fail;
+        uint64_t size = be32(h);
+        uint32_t type = be32(h + 4);
+        uint64_t header = 8;
+        if (size == 1) {
+            if (left < 16) {
+                st = bad(m, err, SY_E_INVALID_INPUT, type, pos, "64-bit box size cut off");
+                goto fail;
+            }
+            if ((st = read_at(m, pos + 8, h + 8, 8, err)) != SY_OK) goto fail;
+            size = be64(h + 8);
+            header = 16;
+        } else if (size == 0) {
+            size = left;
+        }
+        if (type == FCC('u', 'u', 'i', 'd')) header += 16;
+        int printable = 1;
+        for (int i = 4; i < 8; i++) printable &= h[i] >= 0x20 && h[i] <= 0x7e;
+        if (!printable) {
+            st = bad(m, err, SY_E_INVALID_INPUT, type, pos, "not a QuickTime/MP4 box (unprintable type)");
+            goto fail;
+        }
+        if (size < header) {
+            st = bad(m, err, SY_E_INVALID_INPUT, type, pos, "box size %llu smaller than its %llu-byte header",
+                     (unsigned long long)size, (unsigned long long)header);
+            goto fail;
+        }
+        if (size > left) {
+            st = bad(m, err, SY_E_INVALID_INPUT, type, pos,
+                     "box size %llu runs past the end of the file (%llu bytes): truncated file?",
+                     (unsigned long long)size, (unsigned long long)fsize);
+            goto fail;
+        }
+        if (type == FCC('f', 't', 'y', 'p')) {
+            if (have_ftyp) {
+                st = bad(m, err, SY_E_INVALID_INPUT, type, pos, "second ftyp box");
+                goto fail;
+            }
+            have_ftyp = 1;
+            if ((st = parse_ftyp(m, pos, pos + header, size - header, err)) != SY_OK) goto fail;
+        } else if (type == FCC('m', 'o', 'o', 'v')) {
+            if (m->moov) {
+                st = bad(m, err, SY_E_INVALID_INPUT, type, pos, "second moov box");
+                goto fail;
+            }
+            if (size > SY_MOV_MOOV_CAP) {
+                st = bad(m, err, SY_E_BUDGET, type, pos, "moov box of %llu bytes exceeds the %u MiB cap",
+                         (unsigned long long)size, SY_MOV_MOOV_CAP >> 20);
+                goto fail;
+            }
+            m->moov = sy__alloc(ctx, (size_t)size, 1, "mov moov box", err);
+            if (!m->moov) {
+                st = err ? err->code : SY_E_BUDGET;
+                goto fail;
+            }
+            m->info.moov_offset = pos;
+            m->info.moov_size = size;
+            moov_header = header;
+            if ((st = read_at(m, pos, m->moov, (size_t)size, err)) != SY_OK) goto fail;
+        } else if (type == FCC('m', 'o', 'o', 'f')) {
+            m->info.fragmented = 1;
+        }
+        pos += size;
+    }
+    if (!m->moov) {
+        st = bad(m, err, SY_E_INVALID_INPUT, FCC('m', 'o', 'o', 'v'), fsize,
+                 fsize ? "no moov box (truncated file, or not a QuickTime/MP4 movie)" : "empty file");
+        goto fail;
+    }
+    if ((st = parse_moov(m, moov_header, err)) != SY_OK) goto fail;
+    *out = m;
+    return SY_OK;
+fail:
+    sy_mov_close(m);
+    return st;
+}
+
+static void free_index(sy_context *ctx, mov_track *t) {
+    sy__free(ctx, t->stts_first);
+    sy__free(ctx, t->stts_dts);
+    sy__free(ctx, t->ctts_first);
+    sy__free(ctx, t->chunk_first);
+    sy__free(ctx, t->keys);
+    t->stts_first = t->ctts_first = t->chunk_first = t->keys = NULL;
+    t->stts_dts = NULL;
+}
+
+void sy_mov_close(sy_mov *m) {
+    if (!m) return;
+    sy_context *ctx = m->ctx;
+    if (m->fp) fclose(m->fp);
+    if (m->tracks)
+        for (uint32_t i = 0; i < m->info.track_count; i++) free_index(ctx, &m->tracks[i]);
+    while (m->blocks) {
+        mov_block *b = m->blocks;
+        m->blocks = b->next;
+        sy__free(ctx, b);
+    }
+    sy__free(ctx, m->tracks);
+    sy__free(ctx, m->meta);
+    sy__free(ctx, m->moov);
+    sy__free(ctx, m->path);
+    sy__free(ctx, m);
+}
+
+/* ---- accessors ---- */
+
+const sy_mov_info *sy_mov_info_get(const sy_mov *m) { return m ? &m->info : NULL; }
+
+uint32_t sy_mov_track_count(const sy_mov *m) { return m ? m->info.track_count : 0; }
+
+const sy_mov_track_info *sy_mov_track(const sy_mov *m, uint32_t index) {
+    return m && index < m->info.track_count ? &m->tracks[index].info : NULL;
+}
+
+int32_t sy_mov_main_video_track(const sy_mov *m) {
+    if (!m) return -1;
+    for (int pass = 0; pass < 2; pass++) {
+        int32_t best = -1;
+        for (uint32_t i = 0; i < m->info.track_count; i++) {
+            const sy_mov_track_info *t = &m->tracks[i].info;
+            if (t->handler != FCC('v', 'i', 'd', 'e') || (pass == 0 && !t->enabled)) continue;
+            if (best < 0) {
+                best = (int32_t)i;
+                continue;
+            }
+            const sy_mov_track_info *b = &m->tracks[best].info;
+            uint64_t area = (uint64_t)t->width * t->height, barea = (uint64_t)b->width * b->height;
+            if (area > barea || (area == barea && t->id < b->id)) best = (int32_t)i;
+        }
+        if (best >= 0) return best;
+    }
+    return -1;
+}
+
+const uint8_t *sy_mov_codec_config(const sy_mov *m, uint32_t track, uint32_t *type, size_t *len) {
+    if (type) *type = 0;
+    if (len) *len = 0;
+    if (!m || track >= m->info.track_count || !m->tracks[track].config) return NULL;
+    const mov_track *t = &m->tracks[track];
+    if (type) *type = t->config_type;
+    if (len) *len = t->config_len;
+    return t->config;
+}
+
+const uint8_t *sy_mov_sample_entry(const sy_mov *m, uint32_t track, size_t *len) {
+    if (len) *len = 0;
+    if (!m || track >= m->info.track_count || !m->tracks[track].entry) return NULL;
+    if (len) *len = m->tracks[track].entry_len;
+    return m->tracks[track].entry;
+}
+
+sy_status sy_mov_edit(const sy_mov *m, uint32_t track, uint32_t k, uint64_t *segment_duration, int64_t *media_time,
+                      int32_t *rate, sy_error *err) {
+    if (!m || track >= m->info.track_count || k >= m->tracks[track].info.edit_count)
+        return sy__fail(err, SY_E_USAGE, "sy_mov_edit: no edit %u in track %u", k, track);
+    const mov_track *t = &m->tracks[track];
+    uint64_t seg;
+    int64_t mt;
+    int32_t r;
+    if (t->elst_version == 1) {
+        const uint8_t *p = t->elst + 20ull * k;
+        seg = be64(p);
+        mt = (int64_t)be64(p + 8);
+        r = (int32_t)be32(p + 16);
+    } else {
+        const uint8_t *p = t->elst + 12ull * k;
+        seg = be32(p);
+        mt = (int32_t)be32(p + 4);
+        r = (int32_t)be32(p + 8);
+    }
+    if (segment_duration) *segment_duration = seg;
+    if (media_time) *media_time = mt;
+    if (rate) *rate = r;
+    return SY_OK;
+}
+
+/* ---- sample index ---- */
+
+static int cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static sy_status build_index(sy_mov *m, mov_track *t, sy_error *err) {
+    if (t->indexed) return SY_OK;
+    sy_context *ctx = m->ctx;
+    t->stts_first = sy__alloc(ctx, (size_t)t->stts_n + 1, sizeof(uint32_t), "mov stts index", err);
+    t->stts_dts = t->stts_first ? sy__alloc(ctx, (size_t)t->stts_n + 1, sizeof(uint64_t), "mov stts index", err) : NULL;
+    t->ctts_first = t->stts_dts ? sy__alloc(ctx, (size_t)t->ctts_n + 1, sizeof(uint32_t), "mov ctts index", err) : NULL;
+    t->chunk_first = t->ctts_first ? sy__alloc(ctx, (size_t)t->chunk_n + 1, sizeof(uint32_t), "mov chunk index", err) : NULL;
+    t->keys = t->chunk_first ? sy__alloc(ctx, (size_t)t->stss_n + 1, sizeof(uint32_t), "mov keyframes", err) : NULL;
+    if (!t->keys) {
+        free_index(ctx, t);
+        return err ? err->code : SY_E_BUDGET;
+    }
+    const uint64_t n = t->info.sample_count;
+    /* stts: first sample and first dts of each run (counts clamped to the sample count) */
+    uint64_t first = 0, dts = 0;
+    for (uint32_t i = 0; i < t->stts_n; i++) {
+        uint64_t count = be32(t->stts + 8ull * i), delta = be32(t->stts + 8ull * i + 4);
+        if (first > n) first = n;
+        t->stts_first[i] = (uint32_t)first;
+        t->stts_dts[i] = dts;
+        if (count > n - first) count = n - first;
+        first += count;
+        dts += count * delta; /* ≤ 1e7 * 2^32 < 2^63 */
+    }
+    t->stts_first[t->stts_n] = (uint32_t)n;
+    t->stts_dts[t->stts_n] = dts;
+    first = 0;
+    for (uint32_t i = 0; i < t->ctts_n; i++) {
+        uint64_t count = be32(t->ctts + 8ull * i);
+        t->ctts_first[i] = (uint32_t)first;
+        if (count > n - first) count = n - first;
+        first += count;
+    }
+    t->ctts_first[t->ctts_n] = (uint32_t)first;
+    /* chunks: first sample of each chunk from stsc (validated at open) */
+    first = 0;
+    uint32_t e = 0, spc = 0;
+    for (uint32_t c = 0; c < t->chunk_n; c++) {
+        while (e < t->stsc_n && be32(t->stsc + 12ull * e) <= c + 1) spc = be32(t->stsc + 12ull * e++ + 4);
+        t->chunk_first[c] = (uint32_t)first;
+        first += spc;
+        if (first > n) first = n;
+    }
+    t->chunk_first[t->chunk_n] = (uint32_t)n;
+    /* keyframes: 1-based in stss -> sorted, deduplicated, in range */
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < t->stss_n; i++) {
+        uint32_t s = be32(t->stss + 4ull * i);
+        if (s >= 1 && s <= n) t->keys[k++] = s - 1;
+    }
+    qsort(t->keys, k, sizeof *t->keys, cmp_u32);
+    uint32_t u = 0;
+    for (uint32_t i = 0; i < k; i++)
+        if (u == 0 || t->keys[u - 1] != t->keys[i]) t->keys[u++] = t->keys[i];
+    t->key_n = u;
+    t->indexed = 1;
+    t->cache_valid = 0;
+    return SY_OK;
+}
+
+/* Last run r in [0, n) with first[r] <= i (first[] non-decreasing, first[0] = 0). */
+static uint32_t run_of(const uint32_t *first, uint32_t n, uint32_t i) {
+    uint32_t lo = 0, hi = n; /* answer in [lo, hi) */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (first[mid] <= i) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+static uint32_t sample_size(const mov_track *t, uint32_t i) {
+    if (t->stsz_const) return t->stsz_const;
+    switch (t->stsz_bits) {
+    case 4: {
+        uint8_t b = t->stsz[i / 2];
+        return (i & 1) ? (b & 15u) : (uint32_t)(b >> 4);
+    }
+    case 8: return t->stsz[i];
+    case 16: return be16(t->stsz + 2ull * i);
+    default: return be32(t->stsz + 4ull * i);
+    }
+}
+
+static sy_status get_track(sy_mov *m, uint32_t track, uint32_t index, const char *fn, mov_track **out, sy_error *err) {
+    if (!m || track >= m->info.track_count)
+        return sy__fail(err, SY_E_USAGE, "%s: no track %u", fn, track);
+    mov_track *t = &m->tracks[track];
+    if (index >= t->info.sample_count)
+        return sy__fail(err, SY_E_USAGE, "%s: track %u has %u samples, no sample %u", fn, t->info.id,
+                        t->info.sample_count, index);
+    *out = t;
+    return build_index(m, t, err);
+}
+
+sy_status sy_mov_sample(sy_mov *m, uint32_t track, uint32_t index, sy_mov_sample_info *out, sy_error *err) {
+    if (!out) return sy__fail(err, SY_E_USAGE, "sy_mov_sample: out is NULL");
+    memset(out, 0, sizeof *out);
+    mov_track *t = NULL;
+    sy_status st = get_track(m, track, index, "sy_mov_sample", &t, err);
+    if (st != SY_OK) return st;
+    /* time */
+    uint32_t r = run_of(t->stts_first, t->stts_n, index);
+    uint64_t delta = be32(t->stts + 8ull * r + 4);
+    out->duration = (uint32_t)delta;
+    out->dts = (int64_t)(t->stts_dts[r] + (uint64_t)(index - t->stts_first[r]) * delta);
+    out->pts = out->dts;
+    if (t->ctts_n && index < t->ctts_first[t->ctts_n]) {
+        uint32_t c = run_of(t->ctts_first, t->ctts_n, index);
+        out->pts = out->dts + (int32_t)be32(t->ctts + 8ull * c + 4);
+    }
+    /* sync */
+    if (t->info.all_sync) out->sync = 1;
+    else out->sync = t->key_n && bsearch(&index, t->keys, t->key_n, sizeof *t->keys, cmp_u32) != NULL;
+    /* position */
+    uint32_t c = run_of(t->chunk_first, t->chunk_n, index);
+    uint64_t off = t->co64 ? be64(t->stco + 8ull * c) : be32(t->stco + 4ull * c);
+    uint32_t from = t->chunk_first[c];
+    if (t->cache_valid && t->cache_chunk == c && t->cache_sample <= index) {
+        from = t->cache_sample;
+        off = t->cache_offset;
+    }
+    for (uint32_t s = from; s < index; s++) {
+        if (__builtin_add_overflow(off, (uint64_t)sample_size(t, s), &off))
+            return bad(m, err, SY_E_INVALID_INPUT, FCC('s', 't', 'b', 'l'), t->stbl_offset,
+                       "track %u: sample %u offset overflows", t->info.id, index);
+    }
+    t->cache_valid = 1;
+    t->cache_chunk = c;
+    t->cache_sample = index;
+    t->cache_offset = off;
+    out->offset = off;
+    out->size = sample_size(t, index);
+    return SY_OK;
+}
+
+sy_status sy_mov_keyframes(sy_mov *m, uint32_t track, const uint32_t **list, uint32_t *count, sy_error *err) {
+    if (list) *list = NULL;
+    if (count) *count = 0;
+    if (!m || track >= m->info.track_count) return sy__fail(err, SY_E_USAGE, "sy_mov_keyframes: no track %u", track);
+    mov_track *t = &m->tracks[track];
+    if (t->info.all_sync || t->info.sample_count == 0) return SY_OK;
+    sy_status st = build_index(m, t, err);
+    if (st != SY_OK) return st;
+    if (list) *list = t->key_n ? t->keys : NULL;
+    if (count) *count = t->key_n;
+    return SY_OK;
+}
+
+sy_status sy_mov_read_sample(sy_mov *m, uint32_t track, uint32_t index, void *buffer, size_t cap, size_t *len,
+                             sy_error *err) {
+    if (len) *len = 0;
+    sy_mov_sample_info s;
+    sy_status st = sy_mov_sample(m, track, index, &s, err);
+    if (st != SY_OK) return st;
+    if (len) *len = s.size;
+    if (s.size > cap || (!buffer && s.size))
+        return sy__fail(err, SY_E_USAGE, "sy_mov_read_sample: sample %u of track %u needs %u bytes, buffer holds %zu",
+                        index, m->tracks[track].info.id, s.size, cap);
+    if (s.offset > m->info.file_size || s.size > m->info.file_size - s.offset)
+        return bad(m, err, SY_E_INVALID_INPUT, FCC('s', 't', 'b', 'l'), m->tracks[track].stbl_offset,
+                   "track %u: sample %u (%u bytes at offset %llu) lies outside the file (%llu bytes)",
+                   m->tracks[track].info.id, index, s.size, (unsigned long long)s.offset,
+                   (unsigned long long)m->info.file_size);
+    return s.size ? read_at(m, s.offset, buffer, s.size, err) : SY_OK;
+}
+
+/* ---- metadata ---- */
+
+uint32_t sy_mov_metadata_count(const sy_mov *m) { return m ? m->meta_n : 0; }
+
+sy_status sy_mov_metadata_at(const sy_mov *m, uint32_t index, const char **key, uint32_t *type, const uint8_t **value,
+                             size_t *len) {
+    if (!m || index >= m->meta_n) return SY_E_USAGE;
+    const mov_meta_item *it = &m->meta[index];
+    if (key) *key = it->key;
+    if (type) *type = it->type;
+    if (value) *value = it->value;
+    if (len) *len = it->len;
+    return SY_OK;
+}
+
+int32_t sy_mov_metadata_find(const sy_mov *m, const char *key) {
+    if (!m || !key) return -1;
+    for (uint32_t i = 0; i < m->meta_n; i++)
+        if (strcmp(m->meta[i].key, key) == 0) return (int32_t)i;
+    return -1;
+}
+
+uint32_t sy_mov_mebx_key_count(const sy_mov *m, uint32_t track) {
+    return m && track < m->info.track_count ? m->tracks[track].info.mebx_key_count : 0;
+}
+
+const sy_mov_mebx_key *sy_mov_mebx_key_at(const sy_mov *m, uint32_t track, uint32_t index) {
+    if (!m || track >= m->info.track_count || index >= m->tracks[track].info.mebx_key_count) return NULL;
+    return &m->tracks[track].mebx[index];
+}

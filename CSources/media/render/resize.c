@@ -1,0 +1,176 @@
+/* resize.c — downscale to the output pixel grid in linear light.
+ *
+ * Separable Catmull-Rom (Keys, a = -0.5) widened by the scale factor, so it
+ * integrates over each output pixel's footprint (a proper antialiasing
+ * prefilter, never nearest neighbour). 8-bit sRGB codes are decoded to
+ * linear floats (exact 256-entry table), filtered vertically then
+ * horizontally, and encoded back to 16-bit sRGB. Only the grid rectangle a
+ * row band needs is produced. Results depend only on the grid index, never
+ * on the rectangle, so bands of one image agree byte for byte; contraction
+ * into fused multiply-adds is off so vector and scalar code round alike. */
+#pragma STDC FP_CONTRACT OFF
+#include <string.h>
+
+#include "render/sy_render_internal.h"
+
+static double cubic(double x) {
+    x = fabs(x);
+    if (x < 1.0) return (1.5 * x - 2.5) * x * x + 1.0;
+    if (x < 2.0) return ((-0.5 * x + 2.5) * x - 4.0) * x + 2.0;
+    return 0.0;
+}
+
+void sy__axis_free(sy_context *ctx, sy__axis *a) {
+    sy__free(ctx, a->first);
+    sy__free(ctx, a->count);
+    sy__free(ctx, a->w);
+    memset(a, 0, sizeof *a);
+}
+
+sy_status sy__axis_plan(sy_context *ctx, uint32_t src_len, double origin, double scale, sy__axis *a, sy_error *err) {
+    memset(a, 0, sizeof *a);
+    a->origin = origin;
+    a->scale = scale;
+    /* Grid indices whose centres lie inside the source. */
+    double lo = ceil(-origin / scale - 0.5), hi = floor((src_len - origin) / scale - 0.5);
+    if (hi < lo) hi = lo;
+    if (lo < -(double)SY_RENDER_MAX_SIDE || hi > 2.0 * SY_RENDER_MAX_SIDE)
+        return sy__fail(err, SY_E_USAGE, "render: grid %.0f..%.0f out of range", lo, hi);
+    a->lo = (int32_t)lo;
+    a->hi = (int32_t)hi;
+    size_t n = (size_t)(a->hi - a->lo + 1);
+    int identity = scale == 1.0 && origin == floor(origin);
+    double widen = scale > 1.0 ? scale : 1.0, radius = 2.0 * widen;
+    a->taps = identity ? 1 : (uint32_t)ceil(radius * 2.0) + 2;
+    a->first = sy__alloc(ctx, n, sizeof *a->first, "render grid weights", err);
+    a->count = sy__alloc(ctx, n, sizeof *a->count, "render grid weights", err);
+    a->w = sy__alloc(ctx, n * a->taps, sizeof *a->w, "render grid weights", err);
+    if (!a->first || !a->count || !a->w) {
+        sy__axis_free(ctx, a);
+        return err ? err->code : SY_E_BUDGET;
+    }
+    double tmp[a->taps];
+    for (size_t k = 0; k < n; k++) {
+        int32_t i = a->lo + (int32_t)k;
+        if (identity) {
+            int64_t s = (int64_t)origin + i;
+            a->first[k] = (int32_t)(s < 0 ? 0 : s >= (int64_t)src_len ? (int64_t)src_len - 1 : s);
+            a->count[k] = 1;
+            a->w[k] = 1.0f;
+            continue;
+        }
+        double centre = origin + (i + 0.5) * scale; /* source edge coordinates */
+        long s0 = (long)floor(centre - radius), s1 = (long)ceil(centre + radius);
+        if (s0 < 0) s0 = 0;
+        if (s1 > (long)src_len - 1) s1 = (long)src_len - 1;
+        if (s1 - s0 + 1 > (long)a->taps) s1 = s0 + (long)a->taps - 1;
+        if (s1 < s0) s1 = s0;
+        uint32_t taps = (uint32_t)(s1 - s0 + 1);
+        double sum = 0;
+        for (uint32_t t = 0; t < taps; t++) sum += tmp[t] = cubic((s0 + t + 0.5 - centre) / widen);
+        float *w = a->w + k * a->taps;
+        for (uint32_t t = 0; t < taps; t++) w[t] = (float)(sum != 0 ? tmp[t] / sum : (t == 0));
+        a->first[k] = (int32_t)s0;
+        a->count[k] = taps;
+    }
+    return SY_OK;
+}
+
+/* Decodes `n` bytes of 8-bit sRGB to linear floats. */
+static void linearize(const float *lin8, const uint8_t *in, float *out, size_t n) {
+    for (size_t i = 0; i < n; i++) out[i] = lin8[in[i]];
+}
+
+/* acc[x] += w * row[x]. Each grid row's sum runs over source rows in
+ * increasing order, starting from zero, whatever the region. */
+SY__RENDER_CLONES static void accumulate(float *restrict acc, const float *restrict row, float w, size_t n) {
+    for (size_t x = 0; x < n; x++) acc[x] = acc[x] + w * row[x];
+}
+
+typedef float sy__f4 __attribute__((vector_size(16)));
+
+/* One grid row: horizontal taps over the vertically filtered span (which
+ * starts at source column `col0`; one spare float for the 4-lane loads),
+ * then linear -> 16-bit sRGB. */
+SY__RENDER_CLONES static void horizontal(const float *acc, int32_t col0, const sy__axis *ax, int32_t x0, int32_t x1,
+                                         const float *encode, uint16_t *out) {
+    for (int32_t i = x0; i <= x1; i++, out += 3) {
+        size_t k = (size_t)(i - ax->lo);
+        const float *w = ax->w + k * ax->taps;
+        const float *p = acc + (size_t)(ax->first[k] - col0) * 3;
+        sy__f4 sum = {0, 0, 0, 0};
+        for (uint32_t t = 0; t < ax->count[k]; t++, p += 3) {
+            sy__f4 v;
+            __builtin_memcpy(&v, p, sizeof v);
+            sum = sum + v * w[t];
+        }
+        for (int c = 0; c < 3; c++) out[c] = (uint16_t)(sy__tf_lerp(encode, sum[c]) * 65535.0f + 0.5f);
+    }
+}
+
+sy_status sy__resize_region(sy_context *ctx, const sy__axis *ax, const sy__axis *ay, const sy__transfer *tf,
+                            const sy_pixels *src, sy__grid_region *g, sy_error *err) {
+    size_t gw = (size_t)(g->x1 - g->x0 + 1), gh = (size_t)(g->y1 - g->y0 + 1);
+    g->stride = gw * 3 + 4; /* +4: the samplers' 4-lane loads may read one pixel past the end */
+    g->px = sy__alloc(ctx, gh, g->stride * sizeof(uint16_t), "render grid region", err);
+    if (!g->px) return err ? err->code : SY_E_BUDGET;
+    /* Source columns the region reads. */
+    int32_t col0 = INT32_MAX, col1 = 0;
+    for (int32_t i = g->x0; i <= g->x1; i++) {
+        size_t k = (size_t)(i - ax->lo);
+        if (ax->first[k] < col0) col0 = ax->first[k];
+        if (ax->first[k] + (int32_t)ax->count[k] > col1) col1 = ax->first[k] + (int32_t)ax->count[k];
+    }
+    size_t span = (size_t)(col1 - col0) * 3;
+    /* Grid rows are "pushed": each source row is decoded once and added to
+     * every open grid row whose window holds it; a grid row is finished when
+     * its window ends. Windows only move down, so the open rows are a sliding
+     * run; `slots` bounds it, independent of the downscale factor. */
+    const int32_t *first = ay->first - ay->lo;
+    const uint32_t *count = ay->count - ay->lo;
+    uint32_t slots = 1;
+    for (int32_t a = g->y0, b = g->y0; b <= g->y1; b++) {
+        while (first[a] + (int32_t)count[a] <= first[b]) a++; /* rows finished before b opens */
+        if ((uint32_t)(b - a + 1) > slots) slots = (uint32_t)(b - a + 1);
+    }
+    float *line = sy__alloc(ctx, span + 4, sizeof(float), "render resize row", err);
+    float *acc = sy__alloc(ctx, slots, (span + 4) * sizeof(float), "render resize accumulators", err);
+    sy_status st = SY_OK;
+    if (!line || !acc) {
+        st = err ? err->code : SY_E_BUDGET;
+        goto done;
+    }
+    memset(line + span, 0, 4 * sizeof(float));
+    int32_t opened = g->y0, finished = g->y0; /* grid rows [finished, opened) are open */
+    int64_t y = first[g->y0];
+    while (finished <= g->y1) {
+        if (opened == finished && first[opened] > y) y = first[opened]; /* nobody needs the rows between */
+        while (opened <= g->y1 && first[opened] <= y) {
+            float *a = acc + (size_t)((uint32_t)(opened - g->y0) % slots) * (span + 4);
+            memset(a, 0, (span + 4) * sizeof(float));
+            opened++;
+        }
+        linearize(tf->lin8, src->data + (size_t)y * src->stride + (size_t)col0 * 3, line, span);
+        for (int32_t j = finished; j < opened; j++) {
+            int64_t k = y - first[j];
+            if (k < 0 || k >= (int64_t)count[j]) continue;
+            float w = ay->w[(size_t)(j - ay->lo) * ay->taps + (size_t)k];
+            accumulate(acc + (size_t)((uint32_t)(j - g->y0) % slots) * (span + 4), line, w, span);
+        }
+        while (finished < opened && first[finished] + (int64_t)count[finished] - 1 <= y) {
+            if (((finished - g->y0) & 31) == 31 && (st = sy__check_cancel(ctx, err)) != SY_OK) goto done;
+            const float *a = acc + (size_t)((uint32_t)(finished - g->y0) % slots) * (span + 4);
+            horizontal(a, col0, ax, g->x0, g->x1, tf->encode, g->px + (size_t)(finished - g->y0) * g->stride);
+            finished++;
+        }
+        y++;
+    }
+done:
+    sy__free(ctx, line);
+    sy__free(ctx, acc);
+    if (st != SY_OK) {
+        sy__free(ctx, g->px);
+        g->px = NULL;
+    }
+    return st;
+}

@@ -1,0 +1,40 @@
+/* image_probe.c — header probes and row-source dispatch over the codecs. */
+#include <string.h>
+
+#include "base/sy_internal.h"
+#include "base/sy_source.h"
+#include "sy_still.h"
+
+sy_status sy_image_probe(sy_context *ctx, const char *path, sy_image_info *out, sy_error *err) {
+    if (!ctx || !path || !out) return sy__fail(err, SY_E_USAGE, "sy_image_probe: NULL argument");
+    FILE *file = fopen(path, "rb");
+    if (!file) return sy__fail(err, SY_E_IO, "%s: cannot open", path);
+    uint8_t head[64];
+    size_t got = fread(head, 1, sizeof head, file);
+    sy_status st;
+    sy_image_format format = sy_image_sniff(head, got);
+    rewind(file);
+    switch (format) {
+    case SY_FORMAT_JPEG: st = sy__jpeg_probe(ctx, file, path, out, err); break;
+    case SY_FORMAT_PNG: st = sy__png_probe(ctx, file, path, out, err); break;
+    case SY_FORMAT_HEIF: st = sy__heif_probe(ctx, path, out, err); break;
+    default:
+        if (got == 0) st = sy__fail(err, SY_E_INVALID_INPUT, "%s: empty file", path);
+        else if (got >= 12 && memcmp(head + 4, "ftyp", 4) == 0)
+            st = sy__fail(err, SY_E_UNSUPPORTED, "%s: ISO-BMFF file of brand '%.4s' is not a still image we read", path,
+                          (const char *)head + 8);
+        else st = sy__fail(err, SY_E_INVALID_INPUT, "%s: not a JPEG, PNG or HEIF image", path);
+    }
+    fclose(file);
+    return st;
+}
+
+sy_status sy__source_open(sy_context *ctx, const char *path, const sy_image_info *info, uint32_t min_width,
+                          uint32_t min_height, sy__source **out, sy_error *err) {
+    switch (info->format) {
+    case SY_FORMAT_JPEG: return sy__jpeg_source_open(ctx, path, min_width, min_height, out, err);
+    case SY_FORMAT_PNG: return sy__png_source_open(ctx, path, out, err);
+    case SY_FORMAT_HEIF: return sy__heif_source_open(ctx, path, min_width, min_height, out, err);
+    default: return sy__fail(err, SY_E_INVALID_INPUT, "%s: unknown format", path);
+    }
+}

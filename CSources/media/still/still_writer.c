@@ -1,0 +1,213 @@
+/* still_writer.c — RGB rows + metadata -> JPEG, PNG or HEIC through a temp
+ * file (see sy_edit_internal.h). The one exit path of edits and conversions.
+ *
+ * JPEG: 16-row strips converted to JFIF YCbCr 4:2:0 (chroma = mean of each
+ * 2x2 block, summed in RGB before one conversion) for the raw-data JPEG
+ * writer; rows arriving in runs of 16 are converted straight from the
+ * caller's memory, shorter runs are staged. PNG: rows go to the streaming
+ * PNG writer. HEIC: rows go to sy_heif_writer (which has its own temp file). */
+#include <string.h>
+
+#include "collage/sy_strip.h"
+#include "base/sy_rgb_to_ycbcr.h"
+#include "base/sy_output.h"
+#include "jpeg/sy_jpeg_writer.h"
+#include "png/sy_png_writer.h"
+#include "edit/sy_edit_internal.h"
+#include "heif/sy_heif_writer.h"
+
+#define STRIP SY__JPEG_STRIP_ROWS
+
+struct sy__still_writer {
+    sy_context *ctx;
+    sy_still_format format;
+    uint32_t width, height, rows_in;
+    sy__output out;             /* JPEG and PNG */
+    sy__jpeg_writer *jpeg;
+    sy__png_writer *png;
+    sy_heif_writer *heic;
+    /* JPEG strip */
+    sy__ycbcr_matrix matrix;
+    uint8_t *mem;
+    uint8_t *plane_rows[3][STRIP]; /* Y: 16 rows, Cb and Cr: 8 rows each */
+    uint32_t stride[3];
+    uint8_t *stage;                /* 16 RGB rows for runs shorter than a strip */
+    uint32_t staged;
+    const sy__still_extra *extra;  /* gain-map additions, or NULL */
+};
+
+void sy__still_writer_destroy(sy__still_writer *w) {
+    if (!w) return;
+    sy__jpeg_writer_destroy(w->jpeg);
+    sy__png_writer_destroy(w->png);
+    sy_heif_writer_destroy(w->heic);
+    sy__output_abort(&w->out);
+    sy__free(w->ctx, w->mem);
+    sy__free(w->ctx, w->stage);
+    sy__free(w->ctx, w);
+}
+
+static sy_status open_jpeg(sy__still_writer *w, const char *path, int quality, const sy__metadata *md,
+                           sy_error *err) {
+    sy__ycbcr_matrix_init(&w->matrix, 6, 1); /* BT.601 full range = JFIF */
+    w->stride[0] = sy__jpeg_luma_stride(w->width);
+    w->stride[1] = w->stride[2] = sy__jpeg_chroma_stride(w->width);
+    size_t bytes = (size_t)w->stride[0] * STRIP + 2 * (size_t)w->stride[1] * (STRIP / 2);
+    w->mem = sy__alloc(w->ctx, bytes, 1, "jpeg strip", err);
+    w->stage = sy__alloc(w->ctx, (size_t)w->width * 3, STRIP, "jpeg stage rows", err);
+    if (!w->mem || !w->stage) return err ? err->code : SY_E_BUDGET;
+    uint8_t *p = w->mem;
+    for (int r = 0; r < STRIP; r++, p += w->stride[0]) w->plane_rows[0][r] = p;
+    for (int c = 1; c < 3; c++)
+        for (int r = 0; r < STRIP / 2; r++, p += w->stride[c]) w->plane_rows[c][r] = p;
+    sy_status st = sy__jpeg_writer_create(w->ctx, w->out.file, path, w->width, w->height, quality, &w->jpeg, err);
+    if (st == SY_OK && md)
+        st = sy__jpeg_writer_write_metadata(w->jpeg, md->exif, md->exif_len, md->xmp, md->xmp_len, md->icc,
+                                            md->icc_len, err);
+    if (st == SY_OK && w->extra && w->extra->jpeg_app2)
+        st = sy__jpeg_writer_write_marker(w->jpeg, 0xE2, w->extra->jpeg_app2, w->extra->jpeg_app2_len, err);
+    return st;
+}
+
+static sy_status open_heic(sy__still_writer *w, const char *path, int quality, const char *preset,
+                           const sy__metadata *md, sy_error *err) {
+    sy_heif_writer_options o;
+    sy_heif_writer_options_init(&o);
+    o.width = w->width;
+    o.height = w->height;
+    o.quality = quality;
+    o.x265_preset = preset;
+    sy_status st = sy_heif_writer_create(w->ctx, path, &o, &w->heic, err);
+    if (st == SY_OK && md && md->exif) st = sy_heif_writer_set_exif(w->heic, md->exif, md->exif_len, err);
+    if (st == SY_OK && md && md->xmp) st = sy_heif_writer_set_xmp(w->heic, md->xmp, md->xmp_len, err);
+    if (st == SY_OK && md && md->icc) st = sy_heif_writer_set_icc(w->heic, md->icc, md->icc_len, err);
+    return st;
+}
+
+sy_status sy__still_writer_open(sy_context *ctx, const char *path, sy_still_format format, int quality,
+                                const char *heic_preset, uint32_t width, uint32_t height, const sy__metadata *md,
+                                sy__still_writer **out, sy_error *err) {
+    return sy__still_writer_open_extra(ctx, path, format, quality, heic_preset, width, height, md, NULL, out, err);
+}
+
+sy_status sy__still_writer_open_extra(sy_context *ctx, const char *path, sy_still_format format, int quality,
+                                      const char *heic_preset, uint32_t width, uint32_t height,
+                                      const sy__metadata *md, const sy__still_extra *extra, sy__still_writer **out,
+                                      sy_error *err) {
+    *out = NULL;
+    if (width == 0 || height == 0) return sy__fail(err, SY_E_USAGE, "%s: empty image %ux%u", path, width, height);
+    if (quality < 1 || quality > 100) return sy__fail(err, SY_E_USAGE, "%s: quality %d is outside 1..100", path, quality);
+    sy__still_writer *w = sy__calloc(ctx, 1, sizeof *w, "still writer", err);
+    if (!w) return err ? err->code : SY_E_BUDGET;
+    w->ctx = ctx;
+    w->format = format;
+    w->extra = extra;
+    w->width = width;
+    w->height = height;
+    sy_status st;
+    switch (format) {
+    case SY_STILL_JPEG:
+        st = sy__output_open(ctx, path, &w->out, err);
+        if (st == SY_OK) st = open_jpeg(w, path, quality, md, err);
+        break;
+    case SY_STILL_PNG:
+        st = sy__output_open(ctx, path, &w->out, err);
+        if (st == SY_OK) st = sy__png_writer_create(ctx, w->out.file, path, width, height, 6, &w->png, err);
+        if (st == SY_OK && md) st = sy__png_writer_add_metadata(ctx, w->png, md, err);
+        break;
+    case SY_STILL_HEIC: st = open_heic(w, path, quality, heic_preset, md, err); break;
+    default: st = sy__fail(err, SY_E_USAGE, "%s: unknown still format %d", path, (int)format); break;
+    }
+    if (st != SY_OK) {
+        sy__still_writer_destroy(w);
+        return st;
+    }
+    *out = w;
+    return SY_OK;
+}
+
+/* Repeats the last real column of each plane row and the last real rows, so
+ * partial MCUs hold image content (no dark fringe after decoding). */
+static void pad_strip(sy__still_writer *w, uint32_t rows) {
+    uint32_t cw = (w->width + 1) / 2, crows = (rows + 1) / 2;
+    for (uint32_t r = 0; r < rows; r++) {
+        uint8_t *y = w->plane_rows[0][r];
+        memset(y + w->width, y[w->width - 1], w->stride[0] - w->width);
+    }
+    for (int c = 1; c < 3; c++)
+        for (uint32_t r = 0; r < crows; r++) {
+            uint8_t *p = w->plane_rows[c][r];
+            memset(p + cw, p[cw - 1], w->stride[c] - cw);
+        }
+    for (uint32_t r = rows; r < STRIP; r++) memcpy(w->plane_rows[0][r], w->plane_rows[0][rows - 1], w->stride[0]);
+    for (int c = 1; c < 3; c++)
+        for (uint32_t r = crows; r < STRIP / 2; r++) memcpy(w->plane_rows[c][r], w->plane_rows[c][crows - 1], w->stride[c]);
+}
+
+/* One strip of `rows` (1..16) RGB rows starting at `rgb`. */
+static sy_status jpeg_strip(sy__still_writer *w, const uint8_t *rgb, size_t stride, uint32_t rows, sy_error *err) {
+    for (uint32_t r = 0; r < rows; r += 2) {
+        const uint8_t *a = rgb + (size_t)r * stride, *b = r + 1 < rows ? a + stride : a;
+        sy__rgb_to_luma_row(&w->matrix, a, w->width, w->plane_rows[0][r]);
+        if (r + 1 < rows) sy__rgb_to_luma_row(&w->matrix, b, w->width, w->plane_rows[0][r + 1]);
+        sy__rgb_to_chroma420_row(&w->matrix, a, b, w->width, w->plane_rows[1][r / 2], w->plane_rows[2][r / 2]);
+    }
+    pad_strip(w, rows);
+    return sy__jpeg_writer_write_strip(w->jpeg, w->plane_rows[0], w->plane_rows[1], w->plane_rows[2], err);
+}
+
+static sy_status jpeg_write(sy__still_writer *w, const uint8_t *rgb, size_t stride, uint32_t count, sy_error *err) {
+    sy_status st = SY_OK;
+    const size_t row_bytes = (size_t)w->width * 3;
+    while (count > 0 && st == SY_OK) {
+        uint32_t strip = SY__MIN(STRIP, w->height - (w->rows_in - w->staged)); /* rows of the strip being filled */
+        if (w->staged == 0 && count >= strip) { /* a whole strip in the caller's memory */
+            st = jpeg_strip(w, rgb, stride, strip, err);
+            rgb += (size_t)strip * stride, count -= strip, w->rows_in += strip;
+            continue;
+        }
+        uint32_t take = SY__MIN(count, strip - w->staged);
+        for (uint32_t i = 0; i < take; i++)
+            memcpy(w->stage + (size_t)(w->staged + i) * row_bytes, rgb + (size_t)i * stride, row_bytes);
+        w->staged += take, w->rows_in += take;
+        rgb += (size_t)take * stride, count -= take;
+        if (w->staged == strip) {
+            st = jpeg_strip(w, w->stage, row_bytes, strip, err);
+            w->staged = 0;
+        }
+    }
+    return st;
+}
+
+sy_status sy__still_writer_write(sy__still_writer *w, const uint8_t *rgb, size_t stride, uint32_t count,
+                                 sy_error *err) {
+    if (count > w->height - w->rows_in)
+        return sy__fail(err, SY_E_USAGE, "still writer: %u rows past the %u of the image", count, w->height);
+    if (w->format == SY_STILL_JPEG) return jpeg_write(w, rgb, stride, count, err);
+    sy_status st = SY_OK;
+    while (count > 0 && st == SY_OK) {
+        const uint8_t *rows[STRIP];
+        uint32_t n = SY__MIN(count, STRIP);
+        for (uint32_t i = 0; i < n; i++) rows[i] = rgb + (size_t)i * stride;
+        st = w->png ? sy__png_writer_write_rows(w->png, rows, n, err) : sy_heif_writer_write_rows(w->heic, rows, n, err);
+        rgb += (size_t)n * stride, count -= n, w->rows_in += n;
+    }
+    return st;
+}
+
+sy_status sy__still_writer_finish(sy__still_writer *w, sy_error *err) {
+    if (w->rows_in != w->height)
+        return sy__fail(err, SY_E_USAGE, "still writer: %u of %u rows written", w->rows_in, w->height);
+    sy_status st;
+    switch (w->format) {
+    case SY_STILL_JPEG: st = sy__jpeg_writer_finish(w->jpeg, err); break;
+    case SY_STILL_PNG: st = sy__png_writer_finish(w->png, err); break;
+    default:
+        st = w->extra && w->extra->heic_finish ? w->extra->heic_finish(w->extra->user, w->heic, err) : SY_OK;
+        return st == SY_OK ? sy_heif_writer_finish(w->heic, err) : st;
+    }
+    if (st == SY_OK && w->format == SY_STILL_JPEG && w->extra && w->extra->jpeg_finish)
+        st = w->extra->jpeg_finish(w->extra->user, w->out.file, err);
+    if (st == SY_OK) st = sy__output_commit(&w->out, err);
+    return st;
+}

@@ -1,0 +1,206 @@
+/* cell.c — build one collage cell: decode at scale, render through the one
+ * frame renderer (centre-crop to cover, antialiased downscale) strip-wise,
+ * turn upright (EXIF orientation) and store as planes. */
+#include <math.h>
+#include <string.h>
+
+#include "base/sy_internal.h"
+#include "base/sy_color.h"
+#include "render/sy_render_window.h"
+#include "collage/sy_cell.h"
+
+size_t sy__cell_plane_bytes(uint32_t width, uint32_t height, uint32_t chroma_shift) {
+    size_t luma = (size_t)width * height;
+    size_t chroma = (size_t)(width >> chroma_shift) * (height >> chroma_shift);
+    return luma + 2 * chroma;
+}
+
+static sy_status cell_alloc(sy_context *ctx, uint32_t width, uint32_t height, uint32_t chroma_shift,
+                            sy__cell *cell, sy_error *err) {
+    memset(cell, 0, sizeof *cell);
+    if (chroma_shift && ((width | height) & 1))
+        return sy__fail(err, SY_E_USAGE, "cell: 4:2:0 cell %ux%u must have even sides", width, height);
+    size_t bytes = sy__cell_plane_bytes(width, height, chroma_shift);
+    uint8_t *mem = sy__alloc(ctx, bytes, 1, "collage cell", err);
+    if (!mem) return err ? err->code : SY_E_BUDGET;
+    cell->width = width;
+    cell->height = height;
+    cell->chroma_shift = chroma_shift;
+    cell->bytes = bytes;
+    cell->plane[0] = mem;
+    cell->stride[0] = width;
+    cell->stride[1] = cell->stride[2] = width >> chroma_shift;
+    cell->plane[1] = mem + (size_t)width * height;
+    cell->plane[2] = cell->plane[1] + (size_t)cell->stride[1] * (height >> chroma_shift);
+    return SY_OK;
+}
+
+void sy__cell_release(sy_context *ctx, sy__cell *cell) {
+    if (!cell) return;
+    sy__free(ctx, cell->plane[0]);
+    memset(cell, 0, sizeof *cell);
+}
+
+sy_status sy__cell_grey(sy_context *ctx, uint32_t width, uint32_t height, uint32_t chroma_shift, sy__cell *cell,
+                        sy_error *err) {
+    sy_status st = cell_alloc(ctx, width, height, chroma_shift, cell, err);
+    if (st != SY_OK) return st;
+    cell->pixels = SY__PIX_YCC;
+    memset(cell->plane[0], 128, cell->bytes); /* Y=Cb=Cr=128 is RGB 128,128,128 */
+    return SY_OK;
+}
+
+/* ---- orientation ---- */
+
+/* Upright position of stored-target pixel (x, y): ux = ax*x + bx*y + cx, uy = ay*x + by*y + cy. */
+typedef struct affine {
+    int ax, bx, cx, ay, by, cy;
+} affine;
+
+static affine orientation_map(uint8_t o, int tw, int th) {
+    switch (o) {
+    case 2: return (affine){-1, 0, tw - 1, 0, 1, 0};
+    case 3: return (affine){-1, 0, tw - 1, 0, -1, th - 1};
+    case 4: return (affine){1, 0, 0, 0, -1, th - 1};
+    case 5: return (affine){0, 1, 0, 1, 0, 0};
+    case 6: return (affine){0, -1, th - 1, 1, 0, 0};
+    case 7: return (affine){0, -1, th - 1, -1, 0, tw - 1};
+    case 8: return (affine){0, 1, 0, -1, 0, tw - 1};
+    default: return (affine){1, 0, 0, 0, 1, 0};
+    }
+}
+
+/* ---- row sink: stored-orientation rows -> upright planes ---- */
+
+typedef struct sink_state {
+    sy__cell *cell;
+    affine map;
+    uint32_t tw;          /* stored-orientation target width */
+    int to_ycc;           /* convert RGB rows to YCbCr before storing */
+    uint8_t *pending;     /* even row waiting for its pair (4:2:0) */
+} sink_state;
+
+static void store_full(sink_state *s, uint32_t y, const uint8_t *row) {
+    sy__cell *c = s->cell;
+    const affine m = s->map;
+    if (m.ax == 1 && m.bx == 0 && m.ay == 0 && m.by == 1) { /* upright already: de-interleave */
+        uint8_t *p0 = c->plane[0] + (size_t)y * c->stride[0], *p1 = c->plane[1] + (size_t)y * c->stride[1],
+                *p2 = c->plane[2] + (size_t)y * c->stride[2];
+        for (uint32_t x = 0; x < s->tw; x++) {
+            p0[x] = row[3 * x];
+            p1[x] = row[3 * x + 1];
+            p2[x] = row[3 * x + 2];
+        }
+        return;
+    }
+    for (uint32_t x = 0; x < s->tw; x++) {
+        size_t ux = (size_t)(m.ax * (int)x + m.bx * (int)y + m.cx), uy = (size_t)(m.ay * (int)x + m.by * (int)y + m.cy);
+        for (int ch = 0; ch < 3; ch++) c->plane[ch][uy * c->stride[ch] + ux] = row[3 * x + ch];
+    }
+}
+
+/* Orientation 1: rows y-1 and y are cell rows y-1 and y. */
+static void store_pair_420_upright(sy__cell *c, uint32_t y, const uint8_t *a, const uint8_t *b, uint32_t width) {
+    uint8_t *ya = c->plane[0] + (size_t)(y - 1) * c->stride[0], *yb = ya + c->stride[0];
+    uint8_t *cb = c->plane[1] + (size_t)(y >> 1) * c->stride[1], *cr = c->plane[2] + (size_t)(y >> 1) * c->stride[2];
+    for (uint32_t x = 0; x < width; x += 2) {
+        const uint8_t *p = a + 3 * x, *q = b + 3 * x;
+        ya[x] = p[0], ya[x + 1] = p[3], yb[x] = q[0], yb[x + 1] = q[3];
+        cb[x >> 1] = (uint8_t)((p[1] + p[4] + q[1] + q[4] + 2) >> 2);
+        cr[x >> 1] = (uint8_t)((p[2] + p[5] + q[2] + q[5] + 2) >> 2);
+    }
+}
+
+/* Rows y-1 (a) and y (b): four luma samples and one averaged chroma pair per 2x2 block. */
+static void store_pair_420(sink_state *s, uint32_t y, const uint8_t *a, const uint8_t *b) {
+    sy__cell *c = s->cell;
+    const affine m = s->map;
+    if (m.ax == 1 && m.bx == 0 && m.ay == 0 && m.by == 1) {
+        store_pair_420_upright(c, y, a, b, s->tw);
+        return;
+    }
+    int y0 = (int)y - 1;
+    for (uint32_t x = 0; x < s->tw; x += 2) {
+        const uint8_t *p[4] = {a + 3 * x, a + 3 * x + 3, b + 3 * x, b + 3 * x + 3};
+        int xs[4] = {(int)x, (int)x + 1, (int)x, (int)x + 1}, ys[4] = {y0, y0, y0 + 1, y0 + 1};
+        int minx = 1 << 30, miny = 1 << 30;
+        for (int k = 0; k < 4; k++) {
+            int ux = m.ax * xs[k] + m.bx * ys[k] + m.cx, uy = m.ay * xs[k] + m.by * ys[k] + m.cy;
+            c->plane[0][(size_t)uy * c->stride[0] + (size_t)ux] = p[k][0];
+            if (ux < minx) minx = ux;
+            if (uy < miny) miny = uy;
+        }
+        size_t at = (size_t)(miny >> 1) * c->stride[1] + (size_t)(minx >> 1);
+        c->plane[1][at] = (uint8_t)((p[0][1] + p[1][1] + p[2][1] + p[3][1] + 2) >> 2);
+        c->plane[2][at] = (uint8_t)((p[0][2] + p[1][2] + p[2][2] + p[3][2] + 2) >> 2);
+    }
+}
+
+static sy_status cell_sink(void *user, uint32_t y, uint8_t *r, sy_error *err) {
+    (void)err;
+    sink_state *s = user;
+    if (s->to_ycc) sy__rgb_to_ycc_row(r, s->tw);
+    if (!s->cell->chroma_shift) {
+        store_full(s, y, r);
+    } else if ((y & 1) == 0) {
+        memcpy(s->pending, r, (size_t)s->tw * 3);
+    } else {
+        store_pair_420(s, y, s->pending, r);
+    }
+    return SY_OK;
+}
+
+sy_status sy__cell_from_source(sy_context *ctx, sy__source *src, uint32_t width, uint32_t height,
+                               uint32_t chroma_shift, sy__cell *cell, sy_error *err) {
+    uint8_t o = src->orientation >= 1 && src->orientation <= 8 ? src->orientation : 1;
+    int turned = o >= 5;
+    /* Rendered in the stored orientation (so the decoder's rows stream
+     * top to bottom), then placed upright by the sink. */
+    uint32_t tw = turned ? height : width, th = turned ? width : height;
+    sy_recipe identity;
+    sy_recipe_init(&identity);
+    sy_renderer *r = NULL;
+    sy_status st = sy_renderer_create(ctx, &identity, src->width, src->height, tw, th, &r, err);
+    if (st != SY_OK) return st;
+    if ((st = cell_alloc(ctx, width, height, chroma_shift, cell, err)) != SY_OK) {
+        sy_renderer_destroy(r);
+        return st;
+    }
+    cell->pixels = chroma_shift ? SY__PIX_YCC : SY__PIX_RGB;
+    sink_state s = {.cell = cell, .map = orientation_map(o, (int)tw, (int)th), .tw = tw, .to_ycc = chroma_shift != 0};
+    if (chroma_shift && !(s.pending = sy__alloc(ctx, tw, 3, "cell pending row", err))) st = err ? err->code : SY_E_BUDGET;
+    if (st == SY_OK) st = sy__render_source(ctx, src, r, cell_sink, &s, err);
+    sy__free(ctx, s.pending);
+    sy_renderer_destroy(r);
+    if (st != SY_OK) sy__cell_release(ctx, cell);
+    return st;
+}
+
+/* Smallest full-frame size whose crop window still covers the target. */
+static void needed_frame(const sy_image_info *info, uint32_t width, uint32_t height, uint32_t *min_w,
+                         uint32_t *min_h) {
+    int turned = info->orientation >= 5;
+    double up_w = info->width, up_h = info->height;
+    double cw = up_w, ch = up_h;
+    double want = (double)width / height; /* the renderer centre-crops to cover the cell */
+    if (up_w / up_h > want) cw = up_h * want;
+    else ch = up_w / want;
+    double k = fmax(width / cw, height / ch);
+    double need_up_w = ceil(up_w * k - 1e-6), need_up_h = ceil(up_h * k - 1e-6);
+    *min_w = (uint32_t)(turned ? need_up_h : need_up_w);
+    *min_h = (uint32_t)(turned ? need_up_w : need_up_h);
+}
+
+sy_status sy__cell_build(sy_context *ctx, const char *path, const sy_image_info *info, uint32_t width,
+                         uint32_t height, uint32_t chroma_shift, sy__cell *cell, size_t *working_bytes,
+                         sy_error *err) {
+    uint32_t min_w, min_h;
+    needed_frame(info, width, height, &min_w, &min_h);
+    sy__source *src = NULL;
+    sy_status st = sy__source_open(ctx, path, info, min_w, min_h, &src, err);
+    if (st != SY_OK) return st;
+    if (working_bytes) *working_bytes = src->working_bytes;
+    st = sy__cell_from_source(ctx, src, width, height, chroma_shift, cell, err);
+    src->close(src);
+    return st;
+}

@@ -1,0 +1,120 @@
+/* layout.c — long (stacked at a common width) and grid (rows x columns,
+ * square cells, last row centred) layouts. */
+#include <math.h>
+#include <string.h>
+
+#include "base/sy_internal.h"
+#include "collage/sy_layout.h"
+
+uint32_t sy__grid_columns(uint32_t n) {
+    if (n <= 4) return 2;
+    if (n <= 9) return 3;
+    if (n <= 16) return 4;
+    if (n <= 25) return 5;
+    return 6;
+}
+
+static uint32_t even_down(uint32_t v, int even) { return even ? v & ~1u : v; }
+static uint32_t even_up(uint32_t v, int even) { return even ? (v + 1) & ~1u : v; }
+
+/* Long layout at canvas width `width`; returns the total height (64-bit so a
+ * huge stack cannot wrap). */
+static uint64_t place_long(const sy_image_info *const *infos, uint32_t count, uint32_t width, uint32_t margin,
+                           uint32_t spacing, int even, sy__rect *cells) {
+    uint32_t inner = width > 2 * margin ? even_down(width - 2 * margin, even) : 0;
+    uint32_t x = even_down((width - inner) / 2, even);
+    uint64_t y = margin;
+    for (uint32_t i = 0; i < count; i++) {
+        double aspect = infos[i] ? (double)infos[i]->height / infos[i]->width : 0.75;
+        uint32_t h = (uint32_t)fmin(lround(inner * aspect), 1u << 30);
+        h = even_up(h < 2 ? 2 : h, even);
+        cells[i] = (sy__rect){x, (uint32_t)fmin((double)y, 4e9), inner, h};
+        y += h + (i + 1 < count ? spacing : 0);
+    }
+    return y + margin;
+}
+
+sy_status sy__layout_compute(sy_context *ctx, const sy_collage_options *opts, const sy_image_info *const *infos,
+                             uint32_t count, int even, sy__layout *out, sy_error *err) {
+    memset(out, 0, sizeof *out);
+    uint32_t width = opts->width, margin = even_up(opts->margin, even), spacing = even_up(opts->spacing, even);
+    if (width < 16 || width > SY_JPEG_MAX_DIMENSION)
+        return sy__fail(err, SY_E_USAGE, "collage: width %u is outside 16..%u", width, SY_JPEG_MAX_DIMENSION);
+    if (2 * (uint64_t)margin + 16 > width)
+        return sy__fail(err, SY_E_USAGE, "collage: margin %u leaves no room in width %u", margin, width);
+    sy__rect *cells = sy__calloc(ctx, count, sizeof *cells, "layout", err);
+    if (!cells) return err ? err->code : SY_E_BUDGET;
+    out->cells = cells;
+    out->count = count;
+    out->scale = 1.0;
+    const uint64_t max_height = opts->format == SY_OUTPUT_JPEG ? SY_JPEG_MAX_DIMENSION : 0x7FFFFFFFu;
+
+    if (opts->layout == SY_LAYOUT_LONG) {
+        uint64_t height = place_long(infos, count, width, margin, spacing, even, cells);
+        if (height > max_height) {
+            if (opts->too_tall || opts->format != SY_OUTPUT_JPEG) {
+                sy__layout_free(ctx, out);
+                return sy__fail(err, SY_E_BUDGET,
+                                "collage: a long image of %u photos at width %u is %llu px tall; JPEG allows %llu "
+                                "(use PNG or a smaller width)",
+                                count, width, (unsigned long long)height, (unsigned long long)max_height);
+            }
+            /* Shrink the whole canvas uniformly until it fits. */
+            double k = (double)max_height / height;
+            uint32_t w = even_down((uint32_t)(width * k), even);
+            for (;; w -= even ? 2 : 1) {
+                uint32_t m = even_up((uint32_t)(margin * k), even), s = even_up((uint32_t)(spacing * k), even);
+                if (w < 16 + 2 * m) {
+                    sy__layout_free(ctx, out);
+                    return sy__fail(err, SY_E_BUDGET, "collage: %u photos cannot fit in a %llu px tall JPEG", count,
+                                    (unsigned long long)max_height);
+                }
+                height = place_long(infos, count, w, m, s, even, cells);
+                if (height <= max_height) break;
+            }
+            out->scaled_to_fit = 1;
+            out->scale = (double)w / width;
+            width = w;
+        }
+        out->width = width;
+        out->height = (uint32_t)height;
+        return SY_OK;
+    }
+
+    /* Grid. */
+    if (count < 2 || count > 30) {
+        sy__layout_free(ctx, out);
+        return sy__fail(err, SY_E_USAGE, "collage: a grid takes 2 to 30 photos, not %u", count);
+    }
+    uint32_t cols = opts->columns ? opts->columns : sy__grid_columns(count);
+    if (cols > count) cols = count;
+    uint32_t rows = (count + cols - 1) / cols;
+    uint64_t gaps = (uint64_t)(cols - 1) * spacing;
+    if (gaps + 2 * (uint64_t)margin + 2 * cols > width) {
+        sy__layout_free(ctx, out);
+        return sy__fail(err, SY_E_USAGE, "collage: %u columns with spacing %u do not fit width %u", cols, spacing,
+                        width);
+    }
+    uint32_t cell = even_down((uint32_t)((width - 2 * margin - gaps) / cols), even);
+    uint32_t used = cols * cell + (uint32_t)gaps;
+    uint32_t x0 = even_down((width - used) / 2, even);
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t r = i / cols, c = i % cols;
+        uint32_t in_row = r + 1 < rows ? cols : count - r * cols;
+        uint32_t shift = even_down((cols - in_row) * (cell + spacing) / 2, even); /* centre a short last row */
+        cells[i] = (sy__rect){x0 + shift + c * (cell + spacing), margin + r * (cell + spacing), cell, cell};
+    }
+    uint64_t height = 2 * (uint64_t)margin + (uint64_t)rows * cell + (uint64_t)(rows - 1) * spacing;
+    if (height > max_height) {
+        sy__layout_free(ctx, out);
+        return sy__fail(err, SY_E_BUDGET, "collage: grid is %llu px tall, over the limit", (unsigned long long)height);
+    }
+    out->width = width;
+    out->height = (uint32_t)height;
+    return SY_OK;
+}
+
+void sy__layout_free(sy_context *ctx, sy__layout *layout) {
+    sy__free(ctx, layout->cells);
+    memset(layout, 0, sizeof *layout);
+}

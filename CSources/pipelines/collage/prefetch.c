@@ -1,0 +1,191 @@
+/* prefetch.c — see sy_prefetch.h. */
+#include <pthread.h>
+#include <string.h>
+
+#include "base/sy_internal.h"
+#include "collage/sy_prefetch.h"
+
+enum slot_state { SLOT_WAITING, SLOT_BUILDING, SLOT_READY, SLOT_RELEASED };
+
+typedef struct slot {
+    enum slot_state state;
+    sy__cell cell;
+    size_t held;       /* bytes counted against the cap for this slot */
+} slot;
+
+struct sy__prefetch {
+    sy_context *ctx;
+    sy__cell_job *jobs;
+    slot *slots;
+    uint32_t count, chroma_shift;
+    size_t cap, held, peak_held;
+    uint32_t next;           /* next cell a worker will start */
+    int64_t needed_through;  /* highest index the strip loop waits for */
+    int stopping;
+    sy_status fatal;         /* a worker could not even paint grey */
+    sy_error fatal_err;
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    pthread_t threads[8];
+    int thread_count;
+};
+
+/* Estimate used to decide whether a cell may start early. */
+static size_t estimate(const sy__prefetch *pf, const sy__cell_job *job) {
+    size_t planes = sy__cell_plane_bytes(job->rect.width, job->rect.height, pf->chroma_shift);
+    if (!job->info) return planes;
+    size_t pixels = (size_t)job->info->stored_width * job->info->stored_height;
+    /* One decoded tile, libde265 state and a tile row of pixels: with this estimate
+     * HEIC cells mostly decode one at a time, which keeps the job near 9 MiB;
+     * two at once would be ~1.5x faster but touch 12 MiB. */
+    if (job->info->format == SY_FORMAT_HEIF) return planes + 2560u * 1024;
+    if (job->info->progressive) return planes + pixels * 3;
+    return planes + 256 * 1024;
+}
+
+static void build(sy__prefetch *pf, uint32_t i, sy__cell *cell) {
+    sy__cell_job *job = &pf->jobs[i];
+    sy_error err = {0};
+    sy_status st = SY_E_INVALID_INPUT;
+    if (job->info) {
+        st = sy__cell_build(pf->ctx, job->path, job->info, job->rect.width, job->rect.height, pf->chroma_shift, cell, &job->working_bytes, &err);
+    }
+    if (st == SY_OK) return;
+    if (st == SY_E_CANCELLED) {
+        job->failure = st;
+        return;
+    }
+    if (job->info) { /* decode failed after a good probe: grey, with the reason */
+        job->failure = st;
+        snprintf(job->reason, sizeof job->reason, "%s", err.message);
+    }
+    st = sy__cell_grey(pf->ctx, job->rect.width, job->rect.height, pf->chroma_shift, cell, &err);
+    if (st != SY_OK) {
+        pthread_mutex_lock(&pf->lock);
+        if (!pf->fatal) pf->fatal = st, pf->fatal_err = err;
+        pthread_mutex_unlock(&pf->lock);
+    }
+}
+
+static void *worker(void *arg) {
+    sy__prefetch *pf = arg;
+    pthread_mutex_lock(&pf->lock);
+    for (;;) {
+        /* Start the next cell when the strip loop needs it, or when it is at most
+         * one cell per worker ahead and fits under the cap. */
+        while (!pf->stopping && pf->next < pf->count && (int64_t)pf->next > pf->needed_through &&
+               ((int64_t)pf->next > pf->needed_through + pf->thread_count ||
+                pf->held + estimate(pf, &pf->jobs[pf->next]) > pf->cap))
+            pthread_cond_wait(&pf->changed, &pf->lock);
+        if (pf->stopping || pf->next >= pf->count) break;
+        uint32_t i = pf->next++;
+        size_t guess = estimate(pf, &pf->jobs[i]);
+        pf->held += guess;
+        if (pf->held > pf->peak_held) pf->peak_held = pf->held;
+        pf->slots[i].state = SLOT_BUILDING;
+        pthread_mutex_unlock(&pf->lock);
+
+        sy__cell cell = {0};
+        build(pf, i, &cell);
+
+        pthread_mutex_lock(&pf->lock);
+        pf->held = pf->held - guess + cell.bytes;
+        pf->slots[i].held = cell.bytes;
+        pf->slots[i].cell = cell;
+        pf->slots[i].state = SLOT_READY;
+        pthread_cond_broadcast(&pf->changed);
+    }
+    pthread_cond_broadcast(&pf->changed);
+    pthread_mutex_unlock(&pf->lock);
+    return NULL;
+}
+
+sy_status sy__prefetch_start(sy_context *ctx, sy__cell_job *jobs, uint32_t count, uint32_t chroma_shift,
+                             int threads, size_t cap, sy__prefetch **out, sy_error *err) {
+    *out = NULL;
+    sy__prefetch *pf = sy__calloc(ctx, 1, sizeof *pf, "prefetch", err);
+    if (!pf) return err ? err->code : SY_E_BUDGET;
+    pf->slots = sy__calloc(ctx, count ? count : 1, sizeof *pf->slots, "prefetch slots", err);
+    if (!pf->slots) {
+        sy__free(ctx, pf);
+        return err ? err->code : SY_E_BUDGET;
+    }
+    pf->ctx = ctx;
+    pf->jobs = jobs;
+    pf->count = count;
+    pf->chroma_shift = chroma_shift;
+    pf->cap = cap;
+    pf->needed_through = -1;
+    pthread_mutex_init(&pf->lock, NULL);
+    pthread_cond_init(&pf->changed, NULL);
+    if (threads < 1) threads = 1;
+    if (threads > 8) threads = 8;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, 1u << 20);
+    for (int t = 0; t < threads; t++) {
+        if (pthread_create(&pf->threads[t], &attr, worker, pf) != 0) break;
+        pf->thread_count++;
+    }
+    pthread_attr_destroy(&attr);
+    if (pf->thread_count == 0) {
+        sy__prefetch_stop(pf);
+        return sy__fail(err, SY_E_BUDGET, "collage: cannot start a decode thread");
+    }
+    *out = pf;
+    return SY_OK;
+}
+
+const sy__cell *sy__prefetch_get(sy__prefetch *pf, uint32_t index, sy_error *err) {
+    pthread_mutex_lock(&pf->lock);
+    if ((int64_t)index > pf->needed_through) {
+        pf->needed_through = index;
+        pthread_cond_broadcast(&pf->changed);
+    }
+    while (pf->slots[index].state != SLOT_READY && !pf->fatal) {
+        if (pf->slots[index].state == SLOT_RELEASED) break;
+        pthread_cond_wait(&pf->changed, &pf->lock);
+    }
+    const sy__cell *cell = NULL;
+    if (pf->fatal) {
+        if (err) *err = pf->fatal_err;
+    } else if (pf->jobs[index].failure == SY_E_CANCELLED) {
+        sy__fail(err, SY_E_CANCELLED, "cancelled");
+    } else if (pf->slots[index].state == SLOT_READY) {
+        cell = &pf->slots[index].cell;
+    } else {
+        sy__fail(err, SY_E_USAGE, "collage: cell %u used after release", index);
+    }
+    pthread_mutex_unlock(&pf->lock);
+    return cell;
+}
+
+void sy__prefetch_release(sy__prefetch *pf, uint32_t index) {
+    pthread_mutex_lock(&pf->lock);
+    slot *s = &pf->slots[index];
+    if (s->state == SLOT_READY) {
+        sy__cell_release(pf->ctx, &s->cell);
+        pf->held -= s->held;
+        s->held = 0;
+        s->state = SLOT_RELEASED;
+        pthread_cond_broadcast(&pf->changed);
+    }
+    pthread_mutex_unlock(&pf->lock);
+}
+
+size_t sy__prefetch_stop(sy__prefetch *pf) {
+    if (!pf) return 0;
+    pthread_mutex_lock(&pf->lock);
+    pf->stopping = 1;
+    pthread_cond_broadcast(&pf->changed);
+    pthread_mutex_unlock(&pf->lock);
+    for (int t = 0; t < pf->thread_count; t++) pthread_join(pf->threads[t], NULL);
+    for (uint32_t i = 0; i < pf->count; i++) sy__cell_release(pf->ctx, &pf->slots[i].cell);
+    size_t peak = pf->peak_held;
+    pthread_mutex_destroy(&pf->lock);
+    pthread_cond_destroy(&pf->changed);
+    sy_context *ctx = pf->ctx;
+    sy__free(ctx, pf->slots);
+    sy__free(ctx, pf);
+    return peak;
+}

@@ -1,0 +1,45 @@
+/* sy_cell.h — one prepared collage cell: an input decoded, cropped, resampled
+ * and turned upright at exactly the size the layout gives it (engine-private).
+ *
+ * Pixels are planar. For JPEG output (chroma_shift 1) the planes are YCbCr
+ * 4:2:0, ready for libjpeg's raw-data writer; for PNG output (chroma_shift 0)
+ * they are full resolution in the source's own kind (RGB or YCbCr). */
+#ifndef SY_CELL_H
+#define SY_CELL_H
+
+#include "base/sy_source.h"
+
+typedef struct sy__cell {
+    uint32_t width, height;     /* upright, even when chroma_shift is 1 */
+    uint32_t chroma_shift;      /* 1 = 4:2:0, 0 = 4:4:4 */
+    sy__pixels pixels;          /* kind of the planes (always YCC for 4:2:0) */
+    uint8_t *plane[3];          /* one allocation; plane[1], plane[2] point into it */
+    uint32_t stride[3];
+    size_t bytes;
+} sy__cell;
+
+/* Bytes the planes of a width x height cell take. */
+size_t sy__cell_plane_bytes(uint32_t width, uint32_t height, uint32_t chroma_shift);
+
+/* Decodes `path` (probed as `info`) into `cell`, opening its decoder at the
+ * smallest scale that covers the cell. *working_bytes (if non-NULL) receives
+ * the decoder's working estimate. On failure the cell holds nothing. */
+sy_status sy__cell_build(sy_context *ctx, const char *path, const sy_image_info *info, uint32_t width,
+                         uint32_t height, uint32_t chroma_shift, sy__cell *cell, size_t *working_bytes,
+                         sy_error *err);
+
+/* The same from an already open source (which may deliver a scaled frame).
+ * The cell is sy_renderer output for the identity recipe — the source
+ * centre-cropped to cover the cell's aspect — fed strip-wise, so its R'G'B'
+ * bytes equal sy_render over the whole decoded frame (before the 4:2:0
+ * conversion when chroma_shift is 1). */
+sy_status sy__cell_from_source(sy_context *ctx, sy__source *src, uint32_t width, uint32_t height,
+                               uint32_t chroma_shift, sy__cell *cell, sy_error *err);
+
+/* Paints a neutral grey cell (128,128,128 — in YCbCr 128,128,128 as well). */
+sy_status sy__cell_grey(sy_context *ctx, uint32_t width, uint32_t height, uint32_t chroma_shift, sy__cell *cell,
+                        sy_error *err);
+
+void sy__cell_release(sy_context *ctx, sy__cell *cell);
+
+#endif

@@ -1,0 +1,327 @@
+/* edit.c — sy_edit: decode upright, render with the one renderer, write with
+ * the source's metadata (see sy_edit.h). The job keeps the decoded source so
+ * a caller can inspect what the decode produced (SPEC E7) before writing. */
+#include <math.h>
+#include <string.h>
+
+#include "still/sy_metadata.h"
+#include "sy_gainmap_edit.h"
+#include "gainmap/sy_gainmap_internal.h"
+#include "edit/sy_band_pool.h"
+#include "edit/sy_edit_internal.h"
+
+struct sy_edit_job {
+    sy_context *ctx;
+    sy_edit_options opts;
+    char *input;                /* engine copy, for decoding again on retarget */
+    sy_image_info info;
+    sy__file_stamp stamp;       /* SY_EDIT_IDENTIFY_SOURCE: the file as hashed */
+    sy__metadata md;
+    sy__upright src;
+    uint32_t decode_min_w, decode_min_h; /* what src was decoded for (0 x 0 = full size) */
+    sy_renderer *renderer;
+    sy_edit_report report;
+};
+
+void sy_edit_options_init(sy_edit_options *opts) {
+    memset(opts, 0, sizeof *opts);
+    opts->version = 1;
+    opts->format = SY_STILL_JPEG;
+    opts->quality = 90;
+}
+
+void sy_edit_close(sy_edit_job *job) {
+    if (!job) return;
+    sy_context *ctx = job->ctx;
+    sy_renderer_destroy(job->renderer);
+    sy__upright_free(ctx, &job->src);
+    sy__metadata_free(ctx, &job->md);
+    sy__free(ctx, job->input);
+    sy__free(ctx, job);
+}
+
+static sy_status check_options(const sy_edit_options *o, sy_error *err) {
+    if (o->version != 1) return sy__fail(err, SY_E_USAGE, "sy_edit: options version %u, expected 1", o->version);
+    if (o->format != SY_STILL_JPEG && o->format != SY_STILL_PNG && o->format != SY_STILL_HEIC)
+        return sy__fail(err, SY_E_USAGE, "sy_edit: unknown output format %d", (int)o->format);
+    if (o->quality < 1 || o->quality > 100)
+        return sy__fail(err, SY_E_USAGE, "sy_edit: quality %d is outside 1..100", o->quality);
+    if (o->threads > 8) return sy__fail(err, SY_E_USAGE, "sy_edit: threads %u is above 8", o->threads);
+    if (o->flags & ~(uint32_t)(SY_EDIT_FULL_DECODE | SY_EDIT_IDENTIFY_SOURCE | SY_EDIT_ALLOW_SDR))
+        return sy__fail(err, SY_E_USAGE, "sy_edit: unknown flags 0x%x", o->flags);
+    return SY_OK;
+}
+
+/* A "cube:<path>" filter becomes the recipe's user LUT (*lut owns it). */
+static sy_status resolve_cube(sy_context *ctx, sy_recipe *r, sy_lut **lut, sy_error *err) {
+    const size_t plen = sizeof SY_EDIT_CUBE_PREFIX - 1;
+    if (!r->filter_id || strncmp(r->filter_id, SY_EDIT_CUBE_PREFIX, plen) != 0) return SY_OK;
+    const char *path = r->filter_id + plen;
+    if (!*path) return sy__fail(err, SY_E_USAGE, "sy_recipe: filter.id \"cube:\" names no .cube file");
+    if (r->filter_lut) return sy__fail(err, SY_E_USAGE, "sy_recipe: filter.id '%.64s' and a user LUT are both set", r->filter_id);
+    sy_status st = sy_lut_load_cube(ctx, path, lut, err);
+    if (st != SY_OK) return st;
+    r->filter_id = NULL;
+    r->filter_lut = *lut;
+    return SY_OK;
+}
+
+/* Upright decode size for a target of tw x th: full size, unless the target
+ * is at most half the native output on both axes; then the smallest size
+ * keeping 2 decoded pixels per target pixel (see sy_edit.h). */
+static void decode_size(const sy_image_info *info, uint32_t tw, uint32_t th, uint32_t nw, uint32_t nh,
+                        uint32_t flags, uint32_t *min_w, uint32_t *min_h) {
+    *min_w = *min_h = 0; /* full size */
+    double k = fmax((double)tw / nw, (double)th / nh);
+    if ((flags & SY_EDIT_FULL_DECODE) || 2 * k >= 1) return;
+    *min_w = (uint32_t)ceil(info->width * 2 * k - 1e-9);
+    *min_h = (uint32_t)ceil(info->height * 2 * k - 1e-9);
+    if (*min_w < 1) *min_w = 1;
+    if (*min_h < 1) *min_h = 1;
+}
+
+static void report_metadata(sy_edit_report *rep, const sy__metadata *md) {
+    rep->kept_exif = md->exif != NULL;
+    rep->kept_gps = md->exif && sy__exif_has_gps(md->exif, md->exif_len);
+    rep->kept_capture_date = md->exif && sy__exif_capture_date(md->exif, md->exif_len, rep->capture_date);
+    rep->kept_xmp = md->xmp != NULL;
+    rep->kept_icc = md->icc != NULL;
+}
+
+static sy_status same_stamp(const char *path, const sy__file_stamp *before, sy_error *err) {
+    sy__file_stamp after;
+    sy_status st = sy__file_stamp_path(path, &after, err);
+    if (st != SY_OK) return st;
+    if (after.dev != before->dev || after.ino != before->ino || after.size != before->size ||
+        after.mtime_ns != before->mtime_ns)
+        return sy__fail(err, SY_E_IO, "%s: the file changed while it was being read; nothing was written", path);
+    return SY_OK;
+}
+
+/* Reads what does not depend on the recipe: identity, header, metadata. */
+static sy_status read_source(sy_edit_job *job, sy_error *err) {
+    sy_context *ctx = job->ctx;
+    sy_edit_report *rep = &job->report;
+    sy_status st;
+    if ((job->opts.flags & SY_EDIT_IDENTIFY_SOURCE) &&
+        (st = sy__file_identity(ctx, job->input, &job->stamp, &rep->source_bytes, rep->source_sha256, err)) != SY_OK)
+        return st;
+    if ((st = sy_image_probe(ctx, job->input, &job->info, err)) != SY_OK) return st;
+    sy_error md_err = {0};
+    if (sy__metadata_read(ctx, job->input, &job->info, &job->md, &md_err) != SY_OK) /* the pixels still edit */
+        memset(&job->md, 0, sizeof job->md);
+    if (job->md.exif) sy__exif_set_orientation(job->md.exif, job->md.exif_len, 1); /* pixels are made upright */
+    rep->source_format = job->info.format;
+    rep->source_width = job->info.width;
+    rep->source_height = job->info.height;
+    rep->source_orientation = job->info.orientation;
+    report_metadata(rep, &job->md);
+    return SY_OK;
+}
+
+/* Plans recipe `r` for the job's target box: decodes again unless the held
+ * source was decoded for exactly the same request (so the pixels never
+ * depend on what the job rendered before), then replaces the renderer. */
+static sy_status plan(sy_edit_job *job, const sy_recipe *r, sy_error *err) {
+    sy_context *ctx = job->ctx;
+    const sy_image_info *info = &job->info;
+    uint32_t tw, th, nw, nh, min_w, min_h;
+    sy_status st;
+    if ((st = sy_render_output_size(r, info->width, info->height, job->opts.max_width, job->opts.max_height, 0, &tw,
+                                    &th, err)) != SY_OK ||
+        (st = sy_render_output_size(r, info->width, info->height, 0, 0, 0, &nw, &nh, err)) != SY_OK)
+        return st;
+    decode_size(info, tw, th, nw, nh, job->opts.flags, &min_w, &min_h);
+    if (!job->src.rgb || min_w != job->decode_min_w || min_h != job->decode_min_h) {
+        sy_renderer_destroy(job->renderer);
+        job->renderer = NULL;
+        sy__upright_free(ctx, &job->src);
+        if ((st = sy__upright_decode(ctx, job->input, info, min_w, min_h, &job->src, err)) != SY_OK) return st;
+        if ((job->opts.flags & SY_EDIT_IDENTIFY_SOURCE) && (st = same_stamp(job->input, &job->stamp, err)) != SY_OK)
+            return st;
+        job->decode_min_w = min_w;
+        job->decode_min_h = min_h;
+        job->report.decodes++;
+    }
+    sy_renderer *renderer = NULL;
+    if ((st = sy_renderer_create(ctx, r, job->src.width, job->src.height, tw, th, &renderer, err)) != SY_OK) return st;
+    sy_renderer_destroy(job->renderer);
+    job->renderer = renderer;
+    if (job->md.exif) sy__exif_set_dimensions(job->md.exif, job->md.exif_len, tw, th);
+    job->report.decoded_width = job->src.width;
+    job->report.decoded_height = job->src.height;
+    job->report.width = tw;
+    job->report.height = th;
+    return SY_OK;
+}
+
+sy_status sy__recipe_prepare(sy_context *ctx, const sy_recipe *recipe, sy_recipe *r, sy_lut **lut, sy_error *err) {
+    *r = *recipe;
+    *lut = NULL;
+    sy_status st = resolve_cube(ctx, r, lut, err);
+    if (st == SY_OK) st = sy_recipe_validate(r, err);
+    if (st != SY_OK) {
+        sy_lut_destroy(*lut);
+        *lut = NULL;
+    }
+    return st;
+}
+
+sy_status sy_edit_open(sy_context *ctx, const char *input, const sy_recipe *recipe, const sy_edit_options *opts,
+                       sy_edit_job **out, sy_edit_report *report, sy_error *err) {
+    if (report) memset(report, 0, sizeof *report);
+    if (!ctx || !input || !recipe || !opts || !out) return sy__fail(err, SY_E_USAGE, "sy_edit_open: NULL argument");
+    *out = NULL;
+    sy_status st = check_options(opts, err);
+    if (st != SY_OK) return st;
+    sy_recipe r;
+    sy_lut *lut = NULL;
+    /* Recipe first: a bad value fails before any decoding. */
+    if ((st = sy__recipe_prepare(ctx, recipe, &r, &lut, err)) != SY_OK) return st;
+    sy_context_reset_peak(ctx);
+    sy_edit_job *job = sy__calloc(ctx, 1, sizeof *job, "edit job", err);
+    size_t len = strlen(input);
+    if (job) job->input = sy__alloc(ctx, len + 1, 1, "edit input path", err);
+    if (!job || !job->input) {
+        sy__free(ctx, job);
+        sy_lut_destroy(lut);
+        return err ? err->code : SY_E_BUDGET;
+    }
+    memcpy(job->input, input, len + 1);
+    job->ctx = ctx;
+    job->opts = *opts;
+    if (job->opts.threads == 0) job->opts.threads = 2;
+    st = read_source(job, err);
+    if (st == SY_OK) st = plan(job, &r, err);
+    sy_lut_destroy(lut); /* the renderer baked it */
+    if (st != SY_OK) {
+        sy_edit_close(job);
+        return st;
+    }
+    if (report) *report = job->report;
+    *out = job;
+    return SY_OK;
+}
+
+sy_status sy_edit_job_retarget(sy_edit_job *job, const sy_recipe *recipe, uint32_t max_w, uint32_t max_h,
+                               sy_edit_report *report, sy_error *err) {
+    if (!job || !recipe) return sy__fail(err, SY_E_USAGE, "sy_edit_job_retarget: NULL argument");
+    sy_recipe r;
+    sy_lut *lut = NULL;
+    sy_status st = sy__recipe_prepare(job->ctx, recipe, &r, &lut, err);
+    job->opts.max_width = max_w;
+    job->opts.max_height = max_h;
+    if (st == SY_OK) st = plan(job, &r, err);
+    sy_lut_destroy(lut);
+    if (st != SY_OK) { /* never render the previous recipe by mistake */
+        sy_renderer_destroy(job->renderer);
+        job->renderer = NULL;
+        return st;
+    }
+    if (report) *report = job->report;
+    return SY_OK;
+}
+
+static sy_pixels job_pixels(const sy_edit_job *job) {
+    return (sy_pixels){job->src.rgb, job->src.stride, job->src.width, job->src.height};
+}
+
+sy_status sy_edit_job_render(sy_edit_job *job, sy_edit_image *out, sy_error *err) {
+    if (!job || !out) return sy__fail(err, SY_E_USAGE, "sy_edit_job_render: NULL argument");
+    memset(out, 0, sizeof *out);
+    if (!job->renderer) return sy__fail(err, SY_E_USAGE, "sy_edit_job_render: the last retarget failed");
+    uint32_t w = job->report.width, h = job->report.height;
+    uint8_t *px = sy__alloc(job->ctx, (size_t)w * 3, h, "rendered image", err);
+    if (!px) return err ? err->code : SY_E_BUDGET;
+    sy_pixels src = job_pixels(job);
+    sy_status st = sy__render_bands(job->ctx, job->renderer, &src, job->opts.threads, px, (size_t)w * 3, NULL, NULL, err);
+    if (st != SY_OK) {
+        sy__free(job->ctx, px);
+        return st;
+    }
+    *out = (sy_edit_image){px, (size_t)w * 3, w, h};
+    return SY_OK;
+}
+
+typedef struct write_state {
+    sy_context *ctx;
+    sy__still_writer *writer;
+    uint32_t height;
+} write_state;
+
+static sy_status write_band(void *user, uint32_t y0, uint32_t rows, const uint8_t *px, size_t stride, sy_error *err) {
+    write_state *s = user;
+    sy_status st = sy__still_writer_write(s->writer, px, stride, rows, err);
+    sy__progress(s->ctx, "rows", y0 + rows, s->height);
+    return st;
+}
+
+/* An empty XMP packet: what an SDR save of an Ultra HDR source carries
+ * instead of the hdrgm XMP, which would claim a gain map no longer there. */
+static const char plain_xmp[] = "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF "
+                                "xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\"/></x:xmpmeta>";
+
+sy_status sy_edit_job_write(sy_edit_job *job, const char *output, sy_error *err) {
+    if (!job || !output) return sy__fail(err, SY_E_USAGE, "sy_edit_job_write: NULL argument");
+    sy_gainmap_info gm;
+    sy_error ignored = {0};
+    if (sy_gainmap_probe(job->ctx, job->input, &gm, &ignored) != SY_OK || gm.kind == SY_GAINMAP_NONE)
+        return sy__edit_job_write_extra(job, output, NULL, err);
+    if (!(job->opts.flags & SY_EDIT_ALLOW_SDR)) /* SPEC E6: never a silent SDR save */
+        return sy__fail(err, SY_E_UNSUPPORTED,
+                        "%s: has an HDR gain map that this save would drop; use sy_gainmap_edit to keep it, or "
+                        "SY_EDIT_ALLOW_SDR with the user's consent; nothing was written",
+                        job->input);
+    sy__still_extra extra = {0};
+    if (job->md.xmp && sy__xmp_has_hdrgm((const char *)job->md.xmp, job->md.xmp_len))
+        extra.xmp = (const uint8_t *)plain_xmp, extra.xmp_len = sizeof plain_xmp - 1;
+    return sy__edit_job_write_extra(job, output, &extra, err);
+}
+
+sy_status sy__edit_job_write_extra(sy_edit_job *job, const char *output, const sy__still_extra *extra, sy_error *err) {
+    if (!job || !output) return sy__fail(err, SY_E_USAGE, "sy_edit_job_write: NULL argument");
+    if (!job->renderer) return sy__fail(err, SY_E_USAGE, "sy_edit_job_write: the last retarget failed");
+    const sy_edit_options *o = &job->opts;
+    write_state s = {job->ctx, NULL, job->report.height};
+    sy__metadata md = job->md; /* shallow: the gain-map save may swap the XMP */
+    if (extra && extra->xmp) md.xmp = (uint8_t *)extra->xmp, md.xmp_len = extra->xmp_len;
+    sy_status st = sy__still_writer_open_extra(job->ctx, output, o->format, o->quality, o->heic_preset,
+                                               job->report.width, job->report.height, &md, extra, &s.writer, err);
+    sy_pixels src = job_pixels(job);
+    if (st == SY_OK) st = sy__render_bands(job->ctx, job->renderer, &src, o->threads, NULL, 0, write_band, &s, err);
+    if (st == SY_OK) st = sy__still_writer_finish(s.writer, err);
+    sy__still_writer_destroy(s.writer);
+    return st;
+}
+
+sy_status sy_edit(sy_context *ctx, const char *input, const char *output, const sy_recipe *recipe,
+                  const sy_edit_options *opts, sy_edit_report *report, sy_error *err) {
+    if (!output) return sy__fail(err, SY_E_USAGE, "sy_edit: NULL output");
+    sy_edit_job *job = NULL;
+    sy_status st = sy_edit_open(ctx, input, recipe, opts, &job, report, err);
+    if (st == SY_OK) st = sy_edit_job_write(job, output, err);
+    sy_edit_close(job);
+    return st;
+}
+
+sy_status sy_edit_render(sy_context *ctx, const char *input, const sy_recipe *recipe, uint32_t max_w, uint32_t max_h,
+                         uint32_t flags, sy_edit_image *out, sy_edit_report *report, sy_error *err) {
+    if (!out) return sy__fail(err, SY_E_USAGE, "sy_edit_render: NULL argument");
+    memset(out, 0, sizeof *out);
+    sy_edit_options o;
+    sy_edit_options_init(&o);
+    o.max_width = max_w;
+    o.max_height = max_h;
+    o.flags = flags;
+    sy_edit_job *job = NULL;
+    sy_status st = sy_edit_open(ctx, input, recipe, &o, &job, report, err);
+    if (st == SY_OK) st = sy_edit_job_render(job, out, err);
+    sy_edit_close(job);
+    return st;
+}
+
+void sy_edit_image_free(sy_context *ctx, sy_edit_image *image) {
+    if (!image) return;
+    sy__free(ctx, image->pixels);
+    memset(image, 0, sizeof *image);
+}

@@ -1,0 +1,150 @@
+/* gainmap_edit.c — sy_gainmap_edit: an edit that keeps the HDR gain map
+ * (SPEC E6). The base goes through sy_edit unchanged; the map goes through
+ * the renderer's geometry at its own resolution (gainmap_geometry.c) and is
+ * written with the base in one atomic file:
+ *  JPEG: primary (Exif, XMP, ICC as sy_edit writes them, the Ultra HDR
+ *        Container XMP for Ultra HDR sources, an MPF APP2 index) + the map JPEG
+ *        with its own XMP; the MPF sizes/offset are patched once the primary's
+ *        length is known, then the map is appended, then the file is renamed;
+ *  HEIC: the Apple auxiliary gain map + its XMP item, added to the HEIF writer
+ *        before it finishes.
+ * When the map cannot be kept the hook is asked before anything is written. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sy_gainmap_edit.h"
+#include "edit/sy_edit_internal.h"
+#include "gainmap/sy_gainmap_internal.h"
+
+/* Why the map cannot be kept for this target, or NONE. */
+static sy_hdr_loss_reason loss_reason(const sy_gainmap_info *info, sy_still_format format, char *detail, size_t cap) {
+    if (info->kind == SY_GAINMAP_UNINTERPRETABLE) {
+        snprintf(detail, cap, "%s", info->detail);
+        return SY_HDR_LOSS_UNINTERPRETABLE;
+    }
+    if (format == SY_STILL_PNG) {
+        snprintf(detail, cap, "PNG has no gain maps");
+        return SY_HDR_LOSS_UNSUPPORTED_TARGET;
+    }
+    if (format == SY_STILL_HEIC && info->kind == SY_GAINMAP_ULTRAHDR_JPEG) {
+        snprintf(detail, cap, "an Ultra HDR gain map has no Apple HEIC equivalent here");
+        return SY_HDR_LOSS_UNSUPPORTED_TARGET;
+    }
+    return SY_HDR_LOSS_NONE;
+}
+
+static sy_status refuse(sy_gainmap_edit_report *rep, sy_hdr_loss_reason reason, const char *input, const char *detail,
+                        int asked, sy_error *err) {
+    rep->outcome = SY_HDR_REFUSED;
+    rep->reason = reason;
+    snprintf(rep->reason_detail, sizeof rep->reason_detail, "%s", detail);
+    return sy__fail(err, SY_E_CANCELLED, "%s: the HDR gain map would be lost (%s); %s; nothing was written", input,
+                    detail, asked ? "the hook declined" : "no HDR-loss hook was given");
+}
+
+/* SDR with consent is sy_edit with SY_EDIT_ALLOW_SDR (which also replaces
+ * an Ultra HDR XMP that would claim a gain map no longer there). */
+sy_status sy_gainmap_edit_sdr(sy_context *ctx, const char *input, const char *output, const sy_recipe *recipe,
+                              const sy_edit_options *opts, sy_edit_report *report, sy_error *err) {
+    if (!ctx || !input || !output || !recipe || !opts) return sy__fail(err, SY_E_USAGE, "sy_gainmap_edit_sdr: NULL argument");
+    sy_edit_options consent = *opts;
+    consent.flags |= SY_EDIT_ALLOW_SDR;
+    return sy_edit(ctx, input, output, recipe, &consent, report, err);
+}
+
+/* Map render size: its native size under the recipe, fitted to the base's box scaled to map resolution. */
+static sy_status map_size(const sy_recipe *geo, uint32_t uw, uint32_t uh, const sy_edit_report *er, uint32_t *mw,
+                          uint32_t *mh, sy_error *err) {
+    uint32_t bw, bh;
+    sy_status st = sy_render_output_size(geo, er->source_width, er->source_height, 0, 0, 0, &bw, &bh, err);
+    if (st != SY_OK) return st;
+    uint32_t box_w = 0, box_h = 0;
+    if (er->width < bw || er->height < bh) { /* the base was fitted into a smaller box */
+        box_w = (uint32_t)(((uint64_t)er->width * uw + er->source_width - 1) / er->source_width);
+        box_h = (uint32_t)(((uint64_t)er->height * uh + er->source_height - 1) / er->source_height);
+    }
+    return sy_render_output_size(geo, uw, uh, box_w, box_h, 0, mw, mh, err);
+}
+
+/* The map is rendered (and the stored map freed) before the base is decoded,
+ * so its temporaries never add to the base's peak. The base's target size is
+ * what sy_edit will plan: the geometry's output size in the options' box. */
+static sy_status save_hdr(sy_context *ctx, const char *input, const char *output, const sy_recipe *recipe,
+                          const sy_edit_options *opts, const sy_gainmap_info *info, sy_gainmap_image *stored,
+                          sy_gainmap_edit_report *rep, sy_error *err) {
+    sy_edit_job *job = NULL;
+    sy_gainmap_image map = {0};
+    sy__gainmap_save save;
+    memset(&save, 0, sizeof save);
+    uint32_t uw = info->orientation >= 5 ? stored->height : stored->width;
+    uint32_t uh = info->orientation >= 5 ? stored->width : stored->height, mw = 0, mh = 0;
+    sy_recipe geo;
+    uint8_t neutral = sy_gainmap_neutral_code(info);
+    sy_recipe_geometry_only(recipe, neutral, &geo);
+    sy_image_info img;
+    sy_edit_report planned = {0};
+    sy_status st = sy_image_probe(ctx, input, &img, err);
+    if (st == SY_OK) {
+        planned.source_width = img.width, planned.source_height = img.height;
+        st = sy_render_output_size(&geo, img.width, img.height, opts->max_width, opts->max_height, 0, &planned.width,
+                                   &planned.height, err);
+    }
+    if (st == SY_OK) st = map_size(&geo, uw, uh, &planned, &mw, &mh, err);
+    if (st == SY_OK) st = sy__gainmap_render(ctx, stored, info->orientation, recipe, neutral, mw, mh, &map, err);
+    sy_gainmap_image_free(ctx, stored);
+    if (st == SY_OK) st = sy__gainmap_save_prepare(&save, ctx, output, opts->format, opts->quality, info, &map, err);
+    sy_memory_stats mem;
+    sy_context_memory_stats(ctx, &mem);
+    rep->map_peak_bytes = mem.peak_bytes;
+    if (st == SY_OK) st = sy_edit_open(ctx, input, recipe, opts, &job, &rep->edit, err);
+    if (st == SY_OK && (rep->edit.width != planned.width || rep->edit.height != planned.height))
+        st = sy__fail(err, SY_E_USAGE, "%s: the base renders at %ux%u, the gain map was planned for %ux%u", input,
+                      rep->edit.width, rep->edit.height, planned.width, planned.height);
+    if (st == SY_OK) st = sy__edit_job_write_extra(job, output, &save.extra, err);
+    if (st == SY_OK) rep->outcome = SY_HDR_KEPT, rep->map_width = mw, rep->map_height = mh;
+    sy_edit_close(job);
+    sy__gainmap_save_free(&save);
+    sy_gainmap_image_free(ctx, &map);
+    return st;
+}
+
+sy_status sy_gainmap_edit(sy_context *ctx, const char *input, const char *output, const sy_recipe *recipe,
+                          const sy_edit_options *opts, sy_hdr_loss_hook hook, void *hook_context,
+                          sy_gainmap_edit_report *report, sy_error *err) {
+    sy_gainmap_edit_report local, *rep = report ? report : &local;
+    memset(rep, 0, sizeof *rep);
+    if (!ctx || !input || !output || !recipe || !opts) return sy__fail(err, SY_E_USAGE, "sy_gainmap_edit: NULL argument");
+    sy_gainmap_info info;
+    sy_status st;
+    if ((st = sy_gainmap_probe(ctx, input, &info, err)) != SY_OK) return st;
+    rep->source_kind = info.kind;
+    if (info.kind == SY_GAINMAP_NONE) return sy_edit(ctx, input, output, recipe, opts, &rep->edit, err);
+    char detail[200];
+    sy_hdr_loss_reason reason = loss_reason(&info, opts->format, detail, sizeof detail);
+    sy_gainmap_image stored = {0};
+    if (reason == SY_HDR_LOSS_NONE) {
+        sy_error derr = {0};
+        if (sy_gainmap_decode(ctx, input, &info, &stored, &derr) != SY_OK) {
+            if (derr.code == SY_E_BUDGET || derr.code == SY_E_IO || derr.code == SY_E_CANCELLED) {
+                if (err) *err = derr;
+                return derr.code;
+            }
+            reason = SY_HDR_LOSS_UNREADABLE_GAIN_MAP;
+            snprintf(detail, sizeof detail, "%s", derr.message);
+        }
+    }
+    if (reason != SY_HDR_LOSS_NONE) {
+        rep->reason = reason;
+        snprintf(rep->reason_detail, sizeof rep->reason_detail, "%s", detail);
+        if (!hook) return refuse(rep, reason, input, detail, 0, err);
+        rep->hook_calls++;
+        if (!hook(hook_context, reason, detail)) return refuse(rep, reason, input, detail, 1, err);
+        st = sy_gainmap_edit_sdr(ctx, input, output, recipe, opts, &rep->edit, err);
+        if (st == SY_OK) rep->outcome = SY_HDR_DROPPED_WITH_CONSENT;
+        return st;
+    }
+    st = save_hdr(ctx, input, output, recipe, opts, &info, &stored, rep, err);
+    sy_gainmap_image_free(ctx, &stored);
+    return st;
+}

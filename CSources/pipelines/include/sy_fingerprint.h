@@ -1,0 +1,79 @@
+/* sy_fingerprint.h — what the organizer needs to know about one photo, computed
+ * once by a scan (SPEC D6–D9): exact-content identity, a perceptual hash, a
+ * quality score and the metadata flags of "Life".
+ *
+ * One full-resolution, strip-wise decode per photo: the rows stream through a
+ * SHA-256 (the exact pixel fingerprint) and the engine's resampler (down to an
+ * analysis luma plane of at most 256 px on the long edge, kept in memory:
+ * <= 64 KiB). Working memory is the codec's strip plus the resampler's ring of
+ * rows, well within the 12 MB strip budget for a 48 MP photo.
+ */
+#ifndef SY_FINGERPRINT_H
+#define SY_FINGERPRINT_H
+
+#include "sy_base.h"
+#include "sy_image.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Long edge of the analysis luma plane (sharpness, exposure, pHash input). */
+#define SY_FINGERPRINT_ANALYSIS_EDGE 256u
+
+typedef struct sy_fingerprint {
+    sy_image_format format;
+    uint32_t width, height;          /* upright */
+    uint32_t stored_width, stored_height;
+    uint8_t orientation;             /* EXIF 1..8 */
+
+    uint64_t file_bytes;
+    char file_sha256[65];            /* SHA-256 of the file's bytes, lowercase hex */
+    /** SHA-256 over "SYPX1", stored width and height (LE32), the orientation
+     *  byte, then every decoded row as 8-bit R'G'B' at full resolution. Equal
+     *  for byte-identical files and for re-encodings that keep the pixels
+     *  (JPEG decoded and saved as PNG); a resize or a lossy re-save changes it. */
+    char pixel_sha256[65];
+
+    /** 64-bit DCT perceptual hash (pHash): the upright luma plane area-averaged
+     *  to 32x32, a 2-D DCT-II, the 8x8 lowest frequencies (DC included)
+     *  compared with their median; bit 63 = coefficient (0,0), row-major
+     *  (the layout of Python imagehash.phash's hex string). */
+    uint64_t phash;
+
+    /** Variance of the 4-neighbour Laplacian of the analysis luma plane:
+     *  high for crisp detail, low for blur. */
+    double sharpness;
+    /** Fraction of analysis pixels at luma <= 4 or >= 251 (clipped shadows/highlights). */
+    double clipped_fraction;
+    /** Mean analysis luma, 0..255. */
+    double mean_luma;
+    /** Quality score in [0, 1]:
+     *    sharpness / (sharpness + 100)
+     *  x (1 - clipped_fraction)
+     *  x (1 - 0.5 * ((mean_luma - 128) / 128)^2).
+     *  Blurring lowers the first factor, darkening the first and the last. */
+    double quality;
+
+    char capture_date[20];           /* Exif DateTimeOriginal (else DateTime) "YYYY:MM:DD HH:MM:SS", or "" */
+    uint8_t has_camera;              /* Exif Make or Model present */
+    /** A real screenshot marker: Exif UserComment or XMP exif:UserComment says
+     *  "Screenshot" (what iOS writes). Never inferred from missing camera data. */
+    uint8_t screenshot_marker;
+    uint8_t animated;                /* animated PNG (acTL before the image data) */
+} sy_fingerprint;
+
+/** Fingerprints the still at `path` (JPEG, PNG, HEIF). Fails with the file's
+ *  name and the reason for unreadable inputs (SY_E_INVALID_INPUT,
+ *  SY_E_UNSUPPORTED, SY_E_IO), SY_E_CANCELLED when the context is cancelled.
+ *  Thread-safe for distinct `out`. */
+sy_status sy_fingerprint_file(sy_context *ctx, const char *path, sy_fingerprint *out, sy_error *err);
+
+
+/** Hamming distance between two perceptual hashes (0..64). */
+int sy_phash_distance(uint64_t a, uint64_t b);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

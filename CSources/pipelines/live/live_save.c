@@ -1,0 +1,261 @@
+/* live_save.c — writing a Live pair (SPEC S3 video -> Live, Live edit, E1)
+ * and SPEC E2's frame -> photo, both on the one frame renderer.
+ *
+ * The movie goes through sy_video_transcode with the recipe (every frame
+ * rendered by sy_render, C14 bitrate, audio copied) plus the identifier and
+ * the still-image-time track; an observer keeps the rendered frame at the
+ * still time, which becomes the still when there is no source still. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/sy_internal.h"
+#include "bmff/sy_bmff.h"
+#include "edit/sy_edit_internal.h"
+#include "sy_gainmap.h"
+#include "sy_live.h"
+
+void sy_live_save_options_init(sy_live_save_options *opts) {
+    memset(opts, 0, sizeof *opts);
+    opts->version = 1;
+    opts->still_time = -1;
+    opts->still_format = SY_STILL_JPEG;
+    opts->quality = 95; /* the key photo is the main image of the asset */
+}
+
+/* Keeps the rendered frame `want` (the pixels the encoder gets) and passes
+ * every frame on to the caller's observer. */
+typedef struct capture {
+    sy_context *ctx;
+    uint32_t want;
+    sy_edit_image image;
+    sy_video_frame_observer next;
+    void *next_user;
+} capture;
+
+static sy_status capture_frame(void *user, uint32_t index, const uint8_t *rgb, size_t stride, uint32_t width,
+                               uint32_t height, sy_error *err) {
+    capture *c = user;
+    if (index == c->want && !c->image.pixels) {
+        c->image.pixels = sy__alloc(c->ctx, (size_t)width * 3, height, "live still frame", err);
+        if (!c->image.pixels) return err ? err->code : SY_E_BUDGET;
+        c->image.stride = (size_t)width * 3;
+        c->image.width = width;
+        c->image.height = height;
+        for (uint32_t y = 0; y < height; y++)
+            memcpy(c->image.pixels + (size_t)y * c->image.stride, rgb + (size_t)y * stride, c->image.stride);
+    }
+    return c->next ? c->next(c->next_user, index, rgb, stride, width, height, err) : SY_OK;
+}
+
+/* The source movie's reader facts (frame count, timing) without decoding. */
+static sy_status movie_facts(sy_context *ctx, const char *movie, sy_video_reader_info *out, sy_error *err) {
+    sy_video_reader *r = NULL;
+    sy_status st = sy_video_reader_open(ctx, movie, -1, &r, err);
+    if (st == SY_OK) *out = *sy_video_reader_info_get(r);
+    sy_video_reader_close(r);
+    return st;
+}
+
+static sy_status render_frame(sy_context *ctx, const char *movie, double seconds, const sy_recipe *recipe,
+                              sy_edit_image *out, uint32_t *frame, sy_error *err) {
+    memset(out, 0, sizeof *out);
+    sy_recipe identity;
+    sy_recipe_init(&identity);
+    if (!recipe) recipe = &identity;
+    sy_video_reader *r = NULL;
+    sy_renderer *renderer = NULL;
+    uint8_t *full = NULL;
+    sy_status st = sy_video_reader_open(ctx, movie, -1, &r, err);
+    if (st != SY_OK) return st;
+    const sy_video_reader_info *vi = sy_video_reader_info_get(r);
+    uint32_t want = sy_video_transcode_frame_at(vi, seconds, NULL);
+    /* the renderer exactly as sy_video_transcode creates it for every frame */
+    uint32_t fw = 0, fh = 0;
+    st = sy_render_output_size(recipe, vi->width, vi->height, 0, 0, 0, &fw, &fh, err);
+    if (st == SY_OK) st = sy_renderer_create(ctx, recipe, vi->width, vi->height, fw, fh, &renderer, err);
+    if (st == SY_OK && !(full = sy__alloc(ctx, (size_t)fw * 3, fh, "live frame", err))) st = err ? err->code : SY_E_BUDGET;
+    uint32_t index = 0;
+    while (st == SY_OK) {
+        sy_video_frame f;
+        int end = 0;
+        st = sy_video_reader_next(r, &f, &end, err);
+        if (st != SY_OK) break;
+        if (end) {
+            st = sy__fail(err, SY_E_INVALID_INPUT, "%s: frame %u is missing (the movie ended at %u)", movie, want, index);
+            break;
+        }
+        if (index++ < want) continue;
+        sy_pixels src = {f.rgb, f.stride, f.width, f.height};
+        st = sy_renderer_render_rows(renderer, &src, 0, fh, full, (size_t)fw * 3, err);
+        break;
+    }
+    if (st == SY_OK) { /* the encoder's even size, same row stride */
+        out->pixels = full;
+        out->stride = (size_t)fw * 3;
+        out->width = fw & ~1u;
+        out->height = fh & ~1u;
+        full = NULL;
+        if (frame) *frame = want;
+    }
+    sy__free(ctx, full);
+    sy_renderer_destroy(renderer);
+    sy_video_reader_close(r);
+    return st;
+}
+
+/* SPEC E1: a bordered Live photo is saved as a still only, without identifier. */
+static sy_status save_still_only(sy_context *ctx, const char *movie, const char *still, const char *still_out,
+                                 const sy_recipe *recipe, const sy_live_save_options *o, sy_live_save_report *rep,
+                                 sy_error *err) {
+    sy_edit_image img = {0};
+    sy_status st;
+    if (still) {
+        sy_edit_options eo;
+        sy_edit_options_init(&eo);
+        eo.flags = SY_EDIT_FULL_DECODE;
+        sy_edit_job *job = NULL;
+        st = sy_edit_open(ctx, still, recipe, &eo, &job, NULL, err);
+        if (st == SY_OK) st = sy_edit_job_render(job, &img, err);
+        sy_edit_close(job);
+    } else {
+        double t = o->still_time;
+        if (t < 0) {
+            sy_video_reader_info vi;
+            st = movie_facts(ctx, movie, &vi, err);
+            if (st != SY_OK) return st;
+            t = vi.duration_seconds / 2;
+        }
+        st = render_frame(ctx, movie, t, recipe, &img, &rep->still_frame, err);
+    }
+    if (st == SY_OK) st = sy_live_write_still(ctx, &img, still, NULL, still_out, o->still_format, o->quality, err);
+    rep->still_width = img.width;
+    rep->still_height = img.height;
+    sy_edit_image_free(ctx, &img);
+    return st;
+}
+
+static sy_status live_save(sy_context *ctx, const char *source_movie, const char *source_still, const char *still_out,
+                           const char *movie_out, const sy_live_save_options *opts, sy_live_save_report *report,
+                           sy_error *err) {
+    sy_live_save_options defaults;
+    if (!opts) {
+        sy_live_save_options_init(&defaults);
+        opts = &defaults;
+    }
+    if (opts->version != 1) return sy__fail(err, SY_E_USAGE, "sy_live_save: options version %u", opts->version);
+    sy_live_save_report local;
+    sy_live_save_report *rep = report ? report : &local;
+    memset(rep, 0, sizeof *rep);
+    sy_recipe identity;
+    sy_recipe_init(&identity);
+    const sy_recipe *recipe = opts->recipe ? opts->recipe : &identity;
+    sy_status st = sy_recipe_validate(recipe, err);
+    if (st != SY_OK) return st;
+    if (source_still && !opts->allow_sdr) { /* SPEC E6: the re-rendered still has no gain map */
+        sy_gainmap_info gm;
+        sy_error ignored = {0};
+        if (sy_gainmap_probe(ctx, source_still, &gm, &ignored) == SY_OK && gm.kind != SY_GAINMAP_NONE)
+            return sy__fail(err, SY_E_UNSUPPORTED,
+                            "%s: has an HDR gain map that a Live save would drop (the still is re-rendered without "
+                            "it); allow_sdr records the user's consent; nothing was written",
+                            source_still);
+    }
+    if (recipe->border_width > 0)
+        return save_still_only(ctx, source_movie, source_still, still_out, recipe, opts, rep, err);
+    if (!movie_out) return sy__fail(err, SY_E_USAGE, "sy_live_save: no movie output");
+    if (opts->content_identifier) {
+        if (strlen(opts->content_identifier) != SY_LIVE_ID_LEN)
+            return sy__fail(err, SY_E_USAGE, "sy_live_save: content identifier must have 36 characters");
+        memcpy(rep->content_identifier, opts->content_identifier, SY_LIVE_ID_LEN + 1);
+    } else if ((st = sy_live_new_identifier(rep->content_identifier, err)) != SY_OK) {
+        return st;
+    }
+    sy_video_reader_info vi;
+    st = movie_facts(ctx, source_movie, &vi, err);
+    if (st != SY_OK) return st;
+    double t = opts->still_time >= 0 ? opts->still_time : vi.duration_seconds / 2;
+    rep->still_frame = sy_video_transcode_frame_at(&vi, t, &rep->still_time);
+
+    /* the movie goes to a side name until the still is written too */
+    size_t n = strlen(movie_out) + 32;
+    char *pending = sy__alloc(ctx, n, 1, "live movie path", err);
+    if (!pending) return err ? err->code : SY_E_BUDGET;
+    snprintf(pending, n, "%s.live-%ld.partial", movie_out, (long)getpid());
+    capture cap = {.ctx = ctx, .want = rep->still_frame, .next = opts->observer, .next_user = opts->observer_user};
+    sy_video_transcode_options to;
+    sy_video_transcode_options_init(&to);
+    to.container = SY_FOURCC('q', 't', ' ', ' ');
+    to.bitrate = opts->bitrate;
+    to.preset = opts->preset;
+    to.threads = opts->threads;
+    to.recipe = recipe;
+    to.observer = capture_frame;
+    to.observer_user = &cap;
+    to.content_identifier = rep->content_identifier;
+    to.still_frame = (int32_t)rep->still_frame;
+    st = sy_video_transcode(ctx, source_movie, pending, &to, &rep->movie, err);
+    sy_edit_image still = {0};
+    if (st == SY_OK && !source_still && !cap.image.pixels)
+        st = sy__fail(err, SY_E_INVALID_INPUT, "%s: frame %u never reached the encoder", source_movie, rep->still_frame);
+    if (st == SY_OK && source_still) { /* Live edit: the still re-rendered from the same recipe */
+        sy_edit_options eo;
+        sy_edit_options_init(&eo);
+        eo.flags = SY_EDIT_FULL_DECODE;
+        sy_edit_job *job = NULL;
+        st = sy_edit_open(ctx, source_still, recipe, &eo, &job, NULL, err);
+        if (st == SY_OK) st = sy_edit_job_render(job, &still, err);
+        sy_edit_close(job);
+    }
+    const sy_edit_image *img = source_still ? &still : &cap.image;
+    const char *metadata = source_still ? source_still : opts->metadata_source;
+    if (st == SY_OK)
+        st = sy_live_write_still(ctx, img, metadata, rep->content_identifier, still_out, opts->still_format,
+                                 opts->quality, err);
+    if (st == SY_OK && rename(pending, movie_out) != 0) {
+        unlink(still_out);
+        st = sy__fail(err, SY_E_IO, "%s: cannot move the movie into place", movie_out);
+    }
+    if (st != SY_OK) unlink(pending); /* both files or neither */
+    if (st == SY_OK) {
+        rep->live = 1;
+        rep->still_time = rep->movie.still_image_time;
+        rep->still_width = img->width;
+        rep->still_height = img->height;
+    }
+    sy_edit_image_free(ctx, &still);
+    sy_edit_image_free(ctx, &cap.image);
+    sy__free(ctx, pending);
+    return st;
+}
+
+/* The public entry points resolve a "cube:<path>" filter (as sy_edit does)
+ * once, so every frame and the still use the same loaded LUT. */
+sy_status sy_live_render_frame(sy_context *ctx, const char *movie, double seconds, const sy_recipe *recipe,
+                               sy_edit_image *out, uint32_t *frame, sy_error *err) {
+    if (!ctx || !movie || !out) return sy__fail(err, SY_E_USAGE, "sy_live_render_frame: NULL argument");
+    memset(out, 0, sizeof *out);
+    sy_recipe r;
+    sy_lut *lut = NULL;
+    sy_status st = recipe ? sy__recipe_prepare(ctx, recipe, &r, &lut, err) : SY_OK;
+    if (st == SY_OK) st = render_frame(ctx, movie, seconds, recipe ? &r : NULL, out, frame, err);
+    sy_lut_destroy(lut);
+    return st;
+}
+
+sy_status sy_live_save(sy_context *ctx, const char *source_movie, const char *source_still, const char *still_out,
+                       const char *movie_out, const sy_live_save_options *opts, sy_live_save_report *report,
+                       sy_error *err) {
+    if (!ctx || !source_movie || !still_out) return sy__fail(err, SY_E_USAGE, "sy_live_save: NULL argument");
+    if (!opts || !opts->recipe) return live_save(ctx, source_movie, source_still, still_out, movie_out, opts, report, err);
+    sy_recipe r;
+    sy_lut *lut = NULL;
+    sy_status st = sy__recipe_prepare(ctx, opts->recipe, &r, &lut, err);
+    if (st == SY_OK) {
+        sy_live_save_options resolved = *opts;
+        resolved.recipe = &r;
+        st = live_save(ctx, source_movie, source_still, still_out, movie_out, &resolved, report, err);
+    }
+    sy_lut_destroy(lut);
+    return st;
+}

@@ -1,0 +1,188 @@
+/* live_still.c — the still side of a Live pair: read the content identifier,
+ * strip it (SPEC C4, metadata-only rewrite), write a still carrying it. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sy_still.h"
+#include "edit/sy_edit_internal.h"
+#include "still/sy_metadata.h"
+#include "base/sy_output.h"
+#include "exif/sy_exif_writer.h"
+#include "sy_live.h"
+#include "live/sy_live_exif.h"
+
+/* Stills larger than this are not loaded whole for the strip rewrite. */
+#define STRIP_MAX_BYTES ((size_t)256 << 20)
+
+sy_status sy_live_new_identifier(char id[SY_LIVE_ID_LEN + 1], sy_error *err) {
+    uint8_t r[16];
+    FILE *f = fopen("/dev/urandom", "rb");
+    size_t got = f ? fread(r, 1, sizeof r, f) : 0;
+    if (f) fclose(f);
+    if (got != sizeof r) return sy__fail(err, SY_E_IO, "sy_live_new_identifier: /dev/urandom unreadable");
+    r[6] = (uint8_t)((r[6] & 0x0F) | 0x40); /* version 4 */
+    r[8] = (uint8_t)((r[8] & 0x3F) | 0x80); /* RFC 4122 variant */
+    snprintf(id, SY_LIVE_ID_LEN + 1, "%02X%02X%02X%02X-%02X%02X-%02X%02X-%02X%02X-%02X%02X%02X%02X%02X%02X", r[0], r[1],
+             r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13], r[14], r[15]);
+    return SY_OK;
+}
+
+/* The still's metadata; JPEG and HEIC only (the formats that carry the identifier). */
+static sy_status read_metadata(sy_context *ctx, const char *path, sy_image_info *info, sy__metadata *md,
+                               sy_error *err) {
+    memset(md, 0, sizeof *md);
+    sy_status st = sy_image_probe(ctx, path, info, err);
+    if (st != SY_OK) return st;
+    if (info->format != SY_FORMAT_JPEG && info->format != SY_FORMAT_HEIF)
+        return sy__fail(err, SY_E_UNSUPPORTED, "%s: a Live photo still is JPEG or HEIC, not %s", path,
+                        sy_image_format_name(info->format));
+    return sy__metadata_read(ctx, path, info, md, err);
+}
+
+sy_status sy_live_still_read_id(sy_context *ctx, const char *path, char id[SY_LIVE_ID_LEN + 1], int *found,
+                                sy_error *err) {
+    if (!ctx || !path || !id || !found) return sy__fail(err, SY_E_USAGE, "sy_live_still_read_id: NULL argument");
+    id[0] = 0;
+    *found = 0;
+    sy_image_info info;
+    sy__metadata md;
+    sy_status st = read_metadata(ctx, path, &info, &md, err);
+    if (st == SY_OK && md.exif) *found = sy__live_exif_read_id(md.exif, md.exif_len, id);
+    sy__metadata_free(ctx, &md);
+    return st;
+}
+
+static sy_status read_whole(sy_context *ctx, const char *path, uint8_t **out, size_t *len, sy_error *err) {
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) return sy__fail(err, SY_E_IO, "%s: cannot open", path);
+    long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    sy_status st = SY_OK;
+    if (size < 0 || (size_t)size > STRIP_MAX_BYTES) {
+        st = sy__fail(err, SY_E_BUDGET, "%s: %ld bytes is too large to rewrite", path, size);
+    } else if (!(*out = sy__alloc(ctx, (size_t)size + 1, 1, "still bytes", err))) {
+        st = err ? err->code : SY_E_BUDGET;
+    } else if (fseek(f, 0, SEEK_SET) != 0 || fread(*out, 1, (size_t)size, f) != (size_t)size) {
+        st = sy__fail(err, SY_E_IO, "%s: read failed", path);
+    }
+    fclose(f);
+    if (st != SY_OK) {
+        sy__free(ctx, *out);
+        *out = NULL;
+    } else {
+        *len = (size_t)size;
+    }
+    return st;
+}
+
+static const uint8_t *find_bytes(const uint8_t *hay, size_t hay_len, const uint8_t *needle, size_t len) {
+    if (len == 0 || len > hay_len) return NULL;
+    return memmem(hay, hay_len, needle, len);
+}
+
+/* Replaces the Exif block inside the file bytes with its same-length copy
+ * without the identifier, then proves no copy of the identifier remains. */
+static sy_status patch_file(const char *input, uint8_t *file, size_t file_len, const sy__metadata *md,
+                            uint8_t *patched, const char *id, sy_error *err) {
+    const uint8_t *at = find_bytes(file, file_len, md->exif, md->exif_len);
+    if (!at || find_bytes(at + 1, file_len - (size_t)(at - file) - 1, md->exif, md->exif_len))
+        return sy__fail(err, SY_E_UNSUPPORTED,
+                        "%s: cannot remove the content identifier: the Exif is not stored in one piece", input);
+    size_t offset = (size_t)(at - file);
+    memcpy(file + offset, patched, md->exif_len);
+    const uint8_t *left = find_bytes(file, file_len, (const uint8_t *)id, SY_LIVE_ID_LEN);
+    if (left)
+        return sy__fail(err, SY_E_UNSUPPORTED,
+                        "%s: cannot remove the content identifier: it also appears at byte %zu, outside the "
+                        "Apple MakerNote",
+                        input, (size_t)(left - file));
+    return SY_OK;
+}
+
+sy_status sy_live_still_strip(sy_context *ctx, const char *input, const char *output, int *removed, sy_error *err) {
+    if (!ctx || !input || !output) return sy__fail(err, SY_E_USAGE, "sy_live_still_strip: NULL argument");
+    if (removed) *removed = 0;
+    sy_image_info info;
+    sy__metadata md;
+    uint8_t *file = NULL, *patched = NULL;
+    size_t file_len = 0;
+    char id[SY_LIVE_ID_LEN + 1] = "";
+    sy_status st = read_metadata(ctx, input, &info, &md, err);
+    int has_id = st == SY_OK && md.exif && sy__live_exif_read_id(md.exif, md.exif_len, id);
+    if (st == SY_OK) st = read_whole(ctx, input, &file, &file_len, err);
+    if (st == SY_OK && has_id) {
+        patched = sy__alloc(ctx, md.exif_len, 1, "patched exif", err);
+        if (!patched) st = err ? err->code : SY_E_BUDGET;
+        if (st == SY_OK) {
+            memcpy(patched, md.exif, md.exif_len);
+            if (sy__live_exif_remove_id(patched, md.exif_len) != 1)
+                st = sy__fail(err, SY_E_UNSUPPORTED,
+                              "%s: cannot remove the content identifier: the Apple MakerNote is malformed", input);
+        }
+        if (st == SY_OK) st = patch_file(input, file, file_len, &md, patched, id, err);
+    }
+    sy__output out = {0};
+    if (st == SY_OK) st = sy__output_open(ctx, output, &out, err);
+    if (st == SY_OK && fwrite(file, 1, file_len, out.file) != file_len)
+        st = sy__fail(err, SY_E_IO, "%s: write failed", output);
+    if (st == SY_OK) st = sy__output_commit(&out, err);
+    else sy__output_abort(&out);
+    if (st == SY_OK && has_id) { /* read back: the identifier must be gone */
+        char again[SY_LIVE_ID_LEN + 1];
+        int found = 1;
+        sy_error rerr;
+        if (sy_live_still_read_id(ctx, output, again, &found, &rerr) != SY_OK || found) {
+            unlink(output);
+            st = sy__fail(err, SY_E_UNSUPPORTED, "%s: the content identifier survived the rewrite", input);
+        }
+    }
+    if (st == SY_OK && removed) *removed = has_id;
+    sy__free(ctx, patched);
+    sy__free(ctx, file);
+    sy__metadata_free(ctx, &md);
+    return st;
+}
+
+sy_status sy_live_write_still(sy_context *ctx, const sy_edit_image *image, const char *exif_source,
+                              const char *content_identifier, const char *path, sy_still_format format, int quality,
+                              sy_error *err) {
+    if (!ctx || !image || !image->pixels || !path) return sy__fail(err, SY_E_USAGE, "sy_live_write_still: NULL argument");
+    if (format != SY_STILL_JPEG && format != SY_STILL_HEIC)
+        return sy__fail(err, SY_E_USAGE, "%s: a Live photo still is JPEG or HEIC", path);
+    sy__metadata md = {0};
+    sy_image_info info;
+    sy_status st = exif_source ? read_metadata(ctx, exif_source, &info, &md, err) : SY_OK;
+    if (st == SY_OK && md.exif) {
+        sy__exif_set_orientation(md.exif, md.exif_len, 1); /* the pixels are upright */
+        if (!content_identifier && sy__live_exif_remove_id(md.exif, md.exif_len) < 0)
+            st = sy__fail(err, SY_E_UNSUPPORTED, "%s: cannot remove the content identifier: malformed MakerNote",
+                          exif_source);
+    }
+    if (st == SY_OK && content_identifier && !md.exif) { /* a minimal Exif exiftool validates */
+        sy__exif_info fresh = {.orientation = 1, .pixel_x = image->width, .pixel_y = image->height};
+        uint8_t base[512];
+        size_t n = sy__exif_build_tiff(&fresh, base, sizeof base);
+        if (n && (md.exif = sy__alloc(ctx, n, 1, "live exif", err)) != NULL) memcpy(md.exif, base, n), md.exif_len = n;
+        else st = n ? (err ? err->code : SY_E_BUDGET) : sy__fail(err, SY_E_USAGE, "%s: cannot build an Exif", path);
+    }
+    if (st == SY_OK && content_identifier) {
+        uint8_t *tagged = NULL;
+        size_t tagged_len = 0;
+        st = sy__live_exif_with_id(ctx, md.exif, md.exif_len, content_identifier, &tagged, &tagged_len, err);
+        if (st == SY_OK) {
+            sy__free(ctx, md.exif);
+            md.exif = tagged;
+            md.exif_len = tagged_len;
+        }
+    }
+    if (st == SY_OK && md.exif) sy__exif_set_dimensions(md.exif, md.exif_len, image->width, image->height);
+    sy__still_writer *w = NULL;
+    if (st == SY_OK)
+        st = sy__still_writer_open(ctx, path, format, quality, NULL, image->width, image->height, &md, &w, err);
+    if (st == SY_OK) st = sy__still_writer_write(w, image->pixels, image->stride, image->height, err);
+    if (st == SY_OK) st = sy__still_writer_finish(w, err);
+    sy__still_writer_destroy(w);
+    sy__metadata_free(ctx, &md);
+    return st;
+}

@@ -1,0 +1,139 @@
+/* fingerprint.c — sy_fingerprint_file: one full-resolution decode per photo.
+ * A pass-through source ("tee") converts rows to R'G'B' and feeds them to the
+ * pixel SHA-256 while the one frame renderer pulls them down to the analysis
+ * plane; rows the renderer leaves unread are drained through the tee
+ * afterwards so the digest always covers every row. */
+#include <math.h>
+#include <string.h>
+
+#include "sy_still.h"
+#include "base/sy_internal.h"
+#include "base/sy_sha256.h"
+#include "base/sy_source.h"
+#include "edit/sy_edit_internal.h"
+#include "base/sy_color.h"
+#include "still/sy_metadata.h"
+#include "render/sy_render_window.h"
+#include "organize/sy_analysis.h"
+
+typedef struct tee {
+    sy__source base;
+    sy__source *inner;
+    sy_context *ctx;
+    sy__sha256 sha;
+    uint32_t rows_done;
+    uint8_t *scratch; /* one row, for skips and the final drain */
+} tee;
+
+static sy_status tee_read(sy__source *self, uint8_t *const *rows, uint32_t count, sy_error *err) {
+    tee *t = (tee *)self;
+    sy_status st = t->inner->read_rows(t->inner, rows, count, err);
+    if (st != SY_OK) return st;
+    if (t->inner->pixels == SY__PIX_YCC) sy__ycc_rows_to_rgb(rows, count, t->base.width);
+    for (uint32_t i = 0; i < count; i++) sy__sha256_update(&t->sha, rows[i], (size_t)t->base.width * 3);
+    t->rows_done += count;
+    return (t->rows_done & 63) < count ? sy__check_cancel(t->ctx, err) : SY_OK;
+}
+
+static sy_status tee_skip(sy__source *self, uint32_t count, sy_error *err) {
+    tee *t = (tee *)self;
+    for (uint32_t i = 0; i < count; i++) {
+        sy_status st = tee_read(self, &t->scratch, 1, err);
+        if (st != SY_OK) return st;
+    }
+    return SY_OK;
+}
+
+static void tee_close(sy__source *self) { (void)self; /* owned by sy_fingerprint_file */ }
+
+typedef struct analysis {
+    uint8_t *luma;
+    uint32_t w;
+} analysis;
+
+static sy_status analysis_sink(void *user, uint32_t y, uint8_t *row, sy_error *err) {
+    (void)err;
+    analysis *a = user;
+    uint8_t *out = a->luma + (size_t)y * a->w;
+    for (uint32_t x = 0; x < a->w; x++) {
+        const uint8_t *p = row + 3 * (size_t)x;
+        out[x] = (uint8_t)((19595 * p[0] + 38470 * p[1] + 7471 * p[2] + 32768) >> 16);
+    }
+    return SY_OK;
+}
+
+static void put_le32(uint8_t *p, uint32_t v) {
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Capture date, camera and screenshot flags from whatever metadata the file carries. */
+static sy_status read_flags(sy_context *ctx, const char *path, const sy_image_info *info, sy_fingerprint *out,
+                            sy_error *err) {
+    sy__metadata md;
+    int animated = 0;
+    sy_status st = info->format == SY_FORMAT_PNG ? sy__png_metadata_read(ctx, path, &md, &animated, err)
+                                                 : sy__metadata_read(ctx, path, info, &md, err);
+    if (st != SY_OK) return st;
+    out->animated = (uint8_t)animated;
+    if (md.exif) {
+        if (!sy__exif_capture_date(md.exif, md.exif_len, out->capture_date)) out->capture_date[0] = 0;
+        out->has_camera = (uint8_t)sy__exif_has_camera(md.exif, md.exif_len);
+        out->screenshot_marker = (uint8_t)sy__exif_user_comment_has(md.exif, md.exif_len, "Screenshot");
+    }
+    if (md.xmp && sy__xmp_user_comment_has(md.xmp, md.xmp_len, "Screenshot")) out->screenshot_marker = 1;
+    sy__metadata_free(ctx, &md);
+    return SY_OK;
+}
+
+sy_status sy_fingerprint_file(sy_context *ctx, const char *path, sy_fingerprint *out, sy_error *err) {
+    if (!ctx || !path || !out) return sy__fail(err, SY_E_USAGE, "sy_fingerprint_file: NULL argument");
+    memset(out, 0, sizeof *out);
+    sy_image_info info;
+    sy_status st = sy_image_probe(ctx, path, &info, err);
+    if (st != SY_OK) return st;
+    out->format = info.format;
+    out->width = info.width, out->height = info.height;
+    out->stored_width = info.stored_width, out->stored_height = info.stored_height;
+    out->orientation = info.orientation;
+    if ((st = sy__file_identity(ctx, path, NULL, &out->file_bytes, out->file_sha256, err)) != SY_OK) return st;
+    if ((st = read_flags(ctx, path, &info, out, err)) != SY_OK) return st;
+
+    sy__source *src = NULL;
+    st = info.format == SY_FORMAT_JPEG
+             ? sy__jpeg_source_open_rgb(ctx, path, info.stored_width, info.stored_height, &src, err)
+             : sy__source_open(ctx, path, &info, info.stored_width, info.stored_height, &src, err);
+    if (st != SY_OK) return st;
+    tee t = {.base = *src, .inner = src, .ctx = ctx};
+    sy_renderer *renderer = NULL;
+    t.base.pixels = SY__PIX_RGB;
+    t.base.read_rows = tee_read, t.base.skip_rows = tee_skip, t.base.close = tee_close;
+    uint32_t sw = src->width, sh = src->height;
+    double scale = fmin(1.0, (double)SY_FINGERPRINT_ANALYSIS_EDGE / (sw > sh ? sw : sh));
+    analysis a = {.w = (uint32_t)fmax(1.0, round(sw * scale))};
+    uint32_t ah = (uint32_t)fmax(1.0, round(sh * scale));
+    t.scratch = sy__alloc(ctx, sw, 3, "fingerprint scratch row", err);
+    a.luma = sy__alloc(ctx, (size_t)a.w * ah, 1, "fingerprint analysis plane", err);
+    if (!t.scratch || !a.luma) {
+        st = err ? err->code : SY_E_BUDGET;
+        goto done;
+    }
+    sy__sha256_init(&t.sha);
+    uint8_t header[5 + 9] = {'S', 'Y', 'P', 'X', '1'};
+    put_le32(header + 5, sw), put_le32(header + 9, sh), header[13] = info.orientation;
+    sy__sha256_update(&t.sha, header, sizeof header);
+    sy_recipe identity;
+    sy_recipe_init(&identity);
+    if ((st = sy_renderer_create(ctx, &identity, sw, sh, a.w, ah, &renderer, err)) != SY_OK ||
+        (st = sy__render_source(ctx, &t.base, renderer, analysis_sink, &a, err)) != SY_OK)
+        goto done;
+    if (t.rows_done < sh && (st = tee_skip(&t.base, sh - t.rows_done, err)) != SY_OK) goto done;
+    sy__sha256_hex(&t.sha, out->pixel_sha256);
+    out->phash = sy__phash_luma(a.luma, a.w, ah, info.orientation);
+    sy__quality_luma(a.luma, a.w, ah, out);
+done:
+    sy_renderer_destroy(renderer);
+    sy__free(ctx, a.luma);
+    sy__free(ctx, t.scratch);
+    src->close(src);
+    return st;
+}

@@ -1,0 +1,336 @@
+/* video_reader.c — sy_video_reader: one video track of a movie, decoded frame
+ * by frame into upright RGB in presentation order (issue 4; sy_video.h).
+ *
+ * The demuxer (sy_mov) gives the samples in decode order; a per-codec stream
+ * decoder (hevc_stream.c, h264_stream.c) turns them into pictures in display
+ * order, each tagged with the decode-order index of its sample, so the frame's
+ * pts is exactly the track's (stts + ctts) and never a decoder's guess. The
+ * reader keeps the tags of samples sent but not yet shown (a few, bounded by
+ * the DPB): a picture that comes out while an earlier-presented sample is
+ * still waiting means that sample's picture was lost (damaged data) and is
+ * reported naming it; a picture whose pts is not past the previous one means
+ * the container's timestamps contradict the stream and is reported too.
+ *
+ * Memory: the codec's pictures (charged by the stream decoder), one sample
+ * buffer grown to the largest sample (capped), one RGB frame and, for rotated
+ * tracks, a band of converted rows. */
+#include <string.h>
+
+#include "bmff/sy_bmff.h"
+#include "sy_mov.h"
+#include "sy_video.h"
+#include "base/sy_video_stream.h"
+#include "bmff/sy_bmff_file.h"
+
+#define FCC SY_FOURCC
+#define READER_SAMPLE_CAP ((size_t)64 << 20)
+#define READER_MAX_PENDING 64u
+
+typedef struct pending {
+    uint32_t tag;
+    int64_t pts;
+    uint8_t may_vanish;
+} pending;
+
+struct sy_video_reader {
+    sy_context *ctx;
+    sy_mov *mov;
+    char *path;
+    uint32_t track;
+    sy_video_reader_info info;
+    sy__vstream *dec;
+    uint8_t *sample;
+    size_t sample_cap;
+    uint8_t *rgb;
+    size_t stride;
+    uint8_t *scratch; /* SY__ORIENT_BAND converted rows, rotated/mirrored tracks only */
+    uint32_t next_sample, emitted;
+    int finished, ended;
+    pending pend[READER_MAX_PENDING];
+    uint32_t pend_n;
+    int64_t last_pts;
+    int have_last;
+    sy_status failed; /* sticky: every later call repeats it */
+    sy_error failure;
+};
+
+static const char *where(const sy_video_reader *r) { return sy__short_path(r->path); }
+
+/* Re-reports a decoder error (which starts "sample N: ..." when it can) with the file name. */
+static sy_status wrap(const sy_video_reader *r, const sy_error *inner, sy_status st, sy_error *err) {
+    return sy__fail_sub(err, st, inner->subcode, "%s: %s", where(r), inner->message);
+}
+
+/* Sample `index` into r->sample (grown as needed, capped). */
+static sy_status read_sample(sy_video_reader *r, uint32_t index, size_t *len, sy_error *err) {
+    sy_mov_sample_info si;
+    sy_status st = sy_mov_sample(r->mov, r->track, index, &si, err);
+    if (st != SY_OK) return st;
+    if (si.size > READER_SAMPLE_CAP)
+        return sy__fail(err, SY_E_BUDGET, "%s: sample %u is %u bytes, over the %zu MiB sample cap", where(r), index,
+                        si.size, READER_SAMPLE_CAP >> 20);
+    if (si.size > r->sample_cap) {
+        size_t cap = SY__MIN(READER_SAMPLE_CAP, SY__MAX((size_t)si.size, r->sample_cap * 3 / 2));
+        uint8_t *b = sy__alloc(r->ctx, cap, 1, "video sample buffer", err);
+        if (!b) return err ? err->code : SY_E_BUDGET;
+        if (r->sample) sy__free(r->ctx, r->sample);
+        r->sample = b;
+        r->sample_cap = cap;
+    }
+    return sy_mov_read_sample(r->mov, r->track, index, r->sample, r->sample_cap, len, err);
+}
+
+void sy_video_reader_close(sy_video_reader *r) {
+    if (!r) return;
+    sy_context *ctx = r->ctx;
+    if (r->dec) r->dec->ops->destroy(r->dec);
+    if (r->sample) sy__free(ctx, r->sample);
+    if (r->rgb) sy__free(ctx, r->rgb);
+    if (r->scratch) sy__free(ctx, r->scratch);
+    if (r->mov) sy_mov_close(r->mov);
+    if (r->path) sy__free(ctx, r->path);
+    sy__free(ctx, r);
+}
+
+const sy_video_reader_info *sy_video_reader_info_get(const sy_video_reader *r) { return r ? &r->info : NULL; }
+
+/* Picks the track and checks it is a video track of a codec we decode. */
+static sy_status choose_track(sy_video_reader *r, int32_t track, sy_error *err) {
+    if (track < 0) {
+        int32_t t = sy_mov_main_video_track(r->mov);
+        if (t < 0) return sy__fail(err, SY_E_INVALID_INPUT, "%s: no video track", where(r));
+        track = t;
+    }
+    if ((uint32_t)track >= sy_mov_track_count(r->mov))
+        return sy__fail(err, SY_E_USAGE, "%s: track %d out of range (%u tracks)", where(r), track,
+                        sy_mov_track_count(r->mov));
+    const sy_mov_track_info *ti = sy_mov_track(r->mov, (uint32_t)track);
+    char name[16];
+    if (ti->handler != FCC('v', 'i', 'd', 'e'))
+        return sy__fail(err, SY_E_USAGE, "%s: track %d is not a video track (handler '%s')", where(r), track,
+                        sy_bmff_fourcc_text(ti->handler, name));
+    uint32_t c = ti->codec;
+    if (c != FCC('h', 'v', 'c', '1') && c != FCC('h', 'e', 'v', '1') && c != FCC('a', 'v', 'c', '1') &&
+        c != FCC('a', 'v', 'c', '3'))
+        return sy__fail(err, SY_E_UNSUPPORTED, "%s: unsupported codec %s", where(r),
+                        c ? sy_bmff_fourcc_text(c, name) : "(no sample entry)");
+    r->track = (uint32_t)track;
+    return SY_OK;
+}
+
+static sy_status create_decoder(sy_video_reader *r, sy_error *err) {
+    const sy_mov_track_info *ti = sy_mov_track(r->mov, r->track);
+    int hevc = ti->codec == FCC('h', 'v', 'c', '1') || ti->codec == FCC('h', 'e', 'v', '1');
+    uint32_t type = 0;
+    size_t config_len = 0;
+    const uint8_t *config = sy_mov_codec_config(r->mov, r->track, &type, &config_len);
+    char name[16];
+    if (!config || type != (hevc ? FCC('h', 'v', 'c', 'C') : FCC('a', 'v', 'c', 'C')))
+        return sy__fail(err, SY_E_INVALID_INPUT, "%s: '%s' track without its %s configuration", where(r),
+                        sy_bmff_fourcc_text(ti->codec, name), hevc ? "hvcC" : "avcC");
+    size_t first_len = 0;
+    sy_status st = SY_OK;
+    if (ti->sample_count && (st = read_sample(r, 0, &first_len, err)) != SY_OK) return st;
+    sy_error inner = {0};
+    st = hevc ? sy__hevc_stream_create(r->ctx, config, config_len, ti->sample_count ? r->sample : NULL, first_len,
+                                       &r->dec, &inner)
+              : sy__h264_stream_create(r->ctx, config, config_len, ti->sample_count ? r->sample : NULL, first_len,
+                                       &r->dec, &inner);
+    return st == SY_OK ? SY_OK : wrap(r, &inner, st, err);
+}
+
+static void fill_info(sy_video_reader *r) {
+    const sy_mov_track_info *ti = sy_mov_track(r->mov, r->track);
+    const sy__vstream_params *p = &r->dec->params;
+    sy_video_reader_info *in = &r->info;
+    in->track = r->track;
+    in->codec = ti->codec;
+    in->coded_width = p->width;
+    in->coded_height = p->height;
+    in->rotation = ti->rotation; /* sy_mov decomposes the matrix as sy_video.h states it */
+    in->mirrored = ti->mirrored ? 1 : 0;
+    int swap = in->rotation == 90 || in->rotation == 270;
+    in->width = swap ? p->height : p->width;
+    in->height = swap ? p->width : p->height;
+    in->timescale = ti->timescale;
+    in->frame_count = ti->sample_count;
+    in->duration_seconds = ti->duration_seconds;
+    in->frame_rate = ti->duration_seconds > 0 ? (double)ti->sample_count / ti->duration_seconds : 0;
+    in->start_pts = 0;
+    for (uint32_t k = 0; k < ti->edit_count; k++) { /* the first non-empty edit */
+        uint64_t seg;
+        int64_t media_time;
+        int32_t rate;
+        if (sy_mov_edit(r->mov, r->track, k, &seg, &media_time, &rate, NULL) != SY_OK) break;
+        if (media_time >= 0) {
+            in->start_pts = media_time;
+            break;
+        }
+    }
+    in->bit_depth = p->bit_depth;
+    in->full_range = p->colour.present ? p->colour.full_range : 0;
+    in->primaries = p->colour.present ? p->colour.primaries : 2;
+    in->transfer = p->colour.present ? p->colour.transfer : 2;
+    in->matrix = p->colour.present ? p->colour.matrix : 2;
+}
+
+sy_status sy_video_reader_open(sy_context *ctx, const char *path, int32_t track, sy_video_reader **out,
+                               sy_error *err) {
+    if (!out) return sy__fail(err, SY_E_USAGE, "sy_video_reader_open: out is NULL");
+    *out = NULL;
+    if (!ctx || !path) return sy__fail(err, SY_E_USAGE, "sy_video_reader_open: NULL context or path");
+    sy_video_reader *r = sy__calloc(ctx, 1, sizeof *r, "video reader", err);
+    if (!r) return err ? err->code : SY_E_BUDGET;
+    r->ctx = ctx;
+    size_t plen = strlen(path);
+    sy_status st = SY_OK;
+    r->path = sy__alloc(ctx, plen + 1, 1, "video reader path", err);
+    if (!r->path) st = err ? err->code : SY_E_BUDGET;
+    else memcpy(r->path, path, plen + 1);
+    if (st == SY_OK) st = sy_mov_open(ctx, path, &r->mov, err);
+    if (st == SY_OK) st = choose_track(r, track, err);
+    if (st == SY_OK) st = create_decoder(r, err);
+    if (st == SY_OK) {
+        fill_info(r);
+        size_t bytes;
+        r->stride = (size_t)r->info.width * 3;
+        if (!sy__mul_ok(r->stride, r->info.height, &bytes)) {
+            st = sy__fail(err, SY_E_BUDGET, "%s: %ux%u frame overflows", where(r), r->info.width, r->info.height);
+        } else if (!(r->rgb = sy__alloc(ctx, bytes, 1, "video RGB frame", err))) {
+            st = err ? err->code : SY_E_BUDGET;
+        } else if ((r->info.rotation || r->info.mirrored) &&
+                   !(r->scratch = sy__alloc(ctx, (size_t)SY__ORIENT_BAND * r->info.coded_width, 3,
+                                            "video rotation band", err))) {
+            st = err ? err->code : SY_E_BUDGET;
+        }
+    }
+    if (st != SY_OK) {
+        sy_video_reader_close(r);
+        return st;
+    }
+    *out = r;
+    return SY_OK;
+}
+
+/* ---- decoding loop ---- */
+
+static sy_status send_next(sy_video_reader *r, sy_error *err) {
+    uint32_t index = r->next_sample;
+    if (r->pend_n == READER_MAX_PENDING)
+        return sy__fail(err, SY_E_INVALID_INPUT, "%s: sample %u: no picture after %u later samples (damaged stream)",
+                        where(r), r->pend[0].tag, READER_MAX_PENDING);
+    sy_mov_sample_info si;
+    size_t len = 0;
+    sy_status st = sy_mov_sample(r->mov, r->track, index, &si, err);
+    if (st == SY_OK) st = read_sample(r, index, &len, err);
+    if (st != SY_OK) return st;
+    int may_vanish = 0;
+    sy_error inner = {0};
+    st = r->dec->ops->send(r->dec, r->sample, len, index, &may_vanish, &inner);
+    if (st != SY_OK) return wrap(r, &inner, st, err);
+    r->pend[r->pend_n].tag = index;
+    r->pend[r->pend_n].pts = si.pts;
+    r->pend[r->pend_n].may_vanish = (uint8_t)may_vanish;
+    r->pend_n++;
+    r->next_sample++;
+    return SY_OK;
+}
+
+/* Turns a received picture into the next frame (or names what went wrong). */
+static sy_status emit(sy_video_reader *r, const sy__yuv *pic, uint32_t tag, sy_video_frame *frame, sy_error *err) {
+    uint32_t j = 0;
+    while (j < r->pend_n && r->pend[j].tag != tag) j++;
+    if (j == r->pend_n)
+        return sy__fail(err, SY_E_CODEC, "%s: sample %u: the decoder returned a picture that is not pending",
+                        where(r), tag);
+    int64_t pts = r->pend[j].pts;
+    /* Earlier-presented samples still waiting will never be shown. */
+    uint32_t kept = 0;
+    for (uint32_t k = 0; k < r->pend_n; k++) {
+        if (k == j) continue;
+        if (r->pend[k].pts < pts) {
+            if (!r->pend[k].may_vanish)
+                return sy__fail(err, SY_E_INVALID_INPUT,
+                                "%s: sample %u: no picture decoded (sample %u, shown later, came out first)", where(r),
+                                r->pend[k].tag, tag);
+            continue; /* a RASL picture the decoder skipped */
+        }
+        r->pend[kept++] = r->pend[k];
+    }
+    r->pend_n = kept;
+    if (r->have_last && pts <= r->last_pts) /* ctts contradicts the stream's picture order */
+        return sy__fail(err, SY_E_INVALID_INPUT,
+                        "%s: sample %u: decoded after the picture at pts %lld but stamped pts %lld (the track's "
+                        "timestamps disagree with the stream's picture order)",
+                        where(r), tag, (long long)r->last_pts, (long long)pts);
+    r->last_pts = pts;
+    r->have_last = 1;
+    sy__orient_rgb(pic, r->info.rotation, r->info.mirrored != 0, r->rgb, r->stride, r->scratch);
+    frame->rgb = r->rgb;
+    frame->stride = r->stride;
+    frame->width = r->info.width;
+    frame->height = r->info.height;
+    frame->index = r->emitted++;
+    frame->pts = pts;
+    frame->seconds = r->info.timescale ? (double)(pts - r->info.start_pts) / r->info.timescale : 0;
+    return SY_OK;
+}
+
+static sy_status step(sy_video_reader *r, sy_video_frame *frame, int *end, sy_error *err) {
+    sy__vstream *d = r->dec;
+    for (;;) {
+        sy_status st = sy__check_cancel(r->ctx, err);
+        if (st != SY_OK) return st;
+        sy__yuv pic;
+        uint32_t tag = 0;
+        int got = 0;
+        sy_error inner = {0};
+        st = d->ops->receive(d, &pic, &tag, &got, &inner);
+        if (st != SY_OK) return wrap(r, &inner, st, err);
+        if (got) {
+            st = emit(r, &pic, tag, frame, err);
+            d->ops->release(d);
+            return st;
+        }
+        if (r->next_sample < r->info.frame_count) {
+            if ((st = send_next(r, err)) != SY_OK) return st;
+        } else if (!r->finished) {
+            r->finished = 1;
+            if ((st = d->ops->finish(d, &inner)) != SY_OK) return wrap(r, &inner, st, err);
+        } else {
+            for (uint32_t k = 0; k < r->pend_n; k++)
+                if (!r->pend[k].may_vanish)
+                    return sy__fail(err, SY_E_INVALID_INPUT, "%s: sample %u: no picture decoded", where(r),
+                                    r->pend[k].tag);
+            r->pend_n = 0;
+            r->ended = 1;
+            *end = 1;
+            return SY_OK;
+        }
+    }
+}
+
+sy_status sy_video_reader_next(sy_video_reader *r, sy_video_frame *frame, int *end, sy_error *err) {
+    if (frame) memset(frame, 0, sizeof *frame);
+    if (end) *end = 0;
+    if (!r || !frame || !end) return sy__fail(err, SY_E_USAGE, "sy_video_reader_next: NULL argument");
+    if (r->failed) {
+        if (err) *err = r->failure;
+        return r->failed;
+    }
+    if (r->ended) {
+        *end = 1;
+        return SY_OK;
+    }
+    sy_error local = {0};
+    sy_error *e = err ? err : &local;
+    sy_status st = step(r, frame, end, e);
+    if (st != SY_OK) {
+        memset(frame, 0, sizeof *frame);
+        if (st != SY_E_CANCELLED) { /* a cancelled reader can go on after sy_context_clear_cancel */
+            r->failed = st;
+            r->failure = *e;
+        }
+    }
+    return st;
+}

@@ -1,0 +1,27 @@
+import Foundation
+internal import CShiying
+
+/// What a still image file is, from its header (`sy_image_probe`).
+public struct ImageInfo: Sendable, Codable, Equatable {
+    public var format: String
+    /// Upright size (EXIF orientation applied).
+    public var width: Int
+    public var height: Int
+    public var storedWidth: Int
+    public var storedHeight: Int
+    public var orientation: Int
+    public var progressive: Bool
+
+    /// Reads only the header of `path`.
+    /// - Throws: `ShiyingError` naming the file and the reason.
+    public static func probe(_ path: String) throws -> ImageInfo {
+        let engine = try EngineContext()
+        var info = sy_image_info()
+        var error = sy_error()
+        try check(sy_image_probe(engine.raw, path, &info, &error), error, file: path)
+        return ImageInfo(format: String(cString: sy_image_format_name(info.format)), width: Int(info.width),
+                         height: Int(info.height), storedWidth: Int(info.stored_width),
+                         storedHeight: Int(info.stored_height), orientation: Int(info.orientation),
+                         progressive: info.progressive != 0)
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import Shiying
+internal import CShiyingFixtures
+
+/// Deterministic, photo-like 12 MP sample JPEGs: the built-in inputs of
+/// `make demo`, the tests and the benchmarks (a fixture generator, not part
+/// of the engine a photo app links).
+public enum SamplePhotos {
+    /// Writes `count` photos named `sample-0001.jpg`… into `directory`.
+    /// Every third photo is a portrait stored landscape with EXIF orientation 6,
+    /// as phones store them; the rest are 4032×3024 landscapes.
+    /// - Parameters:
+    ///   - seed: same seed, same bytes (`sy_sample_write_jpeg`).
+    ///   - progressive: write progressive JPEGs instead of baseline.
+    /// - Returns: the written paths in order.
+    /// With `heic`, each photo is written as an iPhone-shaped HEIC instead: a grid of
+    /// 512×512 HEVC tiles, portraits stored landscape with `irot`, the same Exif
+    /// (`sy_sample_write_heic`).
+    public static func write(count: Int, seed: UInt64 = 1, width: Int = 4032, height: Int = 3024,
+                             progressive: Bool = false, heic: Bool = false, to directory: String,
+                             progress: ((Int, Int) -> Void)? = nil) throws -> [String] {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let engine = try EngineContext()
+        var paths: [String] = []
+        for index in 0..<count {
+            var options = sy_sample_options()
+            sy_sample_options_init(&options)
+            options.width = UInt32(width)
+            options.height = UInt32(height)
+            options.seed = seed &* 1000 &+ UInt64(index)
+            options.orientation = index % 3 == 1 ? 6 : 1
+            options.progressive = progressive ? 1 : 0
+            let path = (directory as NSString).appendingPathComponent(
+                String(format: "sample-%04d.%@", index + 1, heic ? "heic" : "jpg"))
+            try writeFixture(path) { error in
+                heic ? sy_sample_write_heic(engine.raw, &options, path, &error)
+                     : sy_sample_write_jpeg(engine.raw, &options, path, &error)
+            }
+            paths.append(path)
+            progress?(index + 1, count)
+        }
+        return paths
+    }
+}
+
+/// HDR test photos (`sy_hdr_sample_write`): a synthetic scene with real
+/// highlights as an SDR base + gain map.
+public enum HDRSamplePhotos {
+    /// Writes `hdr-sample-0001.jpg` (Ultra HDR) and `hdr-sample-0001.heic`
+    /// (Apple-style) … into `directory`; returns the paths.
+    public static func write(count: Int = 1, seed: UInt64 = 1, width: Int = 1024, height: Int = 768,
+                             to directory: String, progress: ((Int, Int) -> Void)? = nil) throws -> [String] {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let engine = try EngineContext()
+        var paths: [String] = []
+        for index in 0..<count {
+            for heic in [false, true] {
+                var options = sy_hdr_sample_options()
+                sy_hdr_sample_options_init(&options)
+                options.width = UInt32(width)
+                options.height = UInt32(height)
+                options.seed = seed &* 1000 &+ UInt64(index)
+                let path = (directory as NSString).appendingPathComponent(
+                    String(format: "hdr-sample-%04d.%@", index + 1, heic ? "heic" : "jpg"))
+                try writeFixture(path) { error in
+                    sy_hdr_sample_write(engine.raw, &options, heic ? SY_STILL_HEIC : SY_STILL_JPEG, path, &error)
+                }
+                paths.append(path)
+            }
+            progress?(index + 1, count)
+        }
+        return paths
+    }
+}
+
+/// Runs one fixture writer and throws its C status and message as `ShiyingError`.
+private func writeFixture(_ path: String, _ body: (inout sy_error) -> Int32) throws {
+    var error = sy_error()
+    let status = body(&error)
+    guard status != SY_OK else { return }
+    throw ShiyingError(code: .init(rawValue: status), message: cString(error.message), file: path)
+}
