@@ -67,7 +67,7 @@ private func collagePNG(_ ctx: Context, _ inputs: [String], layout: sy_layout_ki
     options.columns = columns
     options.spacing = 0
     options.margin = 0
-    options.format = SY_OUTPUT_PNG
+    options.format = SY_STILL_PNG
     var report = sy_collage_report()
     var err = sy_error()
     guard render(ctx, inputs, &options, output, &report, &err) == SY_OK else {

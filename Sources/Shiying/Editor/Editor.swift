@@ -190,11 +190,7 @@ public enum Editor {
             throw ShiyingError(code: .usage, message: "quality \(quality) is outside 1...100")
         }
         options.quality = Int32(quality)
-        options.format = switch format {
-        case .jpeg: SY_STILL_JPEG
-        case .png: SY_STILL_PNG
-        case .heic: SY_STILL_HEIC
-        }
+        options.format = format.engineFormat
         if let maxSize {
             guard maxSize.width >= 0, maxSize.height >= 0, maxSize.width <= 65535, maxSize.height <= 65535 else {
                 throw ShiyingError(code: .usage, message: "size \(maxSize.width)x\(maxSize.height) is outside 0...65535")
