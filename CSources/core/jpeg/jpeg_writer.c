@@ -15,8 +15,17 @@ struct sy__jpeg_writer {
 uint32_t sy__jpeg_luma_stride(uint32_t width) { return (width + 15) & ~15u; }
 uint32_t sy__jpeg_chroma_stride(uint32_t width) { return sy__jpeg_luma_stride(width) / 2; }
 
-sy_status sy__jpeg_writer_create(sy_context *ctx, FILE *file, const char *path, uint32_t width, uint32_t height,
-                                 int quality, sy__jpeg_writer **out, sy_error *err) {
+/* libjpeg failed while a writer was being created. */
+static sy_status create_failed(sy__jpeg_writer *w, sy_error *err) {
+    sy__fail(err, SY_E_CODEC, "%s: JPEG encoder: %s", w->path, w->jerr.message);
+    sy__jpeg_writer_destroy(w);
+    return SY_E_CODEC;
+}
+
+/* A compressor on `file` with libjpeg's defaults for `space` input (3
+ * components), ready for the caller's settings and jpeg_start_compress. */
+static sy_status writer_new(sy_context *ctx, FILE *file, const char *path, uint32_t width, uint32_t height,
+                            J_COLOR_SPACE space, sy__jpeg_writer **out, sy_error *err) {
     *out = NULL;
     if (width == 0 || height == 0 || width > JPEG_MAX_DIMENSION || height > JPEG_MAX_DIMENSION)
         return sy__fail(err, SY_E_BUDGET, "%s: JPEG cannot be %ux%u (libjpeg limit %ld px per side)", path, width,
@@ -27,18 +36,26 @@ sy_status sy__jpeg_writer_create(sy_context *ctx, FILE *file, const char *path, 
     snprintf(w->path, sizeof w->path, "%s", path);
     w->cinfo.err = sy__jpeg_error_init(&w->jerr);
     jpeg_create_compress(&w->cinfo);
-    if (setjmp(w->jerr.jump)) {
-        sy__fail(err, SY_E_CODEC, "%s: JPEG encoder: %s", path, w->jerr.message);
-        sy__jpeg_writer_destroy(w);
-        return SY_E_CODEC;
-    }
+    if (setjmp(w->jerr.jump)) return create_failed(w, err);
     jpeg_stdio_dest(&w->cinfo, file);
     w->cinfo.image_width = width;
     w->cinfo.image_height = height;
     w->cinfo.input_components = 3;
-    w->cinfo.in_color_space = JCS_YCbCr;
-    jpeg_set_defaults(&w->cinfo);
-    jpeg_set_quality(&w->cinfo, quality < 1 ? 1 : quality > 100 ? 100 : quality, TRUE);
+    w->cinfo.in_color_space = space;
+    jpeg_set_defaults(&w->cinfo); /* YCbCr 4:2:0, ISLOW DCT, standard Huffman tables */
+    *out = w;
+    return SY_OK;
+}
+
+static int clamp_quality(int q) { return q < 1 ? 1 : q > 100 ? 100 : q; }
+
+sy_status sy__jpeg_writer_create(sy_context *ctx, FILE *file, const char *path, uint32_t width, uint32_t height,
+                                 int quality, sy__jpeg_writer **out, sy_error *err) {
+    sy__jpeg_writer *w = NULL;
+    sy_status st = writer_new(ctx, file, path, width, height, JCS_YCbCr, &w, err);
+    if (st != SY_OK) return st;
+    if (setjmp(w->jerr.jump)) return create_failed(w, err); /* the frame libjpeg jumps back to */
+    jpeg_set_quality(&w->cinfo, clamp_quality(quality), TRUE);
     /* Baseline, standard tables: optimize_coding or progression would make
      * libjpeg keep every coefficient of the image in memory. */
     w->cinfo.optimize_coding = FALSE;
@@ -54,28 +71,11 @@ sy_status sy__jpeg_writer_create(sy_context *ctx, FILE *file, const char *path, 
 
 sy_status sy__jpeg_writer_create_rgb(sy_context *ctx, FILE *file, const char *path, uint32_t width, uint32_t height,
                                      const sy__jpeg_rgb_options *opts, sy__jpeg_writer **out, sy_error *err) {
-    *out = NULL;
-    if (width == 0 || height == 0 || width > JPEG_MAX_DIMENSION || height > JPEG_MAX_DIMENSION)
-        return sy__fail(err, SY_E_BUDGET, "%s: JPEG cannot be %ux%u (libjpeg limit %ld px per side)", path, width,
-                        height, (long)JPEG_MAX_DIMENSION);
-    sy__jpeg_writer *w = sy__calloc(ctx, 1, sizeof *w, "jpeg writer", err);
-    if (!w) return err ? err->code : SY_E_BUDGET;
-    w->ctx = ctx;
-    snprintf(w->path, sizeof w->path, "%s", path);
-    w->cinfo.err = sy__jpeg_error_init(&w->jerr);
-    jpeg_create_compress(&w->cinfo);
-    if (setjmp(w->jerr.jump)) {
-        sy__fail(err, SY_E_CODEC, "%s: JPEG encoder: %s", path, w->jerr.message);
-        sy__jpeg_writer_destroy(w);
-        return SY_E_CODEC;
-    }
-    jpeg_stdio_dest(&w->cinfo, file);
-    w->cinfo.image_width = width;
-    w->cinfo.image_height = height;
-    w->cinfo.input_components = 3;
-    w->cinfo.in_color_space = JCS_RGB;
-    jpeg_set_defaults(&w->cinfo); /* YCbCr 4:2:0, ISLOW DCT, standard Huffman tables */
-    jpeg_set_quality(&w->cinfo, opts->quality < 1 ? 1 : opts->quality > 100 ? 100 : opts->quality, TRUE);
+    sy__jpeg_writer *w = NULL;
+    sy_status st = writer_new(ctx, file, path, width, height, JCS_RGB, &w, err);
+    if (st != SY_OK) return st;
+    if (setjmp(w->jerr.jump)) return create_failed(w, err); /* the frame libjpeg jumps back to */
+    jpeg_set_quality(&w->cinfo, clamp_quality(opts->quality), TRUE);
     w->cinfo.optimize_coding = FALSE;
     if (opts->dpi) {
         w->cinfo.density_unit = 1;
