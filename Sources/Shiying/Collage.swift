@@ -88,7 +88,7 @@ public enum Collage {
         if request.background.count == 3 {
             options.background = (request.background[0], request.background[1], request.background[2])
         }
-        options.format = request.format == .png ? SY_OUTPUT_PNG : SY_OUTPUT_JPEG
+        options.format = request.format == .png ? SY_STILL_PNG : SY_STILL_JPEG
         options.quality = Int32(clamping: request.quality)
         options.naive = request.naive ? 1 : 0
         options.threads = Int32(clamping: request.threads)

@@ -16,6 +16,15 @@ public enum Conversion {
             default: return nil
             }
         }
+
+        /// The engine's one output-format enum (`sy_still_format`).
+        var engineFormat: sy_still_format {
+            switch self {
+            case .jpeg: SY_STILL_JPEG
+            case .png: SY_STILL_PNG
+            case .heic: SY_STILL_HEIC
+            }
+        }
     }
 
     /// What a conversion wrote and carried over.
@@ -62,11 +71,7 @@ public enum Conversion {
         var options = sy_convert_options()
         sy_convert_options_init(&options)
         options.quality = Int32(clamping: quality)
-        options.format = switch format {
-        case .jpeg: SY_CONVERT_JPEG
-        case .png: SY_CONVERT_PNG
-        case .heic: SY_CONVERT_HEIC
-        }
+        options.format = format.engineFormat
         var report = sy_convert_report()
         var error = sy_error()
         let clock = ContinuousClock()

@@ -3,6 +3,7 @@
 // tests prove it by comparing bytes with sy_render over the whole decoded
 // photo (not by reading code).
 import CShiying
+import CShiyingFixtures
 import Foundation
 import Testing
 
@@ -67,7 +68,7 @@ private func collagePNG(_ ctx: Context, _ inputs: [String], layout: sy_layout_ki
     options.columns = columns
     options.spacing = 0
     options.margin = 0
-    options.format = SY_OUTPUT_PNG
+    options.format = SY_STILL_PNG
     var report = sy_collage_report()
     var err = sy_error()
     guard render(ctx, inputs, &options, output, &report, &err) == SY_OK else {
@@ -158,4 +159,89 @@ private func editorRender(_ ctx: Context, _ path: String, maxWidth: UInt32) thro
     defer { sy_edit_image_free(ctx.raw, &image) }
     return RGBImage(width: Int(image.width), height: Int(image.height),
                     bytes: [UInt8](UnsafeBufferPointer(start: image.pixels, count: Int(image.stride) * Int(image.height))))
+}
+
+/// EXIF orientation `o` by its definition: where stored pixel (x, y) of a w x h frame shows upright.
+private func uprightPosition(_ o: Int, _ x: Int, _ y: Int, _ w: Int, _ h: Int) -> (Int, Int) {
+    switch o {
+    case 2: (w - 1 - x, y)
+    case 3: (w - 1 - x, h - 1 - y)
+    case 4: (x, h - 1 - y)
+    case 5: (y, x)
+    case 6: (h - 1 - y, x)
+    case 7: (h - 1 - y, w - 1 - x)
+    case 8: (y, w - 1 - x)
+    default: (x, y)
+    }
+}
+
+/// The stored frame turned upright by `o`, pixel by pixel.
+private func turned(_ stored: RGBImage, _ o: Int) -> RGBImage {
+    let (w, h) = (stored.width, stored.height)
+    let (uw, uh) = o >= 5 ? (h, w) : (w, h)
+    var bytes = [UInt8](repeating: 0, count: uw * uh * 3)
+    for y in 0..<h {
+        for x in 0..<w {
+            let (ux, uy) = uprightPosition(o, x, y, w, h)
+            for c in 0..<3 { bytes[(uy * uw + ux) * 3 + c] = stored.bytes[(y * w + x) * 3 + c] }
+        }
+    }
+    return RGBImage(width: uw, height: uh, bytes: bytes)
+}
+
+/// A copy of the JPEG at `path` whose Exif Orientation tag says `o` (same stored pixels).
+private func withOrientation(_ path: String, _ o: Int, to output: String) throws {
+    var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    let be: [UInt8] = [0x01, 0x12, 0x00, 0x03, 0, 0, 0, 1], le: [UInt8] = [0x12, 0x01, 0x03, 0x00, 1, 0, 0, 0]
+    guard let at = (0..<(bytes.count - 10)).first(where: { Array(bytes[$0..<$0 + 8]) == be || Array(bytes[$0..<$0 + 8]) == le })
+    else { throw CTestFailure("\(path): no Orientation tag") }
+    let bigEndian = bytes[at] == 0x01
+    bytes[at + 8] = bigEndian ? 0 : UInt8(o)
+    bytes[at + 9] = bigEndian ? UInt8(o) : 0
+    try Data(bytes).write(to: URL(fileURLWithPath: output))
+}
+
+/// sy_edit_render with the identity recipe at full size (the upright decode).
+private func uprightDecode(_ ctx: Context, _ path: String) throws -> RGBImage {
+    var recipe = sy_recipe()
+    sy_recipe_init(&recipe)
+    var image = sy_edit_image()
+    var err = sy_error()
+    guard sy_edit_render(ctx.raw, path, &recipe, 0, 0, UInt32(SY_EDIT_FULL_DECODE), &image, nil, &err) == SY_OK else {
+        throw CTestFailure("sy_edit_render \(path): \(message(err))")
+    }
+    defer { sy_edit_image_free(ctx.raw, &image) }
+    let (w, h) = (Int(image.width), Int(image.height))
+    var bytes: [UInt8] = []
+    for y in 0..<h { bytes += UnsafeBufferPointer(start: image.pixels + y * Int(image.stride), count: w * 3) }
+    return RGBImage(width: w, height: h, bytes: bytes)
+}
+
+@Suite("EXIF orientation: one map for the upright decode and collage cells")
+struct OrientationTests {
+    @Test("orientations 1-8: the upright decode and a long-image cell at native size are the stored frame turned by the EXIF definition")
+    func everyOrientation() throws {
+        let scratch = try Scratch()
+        let ctx = try Context()
+        var options = sy_sample_options()
+        sy_sample_options_init(&options)
+        options.width = 52 /* not a multiple of 16: partial bands and MCUs */
+        options.height = 36
+        options.seed = 11
+        let original = scratch.file("stored.jpg")
+        var err = sy_error()
+        #expect(sy_sample_write_jpeg(ctx.raw, &options, original, &err) == SY_OK)
+        let stored = try uprightDecode(ctx, original)
+        #expect(stored.width == 52 && stored.height == 36)
+        for o in 1...8 {
+            let file = scratch.file("o\(o).jpg")
+            try withOrientation(original, o, to: file)
+            let expected = turned(stored, o)
+            let decoded = try uprightDecode(ctx, file)
+            #expect(decoded == expected, "orientation \(o): upright decode differs in \(decoded.differingPixels(expected)) pixels")
+            let cell = try collagePNG(ctx, [file], layout: SY_LAYOUT_LONG, width: UInt32(expected.width),
+                                      output: scratch.file("long\(o).png"))
+            #expect(cell == expected, "orientation \(o): collage cell differs in \(cell.differingPixels(expected)) pixels")
+        }
+    }
 }

@@ -37,7 +37,7 @@ struct HeifTransformTests {
         defer { sy_context_destroy(ctx) }
         var opts = sy_convert_options()
         sy_convert_options_init(&opts)
-        opts.format = SY_CONVERT_PNG
+        opts.format = SY_STILL_PNG
         var report = sy_convert_report()
         guard sy_convert(ctx, heic, png, &opts, &report, &err) == 0 else { throw CTestFailure("sy_convert: \(err.code)") }
     }

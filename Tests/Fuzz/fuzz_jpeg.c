@@ -3,7 +3,7 @@
  * (DCT scaling, the renderer over a sliding row window, orientation, 4:2:0 store). Built by scripts/fuzz.sh. */
 #include "fuzz_support.h"
 #include "base/sy_internal.h"
-#include "base/sy_source.h"
+#include "jpeg/sy_jpeg_source.h"
 #include "collage/sy_cell.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

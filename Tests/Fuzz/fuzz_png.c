@@ -21,7 +21,7 @@
 
 #include "fuzz_support.h"
 #include "base/sy_internal.h"
-#include "base/sy_source.h"
+#include "png/sy_png_source.h"
 #include "still/sy_metadata.h"
 
 #define FUZZ_MAX_SIDE 4096u

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <libheif/heif.h>
 
 #include "base/sy_internal.h"
 
@@ -57,14 +56,12 @@ sy_status sy_context_create(const sy_context_options *opts, sy_context **out, sy
     ctx->budget = opts->budget_bytes;
     ctx->progress = opts->progress;
     ctx->progress_user = opts->progress_user;
-    heif_init(NULL); /* reference-counted inside libheif; paired in destroy */
     *out = ctx;
     return SY_OK;
 }
 
 void sy_context_destroy(sy_context *ctx) {
     if (!ctx) return;
-    heif_deinit();
     free(ctx);
 }
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "base/sy_internal.h"
-#include "base/sy_source.h"
+#include "jpeg/sy_jpeg_source.h"
 #include "exif/sy_exif.h"
 #include "jpeg/sy_jpeg_error.h"
 

@@ -15,8 +15,17 @@ struct sy__jpeg_writer {
 uint32_t sy__jpeg_luma_stride(uint32_t width) { return (width + 15) & ~15u; }
 uint32_t sy__jpeg_chroma_stride(uint32_t width) { return sy__jpeg_luma_stride(width) / 2; }
 
-sy_status sy__jpeg_writer_create(sy_context *ctx, FILE *file, const char *path, uint32_t width, uint32_t height,
-                                 int quality, sy__jpeg_writer **out, sy_error *err) {
+/* libjpeg failed while a writer was being created. */
+static sy_status create_failed(sy__jpeg_writer *w, sy_error *err) {
+    sy__fail(err, SY_E_CODEC, "%s: JPEG encoder: %s", w->path, w->jerr.message);
+    sy__jpeg_writer_destroy(w);
+    return SY_E_CODEC;
+}
+
+/* A compressor on `file` with libjpeg's defaults for `space` input (3
+ * components), ready for the caller's settings and jpeg_start_compress. */
+static sy_status writer_new(sy_context *ctx, FILE *file, const char *path, uint32_t width, uint32_t height,
+                            J_COLOR_SPACE space, sy__jpeg_writer **out, sy_error *err) {
     *out = NULL;
     if (width == 0 || height == 0 || width > JPEG_MAX_DIMENSION || height > JPEG_MAX_DIMENSION)
         return sy__fail(err, SY_E_BUDGET, "%s: JPEG cannot be %ux%u (libjpeg limit %ld px per side)", path, width,
@@ -27,18 +36,26 @@ sy_status sy__jpeg_writer_create(sy_context *ctx, FILE *file, const char *path, 
     snprintf(w->path, sizeof w->path, "%s", path);
     w->cinfo.err = sy__jpeg_error_init(&w->jerr);
     jpeg_create_compress(&w->cinfo);
-    if (setjmp(w->jerr.jump)) {
-        sy__fail(err, SY_E_CODEC, "%s: JPEG encoder: %s", path, w->jerr.message);
-        sy__jpeg_writer_destroy(w);
-        return SY_E_CODEC;
-    }
+    if (setjmp(w->jerr.jump)) return create_failed(w, err);
     jpeg_stdio_dest(&w->cinfo, file);
     w->cinfo.image_width = width;
     w->cinfo.image_height = height;
     w->cinfo.input_components = 3;
-    w->cinfo.in_color_space = JCS_YCbCr;
-    jpeg_set_defaults(&w->cinfo);
-    jpeg_set_quality(&w->cinfo, quality < 1 ? 1 : quality > 100 ? 100 : quality, TRUE);
+    w->cinfo.in_color_space = space;
+    jpeg_set_defaults(&w->cinfo); /* YCbCr 4:2:0, ISLOW DCT, standard Huffman tables */
+    *out = w;
+    return SY_OK;
+}
+
+static int clamp_quality(int q) { return q < 1 ? 1 : q > 100 ? 100 : q; }
+
+sy_status sy__jpeg_writer_create(sy_context *ctx, FILE *file, const char *path, uint32_t width, uint32_t height,
+                                 int quality, sy__jpeg_writer **out, sy_error *err) {
+    sy__jpeg_writer *w = NULL;
+    sy_status st = writer_new(ctx, file, path, width, height, JCS_YCbCr, &w, err);
+    if (st != SY_OK) return st;
+    if (setjmp(w->jerr.jump)) return create_failed(w, err); /* the frame libjpeg jumps back to */
+    jpeg_set_quality(&w->cinfo, clamp_quality(quality), TRUE);
     /* Baseline, standard tables: optimize_coding or progression would make
      * libjpeg keep every coefficient of the image in memory. */
     w->cinfo.optimize_coding = FALSE;
@@ -49,6 +66,36 @@ sy_status sy__jpeg_writer_create(sy_context *ctx, FILE *file, const char *path, 
     jpeg_start_compress(&w->cinfo, TRUE);
     w->started = 1;
     *out = w;
+    return SY_OK;
+}
+
+sy_status sy__jpeg_writer_create_rgb(sy_context *ctx, FILE *file, const char *path, uint32_t width, uint32_t height,
+                                     const sy__jpeg_rgb_options *opts, sy__jpeg_writer **out, sy_error *err) {
+    sy__jpeg_writer *w = NULL;
+    sy_status st = writer_new(ctx, file, path, width, height, JCS_RGB, &w, err);
+    if (st != SY_OK) return st;
+    if (setjmp(w->jerr.jump)) return create_failed(w, err); /* the frame libjpeg jumps back to */
+    jpeg_set_quality(&w->cinfo, clamp_quality(opts->quality), TRUE);
+    w->cinfo.optimize_coding = FALSE;
+    if (opts->dpi) {
+        w->cinfo.density_unit = 1;
+        w->cinfo.X_density = w->cinfo.Y_density = opts->dpi;
+    }
+    if (opts->progressive) jpeg_simple_progression(&w->cinfo);
+    jpeg_start_compress(&w->cinfo, TRUE);
+    w->started = 1;
+    *out = w;
+    return SY_OK;
+}
+
+sy_status sy__jpeg_writer_write_rgb_rows(sy__jpeg_writer *w, const uint8_t *const *rows, uint32_t count, sy_error *err) {
+    if (setjmp(w->jerr.jump))
+        return sy__fail(err, SY_E_CODEC, "%s: JPEG encoder at row %u: %s", w->path, w->cinfo.next_scanline,
+                        w->jerr.message);
+    if (w->cinfo.raw_data_in || count > w->cinfo.image_height - w->cinfo.next_scanline)
+        return sy__fail(err, SY_E_USAGE, "%s: %u R'G'B' rows do not fit this JPEG writer", w->path, count);
+    uint32_t done = 0;
+    while (done < count) done += jpeg_write_scanlines(&w->cinfo, (JSAMPARRAY)(rows + done), count - done);
     return SY_OK;
 }
 
@@ -92,6 +139,42 @@ sy_status sy__jpeg_writer_write_strip(sy__jpeg_writer *w, uint8_t *const *y_rows
     if (jpeg_write_raw_data(&w->cinfo, planes, SY__JPEG_STRIP_ROWS) != SY__JPEG_STRIP_ROWS)
         return sy__fail(err, SY_E_CODEC, "%s: JPEG encoder refused a strip", w->path);
     return SY_OK;
+}
+
+sy_status sy__jpeg_strip_init(sy_context *ctx, uint32_t width, const char *what, sy__jpeg_strip *s, sy_error *err) {
+    memset(s, 0, sizeof *s);
+    s->width = width;
+    s->stride[0] = sy__jpeg_luma_stride(width);
+    s->stride[1] = s->stride[2] = sy__jpeg_chroma_stride(width);
+    size_t bytes = (size_t)s->stride[0] * SY__JPEG_STRIP_ROWS + 2 * (size_t)s->stride[1] * (SY__JPEG_STRIP_ROWS / 2);
+    s->mem = sy__alloc(ctx, bytes, 1, what, err);
+    if (!s->mem) return err ? err->code : SY_E_BUDGET;
+    uint8_t *p = s->mem;
+    for (int r = 0; r < SY__JPEG_STRIP_ROWS; r++, p += s->stride[0]) s->rows[0][r] = p;
+    for (int c = 1; c < 3; c++)
+        for (int r = 0; r < SY__JPEG_STRIP_ROWS / 2; r++, p += s->stride[c]) s->rows[c][r] = p;
+    return SY_OK;
+}
+
+void sy__jpeg_strip_free(sy_context *ctx, sy__jpeg_strip *s) {
+    if (!s) return;
+    sy__free(ctx, s->mem);
+    memset(s, 0, sizeof *s);
+}
+
+static void pad_strip(sy__jpeg_strip *s, uint32_t rows) {
+    const uint32_t w = s->width, cw = (w + 1) / 2, crows = (rows + 1) / 2;
+    for (uint32_t r = 0; r < rows; r++) memset(s->rows[0][r] + w, s->rows[0][r][w - 1], s->stride[0] - w);
+    for (int c = 1; c < 3; c++)
+        for (uint32_t r = 0; r < crows; r++) memset(s->rows[c][r] + cw, s->rows[c][r][cw - 1], s->stride[c] - cw);
+    for (uint32_t r = rows; r < SY__JPEG_STRIP_ROWS; r++) memcpy(s->rows[0][r], s->rows[0][rows - 1], s->stride[0]);
+    for (int c = 1; c < 3; c++)
+        for (uint32_t r = crows; r < SY__JPEG_STRIP_ROWS / 2; r++) memcpy(s->rows[c][r], s->rows[c][crows - 1], s->stride[c]);
+}
+
+sy_status sy__jpeg_writer_write_padded(sy__jpeg_writer *w, sy__jpeg_strip *s, uint32_t rows, sy_error *err) {
+    pad_strip(s, rows);
+    return sy__jpeg_writer_write_strip(w, s->rows[0], s->rows[1], s->rows[2], err);
 }
 
 sy_status sy__jpeg_writer_finish(sy__jpeg_writer *w, sy_error *err) {

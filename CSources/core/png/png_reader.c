@@ -15,7 +15,7 @@
 #include <zlib.h>
 
 #include "base/sy_internal.h"
-#include "base/sy_source.h"
+#include "png/sy_png_source.h"
 
 #define PNG_MAX_CHUNK 0x7fffffffu     /* chunk lengths above 2^31-1 are invalid */
 #define PNG_READ_BUFFER (64u * 1024u) /* the only file buffer the source holds */

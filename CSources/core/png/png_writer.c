@@ -354,3 +354,44 @@ sy_status sy__png_writer_add_chunk(sy__png_writer *w, const char *type, const ui
         return sy__fail(err, SY_E_USAGE, "%s: PNG chunk %.4s must come before the image rows", w->path, type);
     return write_chunk(w, type, data, len, err);
 }
+
+/* iCCP: "ICC Profile", NUL, compression method 0, then the zlib stream. */
+static sy_status write_iccp(sy__png_writer *w, const uint8_t *icc, size_t icc_len, sy_error *err) {
+    static const char name[] = "ICC Profile";
+    uLong bound = compressBound((uLong)icc_len);
+    size_t head = sizeof name + 1;
+    uint8_t *chunk = sy__alloc(w->ctx, head + bound, 1, "iCCP", err);
+    if (!chunk) return err ? err->code : SY_E_BUDGET;
+    memcpy(chunk, name, sizeof name);
+    chunk[sizeof name] = 0;
+    uLongf packed = bound;
+    sy_status st = SY_OK;
+    if (compress2(chunk + head, &packed, icc, (uLong)icc_len, 9) == Z_OK)
+        st = sy__png_writer_add_chunk(w, "iCCP", chunk, (uint32_t)(head + packed), err);
+    sy__free(w->ctx, chunk);
+    return st;
+}
+
+/* iTXt: "XML:com.adobe.xmp", NUL, flag 0, method 0, "" language, "" translated keyword, the packet. */
+static sy_status write_itxt_xmp(sy__png_writer *w, const uint8_t *xmp, size_t xmp_len, sy_error *err) {
+    static const char keyword[] = "XML:com.adobe.xmp";
+    size_t head = sizeof keyword + 4;
+    uint8_t *chunk = sy__alloc(w->ctx, head + xmp_len, 1, "iTXt", err);
+    if (!chunk) return err ? err->code : SY_E_BUDGET;
+    memcpy(chunk, keyword, sizeof keyword);
+    memset(chunk + sizeof keyword, 0, 4);
+    memcpy(chunk + head, xmp, xmp_len);
+    sy_status st = sy__png_writer_add_chunk(w, "iTXt", chunk, (uint32_t)(head + xmp_len), err);
+    sy__free(w->ctx, chunk);
+    return st;
+}
+
+sy_status sy__png_writer_write_metadata(sy__png_writer *w, const uint8_t *exif_tiff, size_t exif_len,
+                                        const uint8_t *xmp, size_t xmp_len, const uint8_t *icc, size_t icc_len,
+                                        sy_error *err) {
+    sy_status st = SY_OK;
+    if (exif_tiff && exif_len < 0x7FFFFFFF) st = sy__png_writer_add_chunk(w, "eXIf", exif_tiff, (uint32_t)exif_len, err);
+    if (st == SY_OK && icc && icc_len) st = write_iccp(w, icc, icc_len, err);
+    if (st == SY_OK && xmp && xmp_len) st = write_itxt_xmp(w, xmp, xmp_len, err);
+    return st;
+}

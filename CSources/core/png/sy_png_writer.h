@@ -17,6 +17,12 @@ sy_status sy__png_writer_create(sy_context *ctx, FILE *file, const char *path, u
 /* Writes an ancillary chunk (eXIf, iCCP, iTXt...) before the first row. */
 sy_status sy__png_writer_add_chunk(sy__png_writer *w, const char *type, const uint8_t *data, uint32_t len,
                                    sy_error *err);
+/* The metadata chunks before the first row: eXIf (the TIFF as is), iCCP
+ * (the profile zlib-compressed) and iTXt XML:com.adobe.xmp. Any pointer may
+ * be NULL (that chunk is not written). */
+sy_status sy__png_writer_write_metadata(sy__png_writer *w, const uint8_t *exif_tiff, size_t exif_len,
+                                        const uint8_t *xmp, size_t xmp_len, const uint8_t *icc, size_t icc_len,
+                                        sy_error *err);
 /* Appends `count` RGB rows (width*3 bytes each). */
 sy_status sy__png_writer_write_rows(sy__png_writer *w, const uint8_t *const *rows, uint32_t count,
                                     sy_error *err);

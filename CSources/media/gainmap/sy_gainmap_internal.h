@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "base/sy_internal.h"
+#include "still/sy_still_internal.h"
 #include "sy_gainmap.h"
 
 /* ---- MPF APP2 (CIPA DC-007), mpf.c ---- */
@@ -77,8 +78,6 @@ sy_status sy__gainmap_render(sy_context *ctx, const sy_gainmap_image *map, uint8
                              sy_gainmap_image *out, sy_error *err);
 
 /* ---- saving a map with a still, gainmap_save.c ---- */
-
-#include "edit/sy_edit_internal.h"
 
 typedef struct sy__gainmap_save {
     sy_context *ctx;

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "base/sy_internal.h"
-#include "base/sy_source.h"
+#include "heif/sy_heif_source.h"
 #include "hevc/sy_hevc.h"
 #include "bmff/sy_bmff.h"
 #include "heif/sy_heif.h"

@@ -4,12 +4,18 @@
  * libheif 1.15 decodes the whole primary image at once (irot/imir applied, so
  * rows are delivered upright with orientation 1). That costs ~6 bytes per
  * pixel while open and is charged to the budget (reported as an over-budget
- * cell by the collage). */
+ * cell by the collage).
+ *
+ * libheif's initialisation is process-wide and reference counted: the
+ * fallback takes one reference on its first use (pthread_once, so concurrent
+ * contexts are safe) and holds it for the life of the process, so the engine
+ * pays for libheif's plugin loading only when a file needs it. */
+#include <pthread.h>
 #include <string.h>
 #include <libheif/heif.h>
 
 #include "base/sy_internal.h"
-#include "base/sy_source.h"
+#include "heif/sy_heif_source.h"
 
 typedef struct heif_source {
     sy__source base;
@@ -23,8 +29,13 @@ typedef struct heif_source {
     size_t charged;
 } heif_source;
 
+static pthread_once_t libheif_once = PTHREAD_ONCE_INIT;
+
+static void libheif_init_once(void) { heif_init(NULL); }
+
 static sy_status open_primary(const char *path, struct heif_context **hctx, struct heif_image_handle **handle,
                               sy_error *err) {
+    pthread_once(&libheif_once, libheif_init_once);
     *hctx = heif_context_alloc();
     if (!*hctx) return sy__fail(err, SY_E_BUDGET, "%s: cannot allocate a libheif context", path);
     heif_context_set_maximum_image_size_limit(*hctx, (int)SY_MAX_INPUT_DIMENSION);

@@ -5,10 +5,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "sy_still.h"
-#include "base/sy_internal.h"
 #include "base/sy_sha256.h"
-#include "edit/sy_edit_internal.h"
+#include "still/sy_still_internal.h"
 
 sy_status sy__file_identity(sy_context *ctx, const char *path, sy__file_stamp *stamp, uint64_t *bytes,
                             char sha256_hex_out[65], sy_error *err) {

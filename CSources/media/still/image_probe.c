@@ -1,9 +1,10 @@
 /* image_probe.c — header probes and row-source dispatch over the codecs. */
 #include <string.h>
 
-#include "base/sy_internal.h"
-#include "base/sy_source.h"
-#include "sy_still.h"
+#include "jpeg/sy_jpeg_source.h"
+#include "png/sy_png_source.h"
+#include "heif/sy_heif_source.h"
+#include "still/sy_still_internal.h"
 
 sy_status sy_image_probe(sy_context *ctx, const char *path, sy_image_info *out, sy_error *err) {
     if (!ctx || !path || !out) return sy__fail(err, SY_E_USAGE, "sy_image_probe: NULL argument");

@@ -1,5 +1,5 @@
 /* still_writer.c — RGB rows + metadata -> JPEG, PNG or HEIC through a temp
- * file (see sy_edit_internal.h). The one exit path of edits and conversions.
+ * file (see sy_still_internal.h). The one exit path of edits and conversions.
  *
  * JPEG: 16-row strips converted to JFIF YCbCr 4:2:0 (chroma = mean of each
  * 2x2 block, summed in RGB before one conversion) for the raw-data JPEG
@@ -8,13 +8,12 @@
  * PNG writer. HEIC: rows go to sy_heif_writer (which has its own temp file). */
 #include <string.h>
 
-#include "collage/sy_strip.h"
 #include "base/sy_rgb_to_ycbcr.h"
 #include "base/sy_output.h"
 #include "jpeg/sy_jpeg_writer.h"
 #include "png/sy_png_writer.h"
-#include "edit/sy_edit_internal.h"
 #include "heif/sy_heif_writer.h"
+#include "still/sy_still_internal.h"
 
 #define STRIP SY__JPEG_STRIP_ROWS
 
@@ -28,9 +27,7 @@ struct sy__still_writer {
     sy_heif_writer *heic;
     /* JPEG strip */
     sy__ycbcr_matrix matrix;
-    uint8_t *mem;
-    uint8_t *plane_rows[3][STRIP]; /* Y: 16 rows, Cb and Cr: 8 rows each */
-    uint32_t stride[3];
+    sy__jpeg_strip strip;
     uint8_t *stage;                /* 16 RGB rows for runs shorter than a strip */
     uint32_t staged;
     const sy__still_extra *extra;  /* gain-map additions, or NULL */
@@ -42,7 +39,7 @@ void sy__still_writer_destroy(sy__still_writer *w) {
     sy__png_writer_destroy(w->png);
     sy_heif_writer_destroy(w->heic);
     sy__output_abort(&w->out);
-    sy__free(w->ctx, w->mem);
+    sy__jpeg_strip_free(w->ctx, &w->strip);
     sy__free(w->ctx, w->stage);
     sy__free(w->ctx, w);
 }
@@ -50,17 +47,11 @@ void sy__still_writer_destroy(sy__still_writer *w) {
 static sy_status open_jpeg(sy__still_writer *w, const char *path, int quality, const sy__metadata *md,
                            sy_error *err) {
     sy__ycbcr_matrix_init(&w->matrix, 6, 1); /* BT.601 full range = JFIF */
-    w->stride[0] = sy__jpeg_luma_stride(w->width);
-    w->stride[1] = w->stride[2] = sy__jpeg_chroma_stride(w->width);
-    size_t bytes = (size_t)w->stride[0] * STRIP + 2 * (size_t)w->stride[1] * (STRIP / 2);
-    w->mem = sy__alloc(w->ctx, bytes, 1, "jpeg strip", err);
+    sy_status st = sy__jpeg_strip_init(w->ctx, w->width, "jpeg strip", &w->strip, err);
+    if (st != SY_OK) return st;
     w->stage = sy__alloc(w->ctx, (size_t)w->width * 3, STRIP, "jpeg stage rows", err);
-    if (!w->mem || !w->stage) return err ? err->code : SY_E_BUDGET;
-    uint8_t *p = w->mem;
-    for (int r = 0; r < STRIP; r++, p += w->stride[0]) w->plane_rows[0][r] = p;
-    for (int c = 1; c < 3; c++)
-        for (int r = 0; r < STRIP / 2; r++, p += w->stride[c]) w->plane_rows[c][r] = p;
-    sy_status st = sy__jpeg_writer_create(w->ctx, w->out.file, path, w->width, w->height, quality, &w->jpeg, err);
+    if (!w->stage) return err ? err->code : SY_E_BUDGET;
+    st = sy__jpeg_writer_create(w->ctx, w->out.file, path, w->width, w->height, quality, &w->jpeg, err);
     if (st == SY_OK && md)
         st = sy__jpeg_writer_write_metadata(w->jpeg, md->exif, md->exif_len, md->xmp, md->xmp_len, md->icc,
                                             md->icc_len, err);
@@ -113,7 +104,9 @@ sy_status sy__still_writer_open_extra(sy_context *ctx, const char *path, sy_stil
     case SY_STILL_PNG:
         st = sy__output_open(ctx, path, &w->out, err);
         if (st == SY_OK) st = sy__png_writer_create(ctx, w->out.file, path, width, height, 6, &w->png, err);
-        if (st == SY_OK && md) st = sy__png_writer_add_metadata(ctx, w->png, md, err);
+        if (st == SY_OK && md)
+            st = sy__png_writer_write_metadata(w->png, md->exif, md->exif_len, md->xmp, md->xmp_len, md->icc,
+                                               md->icc_len, err);
         break;
     case SY_STILL_HEIC: st = open_heic(w, path, quality, heic_preset, md, err); break;
     default: st = sy__fail(err, SY_E_USAGE, "%s: unknown still format %d", path, (int)format); break;
@@ -126,34 +119,16 @@ sy_status sy__still_writer_open_extra(sy_context *ctx, const char *path, sy_stil
     return SY_OK;
 }
 
-/* Repeats the last real column of each plane row and the last real rows, so
- * partial MCUs hold image content (no dark fringe after decoding). */
-static void pad_strip(sy__still_writer *w, uint32_t rows) {
-    uint32_t cw = (w->width + 1) / 2, crows = (rows + 1) / 2;
-    for (uint32_t r = 0; r < rows; r++) {
-        uint8_t *y = w->plane_rows[0][r];
-        memset(y + w->width, y[w->width - 1], w->stride[0] - w->width);
-    }
-    for (int c = 1; c < 3; c++)
-        for (uint32_t r = 0; r < crows; r++) {
-            uint8_t *p = w->plane_rows[c][r];
-            memset(p + cw, p[cw - 1], w->stride[c] - cw);
-        }
-    for (uint32_t r = rows; r < STRIP; r++) memcpy(w->plane_rows[0][r], w->plane_rows[0][rows - 1], w->stride[0]);
-    for (int c = 1; c < 3; c++)
-        for (uint32_t r = crows; r < STRIP / 2; r++) memcpy(w->plane_rows[c][r], w->plane_rows[c][crows - 1], w->stride[c]);
-}
-
 /* One strip of `rows` (1..16) RGB rows starting at `rgb`. */
 static sy_status jpeg_strip(sy__still_writer *w, const uint8_t *rgb, size_t stride, uint32_t rows, sy_error *err) {
     for (uint32_t r = 0; r < rows; r += 2) {
         const uint8_t *a = rgb + (size_t)r * stride, *b = r + 1 < rows ? a + stride : a;
-        sy__rgb_to_luma_row(&w->matrix, a, w->width, w->plane_rows[0][r]);
-        if (r + 1 < rows) sy__rgb_to_luma_row(&w->matrix, b, w->width, w->plane_rows[0][r + 1]);
-        sy__rgb_to_chroma420_row(&w->matrix, a, b, w->width, w->plane_rows[1][r / 2], w->plane_rows[2][r / 2]);
+        uint8_t *(*planes)[SY__JPEG_STRIP_ROWS] = w->strip.rows;
+        sy__rgb_to_luma_row(&w->matrix, a, w->width, planes[0][r]);
+        if (r + 1 < rows) sy__rgb_to_luma_row(&w->matrix, b, w->width, planes[0][r + 1]);
+        sy__rgb_to_chroma420_row(&w->matrix, a, b, w->width, planes[1][r / 2], planes[2][r / 2]);
     }
-    pad_strip(w, rows);
-    return sy__jpeg_writer_write_strip(w->jpeg, w->plane_rows[0], w->plane_rows[1], w->plane_rows[2], err);
+    return sy__jpeg_writer_write_padded(w->jpeg, &w->strip, rows, err);
 }
 
 static sy_status jpeg_write(sy__still_writer *w, const uint8_t *rgb, size_t stride, uint32_t count, sy_error *err) {

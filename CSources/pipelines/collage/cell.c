@@ -7,6 +7,8 @@
 #include "base/sy_internal.h"
 #include "base/sy_color.h"
 #include "render/sy_render_window.h"
+#include "still/sy_orient.h"
+#include "still/sy_still_internal.h"
 #include "collage/sy_cell.h"
 
 size_t sy__cell_plane_bytes(uint32_t width, uint32_t height, uint32_t chroma_shift) {
@@ -50,31 +52,11 @@ sy_status sy__cell_grey(sy_context *ctx, uint32_t width, uint32_t height, uint32
     return SY_OK;
 }
 
-/* ---- orientation ---- */
-
-/* Upright position of stored-target pixel (x, y): ux = ax*x + bx*y + cx, uy = ay*x + by*y + cy. */
-typedef struct affine {
-    int ax, bx, cx, ay, by, cy;
-} affine;
-
-static affine orientation_map(uint8_t o, int tw, int th) {
-    switch (o) {
-    case 2: return (affine){-1, 0, tw - 1, 0, 1, 0};
-    case 3: return (affine){-1, 0, tw - 1, 0, -1, th - 1};
-    case 4: return (affine){1, 0, 0, 0, -1, th - 1};
-    case 5: return (affine){0, 1, 0, 1, 0, 0};
-    case 6: return (affine){0, -1, th - 1, 1, 0, 0};
-    case 7: return (affine){0, -1, th - 1, -1, 0, tw - 1};
-    case 8: return (affine){0, 1, 0, -1, 0, tw - 1};
-    default: return (affine){1, 0, 0, 0, 1, 0};
-    }
-}
-
 /* ---- row sink: stored-orientation rows -> upright planes ---- */
 
 typedef struct sink_state {
     sy__cell *cell;
-    affine map;
+    sy__orient map;       /* stored-orientation target -> upright cell */
     uint32_t tw;          /* stored-orientation target width */
     int to_ycc;           /* convert RGB rows to YCbCr before storing */
     uint8_t *pending;     /* even row waiting for its pair (4:2:0) */
@@ -82,8 +64,8 @@ typedef struct sink_state {
 
 static void store_full(sink_state *s, uint32_t y, const uint8_t *row) {
     sy__cell *c = s->cell;
-    const affine m = s->map;
-    if (m.ax == 1 && m.bx == 0 && m.ay == 0 && m.by == 1) { /* upright already: de-interleave */
+    const sy__orient m = s->map;
+    if (m.orientation == 1) { /* upright already: de-interleave */
         uint8_t *p0 = c->plane[0] + (size_t)y * c->stride[0], *p1 = c->plane[1] + (size_t)y * c->stride[1],
                 *p2 = c->plane[2] + (size_t)y * c->stride[2];
         for (uint32_t x = 0; x < s->tw; x++) {
@@ -94,7 +76,8 @@ static void store_full(sink_state *s, uint32_t y, const uint8_t *row) {
         return;
     }
     for (uint32_t x = 0; x < s->tw; x++) {
-        size_t ux = (size_t)(m.ax * (int)x + m.bx * (int)y + m.cx), uy = (size_t)(m.ay * (int)x + m.by * (int)y + m.cy);
+        size_t ux = (size_t)(m.x0 + m.xx * (int32_t)x + m.xy * (int32_t)y),
+               uy = (size_t)(m.y0 + m.yx * (int32_t)x + m.yy * (int32_t)y);
         for (int ch = 0; ch < 3; ch++) c->plane[ch][uy * c->stride[ch] + ux] = row[3 * x + ch];
     }
 }
@@ -114,8 +97,8 @@ static void store_pair_420_upright(sy__cell *c, uint32_t y, const uint8_t *a, co
 /* Rows y-1 (a) and y (b): four luma samples and one averaged chroma pair per 2x2 block. */
 static void store_pair_420(sink_state *s, uint32_t y, const uint8_t *a, const uint8_t *b) {
     sy__cell *c = s->cell;
-    const affine m = s->map;
-    if (m.ax == 1 && m.bx == 0 && m.ay == 0 && m.by == 1) {
+    const sy__orient m = s->map;
+    if (m.orientation == 1) {
         store_pair_420_upright(c, y, a, b, s->tw);
         return;
     }
@@ -125,7 +108,7 @@ static void store_pair_420(sink_state *s, uint32_t y, const uint8_t *a, const ui
         int xs[4] = {(int)x, (int)x + 1, (int)x, (int)x + 1}, ys[4] = {y0, y0, y0 + 1, y0 + 1};
         int minx = 1 << 30, miny = 1 << 30;
         for (int k = 0; k < 4; k++) {
-            int ux = m.ax * xs[k] + m.bx * ys[k] + m.cx, uy = m.ay * xs[k] + m.by * ys[k] + m.cy;
+            int ux = m.x0 + m.xx * xs[k] + m.xy * ys[k], uy = m.y0 + m.yx * xs[k] + m.yy * ys[k];
             c->plane[0][(size_t)uy * c->stride[0] + (size_t)ux] = p[k][0];
             if (ux < minx) minx = ux;
             if (uy < miny) miny = uy;
@@ -152,11 +135,10 @@ static sy_status cell_sink(void *user, uint32_t y, uint8_t *r, sy_error *err) {
 
 sy_status sy__cell_from_source(sy_context *ctx, sy__source *src, uint32_t width, uint32_t height,
                                uint32_t chroma_shift, sy__cell *cell, sy_error *err) {
-    uint8_t o = src->orientation >= 1 && src->orientation <= 8 ? src->orientation : 1;
-    int turned = o >= 5;
     /* Rendered in the stored orientation (so the decoder's rows stream
      * top to bottom), then placed upright by the sink. */
-    uint32_t tw = turned ? height : width, th = turned ? width : height;
+    const int turned = src->orientation >= 5 && src->orientation <= 8;
+    const uint32_t tw = turned ? height : width, th = turned ? width : height;
     sy_recipe identity;
     sy_recipe_init(&identity);
     sy_renderer *r = NULL;
@@ -167,7 +149,7 @@ sy_status sy__cell_from_source(sy_context *ctx, sy__source *src, uint32_t width,
         return st;
     }
     cell->pixels = chroma_shift ? SY__PIX_YCC : SY__PIX_RGB;
-    sink_state s = {.cell = cell, .map = orientation_map(o, (int)tw, (int)th), .tw = tw, .to_ycc = chroma_shift != 0};
+    sink_state s = {.cell = cell, .map = sy__orient_plan(src->orientation, tw, th), .tw = tw, .to_ycc = chroma_shift != 0};
     if (chroma_shift && !(s.pending = sy__alloc(ctx, tw, 3, "cell pending row", err))) st = err ? err->code : SY_E_BUDGET;
     if (st == SY_OK) st = sy__render_source(ctx, src, r, cell_sink, &s, err);
     sy__free(ctx, s.pending);

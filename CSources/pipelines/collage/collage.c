@@ -21,7 +21,7 @@ void sy_collage_options_init(sy_collage_options *opts, sy_layout_kind layout) {
     opts->spacing = layout == SY_LAYOUT_GRID ? 8 : 0;
     opts->margin = layout == SY_LAYOUT_GRID ? 8 : 0;
     memset(opts->background, 255, 3);
-    opts->format = SY_OUTPUT_JPEG;
+    opts->format = SY_STILL_JPEG;
     opts->quality = 90;
     opts->png_compression = 6;
 }
@@ -40,8 +40,8 @@ static sy_status check_options(const sy_collage_options *o, uint32_t count, sy_e
     if (count == 0) return sy__fail(err, SY_E_USAGE, "collage: no input photos");
     if (o->layout != SY_LAYOUT_LONG && o->layout != SY_LAYOUT_GRID)
         return sy__fail(err, SY_E_USAGE, "collage: unknown layout %d", (int)o->layout);
-    if (o->format != SY_OUTPUT_JPEG && o->format != SY_OUTPUT_PNG)
-        return sy__fail(err, SY_E_USAGE, "collage: unknown output format %d", (int)o->format);
+    if (o->format != SY_STILL_JPEG && o->format != SY_STILL_PNG)
+        return sy__fail(err, SY_E_USAGE, "collage: output format %d is not JPEG or PNG", (int)o->format);
     if (o->quality < 1 || o->quality > 100)
         return sy__fail(err, SY_E_USAGE, "collage: JPEG quality %d is outside 1..100", o->quality);
     if (o->png_compression < 0 || o->png_compression > 9)
@@ -158,7 +158,7 @@ sy_status sy_collage_render(sy_context *ctx, const char *const *inputs, uint32_t
         goto done;
     }
     /* 2. Layout, checked against the encoder's limits before anything is decoded. */
-    uint32_t chroma_shift = opts->format == SY_OUTPUT_JPEG ? 1 : 0;
+    uint32_t chroma_shift = opts->format == SY_STILL_JPEG ? 1 : 0;
     if ((st = sy__layout_compute(ctx, opts, info_ptrs, count, chroma_shift, &layout, err)) != SY_OK) goto done;
     for (uint32_t i = 0; i < count; i++) jobs[i].rect = layout.cells[i];
     /* 3. Stream. */

@@ -47,12 +47,12 @@ sy_status sy__layout_compute(sy_context *ctx, const sy_collage_options *opts, co
     out->cells = cells;
     out->count = count;
     out->scale = 1.0;
-    const uint64_t max_height = opts->format == SY_OUTPUT_JPEG ? SY_JPEG_MAX_DIMENSION : 0x7FFFFFFFu;
+    const uint64_t max_height = opts->format == SY_STILL_JPEG ? SY_JPEG_MAX_DIMENSION : 0x7FFFFFFFu;
 
     if (opts->layout == SY_LAYOUT_LONG) {
         uint64_t height = place_long(infos, count, width, margin, spacing, even, cells);
         if (height > max_height) {
-            if (opts->too_tall || opts->format != SY_OUTPUT_JPEG) {
+            if (opts->too_tall || opts->format != SY_STILL_JPEG) {
                 sy__layout_free(ctx, out);
                 return sy__fail(err, SY_E_BUDGET,
                                 "collage: a long image of %u photos at width %u is %llu px tall; JPEG allows %llu "

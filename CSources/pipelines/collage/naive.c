@@ -4,6 +4,7 @@
 
 #include "base/sy_internal.h"
 #include "collage/sy_naive.h"
+#include "still/sy_still_internal.h"
 
 /* A fully decoded image served as a row source. */
 typedef struct memory_source {

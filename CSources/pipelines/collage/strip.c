@@ -2,22 +2,23 @@
 #include <string.h>
 
 #include "base/sy_internal.h"
-#include "jpeg/sy_jpeg_writer.h"
 #include "base/sy_color.h"
-#include "still/sy_metadata.h"
+#include "jpeg/sy_jpeg_writer.h"
 #include "png/sy_png_writer.h"
-#include <zlib.h>
 #include "collage/sy_strip.h"
 
 struct sy__strip_sink {
     sy_context *ctx;
-    sy_output_format format;
+    sy_still_format format;
     uint32_t width, height, y0;
     sy__jpeg_writer *jpeg;
     sy__png_writer *png;
-    uint8_t *mem;
-    uint8_t *rows[3][SY__STRIP_ROWS]; /* JPEG: Y (16), Cb (8), Cr (8); PNG: RGB rows in rows[0] */
-    uint32_t stride[3];
+    sy__jpeg_strip planes;            /* JPEG: Y (16 rows), Cb (8), Cr (8) */
+    uint8_t *png_mem;                 /* PNG: 16 RGB rows, in rows[0] */
+    uint8_t *(*rows)[SY__STRIP_ROWS]; /* the strip being composed: planes.rows or png_rows */
+    uint8_t *png_rows[3][SY__STRIP_ROWS];
+    uint32_t *stride;                 /* planes.stride or png_stride */
+    uint32_t png_stride[3];
     uint8_t background_rgb[3], background_ycc[3];
 };
 
@@ -32,29 +33,19 @@ sy_status sy__strip_sink_create(sy_context *ctx, FILE *file, const char *path, c
     s->height = height;
     memcpy(s->background_rgb, opts->background, 3);
     sy__rgb_to_ycc(s->background_rgb, s->background_ycc);
-    size_t bytes;
     sy_status st;
-    if (s->format == SY_OUTPUT_JPEG) {
-        s->stride[0] = sy__jpeg_luma_stride(width);
-        s->stride[1] = s->stride[2] = sy__jpeg_chroma_stride(width);
-        bytes = (size_t)s->stride[0] * SY__STRIP_ROWS + 2 * (size_t)s->stride[1] * (SY__STRIP_ROWS / 2);
+    if (s->format == SY_STILL_JPEG) {
+        s->rows = s->planes.rows, s->stride = s->planes.stride;
+        st = sy__jpeg_strip_init(ctx, width, "strip buffer", &s->planes, err);
+        if (st == SY_OK) st = sy__jpeg_writer_create(ctx, file, path, width, height, opts->quality, &s->jpeg, err);
     } else {
-        s->stride[0] = width * 3;
-        bytes = (size_t)s->stride[0] * SY__STRIP_ROWS;
-    }
-    s->mem = sy__alloc(ctx, bytes, 1, "strip buffer", err);
-    if (!s->mem) {
-        sy__strip_sink_destroy(s);
-        return err ? err->code : SY_E_BUDGET;
-    }
-    uint8_t *p = s->mem;
-    for (int r = 0; r < SY__STRIP_ROWS; r++, p += s->stride[0]) s->rows[0][r] = p;
-    if (s->format == SY_OUTPUT_JPEG) {
-        for (int c = 1; c < 3; c++)
-            for (int r = 0; r < SY__STRIP_ROWS / 2; r++, p += s->stride[c]) s->rows[c][r] = p;
-        st = sy__jpeg_writer_create(ctx, file, path, width, height, opts->quality, &s->jpeg, err);
-    } else {
-        st = sy__png_writer_create(ctx, file, path, width, height, opts->png_compression, &s->png, err);
+        s->rows = s->png_rows, s->stride = s->png_stride;
+        s->png_stride[0] = width * 3;
+        s->png_mem = sy__alloc(ctx, (size_t)s->png_stride[0] * SY__STRIP_ROWS, 1, "strip buffer", err);
+        st = s->png_mem ? SY_OK : err ? err->code : SY_E_BUDGET;
+        for (int r = 0; st == SY_OK && r < SY__STRIP_ROWS; r++) s->png_rows[0][r] = s->png_mem + (size_t)r * s->png_stride[0];
+        if (st == SY_OK)
+            st = sy__png_writer_create(ctx, file, path, width, height, opts->png_compression, &s->png, err);
     }
     if (st != SY_OK) {
         sy__strip_sink_destroy(s);
@@ -66,7 +57,7 @@ sy_status sy__strip_sink_create(sy_context *ctx, FILE *file, const char *path, c
 
 void sy__strip_begin(sy__strip_sink *s, uint32_t y0) {
     s->y0 = y0;
-    if (s->format == SY_OUTPUT_JPEG) {
+    if (s->format == SY_STILL_JPEG) {
         for (int c = 0; c < 3; c++) {
             int rows = c ? SY__STRIP_ROWS / 2 : SY__STRIP_ROWS;
             for (int r = 0; r < rows; r++) memset(s->rows[c][r], s->background_ycc[c], s->stride[c]);
@@ -113,9 +104,9 @@ void sy__strip_put(sy__strip_sink *s, const sy__cell *cell, const sy__rect *rect
     uint32_t w = rect->width < s->width - rect->x ? rect->width : s->width - rect->x;
     for (uint32_t y = top; y < bottom; y++) {
         uint32_t cy = y - rect->y, sr = y - s->y0;
-        if (s->format == SY_OUTPUT_JPEG && cell->chroma_shift == 0) {
+        if (s->format == SY_STILL_JPEG && cell->chroma_shift == 0) {
             put_full_row_jpeg(s, cell, rect, cy, sr, w);
-        } else if (s->format == SY_OUTPUT_JPEG) {
+        } else if (s->format == SY_STILL_JPEG) {
             memcpy(s->rows[0][sr] + rect->x, cell->plane[0] + (size_t)cy * cell->stride[0], w);
             if ((cy & 1) == 0) { /* cells sit on even rows and columns: chroma lines up */
                 for (int c = 1; c < 3; c++)
@@ -136,77 +127,23 @@ void sy__strip_put(sy__strip_sink *s, const sy__cell *cell, const sy__rect *rect
     }
 }
 
-/* JPEG pads partial MCUs: repeat the last real column and row. */
-static void pad_jpeg_strip(sy__strip_sink *s, uint32_t rows) {
-    uint32_t cw = (s->width + 1) / 2;
-    for (uint32_t r = 0; r < rows; r++) {
-        memset(s->rows[0][r] + s->width, s->rows[0][r][s->width - 1], s->stride[0] - s->width);
-        if (r % 2 == 0)
-            for (int c = 1; c < 3; c++)
-                memset(s->rows[c][r / 2] + cw, s->rows[c][r / 2][cw - 1], s->stride[c] - cw);
-    }
-    for (uint32_t r = rows; r < SY__STRIP_ROWS; r++) memcpy(s->rows[0][r], s->rows[0][rows - 1], s->stride[0]);
-    uint32_t crows = (rows + 1) / 2;
-    for (int c = 1; c < 3; c++)
-        for (uint32_t r = crows; r < SY__STRIP_ROWS / 2; r++) memcpy(s->rows[c][r], s->rows[c][crows - 1], s->stride[c]);
-}
-
 sy_status sy__strip_flush(sy__strip_sink *s, sy_error *err) {
     uint32_t rows = s->height - s->y0 < SY__STRIP_ROWS ? s->height - s->y0 : SY__STRIP_ROWS;
-    if (s->format == SY_OUTPUT_JPEG) {
-        pad_jpeg_strip(s, rows);
-        return sy__jpeg_writer_write_strip(s->jpeg, s->rows[0], s->rows[1], s->rows[2], err);
+    if (s->format == SY_STILL_JPEG) {
+        return sy__jpeg_writer_write_padded(s->jpeg, &s->planes, rows, err);
     }
     return sy__png_writer_write_rows(s->png, (const uint8_t *const *)s->rows[0], rows, err);
 }
 
 sy_status sy__strip_sink_finish(sy__strip_sink *s, sy_error *err) {
-    return s->format == SY_OUTPUT_JPEG ? sy__jpeg_writer_finish(s->jpeg, err) : sy__png_writer_finish(s->png, err);
+    return s->format == SY_STILL_JPEG ? sy__jpeg_writer_finish(s->jpeg, err) : sy__png_writer_finish(s->png, err);
 }
 
 void sy__strip_sink_destroy(sy__strip_sink *s) {
     if (!s) return;
     sy__jpeg_writer_destroy(s->jpeg);
     sy__png_writer_destroy(s->png);
-    sy__free(s->ctx, s->mem);
+    sy__jpeg_strip_free(s->ctx, &s->planes);
+    sy__free(s->ctx, s->png_mem);
     sy__free(s->ctx, s);
-}
-
-/* PNG: eXIf (TIFF as is), iCCP (zlib-compressed profile), iTXt XML:com.adobe.xmp. */
-sy_status sy__png_writer_add_metadata(sy_context *ctx, sy__png_writer *png, const struct sy__metadata *md,
-                                      sy_error *err) {
-    sy_status st = SY_OK;
-    if (md->exif && md->exif_len < 0x7FFFFFFF) st = sy__png_writer_add_chunk(png, "eXIf", md->exif, (uint32_t)md->exif_len, err);
-    if (st == SY_OK && md->icc && md->icc_len) {
-        static const char name[] = "ICC Profile"; /* + NUL + compression method 0 */
-        uLong bound = compressBound((uLong)md->icc_len);
-        size_t head = sizeof name + 1;
-        uint8_t *chunk = sy__alloc(ctx, head + bound, 1, "iCCP", err);
-        if (!chunk) return err ? err->code : SY_E_BUDGET;
-        memcpy(chunk, name, sizeof name);
-        chunk[sizeof name] = 0;
-        uLongf packed = bound;
-        if (compress2(chunk + head, &packed, md->icc, (uLong)md->icc_len, 9) == Z_OK)
-            st = sy__png_writer_add_chunk(png, "iCCP", chunk, (uint32_t)(head + packed), err);
-        sy__free(ctx, chunk);
-    }
-    if (st == SY_OK && md->xmp && md->xmp_len) {
-        static const char keyword[] = "XML:com.adobe.xmp"; /* + NUL, flag 0, method 0, "" lang, "" translated */
-        size_t head = sizeof keyword + 4;
-        uint8_t *chunk = sy__alloc(ctx, head + md->xmp_len, 1, "iTXt", err);
-        if (!chunk) return err ? err->code : SY_E_BUDGET;
-        memcpy(chunk, keyword, sizeof keyword);
-        memset(chunk + sizeof keyword, 0, 4);
-        memcpy(chunk + head, md->xmp, md->xmp_len);
-        st = sy__png_writer_add_chunk(png, "iTXt", chunk, (uint32_t)(head + md->xmp_len), err);
-        sy__free(ctx, chunk);
-    }
-    return st;
-}
-
-sy_status sy__strip_sink_write_metadata(sy__strip_sink *s, const struct sy__metadata *md, sy_error *err) {
-    if (s->format == SY_OUTPUT_JPEG)
-        return sy__jpeg_writer_write_metadata(s->jpeg, md->exif, md->exif_len, md->xmp, md->xmp_len, md->icc,
-                                              md->icc_len, err);
-    return sy__png_writer_add_metadata(s->ctx, s->png, md, err);
 }

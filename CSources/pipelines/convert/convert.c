@@ -11,7 +11,7 @@
 void sy_convert_options_init(sy_convert_options *opts) {
     memset(opts, 0, sizeof *opts);
     opts->version = 1;
-    opts->format = SY_CONVERT_JPEG;
+    opts->format = SY_STILL_JPEG;
     opts->quality = 90;
 }
 
@@ -31,12 +31,9 @@ sy_status sy_convert(sy_context *ctx, const char *input, const char *output, con
         return sy__fail(err, SY_E_USAGE, "%s: a conversion writes a copy; the output must be another file", output);
     sy_edit_options eo;
     sy_edit_options_init(&eo);
-    switch (opts->format) {
-    case SY_CONVERT_JPEG: eo.format = SY_STILL_JPEG; break;
-    case SY_CONVERT_PNG: eo.format = SY_STILL_PNG; break;
-    case SY_CONVERT_HEIC: eo.format = SY_STILL_HEIC; break;
-    default: return sy__fail(err, SY_E_USAGE, "sy_convert: unknown format %d", (int)opts->format);
-    }
+    if (opts->format != SY_STILL_JPEG && opts->format != SY_STILL_PNG && opts->format != SY_STILL_HEIC)
+        return sy__fail(err, SY_E_USAGE, "sy_convert: unknown format %d", (int)opts->format);
+    eo.format = opts->format;
     eo.quality = opts->quality;
     eo.heic_preset = opts->heic_preset;
     sy_recipe identity;

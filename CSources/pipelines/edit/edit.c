@@ -4,8 +4,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "still/sy_metadata.h"
-#include "sy_gainmap_edit.h"
 #include "gainmap/sy_gainmap_internal.h"
 #include "edit/sy_band_pool.h"
 #include "edit/sy_edit_internal.h"
@@ -20,6 +18,7 @@ struct sy_edit_job {
     sy__upright src;
     uint32_t decode_min_w, decode_min_h; /* what src was decoded for (0 x 0 = full size) */
     sy_renderer *renderer;
+    sy_recipe geometry;         /* the planned recipe's geometry, for a gain map */
     sy_edit_report report;
 };
 
@@ -147,6 +146,7 @@ static sy_status plan(sy_edit_job *job, const sy_recipe *r, sy_error *err) {
     if ((st = sy_renderer_create(ctx, r, job->src.width, job->src.height, tw, th, &renderer, err)) != SY_OK) return st;
     sy_renderer_destroy(job->renderer);
     job->renderer = renderer;
+    sy_recipe_geometry_only(r, 0, &job->geometry);
     if (job->md.exif) sy__exif_set_dimensions(job->md.exif, job->md.exif_len, tw, th);
     job->report.decoded_width = job->src.width;
     job->report.decoded_height = job->src.height;
@@ -263,19 +263,30 @@ static const char plain_xmp[] = "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF 
 
 sy_status sy_edit_job_write(sy_edit_job *job, const char *output, sy_error *err) {
     if (!job || !output) return sy__fail(err, SY_E_USAGE, "sy_edit_job_write: NULL argument");
-    sy_gainmap_info gm;
-    sy_error ignored = {0};
-    if (sy_gainmap_probe(job->ctx, job->input, &gm, &ignored) != SY_OK || gm.kind == SY_GAINMAP_NONE)
-        return sy__edit_job_write_extra(job, output, NULL, err);
-    if (!(job->opts.flags & SY_EDIT_ALLOW_SDR)) /* SPEC E6: never a silent SDR save */
+    sy__hdr_decision d;
+    sy_status st = sy__hdr_decide(job->ctx, job->input, SY__HDR_SAVE_BASE_ONLY, job->opts.format,
+                                  (job->opts.flags & SY_EDIT_ALLOW_SDR) != 0, &d, err);
+    if (st != SY_OK) return st;
+    switch (d.verdict) {
+    case SY__HDR_ASK:
         return sy__fail(err, SY_E_UNSUPPORTED,
                         "%s: has an HDR gain map that this save would drop; use sy_gainmap_edit to keep it, or "
                         "SY_EDIT_ALLOW_SDR with the user's consent; nothing was written",
                         job->input);
+    case SY__HDR_DROP: return sy__edit_job_write_sdr(job, output, err);
+    default: return sy__edit_job_write_extra(job, output, NULL, err);
+    }
+}
+
+sy_status sy__edit_job_write_sdr(sy_edit_job *job, const char *output, sy_error *err) {
     sy__still_extra extra = {0};
     if (job->md.xmp && sy__xmp_has_hdrgm((const char *)job->md.xmp, job->md.xmp_len))
         extra.xmp = (const uint8_t *)plain_xmp, extra.xmp_len = sizeof plain_xmp - 1;
     return sy__edit_job_write_extra(job, output, &extra, err);
+}
+
+sy__edit_job_view sy__edit_job_view_of(const sy_edit_job *job) {
+    return (sy__edit_job_view){job->ctx, job->input, &job->opts, &job->report, &job->geometry};
 }
 
 sy_status sy__edit_job_write_extra(sy_edit_job *job, const char *output, const sy__still_extra *extra, sy_error *err) {

@@ -17,23 +17,6 @@
 #include "edit/sy_edit_internal.h"
 #include "gainmap/sy_gainmap_internal.h"
 
-/* Why the map cannot be kept for this target, or NONE. */
-static sy_hdr_loss_reason loss_reason(const sy_gainmap_info *info, sy_still_format format, char *detail, size_t cap) {
-    if (info->kind == SY_GAINMAP_UNINTERPRETABLE) {
-        snprintf(detail, cap, "%s", info->detail);
-        return SY_HDR_LOSS_UNINTERPRETABLE;
-    }
-    if (format == SY_STILL_PNG) {
-        snprintf(detail, cap, "PNG has no gain maps");
-        return SY_HDR_LOSS_UNSUPPORTED_TARGET;
-    }
-    if (format == SY_STILL_HEIC && info->kind == SY_GAINMAP_ULTRAHDR_JPEG) {
-        snprintf(detail, cap, "an Ultra HDR gain map has no Apple HEIC equivalent here");
-        return SY_HDR_LOSS_UNSUPPORTED_TARGET;
-    }
-    return SY_HDR_LOSS_NONE;
-}
-
 static sy_status refuse(sy_gainmap_edit_report *rep, sy_hdr_loss_reason reason, const char *input, const char *detail,
                         int asked, sy_error *err) {
     rep->outcome = SY_HDR_REFUSED;
@@ -67,6 +50,24 @@ static sy_status map_size(const sy_recipe *geo, uint32_t uw, uint32_t uh, const 
     return sy_render_output_size(geo, uw, uh, box_w, box_h, 0, mw, mh, err);
 }
 
+/* Renders the stored map (freeing it) with the geometry of the base the job
+ * writes, `planned` (source and target sizes), and prepares `save`. */
+static sy_status prepare_map(sy_context *ctx, const char *output, const sy_recipe *recipe, const sy_edit_options *opts,
+                             const sy_gainmap_info *info, sy_gainmap_image *stored, const sy_edit_report *planned,
+                             sy_gainmap_image *map, sy__gainmap_save *save, sy_gainmap_edit_report *rep, sy_error *err) {
+    uint32_t uw = info->orientation >= 5 ? stored->height : stored->width;
+    uint32_t uh = info->orientation >= 5 ? stored->width : stored->height, mw = 0, mh = 0;
+    uint8_t neutral = sy_gainmap_neutral_code(info);
+    sy_recipe geo;
+    sy_recipe_geometry_only(recipe, neutral, &geo);
+    sy_status st = map_size(&geo, uw, uh, planned, &mw, &mh, err);
+    if (st == SY_OK) st = sy__gainmap_render(ctx, stored, info->orientation, recipe, neutral, mw, mh, map, err);
+    sy_gainmap_image_free(ctx, stored);
+    if (st == SY_OK) st = sy__gainmap_save_prepare(save, ctx, output, opts->format, opts->quality, info, map, err);
+    if (st == SY_OK) rep->map_width = mw, rep->map_height = mh;
+    return st;
+}
+
 /* The map is rendered (and the stored map freed) before the base is decoded,
  * so its temporaries never add to the base's peak. The base's target size is
  * what sy_edit will plan: the geometry's output size in the options' box. */
@@ -77,11 +78,8 @@ static sy_status save_hdr(sy_context *ctx, const char *input, const char *output
     sy_gainmap_image map = {0};
     sy__gainmap_save save;
     memset(&save, 0, sizeof save);
-    uint32_t uw = info->orientation >= 5 ? stored->height : stored->width;
-    uint32_t uh = info->orientation >= 5 ? stored->width : stored->height, mw = 0, mh = 0;
     sy_recipe geo;
-    uint8_t neutral = sy_gainmap_neutral_code(info);
-    sy_recipe_geometry_only(recipe, neutral, &geo);
+    sy_recipe_geometry_only(recipe, sy_gainmap_neutral_code(info), &geo);
     sy_image_info img;
     sy_edit_report planned = {0};
     sy_status st = sy_image_probe(ctx, input, &img, err);
@@ -90,10 +88,7 @@ static sy_status save_hdr(sy_context *ctx, const char *input, const char *output
         st = sy_render_output_size(&geo, img.width, img.height, opts->max_width, opts->max_height, 0, &planned.width,
                                    &planned.height, err);
     }
-    if (st == SY_OK) st = map_size(&geo, uw, uh, &planned, &mw, &mh, err);
-    if (st == SY_OK) st = sy__gainmap_render(ctx, stored, info->orientation, recipe, neutral, mw, mh, &map, err);
-    sy_gainmap_image_free(ctx, stored);
-    if (st == SY_OK) st = sy__gainmap_save_prepare(&save, ctx, output, opts->format, opts->quality, info, &map, err);
+    if (st == SY_OK) st = prepare_map(ctx, output, recipe, opts, info, stored, &planned, &map, &save, rep, err);
     sy_memory_stats mem;
     sy_context_memory_stats(ctx, &mem);
     rep->map_peak_bytes = mem.peak_bytes;
@@ -102,11 +97,23 @@ static sy_status save_hdr(sy_context *ctx, const char *input, const char *output
         st = sy__fail(err, SY_E_USAGE, "%s: the base renders at %ux%u, the gain map was planned for %ux%u", input,
                       rep->edit.width, rep->edit.height, planned.width, planned.height);
     if (st == SY_OK) st = sy__edit_job_write_extra(job, output, &save.extra, err);
-    if (st == SY_OK) rep->outcome = SY_HDR_KEPT, rep->map_width = mw, rep->map_height = mh;
+    if (st == SY_OK) rep->outcome = SY_HDR_KEPT;
+    else rep->map_width = rep->map_height = 0;
     sy_edit_close(job);
     sy__gainmap_save_free(&save);
     sy_gainmap_image_free(ctx, &map);
     return st;
+}
+
+/* ASK: the hook's answer. SY_OK with *consent set when the save may go on as SDR. */
+static sy_status ask(const sy__hdr_decision *d, const char *input, sy_hdr_loss_hook hook, void *hook_context,
+                     sy_gainmap_edit_report *rep, sy_error *err) {
+    rep->reason = d->reason;
+    snprintf(rep->reason_detail, sizeof rep->reason_detail, "%s", d->detail);
+    if (!hook) return refuse(rep, d->reason, input, d->detail, 0, err);
+    rep->hook_calls++;
+    if (!hook(hook_context, d->reason, d->detail)) return refuse(rep, d->reason, input, d->detail, 1, err);
+    return SY_OK;
 }
 
 sy_status sy_gainmap_edit(sy_context *ctx, const char *input, const char *output, const sy_recipe *recipe,
@@ -115,36 +122,55 @@ sy_status sy_gainmap_edit(sy_context *ctx, const char *input, const char *output
     sy_gainmap_edit_report local, *rep = report ? report : &local;
     memset(rep, 0, sizeof *rep);
     if (!ctx || !input || !output || !recipe || !opts) return sy__fail(err, SY_E_USAGE, "sy_gainmap_edit: NULL argument");
-    sy_gainmap_info info;
-    sy_status st;
-    if ((st = sy_gainmap_probe(ctx, input, &info, err)) != SY_OK) return st;
-    rep->source_kind = info.kind;
-    if (info.kind == SY_GAINMAP_NONE) return sy_edit(ctx, input, output, recipe, opts, &rep->edit, err);
-    char detail[200];
-    sy_hdr_loss_reason reason = loss_reason(&info, opts->format, detail, sizeof detail);
-    sy_gainmap_image stored = {0};
-    if (reason == SY_HDR_LOSS_NONE) {
-        sy_error derr = {0};
-        if (sy_gainmap_decode(ctx, input, &info, &stored, &derr) != SY_OK) {
-            if (derr.code == SY_E_BUDGET || derr.code == SY_E_IO || derr.code == SY_E_CANCELLED) {
-                if (err) *err = derr;
-                return derr.code;
-            }
-            reason = SY_HDR_LOSS_UNREADABLE_GAIN_MAP;
-            snprintf(detail, sizeof detail, "%s", derr.message);
-        }
-    }
-    if (reason != SY_HDR_LOSS_NONE) {
-        rep->reason = reason;
-        snprintf(rep->reason_detail, sizeof rep->reason_detail, "%s", detail);
-        if (!hook) return refuse(rep, reason, input, detail, 0, err);
-        rep->hook_calls++;
-        if (!hook(hook_context, reason, detail)) return refuse(rep, reason, input, detail, 1, err);
-        st = sy_gainmap_edit_sdr(ctx, input, output, recipe, opts, &rep->edit, err);
-        if (st == SY_OK) rep->outcome = SY_HDR_DROPPED_WITH_CONSENT;
+    sy__hdr_decision d;
+    sy_status st = sy__hdr_decide(ctx, input, SY__HDR_SAVE_CARRIES_MAP, opts->format, 0, &d, err);
+    if (st != SY_OK) return st;
+    rep->source_kind = d.info.kind;
+    if (d.verdict == SY__HDR_KEEP) {
+        st = save_hdr(ctx, input, output, recipe, opts, &d.info, &d.map, rep, err);
+        sy__hdr_decision_free(ctx, &d);
         return st;
     }
-    st = save_hdr(ctx, input, output, recipe, opts, &info, &stored, rep, err);
-    sy_gainmap_image_free(ctx, &stored);
+    if (d.verdict == SY__HDR_ASK && (st = ask(&d, input, hook, hook_context, rep, err)) != SY_OK) return st;
+    /* the decision is made: open and write without deciding again */
+    sy_edit_job *job = NULL;
+    st = sy_edit_open(ctx, input, recipe, opts, &job, &rep->edit, err);
+    if (st == SY_OK)
+        st = d.verdict == SY__HDR_PLAIN ? sy__edit_job_write_extra(job, output, NULL, err)
+                                        : sy__edit_job_write_sdr(job, output, err);
+    if (st == SY_OK && d.verdict != SY__HDR_PLAIN) rep->outcome = SY_HDR_DROPPED_WITH_CONSENT;
+    sy_edit_close(job);
+    return st;
+}
+
+sy_status sy_gainmap_edit_job_write(sy_edit_job *job, const char *output, sy_hdr_loss_hook hook, void *hook_context,
+                                    sy_gainmap_edit_report *report, sy_error *err) {
+    sy_gainmap_edit_report local, *rep = report ? report : &local;
+    memset(rep, 0, sizeof *rep);
+    if (!job || !output) return sy__fail(err, SY_E_USAGE, "sy_gainmap_edit_job_write: NULL argument");
+    const sy__edit_job_view v = sy__edit_job_view_of(job);
+    sy_context *ctx = v.ctx;
+    rep->edit = *v.report;
+    sy__hdr_decision d;
+    sy_status st = sy__hdr_decide(ctx, v.input, SY__HDR_SAVE_CARRIES_MAP, v.opts->format, 0, &d, err);
+    if (st != SY_OK) return st;
+    rep->source_kind = d.info.kind;
+    if (d.verdict == SY__HDR_KEEP) {
+        sy_gainmap_image map = {0};
+        sy__gainmap_save save;
+        memset(&save, 0, sizeof save);
+        st = prepare_map(ctx, output, v.geometry, v.opts, &d.info, &d.map, v.report, &map, &save, rep, err);
+        if (st == SY_OK) st = sy__edit_job_write_extra(job, output, &save.extra, err);
+        if (st == SY_OK) rep->outcome = SY_HDR_KEPT;
+        else rep->map_width = rep->map_height = 0;
+        sy__gainmap_save_free(&save);
+        sy_gainmap_image_free(ctx, &map);
+        sy__hdr_decision_free(ctx, &d);
+        return st;
+    }
+    if (d.verdict == SY__HDR_ASK && (st = ask(&d, v.input, hook, hook_context, rep, err)) != SY_OK) return st;
+    if (d.verdict == SY__HDR_PLAIN) return sy__edit_job_write_extra(job, output, NULL, err);
+    st = sy__edit_job_write_sdr(job, output, err);
+    if (st == SY_OK) rep->outcome = SY_HDR_DROPPED_WITH_CONSENT;
     return st;
 }

@@ -1,29 +1,14 @@
-/* sy_edit_internal.h — the pieces of the still-edit path (engine-private):
- * the upright decoder, the still writer with metadata, and file identity.
- * sy_edit (edit.c) and sy_convert (convert.c) are built from these. */
+/* sy_edit_internal.h — what the edit pipeline shares with the pipelines
+ * above it (engine-private): recipe preparation and the job write that takes
+ * gain-map additions. The still pieces it is built from (upright decode,
+ * still writer, file identity) are in still/sy_still_internal.h. */
 #ifndef SY_EDIT_INTERNAL_H
 #define SY_EDIT_INTERNAL_H
 
 #include "base/sy_internal.h"
-#include "still/sy_metadata.h"
+#include "still/sy_still_internal.h"
 #include "sy_edit.h"
-
-/* ---- upright decode (upright.c) ---- */
-
-/* A decoded still, upright (orientation applied), RGB8, tightly packed. */
-typedef struct sy__upright {
-    uint8_t *rgb;
-    size_t stride;
-    uint32_t width, height;
-} sy__upright;
-
-/* Decodes `path` (probed as `info`) at the smallest decoder scale whose
- * upright size is at least min_w x min_h (0 x 0, or anything at or above the
- * full size, decodes at full size). YCbCr is converted with the engine's JFIF
- * matrix (sy_color.h), like collage cells and conversions. */
-sy_status sy__upright_decode(sy_context *ctx, const char *path, const sy_image_info *info, uint32_t min_w,
-                             uint32_t min_h, sy__upright *out, sy_error *err);
-void sy__upright_free(sy_context *ctx, sy__upright *img);
+#include "sy_gainmap_edit.h"
 
 /* ---- recipes (edit.c) ---- */
 
@@ -32,59 +17,61 @@ void sy__upright_free(sy_context *ctx, sy__upright *img);
  * cube prefix is resolved: stills, Live saves and Live frames. */
 sy_status sy__recipe_prepare(sy_context *ctx, const sy_recipe *recipe, sy_recipe *r, sy_lut **lut, sy_error *err);
 
-/* ---- still writer (still_writer.c) ---- */
+/* ---- the job behind a gain-map save (edit.c) ---- */
 
-/* Streams RGB rows into a JPEG (4:2:0, JFIF matrix), PNG or HEIC file with
- * the given metadata (Exif, XMP, ICC), through a temp file that finish
- * renames into place. Destroy without finish removes the temp file. */
-typedef struct sy__still_writer sy__still_writer;
-
-sy_status sy__still_writer_open(sy_context *ctx, const char *path, sy_still_format format, int quality,
-                                const char *heic_preset, uint32_t width, uint32_t height, const sy__metadata *md,
-                                sy__still_writer **out, sy_error *err);
-/* `count` rows, `stride` bytes apart, top to bottom; height rows in all. */
-sy_status sy__still_writer_write(sy__still_writer *w, const uint8_t *rgb, size_t stride, uint32_t count,
-                                 sy_error *err);
-sy_status sy__still_writer_finish(sy__still_writer *w, sy_error *err);
-void sy__still_writer_destroy(sy__still_writer *w);
-
-/* What a gain-map save adds around the still (issue 7): an XMP that replaces
- * the source's, one more JPEG APP2 payload after the metadata (the MPF index),
- * and a last step before the file is committed (JPEG: the complete primary is
- * in `file`, positioned at its end; HEIC: before the HEIF writer's finish). */
-struct sy_heif_writer;
-typedef struct sy__still_extra {
-    const uint8_t *xmp;
-    size_t xmp_len;
-    const uint8_t *jpeg_app2;
-    size_t jpeg_app2_len;
-    sy_status (*jpeg_finish)(void *user, FILE *file, sy_error *err);
-    sy_status (*heic_finish)(void *user, struct sy_heif_writer *w, sy_error *err);
-    void *user;
-} sy__still_extra;
-
-/* sy__still_writer_open with `extra` (may be NULL; borrowed until destroy). */
-sy_status sy__still_writer_open_extra(sy_context *ctx, const char *path, sy_still_format format, int quality,
-                                      const char *heic_preset, uint32_t width, uint32_t height,
-                                      const sy__metadata *md, const sy__still_extra *extra, sy__still_writer **out,
-                                      sy_error *err);
-
-/* sy_edit_job_write with `extra` (may be NULL). */
+/* sy_edit_job_write with `extra` (may be NULL), without the HDR decision:
+ * the caller has made it (sy__hdr_decide). */
 sy_status sy__edit_job_write_extra(sy_edit_job *job, const char *output, const sy__still_extra *extra, sy_error *err);
+/* The SDR save of a gain-map source the user agreed to lose: the base only,
+ * with an empty XMP instead of an Ultra HDR one that would claim a gain map
+ * the output no longer has. No HDR decision. */
+sy_status sy__edit_job_write_sdr(sy_edit_job *job, const char *output, sy_error *err);
 
-/* ---- file identity (file_identity.c) ---- */
+/* What a gain-map save needs of an open job (borrowed from it). */
+typedef struct sy__edit_job_view {
+    sy_context *ctx;
+    const char *input;
+    const sy_edit_options *opts;
+    const sy_edit_report *report; /* as last planned */
+    const sy_recipe *geometry;    /* the planned recipe's geometry (sy_recipe_geometry_only) */
+} sy__edit_job_view;
 
-/* What identifies a file's version cheaply: used to prove a file did not
- * change between hashing it and decoding it. */
-typedef struct sy__file_stamp {
-    uint64_t dev, ino, size;
-    int64_t mtime_ns;
-} sy__file_stamp;
+sy__edit_job_view sy__edit_job_view_of(const sy_edit_job *job);
 
-sy_status sy__file_stamp_fd(int fd, const char *path, sy__file_stamp *stamp, sy_error *err);
-sy_status sy__file_stamp_path(const char *path, sy__file_stamp *stamp, sy_error *err);
-/* Size and SHA-256 of `path`; `stamp` (may be NULL) gets the file's stamp as opened. */
-sy_status sy__file_identity(sy_context *ctx, const char *path, sy__file_stamp *stamp, uint64_t *bytes,
-                            char sha256_hex[65], sy_error *err);
+/* ---- SPEC E6: never a silent SDR save (hdr_decision.c) ----
+ *
+ * The one decision every still save makes before it writes: sy_edit and Live
+ * stills (which write the base only) and sy_gainmap_edit (which carries the
+ * map). It probes the input once; for a save that carries maps it also
+ * decodes the stored map, since a map that does not decode cannot be kept. */
+
+typedef enum sy__hdr_save {
+    SY__HDR_SAVE_BASE_ONLY = 0, /* the save writes the base only: any gain map would be lost */
+    SY__HDR_SAVE_CARRIES_MAP,   /* the save keeps a map it can (sy_gainmap_edit) */
+} sy__hdr_save;
+
+typedef enum sy__hdr_verdict {
+    SY__HDR_PLAIN = 0, /* no gain map: an ordinary save */
+    SY__HDR_KEEP,      /* the map is kept: `map` holds it, decoded */
+    SY__HDR_ASK,       /* the map would be lost and no consent was given: ask first, or refuse */
+    SY__HDR_DROP,      /* the map is lost with the consent given: the SDR save (sy__edit_job_write_sdr) */
+} sy__hdr_verdict;
+
+typedef struct sy__hdr_decision {
+    sy__hdr_verdict verdict;
+    sy_gainmap_info info;       /* the probe (kind NONE for PLAIN) */
+    sy_hdr_loss_reason reason;  /* ASK / DROP: why the map cannot be kept */
+    char detail[200];           /* ASK / DROP: what exactly cannot be kept */
+    sy_gainmap_image map;       /* KEEP: the stored map (sy__hdr_decision_free) */
+} sy__hdr_decision;
+
+/* Decides the save of `input` as `format`; `consent` = the caller already
+ * has the user's consent to SDR (SY_EDIT_ALLOW_SDR, allow_sdr). A probe that
+ * fails is no gain map to a base-only save (it refuses only a map it can
+ * see) and an error to a save that carries maps, as is a budget, I/O or
+ * cancellation failure while decoding the map. */
+sy_status sy__hdr_decide(sy_context *ctx, const char *input, sy__hdr_save save, sy_still_format format, int consent,
+                         sy__hdr_decision *d, sy_error *err);
+void sy__hdr_decision_free(sy_context *ctx, sy__hdr_decision *d);
 
 #endif

@@ -14,6 +14,7 @@
 
 #include "sy_base.h"
 #include "sy_image.h"
+#include "sy_still.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -23,11 +24,6 @@ typedef enum sy_layout_kind {
     SY_LAYOUT_LONG = 0, /* photos stacked vertically at a common width */
     SY_LAYOUT_GRID = 1, /* rows x columns of equal cells, centre-cropped to fill */
 } sy_layout_kind;
-
-typedef enum sy_output_format {
-    SY_OUTPUT_JPEG = 0, /* baseline, standard Huffman tables, 4:2:0 */
-    SY_OUTPUT_PNG = 1,  /* 8-bit RGB, non-interlaced */
-} sy_output_format;
 
 /** Largest JPEG side libjpeg-turbo can write (its JPEG_MAX_DIMENSION). */
 #define SY_JPEG_MAX_DIMENSION 65500u
@@ -40,7 +36,8 @@ typedef struct sy_collage_options {
     uint32_t spacing;        /* px between cells (default 0 long, 8 grid) */
     uint32_t margin;         /* outer margin in px (default 0 long, 8 grid) */
     uint8_t background[3];   /* RGB of spacing/margins (default white) */
-    sy_output_format format;
+    sy_still_format format;  /* JPEG (baseline, standard Huffman tables, 4:2:0) or PNG (8-bit RGB,
+                                non-interlaced); collages are never HEIC */
     int quality;             /* JPEG quality 1..100 (default 90) */
     int png_compression;     /* zlib level 0..9 (default 6) */
     int naive;               /* 1 = decode every input fully, one full canvas (benchmark baseline) */

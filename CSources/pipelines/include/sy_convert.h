@@ -14,20 +14,15 @@
 
 #include "sy_base.h"
 #include "sy_image.h"
+#include "sy_still.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef enum sy_convert_format {
-    SY_CONVERT_JPEG = 0,
-    SY_CONVERT_PNG = 1,
-    SY_CONVERT_HEIC = 2,
-} sy_convert_format;
-
 typedef struct sy_convert_options {
     uint32_t version;          /* 1 */
-    sy_convert_format format;
+    sy_still_format format;    /* JPEG (default), PNG or HEIC */
     int quality;               /* JPEG/HEIC 1..100 (default 90) */
     const char *heic_preset;   /* x265 preset for HEIC output; NULL = the writer's default ("medium") */
 } sy_convert_options;

@@ -59,6 +59,15 @@ sy_status sy_gainmap_edit(sy_context *ctx, const char *input, const char *output
                           const sy_edit_options *opts, sy_hdr_loss_hook hook, void *hook_context,
                           sy_gainmap_edit_report *report, sy_error *err);
 
+/** sy_gainmap_edit for a job already open (sy_edit_open): for a save that
+ *  checks what the decode produced before it writes (the SPEC E7 overwrite),
+ *  so the source is decoded once. Decides like sy_gainmap_edit (no gain map:
+ *  sy_edit_job_write's bytes; a map kept: rendered with the job's geometry
+ *  at its own resolution after the base was decoded; otherwise the hook is
+ *  asked). `report->edit` is the job's report. The job stays open. */
+sy_status sy_gainmap_edit_job_write(sy_edit_job *job, const char *output, sy_hdr_loss_hook hook, void *hook_context,
+                                    sy_gainmap_edit_report *report, sy_error *err);
+
 /** Saves SDR on purpose (the caller already has the user's consent, e.g. an
  *  explicit "save as SDR"): sy_edit, minus any Ultra HDR XMP that would claim
  *  a gain map the output no longer has. */

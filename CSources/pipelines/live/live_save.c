@@ -153,9 +153,10 @@ static sy_status live_save(sy_context *ctx, const char *source_movie, const char
     sy_status st = sy_recipe_validate(recipe, err);
     if (st != SY_OK) return st;
     if (source_still && !opts->allow_sdr) { /* SPEC E6: the re-rendered still has no gain map */
-        sy_gainmap_info gm;
-        sy_error ignored = {0};
-        if (sy_gainmap_probe(ctx, source_still, &gm, &ignored) == SY_OK && gm.kind != SY_GAINMAP_NONE)
+        sy__hdr_decision d;
+        if ((st = sy__hdr_decide(ctx, source_still, SY__HDR_SAVE_BASE_ONLY, opts->still_format, 0, &d, err)) != SY_OK)
+            return st;
+        if (d.verdict == SY__HDR_ASK)
             return sy__fail(err, SY_E_UNSUPPORTED,
                             "%s: has an HDR gain map that a Live save would drop (the still is re-rendered without "
                             "it); allow_sdr records the user's consent; nothing was written",

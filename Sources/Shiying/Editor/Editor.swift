@@ -148,15 +148,12 @@ public enum Editor {
         let clock = ContinuousClock()
         let start = clock.now
         // SPEC E6: a gain-map photo keeps its gain map or is refused (HDRLossError); never silent SDR.
-        let hdrSource = (try? GainMapInfo.probe(input))?.hasGainMap ?? false
+        // The engine decides (one probe); a gated write decodes the source once, for the gate and the save.
         let report = try recipe.withEngineRecipe { cRecipe in
-            if hdrSource && gate == nil { return try HDREditor.writeKeepingGainMap(engine, input, output, cRecipe, &options) }
+            guard let gate else { return try HDREditor.writeKeepingGainMap(engine, input, output, cRecipe, &options) }
             let job = try EditJob(engine, input, cRecipe, &options)
-            try gate?(job)
-            var error = sy_error()
-            if hdrSource { return try HDREditor.writeKeepingGainMap(engine, input, output, cRecipe, &options) }
-            try check(sy_edit_job_write(job.raw, output, &error), error, file: output)
-            return job.report
+            try gate(job)
+            return try HDREditor.writeKeepingGainMap(job, input, output)
         }
         let elapsed = clock.now - start
         return editReport(report, input: input, output: output, format: format, recipe: recipe,
@@ -190,11 +187,7 @@ public enum Editor {
             throw ShiyingError(code: .usage, message: "quality \(quality) is outside 1...100")
         }
         options.quality = Int32(quality)
-        options.format = switch format {
-        case .jpeg: SY_STILL_JPEG
-        case .png: SY_STILL_PNG
-        case .heic: SY_STILL_HEIC
-        }
+        options.format = format.engineFormat
         if let maxSize {
             guard maxSize.width >= 0, maxSize.height >= 0, maxSize.width <= 65535, maxSize.height <= 65535 else {
                 throw ShiyingError(code: .usage, message: "size \(maxSize.width)x\(maxSize.height) is outside 0...65535")

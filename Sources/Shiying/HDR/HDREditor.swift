@@ -82,16 +82,31 @@ public enum HDREditor {
                                  seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
     }
 
-    /// `Editor.save`'s path for gain-map sources: keep the map or refuse.
+    /// `Editor.save`'s write: the engine decides (SPEC E6) — an SDR photo is
+    /// saved as is, a gain map is kept, or the save is refused (no hook).
     static func writeKeepingGainMap(_ engine: EngineContext, _ input: String, _ output: String,
                                     _ recipe: UnsafePointer<sy_recipe>, _ options: inout sy_edit_options) throws -> sy_edit_report {
         var report = sy_gainmap_edit_report()
         var error = sy_error()
         let status = sy_gainmap_edit(engine.raw, input, output, recipe, &options, nil, nil, &report, &error)
+        return try keptOrRefused(status, error, report, input: input, output: output)
+    }
+
+    /// The same for a job already open (the overwrite checks its decode first).
+    static func writeKeepingGainMap(_ job: EditJob, _ input: String, _ output: String) throws -> sy_edit_report {
+        var report = sy_gainmap_edit_report()
+        var error = sy_error()
+        let status = sy_gainmap_edit_job_write(job.raw, output, nil, nil, &report, &error)
+        return try keptOrRefused(status, error, report, input: input, output: output)
+    }
+
+    private static func keptOrRefused(_ status: sy_status, _ error: sy_error, _ report: sy_gainmap_edit_report,
+                                      input: String, output: String) throws -> sy_edit_report {
         if report.outcome == SY_HDR_REFUSED, let reason = HDRLossReason(report.reason) {
             throw HDRLossError.noConsentHook(reason, detail: "\(input): \(cString(report.reason_detail))")
         }
-        try check(status, error, file: output)
+        // Nothing decoded (the report is still empty): the input is at fault, else the write.
+        try check(status, error, file: report.edit.source_width == 0 ? input : output)
         return report.edit
     }
 

@@ -1,0 +1,21 @@
+/* sy_heif_source.h — HEIF header probe and row sources (engine-private;
+ * the interface is base/sy_source.h).
+ *
+ * Our own reader decodes HEVC grid/single images one tile row at a time,
+ * box-downscaled by the largest power of two that still covers min_width x
+ * min_height; other item types fall back to libheif's full decode
+ * (libheif_fallback.c), which initialises libheif on first use. */
+#ifndef SY_HEIF_SOURCE_H
+#define SY_HEIF_SOURCE_H
+
+#include "base/sy_source.h"
+
+sy_status sy__heif_probe(sy_context *ctx, const char *path, sy_image_info *out, sy_error *err);
+sy_status sy__heif_source_open(sy_context *ctx, const char *path, uint32_t min_width, uint32_t min_height,
+                               sy__source **out, sy_error *err);
+
+/* The libheif fallback: probe and a full-size, upright (orientation 1) source. */
+sy_status sy__libheif_probe(sy_context *ctx, const char *path, sy_image_info *out, sy_error *err);
+sy_status sy__libheif_source_open(sy_context *ctx, const char *path, sy__source **out, sy_error *err);
+
+#endif
