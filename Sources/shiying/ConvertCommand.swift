@@ -19,7 +19,7 @@ enum ConvertCommand {
             }
             format = value
         }
-        let report = try Conversion.convert(input, to: output, format: format, quality: try parsed.int("quality") ?? 90)
+        let report = try Conversion.convert(input, to: output, format: format, quality: try parsed.int("quality", in: 1...100) ?? 90)
         if parsed.has("json") {
             print(try JSONReport.line(report))
         } else {

@@ -27,7 +27,7 @@ enum EditCommand {
         let hdr: HDREditor.Report
         do {
             hdr = try HDREditor.saveBlocking(input, recipe: recipe, to: output, format: format,
-                                             quality: try parsed.int("quality") ?? 90, maxSize: maxSize,
+                                             quality: try parsed.int("quality", in: 1...100) ?? 90, maxSize: maxSize,
                                              onHDRLoss: allowSDR ? { _ in true } : nil, progress: progress.report)
         } catch let error as HDRLossError {
             progress.finish()

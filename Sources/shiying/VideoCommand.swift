@@ -70,7 +70,7 @@ enum VideoCommand {
             throw UsageError("one input movie\n\(usage)")
         }
         guard let output = parsed.options["o"] ?? parsed.options["output"] else { throw UsageError("-o OUT is required") }
-        var options = VideoTranscode.Options(bitrate: try parsed.int("bitrate"), preset: parsed.options["preset"])
+        var options = VideoTranscode.Options(bitrate: try parsed.int("bitrate", in: 1...10_000_000_000), preset: parsed.options["preset"])
         if let rate = options.bitrate, rate < 100_000 { throw UsageError("--bitrate is in bits per second (>= 100000)") }
         options.copyAudio = !parsed.has("no-audio")
         options.copyMetadata = !parsed.has("no-metadata")
