@@ -16,6 +16,43 @@ static char *copy_string(sy_context *ctx, const char *s, sy_error *err) {
     return p;
 }
 
+/* The folder `path` lives in, into `dir` (cap bytes): "." for a bare name. */
+static void folder_of(const char *path, char *dir, size_t cap) {
+    const char *slash = strrchr(path, '/');
+    if (!slash) {
+        snprintf(dir, cap, ".");
+    } else if (slash == path) {
+        snprintf(dir, cap, "/");
+    } else {
+        snprintf(dir, cap, "%.*s", (int)(slash - path), path);
+    }
+}
+
+sy_status sy__output_check(const char *final_path, const char *const *inputs, size_t count, sy_error *err) {
+    struct stat out;
+    if (stat(final_path, &out) == 0) {
+        if (S_ISDIR(out.st_mode)) return sy__fail(err, SY_E_USAGE, "%s: is a directory, not an output file", final_path);
+        for (size_t i = 0; i < count; i++) {
+            struct stat in;
+            if (inputs[i] && stat(inputs[i], &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+                return sy__fail(err, SY_E_USAGE, "%s: is also an input (%s); the output must be another file",
+                                final_path, inputs[i]);
+        }
+    }
+    char dir[4096];
+    folder_of(final_path, dir, sizeof dir);
+    struct stat folder;
+    if (stat(dir, &folder) != 0 || !S_ISDIR(folder.st_mode)) {
+        int e = errno;
+        return sy__fail_sub(err, SY_E_IO, e, "%s: the folder %s does not exist", final_path, dir);
+    }
+    if (access(dir, W_OK) != 0) {
+        int e = errno;
+        return sy__fail_sub(err, SY_E_IO, e, "%s: the folder %s cannot be written: %s", final_path, dir, strerror(e));
+    }
+    return SY_OK;
+}
+
 sy_status sy__output_open(sy_context *ctx, const char *final_path, sy__output *out, sy_error *err) {
     memset(out, 0, sizeof *out);
     out->ctx = ctx;

@@ -14,6 +14,13 @@ typedef struct sy__output {
     sy_context *ctx;
 } sy__output;
 
+/* Before any work: `final_path` may be written by a job reading `inputs`.
+ * Refuses (SY_E_USAGE, naming the file) an output that is one of the inputs —
+ * the same device and inode, so hard links, symlinks and other spellings count —
+ * or a directory, and (SY_E_IO) a folder that does not exist or cannot be
+ * written. `inputs` may hold NULLs (skipped). */
+sy_status sy__output_check(const char *final_path, const char *const *inputs, size_t count, sy_error *err);
+
 sy_status sy__output_open(sy_context *ctx, const char *final_path, sy__output *out, sy_error *err);
 /* Flushes, fsyncs, closes and renames. On failure the temp file is removed. */
 sy_status sy__output_commit(sy__output *out, sy_error *err);
