@@ -213,6 +213,9 @@ enum LiveCommand {
             done.signal()
         }
         done.wait()
+        // A check the deadline abandoned was told to stop; let it leave the
+        // engine before this process exits (issue 20: no crash at exit).
+        _ = LiveVerifier<ContinuousClock>.waitForRunningChecks()
         return try box.result!.get()
     }
 }
