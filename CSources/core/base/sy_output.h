@@ -1,6 +1,9 @@
-/* sy_output.h — atomic file output: write to a temp file beside the target,
- * rename into place on commit, unlink on abort. An existing file at the target
- * is never touched unless the new one is complete. (engine-private) */
+/* sy_output.h — atomic file output: write to an anonymous file in the target's
+ * folder (a named "<target>.tmp-<pid>-XXXXXX" one where the file system has no
+ * O_TMPFILE), name it and rename it into place on commit, drop it on abort.
+ * An existing file at the target is never touched unless the new one is
+ * complete; a writer killed mid-way leaves nothing the next writer of the same
+ * target does not remove. (engine-private) */
 #ifndef SY_OUTPUT_H
 #define SY_OUTPUT_H
 
@@ -9,7 +12,9 @@
 
 typedef struct sy__output {
     FILE *file;          /* write here */
-    char *temp_path;     /* engine-allocated */
+    char *temp_path;     /* engine-allocated; "" while the file is anonymous */
+    size_t temp_cap;
+    int anonymous;       /* O_TMPFILE: named only at commit */
     char *final_path;
     sy_context *ctx;
 } sy__output;
