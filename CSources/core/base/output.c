@@ -117,7 +117,7 @@ static int link_anonymous(sy__output *out, size_t cap) {
 static int open_anonymous(const char *final_path) {
     char dir[4096];
     folder_of(final_path, dir, sizeof dir);
-    return open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+    return open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644); /* read-write: writers pread/pwrite to patch */
 }
 
 sy_status sy__output_open(sy_context *ctx, const char *final_path, sy__output *out, sy_error *err) {

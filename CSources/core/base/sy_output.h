@@ -11,7 +11,7 @@
 #include "sy_base.h"
 
 typedef struct sy__output {
-    FILE *file;          /* write here */
+    FILE *file;          /* write here; the descriptor is also readable (pread/pwrite patches) */
     char *temp_path;     /* engine-allocated; "" while the file is anonymous */
     size_t temp_cap;
     int anonymous;       /* O_TMPFILE: named only at commit */

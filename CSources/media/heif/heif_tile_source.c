@@ -102,6 +102,17 @@ static sy_status read_geometry(sy_heif_file *file, const char *path, heif_geomet
     if ((uint64_t)g->grid_width * g->grid_height > SY_MAX_INPUT_PIXELS || g->grid_width > SY_MAX_INPUT_DIMENSION ||
         g->grid_height > SY_MAX_INPUT_DIMENSION)
         return sy__fail(err, SY_E_BUDGET, "%s: HEIF %ux%u exceeds the input limit", path, g->grid_width, g->grid_height);
+    /* The tiles' ispe is believed only as far as the grid needs it: a tile
+     * larger than the input limit, or a whole column or row of tiles beyond the
+     * output, is a lie that would size every row buffer below. */
+    if ((uint64_t)g->tile_width * g->tile_height > SY_MAX_INPUT_PIXELS || g->tile_width > SY_MAX_INPUT_DIMENSION ||
+        g->tile_height > SY_MAX_INPUT_DIMENSION)
+        return sy__fail(err, SY_E_INVALID_INPUT, "%s: tiles of %ux%u exceed the input limit (image %ux%u)", path,
+                        g->tile_width, g->tile_height, g->grid_width, g->grid_height);
+    if ((uint64_t)(g->columns - 1) * g->tile_width >= g->grid_width ||
+        (uint64_t)(g->rows - 1) * g->tile_height >= g->grid_height)
+        return sy__fail(err, SY_E_INVALID_INPUT, "%s: %ux%u tiles of %ux%u overhang the %ux%u image by whole tiles",
+                        path, g->columns, g->rows, g->tile_width, g->tile_height, g->grid_width, g->grid_height);
     for (uint32_t i = 0; i < g->rows * g->columns; i++) {
         const sy_heif_item_info *t = sy_heif_item(file, g->tiles[i]);
         if (!t || t->type != SY_FOURCC('h', 'v', 'c', '1') || t->width != g->tile_width || t->height != g->tile_height)
