@@ -563,6 +563,19 @@ struct HeifFileTests {
         #expect(heif4.grid(1).failureStatus == SY_E_INVALID_INPUT)
     }
 
+    @Test("HEIFs in codings neither reader decodes say which coding (not libheif's missing 'pitm' item) (issue 20)",
+          arguments: [("jpeg32.heif", "'jpeg' (JPEG)"), ("avc32.heif", "'avc1' (H.264/AVC)"),
+                      ("j2k32.heif", "'j2k1' (JPEG 2000)"), ("rgb_generic_compressed_zlib.heic", "'unci'")])
+    func unsupportedCodingsAreNamed(_ name: String, _ coding: String) throws {
+        let path = HeifPaths.corpus.appendingPathComponent("hostile/\(name)").path
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        let ctx = try Context()
+        var info = sy_image_info()
+        var err = sy_error()
+        #expect(sy_image_probe(ctx.raw, path, &info, &err) == SY_E_UNSUPPORTED)
+        #expect(message(err).hasPrefix("\(path): unsupported coding \(coding)"), "\(message(err))")
+    }
+
     @Test("tiles whose ispe lies (4294967295 wide, 65535x65535) are refused naming the file, never allocated (issue 20)",
           arguments: [(UInt32.max, UInt32(64)), (UInt32(65535), UInt32(65535)), (UInt32(128), UInt32(64))])
     func lyingTileSizes(_ width: UInt32, _ height: UInt32) throws {

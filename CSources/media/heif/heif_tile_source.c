@@ -28,7 +28,34 @@ typedef struct heif_geometry {
     uint32_t crop_x, crop_y, width, height; /* clap window = delivered frame at k = 1 */
     uint8_t orientation;             /* EXIF code equivalent of irot/imir */
     sy_heif_nclx nclx;
+    uint32_t coding;                 /* primary item type when our reader does not decode it */
 } heif_geometry;
+
+/* The name of an image coding HEIF can carry, for messages. */
+static const char *coding_name(uint32_t type) {
+    switch (type) {
+    case SY_FOURCC('j', 'p', 'e', 'g'): return "JPEG";
+    case SY_FOURCC('a', 'v', 'c', '1'): return "H.264/AVC";
+    case SY_FOURCC('j', '2', 'k', '1'): return "JPEG 2000";
+    case SY_FOURCC('u', 'n', 'c', 'i'): return "uncompressed (ISO 23001-17)";
+    case SY_FOURCC('a', 'v', '0', '1'): return "AV1";
+    case SY_FOURCC('v', 'v', 'c', '1'): return "H.266/VVC";
+    default: return "unknown";
+    }
+}
+
+/* libheif decodes the codings our reader does not. When it cannot either, the
+ * message says which coding it is (libheif 1.15 reports such files as "'pitm'
+ * box references a non-existing image"), with libheif's words after it. */
+static sy_status fallback_failed(const char *path, uint32_t coding, sy_status st, sy_error *err) {
+    if (st == SY_OK || st == SY_E_BUDGET || st == SY_E_CANCELLED || !err) return st;
+    char libheif[sizeof err->message];
+    snprintf(libheif, sizeof libheif, "%s", err->message);
+    const char *said = strstr(libheif, "libheif cannot open it: ");
+    return sy__fail(err, SY_E_UNSUPPORTED, "%s: unsupported coding '%c%c%c%c' (%s): not HEVC, and libheif cannot decode it (%s)",
+                    path, (char)(coding >> 24), (char)(coding >> 16), (char)(coding >> 8), (char)coding,
+                    coding_name(coding), said ? said + strlen("libheif cannot open it: ") : libheif);
+}
 
 /* EXIF orientation as the matrix taking stored (centred, y down) to upright. */
 static const int exif_matrix[9][4] = {
@@ -84,6 +111,7 @@ static sy_status read_geometry(sy_heif_file *file, const char *path, heif_geomet
         g->rows = g->columns = 1;
         tile = primary;
     } else {
+        g->coding = primary->type;
         return sy__fail(err, SY_E_UNSUPPORTED, "%s: primary item type '%c%c%c%c' is not decoded by our reader", path,
                         (char)(primary->type >> 24), (char)(primary->type >> 16), (char)(primary->type >> 8),
                         (char)primary->type);
@@ -151,6 +179,8 @@ sy_status sy__heif_probe(sy_context *ctx, const char *path, sy_image_info *out, 
     st = read_geometry(file, path, &g, err);
     if (st == SY_OK) fill_info(&g, sy_heif_item(file, g.primary), out);
     sy_heif_close(file);
+    if (st == SY_E_UNSUPPORTED && g.coding)
+        return fallback_failed(path, g.coding, sy__libheif_probe(ctx, path, out, err), err);
     if (st == SY_E_UNSUPPORTED) return sy__libheif_probe(ctx, path, out, err);
     return st;
 }
@@ -385,8 +415,10 @@ sy_status sy__heif_source_open(sy_context *ctx, const char *path, uint32_t min_w
     sy_status st = sy_heif_open(ctx, path, &s->file, err);
     if (st == SY_OK) st = read_geometry(s->file, path, &s->g, err);
     if (st == SY_E_UNSUPPORTED) {
+        uint32_t coding = s->g.coding;
         tile_close(&s->base);
-        return sy__libheif_source_open(ctx, path, out, err);
+        st = sy__libheif_source_open(ctx, path, out, err);
+        return coding ? fallback_failed(path, coding, st, err) : st;
     }
     if (st != SY_OK) goto fail;
     const heif_geometry *g = &s->g;
