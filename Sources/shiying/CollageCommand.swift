@@ -26,12 +26,12 @@ enum CollageCommand {
         if let quality = try parsed.int("quality", in: 1...100) { request.quality = quality }
         if let threads = try parsed.int("threads", in: 0...64) { request.threads = threads }
         if let hex = parsed.options["background"] { request.background = try rgb(hex) }
-        if let format = parsed.options["format"] {
-            guard let value = CollageRequest.Format(rawValue: format) else { throw UsageError("--format jpeg|png") }
-            request.format = value
-        } else if output.lowercased().hasSuffix(".png") {
-            request.format = .png
+        if let format = parsed.options["format"], CollageRequest.Format(rawValue: format) == nil {
+            throw UsageError("--format jpeg|png")
         }
+        let format = try outputFormat(output, command: "collage", formats: ["jpg": "jpeg", "jpeg": "jpeg", "png": "png"],
+                                      chosen: parsed.options["format"])
+        request.format = CollageRequest.Format(rawValue: format) ?? .jpeg
         request.naive = parsed.has("naive")
         request.failWhenTooTall = parsed.has("fail-too-tall")
 

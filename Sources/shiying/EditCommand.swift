@@ -19,6 +19,8 @@ enum EditCommand {
             guard let value = Editor.Format(rawValue: name == "jpg" ? "jpeg" : name) else { throw UsageError("--format jpeg|png|heic") }
             format = value
         }
+        let implied = try outputFormat(output, command: "edit", formats: stillFormats, chosen: format?.rawValue)
+        format = Editor.Format(rawValue: implied)
         let maxSize = try parsed.options["size"].map(parseSize)
         let recipe = try loadRecipe(recipePath)
         let progress = LateProgress(label: "edit")

@@ -120,9 +120,10 @@ enum LiveCommand {
         guard let at = try parsed.double("at", in: 0...86_400) else { throw UsageError("--at SEC is required\n\(usage)") }
         guard let output = parsed.options["o"] ?? parsed.options["output"] else { throw UsageError("-o OUT is required") }
         let recipe = try parsed.options["recipe"].map(EditCommand.loadRecipe) ?? .identity
-        let ext = (output as NSString).pathExtension.lowercased()
+        let format = try outputFormat(output, command: "live frame",
+                                      formats: ["jpg": "jpeg", "jpeg": "jpeg", "heic": "heic", "heif": "heic"])
         let frame = try LivePhoto.saveFrame(movie: movie, at: at, recipe: recipe, metadataFrom: still, to: output,
-                                            format: ext == "heic" ? .heic : .jpeg)
+                                            format: format == "heic" ? .heic : .jpeg)
         struct Line: Encodable { var output: String; var frame: Int; var width: Int; var height: Int }
         let line = Line(output: output, frame: frame.index, width: frame.width, height: frame.height)
         if parsed.has("json") { print(try JSONReport.line(line)) } else { print("\(output): frame \(frame.index), \(frame.width)x\(frame.height)") }

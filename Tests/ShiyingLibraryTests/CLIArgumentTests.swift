@@ -78,6 +78,35 @@ struct CLIArgumentTests {
         #expect(withoutEnd.status == 2, "without --, -dash.jpg is an option: \(withoutEnd.stderr)")
     }
 
+    /// Writers and an output their format cannot be: (arguments with OUT, expected words).
+    static let badOutputs: [([String], String)] = [
+        (["collage", "--layout", "long", "-o", "OUT.gif", "IN"], ".gif names none of them"),
+        (["collage", "--layout", "long", "--format", "png", "-o", "OUT.jpg", "IN"], "disagrees with the extension"),
+        (["collage", "--layout", "long", "-o", "-", "IN"], "standard output"),
+        (["convert", "IN", "-o", "OUT.webp"], ".webp names none of them"),
+        (["convert", "IN", "-o", "OUT.jpg", "--format", "png"], "disagrees with the extension"),
+        (["convert", "IN", "-o", "OUT"], "no extension"),
+        (["edit", "IN", "--recipe", "R.json", "-o", "OUT.tiff"], ".tiff names none of them"),
+        (["video", "transcode", "IN", "-o", "OUT.avi"], ".avi names none of them"),
+        (["live", "frame", "IN", "M.mov", "--at", "0", "-o", "OUT.png"], ".png names none of them"),
+    ]
+
+    @Test("every single-file writer refuses an extension it cannot write, a --format that disagrees, and -o -",
+          arguments: badOutputs)
+    func outputExtensions(_ arguments: [String], _ words: String) async throws {
+        let dir = try TempFolder()
+        defer { dir.remove() }
+        let made = try await ShiyingBinary.shiying(["sample-photos", "--count", "1", "--width", "64", "--height", "48",
+                                                    "-o", dir.path])
+        #expect(made.status == 0)
+        let input = dir.file("sample-0001.jpg")
+        let args = arguments.map { $0 == "IN" ? input : $0.hasPrefix("OUT") ? dir.file($0) : $0 }
+        let result = try await ShiyingBinary.shiying(args)
+        #expect(result.status == 2, "\(arguments): \(result.status) \(result.stderr)")
+        #expect(result.stderr.contains(words), "\(arguments): \(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["sample-0001.jpg"])
+    }
+
     @Test("probe with no files is a usage error, not a silent success")
     func probeNeedsFiles() async throws {
         let result = try await ShiyingBinary.shiying(["probe"])

@@ -55,7 +55,7 @@ struct CLIOutputSafetyTests {
     func badOutputPaths() async throws {
         let (dir, inputs) = try await Self.photos()
         defer { dir.remove() }
-        let folder = dir.file("already-a-folder")
+        let folder = dir.file("already-a-folder.jpg")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         let intoFolder = try await ShiyingBinary.shiying(["collage", "--layout", "grid", "-o", folder] + inputs)
         #expect(intoFolder.status != 0)
