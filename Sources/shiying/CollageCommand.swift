@@ -19,19 +19,19 @@ enum CollageCommand {
         guard !parsed.positionals.isEmpty else { throw UsageError("no input photos\n\(usage)") }
 
         var request = CollageRequest(layout: layout, inputs: parsed.positionals, output: output)
-        if let width = try parsed.int("width") { request.width = width }
-        request.columns = try parsed.int("columns")
-        request.spacing = try parsed.int("spacing")
-        request.margin = try parsed.int("margin")
-        if let quality = try parsed.int("quality") { request.quality = quality }
-        if let threads = try parsed.int("threads") { request.threads = threads }
+        if let width = try parsed.int("width", in: 16...65500) { request.width = width }
+        request.columns = try parsed.int("columns", in: 1...100)
+        request.spacing = try parsed.int("spacing", in: 0...4096)
+        request.margin = try parsed.int("margin", in: 0...4096)
+        if let quality = try parsed.int("quality", in: 1...100) { request.quality = quality }
+        if let threads = try parsed.int("threads", in: 0...64) { request.threads = threads }
         if let hex = parsed.options["background"] { request.background = try rgb(hex) }
-        if let format = parsed.options["format"] {
-            guard let value = CollageRequest.Format(rawValue: format) else { throw UsageError("--format jpeg|png") }
-            request.format = value
-        } else if output.lowercased().hasSuffix(".png") {
-            request.format = .png
+        if let format = parsed.options["format"], CollageRequest.Format(rawValue: format) == nil {
+            throw UsageError("--format jpeg|png")
         }
+        let format = try outputFormat(output, command: "collage", formats: ["jpg": "jpeg", "jpeg": "jpeg", "png": "png"],
+                                      chosen: parsed.options["format"])
+        request.format = CollageRequest.Format(rawValue: format) ?? .jpeg
         request.naive = parsed.has("naive")
         request.failWhenTooTall = parsed.has("fail-too-tall")
 

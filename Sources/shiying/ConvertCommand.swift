@@ -19,7 +19,9 @@ enum ConvertCommand {
             }
             format = value
         }
-        let report = try Conversion.convert(input, to: output, format: format, quality: try parsed.int("quality") ?? 90)
+        let implied = try outputFormat(output, command: "convert", formats: stillFormats, chosen: format?.rawValue)
+        format = Conversion.Format(rawValue: implied)
+        let report = try Conversion.convert(input, to: output, format: format, quality: try parsed.int("quality", in: 1...100) ?? 90)
         if parsed.has("json") {
             print(try JSONReport.line(report))
         } else {

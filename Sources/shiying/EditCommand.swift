@@ -19,6 +19,8 @@ enum EditCommand {
             guard let value = Editor.Format(rawValue: name == "jpg" ? "jpeg" : name) else { throw UsageError("--format jpeg|png|heic") }
             format = value
         }
+        let implied = try outputFormat(output, command: "edit", formats: stillFormats, chosen: format?.rawValue)
+        format = Editor.Format(rawValue: implied)
         let maxSize = try parsed.options["size"].map(parseSize)
         let recipe = try loadRecipe(recipePath)
         let progress = LateProgress(label: "edit")
@@ -27,7 +29,7 @@ enum EditCommand {
         let hdr: HDREditor.Report
         do {
             hdr = try HDREditor.saveBlocking(input, recipe: recipe, to: output, format: format,
-                                             quality: try parsed.int("quality") ?? 90, maxSize: maxSize,
+                                             quality: try parsed.int("quality", in: 1...100) ?? 90, maxSize: maxSize,
                                              onHDRLoss: allowSDR ? { _ in true } : nil, progress: progress.report)
         } catch let error as HDRLossError {
             progress.finish()

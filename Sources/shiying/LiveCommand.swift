@@ -43,7 +43,7 @@ enum LiveCommand {
         try parsed.rejectUnknown(["video", "at", "recipe", "format", "o", "output"])
         guard let video = parsed.options["video"] else { throw UsageError("--video V is required\n\(usage)") }
         var options = try saveOptions(parsed)
-        options.stillTime = try seconds(parsed, "at")
+        options.stillTime = try parsed.double("at", in: 0...86_400)
         return try saveAndDeliver(movie: video, still: nil, stem: stem(video) + "_live", parsed: parsed, options: options)
     }
 
@@ -54,7 +54,7 @@ enum LiveCommand {
         guard parsed.options["recipe"] != nil else { throw UsageError("--recipe R.json is required\n\(usage)") }
         var options = try saveOptions(parsed)
         options.allowSDR = parsed.flags.contains("allow-sdr")
-        if let at = try seconds(parsed, "at") {
+        if let at = try parsed.double("at", in: 0...86_400) {
             options.stillTime = at
         } else if let t = try LivePhoto.movieInfo(movie).stillTime {
             options.stillTime = t // keep the key photo where it was
@@ -67,7 +67,7 @@ enum LiveCommand {
         let parsed = try Arguments(args, booleans: ["json"])
         try parsed.rejectUnknown(["at", "o", "output", "format"])
         let (still, movie) = try pair(parsed)
-        guard let at = try seconds(parsed, "at") else { throw UsageError("--at SEC is required\n\(usage)") }
+        guard let at = try parsed.double("at", in: 0...86_400) else { throw UsageError("--at SEC is required\n\(usage)") }
         var options = try saveOptions(parsed)
         options.stillTime = at
         options.metadataFrom = still
@@ -78,7 +78,7 @@ enum LiveCommand {
         let parsed = try Arguments(args, booleans: ["json"])
         try parsed.rejectUnknown(["timeout"])
         let (still, movie) = try pair(parsed)
-        let timeout = try seconds(parsed, "timeout") ?? 45
+        let timeout = try parsed.double("timeout", in: 0.001...3600) ?? 45
         let outcome = try blocking {
             try await LiveVerifier(deadline: .milliseconds(Int64(timeout * 1000))).verify(still: still, movie: movie)
         }
@@ -117,12 +117,13 @@ enum LiveCommand {
         let parsed = try Arguments(args, booleans: ["json"])
         try parsed.rejectUnknown(["at", "recipe", "o", "output"])
         let (still, movie) = try pair(parsed)
-        guard let at = try seconds(parsed, "at") else { throw UsageError("--at SEC is required\n\(usage)") }
+        guard let at = try parsed.double("at", in: 0...86_400) else { throw UsageError("--at SEC is required\n\(usage)") }
         guard let output = parsed.options["o"] ?? parsed.options["output"] else { throw UsageError("-o OUT is required") }
         let recipe = try parsed.options["recipe"].map(EditCommand.loadRecipe) ?? .identity
-        let ext = (output as NSString).pathExtension.lowercased()
+        let format = try outputFormat(output, command: "live frame",
+                                      formats: ["jpg": "jpeg", "jpeg": "jpeg", "heic": "heic", "heif": "heic"])
         let frame = try LivePhoto.saveFrame(movie: movie, at: at, recipe: recipe, metadataFrom: still, to: output,
-                                            format: ext == "heic" ? .heic : .jpeg)
+                                            format: format == "heic" ? .heic : .jpeg)
         struct Line: Encodable { var output: String; var frame: Int; var width: Int; var height: Int }
         let line = Line(output: output, frame: frame.index, width: frame.width, height: frame.height)
         if parsed.has("json") { print(try JSONReport.line(line)) } else { print("\(output): frame \(frame.index), \(frame.width)x\(frame.height)") }
@@ -149,14 +150,6 @@ enum LiveCommand {
     private static func pair(_ parsed: Arguments) throws -> (String, String) {
         guard parsed.positionals.count == 2 else { throw UsageError("STILL MOVIE expected\n\(usage)") }
         return (parsed.positionals[0], parsed.positionals[1])
-    }
-
-    private static func seconds(_ parsed: Arguments, _ name: String) throws -> Double? {
-        guard let text = parsed.options[name] else { return nil }
-        guard let value = Double(text), value.isFinite, value >= 0 else {
-            throw UsageError("--\(name) expects seconds (>= 0), got \(text)")
-        }
-        return value
     }
 
     private static func stem(_ path: String) -> String {
@@ -221,6 +214,9 @@ enum LiveCommand {
             done.signal()
         }
         done.wait()
+        // A check the deadline abandoned was told to stop; let it leave the
+        // engine before this process exits (issue 20: no crash at exit).
+        _ = LiveVerifier<ContinuousClock>.waitForRunningChecks()
         return try box.result!.get()
     }
 }

@@ -4,6 +4,13 @@ import ShiyingFixtures
 
 /// `shiying sample-photos --count N [--seed S] -o DIR`
 enum SampleCommand {
+    static let usage = """
+        shiying sample-photos --count N [--seed S] [--width W --height H] [--format jpeg|heic] [--progressive] [--json] -o DIR
+        shiying sample-photos --hdr [--count N] [--seed S] [--width W --height H] [--json] -o DIR
+        """
+    /// Stored sides the sample writers accept (the JPEG limit; sy_sample_write_jpeg checks it too).
+    static let sampleSides = 16...65500
+
     static func run(_ args: [String]) throws -> Int32 {
         let parsed = try Arguments(args, booleans: ["json", "progressive", "hdr"])
         try parsed.rejectUnknown(["count", "seed", "o", "output", "width", "height", "format"])
@@ -11,14 +18,14 @@ enum SampleCommand {
         let format = parsed.options["format"] ?? "jpeg"
         guard ["jpeg", "jpg", "heic"].contains(format) else { throw UsageError("--format jpeg|heic") }
         guard let directory = parsed.options["o"] ?? parsed.options["output"] else { throw UsageError("-o DIR is required") }
-        let count = try parsed.int("count") ?? 7
-        guard (1...1000).contains(count) else { throw UsageError("--count must be 1...1000") }
-        let seed = UInt64(try parsed.int("seed") ?? 1)
+        let count = try parsed.int("count", in: 1...1000) ?? 7
+        let seed = try parsed.uint64("seed") ?? 1
         let progress = StderrProgress(label: "sample-photos")
         let clock = ContinuousClock()
         let start = clock.now
         let paths = try SamplePhotos.write(
-            count: count, seed: seed, width: try parsed.int("width") ?? 4032, height: try parsed.int("height") ?? 3024,
+            count: count, seed: seed, width: try parsed.int("width", in: sampleSides) ?? 4032,
+            height: try parsed.int("height", in: sampleSides) ?? 3024,
             progressive: parsed.has("progressive"), heic: format == "heic", to: directory,
             progress: { progress.report("photos", UInt64($0), UInt64($1)) })
         progress.finish()
@@ -37,11 +44,11 @@ extension SampleCommand {
     /// `--hdr`: an Ultra HDR JPEG and an Apple-style HEIC per count (issue 7).
     static func runHDR(_ parsed: Arguments) throws -> Int32 {
         guard let directory = parsed.options["o"] ?? parsed.options["output"] else { throw UsageError("-o DIR is required") }
-        let count = try parsed.int("count") ?? 1
-        guard (1...100).contains(count) else { throw UsageError("--count must be 1...100 with --hdr") }
+        let count = try parsed.int("count", in: 1...100) ?? 1
         let progress = StderrProgress(label: "sample-photos --hdr")
-        let paths = try HDRSamplePhotos.write(count: count, seed: UInt64(try parsed.int("seed") ?? 1),
-                                              width: try parsed.int("width") ?? 1024, height: try parsed.int("height") ?? 768,
+        let paths = try HDRSamplePhotos.write(count: count, seed: try parsed.uint64("seed") ?? 1,
+                                              width: try parsed.int("width", in: sampleSides) ?? 1024,
+                                              height: try parsed.int("height", in: sampleSides) ?? 768,
                                               to: directory, progress: { progress.report("photos", UInt64($0), UInt64($1)) })
         progress.finish()
         if parsed.has("json") {
@@ -56,8 +63,12 @@ extension SampleCommand {
 
 /// `shiying probe FILE...`
 enum ProbeCommand {
+    static let usage = "shiying probe [--json] FILE..."
+
     static func run(_ args: [String]) throws -> Int32 {
         let parsed = try Arguments(args, booleans: ["json"])
+        try parsed.rejectUnknown([])
+        guard !parsed.positionals.isEmpty else { throw UsageError("no files to probe\nusage: \(usage)") }
         var failed = false
         for path in parsed.positionals {
             do {

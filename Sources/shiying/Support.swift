@@ -33,3 +33,29 @@ final class StderrProgress: @unchecked Sendable {
         if shown && isTerminal { FileHandle.standardError.write(Data("\n".utf8)) }
     }
 }
+
+/// The one check of `-o` for commands that write one file: not `-` (outputs
+/// are written to a temporary file and renamed into place, which a pipe cannot
+/// be), and an extension that names the format written. Returns that format.
+/// - Parameters:
+///   - formats: extension (lowercased, no dot) → the format it names.
+///   - chosen: the `--format` given, if any; it must agree with the extension.
+func outputFormat(_ path: String, command: String, formats: KeyValuePairs<String, String>,
+                  chosen: String? = nil) throws -> String {
+    let names = formats.map { "." + $0.key }.joined(separator: ", ")
+    guard path != "-" else {
+        throw UsageError("\(command): -o - (standard output) is not supported; outputs are written to a temporary file "
+                         + "and renamed into place. Name a file (\(names))")
+    }
+    let ext = (path as NSString).pathExtension.lowercased()
+    guard let implied = formats.first(where: { $0.key == ext })?.value else {
+        throw UsageError("\(path): \(command) writes \(names); \(ext.isEmpty ? "no extension" : ".\(ext)") names none of them")
+    }
+    if let chosen, chosen != implied {
+        throw UsageError("\(path): --format \(chosen) disagrees with the extension .\(ext) (\(implied))")
+    }
+    return implied
+}
+
+/// The still formats `convert` and `edit` write, by extension.
+let stillFormats: KeyValuePairs<String, String> = ["jpg": "jpeg", "jpeg": "jpeg", "png": "png", "heic": "heic", "heif": "heic"]

@@ -70,7 +70,8 @@ enum VideoCommand {
             throw UsageError("one input movie\n\(usage)")
         }
         guard let output = parsed.options["o"] ?? parsed.options["output"] else { throw UsageError("-o OUT is required") }
-        var options = VideoTranscode.Options(bitrate: try parsed.int("bitrate"), preset: parsed.options["preset"])
+        var options = VideoTranscode.Options(bitrate: try parsed.int("bitrate", in: 1...10_000_000_000), preset: parsed.options["preset"])
+        _ = try outputFormat(output, command: "video transcode", formats: ["mov": "mov", "mp4": "mp4"])
         if let rate = options.bitrate, rate < 100_000 { throw UsageError("--bitrate is in bits per second (>= 100000)") }
         options.copyAudio = !parsed.has("no-audio")
         options.copyMetadata = !parsed.has("no-metadata")

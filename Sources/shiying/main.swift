@@ -5,8 +5,8 @@ import Shiying
 let usage = """
     usage:
       \(CollageCommand.usage)
-      shiying sample-photos --count N [--seed S] [--width W --height H] [--format jpeg|heic] [--progressive] [--json] -o DIR
-      shiying probe [--json] FILE...
+      \(SampleCommand.usage)
+      \(ProbeCommand.usage)
       \(ConvertCommand.usage)
       \(EditCommand.usage)
       \(HDRCommand.usage)
@@ -18,6 +18,17 @@ let usage = """
       \(LiveCommand.usage)
     """
 
+/// The tool's version (this source tree's release line).
+let shiyingVersion = "0.3.0"
+
+/// Each command's own usage, printed by `shiying COMMAND --help`.
+let commandUsage: [String: String] = [
+    "collage": CollageCommand.usage, "sample-photos": SampleCommand.usage, "probe": ProbeCommand.usage,
+    "convert": ConvertCommand.usage, "edit": EditCommand.usage, "hdr": HDRCommand.usage,
+    "filters": FiltersCommand.usage, "date-phrase": DatePhraseCommand.usage, "recent": RecentCommand.usage,
+    "video": VideoCommand.usage, "organize": OrganizeCommand.usage, "live": LiveCommand.usage,
+]
+
 func runMain() -> Int32 {
     var args = Array(CommandLine.arguments.dropFirst())
     guard !args.isEmpty else {
@@ -25,6 +36,14 @@ func runMain() -> Int32 {
         return 2
     }
     let command = args.removeFirst()
+    if command == "--version" || command == "version" {
+        print("shiying \(shiyingVersion)")
+        return 0
+    }
+    if let first = args.first, first == "-h" || first == "--help", let own = commandUsage[command] {
+        print("usage:\n\(own)")  // `live --help`: before the subcommand is looked at
+        return 0
+    }
     do {
         switch command {
         case "collage": return try CollageCommand.run(args)
@@ -45,6 +64,9 @@ func runMain() -> Int32 {
         default:
             throw UsageError("unknown command \(command)\n\(usage)")
         }
+    } catch is HelpRequest {
+        print(commandUsage[command].map { "usage:\n\($0)" } ?? usage)
+        return 0
     } catch let error as UsageError {
         FileHandle.standardError.write(Data("shiying: \(error.description)\n".utf8))
         return 2

@@ -121,6 +121,30 @@ struct GainMapFormatTests {
         #expect(old.info.apple_headroom == 8, "m33 >= 1, m48 = 0: 3 stops")
     }
 
+    @Test("E6: an Apple JPEG whose MPF gain-map image is cut short is uninterpretable, never 'no gain map'; convert refuses without consent (issue 20)",
+          .enabled(if: GainMapCorpus.available, "../shared/corpus/gainmap is not present"))
+    func truncatedAppleMap() throws {
+        let ctx = try Context()
+        let source = GainMapCorpus.file("gainmap/apple_gainmap_new.jpg")
+        let whole = try probe(ctx, source)
+        try #require(whole.kind == SY_GAINMAP_APPLE_JPEG)
+        let bytes = ExternalTools.readFile(source)
+        let folder = try HDRSampleFolder(width: 128, height: 96)
+        for keep in [Int(whole.map_offset) + 2, Int(whole.map_offset + whole.map_length / 2), bytes.count - 1] {
+            let path = folder.file("apple-cut-\(keep).jpg")
+            try ExternalTools.writeFile(path, Array(bytes.prefix(keep)))
+            let info = try probe(ctx, path)
+            #expect(info.kind == SY_GAINMAP_UNINTERPRETABLE, "cut at \(keep) of \(bytes.count): kind \(info.kind), \(cText(info.detail))")
+            var options = sy_convert_options()
+            sy_convert_options_init(&options)
+            var report = sy_convert_report()
+            var err = sy_error()
+            let out = folder.file("apple-cut-\(keep)-converted.jpg")
+            #expect(sy_convert(ctx.raw, path, out, &options, &report, &err) != SY_OK, "converted to SDR without asking")
+            #expect(!FileManager.default.fileExists(atPath: out))
+        }
+    }
+
     @Test("E6: real iPhone HEICs — Apple aux map (next to an ISO tmap item) found by our reader; the SE2 file has none",
           .enabled(if: FileManager.default.fileExists(atPath: GainMapCorpus.file("real/iphone15plus_IMG_3853.HEIC")),
                    "../shared/corpus/real is not present"))

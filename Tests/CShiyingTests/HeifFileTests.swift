@@ -563,6 +563,37 @@ struct HeifFileTests {
         #expect(heif4.grid(1).failureStatus == SY_E_INVALID_INPUT)
     }
 
+    @Test("HEIFs in codings neither reader decodes say which coding (not libheif's missing 'pitm' item) (issue 20)",
+          arguments: [("jpeg32.heif", "'jpeg' (JPEG)"), ("avc32.heif", "'avc1' (H.264/AVC)"),
+                      ("j2k32.heif", "'j2k1' (JPEG 2000)"), ("rgb_generic_compressed_zlib.heic", "'unci'")])
+    func unsupportedCodingsAreNamed(_ name: String, _ coding: String) throws {
+        let path = HeifPaths.corpus.appendingPathComponent("hostile/\(name)").path
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        let ctx = try Context()
+        var info = sy_image_info()
+        var err = sy_error()
+        #expect(sy_image_probe(ctx.raw, path, &info, &err) == SY_E_UNSUPPORTED)
+        #expect(message(err).hasPrefix("\(path): unsupported coding \(coding)"), "\(message(err))")
+    }
+
+    @Test("tiles whose ispe lies (4294967295 wide, 65535x65535) are refused naming the file, never allocated (issue 20)",
+          arguments: [(UInt32.max, UInt32(64)), (UInt32(65535), UInt32(65535)), (UInt32(128), UInt32(64))])
+    func lyingTileSizes(_ width: UInt32, _ height: UInt32) throws {
+        let tmp = try TempFiles()
+        var h = MiniHeif.grid2x1()           // a 128x64 grid of two tiles
+        h.properties[1] = MiniHeif.ispe(width, height)
+        let path = try tmp.write(h.build(), "lying-tile-\(width)x\(height).heic")
+        let ctx = try Context(budget: 256 << 20)
+        var info = sy_image_info()
+        var err = sy_error()
+        let status = sy_image_probe(ctx.raw, path, &info, &err)
+        #expect(status == SY_E_INVALID_INPUT, "\(message(err))")
+        #expect(message(err).contains(path), "the error names the file: \(message(err))")
+        var fp = sy_fingerprint()
+        #expect(sy_fingerprint_file(ctx.raw, path, &fp, &err) != SY_OK)
+        #expect(ctx.stats.peak_bytes < 1 << 20, "peak \(ctx.stats.peak_bytes) B: the lie was allocated")
+    }
+
     @Test("iloc extents past the end of the file or idat fail on read, with numbers")
     func badExtents() throws {
         let tmp = try TempFiles()

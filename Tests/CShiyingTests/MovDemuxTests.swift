@@ -414,6 +414,12 @@ private enum Generated {
             #expect(f.status == SY_E_INVALID_INPUT || f.status == SY_E_BUDGET)
             #expect(f.message.contains("stsz") || f.message.contains("stbl"), "\(f.message)")
         } else { Issue.record("lying stsz count opened") }
+        // stsc putting 0 samples in every chunk: the track would read as empty (issue 20: `video decode`
+        // reported 0 frames and exit 0); the first entry's samples_per_chunk sits 16 bytes into the box
+        let stsc = try #require(find("stsc"))
+        if case .failure(let f) = try variant({ b in for k in 20..<24 { b[stsc + k] = 0 } }) {
+            #expect(f.status == SY_E_INVALID_INPUT && f.message.contains("0 samples"), "\(f.message)")
+        } else { Issue.record("stsc with 0 samples per chunk opened") }
         // no mvhd
         let mvhd = try #require(find("mvhd"))
         if case .failure(let f) = try variant({ b in b[mvhd + 4] = UInt8(ascii: "x") }) {

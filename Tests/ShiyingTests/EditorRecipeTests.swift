@@ -105,10 +105,28 @@ struct EditorRecipeTests {
         #expect(try recipe.jsonString() == "{}")
     }
 
-    @Test("issue 5: unknown keys are ignored (forward compatible)")
-    func unknownKeysIgnored() throws {
-        let recipe = try decode(#"{"future": {"a": 1}, "adjustments": {"exposure": 1, "clarity": 0.3}, "filter": {"id": "f", "blend": "soft"}}"#)
-        #expect(recipe == EditRecipe(adjustments: .init(exposure: 1), filter: .init(id: "f")))
+    @Test("issue 24: an unknown or misplaced key is refused naming it; only the free-form meta object is ignored",
+          arguments: [(#"{"exposure": 0.3, "bogus": 1}"#, "bogus"), (#"{"exposure": 0.3}"#, "exposure"),
+                      (#"{"adjustments": {"exposure": 1, "clarity": 0.3}}"#, "adjustments.clarity"),
+                      (#"{"filter": {"id": "f", "blend": "soft"}}"#, "filter.blend"),
+                      (##"{"border": {"width": 2, "colour": "#FFFFFF"}}"##, "border.colour")])
+    func unknownKeysRefused(_ json: String, _ field: String) throws {
+        let error = recipeError(json)
+        #expect(error?.kind == .malformed, "\(json)")
+        #expect(error?.field == field, "\(String(describing: error))")
+        #expect(error?.message.contains("unknown key") == true, "\(String(describing: error?.message))")
+        let kept = try decode(#"{"meta": {"note": "for the family album", "app": {"v": 3}}, "straighten": 2}"#)
+        #expect(kept == EditRecipe(straighten: 2))
+    }
+
+    @Test("issue 24: a wrong type says what JSON is wanted, never a Swift type name")
+    func typeErrorsInJSONWords() throws {
+        for (json, words) in [(#"[1, 2]"#, "a JSON object"), (#"{"straighten": "3"}"#, "a number"),
+                              (#"{"flipHorizontal": 1}"#, "true or false"), (#"{"adjustments": 5}"#, "a JSON object")] {
+            let message = recipeError(json)?.message ?? ""
+            #expect(message.contains(words), "\(json): \(message)")
+            #expect(!message.contains("Dictionary") && !message.contains("Double") && !message.contains("Bool"), "\(message)")
+        }
     }
 
     @Test("issue 5: a newer version is refused before any field is read; version 1 and absent are accepted")
@@ -305,7 +323,7 @@ struct EditorRecipeTests {
         #expect(recipeError(##"{"border": {"width": 0.1, "color": "#FFF"}}"##)?.message
                 == ##"border.color: "#FFF" is not a colour; write "#RRGGBB" (six hex digits)"##)
         #expect(recipeError(#"{"border": {}}"#)?.message == "border.width: required key is missing")
-        #expect(recipeError(#"{"straighten": "x"}"#)?.message == "straighten: expected Double")
+        #expect(recipeError(#"{"straighten": "x"}"#)?.message == "straighten: expected a number")
         #expect(recipeError(#"{"version": 2}"#)?.message
                 == "version: version 2 is newer than the supported version 1; update the app to open this edit")
     }

@@ -105,19 +105,24 @@ static void note_peak(sy_context *ctx, uint64_t now) {
     }
 }
 
-static sy_status reserve(sy_context *ctx, size_t bytes, const char *reason, sy_error *err) {
-    uint64_t now = atomic_fetch_add(&ctx->current, bytes) + bytes;
-    if (ctx->budget && now > ctx->budget) {
+/* Adds `bytes` to the current use within the budget; *now = the use with them.
+ * The peak is noted by the caller once the bytes really exist, so a refused or
+ * failed allocation never shows in it. */
+static sy_status reserve(sy_context *ctx, size_t bytes, const char *reason, uint64_t *now, sy_error *err) {
+    *now = atomic_fetch_add(&ctx->current, bytes) + bytes;
+    if (ctx->budget && *now > ctx->budget) {
         atomic_fetch_sub(&ctx->current, bytes);
         return sy__fail(err, SY_E_BUDGET, "%s: %zu bytes would exceed the budget (%llu in use, budget %zu)",
-                        reason, bytes, (unsigned long long)(now - bytes), ctx->budget);
+                        reason, bytes, (unsigned long long)(*now - bytes), ctx->budget);
     }
-    note_peak(ctx, now);
     return SY_OK;
 }
 
 sy_status sy__charge(sy_context *ctx, size_t bytes, const char *reason, sy_error *err) {
-    return reserve(ctx, bytes, reason, err);
+    uint64_t now;
+    sy_status st = reserve(ctx, bytes, reason, &now, err);
+    if (st == SY_OK) note_peak(ctx, now);
+    return st;
 }
 
 void sy__discharge(sy_context *ctx, size_t bytes) { atomic_fetch_sub(&ctx->current, bytes); }
@@ -130,7 +135,8 @@ void *sy__alloc(sy_context *ctx, size_t count, size_t size, const char *reason, 
     }
     if (bytes == 0) bytes = 1;
     total = bytes + sizeof(block_header);
-    if (reserve(ctx, bytes, reason, err) != SY_OK) return NULL;
+    uint64_t now;
+    if (reserve(ctx, bytes, reason, &now, err) != SY_OK) return NULL;
     block_header *h;
     size_t mapped = 0;
     if (ctx->has_allocator) {
@@ -147,6 +153,7 @@ void *sy__alloc(sy_context *ctx, size_t count, size_t size, const char *reason, 
         sy__fail(err, SY_E_BUDGET, "%s: out of memory allocating %zu bytes", reason, bytes);
         return NULL;
     }
+    note_peak(ctx, now);
     h->bytes = bytes;
     h->mapped = mapped;
     atomic_fetch_add(&ctx->count, 1);

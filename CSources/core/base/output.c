@@ -1,9 +1,21 @@
-/* output.c — temp file + rename, so a failed write never leaves a partial file
- * and never destroys an existing one. */
+/* output.c — atomic outputs: a failed write never leaves a partial file and
+ * never destroys an existing one, and a writer killed mid-way leaves nothing.
+ *
+ * The bytes go to an anonymous file in the target's folder (O_TMPFILE: the
+ * kernel frees it if the process dies); commit gives it a name beside the
+ * target and renames that over the target (atomic on one file system). Where
+ * the file system has no O_TMPFILE, the temp file is named from the start.
+ * Either way a name is "<target>.tmp-<pid>-XXXXXX", so a later writer of the
+ * same target removes what a dead process left (its pid no longer runs). */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <time.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 
 #include "base/sy_internal.h"
@@ -16,20 +28,117 @@ static char *copy_string(sy_context *ctx, const char *s, sy_error *err) {
     return p;
 }
 
+/* The folder `path` lives in, into `dir` (cap bytes): "." for a bare name. */
+static void folder_of(const char *path, char *dir, size_t cap) {
+    const char *slash = strrchr(path, '/');
+    if (!slash) {
+        snprintf(dir, cap, ".");
+    } else if (slash == path) {
+        snprintf(dir, cap, "/");
+    } else {
+        snprintf(dir, cap, "%.*s", (int)(slash - path), path);
+    }
+}
+
+sy_status sy__output_check(const char *final_path, const char *const *inputs, size_t count, sy_error *err) {
+    struct stat out;
+    if (stat(final_path, &out) == 0) {
+        if (S_ISDIR(out.st_mode)) return sy__fail(err, SY_E_USAGE, "%s: is a directory, not an output file", final_path);
+        for (size_t i = 0; i < count; i++) {
+            struct stat in;
+            if (inputs[i] && stat(inputs[i], &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+                return sy__fail(err, SY_E_USAGE, "%s: is also an input (%s); the output must be another file",
+                                final_path, inputs[i]);
+        }
+    }
+    char dir[4096];
+    folder_of(final_path, dir, sizeof dir);
+    struct stat folder;
+    if (stat(dir, &folder) != 0 || !S_ISDIR(folder.st_mode)) {
+        int e = errno;
+        return sy__fail_sub(err, SY_E_IO, e, "%s: the folder %s does not exist", final_path, dir);
+    }
+    if (access(dir, W_OK) != 0) {
+        int e = errno;
+        return sy__fail_sub(err, SY_E_IO, e, "%s: the folder %s cannot be written: %s", final_path, dir, strerror(e));
+    }
+    return SY_OK;
+}
+
+/* Removes "<target>.tmp-<pid>-XXXXXX" files whose writer process is gone. */
+static void sweep_dead_temps(const char *final_path) {
+    char dir[4096];
+    folder_of(final_path, dir, sizeof dir);
+    const char *slash = strrchr(final_path, '/');
+    const char *base = slash ? slash + 1 : final_path;
+    size_t base_len = strlen(base);
+    DIR *d = opendir(dir);
+    if (!d) return;
+    for (struct dirent *e; (e = readdir(d));) {
+        const char *name = e->d_name;
+        if (strncmp(name, base, base_len) != 0 || strncmp(name + base_len, ".tmp-", 5) != 0) continue;
+        char *end = NULL;
+        long pid = strtol(name + base_len + 5, &end, 10);
+        if (pid <= 0 || !end || *end != '-' || strlen(end + 1) != 6) continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive, or not ours to judge */
+        char path[4096 + 256];
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        unlink(path);
+    }
+    closedir(d);
+}
+
+/* Fills `out->temp_path` with a fresh "<target>.tmp-<pid>-XXXXXX" pattern. */
+static void temp_pattern(sy__output *out, size_t cap) {
+    snprintf(out->temp_path, cap, "%s.tmp-%ld-XXXXXX", out->final_path, (long)getpid());
+}
+
+/* Gives the anonymous file a name (its temp_path); retried on a name clash. */
+static int link_anonymous(sy__output *out, size_t cap) {
+    int fd = fileno(out->file);
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    for (int attempt = 0; attempt < 16; attempt++) {
+        temp_pattern(out, cap);
+        char *x = out->temp_path + strlen(out->temp_path) - 6;
+        static const char digits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+        uint64_t r = (uint64_t)(uintptr_t)out ^ (uint64_t)attempt * 0x9E3779B97F4A7C15ull;
+        if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r) r ^= (uint64_t)time(NULL);
+        for (int i = 0; i < 6; i++, r /= 36) x[i] = digits[r % 36];
+        if (linkat(AT_FDCWD, proc, AT_FDCWD, out->temp_path, AT_SYMLINK_FOLLOW) == 0) return 0;
+        if (errno == ENOENT && linkat(fd, "", AT_FDCWD, out->temp_path, AT_EMPTY_PATH) == 0) return 0; /* no /proc */
+        if (errno != EEXIST) return -1;
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+/* An anonymous file in the target's folder, or -1 where O_TMPFILE is not there. */
+static int open_anonymous(const char *final_path) {
+    char dir[4096];
+    folder_of(final_path, dir, sizeof dir);
+    return open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644); /* read-write: writers pread/pwrite to patch */
+}
+
 sy_status sy__output_open(sy_context *ctx, const char *final_path, sy__output *out, sy_error *err) {
     memset(out, 0, sizeof *out);
     out->ctx = ctx;
-    size_t n = strlen(final_path);
+    size_t cap = strlen(final_path) + 32; /* ".tmp-" + pid + "-XXXXXX" */
     out->final_path = copy_string(ctx, final_path, err);
     if (!out->final_path) return err ? err->code : SY_E_BUDGET;
-    out->temp_path = sy__alloc(ctx, n + 16, 1, "temp path", err);
+    out->temp_path = sy__alloc(ctx, cap, 1, "temp path", err);
     if (!out->temp_path) {
         sy__output_abort(out);
         return err ? err->code : SY_E_BUDGET;
     }
-    /* Same folder as the target, so rename() is atomic (same file system). */
-    snprintf(out->temp_path, n + 16, "%s.tmp-XXXXXX", final_path);
-    int fd = mkstemp(out->temp_path);
+    out->temp_path[0] = 0;
+    sweep_dead_temps(final_path);
+    int fd = open_anonymous(final_path);
+    out->anonymous = fd >= 0;
+    if (fd < 0) { /* named from the start, beside the target (same file system) */
+        temp_pattern(out, cap);
+        fd = mkstemp(out->temp_path);
+    }
     if (fd < 0) {
         int e = errno;
         sy__fail_sub(err, SY_E_IO, e, "%s: cannot create a temporary file beside it: %s", final_path, strerror(e));
@@ -37,6 +146,7 @@ sy_status sy__output_open(sy_context *ctx, const char *final_path, sy__output *o
         sy__output_abort(out);
         return SY_E_IO;
     }
+    out->temp_cap = cap;
     fchmod(fd, 0644);
     out->file = fdopen(fd, "wb");
     if (!out->file) {
@@ -53,6 +163,10 @@ sy_status sy__output_commit(sy__output *out, sy_error *err) {
     int failed = 0, e = 0;
     if (fflush(out->file) != 0 || ferror(out->file)) failed = 1, e = errno;
     if (!failed && fsync(fileno(out->file)) != 0 && errno != EINVAL) failed = 1, e = errno;
+    if (!failed && out->anonymous && link_anonymous(out, out->temp_cap) != 0) {
+        failed = 1, e = errno;
+        out->temp_path[0] = 0; /* nothing was named */
+    }
     if (fclose(out->file) != 0 && !failed) failed = 1, e = errno;
     out->file = NULL;
     if (!failed && rename(out->temp_path, out->final_path) != 0) failed = 1, e = errno;

@@ -1,6 +1,9 @@
-/* sy_output.h — atomic file output: write to a temp file beside the target,
- * rename into place on commit, unlink on abort. An existing file at the target
- * is never touched unless the new one is complete. (engine-private) */
+/* sy_output.h — atomic file output: write to an anonymous file in the target's
+ * folder (a named "<target>.tmp-<pid>-XXXXXX" one where the file system has no
+ * O_TMPFILE), name it and rename it into place on commit, drop it on abort.
+ * An existing file at the target is never touched unless the new one is
+ * complete; a writer killed mid-way leaves nothing the next writer of the same
+ * target does not remove. (engine-private) */
 #ifndef SY_OUTPUT_H
 #define SY_OUTPUT_H
 
@@ -8,11 +11,20 @@
 #include "sy_base.h"
 
 typedef struct sy__output {
-    FILE *file;          /* write here */
-    char *temp_path;     /* engine-allocated */
+    FILE *file;          /* write here; the descriptor is also readable (pread/pwrite patches) */
+    char *temp_path;     /* engine-allocated; "" while the file is anonymous */
+    size_t temp_cap;
+    int anonymous;       /* O_TMPFILE: named only at commit */
     char *final_path;
     sy_context *ctx;
 } sy__output;
+
+/* Before any work: `final_path` may be written by a job reading `inputs`.
+ * Refuses (SY_E_USAGE, naming the file) an output that is one of the inputs —
+ * the same device and inode, so hard links, symlinks and other spellings count —
+ * or a directory, and (SY_E_IO) a folder that does not exist or cannot be
+ * written. `inputs` may hold NULLs (skipped). */
+sy_status sy__output_check(const char *final_path, const char *const *inputs, size_t count, sy_error *err);
 
 sy_status sy__output_open(sy_context *ctx, const char *final_path, sy__output *out, sy_error *err);
 /* Flushes, fsyncs, closes and renames. On failure the temp file is removed. */

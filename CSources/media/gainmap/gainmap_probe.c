@@ -129,7 +129,12 @@ static sy_status probe_jpeg(sy_context *ctx, const char *path, sy_gainmap_info *
         uint64_t at = h.mpf_h + e[1].offset, len = e[1].size;
         uint8_t *map = NULL;
         if (e[1].offset == 0 || at >= file_size || len > file_size - at || len < 4 || len > MAP_CAP) {
-            if (h.primary_hdrgm) set_detail(info, SY_GAINMAP_UNINTERPRETABLE, "MPF image 2 lies outside the file");
+            /* A second image the index promises but the file does not hold (cut
+             * short, or absurd): a gain map may be lost, so never "no gain map"
+             * (SPEC E6: an unreadable map goes through the SDR hook). */
+            set_detail(info, SY_GAINMAP_UNINTERPRETABLE,
+                       at >= file_size || len > file_size - at ? "MPF image 2 is cut short or lies outside the file"
+                                                                : "MPF image 2 has an impossible size");
         } else if ((map = sy__alloc(ctx, (size_t)len, 1, "gain map JPEG", err)) == NULL) {
             st = err ? err->code : SY_E_BUDGET;
         } else if (fseek(f, (long)at, SEEK_SET) != 0 || fread(map, 1, (size_t)len, f) != len) {

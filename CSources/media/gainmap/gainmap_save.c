@@ -12,7 +12,7 @@
 #include "heif/sy_heif_writer.h"
 
 /* Patches the MPF entries now that the primary's length is known, then
- * appends the map. The temp file's descriptor is read-write (mkstemp). */
+ * appends the map. The output's descriptor is read-write (sy__output_open). */
 static sy_status jpeg_finish(void *user, FILE *file, sy_error *err) {
     sy__gainmap_save *s = user;
     if (fflush(file) != 0) return sy__fail(err, SY_E_IO, "%s: write failed", s->output);

@@ -28,7 +28,34 @@ typedef struct heif_geometry {
     uint32_t crop_x, crop_y, width, height; /* clap window = delivered frame at k = 1 */
     uint8_t orientation;             /* EXIF code equivalent of irot/imir */
     sy_heif_nclx nclx;
+    uint32_t coding;                 /* primary item type when our reader does not decode it */
 } heif_geometry;
+
+/* The name of an image coding HEIF can carry, for messages. */
+static const char *coding_name(uint32_t type) {
+    switch (type) {
+    case SY_FOURCC('j', 'p', 'e', 'g'): return "JPEG";
+    case SY_FOURCC('a', 'v', 'c', '1'): return "H.264/AVC";
+    case SY_FOURCC('j', '2', 'k', '1'): return "JPEG 2000";
+    case SY_FOURCC('u', 'n', 'c', 'i'): return "uncompressed (ISO 23001-17)";
+    case SY_FOURCC('a', 'v', '0', '1'): return "AV1";
+    case SY_FOURCC('v', 'v', 'c', '1'): return "H.266/VVC";
+    default: return "unknown";
+    }
+}
+
+/* libheif decodes the codings our reader does not. When it cannot either, the
+ * message says which coding it is (libheif 1.15 reports such files as "'pitm'
+ * box references a non-existing image"), with libheif's words after it. */
+static sy_status fallback_failed(const char *path, uint32_t coding, sy_status st, sy_error *err) {
+    if (st == SY_OK || st == SY_E_BUDGET || st == SY_E_CANCELLED || !err) return st;
+    char libheif[sizeof err->message];
+    snprintf(libheif, sizeof libheif, "%s", err->message);
+    const char *said = strstr(libheif, "libheif cannot open it: ");
+    return sy__fail(err, SY_E_UNSUPPORTED, "%s: unsupported coding '%c%c%c%c' (%s): not HEVC, and libheif cannot decode it (%s)",
+                    path, (char)(coding >> 24), (char)(coding >> 16), (char)(coding >> 8), (char)coding,
+                    coding_name(coding), said ? said + strlen("libheif cannot open it: ") : libheif);
+}
 
 /* EXIF orientation as the matrix taking stored (centred, y down) to upright. */
 static const int exif_matrix[9][4] = {
@@ -84,6 +111,7 @@ static sy_status read_geometry(sy_heif_file *file, const char *path, heif_geomet
         g->rows = g->columns = 1;
         tile = primary;
     } else {
+        g->coding = primary->type;
         return sy__fail(err, SY_E_UNSUPPORTED, "%s: primary item type '%c%c%c%c' is not decoded by our reader", path,
                         (char)(primary->type >> 24), (char)(primary->type >> 16), (char)(primary->type >> 8),
                         (char)primary->type);
@@ -102,6 +130,17 @@ static sy_status read_geometry(sy_heif_file *file, const char *path, heif_geomet
     if ((uint64_t)g->grid_width * g->grid_height > SY_MAX_INPUT_PIXELS || g->grid_width > SY_MAX_INPUT_DIMENSION ||
         g->grid_height > SY_MAX_INPUT_DIMENSION)
         return sy__fail(err, SY_E_BUDGET, "%s: HEIF %ux%u exceeds the input limit", path, g->grid_width, g->grid_height);
+    /* The tiles' ispe is believed only as far as the grid needs it: a tile
+     * larger than the input limit, or a whole column or row of tiles beyond the
+     * output, is a lie that would size every row buffer below. */
+    if ((uint64_t)g->tile_width * g->tile_height > SY_MAX_INPUT_PIXELS || g->tile_width > SY_MAX_INPUT_DIMENSION ||
+        g->tile_height > SY_MAX_INPUT_DIMENSION)
+        return sy__fail(err, SY_E_INVALID_INPUT, "%s: tiles of %ux%u exceed the input limit (image %ux%u)", path,
+                        g->tile_width, g->tile_height, g->grid_width, g->grid_height);
+    if ((uint64_t)(g->columns - 1) * g->tile_width >= g->grid_width ||
+        (uint64_t)(g->rows - 1) * g->tile_height >= g->grid_height)
+        return sy__fail(err, SY_E_INVALID_INPUT, "%s: %ux%u tiles of %ux%u overhang the %ux%u image by whole tiles",
+                        path, g->columns, g->rows, g->tile_width, g->tile_height, g->grid_width, g->grid_height);
     for (uint32_t i = 0; i < g->rows * g->columns; i++) {
         const sy_heif_item_info *t = sy_heif_item(file, g->tiles[i]);
         if (!t || t->type != SY_FOURCC('h', 'v', 'c', '1') || t->width != g->tile_width || t->height != g->tile_height)
@@ -140,6 +179,8 @@ sy_status sy__heif_probe(sy_context *ctx, const char *path, sy_image_info *out, 
     st = read_geometry(file, path, &g, err);
     if (st == SY_OK) fill_info(&g, sy_heif_item(file, g.primary), out);
     sy_heif_close(file);
+    if (st == SY_E_UNSUPPORTED && g.coding)
+        return fallback_failed(path, g.coding, sy__libheif_probe(ctx, path, out, err), err);
     if (st == SY_E_UNSUPPORTED) return sy__libheif_probe(ctx, path, out, err);
     return st;
 }
@@ -374,8 +415,10 @@ sy_status sy__heif_source_open(sy_context *ctx, const char *path, uint32_t min_w
     sy_status st = sy_heif_open(ctx, path, &s->file, err);
     if (st == SY_OK) st = read_geometry(s->file, path, &s->g, err);
     if (st == SY_E_UNSUPPORTED) {
+        uint32_t coding = s->g.coding;
         tile_close(&s->base);
-        return sy__libheif_source_open(ctx, path, out, err);
+        st = sy__libheif_source_open(ctx, path, out, err);
+        return coding ? fallback_failed(path, coding, st, err) : st;
     }
     if (st != SY_OK) goto fail;
     const heif_geometry *g = &s->g;

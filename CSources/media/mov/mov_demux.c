@@ -571,8 +571,16 @@ static sy_status parse_stbl(mov_track *t, sy_mov *m, const sy_bmff_cursor *paren
         uint32_t next = i + 1 < t->stsc_n ? be32(t->stsc + 12ull * (i + 1)) : t->chunk_n + 1;
         if (next > t->chunk_n + 1) next = t->chunk_n + 1;
         if (next <= first) continue; /* reported as an error on the next iteration */
+        if (spc == 0)
+            return bad(m, err, SY_E_INVALID_INPUT, stbl->type, at, "track %u: stsc entry %u puts 0 samples in chunks %u..%u",
+                       t->info.id, i + 1, first, next - 1);
         chunk_total += (uint64_t)(next - first) * spc;
     }
+    /* A file cut short keeps the samples its tables still describe; tables
+     * that describe none of the declared samples are broken, not short. */
+    if (n > 0 && (stts_total == 0 || chunk_total == 0))
+        return bad(m, err, SY_E_INVALID_INPUT, stbl->type, at, "track %u: stsz declares %llu samples but %s describes none",
+                   t->info.id, (unsigned long long)n, stts_total == 0 ? "stts" : "stsc/stco");
     if (stts_total < n) n = stts_total;
     if (chunk_total < n) n = chunk_total;
     t->info.sample_count = (uint32_t)n;

@@ -123,6 +123,7 @@ sy_status sy_collage_render(sy_context *ctx, const char *const *inputs, uint32_t
         return sy__fail(err, SY_E_USAGE, "sy_collage_render: NULL argument");
     memset(report, 0, sizeof *report);
     sy_status st = check_options(opts, count, err);
+    if (st == SY_OK) st = sy__output_check(output_path, inputs, count, err);
     if (st != SY_OK) return st;
     sy_context_reset_peak(ctx);
 

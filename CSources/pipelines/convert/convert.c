@@ -2,9 +2,9 @@
  * recipe at full size, so conversions and editor saves share one exit path
  * (decode upright, the renderer's row copy, the still writer with metadata). */
 #include <string.h>
-#include <sys/stat.h>
 
 #include "base/sy_internal.h"
+#include "base/sy_output.h"
 #include "sy_convert.h"
 #include "sy_edit.h"
 
@@ -15,11 +15,6 @@ void sy_convert_options_init(sy_convert_options *opts) {
     opts->quality = 90;
 }
 
-static int same_file(const char *a, const char *b) {
-    struct stat sa, sb;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 sy_status sy_convert(sy_context *ctx, const char *input, const char *output, const sy_convert_options *opts,
                      sy_convert_report *report, sy_error *err) {
     if (!ctx || !input || !output || !opts || !report) return sy__fail(err, SY_E_USAGE, "sy_convert: NULL argument");
@@ -27,8 +22,8 @@ sy_status sy_convert(sy_context *ctx, const char *input, const char *output, con
     if (opts->version != 1) return sy__fail(err, SY_E_USAGE, "sy_convert: options version %u, expected 1", opts->version);
     if (opts->quality < 1 || opts->quality > 100)
         return sy__fail(err, SY_E_USAGE, "sy_convert: quality %d is outside 1..100", opts->quality);
-    if (strcmp(input, output) == 0 || same_file(input, output))
-        return sy__fail(err, SY_E_USAGE, "%s: a conversion writes a copy; the output must be another file", output);
+    sy_status st = sy__output_check(output, &input, 1, err);
+    if (st != SY_OK) return st;
     sy_edit_options eo;
     sy_edit_options_init(&eo);
     if (opts->format != SY_STILL_JPEG && opts->format != SY_STILL_PNG && opts->format != SY_STILL_HEIC)
@@ -39,7 +34,7 @@ sy_status sy_convert(sy_context *ctx, const char *input, const char *output, con
     sy_recipe identity;
     sy_recipe_init(&identity);
     sy_edit_report er;
-    sy_status st = sy_edit(ctx, input, output, &identity, &eo, &er, err);
+    st = sy_edit(ctx, input, output, &identity, &eo, &er, err);
     if (st != SY_OK) return st;
     report->source_format = er.source_format;
     report->width = er.width;

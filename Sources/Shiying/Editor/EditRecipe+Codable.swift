@@ -1,13 +1,17 @@
 // Recipe JSON (issue 5, docs/recipe-schema.md). Absent fields take their
 // identity default and defaults are not written, so `{}` is the identity and
-// the identity encodes as `{}`. Unknown keys are ignored (forward compatible);
-// a `version` above `currentVersion` is refused before anything else is read.
+// the identity encodes as `{}`. A `version` above `currentVersion` is refused
+// before anything else is read; then a key this version does not define is
+// refused naming it (a misplaced `exposure` beside `adjustments` is an error,
+// not the identity), except inside the free-form top-level `meta` object.
 import Foundation
 
 extension EditRecipe: Codable {
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case version, crop, straighten, quarterTurns, flipHorizontal, flipVertical, adjustments, filter, border
     }
+    /// Notes and provenance that never change pixels; read by nobody, kept by nobody.
+    static let metaKey = "meta"
 
     /// Decodes and validates.
     /// - Throws: `EditRecipeError` for a bad version or value; `DecodingError`
@@ -19,6 +23,7 @@ extension EditRecipe: Codable {
         let version = try c.decodeIfPresent(Int.self, forKey: .version) ?? 1
         self.init(version: version)
         try EditRecipe(version: version).validate()
+        try refuseUnknownKeys(decoder, known: Set(CodingKeys.allCases.map(\.rawValue) + [Self.metaKey]))
         crop = try c.decodeIfPresent(Crop.self, forKey: .crop) ?? .full
         straighten = try c.decodeIfPresent(Double.self, forKey: .straighten) ?? 0
         quarterTurns = try Self.decodeQuarterTurns(c)
@@ -69,6 +74,7 @@ extension EditRecipe.Adjustments: Codable {
     /// Each slider is optional; absent = 0.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: Key.self)
+        try refuseUnknownKeys(decoder, known: Set(Self.neutral.namedValues.map(\.0)))
         func slider(_ name: String) throws -> Double { try c.decodeIfPresent(Double.self, forKey: Key(name)) ?? 0 }
         self.init(exposure: try slider("exposure"), contrast: try slider("contrast"),
                   highlights: try slider("highlights"), shadows: try slider("shadows"),
@@ -90,6 +96,7 @@ extension EditRecipe.Filter: Codable {
     /// `id` is required; `intensity` defaults to 1.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
+        try refuseUnknownKeys(decoder, known: ["id", "intensity"])
         self.init(id: try c.decode(String.self, forKey: .id),
                   intensity: try c.decodeIfPresent(Double.self, forKey: .intensity) ?? 1)
     }
@@ -108,6 +115,7 @@ extension EditRecipe.Border: Codable {
     /// `width` is required (a border without one means nothing); `color` defaults to white.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
+        try refuseUnknownKeys(decoder, known: ["width", "color"])
         self.init(width: try c.decode(Double.self, forKey: .width),
                   color: try c.decodeIfPresent(RecipeColor.self, forKey: .color) ?? .white)
     }
@@ -179,15 +187,26 @@ extension EditRecipe {
         path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
     }
 
+    /// What a JSON author calls the type a field wants (never a Swift type name).
+    private static func jsonKind(_ type: Any.Type) -> String {
+        switch type {
+        case is Double.Type, is Float.Type: return "a number"
+        case is Int.Type: return "a whole number"
+        case is Bool.Type: return "true or false"
+        case is String.Type: return "a string"
+        case is [Any].Type: return "an array"
+        default: return "a JSON object"
+        }
+    }
+
     private static func recipeError(_ error: DecodingError) -> EditRecipeError {
         switch error {
         case .keyNotFound(let key, let context):
             return EditRecipeError(.malformed, field: jsonPath(context.codingPath + [key]), reason: "required key is missing")
         case .typeMismatch(let type, let context):
-            let what = context.codingPath.isEmpty ? "a JSON object" : "\(type)"
-            return EditRecipeError(.malformed, field: jsonPath(context.codingPath), reason: "expected \(what)")
+            return EditRecipeError(.malformed, field: jsonPath(context.codingPath), reason: "expected \(jsonKind(type))")
         case .valueNotFound(let type, let context):
-            return EditRecipeError(.malformed, field: jsonPath(context.codingPath), reason: "expected \(type), found null")
+            return EditRecipeError(.malformed, field: jsonPath(context.codingPath), reason: "expected \(jsonKind(type)), found null")
         case .dataCorrupted(let context):
             let path = jsonPath(context.codingPath)
             return EditRecipeError(.malformed, field: path,
@@ -196,4 +215,22 @@ extension EditRecipe {
             return EditRecipeError(.malformed, field: "", reason: "\(error)")
         }
     }
+}
+
+/// Any key, to list what a JSON object holds.
+private struct AnyKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
+/// Refuses the first key (in sorted order) that `known` does not list, naming it
+/// with its path, e.g. `adjustments.clarity`.
+private func refuseUnknownKeys(_ decoder: any Decoder, known: Set<String>) throws {
+    let c = try decoder.container(keyedBy: AnyKey.self)
+    guard let unknown = c.allKeys.map(\.stringValue).filter({ !known.contains($0) }).sorted().first else { return }
+    let path = EditRecipe.jsonPath(decoder.codingPath + [AnyKey(stringValue: unknown)!])
+    throw EditRecipeError(.malformed, field: path,
+                          reason: "unknown key \"\(unknown)\"; this version knows \(known.sorted().joined(separator: ", "))")
 }

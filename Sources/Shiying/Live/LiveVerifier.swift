@@ -86,7 +86,10 @@ public struct EngineLivePairChecker: LivePairChecking {
 
     public func check(still: String, movie: String, cancellation: LiveCancellation) throws -> LiveVerification {
         let engine = try EngineContext(progress: progress)
-        cancellation.onCancel { engine.cancel() }
+        // Weak: the token outlives the check (the verifier's timer and cancel
+        // handler hold it), the engine must not — it is destroyed when this
+        // returns, on the check's own thread, never during process exit.
+        cancellation.onCancel { [weak engine] in engine?.cancel() }
         var verdict = sy_live_verdict()
         var error = sy_error()
         try engineCheck(sy_live_verify(engine.raw, still, movie, &verdict, &error), error, file: movie)
@@ -133,13 +136,50 @@ public struct LiveVerifier<C: Clock>: Sendable where C.Duration == Duration {
                 }
                 gate.whenDone { timer.cancel() }
                 // the check blocks in C: a thread of its own, never a cooperative-pool thread
+                RunningChecks.shared.started()
                 Thread.detachNewThread {
                     let result = Result { try checker.check(still: still, movie: movie, cancellation: token) }
                     gate.resume(result)
+                    RunningChecks.shared.finished()
                 }
             }
         } onCancel: {
             if gate.resume(.failure(CancellationError())) { token.cancel() }
+        }
+    }
+}
+
+extension LiveVerifier {
+    /// Waits until every check thread — also those a deadline or cancellation
+    /// abandoned, which were told to stop — has left the engine, or `timeout`
+    /// passes; true when none is left. A process calls this before it exits, so
+    /// no check is inside a codec while the process's libraries shut down.
+    public static func waitForRunningChecks(timeout: Duration = .seconds(10)) -> Bool {
+        RunningChecks.shared.waitUntilIdle(timeout: timeout)
+    }
+}
+
+/// The check threads alive now (started, not yet out of the engine).
+final class RunningChecks: @unchecked Sendable {
+    static let shared = RunningChecks()
+    private let condition = NSCondition()
+    private var count = 0
+
+    func started() { condition.withLock { count += 1 } }
+
+    func finished() {
+        condition.withLock {
+            count -= 1
+            condition.broadcast()
+        }
+    }
+
+    func waitUntilIdle(timeout: Duration) -> Bool {
+        let (seconds, attoseconds) = timeout.components
+        let deadline = Date(timeIntervalSinceNow: Double(seconds) + Double(attoseconds) / 1e18)
+        return condition.withLock {
+            while count > 0 { if !condition.wait(until: deadline) { break } }
+            return count == 0
         }
     }
 }

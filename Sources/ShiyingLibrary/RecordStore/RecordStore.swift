@@ -4,10 +4,12 @@ internal import CSQLite
 
 /// A connection to the record store's SQLite file.
 ///
-/// Opening creates the file if needed, switches it to WAL, turns on foreign
-/// keys, and applies every pending `RecordStoreMigration` (each in its own
-/// transaction, recorded in `schema_version`). Statements are prepared once
-/// and cached per SQL text.
+/// Opening creates the file if needed, refuses another program's database
+/// before changing anything in it, switches it to WAL, turns on foreign keys,
+/// and applies every pending `RecordStoreMigration` (each in its own
+/// `BEGIN IMMEDIATE` transaction that reads the version inside it, so any
+/// number of processes may open a new file at once). Statements are prepared
+/// once and cached per SQL text.
 ///
 /// Not Sendable: one connection belongs to one thread or actor at a time
 /// (the connection is opened with SQLITE_OPEN_NOMUTEX). Open a second
@@ -48,14 +50,16 @@ public final class RecordStore {
             return 0 // 0 = let the commit proceed
         }, Unmanaged.passUnretained(commits).toOpaque())
         do {
+            try refuseForeignDatabase()
             _ = try query("PRAGMA journal_mode=WAL")
             try execute("PRAGMA synchronous=NORMAL")
             try execute("PRAGMA foreign_keys=ON")
             try migrate(migrations)
-        } catch {
+        } catch let error as RecordStoreError {
             statements.removeAll()
             sqlite3_close_v2(db)
-            throw error
+            // Name the file: "file is not a database" alone does not say which.
+            throw error.message.contains(path) ? error : RecordStoreError(code: error.code, message: "\(path): \(error.message)")
         }
     }
 
@@ -142,21 +146,37 @@ public final class RecordStore {
         return prepared
     }
 
-    private func migrate(_ migrations: [RecordStoreMigration]) throws {
-        try execute("""
-            CREATE TABLE IF NOT EXISTS schema_version (
-                version INTEGER PRIMARY KEY NOT NULL,
-                name TEXT NOT NULL,
-                applied_at_ms INTEGER NOT NULL
-            )
-            """)
-        let current = try schemaVersion
-        if let newest = migrations.last?.version, current > newest {
-            throw RecordStoreError(code: .schemaTooNew,
-                                   message: "\(path) has schema version \(current); this build knows up to \(newest)")
+    /// A file with tables but no `schema_version` belongs to another program:
+    /// refuse it before WAL or any table is written (a read-only look).
+    private func refuseForeignDatabase() throws {
+        let tables = try query("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { $0.first?.string }
+        if !tables.isEmpty && !tables.contains("schema_version") {
+            throw RecordStoreError(code: .foreignDatabase,
+                                   message: "\(path) is another program's SQLite database (tables \(tables.prefix(3).joined(separator: ", "))…); it was left untouched")
         }
-        for step in migrations where step.version > current {
+    }
+
+    /// Each step in its own write transaction; the version is read inside it,
+    /// so a process that lost the race for the lock sees the winner's steps.
+    private func migrate(_ migrations: [RecordStoreMigration]) throws {
+        let newest = migrations.last?.version ?? 0
+        try transaction { store in
+            try store.executeUncached("""
+                CREATE TABLE IF NOT EXISTS schema_version (
+                    version INTEGER PRIMARY KEY NOT NULL,
+                    name TEXT NOT NULL,
+                    applied_at_ms INTEGER NOT NULL
+                )
+                """)
+            let current = try store.schemaVersion
+            if current > newest {
+                throw RecordStoreError(code: .schemaTooNew,
+                                       message: "\(store.path) has schema version \(current); this build knows up to \(newest)")
+            }
+        }
+        for step in migrations {
             try transaction { store in
+                guard step.version > (try store.schemaVersion) else { return }
                 for sql in step.statements { try store.executeUncached(sql) }
                 try store.execute("INSERT INTO schema_version(version, name, applied_at_ms) VALUES (?, ?, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))",
                                   [.integer(Int64(step.version)), .text(step.name)])

@@ -22,6 +22,8 @@ public struct RecordStoreError: Error, CustomStringConvertible, Sendable {
         public static let notADatabase = Code(rawValue: 26)
         /// The file's schema is newer than this build knows.
         public static let schemaTooNew = Code(rawValue: -1)
+        /// An SQLite database of another program (tables, but no `schema_version`): left untouched.
+        public static let foreignDatabase = Code(rawValue: -2)
 
         public var description: String {
             switch self {
@@ -32,6 +34,7 @@ public struct RecordStoreError: Error, CustomStringConvertible, Sendable {
             case .constraint: return "SQLITE_CONSTRAINT"
             case .notADatabase: return "SQLITE_NOTADB"
             case .schemaTooNew: return "schema too new"
+            case .foreignDatabase: return "another program's database"
             default: return "SQLite code \(rawValue)"
             }
         }

@@ -1,0 +1,68 @@
+// No command overwrites one of its inputs, and a bad output path is refused
+// before any work (issue 20 item 2): the one output check in the engine
+// (sy__output_check: same device + inode as any input, a directory, a missing
+// or read-only folder), through the built `shiying` binary.
+import Foundation
+import Testing
+
+@Suite("CLI outputs: never an input, never a directory, checked before work")
+struct CLIOutputSafetyTests {
+    /// Two small sample photos in a fresh folder.
+    static func photos() async throws -> (TempFolder, [String]) {
+        let dir = try TempFolder()
+        let made = try await ShiyingBinary.shiying(["sample-photos", "--count", "2", "--width", "96", "--height", "64",
+                                                    "-o", dir.path])
+        #expect(made.status == 0, "\(made.stderr)")
+        return (dir, [dir.file("sample-0001.jpg"), dir.file("sample-0002.jpg")])
+    }
+
+    static func bytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
+
+    @Test("collage -o a.jpg a.jpg b.jpg (and through a symlink or a hard link) is refused; a.jpg is untouched",
+          arguments: ["same", "symlink", "hardlink"])
+    func collageNeverOverwritesAnInput(_ spelling: String) async throws {
+        let (dir, inputs) = try await Self.photos()
+        defer { dir.remove() }
+        let before = Self.bytes(inputs[0])
+        var output = inputs[0]
+        if spelling == "symlink" {
+            output = dir.file("link.jpg")
+            try FileManager.default.createSymbolicLink(atPath: output, withDestinationPath: inputs[0])
+        } else if spelling == "hardlink" {
+            output = dir.file("hard.jpg")
+            try FileManager.default.linkItem(atPath: inputs[0], toPath: output)
+        }
+        let result = try await ShiyingBinary.shiying(["collage", "--layout", "long", "-o", output] + inputs)
+        #expect(result.status != 0, "\(spelling): the collage replaced its own input")
+        #expect(result.stderr.contains("is also an input"), "\(result.stderr)")
+        #expect(Self.bytes(inputs[0]) == before)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains(".tmp-") }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+    }
+
+    @Test("convert onto its own input is refused; the input is untouched")
+    func convertNeverOverwritesItsInput() async throws {
+        let (dir, inputs) = try await Self.photos()
+        defer { dir.remove() }
+        let before = Self.bytes(inputs[1])
+        let result = try await ShiyingBinary.shiying(["convert", inputs[1], "-o", inputs[1]])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("is also an input"), "\(result.stderr)")
+        #expect(Self.bytes(inputs[1]) == before)
+    }
+
+    @Test("an output that is a directory, or in a missing folder, fails at once naming the path")
+    func badOutputPaths() async throws {
+        let (dir, inputs) = try await Self.photos()
+        defer { dir.remove() }
+        let folder = dir.file("already-a-folder.jpg")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let intoFolder = try await ShiyingBinary.shiying(["collage", "--layout", "grid", "-o", folder] + inputs)
+        #expect(intoFolder.status != 0)
+        #expect(intoFolder.stderr.contains("\(folder): is a directory"), "\(intoFolder.stderr)")
+        let missing = dir.file("no-such-folder/out.jpg")
+        let intoNothing = try await ShiyingBinary.shiying(["collage", "--layout", "grid", "-o", missing] + inputs)
+        #expect(intoNothing.status != 0)
+        #expect(intoNothing.stderr.contains("does not exist"), "\(intoNothing.stderr)")
+    }
+}
