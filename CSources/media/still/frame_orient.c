@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/sy_video_stream.h"
+#include "hevc/sy_hevc.h" /* sy__yuv_rows */
 
 typedef struct walk {
     ptrdiff_t origin, sx, sy; /* byte offsets in the frame */
