@@ -1,9 +1,9 @@
 /* hvcc_record.c — hvcC (HEVCDecoderConfigurationRecord) from VPS/SPS/PPS.
  *
- * Only the SPS fields the record repeats are parsed (with the shared RBSP
- * reader, base/sy_rbsp.h): the general
- * profile_tier_level bytes (copied verbatim), sps_max_sub_layers_minus1,
- * sps_temporal_id_nesting_flag, chroma_format_idc and the bit depths.
+ * Only the SPS fields the record repeats are parsed, with the shared RBSP
+ * reader (base/sy_rbsp.h): the general profile_tier_level bytes (copied
+ * verbatim), sps_max_sub_layers_minus1, sps_temporal_id_nesting_flag,
+ * chroma_format_idc and the bit depths.
  * min_spatial_segmentation, parallelismType and avgFrameRate are written as
  * "unknown" (0), which every reader accepts.
  */
