@@ -32,7 +32,7 @@
 #include "sy_video.h"
 
 #define VE_DEFAULT_PRESET "fast"
-#define VE_MIN_SIDE 64u /* x265: "Picture size must be at least one CTU" (64, see configure) */
+#define VE_MIN_SIDE 64u /* x265: "Picture size must be at least one CTU" (the HEVC encoder uses CTU 64) */
 #define VE_MAX_SIDE 16384u
 #define VE_MAX_LUMA_PICTURE 35651584ull /* HEVC level 6.2 MaxLumaPs: beyond it no level fits */
 #define VE_MAX_FPS 1000u
