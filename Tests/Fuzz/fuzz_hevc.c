@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             uint8_t *row = sy__alloc(ctx, yuv.width, 3, "fuzz row", &err);
             if (row) {
                 uint32_t sum = 0;
-                sy_heif_nclx nclx = {1, 1, 13, (uint16_t)(yuv.bytes % 15), (uint8_t)(yuv.bytes & 1)};
+                sy_cicp nclx = {1, 1, 13, (uint16_t)(yuv.bytes % 15), (uint8_t)(yuv.bytes & 1)};
                 for (uint32_t y = 0; y < yuv.height; y++) {
                     sy__yuv_rows(&yuv, NULL, 1, y, 1, &row);
                     sum += row[0] + row[yuv.width * 3 - 1];

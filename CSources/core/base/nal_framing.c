@@ -1,6 +1,6 @@
 /* nal_framing.c — checks a movie sample's length-prefixed NAL units before a
  * codec library walks them (shared by the HEVC and H.264 stream decoders). */
-#include "base/sy_video_stream.h"
+#include "base/sy_nal.h"
 
 sy_status sy__nal_framing(const uint8_t *data, size_t len, uint32_t length_size, uint32_t tag, uint32_t *count,
                           sy_error *err) {

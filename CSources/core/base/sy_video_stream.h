@@ -11,19 +11,23 @@
  * big-endian length of the configuration record's size. The decoder checks
  * the framing and any in-band SPS before its codec library sees the bytes.
  * Error messages start with "sample N: " when a sample is to blame; the
- * reader prefixes the file name. */
+ * reader prefixes the file name.
+ *
+ * The constructors sit with their codecs: sy__hevc_stream_create
+ * (hevc/sy_hevc.h), sy__h264_stream_create (h264/sy_h264.h). */
 #ifndef SY_VIDEO_STREAM_H
 #define SY_VIDEO_STREAM_H
 
 #include "base/sy_internal.h"
-#include "hevc/sy_hevc.h"
+#include "base/sy_cicp.h"
+#include "base/sy_yuv.h"
 
 /* What the parameter sets say, known when the decoder is created. */
 typedef struct sy__vstream_params {
     uint32_t width, height; /* output picture size (after the conformance window / frame cropping) */
     uint8_t bit_depth;      /* luma */
     uint8_t chroma;         /* 0 = 4:0:0, 1 = 4:2:0, 2 = 4:2:2, 3 = 4:4:4 */
-    sy_heif_nclx colour;    /* VUI video signal type; present = 0 when the SPS has none */
+    sy_cicp colour;         /* VUI video signal type; present = 0 when the SPS has none */
     size_t charged;         /* codec memory charged to the context (estimate) */
 } sy__vstream_params;
 
@@ -48,27 +52,6 @@ struct sy__vstream {
     sy_context *ctx;
     sy__vstream_params params;
 };
-
-/* HEVC through libde265. `config` is the hvcC payload; when it carries no
- * SPS (hev1 may keep them in-band), `first` (sample 0) is searched for one. */
-sy_status sy__hevc_stream_create(sy_context *ctx, const uint8_t *config, size_t config_len, const uint8_t *first,
-                                 size_t first_len, sy__vstream **out, sy_error *err);
-
-/* H.264 through openh264 (8-bit 4:2:0 progressive only). `config` is the avcC payload. */
-sy_status sy__h264_stream_create(sy_context *ctx, const uint8_t *config, size_t config_len, const uint8_t *first,
-                                 size_t first_len, sy__vstream **out, sy_error *err);
-
-/* Reads a big-endian NAL length prefix of `size` (1..4) bytes. */
-static inline uint32_t sy__nal_length(const uint8_t *p, uint32_t size) {
-    uint32_t v = 0;
-    for (uint32_t i = 0; i < size; i++) v = (v << 8) | p[i];
-    return v;
-}
-
-/* Checks the length-prefixed framing of a sample: every NAL unit inside it,
- * none empty-headed. Returns the NAL count in *count. */
-sy_status sy__nal_framing(const uint8_t *data, size_t len, uint32_t length_size, uint32_t tag, uint32_t *count,
-                          sy_error *err);
 
 /* ---- upright RGB (frame_orient.c) ---- */
 

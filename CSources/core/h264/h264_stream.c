@@ -19,8 +19,9 @@
 #include <string.h>
 #include <wels/codec_api.h>
 
+#include "base/sy_nal.h"
+#include "h264/sy_h264.h"
 #include "h264/sy_h264_sps.h"
-#include "base/sy_video_stream.h"
 
 #define H264_SAMPLE_CAP ((size_t)64 << 20)
 

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#include "heif/sy_heif.h"
+#include "base/sy_cicp.h"
 
 typedef struct sy__h264_sps {
     uint8_t profile_idc;
@@ -19,7 +19,7 @@ typedef struct sy__h264_sps {
     uint32_t width, height;         /* coded, in luma samples */
     uint32_t out_width, out_height; /* after frame cropping (0 when it eats the picture) */
     uint8_t has_vui;                /* the VUI parsed through bitstream_restriction (or its end) */
-    sy_heif_nclx colour;            /* present = 1 when the VUI has a video signal type */
+    sy_cicp colour;            /* present = 1 when the VUI has a video signal type */
     uint8_t has_reorder;
     uint32_t max_num_reorder_frames, max_dec_frame_buffering;
 } sy__h264_sps;

@@ -9,11 +9,11 @@
  * tile. The SPS is read before anything is handed to libde265 (hevc_params.c,
  * shared with the movie stream decoder), so oversized pictures are refused
  * and libde265's own memory is charged to the context before it is allocated. */
-#include <libde265/de265.h>
 #include <string.h>
 
+#include "base/sy_nal.h"
+#include "hevc/sy_de265.h"
 #include "hevc/sy_hevc.h"
-#include "hevc/sy_hevc_params.h"
 
 struct sy__hevc_decoder {
     sy_context *ctx;
@@ -42,8 +42,7 @@ sy_status sy__hevc_decoder_create(sy_context *ctx, const uint8_t *hvcc, size_t h
     }
     memcpy(d->record, hvcc, hvcc_len);
     d->record_len = hvcc_len;
-    /* keeps libde265's global tables alive between per-tile contexts (mutex-guarded in libde265) */
-    d->de265_ref = de265_init() == DE265_OK;
+    d->de265_ref = sy__de265_hold(); /* keeps libde265's tables alive between per-tile contexts */
     *out = d;
     return SY_OK;
 }
@@ -51,7 +50,7 @@ sy_status sy__hevc_decoder_create(sy_context *ctx, const uint8_t *hvcc, size_t h
 void sy__hevc_decoder_destroy(sy__hevc_decoder *dec) {
     if (!dec) return;
     sy_context *ctx = dec->ctx;
-    if (dec->de265_ref) de265_free();
+    sy__de265_drop(dec->de265_ref);
     if (dec->record) sy__free(ctx, dec->record);
     sy__free(ctx, dec);
 }
@@ -71,105 +70,57 @@ void sy__yuv_release(sy_context *ctx, sy__yuv *yuv) {
  * modes, deblocking, SAO). Charged a little above that, plus the queued NAL copies. */
 static size_t estimate_de265(const sy__hevc_bound *b, size_t data_len) {
     size_t px = (size_t)b->width * b->height;
-    size_t bps = b->bit_depth > 8 ? 2 : 1;
-    size_t chroma_quarters = b->chroma == 0 ? 0 : b->chroma == 1 ? 2 : b->chroma == 2 ? 4 : 8;
-    size_t picture = (px + px * chroma_quarters / 4) * bps;
-    return picture * 3 / 2 + px * 5 / 2 + ((size_t)256 << 10) + 2 * data_len;
+    return sy__hevc_picture_bytes(b) * 3 / 2 + px * 5 / 2 + ((size_t)256 << 10) + 2 * data_len;
 }
 
+/* Copies a decoded picture into one engine block, each plane at the deepest
+ * plane's bit depth (a shallower plane is scaled up to it). */
 static sy_status copy_picture(sy_context *ctx, const struct de265_image *img, sy__yuv *out, sy_error *err) {
-    enum de265_chroma cf = de265_get_chroma_format(img);
-    int w = de265_get_image_width(img, 0), h = de265_get_image_height(img, 0);
-    if (w <= 0 || h <= 0 || (uint32_t)w > SY__HEVC_MAX_SIDE || (uint32_t)h > SY__HEVC_MAX_SIDE)
-        return sy__fail(err, SY_E_INVALID_INPUT, "hevc: decoded picture is %dx%d", w, h);
-    if (cf != de265_chroma_mono && cf != de265_chroma_420 && cf != de265_chroma_422 && cf != de265_chroma_444)
-        return sy__fail(err, SY_E_UNSUPPORTED, "hevc: chroma format %d", (int)cf);
-    int planes = cf == de265_chroma_mono ? 1 : 3;
-    int depth[3] = {0, 0, 0}, maxdepth = 0;
-    for (int c = 0; c < planes; c++) {
-        depth[c] = de265_get_bits_per_pixel(img, c);
-        if (depth[c] < 8 || depth[c] > 16)
-            return sy__fail(err, SY_E_UNSUPPORTED, "hevc: plane %d has %d bits per sample", c, depth[c]);
-        maxdepth = SY__MAX(maxdepth, depth[c]);
-    }
-    size_t bps = maxdepth > 8 ? 2 : 1, total = 0;
-    uint32_t pw[3] = {0}, ph[3] = {0};
-    for (int c = 0; c < planes; c++) {
-        int cw = de265_get_image_width(img, c), ch = de265_get_image_height(img, c);
-        if (cw <= 0 || ch <= 0 || cw > w || ch > h)
-            return sy__fail(err, SY_E_INVALID_INPUT, "hevc: plane %d is %dx%d in a %dx%d picture", c, cw, ch, w, h);
-        pw[c] = (uint32_t)cw;
-        ph[c] = (uint32_t)ch;
-        total += (size_t)pw[c] * ph[c] * bps;
-    }
+    sy__yuv view;
+    int depth[3];
+    sy_status st = sy__de265_view(img, &view, depth, "hevc", err);
+    if (st != SY_OK) return st;
+    if (view.width > SY__HEVC_MAX_SIDE || view.height > SY__HEVC_MAX_SIDE)
+        return sy__fail(err, SY_E_INVALID_INPUT, "hevc: decoded picture is %ux%u", view.width, view.height);
+    int planes = view.chroma == 0 ? 1 : 3;
+    size_t bps = view.bit_depth > 8 ? 2 : 1, total = 0;
+    for (int c = 0; c < planes; c++) total += (size_t)view.plane_width[c] * view.plane_height[c] * bps;
     uint8_t *block = sy__alloc(ctx, total, 1, "hevc picture", err);
     if (!block) return err ? err->code : SY_E_BUDGET;
-    memset(out, 0, sizeof *out);
-    out->width = (uint32_t)w;
-    out->height = (uint32_t)h;
-    out->bit_depth = (uint8_t)maxdepth;
-    out->chroma = (uint8_t)cf;
+    *out = view;
     out->bytes = total;
     uint8_t *dst = block;
     for (int c = 0; c < planes; c++) {
-        int stride = 0;
-        const uint8_t *src = de265_get_image_plane(img, c, &stride);
-        size_t row_bytes = (size_t)pw[c] * bps;
-        size_t src_row = (size_t)pw[c] * (depth[c] > 8 ? 2 : 1);
-        if (!src || stride <= 0 || (size_t)stride < src_row) {
-            sy__free(ctx, block);
-            memset(out, 0, sizeof *out);
-            return sy__fail(err, SY_E_CODEC, "hevc: libde265 gave no plane %d", c);
-        }
+        uint32_t pw = view.plane_width[c];
+        size_t row_bytes = (size_t)pw * bps;
         out->plane[c] = dst;
         out->stride[c] = (uint32_t)row_bytes;
-        out->plane_width[c] = pw[c];
-        out->plane_height[c] = ph[c];
-        int up = maxdepth - depth[c]; /* a plane shallower than the deepest is scaled up to it */
-        for (uint32_t y = 0; y < ph[c]; y++, dst += row_bytes) {
-            const uint8_t *s = src + (size_t)y * (size_t)stride;
+        int up = view.bit_depth - depth[c];
+        for (uint32_t y = 0; y < view.plane_height[c]; y++, dst += row_bytes) {
+            const uint8_t *s = view.plane[c] + (size_t)y * view.stride[c];
             if (bps == 1 || (depth[c] > 8 && up == 0)) {
                 memcpy(dst, s, row_bytes);
             } else if (depth[c] > 8) {
                 const uint16_t *s16 = (const uint16_t *)(const void *)s;
                 uint16_t *d16 = (uint16_t *)(void *)dst;
-                for (uint32_t x = 0; x < pw[c]; x++) d16[x] = (uint16_t)(s16[x] << up);
+                for (uint32_t x = 0; x < pw; x++) d16[x] = (uint16_t)(s16[x] << up);
             } else {
                 uint16_t *d16 = (uint16_t *)(void *)dst;
-                for (uint32_t x = 0; x < pw[c]; x++) d16[x] = (uint16_t)(s[x] << up);
+                for (uint32_t x = 0; x < pw; x++) d16[x] = (uint16_t)(s[x] << up);
             }
         }
     }
-    out->vui.present = 1;
-    out->vui.primaries = (uint16_t)de265_get_image_colour_primaries(img);
-    out->vui.transfer = (uint16_t)de265_get_image_transfer_characteristics(img);
-    out->vui.matrix = (uint16_t)de265_get_image_matrix_coefficients(img);
-    out->vui.full_range = de265_get_image_full_range_flag(img) ? 1 : 0;
     return SY_OK;
-}
-
-static uint32_t read_len(const uint8_t *p, uint32_t size) {
-    uint32_t v = 0;
-    for (uint32_t i = 0; i < size; i++) v = (v << 8) | p[i];
-    return v;
 }
 
 /* Runs one libde265 context over the parameter sets and `data`. */
 static sy_status run_de265(sy__hevc_decoder *dec, const uint8_t *data, size_t len, uint32_t nal_count, sy__yuv *out,
                            sy_error *err) {
-    de265_decoder_context *de = de265_new_decoder();
+    de265_decoder_context *de = sy__de265_new_decoder();
     if (!de) return sy__fail(err, SY_E_CODEC, "hevc: libde265 could not create a decoder");
-    de265_set_parameter_bool(de, DE265_DECODER_PARAM_BOOL_SEI_CHECK_HASH, 0);
     sy_status st = SY_OK;
-    de265_error e = DE265_OK;
-    for (uint32_t i = 0; i < dec->hvcc.ps_count && de265_isOK(e); i++)
-        e = de265_push_NAL(de, dec->record + dec->hvcc.ps[i].offset, (int)dec->hvcc.ps[i].length, 0, NULL);
-    for (size_t pos = 0; pos < len && de265_isOK(e);) {
-        uint32_t n = read_len(data + pos, dec->hvcc.length_size);
-        pos += dec->hvcc.length_size;
-        if (n) e = de265_push_NAL(de, data + pos, (int)n, 0, NULL);
-        pos += n;
-    }
+    de265_error e = sy__de265_push_parameter_sets(de, dec->record, &dec->hvcc);
+    if (de265_isOK(e)) e = sy__de265_push_nals(de, data, len, dec->hvcc.length_size, 0);
     if (de265_isOK(e)) e = de265_flush_data(de);
     if (!de265_isOK(e)) {
         st = sy__fail_sub(err, SY_E_CODEC, (int32_t)e, "hevc: libde265: %s", de265_get_error_text(e));
@@ -217,7 +168,7 @@ sy_status sy__hevc_decode(sy__hevc_decoder *dec, const uint8_t *data, size_t len
         if (len - pos < dec->hvcc.length_size)
             return sy__fail(err, SY_E_INVALID_INPUT, "hevc: tile data truncated (length prefix at byte %zu of %zu)",
                             pos, len);
-        uint32_t n = read_len(data + pos, dec->hvcc.length_size);
+        uint32_t n = sy__nal_length(data + pos, dec->hvcc.length_size);
         pos += dec->hvcc.length_size;
         if (n > len - pos)
             return sy__fail(err, SY_E_INVALID_INPUT,

@@ -14,12 +14,12 @@
  * libde265 reports damaged slices as warnings and carries on; a warning is
  * turned into an error naming the sample it concerns (decoding is drained
  * after every sample; see slice_data_warning for which sample that is). */
-#include <libde265/de265.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "base/sy_video_stream.h"
-#include "hevc/sy_hevc_params.h"
+#include "base/sy_nal.h"
+#include "hevc/sy_de265.h"
+#include "hevc/sy_hevc.h"
 
 enum { NAL_RASL_N = 8, NAL_RASL_R = 9, NAL_FIRST_NON_VCL = 32 };
 
@@ -131,13 +131,7 @@ static sy_status hevc_send(sy__vstream *base, const uint8_t *data, size_t len, u
     s->tag = tag;
     s->data_tag = first_vcl >= 0 && s->last_slice_tag >= 0 ? (uint32_t)s->last_slice_tag : tag;
     if (first_vcl >= 0) s->last_slice_tag = tag;
-    de265_error e = DE265_OK;
-    for (size_t pos = 0; pos < len && de265_isOK(e);) {
-        uint32_t n = sy__nal_length(data + pos, s->length_size);
-        pos += s->length_size;
-        if (n) e = de265_push_NAL(s->de, data + pos, (int)n, (de265_PTS)tag, NULL);
-        pos += n;
-    }
+    de265_error e = sy__de265_push_nals(s->de, data, len, s->length_size, (de265_PTS)tag);
     if (!de265_isOK(e))
         return sy__fail_sub(err, SY_E_CODEC, (int32_t)e, "sample %u: libde265: %s", tag, de265_get_error_text(e));
     s->decode_budget = 2 * nals + 64;
@@ -154,44 +148,20 @@ static sy_status hevc_finish(sy__vstream *base, sy_error *err) {
     return SY_OK;
 }
 
-/* A borrowed view of libde265's planes. */
+/* A borrowed view of libde265's planes, which must match the stream's parameters. */
 static sy_status view(hevc_stream *s, const struct de265_image *img, sy__yuv *out, sy_error *err) {
     const sy__vstream_params *p = &s->base.params;
-    memset(out, 0, sizeof *out);
-    enum de265_chroma cf = de265_get_chroma_format(img);
-    int w = de265_get_image_width(img, 0), h = de265_get_image_height(img, 0);
-    if (w != (int)p->width || h != (int)p->height)
-        return sy__fail(err, SY_E_UNSUPPORTED, "sample %u: picture of %dx%d in a %ux%u stream", s->tag, w, h,
-                        p->width, p->height);
-    if (cf != de265_chroma_mono && cf != de265_chroma_420 && cf != de265_chroma_422 && cf != de265_chroma_444)
-        return sy__fail(err, SY_E_UNSUPPORTED, "sample %u: chroma format %d", s->tag, (int)cf);
-    int planes = cf == de265_chroma_mono ? 1 : 3;
-    int depth = de265_get_bits_per_pixel(img, 0);
-    if (depth < 8 || depth > 16)
-        return sy__fail(err, SY_E_UNSUPPORTED, "sample %u: %d bits per sample", s->tag, depth);
-    for (int c = 0; c < planes; c++) {
-        int stride = 0;
-        const uint8_t *plane = de265_get_image_plane(img, c, &stride);
-        int cw = de265_get_image_width(img, c), ch = de265_get_image_height(img, c);
-        if (de265_get_bits_per_pixel(img, c) != depth)
+    char where[32];
+    snprintf(where, sizeof where, "sample %u", s->tag);
+    int depth[3];
+    sy_status st = sy__de265_view(img, out, depth, where, err);
+    if (st != SY_OK) return st;
+    if (out->width != p->width || out->height != p->height)
+        return sy__fail(err, SY_E_UNSUPPORTED, "sample %u: picture of %ux%u in a %ux%u stream", s->tag, out->width,
+                        out->height, p->width, p->height);
+    for (int c = 1; c < (out->chroma == 0 ? 1 : 3); c++)
+        if (depth[c] != depth[0])
             return sy__fail(err, SY_E_UNSUPPORTED, "sample %u: luma and chroma bit depths differ", s->tag);
-        if (!plane || cw <= 0 || ch <= 0 || cw > w || ch > h || stride < cw * (depth > 8 ? 2 : 1))
-            return sy__fail(err, SY_E_CODEC, "sample %u: libde265 gave plane %d as %dx%d, stride %d", s->tag, c, cw,
-                            ch, stride);
-        out->plane[c] = (uint8_t *)plane;
-        out->stride[c] = (uint32_t)stride;
-        out->plane_width[c] = (uint32_t)cw;
-        out->plane_height[c] = (uint32_t)ch;
-    }
-    out->width = (uint32_t)w;
-    out->height = (uint32_t)h;
-    out->bit_depth = (uint8_t)depth;
-    out->chroma = (uint8_t)cf;
-    out->vui.present = 1;
-    out->vui.primaries = (uint16_t)de265_get_image_colour_primaries(img);
-    out->vui.transfer = (uint16_t)de265_get_image_transfer_characteristics(img);
-    out->vui.matrix = (uint16_t)de265_get_image_matrix_coefficients(img);
-    out->vui.full_range = de265_get_image_full_range_flag(img) ? 1 : 0;
     return SY_OK;
 }
 
@@ -239,7 +209,7 @@ static void hevc_destroy(sy__vstream *base) {
     hevc_stream *s = (hevc_stream *)base;
     sy_context *ctx = base->ctx;
     if (s->de) de265_free_decoder(s->de);
-    if (s->de265_ref) de265_free();
+    sy__de265_drop(s->de265_ref);
     if (base->params.charged) sy__discharge(ctx, base->params.charged);
     sy__free(ctx, s);
 }
@@ -253,9 +223,7 @@ static const sy__vstream_ops hevc_ops = {hevc_send, hevc_finish, hevc_receive, h
  * Charged a little above. */
 static size_t stream_estimate(const sy__hevc_bound *b) {
     size_t px = (size_t)b->width * b->height;
-    size_t bps = b->bit_depth > 8 ? 2 : 1;
-    size_t chroma_quarters = b->chroma == 0 ? 0 : b->chroma == 1 ? 2 : b->chroma == 2 ? 4 : 8;
-    size_t picture = (px + px * chroma_quarters / 4) * bps;
+    size_t picture = sy__hevc_picture_bytes(b);
     size_t pictures = (size_t)(b->dpb ? b->dpb : 16) + 2;
     return (picture + picture / 10 + px * 6 / 5) * pictures + ((size_t)1 << 20);
 }
@@ -308,20 +276,17 @@ sy_status sy__hevc_stream_create(sy_context *ctx, const uint8_t *config, size_t 
     s->last_slice_tag = -1;
     s->bound = *b;
     if (!s->bound.dpb) s->bound.dpb = 16;
-    s->de265_ref = de265_init() == DE265_OK;
-    s->de = de265_new_decoder();
+    s->de265_ref = sy__de265_hold();
+    s->de = sy__de265_new_decoder();
     if (!s->de) {
         hevc_destroy(&s->base);
         return sy__fail(err, SY_E_CODEC, "libde265 could not create a decoder");
     }
-    de265_set_parameter_bool(s->de, DE265_DECODER_PARAM_BOOL_SEI_CHECK_HASH, 0);
     /* Worker threads decode the rows (WPP) or tiles of one picture in
      * parallel; de265_decode still returns with the picture complete. */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     if (cores > 1) de265_start_worker_threads(s->de, (int)(cores < 4 ? cores : 4));
-    de265_error e = DE265_OK;
-    for (uint32_t i = 0; i < hvcc.ps_count && de265_isOK(e); i++)
-        e = de265_push_NAL(s->de, config + hvcc.ps[i].offset, (int)hvcc.ps[i].length, 0, NULL);
+    de265_error e = sy__de265_push_parameter_sets(s->de, config, &hvcc);
     if (!de265_isOK(e)) {
         hevc_destroy(&s->base);
         return sy__fail_sub(err, SY_E_CODEC, (int32_t)e, "libde265: parameter sets: %s", de265_get_error_text(e));

@@ -1,13 +1,15 @@
 /* hvcc_record.c — hvcC (HEVCDecoderConfigurationRecord) from VPS/SPS/PPS.
  *
- * Only the SPS fields the record repeats are parsed: the general
- * profile_tier_level bytes (copied verbatim), sps_max_sub_layers_minus1,
- * sps_temporal_id_nesting_flag, chroma_format_idc and the bit depths.
+ * Only the SPS fields the record repeats are parsed, with the shared RBSP
+ * reader (base/sy_rbsp.h): the general profile_tier_level bytes (copied
+ * verbatim), sps_max_sub_layers_minus1, sps_temporal_id_nesting_flag,
+ * chroma_format_idc and the bit depths.
  * min_spatial_segmentation, parallelismType and avgFrameRate are written as
  * "unknown" (0), which every reader accepts.
  */
 #include <string.h>
 
+#include "base/sy_rbsp.h"
 #include "hevc/sy_hvcc.h"
 
 const uint8_t *sy__nal_strip_start_code(const uint8_t *p, size_t size, size_t *out_size) {
@@ -21,84 +23,42 @@ const uint8_t *sy__nal_strip_start_code(const uint8_t *p, size_t size, size_t *o
     return p;
 }
 
-typedef struct bits {
-    const uint8_t *p;
-    size_t len, pos; /* pos in bits */
-    int overrun;
-} bits;
-
-static uint32_t read_bits(bits *b, unsigned n) {
-    uint32_t v = 0;
-    for (unsigned i = 0; i < n; i++) {
-        size_t byte = b->pos >> 3;
-        if (byte >= b->len) {
-            b->overrun = 1;
-            return 0;
-        }
-        v = v << 1 | ((b->p[byte] >> (7 - (b->pos & 7))) & 1u);
-        b->pos++;
-    }
-    return v;
-}
-
-static uint32_t read_ue(bits *b) {
-    unsigned zeros = 0;
-    while (!b->overrun && read_bits(b, 1) == 0) {
-        if (++zeros > 31) {
-            b->overrun = 1;
-            return 0;
-        }
-    }
-    return ((1u << zeros) - 1) + read_bits(b, zeros);
-}
-
 typedef struct sps_info {
     uint8_t ptl[12]; /* general profile_space..level_idc */
     uint32_t max_sub_layers_minus1, temporal_id_nesting;
     uint32_t chroma_format_idc, bit_depth_luma_minus8, bit_depth_chroma_minus8;
 } sps_info;
 
-/* Parses the SPS NAL unit (2-byte header included, emulation bytes present)
- * into `rbsp` (at least len bytes). */
-static sy_status parse_sps(const uint8_t *nal, size_t len, sps_info *out, uint8_t *rbsp, sy_error *err) {
-    size_t n = 0;
-    int zeros = 0;
-    for (size_t i = 0; i < len; i++) { /* drop emulation-prevention 0x03 after 00 00 */
-        if (zeros >= 2 && nal[i] == 3) {
-            zeros = 0;
-            continue;
-        }
-        zeros = nal[i] == 0 ? zeros + 1 : 0;
-        rbsp[n++] = nal[i];
-    }
-    if (n < 15) return sy__fail(err, SY_E_CODEC, "hvcC: SPS of %zu bytes is too short", len);
-    bits b = {rbsp, n, 16, 0};
-    read_bits(&b, 4); /* sps_video_parameter_set_id */
-    out->max_sub_layers_minus1 = read_bits(&b, 3);
-    out->temporal_id_nesting = read_bits(&b, 1);
-    memcpy(out->ptl, rbsp + 3, 12);
-    b.pos += 12 * 8;
+/* Parses the SPS NAL unit (2-byte header included, emulation bytes present). */
+static sy_status parse_sps(const uint8_t *nal, size_t len, sps_info *out, sy_error *err) {
+    if (len < 15) return sy__fail(err, SY_E_CODEC, "hvcC: SPS of %zu bytes is too short", len);
+    sy__rbsp r;
+    sy__rbsp_init(&r, nal, len, 2);
+    sy__rbsp_skip(&r, 4); /* sps_video_parameter_set_id */
+    out->max_sub_layers_minus1 = sy__rbsp_bits(&r, 3);
+    out->temporal_id_nesting = sy__rbsp_bits(&r, 1);
+    for (int i = 0; i < 12; i++) out->ptl[i] = (uint8_t)sy__rbsp_bits(&r, 8);
     uint32_t subs = out->max_sub_layers_minus1, profile_present[8] = {0}, level_present[8] = {0};
     for (uint32_t i = 0; i < subs; i++) {
-        profile_present[i] = read_bits(&b, 1);
-        level_present[i] = read_bits(&b, 1);
+        profile_present[i] = sy__rbsp_bit(&r);
+        level_present[i] = sy__rbsp_bit(&r);
     }
     if (subs > 0)
-        for (uint32_t i = subs; i < 8; i++) read_bits(&b, 2);
+        for (uint32_t i = subs; i < 8; i++) sy__rbsp_skip(&r, 2);
     for (uint32_t i = 0; i < subs; i++) {
-        if (profile_present[i]) b.pos += 88;
-        if (level_present[i]) b.pos += 8;
+        if (profile_present[i]) sy__rbsp_skip(&r, 88);
+        if (level_present[i]) sy__rbsp_skip(&r, 8);
     }
-    read_ue(&b); /* sps_seq_parameter_set_id */
-    out->chroma_format_idc = read_ue(&b);
-    if (out->chroma_format_idc == 3) read_bits(&b, 1);
-    read_ue(&b); /* pic_width_in_luma_samples */
-    read_ue(&b); /* pic_height_in_luma_samples */
-    if (read_bits(&b, 1)) /* conformance_window_flag */
-        for (int i = 0; i < 4; i++) read_ue(&b);
-    out->bit_depth_luma_minus8 = read_ue(&b);
-    out->bit_depth_chroma_minus8 = read_ue(&b);
-    if (b.overrun || out->chroma_format_idc > 3 || out->bit_depth_luma_minus8 > 8 || out->bit_depth_chroma_minus8 > 8)
+    (void)sy__rbsp_ue(&r); /* sps_seq_parameter_set_id */
+    out->chroma_format_idc = sy__rbsp_ue(&r);
+    if (out->chroma_format_idc == 3) sy__rbsp_skip(&r, 1);
+    (void)sy__rbsp_ue(&r); /* pic_width_in_luma_samples */
+    (void)sy__rbsp_ue(&r); /* pic_height_in_luma_samples */
+    if (sy__rbsp_bit(&r)) /* conformance_window_flag */
+        for (int i = 0; i < 4; i++) (void)sy__rbsp_ue(&r);
+    out->bit_depth_luma_minus8 = sy__rbsp_ue(&r);
+    out->bit_depth_chroma_minus8 = sy__rbsp_ue(&r);
+    if (r.bad || out->chroma_format_idc > 3 || out->bit_depth_luma_minus8 > 8 || out->bit_depth_chroma_minus8 > 8)
         return sy__fail(err, SY_E_CODEC, "hvcC: cannot parse the SPS (%zu bytes)", len);
     return SY_OK;
 }
@@ -122,12 +82,9 @@ sy_status sy__hvcc_build(sy_context *ctx, const uint8_t *const nal[], const size
     for (int i = 0; i < 3; i++) /* nalUnitLength is 16 bits */
         if (ps_len[i] > 65535)
             return sy__fail(err, SY_E_CODEC, "hvcC: parameter set of %zu bytes (at most 65535)", ps_len[i]);
-    uint8_t *rbsp = sy__alloc(ctx, ps_len[1], 1, "SPS rbsp", err);
-    if (!rbsp) return err ? err->code : SY_E_BUDGET;
     sps_info sps;
     memset(&sps, 0, sizeof sps);
-    sy_status st = parse_sps(ps[1], ps_len[1], &sps, rbsp, err);
-    sy__free(ctx, rbsp);
+    sy_status st = parse_sps(ps[1], ps_len[1], &sps, err);
     if (st != SY_OK) return st;
 
     size_t len = 23 + 3 * 5 + ps_len[0] + ps_len[1] + ps_len[2];

@@ -8,7 +8,7 @@
 #define SY_HEVC_PARAMS_H
 
 #include "base/sy_internal.h"
-#include "heif/sy_heif.h"
+#include "base/sy_cicp.h"
 
 #define SY__HEVC_MAX_SIDE 16384u
 #define SY__HEVC_MAX_PS 64u /* parameter-set NAL units kept from hvcC */
@@ -30,7 +30,7 @@ typedef struct sy__hevc_sps {
     uint8_t max_dec_pic_buffering;  /* highest sub-layer, 1..16 */
     uint8_t max_num_reorder;
     uint8_t has_vui;                /* the SPS parsed through video_signal_type */
-    sy_heif_nclx colour;            /* present = 1 only when the VUI has a video signal type */
+    sy_cicp colour;            /* present = 1 only when the VUI has a video signal type */
 } sy__hevc_sps;
 
 /* Parses an SPS NAL unit (with its 2-byte header). 1 on success. */

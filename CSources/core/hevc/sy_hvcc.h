@@ -1,14 +1,12 @@
 /* sy_hvcc.h — HEVCDecoderConfigurationRecord (`hvcC`, ISO/IEC 14496-15 §8.3.3)
  * built from an encoder's parameter-set NAL units, and Annex-B start-code
- * handling (engine-private). Shared by the HEIF writer and the video encoder,
- * which both get their VPS/SPS/PPS from x265_encoder_headers. */
+ * handling (engine-private), for the HEVC encoder (hevc_encoder.c), which
+ * gets its VPS/SPS/PPS from x265_encoder_headers. */
 #ifndef SY_HVCC_H
 #define SY_HVCC_H
 
 #include "base/sy_internal.h"
-
-/* NAL unit type of an HEVC NAL unit (first byte of its 2-byte header). */
-static inline uint32_t sy__hevc_nal_type(const uint8_t *nal) { return (nal[0] >> 1) & 0x3F; }
+#include "hevc/sy_hevc_params.h" /* sy__hevc_nal_type */
 
 /* IRAP pictures (BLA, IDR, CRA and the reserved IRAP types 22..23): sync samples. */
 static inline int sy__hevc_nal_is_irap(uint32_t type) { return type >= 16 && type <= 23; }

@@ -4,12 +4,12 @@
 #ifndef SY_VUI_H
 #define SY_VUI_H
 
-#include "heif/sy_heif.h"
+#include "base/sy_cicp.h"
 #include "base/sy_rbsp.h"
 
 /* Reads up to and including video_signal_type; sets *colour (present = 1)
  * only when the stream describes its signal and the bits were all there. */
-static inline void sy__vui_read_signal(sy__rbsp *r, sy_heif_nclx *colour) {
+static inline void sy__vui_read_signal(sy__rbsp *r, sy_cicp *colour) {
     if (sy__rbsp_bit(r) && sy__rbsp_bits(r, 8) == 255) sy__rbsp_skip(r, 32); /* aspect ratio */
     if (sy__rbsp_bit(r)) sy__rbsp_skip(r, 1);                                 /* overscan */
     if (!sy__rbsp_bit(r)) return;                                             /* video_signal_type_present */

@@ -308,12 +308,12 @@ static void jfif_direct_row(const sy__yuv *yuv, uint32_t y, uint8_t *restrict o)
     }
 }
 
-void sy__yuv_rows(const sy__yuv *yuv, const sy_heif_nclx *nclx, int to_rgb, uint32_t y0, uint32_t rows,
+void sy__yuv_rows(const sy__yuv *yuv, const sy_cicp *colour, int to_rgb, uint32_t y0, uint32_t rows,
                   uint8_t *const *out) {
     if (!yuv || !out || !yuv->plane[0] || yuv->width == 0 || !yuv->plane_width[0] || !yuv->plane_height[0]) return;
     const int mono = yuv->chroma == 0 || yuv->chroma > 3 || !yuv->plane[1] || !yuv->plane[2] ||
                      !yuv->plane_width[1] || !yuv->plane_height[1] || !yuv->plane_width[2] || !yuv->plane_height[2];
-    const sy_heif_nclx *c = nclx && nclx->present ? nclx : &yuv->vui;
+    const sy_cicp *c = colour && colour->present ? colour : &yuv->vui;
     unsigned matrix = c->present ? c->matrix : 2, primaries = c->present ? c->primaries : 2;
     int full = c->present ? c->full_range != 0 : 0;
     int depth = yuv->bit_depth < 8 ? 8 : yuv->bit_depth > 16 ? 16 : yuv->bit_depth;

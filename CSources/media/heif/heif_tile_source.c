@@ -27,7 +27,7 @@ typedef struct heif_geometry {
     uint32_t single_tile;            /* storage when not a grid */
     uint32_t crop_x, crop_y, width, height; /* clap window = delivered frame at k = 1 */
     uint8_t orientation;             /* EXIF code equivalent of irot/imir */
-    sy_heif_nclx nclx;
+    sy_cicp nclx;
     uint32_t coding;                 /* primary item type when our reader does not decode it */
 } heif_geometry;
 

@@ -19,7 +19,7 @@
 #include "base/sy_internal.h"
 #include "base/sy_rgb_to_ycbcr.h"
 #include "base/sy_output.h"
-#include "hevc/sy_hevc_still_encoder.h"
+#include "hevc/sy_hevc_encoder.h"
 #include "bmff/sy_bmff.h"
 #include "heif/sy_heif_writer.h"
 
@@ -67,7 +67,7 @@ struct sy_heif_writer {
     hw_image primary;
     hw_image aux[SY_HEIF_WRITER_MAX_AUXILIARY];
     uint32_t aux_count;
-    sy__hw_encoder *encoder; /* primary tiles; NULL once all rows are encoded */
+    sy__hevc_encoder *encoder; /* primary tiles; NULL once all rows are encoded */
     hw_rows rows;
     uint32_t rows_in;
     uint8_t *exif, *xmp, *icc;
@@ -201,12 +201,16 @@ static void image_free(sy_context *ctx, hw_image *img) {
 
 static uint32_t image_items(const hw_image *img) { return img->cols * img->rows + (img->grid ? 1 : 0); }
 
-/* Encoder sink: appends a finished tile to the spool. */
-static sy_status spool_tile(void *user, uint32_t index, const uint8_t *data, size_t len, sy_error *err) {
+/* Encoder sink: appends a finished tile (pts = its index) to the spool. */
+static sy_status spool_tile(void *user, const sy__hevc_packet *tile, sy_error *err) {
     hw_image *img = user;
     sy_heif_writer *w = img->owner;
-    if (index >= img->cols * img->rows || img->tile_length[index] != 0)
-        return sy__fail(err, SY_E_CODEC, "sy_heif_writer: x265 returned tile %u twice or out of range", index);
+    if (tile->pts < 0 || tile->pts >= (int64_t)img->cols * img->rows || img->tile_length[tile->pts] != 0)
+        return sy__fail(err, SY_E_CODEC, "sy_heif_writer: x265 returned tile %lld twice or out of range",
+                        (long long)tile->pts);
+    uint32_t index = (uint32_t)tile->pts;
+    const uint8_t *data = tile->data;
+    size_t len = tile->len;
     if (len > UINT32_MAX) return sy__fail(err, SY_E_UNSUPPORTED, "sy_heif_writer: tile of %zu bytes", len);
     if (fwrite(data, 1, len, w->spool) != len) {
         int e = errno;
@@ -260,23 +264,25 @@ static sy_status spool_open(sy_heif_writer *w, sy_error *err) {
     return SY_OK;
 }
 
-static void encoder_config(const sy_heif_writer *w, const hw_image *img, sy__hw_encoder_config *cfg) {
-    memset(cfg, 0, sizeof *cfg);
-    cfg->width = img->tile_w;
-    cfg->height = img->tile_h;
-    cfg->monochrome = img->channels == 1;
-    cfg->quality = w->opts.quality;
-    cfg->threads = w->opts.threads;
-    cfg->preset = w->preset;
-    cfg->primaries = w->opts.colour_primaries;
-    cfg->transfer = w->opts.transfer_characteristics;
-    cfg->matrix = w->opts.matrix_coefficients;
-    cfg->full_range = w->opts.full_range;
+/* One still-picture encoder for the tiles of `img`. */
+static sy_status encoder_open(sy_heif_writer *w, hw_image *img, sy__hevc_encoder **out, sy_error *err) {
+    sy__hevc_encoder_options o;
+    memset(&o, 0, sizeof o);
+    o.use = SY__HEVC_STILLS;
+    o.width = img->tile_w;
+    o.height = img->tile_h;
+    o.monochrome = img->channels == 1;
+    o.still.quality = w->opts.quality;
+    o.threads = w->opts.threads;
+    o.preset = w->preset;
+    o.colour = (sy_cicp){1, w->opts.colour_primaries, w->opts.transfer_characteristics, w->opts.matrix_coefficients,
+                         w->opts.full_range};
+    return sy__hevc_encoder_open(w->ctx, &o, spool_tile, img, out, err);
 }
 
-static sy_status copy_hvcc(sy_heif_writer *w, hw_image *img, const sy__hw_encoder *enc, sy_error *err) {
+static sy_status copy_hvcc(sy_heif_writer *w, hw_image *img, const sy__hevc_encoder *enc, sy_error *err) {
     size_t len;
-    const uint8_t *h = sy__hw_encoder_hvcc(enc, &len);
+    const uint8_t *h = sy__hevc_encoder_hvcc(enc, &len);
     img->hvcc = sy__alloc(w->ctx, len, 1, "hvcC", err);
     if (!img->hvcc) return err ? err->code : SY_E_BUDGET;
     memcpy(img->hvcc, h, len);
@@ -285,7 +291,7 @@ static sy_status copy_hvcc(sy_heif_writer *w, hw_image *img, const sy__hw_encode
 }
 
 /* Encodes every tile of the (closed) tile row `tile_row`. */
-static sy_status encode_tile_row(sy_heif_writer *w, hw_image *img, sy__hw_encoder *enc, hw_rows *r, uint32_t tile_row,
+static sy_status encode_tile_row(sy_heif_writer *w, hw_image *img, sy__hevc_encoder *enc, hw_rows *r, uint32_t tile_row,
                                  uint32_t *done, uint32_t total, sy_error *err) {
     size_t cw = img->channels == 3 ? img->tile_w / 2 : 0;
     for (uint32_t c = 0; c < img->cols; c++) {
@@ -296,7 +302,7 @@ static sy_status encode_tile_row(sy_heif_writer *w, hw_image *img, sy__hw_encode
             planes[1] = r->plane[1] + c * cw;
             planes[2] = r->plane[2] + c * cw;
         }
-        st = sy__hw_encoder_push(enc, planes, r->stride, tile_row * img->cols + c, err);
+        st = sy__hevc_encoder_push(enc, planes, r->stride, tile_row * img->cols + c, err);
         if (st != SY_OK) return st;
         sy__progress(w->ctx, "heif tiles", ++*done, total);
     }
@@ -376,9 +382,7 @@ sy_status sy_heif_writer_create(sy_context *ctx, const char *path, const sy_heif
     if ((st = image_init(w, &w->primary, o->width, o->height, 3, 1, 0, err)) != SY_OK) goto fail;
     if ((st = spool_open(w, err)) != SY_OK) goto fail;
     if ((st = rows_init(ctx, &w->rows, &w->primary, err)) != SY_OK) goto fail;
-    sy__hw_encoder_config cfg;
-    encoder_config(w, &w->primary, &cfg);
-    if ((st = sy__hw_encoder_create(ctx, &cfg, spool_tile, &w->primary, &w->encoder, err)) != SY_OK) goto fail;
+    if ((st = encoder_open(w, &w->primary, &w->encoder, err)) != SY_OK) goto fail;
     if ((st = copy_hvcc(w, &w->primary, w->encoder, err)) != SY_OK) goto fail;
     *out = w;
     return SY_OK;
@@ -417,8 +421,8 @@ sy_status sy_heif_writer_write_rows(sy_heif_writer *w, const uint8_t *const *rgb
             w->rows.filled = 0;
         }
         if (last) { /* drain x265 and give its memory back before finish */
-            st = sy__hw_encoder_flush(w->encoder, err);
-            sy__hw_encoder_destroy(w->encoder);
+            st = sy__hevc_encoder_flush(w->encoder, err);
+            sy__hevc_encoder_destroy(w->encoder);
             w->encoder = NULL;
             rows_free(w->ctx, &w->rows);
             if (st == SY_OK && img->tiles_done != total)
@@ -500,7 +504,7 @@ sy_status sy_heif_writer_add_auxiliary(sy_heif_writer *w, const char *urn, uint3
     hw_image *img = &w->aux[w->aux_count];
     hw_rows r;
     memset(&r, 0, sizeof r);
-    sy__hw_encoder *enc = NULL;
+    sy__hevc_encoder *enc = NULL;
     if ((st = image_init(w, img, width, height, channels, 0, items_so_far(w), err)) != SY_OK) goto fail;
     img->urn = copy_string(w->ctx, urn, "auxiliary type", err);
     if (!img->urn) {
@@ -508,9 +512,7 @@ sy_status sy_heif_writer_add_auxiliary(sy_heif_writer *w, const char *urn, uint3
         goto fail;
     }
     if ((st = rows_init(w->ctx, &r, img, err)) != SY_OK) goto fail;
-    sy__hw_encoder_config cfg;
-    encoder_config(w, img, &cfg);
-    if ((st = sy__hw_encoder_create(w->ctx, &cfg, spool_tile, img, &enc, err)) != SY_OK) goto fail;
+    if ((st = encoder_open(w, img, &enc, err)) != SY_OK) goto fail;
     if ((st = copy_hvcc(w, img, enc, err)) != SY_OK) goto fail;
     uint32_t total = img->cols * img->rows, done = 0;
     for (uint32_t tr = 0; tr < img->rows; tr++) {
@@ -520,18 +522,18 @@ sy_status sy_heif_writer_add_auxiliary(sy_heif_writer *w, const char *urn, uint3
         rows_close(&r, &w->matrix);
         if ((st = encode_tile_row(w, img, enc, &r, tr, &done, total, err)) != SY_OK) goto fail;
     }
-    if ((st = sy__hw_encoder_flush(enc, err)) != SY_OK) goto fail;
+    if ((st = sy__hevc_encoder_flush(enc, err)) != SY_OK) goto fail;
     if (img->tiles_done != total) {
         st = sy__fail(err, SY_E_CODEC, "%s: x265 returned %u of %u tiles", fn, img->tiles_done, total);
         goto fail;
     }
-    sy__hw_encoder_destroy(enc);
+    sy__hevc_encoder_destroy(enc);
     rows_free(w->ctx, &r);
     if (index) *index = w->aux_count;
     w->aux_count++;
     return SY_OK;
 fail:
-    sy__hw_encoder_destroy(enc);
+    sy__hevc_encoder_destroy(enc);
     rows_free(w->ctx, &r);
     image_free(w->ctx, img);
     return fail_state(w, st);
@@ -1019,7 +1021,7 @@ done:
 void sy_heif_writer_destroy(sy_heif_writer *w) {
     if (!w) return;
     sy_context *ctx = w->ctx;
-    sy__hw_encoder_destroy(w->encoder);
+    sy__hevc_encoder_destroy(w->encoder);
     rows_free(ctx, &w->rows);
     if (w->spool) fclose(w->spool); /* unlinked: its blocks go with it */
     image_free(ctx, &w->primary);

@@ -15,19 +15,13 @@
 #define SY_HEIF_H
 
 #include "sy_base.h"
+#include "base/sy_cicp.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 typedef struct sy_heif_file sy_heif_file;
-
-/** nclx colour description (ISO/IEC 23091-2 code points). */
-typedef struct sy_heif_nclx {
-    uint8_t present;
-    uint16_t primaries, transfer, matrix;
-    uint8_t full_range;
-} sy_heif_nclx;
 
 typedef struct sy_heif_item_info {
     uint32_t id;
@@ -42,7 +36,7 @@ typedef struct sy_heif_item_info {
     uint8_t transform_order;    /* 0: rotate then mirror (as listed in ipma), 1: mirror then rotate */
     uint8_t has_clap;
     uint32_t clap_x, clap_y, clap_width, clap_height; /* clean aperture as a pixel rectangle (validated) */
-    sy_heif_nclx nclx;
+    sy_cicp nclx;               /* colr 'nclx' (present = 0 when absent) */
     uint8_t has_icc;
     uint8_t bits_per_channel;   /* pixi of the first channel (0 when absent) */
     uint8_t channels;           /* pixi channel count (0 when absent) */

@@ -7,6 +7,7 @@
  * frame rows (then mirrored in place) or, for 90 / 270, into the scratch band
  * that is scattered so each frame row gets runs of BAND pixels. */
 #include "base/sy_video_stream.h"
+#include "hevc/sy_hevc.h" /* sy__yuv_rows */
 #include "still/sy_orient.h"
 
 void sy__orient_rgb(const sy__yuv *pic, uint32_t rotation, int mirrored, uint8_t *dst, size_t stride,

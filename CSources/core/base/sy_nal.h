@@ -1,0 +1,23 @@
+/* sy_nal.h — length-prefixed NAL units (ISO/IEC 14496-15 samples and HEIF
+ * item data: each NAL unit preceded by a big-endian length of the
+ * configuration record's size), for the HEVC and H.264 decoders
+ * (engine-private). */
+#ifndef SY_NAL_H
+#define SY_NAL_H
+
+#include "base/sy_internal.h"
+
+/* Reads a big-endian NAL length prefix of `size` (1..4) bytes. */
+static inline uint32_t sy__nal_length(const uint8_t *p, uint32_t size) {
+    uint32_t v = 0;
+    for (uint32_t i = 0; i < size; i++) v = (v << 8) | p[i];
+    return v;
+}
+
+/* Checks the length-prefixed framing of a movie sample (`tag` = its index,
+ * for messages "sample N: ..."): every NAL unit inside it, none empty-headed.
+ * Returns the NAL count in *count. */
+sy_status sy__nal_framing(const uint8_t *data, size_t len, uint32_t length_size, uint32_t tag, uint32_t *count,
+                          sy_error *err);
+
+#endif

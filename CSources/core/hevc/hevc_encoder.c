@@ -1,0 +1,407 @@
+/* hevc_encoder.c — the engine's x265 encoder (sy_hevc_encoder.h), for HEIF
+ * stills and for movie tracks.
+ *
+ * Common to both uses: 8-bit input, CTU 64 always (x265 requires every
+ * encoder in a process to share one maxCUSize while they are open), closed
+ * GOPs, parameter sets taken once from x265_encoder_headers into the hvcC and
+ * never repeated in picture data, nothing in the stream that varies between
+ * runs or builds (no info SEI with x265's version string, no AUD, no picture
+ * hash, no HRD SEI), and the VUI colour description as given. x265 emits
+ * Annex-B NAL units; they are rewritten with 4-byte length prefixes.
+ *
+ * Stills: intra only (keyint 1, no B-frames, no look-ahead, no scene cuts, no
+ * cuTree) so every picture is an IDR that decodes on its own with the hvcC's
+ * parameter sets; constant quality (CRF); Main Still Picture for 4:2:0 (one
+ * picture per bitstream), 4:0:0 in the RExt profile x265 picks itself. Only
+ * VCL NAL units are kept: HEIF item data needs no SEI.
+ *
+ * Video: the preset with no tune, Main profile, level chosen by x265;
+ * average bitrate (ABR) without a VBV; keyframes as asked (x265 picks
+ * min(keyint / 10, fps) as the minimum for scene cuts); B-frames as asked
+ * (x265's B-pyramid stays on); a bounded rate-control look-ahead. VPS, SPS,
+ * PPS, AUD, EOS, EOB and filler are dropped from packets; SEI, if any, kept.
+ *
+ * Determinism (video): one frame thread (x265's frame-parallel rate planning
+ * counts frames still in flight, which depends on thread timing) and no VBV
+ * (its row-level re-planning under wavefront parallelism does too): the same
+ * pictures and options give the same bytes. Wavefront rows and the
+ * look-ahead still use every core; on 2 cores this costs ~8% against 2 frame
+ * threads. With a VBV, const-vbv would fix the timing dependence but starves
+ * B-frames on short clips (measured: 35 dB on B vs 48 dB on P frames of a
+ * 480x640 clip at 12 Mbps); Live clips are 1.5-3 s, so the average is what
+ * matters.
+ */
+#include <string.h>
+#include <x265.h>
+
+#include "hevc/sy_hevc_encoder.h"
+#include "hevc/sy_hevc_params.h"
+#include "hevc/sy_hvcc.h"
+
+/* Under AddressSanitizer: x265 3.5's x265_encoder_open leaks one x265_param
+ * (1168 bytes) per encoder, inside libx265 (nothing of ours is reachable from
+ * it), which would fail every LeakSanitizer run that encodes. libx265 is
+ * built without frame pointers, so LSan's fast unwinder stops inside it and
+ * the entry has to name the library, not x265_encoder_open. Our own buffers
+ * stay covered (and are also counted by the accounting allocator). The hook is
+ * only consulted by LSan; normal builds do not define it. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SY__X265_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !defined(SY__X265_ASAN)
+#define SY__X265_ASAN 1
+#endif
+#ifdef SY__X265_ASAN
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void) { return "leak:libx265.so\n"; }
+#endif
+
+#define ENC_MIN_SIDE 64u /* x265: "Picture size must be at least one CTU" */
+#define ENC_MAX_HEADERS 8
+
+struct sy__hevc_encoder {
+    sy_context *ctx;
+    sy__hevc_use use;
+    int monochrome;
+    const x265_api *api;
+    x265_param *param;
+    x265_encoder *x265;
+    x265_picture *picture;
+    uint32_t reorder;
+    int flushed;
+    size_t charged;
+    sy__hevc_sink sink;
+    void *user;
+    uint8_t *hvcc;
+    size_t hvcc_len;
+    uint8_t *packet; /* one picture's length-prefixed NAL units */
+    size_t packet_cap;
+};
+
+/* ---- memory estimates ---- */
+
+/* Stills. Calibrated with peak RSS on 2 cores (512x512 tiles: ~10-15 MB
+ * measured): fixed tables, pools and thread stacks, plus ~32 bytes per luma
+ * sample for the frames in flight (source, reconstruction, lowres copies, CU
+ * analysis). Deliberately on the high side. */
+static size_t still_estimate(uint32_t width, uint32_t height, int monochrome) {
+    size_t w = (width + 63) & ~(size_t)63, h = (height + 63) & ~(size_t)63;
+    size_t per_sample = monochrome ? 24 : 32;
+    return ((size_t)12 << 20) + w * h * per_sample;
+}
+
+/* Video. Calibrated from peak RSS growth on this 2-core machine, preset
+ * fast, 640x480 to 1920x1440, look-ahead 1..60, 0 or 3 B-frames, 1 or 2
+ * frame threads. Per luma sample: ~4 bytes for each look-ahead frame (source
+ * copy, quarter-size half-pel planes), ~13 for each B-frame of the run
+ * (look-ahead motion data, frames held for reordering), ~22 per frame thread
+ * (the frame being encoded, its reconstruction, per-CTU analysis), ~30 for
+ * references and the rest; plus ~40 MiB of tables, the thread pool and
+ * stacks. E.g. 1920x1440 with look-ahead 10, 3 B-frames, 1 frame thread:
+ * 348-365 MiB measured, 393 MiB estimated; 1280x960 look-ahead 60: 411-416
+ * measured, 428 estimated; 1280x960, look-ahead 1, no B-frames: 103-104
+ * measured, 106 estimated. */
+static size_t video_estimate(uint32_t width, uint32_t height, uint32_t lookahead, uint32_t bframes,
+                             uint32_t frame_threads) {
+    size_t w = ((size_t)width + 63) & ~(size_t)63, h = ((size_t)height + 63) & ~(size_t)63;
+    size_t per_sample = 30 + 22 * (size_t)frame_threads + 4 * (size_t)lookahead + 13 * (size_t)bframes;
+    return ((size_t)40 << 20) + w * h * per_sample;
+}
+
+/* ---- configuration ---- */
+
+/* quality 1..100 -> CRF: libheif's x265 mapping, so heif-enc -q Q compares
+ * like for like: q100 -> CRF 0, q90 -> 5, q80 -> 10, q50 -> 25, q1 -> 49.5. */
+static double quality_to_crf(int quality) {
+    if (quality < 1) quality = 1;
+    if (quality > 100) quality = 100;
+    return (100 - quality) / 2.0;
+}
+
+static void configure_still(x265_param *p, const sy__hevc_encoder_options *o) {
+    p->fpsNum = 1;
+    p->fpsDenom = 1;
+    p->totalFrames = o->monochrome ? 0 : 1; /* 1: one picture per bitstream -> Main Still Picture */
+    p->keyframeMax = 1;
+    p->keyframeMin = 1;
+    p->bOpenGOP = 0;
+    p->bframes = 0;
+    p->lookaheadDepth = 0;
+    p->scenecutThreshold = 0;
+    p->rc.cuTree = 0;
+    p->rc.rateControlMode = X265_RC_CRF;
+    p->rc.rfConstant = quality_to_crf(o->still.quality);
+}
+
+static void configure_video(x265_param *p, const sy__hevc_encoder_options *o) {
+    p->fpsNum = o->video.fps_num;
+    p->fpsDenom = o->video.fps_den;
+    p->totalFrames = 0;
+    p->keyframeMax = (int)o->video.keyint;
+    p->keyframeMin = 0; /* x265 picks (min(keyint / 10, fps)) for scene cuts */
+    p->bOpenGOP = 0;    /* every keyframe an IDR a player can start from */
+    p->bframes = (int)o->video.bframes;
+    p->lookaheadDepth = (int)o->video.lookahead;
+    p->rc.rateControlMode = X265_RC_ABR;
+    p->rc.bitrate = (int)o->video.kbps;
+    p->rc.vbvMaxBitrate = 0;
+    p->rc.vbvBufferSize = 0;
+}
+
+static sy_status configure(sy__hevc_encoder *enc, const sy__hevc_encoder_options *o, sy_error *err) {
+    const x265_api *api = enc->api;
+    x265_param *p = enc->param;
+    if (api->param_default_preset(p, o->preset, NULL) < 0)
+        return sy__fail(err, SY_E_USAGE, "x265: unknown preset \"%s\"", o->preset);
+    /* Stills: Main Still Picture for 4:2:0; 4:0:0 needs the RExt profile,
+     * which x265 selects itself (apply_profile would refuse
+     * "mainstillpicture" + i400). */
+    const char *profile = o->use == SY__HEVC_VIDEO ? "main" : o->monochrome ? NULL : "mainstillpicture";
+    if (profile && api->param_apply_profile(p, profile) < 0)
+        return sy__fail(err, SY_E_CODEC, "x265_param_apply_profile(%s) failed", profile);
+    p->internalCsp = o->monochrome ? X265_CSP_I400 : X265_CSP_I420;
+    p->internalBitDepth = 8;
+    p->sourceWidth = (int)o->width;
+    p->sourceHeight = (int)o->height;
+    if (o->use == SY__HEVC_VIDEO)
+        configure_video(p, o);
+    else
+        configure_still(p, o);
+    p->bRepeatHeaders = 0;
+    p->bEmitInfoSEI = 0;
+    p->bEnableAccessUnitDelimiters = 0;
+    p->decodedPictureHashSEI = 0;
+    p->bEmitHRDSEI = 0;
+    p->bAnnexB = 1;
+    p->maxCUSize = 64;
+    p->logLevel = X265_LOG_ERROR;
+    p->vui.bEnableVideoSignalTypePresentFlag = 1;
+    p->vui.videoFormat = 5; /* unspecified */
+    p->vui.bEnableVideoFullRangeFlag = o->colour.full_range ? 1 : 0;
+    p->vui.bEnableColorDescriptionPresentFlag = 1;
+    p->vui.colorPrimaries = o->colour.primaries;
+    p->vui.transferCharacteristics = o->colour.transfer;
+    p->vui.matrixCoeffs = o->monochrome ? (int)SY_CICP_UNSPECIFIED : o->colour.matrix; /* luma only: no matrix */
+    if (o->threads) {
+        char pools[16];
+        snprintf(pools, sizeof pools, "%u", o->threads);
+        if (api->param_parse(p, "pools", pools) < 0)
+            return sy__fail(err, SY_E_CODEC, "x265_param_parse(pools=%s) failed", pools);
+    }
+    /* Video: one frame at a time (deterministic rate control, less memory);
+     * stills keep x265's frame threads unless asked for one thread. */
+    if (o->use == SY__HEVC_VIDEO || o->threads == 1) p->frameNumThreads = 1;
+    return SY_OK;
+}
+
+static sy_status open_failure(const sy__hevc_encoder_options *o, sy_error *err) {
+    if (o->use == SY__HEVC_VIDEO)
+        return sy__fail(err, SY_E_CODEC, "x265_encoder_open refused %ux%u at %u/%u fps, %u kbit/s (preset %s)",
+                        o->width, o->height, o->video.fps_num, o->video.fps_den, o->video.kbps, o->preset);
+    return sy__fail(err, SY_E_CODEC, "x265_encoder_open refused %ux%u %s (preset %s)", o->width, o->height,
+                    o->monochrome ? "i400" : "i420", o->preset);
+}
+
+/* The reorder delay x265 settled on (it may adjust the parameters while
+ * opening: the B-pyramid needs 2+ B-frames). */
+static uint32_t settled_reorder(const sy__hevc_encoder *enc) {
+    x265_param *actual = enc->api->param_alloc();
+    const x265_param *used = enc->param;
+    if (actual) {
+        enc->api->encoder_parameters(enc->x265, actual);
+        used = actual;
+    }
+    uint32_t reorder = used->bframes > 0 ? (used->bBPyramid ? 2 : 1) : 0;
+    if (actual) enc->api->param_free(actual);
+    return reorder;
+}
+
+static sy_status build_hvcc(sy__hevc_encoder *enc, sy_error *err) {
+    x265_nal *nals = NULL;
+    uint32_t count = 0;
+    if (enc->api->encoder_headers(enc->x265, &nals, &count) < 0)
+        return sy__fail(err, SY_E_CODEC, "x265_encoder_headers failed");
+    const uint8_t *nal[ENC_MAX_HEADERS];
+    size_t len[ENC_MAX_HEADERS], n = 0;
+    for (uint32_t i = 0; i < count && n < ENC_MAX_HEADERS; i++, n++)
+        nal[n] = sy__nal_strip_start_code(nals[i].payload, nals[i].sizeBytes, &len[n]);
+    return sy__hvcc_build(enc->ctx, nal, len, n, &enc->hvcc, &enc->hvcc_len, err);
+}
+
+sy_status sy__hevc_encoder_open(sy_context *ctx, const sy__hevc_encoder_options *opts, sy__hevc_sink sink,
+                                void *user, sy__hevc_encoder **out, sy_error *err) {
+    *out = NULL;
+    const sy__hevc_encoder_options *o = opts;
+    int monochrome = o->use == SY__HEVC_STILLS && o->monochrome;
+    if (o->width < ENC_MIN_SIDE || o->height < ENC_MIN_SIDE || o->width > SY__HEVC_MAX_SIDE ||
+        o->height > SY__HEVC_MAX_SIDE || (!monochrome && ((o->width | o->height) & 1)))
+        return sy__fail(err, SY_E_USAGE, "x265 encoder: picture %ux%u not encodable (%u..%u, even for 4:2:0)",
+                        o->width, o->height, ENC_MIN_SIDE, SY__HEVC_MAX_SIDE);
+    if (!o->preset) return sy__fail(err, SY_E_USAGE, "x265 encoder: no preset");
+    sy__hevc_encoder *enc = sy__calloc(ctx, 1, sizeof *enc, "x265 encoder", err);
+    if (!enc) return err ? err->code : SY_E_BUDGET;
+    enc->ctx = ctx;
+    enc->use = o->use;
+    enc->monochrome = monochrome;
+    enc->sink = sink;
+    enc->user = user;
+    int video = o->use == SY__HEVC_VIDEO;
+    size_t estimate = video ? video_estimate(o->width, o->height, o->video.lookahead, o->video.bframes, 1)
+                            : still_estimate(o->width, o->height, monochrome);
+    sy_status st = sy__charge(ctx, estimate, video ? "x265 video encoder (estimate)" : "x265 encoder (estimate)", err);
+    if (st != SY_OK) goto fail;
+    enc->charged = estimate;
+
+    enc->api = x265_api_get(8);
+    if (!enc->api) {
+        st = sy__fail(err, SY_E_UNSUPPORTED, "x265_api_get: no 8-bit x265 library (build %d)", X265_BUILD);
+        goto fail;
+    }
+    enc->param = enc->api->param_alloc();
+    if (!enc->param) {
+        st = sy__fail(err, SY_E_CODEC, "x265_param_alloc failed");
+        goto fail;
+    }
+    sy__hevc_encoder_options effective = *o;
+    effective.monochrome = monochrome;
+    if ((st = configure(enc, &effective, err)) != SY_OK) goto fail;
+    enc->x265 = enc->api->encoder_open(enc->param);
+    if (!enc->x265) {
+        st = open_failure(&effective, err);
+        goto fail;
+    }
+    enc->reorder = settled_reorder(enc);
+    if ((st = build_hvcc(enc, err)) != SY_OK) goto fail;
+    enc->picture = enc->api->picture_alloc();
+    if (!enc->picture) {
+        st = sy__fail(err, SY_E_CODEC, "x265_picture_alloc failed");
+        goto fail;
+    }
+    enc->api->picture_init(enc->param, enc->picture);
+    *out = enc;
+    return SY_OK;
+fail:
+    sy__hevc_encoder_destroy(enc);
+    return st;
+}
+
+const uint8_t *sy__hevc_encoder_hvcc(const sy__hevc_encoder *enc, size_t *len) {
+    *len = enc->hvcc_len;
+    return enc->hvcc;
+}
+
+uint32_t sy__hevc_encoder_reorder_delay(const sy__hevc_encoder *enc) { return enc->reorder; }
+
+void sy__hevc_encoder_destroy(sy__hevc_encoder *enc) {
+    if (!enc) return;
+    sy_context *ctx = enc->ctx;
+    if (enc->api) {
+        if (enc->picture) enc->api->picture_free(enc->picture);
+        if (enc->x265) enc->api->encoder_close(enc->x265);
+        if (enc->param) enc->api->param_free(enc->param);
+    }
+    sy__free(ctx, enc->hvcc);
+    sy__free(ctx, enc->packet);
+    if (enc->charged) sy__discharge(ctx, enc->charged);
+    sy__free(ctx, enc);
+}
+
+/* ---- packets ---- */
+
+static sy_status grow_packet(sy__hevc_encoder *enc, size_t need, sy_error *err) {
+    if (need <= enc->packet_cap) return SY_OK;
+    size_t cap = enc->packet_cap ? enc->packet_cap : 65536;
+    while (cap < need) {
+        if (cap > SIZE_MAX / 2) return sy__fail(err, SY_E_CODEC, "x265: access unit of %zu bytes", need);
+        cap *= 2;
+    }
+    uint8_t *grown = sy__alloc(enc->ctx, cap, 1, "HEVC access unit", err);
+    if (!grown) return err ? err->code : SY_E_BUDGET;
+    sy__free(enc->ctx, enc->packet);
+    enc->packet = grown;
+    enc->packet_cap = cap;
+    return SY_OK;
+}
+
+/* NAL units a packet leaves out: parameter sets (in hvcC) always; for video
+ * also AUD, EOS, EOB and filler (SEI kept); for stills everything but slices. */
+static int dropped(const sy__hevc_encoder *enc, uint32_t type) {
+    if (type < SY__HEVC_NAL_VPS) return 0;
+    return enc->use == SY__HEVC_STILLS || type <= 38;
+}
+
+/* Rewrites one output picture as length-prefixed NAL units and sinks it. */
+static sy_status deliver(sy__hevc_encoder *enc, const x265_nal *nals, uint32_t count, int64_t pts, sy_error *err) {
+    size_t need = 0;
+    for (uint32_t i = 0; i < count; i++) need += (size_t)nals[i].sizeBytes + 4;
+    sy_status st = grow_packet(enc, need, err);
+    if (st != SY_OK) return st;
+    size_t o = 0;
+    int keyframe = 0, slices = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        size_t len;
+        const uint8_t *p = sy__nal_strip_start_code(nals[i].payload, nals[i].sizeBytes, &len);
+        if (len < 2) continue;
+        uint32_t type = sy__hevc_nal_type(p);
+        if (dropped(enc, type)) continue;
+        if (type < SY__HEVC_NAL_VPS) slices++;
+        if (sy__hevc_nal_is_irap(type)) keyframe = 1;
+        enc->packet[o++] = (uint8_t)(len >> 24);
+        enc->packet[o++] = (uint8_t)(len >> 16);
+        enc->packet[o++] = (uint8_t)(len >> 8);
+        enc->packet[o++] = (uint8_t)len;
+        memcpy(enc->packet + o, p, len);
+        o += len;
+    }
+    if (slices == 0)
+        return sy__fail(err, SY_E_CODEC, "x265: picture at pts %lld came out without slice data", (long long)pts);
+    sy__hevc_packet packet = {enc->packet, o, pts, keyframe};
+    return enc->sink(enc->user, &packet, err);
+}
+
+/* One x265_encoder_encode call (`pic` NULL drains); *more = x265 returned a picture. */
+static sy_status encode(sy__hevc_encoder *enc, x265_picture *pic, int *more, sy_error *err) {
+    x265_nal *nals = NULL;
+    uint32_t count = 0;
+    x265_picture done;
+    memset(&done, 0, sizeof done);
+    int r = enc->api->encoder_encode(enc->x265, &nals, &count, pic, &done);
+    *more = r > 0;
+    if (r < 0) {
+        if (pic)
+            return sy__fail_sub(err, SY_E_CODEC, r, "x265_encoder_encode failed on the picture at pts %lld",
+                                (long long)pic->pts);
+        return sy__fail_sub(err, SY_E_CODEC, r, "x265_encoder_encode failed while flushing");
+    }
+    if (r > 0 && count > 0) return deliver(enc, nals, count, done.pts, err);
+    return SY_OK;
+}
+
+sy_status sy__hevc_encoder_push(sy__hevc_encoder *enc, uint8_t *const plane[3], const size_t stride[3], int64_t pts,
+                                sy_error *err) {
+    if (enc->flushed) return sy__fail(err, SY_E_USAGE, "x265 encoder: push after flush");
+    x265_picture *pic = enc->picture;
+    int planes = enc->monochrome ? 1 : 3;
+    for (int i = 0; i < 3; i++) {
+        pic->planes[i] = i < planes ? plane[i] : NULL;
+        pic->stride[i] = i < planes ? (int)stride[i] : 0;
+    }
+    pic->bitDepth = 8;
+    pic->colorSpace = enc->monochrome ? X265_CSP_I400 : X265_CSP_I420;
+    pic->pts = pts;
+    pic->sliceType = enc->use == SY__HEVC_STILLS ? X265_TYPE_IDR : X265_TYPE_AUTO;
+    int more = 0;
+    return encode(enc, pic, &more, err);
+}
+
+sy_status sy__hevc_encoder_flush(sy__hevc_encoder *enc, sy_error *err) {
+    if (enc->flushed) return SY_OK;
+    enc->flushed = 1;
+    for (int more = 1; more;) {
+        sy_status st = encode(enc, NULL, &more, err);
+        if (st != SY_OK) return st;
+    }
+    return SY_OK;
+}

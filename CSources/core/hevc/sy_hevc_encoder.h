@@ -1,0 +1,94 @@
+/* sy_hevc_encoder.h — the engine's one x265 encoder (engine-private), used by
+ * the HEIF writer (still pictures: grid tiles, auxiliary images) and by the
+ * video encoder (movie tracks). Every x265 call lives in hevc_encoder.c
+ * (x265_api_get / x265_encoder_open are macros keyed to X265_BUILD, out of
+ * Swift's reach).
+ *
+ * Order of operations: open (x265 is configured for the use, opened, and its
+ * VPS/SPS/PPS turned into an hvcC record) -> push pictures -> flush (drains
+ * every picture still in flight; no push after it) -> destroy. Finished
+ * pictures go to the sink during push and flush, in decode order, as
+ * length-prefixed NAL units (4-byte big-endian lengths): the parameter sets
+ * live only in the hvcC.
+ *
+ * Memory: an estimate of x265's own allocations is charged to the context by
+ * open and released by destroy (a budget below it fails open with
+ * SY_E_BUDGET); plus one packet buffer grown to the largest picture.
+ * Threads: x265 runs its own pool; the sink is called on the caller's thread. */
+#ifndef SY_HEVC_ENCODER_H
+#define SY_HEVC_ENCODER_H
+
+#include "base/sy_internal.h"
+#include "base/sy_cicp.h"
+
+typedef struct sy__hevc_encoder sy__hevc_encoder;
+
+typedef enum sy__hevc_use {
+    /* Independent still pictures (HEIF items): intra only, every picture an
+     * IDR sharing one parameter-set set, constant quality (CRF), Main Still
+     * Picture for 4:2:0, RExt for 4:0:0. Pictures carry only slice data. */
+    SY__HEVC_STILLS,
+    /* A movie track: Main profile 4:2:0, closed GOPs, B-frames, average
+     * bitrate, one frame thread for deterministic bytes. SEI is kept. */
+    SY__HEVC_VIDEO,
+} sy__hevc_use;
+
+typedef struct sy__hevc_encoder_options {
+    sy__hevc_use use;
+    uint32_t width, height;     /* picture size: 64..16384 each, even for 4:2:0 */
+    int monochrome;             /* stills only: 1 = 4:0:0 (luma plane only), 0 = 4:2:0 */
+    const char *preset;         /* x265 preset name (required) */
+    uint32_t threads;           /* x265 pool threads; 0 = one per core */
+    sy_cicp colour;             /* VUI colour description (`present` ignored: always written) */
+    struct {
+        int quality;            /* 1..100, mapped to CRF like libheif (q100 -> 0, q50 -> 25, q1 -> 49.5) */
+    } still;
+    struct {
+        uint32_t fps_num, fps_den; /* frame rate, reduced */
+        uint32_t keyint;           /* IDR at most this many frames apart (>= 1) */
+        uint32_t bframes;          /* 0..8 */
+        uint32_t lookahead;        /* rate-control look-ahead, > bframes */
+        uint32_t kbps;             /* average bitrate */
+    } video;
+} sy__hevc_encoder_options;
+
+/* One finished picture (an access unit). `data` is borrowed for the duration
+ * of the sink call. */
+typedef struct sy__hevc_packet {
+    const uint8_t *data;
+    size_t len;
+    int64_t pts;  /* the value given to push for this picture */
+    int keyframe; /* holds an IRAP NAL unit (IDR/CRA/BLA) */
+} sy__hevc_packet;
+
+typedef sy_status (*sy__hevc_sink)(void *user, const sy__hevc_packet *packet, sy_error *err);
+
+/* Fails with SY_E_USAGE for a size x265 cannot encode or an unknown preset,
+ * SY_E_BUDGET when the estimate does not fit, SY_E_UNSUPPORTED without an
+ * 8-bit libx265, SY_E_CODEC when x265 refuses the configuration. */
+sy_status sy__hevc_encoder_open(sy_context *ctx, const sy__hevc_encoder_options *opts, sy__hevc_sink sink,
+                                void *user, sy__hevc_encoder **out, sy_error *err);
+
+/* The hvcC record (HEVCDecoderConfigurationRecord with VPS/SPS/PPS arrays).
+ * Borrowed; valid until destroy. */
+const uint8_t *sy__hevc_encoder_hvcc(const sy__hevc_encoder *enc, size_t *len);
+
+/* How many positions after its presentation position x265 may output a
+ * picture (2 with the B-pyramid, 1 with plain B-frames, 0 without), as x265
+ * settled it when opening. */
+uint32_t sy__hevc_encoder_reorder_delay(const sy__hevc_encoder *enc);
+
+/* Submits one 8-bit picture (x265 copies the planes before returning;
+ * plane[1..2] ignored for monochrome). Pictures completed during the call go
+ * to the sink. */
+sy_status sy__hevc_encoder_push(sy__hevc_encoder *enc, uint8_t *const plane[3], const size_t stride[3], int64_t pts,
+                                sy_error *err);
+
+/* Drains every picture still in flight to the sink. Once flushed, push fails
+ * and flush does nothing. */
+sy_status sy__hevc_encoder_flush(sy__hevc_encoder *enc, sy_error *err);
+
+/* NULL is ignored. */
+void sy__hevc_encoder_destroy(sy__hevc_encoder *enc);
+
+#endif
