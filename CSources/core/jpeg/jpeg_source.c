@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/sy_input.h"
 #include "base/sy_internal.h"
 #include "jpeg/sy_jpeg_source.h"
 #include "exif/sy_exif.h"
@@ -185,10 +186,10 @@ static sy_status open_source(sy_context *ctx, const char *path, uint32_t min_wid
     s->base.close = jpeg_close;
     s->cinfo.err = sy__jpeg_error_init(&s->jerr);
     jpeg_create_decompress(&s->cinfo);
-    s->file = fopen(path, "rb");
-    if (!s->file) {
+    sy_status opened = sy__input_open(path, &s->file, err);
+    if (opened != SY_OK) {
         jpeg_close(&s->base);
-        return sy__fail(err, SY_E_IO, "%s: cannot open", path);
+        return opened;
     }
     sy_status st = SY_OK;
     if (setjmp(s->jerr.jump)) {

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 #include <zlib.h>
 
+#include "base/sy_input.h"
 #include "base/sy_internal.h"
 #include "png/sy_png_source.h"
 
@@ -753,12 +754,7 @@ sy_status sy__png_source_open(sy_context *ctx, const char *path, sy__source **ou
     s->path = src_alloc(s, plen, 1, "PNG source path", err);
     if (!s->path) goto fail_alloc;
     memcpy(s->path, path, plen);
-    s->file = fopen(path, "rb");
-    if (!s->file) {
-        int e = errno;
-        st = sy__fail_sub(err, SY_E_IO, e, "%s: cannot open: %s", path, strerror(e));
-        goto fail;
-    }
+    if ((st = sy__input_open(path, &s->file, err)) != SY_OK) goto fail;
     setvbuf(s->file, NULL, _IONBF, 0); /* our own bounded buffer does the buffering */
     s->buf = src_alloc(s, PNG_READ_BUFFER, 1, "PNG read buffer", err);
     if (!s->buf) goto fail_alloc;

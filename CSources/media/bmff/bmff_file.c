@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/sy_input.h"
 #include "bmff/sy_bmff_file.h"
 
 const char *sy__short_path(const char *path) {
@@ -18,11 +19,11 @@ sy_status sy__bmff_file_open(sy_context *ctx, const char *path, char **path_copy
     char *copy = sy__alloc(ctx, plen + 1, 1, "container path", err);
     if (!copy) return err ? err->code : SY_E_BUDGET;
     memcpy(copy, path, plen + 1);
-    FILE *file = fopen(path, "rb");
-    if (!file) {
-        int e = errno;
+    FILE *file = NULL;
+    sy_status opened = sy__input_open(path, &file, err);
+    if (opened != SY_OK) {
         sy__free(ctx, copy);
-        return sy__fail_sub(err, SY_E_IO, e, "%s: cannot open: %s", sy__short_path(path), strerror(e));
+        return opened;
     }
     struct stat sb;
     if (fstat(fileno(file), &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size < 0) {

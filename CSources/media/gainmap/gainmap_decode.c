@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/sy_input.h"
 #include "hevc/sy_hevc.h"
 #include "gainmap/sy_gainmap_internal.h"
 #include "bmff/sy_bmff.h"
@@ -12,8 +13,9 @@
 
 static sy_status decode_jpeg_map(sy_context *ctx, const char *path, const sy_gainmap_info *info, sy_gainmap_image *out,
                                  sy_error *err) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return sy__fail(err, SY_E_IO, "%s: cannot open", path);
+    FILE *f = NULL;
+    sy_status opened = sy__input_open(path, &f, err);
+    if (opened != SY_OK) return opened;
     uint8_t *buf = sy__alloc(ctx, (size_t)info->map_length, 1, "gain map JPEG", err);
     sy_status st = buf ? SY_OK : (err ? err->code : SY_E_BUDGET);
     if (st == SY_OK && (fseek(f, (long)info->map_offset, SEEK_SET) != 0 ||

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/sy_input.h"
 #include "sy_still.h"
 #include "heif/sy_heif_file_internal.h"
 #include "still/sy_metadata.h"
@@ -113,8 +114,9 @@ static void classify_map(sy_gainmap_info *info, const jpeg_head *h, const uint8_
 
 static sy_status probe_jpeg(sy_context *ctx, const char *path, sy_gainmap_info *info, const sy__metadata *md,
                             sy_error *err) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return sy__fail(err, SY_E_IO, "%s: cannot open", path);
+    FILE *f = NULL;
+    sy_status opened = sy__input_open(path, &f, err);
+    if (opened != SY_OK) return opened;
     jpeg_head h = {0};
     sy_status st = read_head(f, path, &h, ctx, err);
     fseek(f, 0, SEEK_END);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/sy_input.h"
 #include "render/sy_render_internal.h"
 
 typedef struct cursor {
@@ -243,12 +244,13 @@ sy_status sy_lut_parse_cube(sy_context *ctx, const char *text, size_t length, sy
 sy_status sy_lut_load_cube(sy_context *ctx, const char *path, sy_lut **out, sy_error *err) {
     if (!ctx || !path || !out) return sy__fail(err, SY_E_USAGE, "sy_lut_load_cube: NULL argument");
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) return sy__fail_sub(err, SY_E_IO, errno, "%s: cannot open: %s", path, strerror(errno));
+    FILE *f = NULL;
+    sy_status opened = sy__input_open(path, &f, err);
+    if (opened != SY_OK) return opened;
     struct stat sb;
-    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    if (fstat(fileno(f), &sb) != 0) {
         fclose(f);
-        return sy__fail(err, SY_E_IO, "%s: not a regular file", path);
+        return sy__fail(err, SY_E_IO, "%s: cannot stat", path);
     }
     if ((uint64_t)sb.st_size > SY_CUBE_MAX_BYTES) {
         fclose(f);

@@ -5,13 +5,15 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/sy_input.h"
 #include "base/sy_sha256.h"
 #include "still/sy_still_internal.h"
 
 sy_status sy__file_identity(sy_context *ctx, const char *path, sy__file_stamp *stamp, uint64_t *bytes,
                             char sha256_hex_out[65], sy_error *err) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return sy__fail_sub(err, SY_E_IO, errno, "%s: cannot open: %s", path, strerror(errno));
+    FILE *f = NULL;
+    sy_status opened = sy__input_open(path, &f, err);
+    if (opened != SY_OK) return opened;
     enum { CHUNK = 64 * 1024 };
     uint8_t *buf = sy__alloc(ctx, CHUNK, 1, "digest buffer", err);
     if (!buf) {

@@ -1,6 +1,7 @@
 /* image_probe.c — header probes and row-source dispatch over the codecs. */
 #include <string.h>
 
+#include "base/sy_input.h"
 #include "jpeg/sy_jpeg_source.h"
 #include "png/sy_png_source.h"
 #include "heif/sy_heif_source.h"
@@ -8,8 +9,9 @@
 
 sy_status sy_image_probe(sy_context *ctx, const char *path, sy_image_info *out, sy_error *err) {
     if (!ctx || !path || !out) return sy__fail(err, SY_E_USAGE, "sy_image_probe: NULL argument");
-    FILE *file = fopen(path, "rb");
-    if (!file) return sy__fail(err, SY_E_IO, "%s: cannot open", path);
+    FILE *file = NULL;
+    sy_status opened = sy__input_open(path, &file, err);
+    if (opened != SY_OK) return opened;
     uint8_t head[64];
     size_t got = fread(head, 1, sizeof head, file);
     sy_status st;
