@@ -2,9 +2,10 @@
  * and SPEC E2's frame -> photo, both on the one frame renderer.
  *
  * The movie goes through sy_video_transcode with the recipe (every frame
- * rendered by sy_render, C14 bitrate, audio copied) plus the identifier and
- * the still-image-time track; an observer keeps the rendered frame at the
- * still time, which becomes the still when there is no source still. */
+ * rendered by sy_render, C14 bitrate, audio copied) and the Live metadata
+ * plan (the identifier and the still-image-time track, live/sy_live_movie.h);
+ * an observer keeps the rendered frame at the still time, which becomes the
+ * still when there is no source still. */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include "edit/sy_edit_internal.h"
 #include "sy_gainmap.h"
 #include "sy_live.h"
+#include "live/sy_live_movie.h"
 
 void sy_live_save_options_init(sy_live_save_options *opts) {
     memset(opts, 0, sizeof *opts);
@@ -192,8 +194,9 @@ static sy_status live_save(sy_context *ctx, const char *source_movie, const char
     to.recipe = recipe;
     to.observer = capture_frame;
     to.observer_user = &cap;
-    to.content_identifier = rep->content_identifier;
-    to.still_frame = (int32_t)rep->still_frame;
+    sy__live_movie_plan plan;
+    sy__live_movie_plan_init(&plan, rep->content_identifier, (int32_t)rep->still_frame);
+    to.metadata = &plan.plan;
     st = sy_video_transcode(ctx, source_movie, pending, &to, &rep->movie, err);
     sy_edit_image still = {0};
     if (st == SY_OK && !source_still && !cap.image.pixels)
@@ -219,7 +222,7 @@ static sy_status live_save(sy_context *ctx, const char *source_movie, const char
     if (st != SY_OK) unlink(pending); /* both files or neither */
     if (st == SY_OK) {
         rep->live = 1;
-        rep->still_time = rep->movie.still_image_time;
+        rep->still_time = rep->movie.marker_time;
         rep->still_width = img->width;
         rep->still_height = img->height;
     }
