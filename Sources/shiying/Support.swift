@@ -33,3 +33,19 @@ final class StderrProgress: @unchecked Sendable {
         if shown && isTerminal { FileHandle.standardError.write(Data("\n".utf8)) }
     }
 }
+
+/// Runs async work from the synchronous CLI (the calling thread waits).
+func blocking<T: Sendable>(_ work: sending @escaping () async throws -> T) throws -> T {
+    let box = ResultBox<T>()
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        do { box.result = .success(try await work()) } catch { box.result = .failure(error) }
+        done.signal()
+    }
+    done.wait()
+    return try box.result!.get()
+}
+
+private final class ResultBox<T: Sendable>: @unchecked Sendable {
+    var result: Result<T, Error>?
+}
