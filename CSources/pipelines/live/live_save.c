@@ -16,6 +16,7 @@
 #include "sy_gainmap.h"
 #include "sy_live.h"
 #include "live/sy_live_movie.h"
+#include "video/sy_frame_path.h"
 
 void sy_live_save_options_init(sy_live_save_options *opts) {
     memset(opts, 0, sizeof *opts);
@@ -66,17 +67,17 @@ static sy_status render_frame(sy_context *ctx, const char *movie, double seconds
     sy_recipe_init(&identity);
     if (!recipe) recipe = &identity;
     sy_video_reader *r = NULL;
-    sy_renderer *renderer = NULL;
+    sy__frame_path path = {0};
     uint8_t *full = NULL;
     sy_status st = sy_video_reader_open(ctx, movie, -1, &r, err);
     if (st != SY_OK) return st;
     const sy_video_reader_info *vi = sy_video_reader_info_get(r);
     uint32_t want = sy_video_transcode_frame_at(vi, seconds, NULL);
-    /* the renderer exactly as sy_video_transcode creates it for every frame */
-    uint32_t fw = 0, fh = 0;
-    st = sy_render_output_size(recipe, vi->width, vi->height, 0, 0, 0, &fw, &fh, err);
-    if (st == SY_OK) st = sy_renderer_create(ctx, recipe, vi->width, vi->height, fw, fh, &renderer, err);
-    if (st == SY_OK && !(full = sy__alloc(ctx, (size_t)fw * 3, fh, "live frame", err))) st = err ? err->code : SY_E_BUDGET;
+    /* the frame path exactly as sy_video_transcode opens it for every frame */
+    st = sy__frame_path_open(ctx, recipe, vi, &path, err);
+    size_t stride = (size_t)path.frame_width * 3;
+    if (st == SY_OK && !(full = sy__alloc(ctx, stride, path.frame_height, "live frame", err)))
+        st = err ? err->code : SY_E_BUDGET;
     uint32_t index = 0;
     while (st == SY_OK) {
         sy_video_frame f;
@@ -88,20 +89,19 @@ static sy_status render_frame(sy_context *ctx, const char *movie, double seconds
             break;
         }
         if (index++ < want) continue;
-        sy_pixels src = {f.rgb, f.stride, f.width, f.height};
-        st = sy_renderer_render_rows(renderer, &src, 0, fh, full, (size_t)fw * 3, err);
+        st = sy__frame_path_render(&path, &f, full, stride, err);
         break;
     }
     if (st == SY_OK) { /* the encoder's even size, same row stride */
         out->pixels = full;
-        out->stride = (size_t)fw * 3;
-        out->width = fw & ~1u;
-        out->height = fh & ~1u;
+        out->stride = stride;
+        out->width = path.width;
+        out->height = path.height;
         full = NULL;
         if (frame) *frame = want;
     }
     sy__free(ctx, full);
-    sy_renderer_destroy(renderer);
+    sy__frame_path_close(&path);
     sy_video_reader_close(r);
     return st;
 }

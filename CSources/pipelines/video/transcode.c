@@ -23,6 +23,7 @@
 #include "sy_mov.h"
 #include "mov/sy_mov_writer.h"
 #include "sy_video.h"
+#include "video/sy_frame_path.h"
 
 #define QT SY_FOURCC('q', 't', ' ', ' ')
 #define ISOM SY_FOURCC('i', 's', 'o', 'm')
@@ -73,7 +74,7 @@ typedef struct job {
     int64_t first_dts, min_pts;
     uint32_t packets;
     audio_copy audio;
-    sy_renderer *renderer;    /* with a recipe: the one frame renderer for every frame */
+    sy__frame_path path;      /* the shared frame path (a renderer with a recipe) */
     uint8_t *rendered;
     size_t rendered_stride;
 } job;
@@ -286,28 +287,21 @@ static uint16_t encodable_matrix(uint16_t code) { return code == 1 || code == 5 
 static sy_status run(job *j, sy_video_reader *reader, const char *output, const sy_video_transcode_options *o,
                      uint32_t container, sy_video_transcode_report *rep, sy_error *err) {
     const sy_video_reader_info *vi = sy_video_reader_info_get(reader);
-    /* The shared frame path: with a recipe, one renderer (sy_render) for the
-     * whole movie turns each upright frame into the encoded picture. 4:2:0
-     * needs even sides: an odd last column/row is dropped (the encoder reads
-     * width*3 bytes per row, so no copy is needed). */
-    uint32_t frame_width = vi->width, frame_height = vi->height;
-    sy_status st = SY_OK;
-    if (o->recipe) {
-        st = sy_render_output_size(o->recipe, vi->width, vi->height, 0, 0, 0, &frame_width, &frame_height, err);
-        if (st == SY_OK)
-            st = sy_renderer_create(j->ctx, o->recipe, vi->width, vi->height, frame_width, frame_height,
-                                    &j->renderer, err);
-        if (st == SY_OK) {
-            j->rendered_stride = (size_t)frame_width * 3;
-            j->rendered = sy__alloc(j->ctx, j->rendered_stride, frame_height, "rendered frame", err);
-            if (!j->rendered) st = err ? err->code : SY_E_BUDGET;
-        }
-        if (st != SY_OK) return st;
+    /* chosen here, not left to the writer's default: edits and the marker are in these ticks */
+    uint32_t movie_timescale = container == QT ? 600 : 1000;
+    /* The shared frame path; the encoder reads width*3 bytes per row, so a
+     * dropped odd column/row needs no copy. */
+    sy_status st = sy__frame_path_open(j->ctx, o->recipe, vi, &j->path, err);
+    if (st == SY_OK && j->path.renderer) {
+        j->rendered_stride = (size_t)j->path.frame_width * 3;
+        j->rendered = sy__alloc(j->ctx, j->rendered_stride, j->path.frame_height, "rendered frame", err);
+        if (!j->rendered) st = err ? err->code : SY_E_BUDGET;
     }
-    uint32_t out_width = frame_width & ~1u, out_height = frame_height & ~1u;
+    if (st != SY_OK) return st;
+    uint32_t out_width = j->path.width, out_height = j->path.height;
     if (out_width < 64 || out_height < 64)
         return sy__fail(err, SY_E_UNSUPPORTED, "%s: %ux%u video is too small to encode (64x64 at least)", j->input,
-                        frame_width, frame_height);
+                        j->path.frame_width, j->path.frame_height);
     sy_video_encoder_options eo;
     sy_video_encoder_options_init(&eo);
     eo.width = out_width;
@@ -334,6 +328,7 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
         sy_mov_writer_options wo;
         sy_mov_writer_options_init(&wo);
         wo.brand = container;
+        wo.movie_timescale = movie_timescale;
         st = sy_mov_writer_open(j->ctx, output, &wo, &j->writer, err);
     }
     if (st == SY_OK) {
@@ -351,7 +346,7 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
     }
     if (st == SY_OK && j->audio.track >= 0 && o->copy_audio) {
         st = sy_mov_writer_add_copied_track(j->writer, j->audio.mov, (uint32_t)j->audio.track, &j->audio.out_id, err);
-        if (st == SY_OK) st = audio_copy_edit(j, container == QT ? 600 : 1000, err);
+        if (st == SY_OK) st = audio_copy_edit(j, movie_timescale, err);
     }
     if (st == SY_OK) st = write_metadata(j, o, err);
 
@@ -363,9 +358,8 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
         if (st != SY_OK || end) break;
         const uint8_t *rgb = frame.rgb;
         size_t stride = frame.stride;
-        if (j->renderer) {
-            sy_pixels src = {frame.rgb, frame.stride, frame.width, frame.height};
-            st = sy_renderer_render_rows(j->renderer, &src, 0, frame_height, j->rendered, j->rendered_stride, err);
+        if (j->path.renderer) {
+            st = sy__frame_path_render(&j->path, &frame, j->rendered, j->rendered_stride, err);
             rgb = j->rendered;
             stride = j->rendered_stride;
         }
@@ -388,7 +382,7 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
     if (st == SY_OK && marker) {
         uint32_t k = marker->frame < frames ? marker->frame : frames - 1;
         marker_seconds = (double)k * eo.frame_duration / eo.timescale;
-        st = add_marker_track(j, marker, container == QT ? 600 : 1000, marker_seconds, err);
+        st = add_marker_track(j, marker, movie_timescale, marker_seconds, err);
     }
     if (st == SY_OK) st = sy_mov_writer_finish(j->writer, err);
     if (st == SY_OK && rep) {
@@ -436,7 +430,7 @@ sy_status sy_video_transcode(sy_context *ctx, const char *input, const char *out
     sy_mov_writer_destroy(j.writer); /* removes the temporary file unless finished */
     sy__free(ctx, j.held);
     sy__free(ctx, j.rendered);
-    sy_renderer_destroy(j.renderer);
+    sy__frame_path_close(&j.path);
     audio_close(&j);
     sy_video_reader_close(reader);
     return st;
