@@ -4,8 +4,9 @@
  * (sy_render with the caller's recipe, the renderer every still uses) ->
  * x265 encoder (SPEC C14 bitrate) -> muxer; the first audio track is copied
  * sample-for-sample and interleaved by time, movie-level `mdta` items are
- * copied and changed as the caller's metadata plan says. Memory stays bounded: the decoder's picture buffer, one RGB frame,
- * the encoder's look-ahead, one pending packet and one audio sample.
+ * copied and changed as the caller's metadata plan says. Memory stays
+ * bounded: the decoder's picture buffer, one RGB frame, the encoder's
+ * look-ahead, one pending packet and one audio sample.
  *
  * Frame timing: the output has a constant frame rate taken from the source
  * (media duration / frame count, in the source's media timescale), so a
