@@ -32,6 +32,7 @@ let package = Package(
     products: [
         .library(name: "Shiying", targets: ["Shiying"]),
         .library(name: "ShiyingLibrary", targets: ["ShiyingLibrary"]),
+        .library(name: "ShiyingOrganize", targets: ["ShiyingOrganize"]),
         .executable(name: "shiying", targets: ["shiying"]),
     ],
     targets: [
@@ -61,7 +62,13 @@ let package = Package(
         .target(name: "ShiyingFixtures", dependencies: ["Shiying", "CShiyingFixtures"]),
         // Search and the record store (SPEC Q1-Q3): pure Swift policies + SQLite.
         .target(name: "ShiyingLibrary", dependencies: ["CSQLite"]),
-        .executableTarget(name: "shiying", dependencies: ["Shiying", "ShiyingFixtures", "ShiyingLibrary"]),
+        // The organize scan pipeline (folder walk, fingerprint workers, OCR,
+        // store updates) joins the engine facade to the store. Its own target,
+        // above both, so ShiyingLibrary stays engine-free (pure Swift + SQLite,
+        // its policies testable without the C engine) and Shiying knows nothing
+        // of the store: Shiying <- ShiyingOrganize -> ShiyingLibrary.
+        .target(name: "ShiyingOrganize", dependencies: ["Shiying", "ShiyingLibrary"]),
+        .executableTarget(name: "shiying", dependencies: ["Shiying", "ShiyingFixtures", "ShiyingLibrary", "ShiyingOrganize"]),
         .executableTarget(
             name: "Benchmarks", dependencies: ["Shiying", "ShiyingFixtures", "ShiyingLibrary"], path: "Benchmarks",
             exclude: ["Thresholds", "vips_longimage.py"]
@@ -71,7 +78,7 @@ let package = Package(
             name: "CShiyingTests", dependencies: ["CShiying", "CShiyingFixtures", "CShiyingInternal"],
             swiftSettings: [.unsafeFlags(engineRoots.flatMap { ["-Xcc", "-I" + $0] })]
         ),
-        .testTarget(name: "ShiyingLibraryTests", dependencies: ["ShiyingLibrary"]),
+        .testTarget(name: "ShiyingLibraryTests", dependencies: ["ShiyingLibrary", "ShiyingOrganize", "Shiying", "ShiyingFixtures"]),
     ],
     swiftLanguageModes: [.v6],
     cLanguageStandard: .c11

@@ -204,23 +204,4 @@ enum LiveCommand {
         }
         return 0
     }
-
-    /// Runs async work from the synchronous CLI.
-    private static func blocking<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
-        let box = ResultBox<T>()
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            do { box.result = .success(try await work()) } catch { box.result = .failure(error) }
-            done.signal()
-        }
-        done.wait()
-        // A check the deadline abandoned was told to stop; let it leave the
-        // engine before this process exits (issue 20: no crash at exit).
-        _ = LiveVerifier<ContinuousClock>.waitForRunningChecks()
-        return try box.result!.get()
-    }
-}
-
-private final class ResultBox<T: Sendable>: @unchecked Sendable {
-    var result: Result<T, Error>?
 }

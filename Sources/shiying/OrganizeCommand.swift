@@ -1,6 +1,7 @@
 import Foundation
 import Shiying
 import ShiyingLibrary
+import ShiyingOrganize
 
 /// `shiying organize scan|groups|decide|verify|life|set-aside` (issue 9; SPEC D1–D10).
 enum OrganizeCommand {
@@ -41,95 +42,22 @@ enum OrganizeCommand {
 
     // MARK: - scan
 
-    private struct Skipped: Encodable { var path: String; var error: String }
-    private struct ScanReport: Encodable {
-        var scanned: Int
-        var skipped: [Skipped]
-        var duplicateGroups: Int
-        var similarGroups: Int
-        var burstGroups: Int
-        var ocr: Bool
-        var seconds: Double
-        var photosPerSecond: Double
-        var enginePeakBytes: UInt64
-    }
-
-    static let stillExtensions: Set<String> = ["jpg", "jpeg", "png", "heic", "heif"]
-
-    /// Every still under `dir`, sorted by path.
-    static func stills(in dir: String) throws -> [String] {
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
-            throw UsageError("\(dir): not a directory")
-        }
-        let walker = FileManager.default.enumerator(atPath: dir)
-        var found: [String] = []
-        while let rel = walker?.nextObject() as? String {
-            if stillExtensions.contains((rel as NSString).pathExtension.lowercased()) {
-                found.append((dir as NSString).appendingPathComponent(rel))
-            }
-        }
-        return found.sorted()
-    }
-
-    /// The organizer's record of one fingerprinted still.
-    static func asset(_ fp: PhotoFingerprint, recognizedText: String?) -> OrganizeAsset {
-        OrganizeAsset(path: fp.path, mediaType: .photo, width: fp.width, height: fp.height, fileBytes: fp.fileBytes,
-                      fileSHA256: fp.fileSHA256, pixelSHA256: fp.pixelSHA256, phash: fp.phash, quality: fp.quality,
-                      capturedAtMs: fp.captureDate.flatMap(ExifCaptureTime.milliseconds), hasCamera: fp.hasCamera,
-                      isScreenshot: fp.screenshotMarker, isAnimated: fp.animated, recognizedText: recognizedText)
-    }
-
-    private static func scan(_ dir: String, _ org: OrganizeStore, ocr: Bool, json: Bool) throws -> Int32 {
-        let paths = try stills(in: dir).map { URL(fileURLWithPath: $0).standardizedFileURL.path }
-        if ocr && TesseractOCR.executable == nil {
-            throw UsageError("--ocr needs tesseract (apt-get install tesseract-ocr tesseract-ocr-chi-sim)")
-        }
-        // One worker per core, each with its own engine context (and 12 MB
-        // budget); results keep the folder order.
-        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 4, paths.count))
-        let fingerprinters = try (0..<workers).map { _ in try Fingerprinter() }
+    /// `OrganizeScanner.scan` with progress on stderr; the report as text or JSON.
+    private static func scan(_ dir: String, _ org: sending OrganizeStore, ocr: Bool, json: Bool) throws -> Int32 {
         let progress = StderrProgress(label: "organize scan")
-        let start = ContinuousClock.now
-        let results = ScanResults(count: paths.count)
-        DispatchQueue.concurrentPerform(iterations: workers) { w in
-            while let n = results.claim() {
-                let path = paths[n]
-                let outcome = Result<OrganizeAsset, Error> {
-                    let fp = try fingerprinters[w].fingerprint(path)
-                    let text = ocr ? try TesseractOCR.recognize(path) : nil
-                    return asset(fp, recognizedText: text)
-                }
-                results.finish(n, outcome) { done in progress.report("photos", UInt64(done), UInt64(paths.count)) }
-            }
-        }
-        var assets: [OrganizeAsset] = []
-        var skipped: [Skipped] = []
-        for (n, outcome) in results.outcomes.enumerated() {
-            switch outcome {
-            case .success(let a)?: assets.append(a)
-            case .failure(let e as ShiyingError)?: skipped.append(Skipped(path: paths[n], error: e.message))
-            case .failure(let e)?: throw e // not a photo's fault (e.g. OCR could not run): the scan fails
-            case nil: break
-            }
+        let report: OrganizeScanReport
+        do {
+            report = try blocking { try await OrganizeScanner.scan(folder: dir, store: org, ocr: ocr, progress: progress.report) }
+        } catch OrganizeScanError.ocrUnavailable {
+            throw UsageError("--ocr needs tesseract (apt-get install tesseract-ocr tesseract-ocr-chi-sim)")
+        } catch let error as OrganizeScanError {
+            throw UsageError(error.description)
         }
         progress.finish()
-        let elapsed = ContinuousClock.now - start
-        let nowMs = Int64(Date().timeIntervalSince1970 * 1000)
-        try org.record(assets, nowMs: nowMs)
-        let groups = try org.regroup(nowMs: nowMs)
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let report = ScanReport(
-            scanned: assets.count, skipped: skipped,
-            duplicateGroups: groups.filter { $0.kind == .duplicate }.count,
-            similarGroups: groups.filter { $0.kind == .similar }.count,
-            burstGroups: groups.filter { $0.kind == .burst }.count, ocr: ocr, seconds: seconds,
-            photosPerSecond: seconds > 0 ? Double(assets.count) / seconds : 0,
-            enginePeakBytes: fingerprinters.reduce(0) { $0 + $1.memoryStats.peakBytes })
         try emit(report, json: json) {
-            "scanned \(report.scanned) photos (\(skipped.count) skipped) in \(String(format: "%.2f", seconds)) s: "
+            "scanned \(report.scanned) photos (\(report.skipped.count) skipped) in \(String(format: "%.2f", report.seconds)) s: "
                 + "\(report.duplicateGroups) duplicate, \(report.similarGroups) similar, \(report.burstGroups) burst groups"
-                + skipped.map { "\nskipped \($0.path): \($0.error)" }.joined()
+                + report.skipped.map { "\nskipped \($0.path): \($0.error)" }.joined()
         }
         return 0
     }
@@ -247,56 +175,5 @@ enum OrganizeCommand {
 
     private static func emit<T: Encodable>(_ value: T, json: Bool, text: () -> String) throws {
         print(json ? try JSONReport.line(value) : text())
-    }
-}
-
-/// Tesseract (Debian's tesseract-ocr with the chi_sim and eng models) as the
-/// OCR engine behind `organize scan --ocr`; the Life rules only read its text.
-enum TesseractOCR {
-    static var executable: String? {
-        ["/usr/bin/tesseract", "/usr/local/bin/tesseract"].first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
-
-    static func recognize(_ path: String) throws -> String? {
-        guard let exe = executable else { return nil }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: exe)
-        process.arguments = [path, "stdout", "-l", "chi_sim+eng", "--psm", "3"]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { return nil }
-        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        return text.isEmpty ? nil : text
-    }
-}
-
-/// The scan's work queue and results, shared by the workers.
-private final class ScanResults: @unchecked Sendable {
-    private let lock = NSLock()
-    private var next = 0, done = 0
-    private(set) var outcomes: [Result<OrganizeAsset, Error>?]
-
-    init(count: Int) { outcomes = Array(repeating: nil, count: count) }
-
-    /// The next photo index to fingerprint, or nil when all are taken.
-    func claim() -> Int? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard next < outcomes.count else { return nil }
-        next += 1
-        return next - 1
-    }
-
-    /// Records photo `n`'s outcome, then tells `report` (under the lock) how many are done.
-    func finish(_ n: Int, _ outcome: Result<OrganizeAsset, Error>, report: (Int) -> Void) {
-        lock.lock()
-        defer { lock.unlock() }
-        outcomes[n] = outcome
-        done += 1
-        report(done)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Shiying
 
 /// One-line JSON for `--json` reports (snake_case keys, sorted).
 enum JSONReport {
@@ -59,3 +60,22 @@ func outputFormat(_ path: String, command: String, formats: KeyValuePairs<String
 
 /// The still formats `convert` and `edit` write, by extension.
 let stillFormats: KeyValuePairs<String, String> = ["jpg": "jpeg", "jpeg": "jpeg", "png": "png", "heic": "heic", "heif": "heic"]
+
+/// Runs async work from the synchronous CLI (the calling thread waits).
+func blocking<T: Sendable>(_ work: sending @escaping () async throws -> T) throws -> T {
+    let box = ResultBox<T>()
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        do { box.result = .success(try await work()) } catch { box.result = .failure(error) }
+        done.signal()
+    }
+    done.wait()
+    // A Live check a deadline abandoned was told to stop; let it leave the
+    // engine before this process exits (issue 20: no crash at exit).
+    _ = LiveVerifier<ContinuousClock>.waitForRunningChecks()
+    return try box.result!.get()
+}
+
+private final class ResultBox<T: Sendable>: @unchecked Sendable {
+    var result: Result<T, Error>?
+}

@@ -248,14 +248,23 @@ struct LivePairTests {
         let crossed = try liveVerify(ctx, dir + "/a.jpg", dir + "/b.mov")
         #expect(!crossed.ok && crossed.reason == "content identifiers differ: still \(a.id), movie \(b.id)", "\(crossed.reason)")
 
-        // identifier but no still-image-time track
+        // identifier but no still-image-time track: a metadata plan that only adds the identifier
         var o = sy_video_transcode_options()
         sy_video_transcode_options_init(&o)
         var err = sy_error()
         let noTrack = dir + "/notrack.mov"
-        let st = a.id.withCString { id in
-            o.content_identifier = id
-            return sy_video_transcode(ctx.raw, src, noTrack, &o, nil, &err)
+        let idBytes = Array(a.id.utf8)
+        let st = "com.apple.quicktime.content.identifier".withCString { key in
+            idBytes.withUnsafeBytes { value in
+                var item = sy_video_mdta_item(key: key, type: 1, value: value.baseAddress, len: value.count)
+                return withUnsafePointer(to: &item) { add in
+                    var plan = sy_video_metadata_plan(drop: nil, drop_count: 0, add: add, add_count: 1, marker: nil)
+                    return withUnsafePointer(to: &plan) { planPointer in
+                        o.metadata = planPointer
+                        return sy_video_transcode(ctx.raw, src, noTrack, &o, nil, &err)
+                    }
+                }
+            }
         }
         try #require(st == SY_OK, "\(message(err))")
         #expect(try liveExiftoolMovieID(noTrack) == a.id)

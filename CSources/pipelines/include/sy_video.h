@@ -4,7 +4,7 @@
  * (HEVC with libde265, H.264 with openh264) and handed out one at a time in
  * presentation order as upright 8-bit RGB: the stream's colour description
  * (matrix, range, bit depth) is honoured and the track's tkhd matrix
- * (rotation/mirror) applied, so a portrait Live movie stored landscape comes
+ * (rotation/mirror) applied, so a portrait phone movie stored landscape comes
  * out portrait. Memory is bounded by the decoder's picture buffer plus one
  * RGB frame — never the whole movie.
  *
@@ -14,7 +14,8 @@
  * The encoder holds a bounded look-ahead (see sy_video_encoder_options).
  *
  * Transcode: reader -> (the shared frame path) -> encoder -> sy_mov_writer,
- * audio copied sample-for-sample, written to a temporary file and renamed.
+ * audio copied sample-for-sample, movie metadata copied and changed as the
+ * caller's metadata plan says, written to a temporary file and renamed.
  */
 #ifndef SY_VIDEO_H
 #define SY_VIDEO_H
@@ -133,6 +134,40 @@ void sy_video_encoder_destroy(sy_video_encoder *enc);
 typedef sy_status (*sy_video_frame_observer)(void *user, uint32_t index, const uint8_t *rgb, size_t stride,
                                              uint32_t width, uint32_t height, sy_error *err);
 
+/* What a pipeline above adds to or removes from the movie's metadata: the
+ * transcoder knows QuickTime's forms (movie-level `mdta` items, one-sample
+ * `mebx` marker tracks), never what a key means. Everything is borrowed for
+ * the sy_video_transcode call. */
+
+/** A movie-level `mdta` item: ilst type indicator (1 = UTF-8, 21 = signed BE
+ *  int, 22 = unsigned BE int, 23 = float32 BE) and value bytes. */
+typedef struct sy_video_mdta_item {
+    const char *key;
+    uint32_t type;
+    const void *value;
+    size_t len;
+} sy_video_mdta_item;
+
+/** A timed-metadata (`mebx`) track describing the video track, with one key
+ *  and one sample holding `value` (key local id 1) that marks one output
+ *  frame: the sample lasts one tick of the movie timescale and an empty edit
+ *  places it at that frame's presentation time. */
+typedef struct sy_video_frame_marker {
+    const char *key;           /* key name, namespace 'mdta' */
+    uint32_t datatype;         /* well-known type of `value` (65 = int8, 23 = float32, ...) */
+    const void *value;
+    size_t len;                /* 1..256 bytes */
+    uint32_t frame;            /* output frame index, clamped to the last frame */
+} sy_video_frame_marker;
+
+typedef struct sy_video_metadata_plan {
+    const char *const *drop;   /* source `mdta` keys not copied (a replaced key is dropped and added) */
+    size_t drop_count;
+    const sy_video_mdta_item *add; /* written after the copied items, in order (also without copy_metadata) */
+    size_t add_count;
+    const sy_video_frame_marker *marker; /* NULL = none; its track is added after every other track */
+} sy_video_metadata_plan;
+
 typedef struct sy_video_transcode_options {
     uint32_t version;          /* 1 */
     uint32_t container;        /* 'qt  ' (.mov) or 'isom' (.mp4); 0 = from the output extension */
@@ -140,15 +175,13 @@ typedef struct sy_video_transcode_options {
     const char *preset;        /* NULL = encoder default */
     uint32_t threads;          /* 0 = one per core */
     int copy_audio;            /* 1 (default): the first audio track copied sample-for-sample */
-    int copy_metadata;         /* 1 (default): movie-level mdta items copied */
+    int copy_metadata;         /* 1 (default): movie-level mdta items copied (the source's timed-metadata
+                                  tracks never are: their samples describe the source's frames) */
     const sy_recipe *recipe;   /* NULL = none; else every upright frame goes through sy_render with it
                                   (one renderer for the whole movie), output at native size */
     sy_video_frame_observer observer; /* may be NULL */
     void *observer_user;
-    /* Live photo movie (issue 6, live-photo.md §4.2, §4.3) */
-    const char *content_identifier; /* non-NULL: written as the mdta content identifier (a copied one is replaced) */
-    int32_t still_frame;       /* >= 0: a still-image-time `mebx` track marks this frame's presentation
-                                  time (clamped to the last frame); -1 (default) = none */
+    const sy_video_metadata_plan *metadata; /* NULL = none: metadata as copy_metadata says */
 } sy_video_transcode_options;
 
 void sy_video_transcode_options_init(sy_video_transcode_options *opts);
@@ -163,7 +196,7 @@ typedef struct sy_video_transcode_report {
     double duration_seconds;   /* output video duration */
     uint32_t source_codec;
     uint32_t source_rotation;  /* applied to the pixels (output matrix is identity) */
-    double still_image_time;   /* with still_frame: the marked presentation time in seconds, else -1 */
+    double marker_time;        /* with a frame marker: the marked frame's presentation time in seconds, else -1 */
 } sy_video_transcode_report;
 
 /** The output frame a transcode shows at `seconds` (nearest, clamped to the

@@ -2,9 +2,10 @@
  * and SPEC E2's frame -> photo, both on the one frame renderer.
  *
  * The movie goes through sy_video_transcode with the recipe (every frame
- * rendered by sy_render, C14 bitrate, audio copied) plus the identifier and
- * the still-image-time track; an observer keeps the rendered frame at the
- * still time, which becomes the still when there is no source still. */
+ * rendered by sy_render, C14 bitrate, audio copied) and the Live metadata
+ * plan (the identifier and the still-image-time track, live/sy_live_movie.h);
+ * an observer keeps the rendered frame at the still time, which becomes the
+ * still when there is no source still. */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,6 +15,8 @@
 #include "edit/sy_edit_internal.h"
 #include "sy_gainmap.h"
 #include "sy_live.h"
+#include "live/sy_live_movie.h"
+#include "video/sy_frame_path.h"
 
 void sy_live_save_options_init(sy_live_save_options *opts) {
     memset(opts, 0, sizeof *opts);
@@ -64,17 +67,17 @@ static sy_status render_frame(sy_context *ctx, const char *movie, double seconds
     sy_recipe_init(&identity);
     if (!recipe) recipe = &identity;
     sy_video_reader *r = NULL;
-    sy_renderer *renderer = NULL;
+    sy__frame_path path = {0};
     uint8_t *full = NULL;
     sy_status st = sy_video_reader_open(ctx, movie, -1, &r, err);
     if (st != SY_OK) return st;
     const sy_video_reader_info *vi = sy_video_reader_info_get(r);
     uint32_t want = sy_video_transcode_frame_at(vi, seconds, NULL);
-    /* the renderer exactly as sy_video_transcode creates it for every frame */
-    uint32_t fw = 0, fh = 0;
-    st = sy_render_output_size(recipe, vi->width, vi->height, 0, 0, 0, &fw, &fh, err);
-    if (st == SY_OK) st = sy_renderer_create(ctx, recipe, vi->width, vi->height, fw, fh, &renderer, err);
-    if (st == SY_OK && !(full = sy__alloc(ctx, (size_t)fw * 3, fh, "live frame", err))) st = err ? err->code : SY_E_BUDGET;
+    /* the frame path exactly as sy_video_transcode opens it for every frame */
+    st = sy__frame_path_open(ctx, recipe, vi, &path, err);
+    size_t stride = (size_t)path.frame_width * 3;
+    if (st == SY_OK && !(full = sy__alloc(ctx, stride, path.frame_height, "live frame", err)))
+        st = err ? err->code : SY_E_BUDGET;
     uint32_t index = 0;
     while (st == SY_OK) {
         sy_video_frame f;
@@ -86,20 +89,19 @@ static sy_status render_frame(sy_context *ctx, const char *movie, double seconds
             break;
         }
         if (index++ < want) continue;
-        sy_pixels src = {f.rgb, f.stride, f.width, f.height};
-        st = sy_renderer_render_rows(renderer, &src, 0, fh, full, (size_t)fw * 3, err);
+        st = sy__frame_path_render(&path, &f, full, stride, err);
         break;
     }
     if (st == SY_OK) { /* the encoder's even size, same row stride */
         out->pixels = full;
-        out->stride = (size_t)fw * 3;
-        out->width = fw & ~1u;
-        out->height = fh & ~1u;
+        out->stride = stride;
+        out->width = path.width;
+        out->height = path.height;
         full = NULL;
         if (frame) *frame = want;
     }
     sy__free(ctx, full);
-    sy_renderer_destroy(renderer);
+    sy__frame_path_close(&path);
     sy_video_reader_close(r);
     return st;
 }
@@ -193,8 +195,9 @@ static sy_status live_save(sy_context *ctx, const char *source_movie, const char
     to.recipe = recipe;
     to.observer = capture_frame;
     to.observer_user = &cap;
-    to.content_identifier = rep->content_identifier;
-    to.still_frame = (int32_t)rep->still_frame;
+    sy__live_movie_plan plan;
+    sy__live_movie_plan_init(&plan, rep->content_identifier, (int32_t)rep->still_frame);
+    to.metadata = &plan.plan;
     st = sy_video_transcode(ctx, source_movie, pending, &to, &rep->movie, err);
     sy_edit_image still = {0};
     if (st == SY_OK && !source_still && !cap.image.pixels)
@@ -220,7 +223,7 @@ static sy_status live_save(sy_context *ctx, const char *source_movie, const char
     if (st != SY_OK) unlink(pending); /* both files or neither */
     if (st == SY_OK) {
         rep->live = 1;
-        rep->still_time = rep->movie.still_image_time;
+        rep->still_time = rep->movie.marker_time;
         rep->still_width = img->width;
         rep->still_height = img->height;
     }

@@ -4,15 +4,16 @@
  * (sy_render with the caller's recipe, the renderer every still uses) ->
  * x265 encoder (SPEC C14 bitrate) -> muxer; the first audio track is copied
  * sample-for-sample and interleaved by time, movie-level `mdta` items are
- * copied. Memory stays bounded: the decoder's picture buffer, one RGB frame,
- * the encoder's look-ahead, one pending packet and one audio sample.
+ * copied and changed as the caller's metadata plan says. Memory stays
+ * bounded: the decoder's picture buffer, one RGB frame, the encoder's
+ * look-ahead, one pending packet and one audio sample.
  *
  * Frame timing: the output has a constant frame rate taken from the source
  * (media duration / frame count, in the source's media timescale), so a
  * variable-rate iPhone clip becomes its nearest constant-rate equivalent of the
  * same length and audio stays in sync. Timed-metadata (`mebx`) tracks are not
- * copied: their samples describe the source's frames (the Live photo issue
- * writes its own).
+ * copied: their samples describe the source's frames (a plan's frame marker
+ * is written instead).
  */
 #include <string.h>
 #include <strings.h>
@@ -23,6 +24,7 @@
 #include "sy_mov.h"
 #include "mov/sy_mov_writer.h"
 #include "sy_video.h"
+#include "video/sy_frame_path.h"
 
 #define QT SY_FOURCC('q', 't', ' ', ' ')
 #define ISOM SY_FOURCC('i', 's', 'o', 'm')
@@ -35,7 +37,6 @@ void sy_video_transcode_options_init(sy_video_transcode_options *opts) {
     opts->version = 1;
     opts->copy_audio = 1;
     opts->copy_metadata = 1;
-    opts->still_frame = -1;
 }
 
 static uint32_t container_from_path(const char *path) {
@@ -74,7 +75,7 @@ typedef struct job {
     int64_t first_dts, min_pts;
     uint32_t packets;
     audio_copy audio;
-    sy_renderer *renderer;    /* with a recipe: the one frame renderer for every frame */
+    sy__frame_path path;      /* the shared frame path (a renderer with a recipe) */
     uint8_t *rendered;
     size_t rendered_stride;
 } job;
@@ -220,19 +221,63 @@ uint32_t sy_video_transcode_frame_at(const sy_video_reader_info *vi, double seco
     return index;
 }
 
-#define CONTENT_ID_KEY "com.apple.quicktime.content.identifier"
-#define STILL_TIME_KEY "com.apple.quicktime.still-image-time"
+/* ---- the caller's metadata plan ---- */
 
-/* The Live photo's still-image-time track (live-photo.md §4.3): one 1-tick
- * sample holding the int8 marker -1, placed on the movie timeline by an empty
- * edit of E = still time x movie timescale; added last, as Apple does. */
-static sy_status add_still_time_track(job *j, uint32_t movie_timescale, double still_seconds, sy_error *err) {
-    static const uint8_t marker[9] = {0, 0, 0, 9, 0, 0, 0, 1, 0xFF};
-    sy_mov_mebx_key_spec key = {STILL_TIME_KEY, 65};
+#define MARKER_VALUE_MAX 256
+
+static int plan_drops(const sy_video_metadata_plan *plan, const char *key) {
+    for (size_t i = 0; plan && i < plan->drop_count; i++)
+        if (strcmp(plan->drop[i], key) == 0) return 1;
+    return 0;
+}
+
+static sy_status check_plan(const sy_video_metadata_plan *plan, sy_error *err) {
+    if (!plan) return SY_OK;
+    if ((plan->drop_count && !plan->drop) || (plan->add_count && !plan->add))
+        return sy__fail(err, SY_E_USAGE, "sy_video_transcode: metadata plan with a count but no list");
+    const sy_video_frame_marker *m = plan->marker;
+    if (m && (!m->key || !m->value || m->len == 0 || m->len > MARKER_VALUE_MAX))
+        return sy__fail(err, SY_E_USAGE, "sy_video_transcode: frame marker needs a key and 1 to %d value bytes",
+                        MARKER_VALUE_MAX);
+    return SY_OK;
+}
+
+/* Movie-level items: the source's (unless dropped), then the plan's. */
+static sy_status write_metadata(job *j, const sy_video_transcode_options *o, sy_error *err) {
+    const sy_video_metadata_plan *plan = o->metadata;
+    sy_status st = SY_OK;
+    for (uint32_t i = 0; o->copy_metadata && st == SY_OK && i < sy_mov_metadata_count(j->audio.mov); i++) {
+        const char *key;
+        uint32_t type;
+        const uint8_t *value;
+        size_t len;
+        if (sy_mov_metadata_at(j->audio.mov, i, &key, &type, &value, &len) != SY_OK) continue;
+        if (plan_drops(plan, key)) continue;
+        st = sy_mov_writer_add_metadata(j->writer, key, type, value, len, err);
+    }
+    for (size_t i = 0; plan && st == SY_OK && i < plan->add_count; i++) {
+        const sy_video_mdta_item *item = &plan->add[i];
+        st = sy_mov_writer_add_metadata(j->writer, item->key, item->type, item->value, item->len, err);
+    }
+    return st;
+}
+
+/* The frame marker's track: one sample (size, key local id 1, value) lasting
+ * one movie tick, placed on the movie timeline by an empty edit of the
+ * marked frame's time x movie timescale. */
+static sy_status add_marker_track(job *j, const sy_video_frame_marker *m, uint32_t movie_timescale, double seconds,
+                                  sy_error *err) {
+    uint8_t sample[8 + MARKER_VALUE_MAX];
+    uint32_t size = (uint32_t)(8 + m->len);
+    const uint8_t head[8] = {(uint8_t)(size >> 24), (uint8_t)(size >> 16), (uint8_t)(size >> 8), (uint8_t)size,
+                             0, 0, 0, 1};
+    memcpy(sample, head, sizeof head);
+    memcpy(sample + sizeof head, m->value, m->len);
+    sy_mov_mebx_key_spec key = {m->key, m->datatype};
     uint32_t id = 0;
     sy_status st = sy_mov_writer_add_mebx(j->writer, &key, 1, j->video_id, movie_timescale, &id, err);
-    if (st == SY_OK) st = sy_mov_writer_add_sample(j->writer, id, marker, sizeof marker, 1, 0, 1, err);
-    uint64_t empty = (uint64_t)(still_seconds * movie_timescale + 0.5);
+    if (st == SY_OK) st = sy_mov_writer_add_sample(j->writer, id, sample, size, 1, 0, 1, err);
+    uint64_t empty = (uint64_t)(seconds * movie_timescale + 0.5);
     if (st == SY_OK) st = sy_mov_writer_set_edit(j->writer, id, empty, 0, err);
     return st;
 }
@@ -243,28 +288,21 @@ static uint16_t encodable_matrix(uint16_t code) { return code == 1 || code == 5 
 static sy_status run(job *j, sy_video_reader *reader, const char *output, const sy_video_transcode_options *o,
                      uint32_t container, sy_video_transcode_report *rep, sy_error *err) {
     const sy_video_reader_info *vi = sy_video_reader_info_get(reader);
-    /* The shared frame path: with a recipe, one renderer (sy_render) for the
-     * whole movie turns each upright frame into the encoded picture. 4:2:0
-     * needs even sides: an odd last column/row is dropped (the encoder reads
-     * width*3 bytes per row, so no copy is needed). */
-    uint32_t frame_width = vi->width, frame_height = vi->height;
-    sy_status st = SY_OK;
-    if (o->recipe) {
-        st = sy_render_output_size(o->recipe, vi->width, vi->height, 0, 0, 0, &frame_width, &frame_height, err);
-        if (st == SY_OK)
-            st = sy_renderer_create(j->ctx, o->recipe, vi->width, vi->height, frame_width, frame_height,
-                                    &j->renderer, err);
-        if (st == SY_OK) {
-            j->rendered_stride = (size_t)frame_width * 3;
-            j->rendered = sy__alloc(j->ctx, j->rendered_stride, frame_height, "rendered frame", err);
-            if (!j->rendered) st = err ? err->code : SY_E_BUDGET;
-        }
-        if (st != SY_OK) return st;
+    /* chosen here, not left to the writer's default: edits and the marker are in these ticks */
+    uint32_t movie_timescale = container == QT ? 600 : 1000;
+    /* The shared frame path; the encoder reads width*3 bytes per row, so a
+     * dropped odd column/row needs no copy. */
+    sy_status st = sy__frame_path_open(j->ctx, o->recipe, vi, &j->path, err);
+    if (st == SY_OK && j->path.renderer) {
+        j->rendered_stride = (size_t)j->path.frame_width * 3;
+        j->rendered = sy__alloc(j->ctx, j->rendered_stride, j->path.frame_height, "rendered frame", err);
+        if (!j->rendered) st = err ? err->code : SY_E_BUDGET;
     }
-    uint32_t out_width = frame_width & ~1u, out_height = frame_height & ~1u;
+    if (st != SY_OK) return st;
+    uint32_t out_width = j->path.width, out_height = j->path.height;
     if (out_width < 64 || out_height < 64)
         return sy__fail(err, SY_E_UNSUPPORTED, "%s: %ux%u video is too small to encode (64x64 at least)", j->input,
-                        frame_width, frame_height);
+                        j->path.frame_width, j->path.frame_height);
     sy_video_encoder_options eo;
     sy_video_encoder_options_init(&eo);
     eo.width = out_width;
@@ -291,6 +329,7 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
         sy_mov_writer_options wo;
         sy_mov_writer_options_init(&wo);
         wo.brand = container;
+        wo.movie_timescale = movie_timescale;
         st = sy_mov_writer_open(j->ctx, output, &wo, &j->writer, err);
     }
     if (st == SY_OK) {
@@ -308,22 +347,9 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
     }
     if (st == SY_OK && j->audio.track >= 0 && o->copy_audio) {
         st = sy_mov_writer_add_copied_track(j->writer, j->audio.mov, (uint32_t)j->audio.track, &j->audio.out_id, err);
-        if (st == SY_OK) st = audio_copy_edit(j, container == QT ? 600 : 1000, err);
+        if (st == SY_OK) st = audio_copy_edit(j, movie_timescale, err);
     }
-    if (st == SY_OK && o->copy_metadata) {
-        for (uint32_t i = 0; st == SY_OK && i < sy_mov_metadata_count(j->audio.mov); i++) {
-            const char *key;
-            uint32_t type;
-            const uint8_t *value;
-            size_t len;
-            if (sy_mov_metadata_at(j->audio.mov, i, &key, &type, &value, &len) != SY_OK) continue;
-            if (o->content_identifier && strcmp(key, CONTENT_ID_KEY) == 0) continue;
-            st = sy_mov_writer_add_metadata(j->writer, key, type, value, len, err);
-        }
-    }
-    if (st == SY_OK && o->content_identifier)
-        st = sy_mov_writer_add_metadata(j->writer, CONTENT_ID_KEY, 1, o->content_identifier,
-                                        strlen(o->content_identifier), err);
+    if (st == SY_OK) st = write_metadata(j, o, err);
 
     uint32_t frames = 0;
     while (st == SY_OK) {
@@ -333,9 +359,8 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
         if (st != SY_OK || end) break;
         const uint8_t *rgb = frame.rgb;
         size_t stride = frame.stride;
-        if (j->renderer) {
-            sy_pixels src = {frame.rgb, frame.stride, frame.width, frame.height};
-            st = sy_renderer_render_rows(j->renderer, &src, 0, frame_height, j->rendered, j->rendered_stride, err);
+        if (j->path.renderer) {
+            st = sy__frame_path_render(&j->path, &frame, j->rendered, j->rendered_stride, err);
             rgb = j->rendered;
             stride = j->rendered_stride;
         }
@@ -353,11 +378,12 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
     if (st == SY_OK && j->min_pts != j->first_dts)
         st = sy_mov_writer_set_edit(j->writer, j->video_id, 0, j->min_pts - j->first_dts, err);
     if (st == SY_OK) st = audio_pump(j, 1e300, err);
-    double still_seconds = -1;
-    if (st == SY_OK && o->still_frame >= 0) {
-        uint32_t k = (uint32_t)o->still_frame < frames ? (uint32_t)o->still_frame : frames - 1;
-        still_seconds = (double)k * eo.frame_duration / eo.timescale;
-        st = add_still_time_track(j, container == QT ? 600 : 1000, still_seconds, err);
+    double marker_seconds = -1;
+    const sy_video_frame_marker *marker = o->metadata ? o->metadata->marker : NULL;
+    if (st == SY_OK && marker) {
+        uint32_t k = marker->frame < frames ? marker->frame : frames - 1;
+        marker_seconds = (double)k * eo.frame_duration / eo.timescale;
+        st = add_marker_track(j, marker, movie_timescale, marker_seconds, err);
     }
     if (st == SY_OK) st = sy_mov_writer_finish(j->writer, err);
     if (st == SY_OK && rep) {
@@ -370,7 +396,7 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
         rep->duration_seconds = (double)frames * eo.frame_duration / eo.timescale;
         rep->source_codec = vi->codec;
         rep->source_rotation = vi->rotation;
-        rep->still_image_time = still_seconds;
+        rep->marker_time = marker_seconds;
     }
     sy_video_encoder_destroy(enc);
     return st;
@@ -389,11 +415,13 @@ sy_status sy_video_transcode(sy_context *ctx, const char *input, const char *out
     uint32_t container = opts->container ? opts->container : container_from_path(output);
     if (container != QT && container != ISOM)
         return sy__fail(err, SY_E_USAGE, "%s: unknown movie type; use .mov or .mp4", output);
+    sy_status st = check_plan(opts->metadata, err);
+    if (st != SY_OK) return st;
     if (report) memset(report, 0, sizeof *report);
 
     job j = {.ctx = ctx, .input = input};
     sy_video_reader *reader = NULL;
-    sy_status st = sy_video_reader_open(ctx, input, -1, &reader, err);
+    st = sy_video_reader_open(ctx, input, -1, &reader, err);
     if (st == SY_OK) st = audio_open(&j, err);
     if (st == SY_OK) st = run(&j, reader, output, opts, container, report, err);
     if (st == SY_OK && report) {
@@ -403,7 +431,7 @@ sy_status sy_video_transcode(sy_context *ctx, const char *input, const char *out
     sy_mov_writer_destroy(j.writer); /* removes the temporary file unless finished */
     sy__free(ctx, j.held);
     sy__free(ctx, j.rendered);
-    sy_renderer_destroy(j.renderer);
+    sy__frame_path_close(&j.path);
     audio_close(&j);
     sy_video_reader_close(reader);
     return st;

@@ -1,0 +1,33 @@
+/* frame_path.c — the shared frame path of a transcode (see sy_frame_path.h). */
+#include <string.h>
+
+#include "video/sy_frame_path.h"
+
+sy_status sy__frame_path_open(sy_context *ctx, const sy_recipe *recipe, const sy_video_reader_info *vi,
+                              sy__frame_path *out, sy_error *err) {
+    memset(out, 0, sizeof *out);
+    out->frame_width = vi->width;
+    out->frame_height = vi->height;
+    sy_status st = SY_OK;
+    if (recipe) {
+        st = sy_render_output_size(recipe, vi->width, vi->height, 0, 0, 0, &out->frame_width, &out->frame_height, err);
+        if (st == SY_OK)
+            st = sy_renderer_create(ctx, recipe, vi->width, vi->height, out->frame_width, out->frame_height,
+                                    &out->renderer, err);
+    }
+    out->width = out->frame_width & ~1u;
+    out->height = out->frame_height & ~1u;
+    return st;
+}
+
+sy_status sy__frame_path_render(sy__frame_path *p, const sy_video_frame *frame, uint8_t *dst, size_t dst_stride,
+                                sy_error *err) {
+    if (!p->renderer) return sy__fail(err, SY_E_USAGE, "sy__frame_path_render: no recipe, nothing to render");
+    sy_pixels src = {frame->rgb, frame->stride, frame->width, frame->height};
+    return sy_renderer_render_rows(p->renderer, &src, 0, p->frame_height, dst, dst_stride, err);
+}
+
+void sy__frame_path_close(sy__frame_path *p) {
+    sy_renderer_destroy(p->renderer);
+    p->renderer = NULL;
+}

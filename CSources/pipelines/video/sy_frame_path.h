@@ -1,0 +1,33 @@
+/* sy_frame_path.h — the shared frame path of a transcode (engine-private):
+ * with a recipe, one renderer (sy_render) for the whole movie turns each
+ * upright frame into the encoded picture; the encoded size has even sides
+ * (4:2:0), an odd last column/row is dropped. Whoever must reproduce exactly
+ * what a transcode encodes (Live frame -> photo, SPEC E2) opens the same path.
+ *
+ * Order: open (after the reader, for its info), render per frame, close. The
+ * path owns its renderer; the caller owns the pixel buffers. */
+#ifndef SY_FRAME_PATH_H
+#define SY_FRAME_PATH_H
+
+#include "base/sy_internal.h"
+#include "sy_render.h"
+#include "sy_video.h"
+
+typedef struct sy__frame_path {
+    sy_renderer *renderer;            /* NULL without a recipe: frames pass as decoded */
+    uint32_t frame_width, frame_height; /* rendered size (rows of frame_width * 3 bytes) */
+    uint32_t width, height;           /* encoded size: the rendered size rounded down to even */
+} sy__frame_path;
+
+/* Sizes the path for frames of `vi` and, with a recipe (may be NULL), creates its renderer. */
+sy_status sy__frame_path_open(sy_context *ctx, const sy_recipe *recipe, const sy_video_reader_info *vi,
+                              sy__frame_path *out, sy_error *err);
+
+/* Renders `frame` into dst (frame_height rows at dst_stride). Only with a renderer. */
+sy_status sy__frame_path_render(sy__frame_path *p, const sy_video_frame *frame, uint8_t *dst, size_t dst_stride,
+                                sy_error *err);
+
+/* Frees the renderer; a zeroed or failed path is fine. */
+void sy__frame_path_close(sy__frame_path *p);
+
+#endif

@@ -1,0 +1,113 @@
+// issue 9/14: the organize scan pipeline as a library API (OrganizeScanner),
+// on a generated folder: a byte copy and a resized copy of one photo, an
+// unreadable file; results in folder order; cancellation stops the workers.
+import Foundation
+import Shiying
+import ShiyingFixtures
+import ShiyingLibrary
+import ShiyingOrganize
+import Testing
+
+/// Four sample photos, a byte copy and a half-size copy of the first, and a file that is no photo.
+private func makeFolder(_ folder: TempFolder) throws -> String {
+    let lib = folder.file("lib")
+    let samples = try SamplePhotos.write(count: 4, seed: 9, width: 800, height: 600, to: lib)
+    try FileManager.default.copyItem(atPath: samples[0], toPath: lib + "/sample-0001-copy.jpg")
+    _ = try Editor.save(samples[0], recipe: .identity, to: lib + "/sample-0001-small.jpg", maxSize: (400, 300))
+    _ = FileManager.default.createFile(atPath: lib + "/zz-broken.jpg", contents: Data("not a photo".utf8))
+    return lib
+}
+
+/// Counts progress reports and cancels a task at the first one.
+private final class CancelAtFirstPhoto: @unchecked Sendable {
+    private let lock = NSLock()
+    private var task: Task<OrganizeScanReport, Error>?
+    private var reports = 0
+
+    var seen: Int { lock.withLock { reports } }
+
+    func arm(_ task: Task<OrganizeScanReport, Error>) {
+        let fire = lock.withLock { () -> Bool in
+            self.task = task
+            return reports > 0
+        }
+        if fire { task.cancel() }
+    }
+
+    func report(_ phase: String, _ done: UInt64, _ total: UInt64) {
+        let task = lock.withLock { () -> Task<OrganizeScanReport, Error>? in
+            reports += 1
+            return self.task
+        }
+        task?.cancel()
+    }
+}
+
+@Suite("Organize scan (library API)", .serialized)
+struct OrganizeScanTests {
+    @Test("scan groups the byte copy and the resized copy, records photos in folder order, names the bad file")
+    func groupsInFolderOrder() async throws {
+        let folder = try TempFolder()
+        defer { folder.remove() }
+        let lib = try makeFolder(folder)
+        let store = OrganizeStore(store: try RecordStore(path: folder.file("organize.sqlite")))
+        let report = try await OrganizeScanner.scan(folder: lib, store: store)
+
+        #expect(report.scanned == 6 && !report.ocr)
+        #expect(report.skipped.map { ($0.path as NSString).lastPathComponent } == ["zz-broken.jpg"])
+        #expect(report.skipped.first?.error.contains("not a JPEG, PNG or HEIF image") == true, "\(report.skipped)")
+        #expect(report.duplicateGroups == 1 && report.similarGroups == 1 && report.burstGroups == 0, "\(report)")
+        #expect(report.enginePeakBytes > 0 && report.seconds > 0)
+
+        // one worker per core, results still recorded in the folder's (sorted) order
+        let photos = try OrganizeScanner.stills(in: lib).filter { !$0.hasSuffix("zz-broken.jpg") }
+        let assets = try store.assets()
+        #expect(assets.map(\.path) == photos.map { URL(fileURLWithPath: $0).standardizedFileURL.path })
+        #expect(assets.map(\.id) == assets.map(\.id).sorted())
+
+        let name = { (id: Int64) in assets.first { $0.id == id }.map { ($0.path as NSString).lastPathComponent } ?? "?" }
+        let groups = try store.groups()
+        let dup = try #require(groups.first { $0.kind == .duplicate })
+        #expect(Set(dup.members.map(name)) == ["sample-0001.jpg", "sample-0001-copy.jpg"])
+        let similar = try #require(groups.first { $0.kind == .similar })
+        #expect(Set(similar.members.map(name)) == [name(dup.members[0]), "sample-0001-small.jpg"])
+    }
+
+    @Test("a folder that is not a directory is refused before any work")
+    func notADirectory() async throws {
+        let folder = try TempFolder()
+        defer { folder.remove() }
+        let store = OrganizeStore(store: try RecordStore(path: folder.file("organize.sqlite")))
+        await #expect(throws: OrganizeScanError.notADirectory(folder.file("missing"))) {
+            try await OrganizeScanner.scan(folder: folder.file("missing"), store: store)
+        }
+    }
+
+    @Test("cancelling the task stops the workers, throws .cancelled and records nothing")
+    func cancelled() async throws {
+        let folder = try TempFolder()
+        defer { folder.remove() }
+        let lib = try makeFolder(folder)
+        let db = folder.file("organize.sqlite")
+        let total = try OrganizeScanner.stills(in: lib).count
+
+        // cancelled at the first finished photo
+        let relay = CancelAtFirstPhoto()
+        let task = Task {
+            try await OrganizeScanner.scan(folder: lib, store: OrganizeStore(store: try RecordStore(path: db)),
+                                           progress: relay.report)
+        }
+        relay.arm(task)
+        await #expect { try await task.value } throws: { ($0 as? ShiyingError)?.code == .cancelled }
+        #expect(relay.seen < total, "workers stopped early: \(relay.seen) of \(total)")
+        #expect(try OrganizeStore(store: try RecordStore(path: db)).assets().isEmpty)
+
+        // cancelled before it starts
+        let early = Task {
+            try await OrganizeScanner.scan(folder: lib, store: OrganizeStore(store: try RecordStore(path: db)))
+        }
+        early.cancel()
+        await #expect { try await early.value } throws: { ($0 as? ShiyingError)?.code == .cancelled }
+        #expect(try OrganizeStore(store: try RecordStore(path: db)).assets().isEmpty)
+    }
+}
