@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "still/sy_metadata.h"
+#include "exif/sy_exif.h"
 #include "sy_gainmap_edit.h"
 #include "gainmap/sy_gainmap_internal.h"
 #include "edit/sy_band_pool.h"
