@@ -64,7 +64,7 @@ sy_status sy__exif_with_makernote(sy_context *ctx, const sy__tiff *t, const uint
     if (!sy__tiff_ifd0(t, &ifd0)) return sy__fail(err, SY_E_INVALID_INPUT, "exif: IFD0 is truncated");
     int has_exif = sy__tiff_find(t, &ifd0, SY__TIFF_TAG_EXIF_IFD, &pointer);
     if (has_exif && sy__exif_ifd(t, &ifd0, &exif) != 1)
-        return sy__fail(err, SY_E_INVALID_INPUT, "exif: Exif IFD at %u is truncated", sy__tiff_u32(t, pointer.value_at));
+        return sy__fail(err, SY_E_INVALID_INPUT, "exif: Exif IFD at %u is truncated", sy__tiff_u32(t, pointer.at + 8));
     if (blank_len > t->len || blank_at > t->len - blank_len)
         return sy__fail(err, SY_E_USAGE, "exif: blanked range outside the Exif");
 

@@ -22,12 +22,13 @@ int sy__exif_apple_makernote(const sy__tiff *t, sy__tiff *mn, size_t *offset) {
     sy__tiff_entry e;
     if (!sy__tiff_ifd0(t, &ifd0) || sy__exif_ifd(t, &ifd0, &exif) != 1) return 0;
     if (!sy__tiff_find(t, &exif, TAG_MAKERNOTE, &e)) return 0;
-    const uint8_t *p = sy__tiff_value(t, &e);
-    if (!p || e.size < APPLE_MIN_LEN || memcmp(p, APPLE_MAGIC, sizeof APPLE_MAGIC - 1) != 0 || p[12] != 'M' ||
-        p[13] != 'M')
-        return 0;
-    sy__tiff_view(mn, p, (size_t)e.size, 0);
-    *offset = (size_t)e.value_at;
+    /* a MakerNote is `count` bytes whatever type it claims (Exif says UNDEFINED) */
+    uint64_t at = sy__tiff_u32(t, e.at + 8);
+    if (e.count < APPLE_MIN_LEN || at > t->len || e.count > t->len - at) return 0;
+    const uint8_t *p = t->data + at;
+    if (memcmp(p, APPLE_MAGIC, sizeof APPLE_MAGIC - 1) != 0 || p[12] != 'M' || p[13] != 'M') return 0;
+    sy__tiff_view(mn, p, e.count, 0);
+    *offset = (size_t)at;
     return 1;
 }
 

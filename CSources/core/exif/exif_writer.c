@@ -82,8 +82,7 @@ size_t sy__exif_build_tiff(const sy__exif_info *info, uint8_t *buf, size_t cap) 
     sy__tiff_fields_sort(ifd0.f, ifd0.n);
     sy__tiff_fields_sort(exif.f, exif.n);
 
-    memcpy(buf, "II*\0", 4);
-    sy__tiff_put32(buf + 4, ifd0_at, 1);
+    sy__tiff_put_header(buf, 1, ifd0_at);
     sy__tiff_ifd_write(buf, ifd0_at, ifd0.f, ifd0.n, 0, 1); /* no next IFD */
     sy__tiff_ifd_write(buf, (size_t)exif_at, exif.f, exif.n, 0, 1);
     return (size_t)total;

@@ -96,7 +96,8 @@ void sy__tiff_entry_at(const sy__tiff *t, const sy__tiff_ifd *ifd, uint32_t inde
 /* The first entry with `tag`: 1 found, 0 not. */
 int sy__tiff_find(const sy__tiff *t, const sy__tiff_ifd *ifd, uint16_t tag, sy__tiff_entry *out);
 
-/* Follows a sub-IFD pointer tag of `parent` (one LONG or IFD value):
+/* Follows a sub-IFD pointer tag of `parent` (its value field read as an
+ * offset, whatever type and count the entry claims, as common readers do):
  * 1 = *out is that IFD, 0 = no such tag, -1 = the tag is there but its IFD is unreadable. */
 int sy__tiff_sub_ifd(const sy__tiff *t, const sy__tiff_ifd *parent, uint16_t tag, sy__tiff_ifd *out);
 
@@ -115,6 +116,9 @@ int sy__tiff_srational(const sy__tiff *t, const sy__tiff_entry *e, int32_t *num,
 /* Stores v at p in the given byte order. */
 void sy__tiff_put16(uint8_t *p, uint32_t v, int little_endian);
 void sy__tiff_put32(uint8_t *p, uint32_t v, int little_endian);
+
+/* The 8-byte header: "II*\0" or "MM\0*", then IFD0's offset. */
+void sy__tiff_put_header(uint8_t *p, int little_endian, uint32_t ifd0);
 
 /* One IFD entry to write. */
 typedef struct sy__tiff_field {

@@ -75,8 +75,7 @@ int sy__tiff_find(const sy__tiff *t, const sy__tiff_ifd *ifd, uint16_t tag, sy__
 int sy__tiff_sub_ifd(const sy__tiff *t, const sy__tiff_ifd *parent, uint16_t tag, sy__tiff_ifd *out) {
     sy__tiff_entry e;
     if (!sy__tiff_find(t, parent, tag, &e)) return 0;
-    if ((e.type != SY__TIFF_LONG && e.type != SY__TIFF_IFD) || e.count != 1) return -1;
-    return sy__tiff_ifd_at(t, sy__tiff_u32(t, e.value_at), out) ? 1 : -1;
+    return sy__tiff_ifd_at(t, sy__tiff_u32(t, e.at + 8), out) ? 1 : -1;
 }
 
 const uint8_t *sy__tiff_value(const sy__tiff *t, const sy__tiff_entry *e) {

@@ -14,6 +14,12 @@ void sy__tiff_put32(uint8_t *p, uint32_t v, int little_endian) {
     else sy__tiff_put16(p, v >> 16, 0), sy__tiff_put16(p + 2, v & 0xFFFF, 0);
 }
 
+void sy__tiff_put_header(uint8_t *p, int little_endian, uint32_t ifd0) {
+    memcpy(p, little_endian ? "II" : "MM", 2);
+    sy__tiff_put16(p + 2, 42, little_endian);
+    sy__tiff_put32(p + 4, ifd0, little_endian);
+}
+
 sy__tiff_field sy__tiff_field_uint(uint16_t tag, uint16_t type, uint32_t value, int little_endian) {
     sy__tiff_field f = {.tag = tag, .type = type, .count = 1};
     if (type == SY__TIFF_SHORT) sy__tiff_put16(f.value, value, little_endian); /* the other two bytes stay 0 */

@@ -45,7 +45,6 @@ void sy__mpf_build(uint8_t out[SY__MPF_PAYLOAD_LEN], uint32_t primary_size, uint
     };
     uint8_t *tiff = out + 4;
     memcpy(out, "MPF\0", 4);
-    memcpy(tiff, "MM\0*", 4); /* big-endian TIFF header, IFD at 8 */
-    sy__tiff_put32(tiff + 4, 8, 0);
+    sy__tiff_put_header(tiff, 0, 8); /* big-endian, IFD right after the header */
     sy__tiff_ifd_write(tiff, 8, fields, 3, 0, 0); /* no attribute IFD */
 }
