@@ -14,7 +14,7 @@ int sy__exif_set_orientation(uint8_t *tiff, size_t len, uint8_t orientation) {
     sy__tiff_ifd ifd0;
     sy__tiff_entry e;
     if (!sy__tiff_open(&t, tiff, len) || !sy__tiff_ifd0(&t, &ifd0) || !sy__tiff_find(&t, &ifd0, TAG_ORIENTATION, &e) ||
-        e.type != SY__TIFF_SHORT)
+        e.type != SY__TIFF_SHORT || e.count < 1) /* the entry sy__exif_orientation reads */
         return 0;
     sy__tiff_put16(tiff + e.at + 8, orientation, t.little_endian);
     return 1;

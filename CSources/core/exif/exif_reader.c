@@ -39,7 +39,7 @@ uint8_t sy__exif_orientation(const uint8_t *tiff, size_t len) {
     if (!sy__tiff_open(&t, tiff, len) || !sy__tiff_ifd0(&t, &ifd0) || !sy__tiff_find(&t, &ifd0, TAG_ORIENTATION, &e))
         return 1;
     if (e.type != SY__TIFF_SHORT || e.count < 1) return 1;
-    uint32_t v = sy__tiff_u16(&t, e.value_at);
+    uint32_t v = sy__tiff_u16(&t, e.at + 8); /* one SHORT: inline, where sy__exif_set_orientation writes it */
     return v >= 1 && v <= 8 ? (uint8_t)v : 1;
 }
 

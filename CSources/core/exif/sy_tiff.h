@@ -23,19 +23,9 @@
 
 /* Field types (TIFF 6.0 §2; IFD from TIFF Technical Note 1). */
 enum {
-    SY__TIFF_BYTE = 1,
-    SY__TIFF_ASCII = 2,
-    SY__TIFF_SHORT = 3,
-    SY__TIFF_LONG = 4,
-    SY__TIFF_RATIONAL = 5,
-    SY__TIFF_SBYTE = 6,
-    SY__TIFF_UNDEFINED = 7,
-    SY__TIFF_SSHORT = 8,
-    SY__TIFF_SLONG = 9,
-    SY__TIFF_SRATIONAL = 10,
-    SY__TIFF_FLOAT = 11,
-    SY__TIFF_DOUBLE = 12,
-    SY__TIFF_IFD = 13,
+    SY__TIFF_BYTE = 1, SY__TIFF_ASCII = 2, SY__TIFF_SHORT = 3, SY__TIFF_LONG = 4, SY__TIFF_RATIONAL = 5,
+    SY__TIFF_SBYTE = 6, SY__TIFF_UNDEFINED = 7, SY__TIFF_SSHORT = 8, SY__TIFF_SLONG = 9, SY__TIFF_SRATIONAL = 10,
+    SY__TIFF_FLOAT = 11, SY__TIFF_DOUBLE = 12, SY__TIFF_IFD = 13,
 };
 
 /* The sub-IFD pointers Exif defines: IFD0 -> Exif IFD and GPS IFD, Exif IFD -> Interoperability IFD. */
