@@ -5,6 +5,7 @@
 #include "base/sy_internal.h"
 #include "jpeg/sy_jpeg_source.h"
 #include "collage/sy_cell.h"
+#include "sy_still.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *path = fuzz_input_path(data, size);

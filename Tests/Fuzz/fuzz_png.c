@@ -22,7 +22,8 @@
 #include "fuzz_support.h"
 #include "base/sy_internal.h"
 #include "png/sy_png_source.h"
-#include "still/sy_metadata.h"
+#include "exif/sy_exif.h"
+#include "png/sy_png_metadata.h"
 
 #define FUZZ_MAX_SIDE 4096u
 #define FUZZ_BUDGET ((size_t)256 << 20)

@@ -1,31 +1,77 @@
-/* exif.c — bounded reader for the Exif Orientation tag (0x0112 in IFD0). */
+/* exif_reader.c — the Exif facts the engine reads: orientation, capture
+ * date, GPS and camera presence, and the sub-IFDs the other readers start from. */
+#include <string.h>
+
 #include "exif/sy_exif.h"
 
-static uint32_t rd16(const uint8_t *p, int le) { return le ? p[0] | p[1] << 8 : p[0] << 8 | p[1]; }
-static uint32_t rd32(const uint8_t *p, int le) {
-    return le ? (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24
-              : (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
+#define TAG_MAKE 0x010F
+#define TAG_MODEL 0x0110
+#define TAG_ORIENTATION 0x0112
+#define TAG_DATETIME 0x0132
+#define TAG_DATETIME_ORIGINAL 0x9003
+#define TAG_MAKERNOTE 0x927C
+#define APPLE_MAGIC "Apple iOS\0"
+#define APPLE_MIN_LEN 20u /* magic, 00 01, "MM", entry count, next-IFD link */
+
+int sy__exif_ifd(const sy__tiff *t, const sy__tiff_ifd *ifd0, sy__tiff_ifd *out) {
+    return sy__tiff_sub_ifd(t, ifd0, SY__TIFF_TAG_EXIF_IFD, out);
+}
+
+int sy__exif_apple_makernote(const sy__tiff *t, sy__tiff *mn, size_t *offset) {
+    sy__tiff_ifd ifd0, exif;
+    sy__tiff_entry e;
+    if (!sy__tiff_ifd0(t, &ifd0) || sy__exif_ifd(t, &ifd0, &exif) != 1) return 0;
+    if (!sy__tiff_find(t, &exif, TAG_MAKERNOTE, &e)) return 0;
+    /* a MakerNote is `count` bytes whatever type it claims (Exif says UNDEFINED) */
+    uint64_t at = sy__tiff_u32(t, e.at + 8);
+    if (e.count < APPLE_MIN_LEN || at > t->len || e.count > t->len - at) return 0;
+    const uint8_t *p = t->data + at;
+    if (memcmp(p, APPLE_MAGIC, sizeof APPLE_MAGIC - 1) != 0 || p[12] != 'M' || p[13] != 'M') return 0;
+    sy__tiff_view(mn, p, e.count, 0);
+    *offset = (size_t)at;
+    return 1;
 }
 
 uint8_t sy__exif_orientation(const uint8_t *tiff, size_t len) {
-    if (!tiff || len < 8) return 1;
-    int le;
-    if (tiff[0] == 'I' && tiff[1] == 'I') le = 1;
-    else if (tiff[0] == 'M' && tiff[1] == 'M') le = 0;
-    else return 1;
-    if (rd16(tiff + 2, le) != 42) return 1;
-    uint32_t ifd = rd32(tiff + 4, le);
-    if (ifd > len - 2) return 1;
-    uint32_t entries = rd16(tiff + ifd, le);
-    for (uint32_t i = 0; i < entries; i++) {
-        size_t at = (size_t)ifd + 2 + (size_t)i * 12;
-        if (at + 12 > len) return 1;
-        const uint8_t *e = tiff + at;
-        if (rd16(e, le) != 0x0112) continue;
-        uint32_t type = rd16(e + 2, le), count = rd32(e + 4, le);
-        if (type != 3 || count < 1) return 1; /* SHORT */
-        uint32_t v = rd16(e + 8, le);
-        return v >= 1 && v <= 8 ? (uint8_t)v : 1;
-    }
+    sy__tiff t;
+    sy__tiff_ifd ifd0;
+    sy__tiff_entry e;
+    if (!sy__tiff_open(&t, tiff, len) || !sy__tiff_ifd0(&t, &ifd0) || !sy__tiff_find(&t, &ifd0, TAG_ORIENTATION, &e))
+        return 1;
+    if (e.type != SY__TIFF_SHORT || e.count < 1) return 1;
+    uint32_t v = sy__tiff_u16(&t, e.at + 8); /* one SHORT: inline, where sy__exif_set_orientation writes it */
+    return v >= 1 && v <= 8 ? (uint8_t)v : 1;
+}
+
+/* An ASCII "YYYY:MM:DD HH:MM:SS" value into out[20]. */
+static int datetime_at(const sy__tiff *t, const sy__tiff_ifd *ifd, uint16_t tag, char out[20]) {
+    sy__tiff_entry e;
+    if (!sy__tiff_find(t, ifd, tag, &e) || e.type != SY__TIFF_ASCII || e.count < 19) return 0;
+    const uint8_t *p = sy__tiff_value(t, &e);
+    if (!p) return 0;
+    memcpy(out, p, 19);
+    out[19] = 0;
     return 1;
+}
+
+int sy__exif_capture_date(const uint8_t *tiff, size_t len, char out[20]) {
+    sy__tiff t;
+    sy__tiff_ifd ifd0, exif;
+    if (!sy__tiff_open(&t, tiff, len) || !sy__tiff_ifd0(&t, &ifd0)) return 0;
+    if (sy__exif_ifd(&t, &ifd0, &exif) == 1 && datetime_at(&t, &exif, TAG_DATETIME_ORIGINAL, out)) return 1;
+    return datetime_at(&t, &ifd0, TAG_DATETIME, out);
+}
+
+/* 1 when IFD0 has the tag. */
+static int ifd0_has(const uint8_t *tiff, size_t len, uint16_t tag) {
+    sy__tiff t;
+    sy__tiff_ifd ifd0;
+    sy__tiff_entry e;
+    return sy__tiff_open(&t, tiff, len) && sy__tiff_ifd0(&t, &ifd0) && sy__tiff_find(&t, &ifd0, tag, &e);
+}
+
+int sy__exif_has_gps(const uint8_t *tiff, size_t len) { return ifd0_has(tiff, len, SY__TIFF_TAG_GPS_IFD); }
+
+int sy__exif_has_camera(const uint8_t *tiff, size_t len) {
+    return ifd0_has(tiff, len, TAG_MAKE) || ifd0_has(tiff, len, TAG_MODEL);
 }

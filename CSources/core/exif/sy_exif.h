@@ -1,13 +1,58 @@
-/* sy_exif.h — the few Exif facts the engine reads (engine-private). */
+/* sy_exif.h — the Exif facts the engine reads and the edits it makes
+ * (engine-private), all over the one TIFF reader (exif/sy_tiff.h).
+ *
+ * Every function takes the TIFF structure of an Exif block (from "II*\0" or
+ * "MM\0*", i.e. after JPEG's "Exif\0\0" prefix or HEIF's offset word), is
+ * bounded by [tiff, tiff + len), and treats an unreadable block as one
+ * without the fact. The in-place edits change only bytes of entries that are
+ * already there; sy__exif_with_makernote allocates through the context. */
 #ifndef SY_EXIF_H
 #define SY_EXIF_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* Orientation (1..8) from a TIFF-structured Exif payload (starting at "II*\0"
- * or "MM\0*", i.e. after the "Exif\0\0" APP1 prefix). Returns 1 when absent or
- * unreadable. Bounded: never reads outside [tiff, tiff+len). */
+#include "base/sy_internal.h"
+#include "exif/sy_tiff.h"
+
+/* The Exif IFD (IFD0 tag 0x8769): 1 found, 0 none, -1 pointed to but unreadable. */
+int sy__exif_ifd(const sy__tiff *t, const sy__tiff_ifd *ifd0, sy__tiff_ifd *out);
+
+/* The Apple MakerNote (Exif IFD tag 0x927C starting "Apple iOS\0", 00 01, "MM"):
+ * 1 with *mn a big-endian view of it (its IFD at SY__EXIF_APPLE_IFD, offsets
+ * counting from its start) and *offset where it starts in t; 0 when absent. */
+#define SY__EXIF_APPLE_IFD 14u
+int sy__exif_apple_makernote(const sy__tiff *t, sy__tiff *mn, size_t *offset);
+
+/* Orientation (1..8) from IFD0 tag 0x0112; 1 when absent or unreadable. */
 uint8_t sy__exif_orientation(const uint8_t *tiff, size_t len);
+/* DateTimeOriginal (or else DateTime) "YYYY:MM:DD HH:MM:SS" into out[20]; 1 if found. */
+int sy__exif_capture_date(const uint8_t *tiff, size_t len, char out[20]);
+/* 1 when IFD0 has a GPS IFD pointer (0x8825). */
+int sy__exif_has_gps(const uint8_t *tiff, size_t len);
+/* 1 when IFD0 names a camera (Make 0x010F or Model 0x0110). */
+int sy__exif_has_camera(const uint8_t *tiff, size_t len);
+/* 1 when Exif UserComment (0x9286) contains `needle` (ASCII, any case; ASCII or UTF-16 text). */
+int sy__exif_user_comment_has(const uint8_t *tiff, size_t len, const char *needle);
+/* 1 when an XMP packet's exif:UserComment property contains `needle` (any case). */
+int sy__xmp_user_comment_has(const uint8_t *xmp, size_t len, const char *needle);
+
+/* Sets the Orientation tag in place (when present as a SHORT); returns 1 if set. */
+int sy__exif_set_orientation(uint8_t *tiff, size_t len, uint8_t orientation);
+/* Sets PixelXDimension / PixelYDimension (Exif IFD 0xA002 / 0xA003) in place
+ * when present as one SHORT or LONG; returns 1 if either changed. An edit
+ * changes the pixel size, and the Exif must not claim the old one. */
+int sy__exif_set_dimensions(uint8_t *tiff, size_t len, uint32_t width, uint32_t height);
+
+/* A copy of the Exif in `t` whose Exif IFD carries `makernote` (mn_len bytes)
+ * as its MakerNote (0x927C), keeping every other byte where it was so the old
+ * offsets stay valid: the `blank_len` bytes at `blank_at` are zeroed (the old
+ * MakerNote, now unreferenced; 0/0 = none), and after the old bytes follow, each
+ * 4-byte aligned: IFD0 again with an Exif IFD pointer when it had none (the
+ * header's IFD0 offset is patched), else the old pointer is patched; then the
+ * Exif IFD (its old entries but the MakerNote, plus the new one); then the
+ * MakerNote. *out (engine-allocated, sy__free) and *out_len on SY_OK; NULL on failure. */
+sy_status sy__exif_with_makernote(sy_context *ctx, const sy__tiff *t, const uint8_t *makernote, size_t mn_len,
+                                  size_t blank_at, size_t blank_len, uint8_t **out, size_t *out_len, sy_error *err);
 
 #endif

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "still/sy_metadata.h"
+#include "jpeg/sy_jpeg_metadata.h"
 #include "jpeg/sy_jpeg_error.h"
 
 static const char XMP_PREFIX[] = "http://ns.adobe.com/xap/1.0/"; /* followed by a NUL */

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "still/sy_metadata.h"
+#include "png/sy_png_metadata.h"
 
 #define MAX_PAYLOAD ((uint32_t)1 << 20)
 #define MAX_CHUNKS 100000u

@@ -2,7 +2,7 @@
  * and its ICC profile, read with our own HEIF reader. */
 #include <string.h>
 
-#include "still/sy_metadata.h"
+#include "heif/sy_heif_metadata.h"
 #include "bmff/sy_bmff.h"
 #include "heif/sy_heif.h"
 

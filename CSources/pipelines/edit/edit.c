@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "exif/sy_exif.h"
 #include "gainmap/sy_gainmap_internal.h"
 #include "edit/sy_band_pool.h"
 #include "edit/sy_edit_internal.h"

@@ -7,6 +7,7 @@
 #include "sy_still.h"
 #include "edit/sy_edit_internal.h"
 #include "still/sy_metadata.h"
+#include "exif/sy_exif.h"
 #include "base/sy_output.h"
 #include "exif/sy_exif_writer.h"
 #include "sy_live.h"

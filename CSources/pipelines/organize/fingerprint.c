@@ -13,6 +13,8 @@
 #include "still/sy_still_internal.h"
 #include "base/sy_color.h"
 #include "still/sy_metadata.h"
+#include "exif/sy_exif.h"
+#include "png/sy_png_metadata.h"
 #include "render/sy_render_window.h"
 #include "organize/sy_analysis.h"
 

@@ -1,0 +1,109 @@
+/* exif_edit.c — the Exif changes the engine makes: in-place orientation and
+ * pixel size, and an appended Exif IFD that carries a new MakerNote. */
+#include <string.h>
+
+#include "exif/sy_exif.h"
+
+#define TAG_ORIENTATION 0x0112
+#define TAG_PIXEL_X 0xA002
+#define TAG_PIXEL_Y 0xA003
+#define TAG_MAKERNOTE 0x927C
+
+int sy__exif_set_orientation(uint8_t *tiff, size_t len, uint8_t orientation) {
+    sy__tiff t;
+    sy__tiff_ifd ifd0;
+    sy__tiff_entry e;
+    if (!sy__tiff_open(&t, tiff, len) || !sy__tiff_ifd0(&t, &ifd0) || !sy__tiff_find(&t, &ifd0, TAG_ORIENTATION, &e) ||
+        e.type != SY__TIFF_SHORT || e.count < 1) /* the entry sy__exif_orientation reads */
+        return 0;
+    sy__tiff_put16(tiff + e.at + 8, orientation, t.little_endian);
+    return 1;
+}
+
+/* Writes `value` into a count-1 SHORT or LONG entry in place; 1 if written. */
+static int set_uint(const sy__tiff *t, uint8_t *tiff, const sy__tiff_ifd *ifd, uint16_t tag, uint32_t value) {
+    sy__tiff_entry e;
+    if (!sy__tiff_find(t, ifd, tag, &e) || e.count != 1) return 0;
+    if (e.type == SY__TIFF_SHORT && value <= 0xFFFF) sy__tiff_put16(tiff + e.at + 8, value, t->little_endian);
+    else if (e.type == SY__TIFF_LONG) sy__tiff_put32(tiff + e.at + 8, value, t->little_endian);
+    else return 0;
+    return 1;
+}
+
+int sy__exif_set_dimensions(uint8_t *tiff, size_t len, uint32_t width, uint32_t height) {
+    sy__tiff t;
+    sy__tiff_ifd ifd0, exif;
+    if (!sy__tiff_open(&t, tiff, len) || !sy__tiff_ifd0(&t, &ifd0) || sy__exif_ifd(&t, &ifd0, &exif) != 1) return 0;
+    int a = set_uint(&t, tiff, &exif, TAG_PIXEL_X, width);
+    int b = set_uint(&t, tiff, &exif, TAG_PIXEL_Y, height);
+    return a || b;
+}
+
+static uint64_t align4(uint64_t v) { return (v + 3) & ~(uint64_t)3; }
+
+static uint64_t ifd_bytes(uint32_t entries) { return 2 + (uint64_t)SY__TIFF_ENTRY_BYTES * entries + 4; }
+
+/* The IFD's entries but `skip`, copied as they are; returns how many. */
+static uint32_t copy_fields(const sy__tiff *t, const sy__tiff_ifd *ifd, uint16_t skip, sy__tiff_field *out) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < ifd->count; i++) {
+        sy__tiff_entry e;
+        sy__tiff_entry_at(t, ifd, i, &e);
+        if (e.tag != skip) out[n++] = sy__tiff_field_copy(t, &e);
+    }
+    return n;
+}
+
+sy_status sy__exif_with_makernote(sy_context *ctx, const sy__tiff *t, const uint8_t *makernote, size_t mn_len,
+                                  size_t blank_at, size_t blank_len, uint8_t **out, size_t *out_len, sy_error *err) {
+    *out = NULL;
+    *out_len = 0;
+    int le = t->little_endian;
+    sy__tiff_ifd ifd0, exif = {0, 0};
+    sy__tiff_entry pointer;
+    if (!sy__tiff_ifd0(t, &ifd0)) return sy__fail(err, SY_E_INVALID_INPUT, "exif: IFD0 is truncated");
+    int has_exif = sy__tiff_find(t, &ifd0, SY__TIFF_TAG_EXIF_IFD, &pointer);
+    if (has_exif && sy__exif_ifd(t, &ifd0, &exif) != 1)
+        return sy__fail(err, SY_E_INVALID_INPUT, "exif: Exif IFD at %u is truncated", sy__tiff_u32(t, pointer.at + 8));
+    if (blank_len > t->len || blank_at > t->len - blank_len)
+        return sy__fail(err, SY_E_USAGE, "exif: blanked range outside the Exif");
+
+    sy__tiff_field *fields = sy__alloc(ctx, (size_t)ifd0.count + exif.count + 2, sizeof *fields, "exif fields", err);
+    if (!fields) return err ? err->code : SY_E_BUDGET;
+    sy__tiff_field *exif_fields = fields + ifd0.count + 1;
+    uint32_t exif_n = has_exif ? copy_fields(t, &exif, TAG_MAKERNOTE, exif_fields) : 0;
+
+    /* layout: old bytes | IFD0 again (when it gains the pointer) | Exif IFD | MakerNote */
+    uint64_t ifd0_at = align4(t->len);
+    uint64_t exif_at = has_exif ? ifd0_at : align4(ifd0_at + ifd_bytes(ifd0.count + 1));
+    uint64_t mn_at = align4(exif_at + ifd_bytes(exif_n + 1));
+    uint64_t total = mn_at + mn_len;
+    uint8_t *buf = NULL;
+    if (total > UINT32_MAX) {
+        sy__free(ctx, fields);
+        return sy__fail(err, SY_E_INVALID_INPUT, "exif: %llu bytes do not fit TIFF offsets", (unsigned long long)total);
+    }
+    if (!(buf = sy__calloc(ctx, (size_t)total, 1, "exif with makernote", err))) {
+        sy__free(ctx, fields);
+        return err ? err->code : SY_E_BUDGET;
+    }
+    memcpy(buf, t->data, t->len);
+    memset(buf + blank_at, 0, blank_len);
+    if (!has_exif) {
+        uint32_t n = copy_fields(t, &ifd0, SY__TIFF_TAG_EXIF_IFD, fields);
+        fields[n++] = sy__tiff_field_uint(SY__TIFF_TAG_EXIF_IFD, SY__TIFF_LONG, (uint32_t)exif_at, le);
+        sy__tiff_fields_sort(fields, n);
+        sy__tiff_ifd_write(buf, (size_t)ifd0_at, fields, n, sy__tiff_next_ifd(t, &ifd0), le);
+        sy__tiff_put32(buf + 4, (uint32_t)ifd0_at, le);
+    } else {
+        sy__tiff_put32(buf + pointer.at + 8, (uint32_t)exif_at, le);
+    }
+    exif_fields[exif_n++] = sy__tiff_field_at(TAG_MAKERNOTE, SY__TIFF_UNDEFINED, (uint32_t)mn_len, (uint32_t)mn_at, le);
+    sy__tiff_fields_sort(exif_fields, exif_n);
+    sy__tiff_ifd_write(buf, (size_t)exif_at, exif_fields, exif_n, 0, le);
+    memcpy(buf + mn_at, makernote, mn_len);
+    sy__free(ctx, fields);
+    *out = buf;
+    *out_len = (size_t)total;
+    return SY_OK;
+}

@@ -1,0 +1,126 @@
+/* fuzz_tiff.c — libFuzzer harness for the one TIFF/IFD reader (exif/sy_tiff.h)
+ * and the Exif operations built on it (exif/sy_exif.h), on arbitrary bytes.
+ *
+ * Built and run by scripts/fuzz.sh (FUZZ_ONLY=tiff); seeds in
+ * Tests/Fuzz/seeds/tiff: the Exif of a 32x24 sample photo with GPS, UserComment
+ * and Interop IFDs added by exiftool, little-endian (sample-le) and rewritten
+ * big-endian (sample-be), and each with an Apple MakerNote carrying a Live
+ * identifier from sy__live_exif_with_id (*-apple), as `exiftool -b -Exif` reads them. Invariants: every IFD, entry and value the reader
+ * hands out lies inside the buffer (ASan sees each byte read); the in-place
+ * edits keep the length; a TIFF given a new MakerNote opens again, and its Exif
+ * IFD's MakerNote is exactly the bytes given; no engine memory is left. */
+#include <stdlib.h>
+
+#include "fuzz_support.h"
+#include "exif/sy_exif.h"
+#include "exif/sy_tiff.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define MAX_IFDS 16 /* a hostile next-IFD chain may loop */
+
+static uint32_t walk_ifd(const sy__tiff *t, const sy__tiff_ifd *ifd) {
+    uint32_t sum = 0;
+    for (uint32_t i = 0; i < ifd->count; i++) {
+        sy__tiff_entry e;
+        sy__tiff_entry_at(t, ifd, i, &e);
+        if (e.at < ifd->at || e.at + SY__TIFF_ENTRY_BYTES > t->len) abort();
+        const uint8_t *v = sy__tiff_value(t, &e);
+        if (v && (v < t->data || e.size > t->len || (size_t)(v - t->data) > t->len - e.size)) abort();
+        if (v) sum += fuzz_sum(v, (size_t)e.size);
+        uint32_t u;
+        int32_t n, d;
+        if (sy__tiff_uint(t, &e, &u)) sum += u;
+        if (sy__tiff_srational(t, &e, &n, &d)) sum += (uint32_t)n ^ (uint32_t)d;
+    }
+    return sum;
+}
+
+static uint32_t walk(const sy__tiff *t) {
+    uint32_t sum = 0;
+    sy__tiff_ifd ifd, sub, interop;
+    if (!sy__tiff_ifd0(t, &ifd)) return 0;
+    sy__tiff_ifd ifd0 = ifd;
+    for (int k = 0; k < MAX_IFDS; k++) { /* IFD0, IFD1 (thumbnail), ... */
+        sum += walk_ifd(t, &ifd);
+        if (!sy__tiff_ifd_at(t, sy__tiff_next_ifd(t, &ifd), &ifd)) break;
+    }
+    if (sy__tiff_sub_ifd(t, &ifd0, SY__TIFF_TAG_GPS_IFD, &sub) == 1) sum += walk_ifd(t, &sub);
+    if (sy__exif_ifd(t, &ifd0, &sub) == 1) {
+        sum += walk_ifd(t, &sub);
+        if (sy__tiff_sub_ifd(t, &sub, SY__TIFF_TAG_INTEROP_IFD, &interop) == 1) sum += walk_ifd(t, &interop);
+    }
+    sy__tiff mn;
+    size_t mn_at;
+    if (sy__exif_apple_makernote(t, &mn, &mn_at)) {
+        if (mn_at > t->len || mn.len > t->len - mn_at || mn.data != t->data + mn_at) abort();
+        if (sy__tiff_ifd_at(&mn, SY__EXIF_APPLE_IFD, &sub)) sum += walk_ifd(&mn, &sub);
+    }
+    return sum;
+}
+
+/* The new MakerNote must read back as given. */
+static void check_makernote(const uint8_t *tiff, size_t len, const uint8_t *mn, size_t mn_len) {
+    sy__tiff t;
+    sy__tiff_ifd ifd0, exif;
+    sy__tiff_entry e;
+    if (!sy__tiff_open(&t, tiff, len) || !sy__tiff_ifd0(&t, &ifd0) || sy__exif_ifd(&t, &ifd0, &exif) != 1) abort();
+    /* the first MakerNote entry is the new one unless the old bytes hide it; the
+     * new Exif IFD holds exactly one */
+    uint32_t found = 0;
+    for (uint32_t i = 0; i < exif.count; i++) {
+        sy__tiff_entry_at(&t, &exif, i, &e);
+        if (e.tag != 0x927C) continue;
+        const uint8_t *v = sy__tiff_value(&t, &e);
+        if (!v || e.size != mn_len || memcmp(v, mn, mn_len) != 0) abort();
+        found++;
+    }
+    if (found != 1) abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    if (size > (1u << 20)) return 0;
+    sy_context *ctx = fuzz_context((size_t)64 << 20);
+    volatile uint32_t sink = 0;
+    sy__tiff t;
+    if (sy__tiff_open(&t, data, size)) sink += walk(&t);
+    /* headerless views in both byte orders, as a MakerNote is read */
+    for (int le = 0; le < 2; le++) {
+        sy__tiff v;
+        sy__tiff_ifd ifd;
+        sy__tiff_view(&v, data, size, le);
+        if (sy__tiff_ifd_at(&v, SY__EXIF_APPLE_IFD, &ifd)) sink += walk_ifd(&v, &ifd);
+    }
+
+    char date[20];
+    uint8_t o = sy__exif_orientation(data, size);
+    if (o < 1 || o > 8) abort();
+    if (sy__exif_capture_date(data, size, date) && strlen(date) > 19) abort();
+    sink += (uint32_t)sy__exif_has_gps(data, size) + (uint32_t)sy__exif_has_camera(data, size) +
+            (uint32_t)sy__exif_user_comment_has(data, size, "Screenshot") +
+            (uint32_t)sy__xmp_user_comment_has(data, size, "Screenshot");
+
+    uint8_t *copy = malloc(size ? size : 1);
+    if (!copy) abort();
+    memcpy(copy, data, size);
+    if (sy__exif_set_orientation(copy, size, 6) && sy__exif_orientation(copy, size) != 6) abort();
+    sy__exif_set_dimensions(copy, size, 4032, 3024);
+    free(copy);
+
+    static const uint8_t makernote[] = "Apple iOS\0\0\1MM\0\0\0\0\0\0";
+    uint8_t *out = NULL;
+    size_t out_len = 0;
+    sy_error err;
+    if (sy__tiff_open(&t, data, size)) {
+        sy_status st = sy__exif_with_makernote(ctx, &t, makernote, sizeof makernote - 1, 0, 0, &out, &out_len, &err);
+        if (st == SY_OK) {
+            check_makernote(out, out_len, makernote, sizeof makernote - 1);
+            sy__free(ctx, out);
+        } else if (out || err.message[0] == 0) {
+            abort(); /* failure hands out nothing and says why */
+        }
+    }
+    fuzz_require_released(ctx);
+    (void)sink;
+    return 0;
+}
