@@ -16,13 +16,15 @@ func systemCodec(_ name: String, pkgConfig: String, apt: String) -> Target {
 /// The engine's layer roots: internal headers are named by folder, "heif/sy_heif.h".
 let engineRoots = ["core", "media", "pipelines"].map { Context.packageDirectory + "/CSources/" + $0 }
 
-/// One engine layer: a C target whose own folders and the roots `below` are on its header path.
+/// One engine layer: a C target whose own folders and the layer roots `below`
+/// it are its header path (the public include/ folders come with `dependencies`).
+/// A layer above is on neither, so an upward #include fails to build.
 func engineTarget(_ name: String, path: String, dependencies: [Target.Dependency], below: [String]) -> Target {
     .target(
         name: name,
         dependencies: dependencies,
         path: "CSources/" + path,
-        cSettings: [.define("_GNU_SOURCE"), .headerSearchPath(".")] + below.flatMap { [.headerSearchPath("../" + $0), .headerSearchPath("../" + $0 + "/include")] },
+        cSettings: [.define("_GNU_SOURCE"), .headerSearchPath(".")] + below.map { .headerSearchPath("../" + $0) },
         linkerSettings: [.linkedLibrary("pthread"), .linkedLibrary("m")]
     )
 }
@@ -37,7 +39,6 @@ let package = Package(
     ],
     targets: [
         systemCodec("CJPEG", pkgConfig: "libjpeg", apt: "libjpeg62-turbo-dev"),
-        systemCodec("CTurboJPEG", pkgConfig: "libturbojpeg", apt: "libturbojpeg0-dev"),
         systemCodec("CHeif", pkgConfig: "libheif", apt: "libheif-dev"),
         systemCodec("CX265", pkgConfig: "x265", apt: "libx265-dev"),
         systemCodec("CDe265", pkgConfig: "libde265", apt: "libde265-dev"),
@@ -46,15 +47,14 @@ let package = Package(
         systemCodec("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
         // The engine in layers (README "Architecture"): each C target reaches
         // only the targets below it, so an upward #include does not build.
-        engineTarget("CShiyingCore", path: "core",  // base, exif, codecs
-                     dependencies: ["CJPEG", "CX265", "CDe265", "COpenH264", "CZlib", "CHeif"],
-                     below: ["media", "pipelines"]),
-        engineTarget("CShiyingMedia", path: "media",  // containers, still, render, gainmap
-                     dependencies: ["CShiyingCore", "CHeif"], below: ["core", "pipelines"]),
-        engineTarget("CShiying", path: "pipelines",  // collage, edit, video, live, organize, convert
-                     dependencies: ["CShiyingMedia", "CX265", "CZlib"], below: ["core", "media"]),
+        engineTarget("CShiyingCore", path: "core",  // base, exif, codecs (each codec's library here only)
+                     dependencies: ["CJPEG", "CX265", "CDe265", "COpenH264", "CZlib"], below: []),
+        engineTarget("CShiyingMedia", path: "media",  // containers, still, render, gainmap (libheif fallback)
+                     dependencies: ["CShiyingCore", "CHeif"], below: ["core"]),
+        engineTarget("CShiying", path: "pipelines",  // collage, edit, video, organize, live, convert
+                     dependencies: ["CShiyingMedia"], below: ["core", "media"]),
         // Sample photos for the demo, tests and benchmarks: outside the production path.
-        engineTarget("CShiyingFixtures", path: "fixtures", dependencies: ["CShiying", "CJPEG"],
+        engineTarget("CShiyingFixtures", path: "fixtures", dependencies: ["CShiying"],
                      below: ["core", "media", "pipelines"]),
         // Test-only view of engine internals (containers, writers) for the C API tests.
         .target(name: "CShiyingInternal", dependencies: ["CShiying"], path: "Tests/CShiyingInternal"),

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/sy_input.h"
 #include "jpeg/sy_jpeg_metadata.h"
 #include "jpeg/sy_jpeg_error.h"
 
@@ -16,8 +17,9 @@ static uint8_t *copy_bytes(sy_context *ctx, const uint8_t *data, size_t len, sy_
 
 sy_status sy__jpeg_metadata_read(sy_context *ctx, const char *path, sy__metadata *out, sy_error *err) {
     memset(out, 0, sizeof *out);
-    FILE *file = fopen(path, "rb");
-    if (!file) return sy__fail(err, SY_E_IO, "%s: cannot open", path);
+    FILE *file = NULL;
+    sy_status opened = sy__input_open(path, &file, err);
+    if (opened != SY_OK) return opened;
     struct jpeg_decompress_struct cinfo;
     sy__jpeg_error jerr;
     JOCTET *icc = NULL;

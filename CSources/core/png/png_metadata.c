@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/sy_input.h"
 #include "png/sy_png_metadata.h"
 
 #define MAX_PAYLOAD ((uint32_t)1 << 20)
@@ -53,8 +54,9 @@ sy_status sy__png_metadata_read(sy_context *ctx, const char *path, sy__metadata 
                                 sy_error *err) {
     memset(out, 0, sizeof *out);
     *animated = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) return sy__fail_sub(err, SY_E_IO, errno, "%s: cannot open: %s", path, strerror(errno));
+    FILE *f = NULL;
+    sy_status opened = sy__input_open(path, &f, err);
+    if (opened != SY_OK) return opened;
     struct stat sb;
     uint8_t head[8];
     sy_status st = SY_OK;

@@ -13,12 +13,12 @@
 #define SY_BMFF_H
 
 #include "sy_base.h"
+#include "base/sy_fourcc.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define SY_FOURCC(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (uint32_t)(d))
 /** Most children the reader accepts inside one box (hostile-input guard). */
 #define SY_BMFF_MAX_CHILDREN 100000u
 

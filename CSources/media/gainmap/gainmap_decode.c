@@ -8,7 +8,7 @@
 #include "base/sy_input.h"
 #include "hevc/sy_hevc.h"
 #include "gainmap/sy_gainmap_internal.h"
-#include "bmff/sy_bmff.h"
+#include "base/sy_fourcc.h"
 #include "heif/sy_heif.h"
 
 static sy_status decode_jpeg_map(sy_context *ctx, const char *path, const sy_gainmap_info *info, sy_gainmap_image *out,

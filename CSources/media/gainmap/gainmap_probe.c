@@ -11,7 +11,7 @@
 #include "still/sy_metadata.h"
 #include "gainmap/sy_gainmap_internal.h"
 #include "heif/sy_heif.h"
-#include "bmff/sy_bmff.h"
+#include "base/sy_fourcc.h"
 #include "sy_image.h"
 
 #define MAP_CAP ((uint64_t)64 << 20) /* largest gain-map JPEG read */

@@ -6,7 +6,8 @@
  * SY__ORIENT_BAND source rows at a time are converted straight into their
  * frame rows (then mirrored in place) or, for 90 / 270, into the scratch band
  * that is scattered so each frame row gets runs of BAND pixels. */
-#include "base/sy_video_stream.h"
+#include "base/sy_internal.h"
+#include "still/sy_frame_orient.h"
 #include "hevc/sy_hevc.h" /* sy__yuv_rows */
 #include "still/sy_orient.h"
 

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "base/sy_internal.h"
-#include "bmff/sy_bmff.h"
+#include "base/sy_fourcc.h"
 #include "sy_mov.h"
 #include "sy_live.h"
 #include "live/sy_live_movie.h"

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "base/sy_internal.h"
-#include "bmff/sy_bmff.h"
+#include "base/sy_fourcc.h"
 #include "edit/sy_edit_internal.h"
 #include "sy_gainmap.h"
 #include "sy_live.h"

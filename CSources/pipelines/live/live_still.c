@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/sy_input.h"
 #include "sy_still.h"
 #include "edit/sy_edit_internal.h"
 #include "still/sy_metadata.h"
@@ -56,8 +57,9 @@ sy_status sy_live_still_read_id(sy_context *ctx, const char *path, char id[SY_LI
 
 static sy_status read_whole(sy_context *ctx, const char *path, uint8_t **out, size_t *len, sy_error *err) {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) return sy__fail(err, SY_E_IO, "%s: cannot open", path);
+    FILE *f = NULL;
+    sy_status opened = sy__input_open(path, &f, err);
+    if (opened != SY_OK) return opened;
     long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
     sy_status st = SY_OK;
     if (size < 0 || (size_t)size > STRIP_MAX_BYTES) {

@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 
 #include "base/sy_internal.h"
-#include "bmff/sy_bmff.h"
+#include "base/sy_fourcc.h"
 #include "sy_mov.h"
 #include "mov/sy_mov_writer.h"
 #include "sy_video.h"

@@ -20,6 +20,7 @@
 #include "sy_mov.h"
 #include "sy_video.h"
 #include "base/sy_video_stream.h"
+#include "still/sy_frame_orient.h"
 #include "hevc/sy_hevc.h"
 #include "h264/sy_h264.h"
 #include "bmff/sy_bmff_file.h"
