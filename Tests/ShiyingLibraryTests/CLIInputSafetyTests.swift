@@ -36,20 +36,19 @@ struct CLIInputSafetyTests {
         let recipe = dir.file("r.json")
         try Data("{}".utf8).write(to: URL(fileURLWithPath: recipe))
         let args = arguments.map { $0 == "IN" ? input : $0 == "RECIPE" ? recipe : $0.hasPrefix("OUT") ? dir.file($0) : $0 }
-        let started = Date()
         let result = try await withThrowingTaskGroup(of: (status: Int32, stdout: String, stderr: String)?.self) { group in
             group.addTask { try await ShiyingBinary.shiying(args) }
-            group.addTask { try await Task.sleep(for: .seconds(30)); return nil }
+            // A hang guard, not a timing: a blocked read never returns at all.
+            group.addTask { try await Task.sleep(for: .seconds(120)); return nil }
             let first = try await group.next() ?? nil
             group.cancelAll()
             return first
         }
-        let run = try #require(result, "\(arguments) on \(input): still running after 30 s (blocked)")
+        let run = try #require(result, "\(arguments) on \(input): still running after 120 s (blocked)")
         #expect(run.status == 1, "\(arguments): \(run.status) \(run.stderr)")
         // `live validate` reports an unreadable pair as its verdict (stdout); the others on stderr.
         let said = run.stderr + run.stdout
         #expect(said.contains(input) && said.contains(words), "\(arguments): \(said)")
         #expect(!said.contains("empty file"))
-        #expect(Date().timeIntervalSince(started) < 30)
     }
 }
