@@ -65,4 +65,50 @@ struct CLIOutputSafetyTests {
         #expect(intoNothing.status != 0)
         #expect(intoNothing.stderr.contains("does not exist"), "\(intoNothing.stderr)")
     }
+
+    /// A 0.5 s HEVC clip from ffmpeg's test source, as `name` in `dir`.
+    static func movie(_ dir: TempFolder, _ name: String) async throws -> String {
+        let path = dir.file(name)
+        let made = try await ShiyingBinary.run("/usr/bin/ffmpeg", [
+            "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10:duration=0.5",
+            "-c:v", "libx265", "-x265-params", "log-level=error", "-tag:v", "hvc1", "-pix_fmt", "yuv420p", path])
+        try #require(made.status == 0, "ffmpeg: \(made.stderr)")
+        return path
+    }
+
+    @Test("video transcode onto its own input is refused before any encoding; the movie is untouched",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg")))
+    func transcodeNeverOverwritesItsInput() async throws {
+        let dir = try TempFolder()
+        defer { dir.remove() }
+        let movie = try await Self.movie(dir, "m.mov")
+        let before = Self.bytes(movie)
+        let result = try await ShiyingBinary.shiying(["video", "transcode", movie, "-o", movie])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("is also an input"), "\(result.stderr)")
+        #expect(Self.bytes(movie) == before)
+    }
+
+    @Test("live edit whose generated movie name is the input movie is refused; both inputs untouched",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg")))
+    func liveEditNeverOverwritesItsMovie() async throws {
+        let dir = try TempFolder()
+        defer { dir.remove() }
+        let source = try await Self.movie(dir, "clip.mov")
+        let made = try await ShiyingBinary.shiying(["live", "make", "--video", source, "-o", dir.path, "--json"])
+        try #require(made.status == 0, "\(made.stderr)")
+        // The still is b.jpg and its movie b_edited.mov: `live edit` names its outputs b_edited.*.
+        let still = dir.file("b.jpg"), movie = dir.file("b_edited.mov")
+        try FileManager.default.moveItem(atPath: dir.file("clip_live.jpg"), toPath: still)
+        try FileManager.default.moveItem(atPath: dir.file("clip_live.mov"), toPath: movie)
+        let recipe = dir.file("r.json")
+        try Data(#"{"straighten": 2}"#.utf8).write(to: URL(fileURLWithPath: recipe))
+        let (stillBefore, movieBefore) = (Self.bytes(still), Self.bytes(movie))
+        let result = try await ShiyingBinary.shiying(["live", "edit", still, movie, "--recipe", recipe, "-o", dir.path])
+        #expect(result.status != 0, "the edit replaced its own input movie")
+        #expect(result.stderr.contains("is also an input"), "\(result.stderr)")
+        #expect(Self.bytes(still) == stillBefore && Self.bytes(movie) == movieBefore)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains(".tmp-") }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+    }
 }

@@ -65,8 +65,7 @@ sy_status sy__output_check(const char *final_path, const char *const *inputs, si
     return SY_OK;
 }
 
-/* Removes "<target>.tmp-<pid>-XXXXXX" files whose writer process is gone. */
-static void sweep_dead_temps(const char *final_path) {
+void sy__output_sweep(const char *final_path) {
     char dir[4096];
     folder_of(final_path, dir, sizeof dir);
     const char *slash = strrchr(final_path, '/');
@@ -93,6 +92,20 @@ static void temp_pattern(sy__output *out, size_t cap) {
     snprintf(out->temp_path, cap, "%s.tmp-%ld-XXXXXX", out->final_path, (long)getpid());
 }
 
+/* Replaces the pattern's trailing "XXXXXX" with random letters and digits. */
+static void fill_suffix(char *name, uint64_t salt) {
+    char *x = name + strlen(name) - 6;
+    static const char digits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+    uint64_t r = salt * 0x9E3779B97F4A7C15ull;
+    if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r) r ^= (uint64_t)time(NULL);
+    for (int i = 0; i < 6; i++, r /= 36) x[i] = digits[r % 36];
+}
+
+void sy__output_side_name(const char *final_path, char *out, size_t cap) {
+    snprintf(out, cap, "%s.tmp-%ld-XXXXXX", final_path, (long)getpid());
+    fill_suffix(out, (uint64_t)(uintptr_t)out);
+}
+
 /* Gives the anonymous file a name (its temp_path); retried on a name clash. */
 static int link_anonymous(sy__output *out, size_t cap) {
     int fd = fileno(out->file);
@@ -100,11 +113,7 @@ static int link_anonymous(sy__output *out, size_t cap) {
     snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
     for (int attempt = 0; attempt < 16; attempt++) {
         temp_pattern(out, cap);
-        char *x = out->temp_path + strlen(out->temp_path) - 6;
-        static const char digits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-        uint64_t r = (uint64_t)(uintptr_t)out ^ (uint64_t)attempt * 0x9E3779B97F4A7C15ull;
-        if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r) r ^= (uint64_t)time(NULL);
-        for (int i = 0; i < 6; i++, r /= 36) x[i] = digits[r % 36];
+        fill_suffix(out->temp_path, (uint64_t)(uintptr_t)out ^ (uint64_t)attempt);
         if (linkat(AT_FDCWD, proc, AT_FDCWD, out->temp_path, AT_SYMLINK_FOLLOW) == 0) return 0;
         if (errno == ENOENT && linkat(fd, "", AT_FDCWD, out->temp_path, AT_EMPTY_PATH) == 0) return 0; /* no /proc */
         if (errno != EEXIST) return -1;
@@ -132,7 +141,7 @@ sy_status sy__output_open(sy_context *ctx, const char *final_path, sy__output *o
         return err ? err->code : SY_E_BUDGET;
     }
     out->temp_path[0] = 0;
-    sweep_dead_temps(final_path);
+    sy__output_sweep(final_path);
     int fd = open_anonymous(final_path);
     out->anonymous = fd >= 0;
     if (fd < 0) { /* named from the start, beside the target (same file system) */

@@ -26,6 +26,15 @@ typedef struct sy__output {
  * written. `inputs` may hold NULLs (skipped). */
 sy_status sy__output_check(const char *final_path, const char *const *inputs, size_t count, sy_error *err);
 
+/* Removes "<final_path>.tmp-<pid>-XXXXXX" files whose writer process is gone
+ * (sy__output_open does this itself; for side files kept under that rule). */
+void sy__output_sweep(const char *final_path);
+
+/* Writes into `out` (cap >= strlen(final_path) + 32) a fresh side name
+ * "<final_path>.tmp-<pid>-XXXXXX" for a file that is renamed to final_path
+ * later, so a dead writer's side file is swept like its temp files. */
+void sy__output_side_name(const char *final_path, char *out, size_t cap);
+
 sy_status sy__output_open(sy_context *ctx, const char *final_path, sy__output *out, sy_error *err);
 /* Flushes, fsyncs, closes and renames. On failure the temp file is removed. */
 sy_status sy__output_commit(sy__output *out, sy_error *err);

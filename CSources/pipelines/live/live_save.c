@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/sy_internal.h"
+#include "base/sy_output.h"
 #include "base/sy_fourcc.h"
 #include "edit/sy_edit_internal.h"
 #include "sy_gainmap.h"
@@ -184,7 +185,8 @@ static sy_status live_save(sy_context *ctx, const char *source_movie, const char
     size_t n = strlen(movie_out) + 32;
     char *pending = sy__alloc(ctx, n, 1, "live movie path", err);
     if (!pending) return err ? err->code : SY_E_BUDGET;
-    snprintf(pending, n, "%s.live-%ld.partial", movie_out, (long)getpid());
+    sy__output_sweep(movie_out);
+    sy__output_side_name(movie_out, pending, n);
     capture cap = {.ctx = ctx, .want = rep->still_frame, .next = opts->observer, .next_user = opts->observer_user};
     sy_video_transcode_options to;
     sy_video_transcode_options_init(&to);
@@ -251,6 +253,14 @@ sy_status sy_live_save(sy_context *ctx, const char *source_movie, const char *so
                        const char *movie_out, const sy_live_save_options *opts, sy_live_save_report *report,
                        sy_error *err) {
     if (!ctx || !source_movie || !still_out) return sy__fail(err, SY_E_USAGE, "sy_live_save: NULL argument");
+    /* Before any work: neither output may be an input (a generated name can
+     * be the input movie's) or the other output. */
+    const char *inputs[] = {source_movie, source_still, opts ? opts->metadata_source : NULL, movie_out};
+    sy_status checked = sy__output_check(still_out, inputs, 4, err);
+    if (checked == SY_OK && movie_out) checked = sy__output_check(movie_out, inputs, 3, err);
+    if (checked == SY_OK && movie_out && strcmp(still_out, movie_out) == 0)
+        checked = sy__fail(err, SY_E_USAGE, "%s: the still and the movie cannot be one file", still_out);
+    if (checked != SY_OK) return checked;
     if (!opts || !opts->recipe) return live_save(ctx, source_movie, source_still, still_out, movie_out, opts, report, err);
     sy_recipe r;
     sy_lut *lut = NULL;

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 
 #include "base/sy_internal.h"
+#include "base/sy_output.h"
 #include "base/sy_fourcc.h"
 #include "sy_mov.h"
 #include "mov/sy_mov_writer.h"
@@ -416,6 +417,7 @@ sy_status sy_video_transcode(sy_context *ctx, const char *input, const char *out
     if (container != QT && container != ISOM)
         return sy__fail(err, SY_E_USAGE, "%s: unknown movie type; use .mov or .mp4", output);
     sy_status st = check_plan(opts->metadata, err);
+    if (st == SY_OK) st = sy__output_check(output, &input, 1, err); /* before minutes of encoding */
     if (st != SY_OK) return st;
     if (report) memset(report, 0, sizeof *report);
 
