@@ -7,6 +7,7 @@ SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # C warnings for the engine; -O2 even in debug so tests run the real hot loops.
 CFLAGS_SWIFT = -Xcc -Wall -Xcc -Wextra -Xcc -Wno-unused-parameter -Xcc -O2
 FUZZ_SECONDS ?= 60
+FUZZ_CLI_MINUTES ?= 30
 # Swift links ASan; UBSan instruments the C engine (its handlers ship in the ASan runtime).
 SANITIZE     = --scratch-path .build/sanitize --sanitize=address \
                -Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=undefined
@@ -17,7 +18,7 @@ APT_PACKAGES = pkg-config libjpeg62-turbo-dev libheif-dev libx265-dev libde265-d
                libimage-exiftool-perl ffmpeg libheif-examples imagemagick libvips-tools libjpeg-turbo-progs \
                python3 python3-pip tesseract-ocr tesseract-ocr-chi-sim
 
-.PHONY: deps build release test sanitize fuzz bench demo clean
+.PHONY: deps build release test sanitize fuzz fuzz-cli bench demo clean
 
 ## deps: every build dependency and the outside validators (Debian 12)
 deps:
@@ -46,6 +47,11 @@ sanitize:
 ## fuzz: libFuzzer harnesses for the JPEG and PNG readers (FUZZ_SECONDS each)
 fuzz:
 	scripts/fuzz.sh $(FUZZ_SECONDS)
+
+## fuzz-cli: mutated corpus files through every read path of the CLI (ASan/UBSan build), FUZZ_CLI_MINUTES long
+fuzz-cli:
+	$(SWIFT) build $(SANITIZE) --product shiying
+	python3 scripts/fuzz-cli.py --minutes $(FUZZ_CLI_MINUTES) --bin $$($(SWIFT) build $(SANITIZE) --show-bin-path)/shiying
 
 ## bench: strip-wise vs naive vs ImageMagick vs vips, N = 7, 20, 50
 bench:
