@@ -47,13 +47,19 @@ struct LiveEditTests {
                              at: 1.0, log: log)
             try #require(r.status == SY_OK, "\(message(r.error))")
             #expect(log.frames.count == 45)
-            for t in [1.0, 0.3, 0.0, 9.0] { // 9 s: clamped to the last frame
+            // Past the end is refused (issue 20), not clamped to the last frame.
+            var past = sy_edit_image()
+            var pastFrame: UInt32 = 0
+            var pastErr = sy_error()
+            #expect(sy_live_render_frame(ctx.raw, src, 9.0, recipe, &past, &pastFrame, &pastErr) == SY_E_USAGE)
+            #expect(message(pastErr).contains("past the movie's end"), "\(message(pastErr))")
+            for t in [1.0, 0.3, 0.0, 44.0 / 30] { // the last frame's own time
                 var img = sy_edit_image()
                 var frame: UInt32 = 0
                 var err = sy_error()
                 try #require(sy_live_render_frame(ctx.raw, src, t, recipe, &img, &frame, &err) == SY_OK, "\(message(err))")
                 defer { sy_edit_image_free(ctx.raw, &img) }
-                let expectedIndex: UInt32 = t == 1.0 ? r.report.still_frame : t == 9.0 ? 44 : UInt32((t * 30).rounded())
+                let expectedIndex: UInt32 = t == 1.0 ? r.report.still_frame : UInt32((t * 30).rounded())
                 #expect(frame == expectedIndex)
                 #expect(Int(img.width) == log.width && Int(img.height) == log.height)
                 var bytes = [UInt8]()

@@ -51,4 +51,18 @@ struct LiveExitStressTests {
         #expect(crashes.isEmpty, "\(crashes.count) of \(total) runs crashed or hung:\n\(crashes.prefix(5).joined(separator: "\n"))")
         #expect(unexpected.isEmpty, "\(unexpected.prefix(5).joined(separator: "\n"))")
     }
+
+    @Test("live frame / make / keyphoto --at past the movie's end is an error naming the movie, nothing written")
+    func timePastTheEnd() async throws {
+        let src = try await LiveMovies.source()   // 1.2 s
+        let dir = try TempDir("live-at-past-end")
+        defer { dir.remove() }
+        let made = try await CLI.run(["live", "make", "--video", src, "--at", "99", "-o", dir.path])
+        #expect(made.status != 0 && made.stderr.contains("past the movie's end"), "\(made)")
+        let frame = try await CLI.run(["live", "frame", src, src, "--at", "99", "-o", dir.file("f.jpg")])
+        #expect(frame.status != 0 && frame.stderr.contains("past the movie's end"), "\(frame)")
+        #expect(dir.contents().isEmpty, "\(dir.contents())")
+        let inside = try await CLI.run(["live", "make", "--video", src, "--at", "1.1", "-o", dir.path])
+        #expect(inside.status == 0, "\(inside)")
+    }
 }

@@ -61,6 +61,15 @@ static sy_status movie_facts(sy_context *ctx, const char *movie, sy_video_reader
     return st;
 }
 
+/* A requested time must lie inside the movie: a key photo or saved frame is one
+ * of its frames, never the last one standing in for a time past the end. */
+static sy_status check_time(const char *movie, const sy_video_reader_info *vi, double seconds, sy_error *err) {
+    if (seconds > vi->duration_seconds + 1e-6)
+        return sy__fail(err, SY_E_USAGE, "%s: %.3f s is past the movie's end (%.3f s)", movie, seconds,
+                        vi->duration_seconds);
+    return SY_OK;
+}
+
 static sy_status render_frame(sy_context *ctx, const char *movie, double seconds, const sy_recipe *recipe,
                               sy_edit_image *out, uint32_t *frame, sy_error *err) {
     memset(out, 0, sizeof *out);
@@ -75,7 +84,8 @@ static sy_status render_frame(sy_context *ctx, const char *movie, double seconds
     const sy_video_reader_info *vi = sy_video_reader_info_get(r);
     uint32_t want = sy_video_transcode_frame_at(vi, seconds, NULL);
     /* the frame path exactly as sy_video_transcode opens it for every frame */
-    st = sy__frame_path_open(ctx, recipe, vi, &path, err);
+    st = check_time(movie, vi, seconds, err);
+    if (st == SY_OK) st = sy__frame_path_open(ctx, recipe, vi, &path, err);
     size_t stride = (size_t)path.frame_width * 3;
     if (st == SY_OK && !(full = sy__alloc(ctx, stride, path.frame_height, "live frame", err)))
         st = err ? err->code : SY_E_BUDGET;
@@ -178,6 +188,7 @@ static sy_status live_save(sy_context *ctx, const char *source_movie, const char
     sy_video_reader_info vi;
     st = movie_facts(ctx, source_movie, &vi, err);
     if (st != SY_OK) return st;
+    if (opts->still_time >= 0 && (st = check_time(source_movie, &vi, opts->still_time, err)) != SY_OK) return st;
     double t = opts->still_time >= 0 ? opts->still_time : vi.duration_seconds / 2;
     rep->still_frame = sy_video_transcode_frame_at(&vi, t, &rep->still_time);
 
