@@ -52,8 +52,11 @@ public enum Conversion {
     ///   when the target cannot carry the source's gain map (nothing written).
     /// - Parameter heicPreset: x265 speed preset for HEIC output ("ultrafast" … "veryslow");
     ///   nil = "medium".
+    /// - Parameter progress: (phase, done, total) from the engine's thread: "rows"
+    ///   of the decode and render, then "heif tiles" while a HEIC is encoded.
     public static func convert(_ input: String, to output: String, format: Format? = nil,
-                               quality: Int = 90, heicPreset: String? = nil) throws -> Report {
+                               quality: Int = 90, heicPreset: String? = nil,
+                               progress: ((String, UInt64, UInt64) -> Void)? = nil) throws -> Report {
         guard let format = format ?? Format(pathExtension: (output as NSString).pathExtension) else {
             throw ShiyingError(code: .usage, message: "\(output): unknown output type; use .jpg, .png or .heic",
                                file: output)
@@ -61,13 +64,14 @@ public enum Conversion {
         // SPEC E6: a gain-map photo converts through the gain-map edit (identity
         // recipe): the map is kept, or HDRLossError is thrown and nothing written.
         if (try? GainMapInfo.probe(input))?.hasGainMap == true {
-            let hdr = try HDREditor.saveBlocking(input, recipe: .identity, to: output, format: format, quality: quality)
+            let hdr = try HDREditor.saveBlocking(input, recipe: .identity, to: output, format: format, quality: quality,
+                                                 progress: progress)
             let e = hdr.edit
             return Report(input: input, output: output, sourceFormat: e.sourceFormat, format: format, width: e.width,
                           height: e.height, appliedOrientation: e.appliedOrientation, kept: e.kept + ["hdr-gain-map"],
                           captureDate: e.captureDate, enginePeakBytes: e.enginePeakBytes, seconds: e.seconds)
         }
-        let engine = try EngineContext()
+        let engine = try EngineContext(progress: progress)
         var options = sy_convert_options()
         sy_convert_options_init(&options)
         options.quality = Int32(clamping: quality)

@@ -21,7 +21,10 @@ enum ConvertCommand {
         }
         let implied = try outputFormat(output, command: "convert", formats: stillFormats, chosen: format?.rawValue)
         format = Conversion.Format(rawValue: implied)
-        let report = try Conversion.convert(input, to: output, format: format, quality: try parsed.int("quality", in: 1...100) ?? 90)
+        let quality = try parsed.int("quality", in: 1...100) ?? 90
+        let progress = StderrProgress(label: "convert")
+        let report = try Conversion.convert(input, to: output, format: format, quality: quality, progress: progress.report)
+        progress.finish()
         if parsed.has("json") {
             print(try JSONReport.line(report))
         } else {

@@ -107,6 +107,19 @@ struct CLIArgumentTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["sample-0001.jpg"])
     }
 
+    @Test("convert to HEIC shows its progress on stderr (issue 24: it ran seconds in silence)")
+    func convertShowsProgress() async throws {
+        let dir = try TempFolder()
+        defer { dir.remove() }
+        let made = try await ShiyingBinary.shiying(["sample-photos", "--count", "1", "--width", "1024", "--height", "768",
+                                                    "-o", dir.path])
+        #expect(made.status == 0)
+        let result = try await ShiyingBinary.shiying(["convert", dir.file("sample-0001.jpg"), "-o", dir.file("out.heic")])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("convert: heif tiles"), "\(result.stderr)")
+        #expect(result.stderr.contains("(100%)"), "\(result.stderr)")
+    }
+
     @Test("probe with no files is a usage error, not a silent success")
     func probeNeedsFiles() async throws {
         let result = try await ShiyingBinary.shiying(["probe"])
