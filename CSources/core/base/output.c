@@ -87,23 +87,24 @@ void sy__output_sweep(const char *final_path) {
     closedir(d);
 }
 
-/* Fills `out->temp_path` with a fresh "<target>.tmp-<pid>-XXXXXX" pattern. */
-static void temp_pattern(sy__output *out, size_t cap) {
-    snprintf(out->temp_path, cap, "%s.tmp-%ld-XXXXXX", out->final_path, (long)getpid());
+/* The one spelling of a temp name, "<target>.tmp-<pid>-XXXXXX" (read back by
+ * sy__output_sweep); mkstemp or fill_suffix replaces the X's. */
+static void temp_pattern(const char *final_path, char *out, size_t cap) {
+    snprintf(out, cap, "%s.tmp-%ld-XXXXXX", final_path, (long)getpid());
 }
 
 /* Replaces the pattern's trailing "XXXXXX" with random letters and digits. */
-static void fill_suffix(char *name, uint64_t salt) {
+static void fill_suffix(char *name) {
     char *x = name + strlen(name) - 6;
     static const char digits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-    uint64_t r = salt * 0x9E3779B97F4A7C15ull;
+    uint64_t r = (uint64_t)(uintptr_t)name * 0x9E3779B97F4A7C15ull;
     if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r) r ^= (uint64_t)time(NULL);
     for (int i = 0; i < 6; i++, r /= 36) x[i] = digits[r % 36];
 }
 
 void sy__output_side_name(const char *final_path, char *out, size_t cap) {
-    snprintf(out, cap, "%s.tmp-%ld-XXXXXX", final_path, (long)getpid());
-    fill_suffix(out, (uint64_t)(uintptr_t)out);
+    temp_pattern(final_path, out, cap);
+    fill_suffix(out);
 }
 
 /* Gives the anonymous file a name (its temp_path); retried on a name clash. */
@@ -112,8 +113,7 @@ static int link_anonymous(sy__output *out, size_t cap) {
     char proc[64];
     snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
     for (int attempt = 0; attempt < 16; attempt++) {
-        temp_pattern(out, cap);
-        fill_suffix(out->temp_path, (uint64_t)(uintptr_t)out ^ (uint64_t)attempt);
+        sy__output_side_name(out->final_path, out->temp_path, cap);
         if (linkat(AT_FDCWD, proc, AT_FDCWD, out->temp_path, AT_SYMLINK_FOLLOW) == 0) return 0;
         if (errno == ENOENT && linkat(fd, "", AT_FDCWD, out->temp_path, AT_EMPTY_PATH) == 0) return 0; /* no /proc */
         if (errno != EEXIST) return -1;
@@ -145,7 +145,7 @@ sy_status sy__output_open(sy_context *ctx, const char *final_path, sy__output *o
     int fd = open_anonymous(final_path);
     out->anonymous = fd >= 0;
     if (fd < 0) { /* named from the start, beside the target (same file system) */
-        temp_pattern(out, cap);
+        temp_pattern(out->final_path, out->temp_path, cap);
         fd = mkstemp(out->temp_path);
     }
     if (fd < 0) {
