@@ -29,8 +29,13 @@ enum ConvertCommand {
             print(try JSONReport.line(report))
         } else {
             let kept = report.kept.isEmpty ? "no metadata" : report.kept.joined(separator: ", ")
-            print("\(output): \(report.format.rawValue) \(report.width)x\(report.height), kept \(kept)")
+            print("\(output): \(report.format.rawValue) \(report.width)x\(report.height), kept \(kept)\(droppedText(report.dropped))")
         }
         return 0
     }
+}
+
+/// ", dropped makernote (JPEG holds at most 64 KB of Exif)", or "" when nothing was dropped.
+func droppedText(_ dropped: [DroppedMetadata]) -> String {
+    dropped.isEmpty ? "" : ", dropped " + dropped.map { "\($0.name) (\($0.reason))" }.joined(separator: ", ")
 }

@@ -6,6 +6,7 @@
 
 #include "base/sy_sha256.h"
 #include "bmff/sy_bmff.h"
+#include "exif/sy_exif.h"
 #include "heif/sy_heif.h"
 #include "heif/sy_heif_writer.h"
 #include "mov/sy_mov_writer.h"

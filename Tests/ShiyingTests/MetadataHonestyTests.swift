@@ -1,0 +1,110 @@
+// Issue 16 items 6 and 7: a saved still never fails on an Exif too large for
+// JPEG (it sheds the thumbnail, then the MakerNote, and says so), and it claims
+// nothing it does not carry: no Live identifier once apart from the movie, no
+// Motion Photo XMP once the video is gone. exiftool is the independent reader.
+import Foundation
+@testable import Shiying
+import Testing
+
+@Suite("Metadata honesty (issue 16: oversized Exif, Live identifier, Motion Photo)",
+       .enabled(if: LiveMovies.toolsPresent, "ffmpeg/exiftool/convert or corpus missing"))
+struct MetadataHonestyTests {
+    static func exiftool(_ args: [String]) async throws -> String {
+        let run = try await runTool("exiftool", args)
+        guard run.succeeded else { throw TestFailure("exiftool \(args): \(run)") }
+        return run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test("a HEIC with 400+ KB of Exif converts and edits to JPEG: thumbnail shed and reported, date and GPS kept")
+    func oversizedExif() async throws {
+        let dir = try TempDir("md-big-exif")
+        defer { dir.remove() }
+        let photos = try await FixtureCache.shared.samples("md-thumb", count: 2, seed: 31, width: 1600, height: 1200)
+        let heic = dir.file("big.heic")
+        _ = try Conversion.convert(try await Photos.small()[0], to: heic, quality: 60)
+        _ = try await Self.exiftool(["-q", "-overwrite_original", "-DateTimeOriginal=2024:05:06 07:08:09",
+                                     "-GPSLatitude=31.23", "-GPSLatitudeRef=N", "-GPSLongitude=121.47",
+                                     "-GPSLongitudeRef=E", "-ThumbnailImage<=" + photos[1], heic])
+        let thumb = try #require(Int(try await Self.exiftool(["-s3", "-ThumbnailLength", heic])))
+        #expect(thumb > 65_536, "the fixture's Exif must exceed one APP1 (thumbnail \(thumb) B)")
+        let before = try Data(contentsOf: URL(fileURLWithPath: heic))
+
+        let out = dir.file("out.jpg")
+        let report = try Conversion.convert(heic, to: out)
+        #expect(report.dropped.map(\.name) == ["exif-thumbnail"], "\(report.dropped)")
+        #expect(report.kept.contains("gps") && report.captureDate == "2024:05:06 07:08:09", "\(report)")
+        let seen = try await Self.exiftool(["-s3", "-n", "-DateTimeOriginal", "-GPSLatitude", "-ThumbnailLength", out])
+        #expect(seen.split(separator: "\n").map(String.init) == ["2024:05:06 07:08:09", "31.23"], "exiftool: \(seen)")
+        #expect(try await Self.exiftool(["-s3", "-validate", out]) == "OK")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: heic)) == before, "the source is untouched")
+
+        let edited = dir.file("edit.jpg") // the editor's save takes the same exit path
+        let e = try Editor.save(heic, recipe: EditRecipe(quarterTurns: 1), to: edited)
+        #expect(e.dropped.map(\.name) == ["exif-thumbnail"] && e.kept.contains("gps"), "\(e)")
+        // HEIC holds any Exif size: nothing is shed there.
+        let same = try Conversion.convert(heic, to: dir.file("same.heic"), quality: 60)
+        #expect(same.dropped.isEmpty, "\(same.dropped)")
+    }
+
+    @Test("a plain edit of a Live still carries no content identifier (generated pair and the real iPhone still)")
+    func liveStillEdit() async throws {
+        let dir = try TempDir("md-live-id")
+        defer { dir.remove() }
+        let made = try await CLI.run(["live", "make", "--video", try await LiveMovies.source(), "--at", "0.6",
+                                      "-o", dir.path, "--json"])
+        let still = try #require(try liveJSON(made.stdout)["still"] as? String, "\(made)")
+        #expect(try await liveExiftoolStill(still) != "")
+        try Data("{\"quarterTurns\":1}".utf8).write(to: URL(fileURLWithPath: dir.file("turn.json")))
+        let plain = try await CLI.run(["edit", still, "--recipe", dir.file("turn.json"), "-o", dir.file("plain.jpg"),
+                                       "--json"])
+        let p = try liveJSON(plain.stdout)
+        #expect(plain.status == 0, "\(plain)")
+        #expect((p["dropped"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["content-identifier"])
+        #expect(try await liveExiftoolStill(dir.file("plain.jpg")) == "")
+
+        let real = Paths.corpus.appendingPathComponent("real/iphone15plus_IMG_3853.HEIC").path
+        guard FileManager.default.fileExists(atPath: real) else { return }
+        #expect(try await liveExiftoolStill(real) != "")
+        let out = dir.file("iphone.heic")
+        let r = try HDREditor.saveBlocking(real, recipe: EditRecipe(quarterTurns: 1), to: out, format: .heic, quality: 60)
+        #expect(r.edit.dropped.map(\.name) == ["content-identifier"] && r.hdr == "kept", "\(r)")
+        #expect(try await liveExiftoolStill(out) == "")
+        #expect(try await Self.exiftool(["-s3", "-Apple:MakerNoteVersion", out]) == "15",
+                "the rest of the Apple MakerNote stays")
+    }
+
+    @Test("a Motion Photo JPEG edited loses its Motion Photo XMP (the video is gone) and keeps the rest of its XMP")
+    func motionPhoto() async throws {
+        let dir = try TempDir("md-motion")
+        defer { dir.remove() }
+        let src = dir.file("motion.jpg")
+        try FileManager.default.copyItem(atPath: try await Photos.small()[2], toPath: src)
+        let xmp = """
+            <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+            <rdf:Description rdf:about="" xmlns:GCamera="http://ns.google.com/photos/1.0/camera/"
+              xmlns:Container="http://ns.google.com/photos/1.0/container/"
+              xmlns:Item="http://ns.google.com/photos/1.0/container/item/" xmlns:dc="http://purl.org/dc/elements/1.1/"
+              GCamera:MotionPhoto="1" GCamera:MotionPhotoVersion="1" GCamera:MotionPhotoPresentationTimestampUs="566000">
+             <dc:subject><rdf:Bag><rdf:li>harbour</rdf:li></rdf:Bag></dc:subject>
+             <Container:Directory><rdf:Seq>
+              <rdf:li rdf:parseType="Resource"><Container:Item Item:Mime="image/jpeg" Item:Semantic="Primary" Item:Length="0"/></rdf:li>
+              <rdf:li rdf:parseType="Resource"><Container:Item Item:Mime="video/mp4" Item:Semantic="MotionPhoto" Item:Length="4096"/></rdf:li>
+             </rdf:Seq></Container:Directory>
+            </rdf:Description></rdf:RDF></x:xmpmeta>
+            """
+        try Data(xmp.utf8).write(to: URL(fileURLWithPath: dir.file("mp.xmp")))
+        _ = try await Self.exiftool(["-q", "-overwrite_original", "-xmp<=" + dir.file("mp.xmp"), src])
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: src)) // the "video" after EOI
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 37) }))
+        try handle.close()
+        #expect(try await Self.exiftool(["-s3", "-XMP-GCamera:MotionPhoto", src]) == "1", "fixture carries the claim")
+
+        let out = dir.file("edited.jpg")
+        let report = try Editor.save(src, recipe: EditRecipe(crop: .init(x: 0.1, y: 0.1, width: 0.8, height: 0.8)), to: out)
+        #expect(report.dropped.map(\.name) == ["motion-photo"] && report.kept.contains("xmp"), "\(report)")
+        let seen = try await Self.exiftool(["-s", "-XMP:all", out])
+        #expect(!seen.contains("MotionPhoto") && !seen.contains("video/mp4"), "exiftool still sees: \(seen)")
+        #expect(seen.contains("harbour") && seen.contains("Primary"), "the rest of the XMP stays: \(seen)")
+    }
+}
