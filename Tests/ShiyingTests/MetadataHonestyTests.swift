@@ -108,3 +108,77 @@ struct MetadataHonestyTests {
         #expect(seen.contains("harbour") && seen.contains("Primary"), "the rest of the XMP stays: \(seen)")
     }
 }
+
+/// Issue 16 item 1: Samsung HEICs carry their ICC profile only on the grid's
+/// tiles; the grid item (the primary) has none. Our writer's file is patched
+/// to that shape, and an edit of it must still carry the profile.
+@Suite("Tile-only ICC (Samsung HEIC shape)", .enabled(if: LiveMovies.toolsPresent, "exiftool or corpus missing"))
+struct TileProfileTests {
+    static func u32(_ b: [UInt8], _ i: Int) -> Int { Int(b[i]) << 24 | Int(b[i + 1]) << 16 | Int(b[i + 2]) << 8 | Int(b[i + 3]) }
+    static func u16(_ b: [UInt8], _ i: Int) -> Int { Int(b[i]) << 8 | Int(b[i + 1]) }
+    static func find(_ b: [UInt8], _ type: String) -> Int? {
+        let t = Array(type.utf8)
+        return b.indices.first { $0 >= 4 && $0 + 4 <= b.count && Array(b[$0..<$0 + 4]) == t }
+    }
+
+    /// Moves the primary grid's 'prof' association to its first tile; false if the shape is not found.
+    static func dropPrimaryProfile(_ b: inout [UInt8]) -> Bool {
+        guard let pitm = find(b, "pitm"), let ipco = find(b, "ipco"), let ipma = find(b, "ipma") else { return false }
+        let primary = u16(b, pitm + 8)
+        var at = ipco + 4, index = 0, prof = 0, pixi = 0
+        let end = ipco - 4 + u32(b, ipco - 4)
+        while at + 8 <= end {
+            let size = u32(b, at)
+            index += 1
+            let type = String(decoding: b[at + 4..<at + 8], as: UTF8.self)
+            if type == "colr" && String(decoding: b[at + 8..<at + 12], as: UTF8.self) == "prof" { prof = index }
+            if type == "pixi" && pixi == 0 { pixi = index }
+            guard size >= 8 else { return false }
+            at += size
+        }
+        guard prof > 0, pixi > 0 else { return false }
+        // Our writer puts the profile on the grid only: the grid's association
+        // moves to the first tile (which gives up its 'pixi' slot for it).
+        var p = ipma + 8 // version/flags
+        let count = u32(b, p)
+        p += 4
+        var moved = 0
+        for _ in 0..<count {
+            let id = u16(b, p), n = Int(b[p + 2])
+            let (from, to) = id == primary ? (prof, pixi) : id == primary + 1 ? (pixi, prof) : (0, 0)
+            for k in 0..<n where from > 0 && Int(b[p + 3 + k] & 0x7F) == from {
+                b[p + 3 + k] = UInt8(to)
+                moved += 1
+                break
+            }
+            p += 3 + n
+        }
+        return moved == 2
+    }
+
+    @Test("an edit of a HEIC whose profile sits on the tiles only keeps it (exiftool: Display P3)")
+    func tileProfile() async throws {
+        let dir = try TempDir("md-tile-icc")
+        defer { dir.remove() }
+        let real = Paths.corpus.appendingPathComponent("real/iphone15plus_IMG_3853.HEIC").path
+        let icc = dir.file("p3.icc"), jpeg = dir.file("p3.jpg")
+        let extracted = try await runTool("sh", ["-c", "exiftool -b -ICC_Profile '\(real)' > '\(icc)'"])
+        #expect(extracted.succeeded, "\(extracted)")
+        try FileManager.default.copyItem(atPath: try await Photos.small()[3], toPath: jpeg)
+        _ = try await MetadataHonestyTests.exiftool(["-q", "-overwrite_original", "-ICC_Profile<=" + icc, jpeg])
+        let heic = dir.file("grid.heic")
+        _ = try Conversion.convert(jpeg, to: heic, quality: 50)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: heic)))
+        try #require(Self.dropPrimaryProfile(&bytes), "the writer's HEIC has a grid primary with a 'prof' property")
+        let samsung = dir.file("samsung-shape.heic")
+        try Data(bytes).write(to: URL(fileURLWithPath: samsung))
+        let heifInfo = try await runTool("heif-info", [samsung])
+        #expect(heifInfo.succeeded, "libheif reads the patched file: \(heifInfo)")
+
+        let out = dir.file("edited.jpg")
+        let report = try Editor.save(samsung, recipe: EditRecipe(quarterTurns: 1), to: out)
+        #expect(report.kept.contains("icc"), "\(report.kept)")
+        let description = try await MetadataHonestyTests.exiftool(["-s3", "-ProfileDescription", out])
+        #expect(description.contains("P3"), "profile of the edit: \(description)")
+    }
+}
