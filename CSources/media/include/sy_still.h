@@ -24,6 +24,9 @@ typedef enum sy_metadata_dropped {
     SY_DROPPED_LARGE_EXIF_VALUES = 1u << 2,   /**< Exif values over 4 KB: JPEG's 64 KB APP1 limit */
     SY_DROPPED_CONTENT_IDENTIFIER = 1u << 3,  /**< Live photo identifier: the still is saved apart from its movie */
     SY_DROPPED_MOTION_PHOTO = 1u << 4,        /**< Motion Photo XMP: the video that followed the image is not written */
+    SY_DROPPED_ISO_GAIN_MAP = 1u << 5,        /**< a HEIC's ISO 21496-1 'tmap' item: not rewritten (the Apple map is) */
+    SY_DROPPED_HEIC_THUMBNAIL = 1u << 6,      /**< a HEIC's 'thmb' thumbnail item: it would show the old picture */
+    SY_DROPPED_AUXILIARY_IMAGES = 1u << 7,    /**< HEIC auxiliary images other than the gain map (depth, mattes) */
 } sy_metadata_dropped;
 
 /** Name ("exif-thumbnail", ...) and reason of one SY_DROPPED_* bit; NULL for others. */

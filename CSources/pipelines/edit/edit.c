@@ -7,6 +7,7 @@
 #include "exif/sy_content_id.h"
 #include "exif/sy_exif.h"
 #include "gainmap/sy_gainmap_internal.h"
+#include "heif/sy_heif_metadata.h"
 #include "edit/sy_band_pool.h"
 #include "edit/sy_edit_internal.h"
 
@@ -116,6 +117,7 @@ static sy_status read_source(sy_edit_job *job, sy_error *err) {
     if (job->md.exif && sy__content_id_remove(job->md.exif, job->md.exif_len) == 1)
         rep->dropped |= SY_DROPPED_CONTENT_IDENTIFIER;
     if ((st = sy__metadata_for_output(ctx, &job->md, job->opts.format, &rep->dropped, err)) != SY_OK) return st;
+    if (job->info.format == SY_FORMAT_HEIF) sy__heif_uncarried_items(ctx, job->input, &rep->dropped);
     rep->source_format = job->info.format;
     rep->source_width = job->info.width;
     rep->source_height = job->info.height;
