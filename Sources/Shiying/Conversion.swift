@@ -56,8 +56,11 @@ public enum Conversion {
     ///   nil = "medium".
     /// - Parameter progress: (phase, done, total) from the engine's thread: "rows"
     ///   of the decode and render, then "heif tiles" while a HEIC is encoded.
+    /// - Parameter onHDRLoss: asked (SPEC E6) when the target cannot carry the gain map
+    ///   (PNG, an unreadable map); return true to write SDR. nil refuses (HDRLossError).
     public static func convert(_ input: String, to output: String, format: Format? = nil,
                                quality: Int = 90, heicPreset: String? = nil,
+                               onHDRLoss: ((HDRLossReason) -> Bool)? = nil,
                                progress: ((String, UInt64, UInt64) -> Void)? = nil) throws -> Report {
         guard let format = format ?? Format(pathExtension: (output as NSString).pathExtension) else {
             throw ShiyingError(code: .usage, message: "\(output): unknown output type; use .jpg, .png or .heic",
@@ -67,11 +70,15 @@ public enum Conversion {
         // recipe): the map is kept, or HDRLossError is thrown and nothing written.
         if (try? GainMapInfo.probe(input))?.hasGainMap == true {
             let hdr = try HDREditor.saveBlocking(input, recipe: .identity, to: output, format: format, quality: quality,
-                                                 progress: progress)
+                                                 onHDRLoss: onHDRLoss, progress: progress)
             let e = hdr.edit
+            let kept = hdr.hdr == "kept" ? e.kept + ["hdr-gain-map"] : e.kept
+            let lost = hdr.hdr == "kept" ? [] : [DroppedMetadata(
+                name: "hdr-gain-map", reason: "SDR allowed: " + (hdr.hdrReason?.rawValue ?? "the target has no gain map"))]
             return Report(input: input, output: output, sourceFormat: e.sourceFormat, format: format, width: e.width,
-                          height: e.height, appliedOrientation: e.appliedOrientation, kept: e.kept + ["hdr-gain-map"],
-                          dropped: e.dropped, captureDate: e.captureDate, enginePeakBytes: e.enginePeakBytes, seconds: e.seconds)
+                          height: e.height, appliedOrientation: e.appliedOrientation, kept: kept,
+                          dropped: e.dropped + lost, captureDate: e.captureDate, enginePeakBytes: e.enginePeakBytes,
+                          seconds: e.seconds)
         }
         let engine = try EngineContext(progress: progress)
         var options = sy_convert_options()

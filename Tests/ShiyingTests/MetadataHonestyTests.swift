@@ -75,6 +75,22 @@ struct MetadataHonestyTests {
                 "the rest of the Apple MakerNote stays")
     }
 
+    @Test("convert of an HDR photo to PNG: refused without --allow-sdr (nothing written), with it SDR and 'dropped' says so")
+    func convertAllowSDR() async throws {
+        let dir = try TempDir("md-allow-sdr")
+        defer { dir.remove() }
+        let real = Paths.corpus.appendingPathComponent("real/iphone15plus_IMG_3853.HEIC").path
+        let refused = try await CLI.run(["convert", real, "-o", dir.file("a.png")])
+        #expect(refused.status == 1 && refused.stderr.contains("--allow-sdr"), "\(refused)")
+        #expect(dir.contents().isEmpty, "nothing written: \(dir.contents())")
+        let allowed = try await CLI.run(["convert", real, "-o", dir.file("a.png"), "--allow-sdr", "--json"])
+        let a = try liveJSON(allowed.stdout)
+        let names = (a["dropped"] as? [[String: Any]])?.compactMap { $0["name"] as? String } ?? []
+        #expect(allowed.status == 0 && names.contains("hdr-gain-map"), "\(allowed)")
+        #expect(!((a["kept"] as? [String]) ?? []).contains("hdr-gain-map"))
+        #expect(dir.contents() == ["a.png"])
+    }
+
     @Test("a Motion Photo JPEG edited loses its Motion Photo XMP (the video is gone) and keeps the rest of its XMP")
     func motionPhoto() async throws {
         let dir = try TempDir("md-motion")

@@ -64,7 +64,7 @@ const char *sy_metadata_dropped_reason(uint32_t bit) {
     case SY_DROPPED_LARGE_EXIF_VALUES: return "JPEG holds at most 64 KB of Exif";
     case SY_DROPPED_CONTENT_IDENTIFIER: return "the still is saved apart from its Live photo movie";
     case SY_DROPPED_MOTION_PHOTO: return "the Motion Photo video is not in the saved file";
-    case SY_DROPPED_ISO_GAIN_MAP: return "ISO 21496-1 tone-map items are not written yet; HDR is kept as the Apple gain map";
+    case SY_DROPPED_ISO_GAIN_MAP: return "ISO 21496-1 tone-map items are not written yet (the Apple gain map carries the HDR where the output keeps one)";
     case SY_DROPPED_HEIC_THUMBNAIL: return "the stored thumbnail shows the picture before the edit";
     case SY_DROPPED_AUXILIARY_IMAGES: return "depth maps and mattes are not carried through edits";
     default: return NULL;
