@@ -22,6 +22,7 @@ struct sy__prefetch {
     uint32_t next;           /* next cell a worker will start */
     int64_t needed_through;  /* highest index the strip loop waits for */
     int stopping;
+    int exclusive_building;  /* a cell that uses every thread is being built */
     sy_status fatal;         /* a worker could not even paint grey */
     sy_error fatal_err;
     pthread_mutex_t lock;
@@ -30,14 +31,20 @@ struct sy__prefetch {
     int thread_count;
 };
 
+/* A HEIC cell decodes each tile row on every worker thread, within the job's
+ * memory less its cell (sy__cell_build), so it starts only when the strip
+ * loop needs it, and nothing starts early while it builds. */
+static int uses_every_thread(const sy__prefetch *pf, const sy__cell_job *job) {
+    return pf->thread_count > 1 && job->info && job->info->format == SY_FORMAT_HEIF;
+}
+
 /* Estimate used to decide whether a cell may start early. */
 static size_t estimate(const sy__prefetch *pf, const sy__cell_job *job) {
     size_t planes = sy__cell_plane_bytes(job->rect.width, job->rect.height, pf->chroma_shift);
     if (!job->info) return planes;
     size_t pixels = (size_t)job->info->stored_width * job->info->stored_height;
-    /* One decoded tile, libde265 state and a tile row of pixels: with this estimate
-     * HEIC cells mostly decode one at a time, which keeps the job near 9 MiB;
-     * two at once would be ~1.5x faster but touch 12 MiB. */
+    /* One thread: one decoded tile, the decoder's state and a tile row of
+     * pixels; with this estimate HEIC cells mostly decode one at a time. */
     if (job->info->format == SY_FORMAT_HEIF) return planes + 2560u * 1024;
     if (job->info->progressive) return planes + pixels * 3;
     return planes + 256 * 1024;
@@ -48,7 +55,8 @@ static void build(sy__prefetch *pf, uint32_t i, sy__cell *cell) {
     sy_error err = {0};
     sy_status st = SY_E_INVALID_INPUT;
     if (job->info) {
-        st = sy__cell_build(pf->ctx, job->path, job->info, job->rect.width, job->rect.height, pf->chroma_shift, cell, &job->working_bytes, &err);
+        st = sy__cell_build(pf->ctx, job->path, job->info, job->rect.width, job->rect.height, pf->chroma_shift,
+                            (uint32_t)pf->thread_count, cell, &job->working_bytes, &err);
     }
     if (st == SY_OK) return;
     if (st == SY_E_CANCELLED) {
@@ -74,8 +82,8 @@ static void *worker(void *arg) {
         /* Start the next cell when the strip loop needs it, or when it is at most
          * one cell per worker ahead and fits under the cap. */
         while (!pf->stopping && pf->next < pf->count && (int64_t)pf->next > pf->needed_through &&
-               ((int64_t)pf->next > pf->needed_through + pf->thread_count ||
-                pf->held + estimate(pf, &pf->jobs[pf->next]) > pf->cap))
+               ((int64_t)pf->next > pf->needed_through + pf->thread_count || pf->exclusive_building ||
+                uses_every_thread(pf, &pf->jobs[pf->next]) || pf->held + estimate(pf, &pf->jobs[pf->next]) > pf->cap))
             pthread_cond_wait(&pf->changed, &pf->lock);
         if (pf->stopping || pf->next >= pf->count) break;
         uint32_t i = pf->next++;
@@ -83,12 +91,15 @@ static void *worker(void *arg) {
         pf->held += guess;
         if (pf->held > pf->peak_held) pf->peak_held = pf->held;
         pf->slots[i].state = SLOT_BUILDING;
+        int exclusive = uses_every_thread(pf, &pf->jobs[i]);
+        if (exclusive) pf->exclusive_building++;
         pthread_mutex_unlock(&pf->lock);
 
         sy__cell cell = {0};
         build(pf, i, &cell);
 
         pthread_mutex_lock(&pf->lock);
+        if (exclusive) pf->exclusive_building--;
         pf->held = pf->held - guess + cell.bytes;
         pf->slots[i].held = cell.bytes;
         pf->slots[i].cell = cell;
