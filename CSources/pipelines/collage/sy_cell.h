@@ -25,7 +25,7 @@ size_t sy__cell_plane_bytes(uint32_t width, uint32_t height, uint32_t chroma_shi
  * it stays for the strip, its encoder and the cell renderer's rows; the rest,
  * less the cell being built, is what a decoder may use for extra threads. */
 #define SY__COLLAGE_JOB_BYTES (12u << 20)
-#define SY__COLLAGE_STRIP_RESERVE (1536u << 10)
+#define SY__COLLAGE_STRIP_RESERVE (3u << 20)
 
 /* Decodes `path` (probed as `info`) into `cell`, opening its decoder at the
  * smallest scale that covers the cell, on up to `threads` threads (HEIF tile
