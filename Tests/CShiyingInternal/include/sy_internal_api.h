@@ -1,5 +1,5 @@
 /* sy_internal_api.h — engine-internal interfaces the C API tests call
- * directly (containers and writers that no Swift facade code uses). Reached
+ * directly (containers, writers and row sources that no Swift facade code uses). Reached
  * only by the test targets; the engine's public headers stay what Swift calls. */
 #ifndef SY_INTERNAL_API_H
 #define SY_INTERNAL_API_H
@@ -7,6 +7,7 @@
 #include "base/sy_sha256.h"
 #include "bmff/sy_bmff.h"
 #include "heif/sy_heif.h"
+#include "heif/sy_heif_source.h"
 #include "heif/sy_heif_writer.h"
 #include "mov/sy_mov_writer.h"
 
