@@ -323,6 +323,7 @@ private func printHeicReport(_ r: HeicReport) {
 
     for (kind, peer, title) in [("decode", "heif-convert", "Decode to JPEG Q90: shiying convert (libde265 tiles) vs heif-convert (libheif whole image)"),
                                 ("cell-decode", "vips", "Full-width collage cell: shiying collage --width W vs vips thumbnail IN OUT.jpg W")] {
+        guard r.decode.contains(where: { $0.kind == kind }) else { continue }
         print("\n\(title); median of \(r.runsRequested), MPix/s = input pixels / wall s\n")
         table(["input", "shiying s", "MPix/s", "RSS MiB", "\(peer) s", "MPix/s", "RSS MiB", "shiying time"],
               r.decode.filter { $0.kind == kind }.map { p in
@@ -330,12 +331,14 @@ private func printHeicReport(_ r: HeicReport) {
               })
     }
 
-    print("\nHEIC encode from PNG at quality 90: shiying convert vs heif-enc -q 90; median of \(r.runsRequested); PSNR vs the PNG\n")
     func db(_ t: ToolTiming) -> String { t.psnrDB.map { $0.isInfinite ? "inf" : String(format: "%.2f", $0) } ?? "-" }
-    table(["input", "shiying s", "MiB", "RSS MiB", "PSNR dB", "heif-enc s", "MiB", "RSS MiB", "PSNR dB", "shiying time"],
+    if !r.encode.isEmpty {
+        print("\nHEIC encode from PNG at quality 90: shiying convert vs heif-enc -q 90; median of \(r.runsRequested); PSNR vs the PNG\n")
+        table(["input", "shiying s", "MiB", "RSS MiB", "PSNR dB", "heif-enc s", "MiB", "RSS MiB", "PSNR dB", "shiying time"],
           r.encode.map { p in
               [name(p)] + cell(p.shiying, mpix: false) + [db(p.shiying)] + cell(p.peer, mpix: false) + [db(p.peer)] + [ratio(p)]
           })
+    }
     print(String(format: "\nload average %.2f before, %.2f after, %d cores", r.loadAverageBefore, r.loadAverageAfter, r.cores)
           + (max(r.loadAverageBefore, r.loadAverageAfter) > 0.5 * Double(r.cores) ? " - machine was busy, timings are unreliable" : ""))
 }
