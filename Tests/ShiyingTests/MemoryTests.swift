@@ -163,9 +163,10 @@ struct HeicMemoryTests {
 
     // Issue 15: the real iPhone HEICs (24 MP grids of 640x896 tiles, 12 MP of
     // 512x512), landscape and — the iPhone 15 Plus file with irot 1, as a Pro
-    // stores a portrait — portrait: a long image keeps 12 MiB. A portrait 24 MP
-    // cell at 1080 needs k = 2 (2856 px wide rows of 896-row tiles: a 3.9 MB
-    // ring) and one tile in decode; it is still reported over the 6 MiB cell cap.
+    // stores a portrait — portrait: a long image keeps 12 MiB and no cell is
+    // over the 6 MiB cell cap. A portrait 24 MP cell at 1080 needs k = 2: rows
+    // 2856 px wide for a tile row of 896 (1.9 MB of 4:2:0 planes; 3.9 MB when
+    // rows were kept as converted pixels) and one 640x896 tile in decode.
     @Test("real iPhone HEICs (landscape and portrait) in a long image: ≤ 12 MiB (RSS and engine)")
     func realIPhoneHeics() async throws {
         let real = Paths.corpus.appendingPathComponent("real")
@@ -190,5 +191,6 @@ struct HeicMemoryTests {
         #expect(mixed.height == 2 * 1440 + 810 + 810, "height \(mixed.height)")
         #expect(mixed.peakRssDeltaBytes <= 12 * MiB, "real with portraits: \(MemoryTests.mib(mixed.peakRssDeltaBytes))")
         #expect(mixed.enginePeakBytes <= 12 * MiB, "real with portraits: engine \(MemoryTests.mib(mixed.enginePeakBytes))")
+        #expect(mixed.overBudgetCells.isEmpty, "real portrait cells over budget: \(mixed.overBudgetCells)")
     }
 }

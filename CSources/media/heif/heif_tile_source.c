@@ -1,8 +1,15 @@
 /* heif_tile_source.c — HEIF probe and row source on our own reader.
  *
- * A grid HEIC is decoded one tile row at a time: each HEVC tile is decoded,
- * converted to 8-bit YCbCr and box-averaged by the largest power of two k
- * that still covers what the layout needs, into a ring of output rows. The
+ * A grid HEIC is decoded one tile row at a time: each HEVC tile's planes are
+ * box-averaged by the largest power of two k that still covers what the
+ * layout needs, into a ring of Y'CbCr plane rows (in the stream's own chroma
+ * format and depth), and each row is converted to 8-bit YCbCr when handed out
+ * — so only delivered pixels are converted. Averaged 4:2:0 chroma is treated
+ * as co-sited like the stream's: its centre is (k-1)/2k of a delivered pixel
+ * to the right of that, well under the renderer's resolution. When a box of
+ * some plane would straddle two tiles (an odd clean-aperture offset, tiles
+ * not a multiple of k), tiles are converted first and 16-bit sums of pixels
+ * are kept instead. The
  * item decoded is the primary, or its thumbnail when that covers the need
  * (sy_heif_geometry.h). irot/imir become an EXIF-style orientation that the
  * cell builder applies; clap crops the delivered frame. Item types we do not
@@ -14,11 +21,11 @@
  * decoder. Every tile lands in the ring at its own place and sums are
  * integers, so the rows are the same bytes whatever the worker count.
  *
- * Memory: (tile_height/k + 2) output rows (8-bit when boxes never straddle
- * tiles, the usual case; 16-bit sums otherwise, e.g. an odd clean-aperture
- * offset), plus per worker one decoded tile and the decoder's state (charged
- * by the decoder while it decodes), whatever the photo's size. Workers beyond
- * the first are taken only while the whole stays within the caller's means. */
+ * Memory: (tile_height/k + 2) output rows of planes (1.5 bytes a pixel at
+ * 8-bit 4:2:0; 6 bytes of sums a pixel on the straddling path), plus per
+ * worker one decoded tile and the decoder's state (charged by the decoder
+ * while it decodes), whatever the photo's size. Workers beyond the first are
+ * taken only while the whole stays within the caller's means. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -78,9 +85,17 @@ sy_status sy__heif_probe(sy_context *ctx, const char *path, sy_image_info *out, 
 /* What one tile worker owns. Worker 0 runs on the thread that reads rows. */
 typedef struct tile_worker {
     sy__hevc_decoder *decoder;
-    uint8_t *tile_row;          /* one converted tile row: tile_width * 3 */
-    uint16_t *box_row;          /* direct path: one row of box sums across a tile */
+    uint8_t *tile_row;          /* general path: one converted tile row, tile_width * 3 */
+    uint32_t *box_row;          /* planar path: one row of box sums across a tile */
 } tile_worker;
+
+/* One plane of the planar ring: box-averaged samples, `rows` rows of `width`. */
+typedef struct ring_plane {
+    uint8_t *samples;
+    uint32_t width, rows;       /* rows: the plane's ring rows */
+    size_t stride;              /* bytes */
+    uint32_t sub_x, sub_y;      /* subsampling against luma (1 or 2) */
+} ring_plane;
 
 typedef struct tile_source {
     sy__source base;
@@ -90,9 +105,13 @@ typedef struct tile_source {
     char path[200];
     uint32_t k;                 /* box factor */
     uint32_t ring_rows;         /* output rows the sum ring holds */
-    int direct;                 /* boxes never straddle tiles: average per tile into 8-bit rows */
-    uint16_t *sums;             /* general path: ring_rows x width x 3 sums */
-    uint8_t *pixels;            /* direct path: ring_rows x width x 3 finished pixels */
+    int planar;                 /* boxes never straddle tiles (in any plane): the ring holds averaged planes */
+    uint16_t *sums;             /* general path: ring_rows x width x 3 sums of converted pixels */
+    ring_plane planes[3];       /* planar path: Y', Cb, Cr (one plane for 4:0:0) */
+    uint32_t plane_count;
+    uint8_t chroma, bit_depth;  /* planar path: what the hvcC says and every tile must decode as */
+    uint8_t *chroma_rows;       /* planar path: two chroma rows per chroma plane, for one output row */
+    sy_cicp vui;                /* planar path: colour of the decoded tiles (used when the item has no nclx) */
     uint8_t *row_weight;        /* input rows summed into each ring row */
     tile_worker *workers;
     uint32_t worker_count;      /* workers decoding a tile row at once (1 = the reading thread alone) */
@@ -147,32 +166,41 @@ static void accumulate_tile(tile_source *s, tile_worker *w, const sy__yuv *yuv, 
     }
 }
 
-/* Direct path: the tile holds whole k x k boxes (offsets and tile sides are
- * multiples of k), so each box is averaged here and stored as 8-bit pixels;
- * tiles own disjoint columns of the ring, so workers need no lock. */
+/* Planar path: every plane of the tile holds whole k x k boxes (offsets and
+ * tile sides are multiples of k times the plane's subsampling), so each box
+ * is averaged here into the plane's ring; tiles own disjoint columns of it,
+ * so workers need no lock. Rows are converted to 8-bit YCbCr only when handed
+ * out, at the delivered size. */
 static void average_tile(tile_source *s, tile_worker *w, const sy__yuv *yuv, uint32_t tx, uint32_t ty) {
     const sy__heif_geometry *g = &s->g;
-    const uint32_t k = s->k, out_w = s->base.width;
+    const uint32_t k = s->k;
+    const int wide = s->bit_depth > 8;
     uint32_t x_from, x_to, y_from, y_to;
     if (!tile_window(g, tx, ty, &x_from, &x_to, &y_from, &y_to)) return;
-    uint32_t boxes = (x_to - x_from + k - 1) / k, ox0 = (tx + x_from - g->crop_x) / k;
-    for (uint32_t y = y_from; y < y_to; y += k) {
-        uint32_t rows_in = SY__MIN(k, y_to - y);
-        memset(w->box_row, 0, (size_t)boxes * 3 * sizeof *w->box_row);
-        for (uint32_t r = 0; r < rows_in; r++) {
-            uint8_t *row = w->tile_row;
-            sy__yuv_rows(yuv, &g->nclx, 0, y + r, 1, &row);
-            const uint8_t *p = row + (size_t)x_from * 3;
-            for (uint32_t x = 0; x < x_to - x_from; x++, p += 3) {
-                uint16_t *q = w->box_row + (size_t)(x / k) * 3;
-                q[0] += p[0], q[1] += p[1], q[2] += p[2];
+    for (uint32_t p = 0; p < s->plane_count; p++) {
+        const ring_plane *rp = &s->planes[p];
+        const uint32_t sx = rp->sub_x, sy = rp->sub_y;
+        uint32_t px0 = x_from / sx, px1 = (x_to + sx - 1) / sx, py0 = y_from / sy, py1 = (y_to + sy - 1) / sy;
+        uint32_t boxes = (px1 - px0 + k - 1) / k, ox0 = (tx + x_from - g->crop_x) / (sx * k);
+        for (uint32_t y = py0; y < py1; y += k) {
+            uint32_t rows_in = SY__MIN(k, py1 - y);
+            memset(w->box_row, 0, (size_t)boxes * sizeof *w->box_row);
+            for (uint32_t r = 0; r < rows_in; r++) {
+                const uint8_t *row = yuv->plane[p] + (size_t)(y + r) * yuv->stride[p];
+                if (wide) {
+                    const uint16_t *q = (const uint16_t *)(const void *)row;
+                    for (uint32_t x = px0; x < px1; x++) w->box_row[(x - px0) / k] += q[x];
+                } else {
+                    for (uint32_t x = px0; x < px1; x++) w->box_row[(x - px0) / k] += row[x];
+                }
             }
-        }
-        uint32_t oy = (ty + y - g->crop_y) / k;
-        uint8_t *out = s->pixels + ((size_t)(oy % s->ring_rows) * out_w + ox0) * 3;
-        for (uint32_t b = 0; b < boxes; b++) {
-            uint32_t n = SY__MIN(k, x_to - x_from - b * k) * rows_in;
-            for (int c = 0; c < 3; c++) out[3 * b + c] = (uint8_t)((w->box_row[3 * b + c] + n / 2) / n);
+            uint32_t oy = (ty / sy + y - g->crop_y / sy) / k;
+            uint8_t *out = rp->samples + (size_t)(oy % rp->rows) * rp->stride;
+            for (uint32_t b = 0; b < boxes; b++) {
+                uint32_t n = SY__MIN(k, px1 - px0 - b * k) * rows_in, v = (w->box_row[b] + n / 2) / n;
+                if (wide) ((uint16_t *)(void *)out)[ox0 + b] = (uint16_t)v;
+                else out[ox0 + b] = (uint8_t)v;
+            }
         }
     }
 }
@@ -205,8 +233,18 @@ static sy_status decode_tile(tile_source *s, tile_worker *w, uint32_t r, uint32_
         return sy__fail(err, SY_E_INVALID_INPUT, "%s: tile %u decoded as %ux%u, expected %ux%u", s->path, id,
                         yuv.width, yuv.height, g->tile_width, g->tile_height);
     }
+    if (s->planar && (yuv.chroma != s->chroma || yuv.bit_depth != s->bit_depth)) {
+        sy__yuv_release(s->ctx, &yuv);
+        return sy__fail(err, SY_E_INVALID_INPUT, "%s: tile %u decoded as chroma format %u, %u-bit; its hvcC says %u, %u-bit",
+                        s->path, id, yuv.chroma, yuv.bit_depth, s->chroma, s->bit_depth);
+    }
+    if (s->planar) {
+        if (s->worker_count > 1) pthread_mutex_lock(&s->sum_lock);
+        s->vui = yuv.vui; /* the same for every tile: they share one hvcC */
+        if (s->worker_count > 1) pthread_mutex_unlock(&s->sum_lock);
+    }
     uint32_t tx = c * g->tile_width, ty = r * g->tile_height;
-    if (s->direct) average_tile(s, w, &yuv, tx, ty);
+    if (s->planar) average_tile(s, w, &yuv, tx, ty);
     else accumulate_tile(s, w, &yuv, tx, ty);
     sy__yuv_release(s->ctx, &yuv);
     return SY_OK;
@@ -323,10 +361,49 @@ static sy_status decode_tile_row(tile_source *s, int skip, sy_error *err) {
 static void clear_row(tile_source *s, uint32_t oy);
 
 /* Turns ring row `oy` into 8-bit pixels and clears it for reuse. */
+/* Planar path: output row `oy` as a 3-row picture whose middle rows are its
+ * luma row (stride 0) and the chroma rows sy__yuv_rows interpolates it from,
+ * copied in order; chroma does not reach past the row's tile row (as a tile
+ * converted on its own), and crosses tile columns (one delivered row). */
+static void emit_planar_row(tile_source *s, uint32_t oy, uint8_t *out) {
+    const sy__heif_geometry *g = &s->g;
+    const uint32_t k = s->k, out_w = s->base.width, out_h = s->base.height;
+    const size_t bps = s->bit_depth > 8 ? 2 : 1;
+    sy__yuv v = {.width = out_w, .height = 3, .bit_depth = s->bit_depth, .chroma = s->chroma, .vui = s->vui};
+    v.plane[0] = s->planes[0].samples + (size_t)(oy % s->planes[0].rows) * s->planes[0].stride;
+    v.stride[0] = 0;
+    v.plane_width[0] = out_w, v.plane_height[0] = 3;
+    uint32_t y = 0;
+    if (s->plane_count == 3) {
+        const uint32_t sy = s->planes[1].sub_y;
+        uint32_t r = (oy * k + g->crop_y) / g->tile_height;
+        uint64_t top = (uint64_t)r * g->tile_height, bottom = top + g->tile_height;
+        uint32_t lo = top <= g->crop_y ? 0 : (uint32_t)((top - g->crop_y) / k);
+        uint32_t hi = (uint32_t)SY__MIN((uint64_t)out_h, (bottom - g->crop_y) / k);
+        uint32_t c_lo = lo / sy, c_hi = (hi + sy - 1) / sy - 1, j = oy / sy, rows[2] = {j, j};
+        if (sy == 2 && (oy & 1)) rows[1] = SY__MIN(j + 1, c_hi), y = 1; /* j and the one below */
+        else if (sy == 2) rows[0] = j > c_lo ? j - 1 : j, y = 2;           /* the one above and j */
+        for (uint32_t p = 1; p < 3; p++) {
+            const ring_plane *rp = &s->planes[p];
+            size_t row_bytes = (size_t)rp->width * bps;
+            uint8_t *dst = s->chroma_rows + (p - 1) * 2 * row_bytes;
+            for (int i = 0; i < 2; i++)
+                memcpy(dst + i * row_bytes, rp->samples + (size_t)(rows[i] % rp->rows) * rp->stride, row_bytes);
+            v.plane[p] = dst;
+            v.stride[p] = (uint32_t)row_bytes;
+            v.plane_width[p] = rp->width;
+            v.plane_height[p] = 2;
+        }
+        if (sy == 1) y = 0; /* 4:2:2 / 4:4:4: row 0 is the row's own chroma */
+    }
+    uint8_t *rows_out[1] = {out};
+    sy__yuv_rows(&v, &g->nclx, 0, y, 1, rows_out);
+}
+
 static void emit_row(tile_source *s, uint32_t oy, uint8_t *out) {
     const uint32_t k = s->k, out_w = s->base.width, width = s->g.width;
-    if (s->direct) {
-        memcpy(out, s->pixels + (size_t)(oy % s->ring_rows) * out_w * 3, (size_t)out_w * 3);
+    if (s->planar) {
+        emit_planar_row(s, oy, out);
         return;
     }
     uint16_t *sum = s->sums + (size_t)(oy % s->ring_rows) * out_w * 3;
@@ -353,7 +430,7 @@ static sy_status ensure_rows(tile_source *s, uint32_t through, uint32_t skip_bef
 }
 
 static void clear_row(tile_source *s, uint32_t oy) {
-    if (s->direct) return; /* direct rows are overwritten, not summed into */
+    if (s->planar) return; /* planar rows are overwritten, not summed into */
     uint16_t *sum = s->sums + (size_t)(oy % s->ring_rows) * s->base.width * 3;
     memset(sum, 0, (size_t)s->base.width * 3 * sizeof *sum);
 }
@@ -396,7 +473,8 @@ static void tile_close(sy__source *self) {
     if (s->sum_lock_ready) pthread_mutex_destroy(&s->sum_lock);
     sy_heif_close(s->file);
     sy__free(ctx, s->sums);
-    sy__free(ctx, s->pixels);
+    for (uint32_t p = 0; p < 3; p++) sy__free(ctx, s->planes[p].samples);
+    sy__free(ctx, s->chroma_rows);
     sy__free(ctx, s->row_weight);
     sy__free(ctx, s->column_done);
     sy__free(ctx, s);
@@ -423,6 +501,46 @@ static uint32_t plan_workers(const sy__heif_geometry *g, const sy__source_means 
     return n;
 }
 
+/* The hvcC's chroma format and bit depth (ISO/IEC 14496-15
+ * HEVCDecoderConfigurationRecord bytes 16-18); 0 when it is too short. */
+static int hvcc_format(const uint8_t *hvcc, size_t len, uint8_t *chroma, uint8_t *bits) {
+    if (!hvcc || len < 23) return 0;
+    *chroma = hvcc[16] & 3;
+    *bits = (uint8_t)(8 + SY__MAX(hvcc[17] & 7, hvcc[18] & 7));
+    return 1;
+}
+
+/* Chooses the ring: averaged planes when no box of any plane straddles a tile
+ * (offsets and tile sides multiples of k times the chroma subsampling), else
+ * 16-bit sums of converted pixels. */
+static void plan_ring(tile_source *s, const uint8_t *hvcc, size_t hvcc_len) {
+    const sy__heif_geometry *g = &s->g;
+    const uint32_t k = s->k;
+    uint8_t chroma = 0, bits = 0;
+    s->planar = 0;
+    if (!hvcc_format(hvcc, hvcc_len, &chroma, &bits)) return;
+    uint32_t sub_x = chroma == 1 || chroma == 2 ? 2 : 1, sub_y = chroma == 1 ? 2 : 1;
+    if (g->crop_x % (k * sub_x) || g->tile_width % (k * sub_x) || g->crop_y % (k * sub_y) || g->tile_height % (k * sub_y))
+        return;
+    s->planar = 1;
+    s->chroma = chroma, s->bit_depth = bits;
+    s->plane_count = chroma == 0 ? 1 : 3;
+    for (uint32_t p = 0; p < s->plane_count; p++) {
+        ring_plane *rp = &s->planes[p];
+        rp->sub_x = p ? sub_x : 1, rp->sub_y = p ? sub_y : 1;
+        rp->width = (s->base.width + rp->sub_x - 1) / rp->sub_x;
+        rp->rows = g->tile_height / (k * rp->sub_y) + 2;
+        rp->stride = (size_t)rp->width * (bits > 8 ? 2 : 1);
+    }
+}
+
+static size_t ring_plan_bytes(const tile_source *s) {
+    if (!s->planar) return (size_t)s->ring_rows * s->base.width * 3 * sizeof *s->sums;
+    size_t bytes = 0;
+    for (uint32_t p = 0; p < s->plane_count; p++) bytes += (size_t)s->planes[p].rows * s->planes[p].stride;
+    return bytes + (s->plane_count == 3 ? 4 * s->planes[1].stride : 0);
+}
+
 static sy_status workers_create(tile_source *s, uint32_t count, const uint8_t *hvcc, size_t hvcc_len,
                                 sy_error *err) {
     sy_context *ctx = s->ctx;
@@ -433,10 +551,11 @@ static sy_status workers_create(tile_source *s, uint32_t count, const uint8_t *h
         tile_worker *w = &s->workers[s->worker_count];
         sy_status st = sy__hevc_decoder_create(ctx, hvcc, hvcc_len, &w->decoder, err);
         if (st != SY_OK) return st;
-        w->tile_row = sy__alloc(ctx, g->tile_width, 3, "heif tile row", err);
-        if (s->direct)
-            w->box_row = sy__alloc(ctx, (size_t)(g->tile_width / s->k + 1) * 3, sizeof *w->box_row, "heif box row", err);
-        if (!w->tile_row || (s->direct && !w->box_row)) {
+        if (s->planar)
+            w->box_row = sy__alloc(ctx, g->tile_width / s->k + 1, sizeof *w->box_row, "heif box row", err);
+        else
+            w->tile_row = sy__alloc(ctx, g->tile_width, 3, "heif tile row", err);
+        if (s->planar ? !w->box_row : !w->tile_row) {
             s->worker_count++; /* so close frees what this one got */
             return err ? err->code : SY_E_BUDGET;
         }
@@ -490,10 +609,8 @@ sy_status sy__heif_source_open(sy_context *ctx, const char *path, uint32_t min_w
         st = sy__fail(err, SY_E_INVALID_INPUT, "%s: tile has no hvcC", path);
         goto fail;
     }
-    s->direct = g->crop_x % s->k == 0 && g->crop_y % s->k == 0 && g->tile_width % s->k == 0 &&
-                g->tile_height % s->k == 0;
-    size_t ring_values = (size_t)s->ring_rows * s->base.width * 3;
-    size_t ring_bytes = ring_values * (s->direct ? 1 : 2);
+    plan_ring(s, hvcc, hvcc_len);
+    size_t ring_bytes = ring_plan_bytes(s);
     const sy_heif_item_info *tile = sy_heif_item(s->file, g->tiles[0]);
     size_t worker_bytes = tile_worker_bytes(g, tile ? tile->bits_per_channel : 8);
     uint32_t workers = plan_workers(g, means, ring_bytes, worker_bytes);
@@ -502,11 +619,21 @@ sy_status sy__heif_source_open(sy_context *ctx, const char *path, uint32_t min_w
         else s->sum_lock_ready = 1;
     }
     if ((st = workers_create(s, workers, hvcc, hvcc_len, err)) != SY_OK) goto fail;
-    if (s->direct) s->pixels = sy__alloc(ctx, ring_values, 1, "heif rows", err);
-    else s->sums = sy__calloc(ctx, ring_values, sizeof *s->sums, "heif row sums", err);
+    int ring_ok = 1;
+    if (s->planar) {
+        for (uint32_t p = 0; p < s->plane_count; p++) {
+            ring_plane *rp = &s->planes[p];
+            ring_ok = ring_ok && (rp->samples = sy__alloc(ctx, rp->rows, rp->stride, "heif plane rows", err)) != NULL;
+        }
+        if (s->plane_count == 3)
+            ring_ok = ring_ok && (s->chroma_rows = sy__alloc(ctx, 4, s->planes[1].stride, "heif chroma rows", err)) != NULL;
+    } else {
+        ring_ok = (s->sums = sy__calloc(ctx, (size_t)s->ring_rows * s->base.width * 3, sizeof *s->sums,
+                                        "heif row sums", err)) != NULL;
+    }
     s->row_weight = sy__calloc(ctx, s->ring_rows, 1, "heif row weights", err);
     s->column_done = sy__calloc(ctx, g->columns, 1, "heif tile columns", err);
-    if (!(s->direct ? (void *)s->pixels : (void *)s->sums) || !s->row_weight || !s->column_done) {
+    if (!ring_ok || !s->row_weight || !s->column_done) {
         st = err ? err->code : SY_E_BUDGET;
         goto fail;
     }
