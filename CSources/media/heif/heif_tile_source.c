@@ -17,9 +17,13 @@
  *
  * Threads: the tiles of one tile row are decoded by up to
  * SY__HEIF_MAX_TILE_WORKERS workers at once (the reading thread and helpers
- * started for that row and joined before it returns), each with its own HEVC
- * decoder. Every tile lands in the ring at its own place and sums are
- * integers, so the rows are the same bytes whatever the worker count.
+ * started for that row and joined before its rows are handed out), each with
+ * its own HEVC decoder. When the ring for two tile rows fits the means too,
+ * the helpers start on the next tile row while the reading thread hands out
+ * (and its caller renders) the rows of this one; the reading thread joins in
+ * when it needs the next rows. Every tile lands in the ring at its own place
+ * and sums are integers, so the rows are the same bytes whatever the worker
+ * count and timing.
  *
  * Memory: (tile_height/k + 2) output rows of planes (1.5 bytes a pixel at
  * 8-bit 4:2:0; 6 bytes of sums a pixel on the straddling path), plus per
@@ -87,6 +91,8 @@ typedef struct tile_worker {
     sy__hevc_decoder *decoder;
     uint8_t *tile_row;          /* general path: one converted tile row, tile_width * 3 */
     uint32_t *box_row;          /* planar path: one row of box sums across a tile */
+    sy_cicp vui;                /* colour of the last tile it decoded (has_vui) */
+    int has_vui;
 } tile_worker;
 
 /* One plane of the planar ring: box-averaged samples, `rows` rows of `width`. */
@@ -96,6 +102,25 @@ typedef struct ring_plane {
     size_t stride;              /* bytes */
     uint32_t sub_x, sub_y;      /* subsampling against luma (1 or 2) */
 } ring_plane;
+
+/* One tile row shared by several workers: each claims the next column until
+ * none is left or one has failed. Columns are claimed in order, so every
+ * column left of a failure is still finished and the failure reported is the
+ * leftmost, as a single worker would have met it. */
+typedef struct row_job {
+    struct tile_source *s;
+    uint32_t row;
+    atomic_uint next_column;
+    atomic_int stop;
+    uint32_t failed_column;     /* the failure, under the source's lock */
+    sy_status status;
+    sy_error err;
+} row_job;
+
+typedef struct row_worker {
+    row_job *job;
+    tile_worker *worker;
+} row_worker;
 
 typedef struct tile_source {
     sy__source base;
@@ -116,8 +141,15 @@ typedef struct tile_source {
     tile_worker *workers;
     uint32_t worker_count;      /* workers decoding a tile row at once (1 = the reading thread alone) */
     uint8_t *column_done;       /* tiles of the current tile row already in the ring */
-    pthread_mutex_t sum_lock;   /* general path with several workers: a box may take sums from two tiles */
-    int sum_lock_ready;
+    pthread_mutex_t lock;       /* several workers: the row's failure, and sums (general path: a box may
+                                   take sums from two tiles) */
+    int lock_ready;
+    row_job job;                /* the tile row being decoded */
+    row_worker helpers[SY__HEIF_MAX_TILE_WORKERS];
+    pthread_t threads[SY__HEIF_MAX_TILE_WORKERS];
+    int started[SY__HEIF_MAX_TILE_WORKERS];
+    int overlap;                /* the ring holds two tile rows: helpers decode the next while rows are read */
+    int ahead;                  /* job is a tile row started ahead, not finished yet */
     uint32_t next_tile_row;     /* next grid row of tiles to decode */
     uint32_t done_rows;         /* output rows complete (all their input rows summed) */
     uint32_t next_out;          /* next output row to hand out */
@@ -137,7 +169,7 @@ static int tile_window(const sy__heif_geometry *g, uint32_t tx, uint32_t ty, uin
 /* Sums one decoded tile into the ring. (tx, ty): the tile's top-left in grid
  * pixels. Boxes at the tile's edges may also take sums from a neighbour that
  * another worker is adding at the same moment, so with several workers each
- * row is added under sum_lock (integer sums: the order does not matter). */
+ * row is added under the source's lock (integer sums: the order does not matter). */
 static void accumulate_tile(tile_source *s, tile_worker *w, const sy__yuv *yuv, uint32_t tx, uint32_t ty) {
     const sy__heif_geometry *g = &s->g;
     const uint32_t k = s->k, out_w = s->base.width;
@@ -150,7 +182,7 @@ static void accumulate_tile(tile_source *s, tile_worker *w, const sy__yuv *yuv, 
         uint16_t *sum = s->sums + (size_t)(oy % s->ring_rows) * out_w * 3;
         uint32_t fx = tx + x_from - g->crop_x;
         const uint8_t *p = row + (size_t)x_from * 3;
-        if (s->worker_count > 1) pthread_mutex_lock(&s->sum_lock);
+        if (s->worker_count > 1) pthread_mutex_lock(&s->lock);
         if (k == 1) {
             for (uint32_t x = x_from; x < x_to; x++, fx++, p += 3) {
                 uint16_t *q = sum + (size_t)fx * 3;
@@ -162,7 +194,7 @@ static void accumulate_tile(tile_source *s, tile_worker *w, const sy__yuv *yuv, 
                 q[0] += p[0], q[1] += p[1], q[2] += p[2];
             }
         }
-        if (s->worker_count > 1) pthread_mutex_unlock(&s->sum_lock);
+        if (s->worker_count > 1) pthread_mutex_unlock(&s->lock);
     }
 }
 
@@ -238,37 +270,13 @@ static sy_status decode_tile(tile_source *s, tile_worker *w, uint32_t r, uint32_
         return sy__fail(err, SY_E_INVALID_INPUT, "%s: tile %u decoded as chroma format %u, %u-bit; its hvcC says %u, %u-bit",
                         s->path, id, yuv.chroma, yuv.bit_depth, s->chroma, s->bit_depth);
     }
-    if (s->planar) {
-        if (s->worker_count > 1) pthread_mutex_lock(&s->sum_lock);
-        s->vui = yuv.vui; /* the same for every tile: they share one hvcC */
-        if (s->worker_count > 1) pthread_mutex_unlock(&s->sum_lock);
-    }
+    w->vui = yuv.vui, w->has_vui = 1; /* the same for every tile: they share one hvcC */
     uint32_t tx = c * g->tile_width, ty = r * g->tile_height;
     if (s->planar) average_tile(s, w, &yuv, tx, ty);
     else accumulate_tile(s, w, &yuv, tx, ty);
     sy__yuv_release(s->ctx, &yuv);
     return SY_OK;
 }
-
-/* One tile row shared by several workers: each claims the next column until
- * none is left or one has failed. Columns are claimed in order, so every
- * column left of a failure is still finished and the failure reported is the
- * leftmost, as a single worker would have met it. */
-typedef struct row_job {
-    tile_source *s;
-    uint32_t row;
-    atomic_uint next_column;
-    atomic_int stop;
-    pthread_mutex_t lock;       /* guards the failure below */
-    uint32_t failed_column;
-    sy_status status;
-    sy_error err;
-} row_job;
-
-typedef struct row_worker {
-    row_job *job;
-    tile_worker *worker;
-} row_worker;
 
 static void run_columns(row_job *job, tile_worker *w) {
     tile_source *s = job->s;
@@ -282,9 +290,9 @@ static void run_columns(row_job *job, tile_worker *w) {
             s->column_done[c] = 1;
             continue;
         }
-        pthread_mutex_lock(&job->lock);
+        pthread_mutex_lock(&s->lock);
         if (c < job->failed_column) job->failed_column = c, job->status = st, job->err = e;
-        pthread_mutex_unlock(&job->lock);
+        pthread_mutex_unlock(&s->lock);
         atomic_store(&job->stop, 1);
     }
 }
@@ -295,66 +303,88 @@ static void *row_worker_main(void *arg) {
     return NULL;
 }
 
-/* Decodes the not yet done tiles of row r on every worker. SY_E_BUDGET from a
- * tile means the workers together held more than the context allows: the
- * caller finishes the row with one worker. */
-static sy_status decode_row_parallel(tile_source *s, uint32_t r, sy_error *err) {
-    row_job job = {.s = s, .row = r, .failed_column = UINT32_MAX, .status = SY_OK};
-    atomic_init(&job.next_column, 0);
-    atomic_init(&job.stop, 0);
-    pthread_mutex_init(&job.lock, NULL);
-    row_worker helpers[SY__HEIF_MAX_TILE_WORKERS];
-    pthread_t threads[SY__HEIF_MAX_TILE_WORKERS];
-    int started[SY__HEIF_MAX_TILE_WORKERS] = {0};
+/* Starts tile row r: its helpers (workers 1..) begin claiming columns. */
+static void row_begin(tile_source *s, uint32_t r) {
+    row_job *job = &s->job;
+    memset(s->column_done, 0, s->g.columns);
+    job->s = s, job->row = r, job->failed_column = UINT32_MAX, job->status = SY_OK;
+    atomic_store(&job->next_column, 0);
+    atomic_store(&job->stop, 0);
+    if (s->worker_count < 2) return;
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, SY__HEIF_WORKER_STACK);
     for (uint32_t i = 1; i < s->worker_count; i++) {
-        helpers[i] = (row_worker){.job = &job, .worker = &s->workers[i]};
-        started[i] = pthread_create(&threads[i], &attr, row_worker_main, &helpers[i]) == 0;
+        s->helpers[i] = (row_worker){.job = job, .worker = &s->workers[i]};
+        s->started[i] = pthread_create(&s->threads[i], &attr, row_worker_main, &s->helpers[i]) == 0;
     }
     pthread_attr_destroy(&attr);
-    run_columns(&job, &s->workers[0]); /* a helper that did not start leaves its columns to the others */
+}
+
+static void row_join(tile_source *s) {
     for (uint32_t i = 1; i < s->worker_count; i++)
-        if (started[i]) pthread_join(threads[i], NULL);
-    pthread_mutex_destroy(&job.lock);
-    if (job.status != SY_OK && err) *err = job.err;
-    return job.status;
+        if (s->started[i]) pthread_join(s->threads[i], NULL), s->started[i] = 0;
+}
+
+/* Finishes the started tile row on the reading thread (which claims columns
+ * too, so a helper that did not start leaves its columns to the others). A
+ * tile refused for the budget means the workers together held more than the
+ * context allows: the row, and every later one, is finished one tile at a time. */
+static sy_status row_finish(tile_source *s, sy_error *err) {
+    row_job *job = &s->job;
+    if (s->worker_count > 1) {
+        run_columns(job, &s->workers[0]);
+        row_join(s);
+        if (job->status == SY_E_BUDGET) {
+            s->worker_count = 1, s->overlap = 0;
+        } else if (job->status != SY_OK) {
+            if (err) *err = job->err;
+            return job->status;
+        }
+    }
+    for (uint32_t c = 0; c < s->g.columns; c++) {
+        if (s->column_done[c] || !column_needed(&s->g, c)) continue;
+        sy_status st = decode_tile(s, &s->workers[0], job->row, c, err);
+        if (st != SY_OK) return st;
+        s->column_done[c] = 1;
+    }
+    for (uint32_t i = 0; i < s->worker_count; i++)
+        if (s->workers[i].has_vui) s->vui = s->workers[i].vui;
+    return SY_OK;
+}
+
+/* Tile row r is in the ring (or skipped): every output row whose k input rows
+ * are now all in is complete. */
+static void row_complete(tile_source *s, uint32_t r) {
+    const sy__heif_geometry *g = &s->g;
+    uint32_t ty = r * g->tile_height;
+    uint32_t last_frame_row = (uint32_t)SY__MIN((uint64_t)ty + g->tile_height, (uint64_t)g->crop_y + g->height);
+    if (last_frame_row <= g->crop_y) return;
+    uint32_t frame_rows_in = last_frame_row - g->crop_y;
+    uint32_t complete = frame_rows_in >= g->height ? s->base.height : frame_rows_in / s->k;
+    for (uint32_t oy = s->done_rows; oy < complete; oy++) {
+        uint32_t first = oy * s->k, rows_in = SY__MIN(s->k, g->height - first);
+        s->row_weight[oy % s->ring_rows] = (uint8_t)rows_in;
+    }
+    if (complete > s->done_rows) s->done_rows = complete;
+}
+
+/* Whether tile row r holds rows of the delivered frame. */
+static int row_in_frame(const tile_source *s, uint32_t r) {
+    const sy__heif_geometry *g = &s->g;
+    uint64_t ty = (uint64_t)r * g->tile_height;
+    return ty + g->tile_height > g->crop_y && ty < (uint64_t)g->crop_y + g->height;
 }
 
 /* Decodes the next row of tiles into the ring, or skips it when `skip`. */
 static sy_status decode_tile_row(tile_source *s, int skip, sy_error *err) {
-    const sy__heif_geometry *g = &s->g;
     uint32_t r = s->next_tile_row++;
-    uint32_t ty = r * g->tile_height;
-    uint32_t last_frame_row = (uint32_t)SY__MIN((uint64_t)ty + g->tile_height, (uint64_t)g->crop_y + g->height);
-    if (!skip && last_frame_row > g->crop_y) {
-        memset(s->column_done, 0, g->columns);
-        sy_status st = SY_OK;
-        if (s->worker_count > 1) {
-            st = decode_row_parallel(s, r, err);
-            if (st == SY_E_BUDGET) { /* too much at once for this context: one tile at a time from here on */
-                s->worker_count = 1;
-                st = SY_OK;
-            }
-            if (st != SY_OK) return st;
-        }
-        for (uint32_t c = 0; c < g->columns; c++) {
-            if (s->column_done[c] || !column_needed(g, c)) continue;
-            if ((st = decode_tile(s, &s->workers[0], r, c, err)) != SY_OK) return st;
-            s->column_done[c] = 1;
-        }
+    if (!skip && row_in_frame(s, r)) {
+        row_begin(s, r);
+        sy_status st = row_finish(s, err);
+        if (st != SY_OK) return st;
     }
-    /* Every output row whose k input rows are now all in is complete. */
-    if (last_frame_row > g->crop_y) {
-        uint32_t frame_rows_in = last_frame_row - g->crop_y;
-        uint32_t complete = frame_rows_in >= g->height ? s->base.height : frame_rows_in / s->k;
-        for (uint32_t oy = s->done_rows; oy < complete; oy++) {
-            uint32_t first = oy * s->k, rows_in = SY__MIN(s->k, g->height - first);
-            s->row_weight[oy % s->ring_rows] = (uint8_t)rows_in;
-        }
-        if (complete > s->done_rows) s->done_rows = complete;
-    }
+    row_complete(s, r);
     return SY_OK;
 }
 
@@ -419,12 +449,26 @@ static void emit_row(tile_source *s, uint32_t oy, uint8_t *out) {
  * every output row lies before `skip_before` is not decoded at all. */
 static sy_status ensure_rows(tile_source *s, uint32_t through, uint32_t skip_before, sy_error *err) {
     while (s->done_rows <= through) {
+        if (s->ahead) { /* the row started ahead is the next one */
+            s->ahead = 0;
+            sy_status st = row_finish(s, err);
+            if (st != SY_OK) return st;
+            row_complete(s, s->job.row);
+            continue;
+        }
         if (s->next_tile_row >= s->g.rows)
             return sy__fail(err, SY_E_INVALID_INPUT, "%s: grid ended before row %u", s->path, through);
         uint64_t tile_end = (uint64_t)(s->next_tile_row + 1) * s->g.tile_height;
         int skip = tile_end <= s->g.crop_y + (uint64_t)skip_before * s->k;
         sy_status st = decode_tile_row(s, skip, err);
         if (st != SY_OK) return st;
+    }
+    /* Reading (not skipping): the helpers start on the next tile row while the
+     * rows of this one are handed out; the ring holds both. */
+    if (s->overlap && skip_before == 0 && !s->ahead && s->next_tile_row < s->g.rows &&
+        row_in_frame(s, s->next_tile_row)) {
+        row_begin(s, s->next_tile_row++);
+        s->ahead = 1;
     }
     return SY_OK;
 }
@@ -464,13 +508,17 @@ static void tile_close(sy__source *self) {
     tile_source *s = (tile_source *)self;
     if (!s) return;
     sy_context *ctx = s->ctx;
+    if (s->ahead) { /* a tile row nobody will read: stop it after the tiles in hand */
+        atomic_store(&s->job.stop, 1);
+        row_join(s);
+    }
     for (uint32_t i = 0; s->workers && i < s->worker_count; i++) {
         sy__hevc_decoder_destroy(s->workers[i].decoder);
         sy__free(ctx, s->workers[i].tile_row);
         sy__free(ctx, s->workers[i].box_row);
     }
     sy__free(ctx, s->workers);
-    if (s->sum_lock_ready) pthread_mutex_destroy(&s->sum_lock);
+    if (s->lock_ready) pthread_mutex_destroy(&s->lock);
     sy_heif_close(s->file);
     sy__free(ctx, s->sums);
     for (uint32_t p = 0; p < 3; p++) sy__free(ctx, s->planes[p].samples);
@@ -515,7 +563,8 @@ static int hvcc_format(const uint8_t *hvcc, size_t len, uint8_t *chroma, uint8_t
  * 16-bit sums of converted pixels. */
 static void plan_ring(tile_source *s, const uint8_t *hvcc, size_t hvcc_len) {
     const sy__heif_geometry *g = &s->g;
-    const uint32_t k = s->k;
+    const uint32_t k = s->k, span = s->overlap ? 2 : 1; /* tile rows the ring holds */
+    s->ring_rows = span * (g->tile_height / k + 2);
     uint8_t chroma = 0, bits = 0;
     s->planar = 0;
     if (!hvcc_format(hvcc, hvcc_len, &chroma, &bits)) return;
@@ -529,7 +578,7 @@ static void plan_ring(tile_source *s, const uint8_t *hvcc, size_t hvcc_len) {
         ring_plane *rp = &s->planes[p];
         rp->sub_x = p ? sub_x : 1, rp->sub_y = p ? sub_y : 1;
         rp->width = (s->base.width + rp->sub_x - 1) / rp->sub_x;
-        rp->rows = g->tile_height / (k * rp->sub_y) + 2;
+        rp->rows = span * (g->tile_height / (k * rp->sub_y) + 2);
         rp->stride = (size_t)rp->width * (bits > 8 ? 2 : 1);
     }
 }
@@ -602,7 +651,6 @@ sy_status sy__heif_source_open(sy_context *ctx, const char *path, uint32_t min_w
     s->base.width = (g->width + s->k - 1) / s->k;
     s->base.height = (g->height + s->k - 1) / s->k;
     s->base.orientation = g->orientation;
-    s->ring_rows = g->tile_height / s->k + 2;
     size_t hvcc_len = 0;
     const uint8_t *hvcc = sy_heif_hvcc(s->file, g->tiles[0], &hvcc_len);
     if (!hvcc) {
@@ -614,9 +662,16 @@ sy_status sy__heif_source_open(sy_context *ctx, const char *path, uint32_t min_w
     const sy_heif_item_info *tile = sy_heif_item(s->file, g->tiles[0]);
     size_t worker_bytes = tile_worker_bytes(g, tile ? tile->bits_per_channel : 8);
     uint32_t workers = plan_workers(g, means, ring_bytes, worker_bytes);
+    /* Helpers decode the next tile row while this one is read when the ring
+     * for two tile rows fits too. */
+    if (workers > 1 && g->rows > 1 && 2 * ring_bytes + workers * worker_bytes <= means->working_bytes) {
+        s->overlap = 1;
+        plan_ring(s, hvcc, hvcc_len);
+        ring_bytes = ring_plan_bytes(s);
+    }
     if (workers > 1) {
-        if (pthread_mutex_init(&s->sum_lock, NULL) != 0) workers = 1;
-        else s->sum_lock_ready = 1;
+        if (pthread_mutex_init(&s->lock, NULL) != 0) workers = 1;
+        else s->lock_ready = 1;
     }
     if ((st = workers_create(s, workers, hvcc, hvcc_len, err)) != SY_OK) goto fail;
     int ring_ok = 1;
