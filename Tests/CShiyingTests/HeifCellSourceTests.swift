@@ -160,6 +160,32 @@ struct HeifCellSourceTests {
         #expect(budgeted == one)
     }
 
+    @Test("a source closed after a few rows stops the tile row its helpers started ahead")
+    func closeWhileDecodingAhead() throws {
+        let dir = try HW.Folder()
+        let path = dir.file("ahead.heic")
+        try HeifSource.writeHEIC(path, pixels: HW.photo(width: 1536, height: 1536, seed: 23), width: 1536, height: 1536)
+        let ctx = try Context()
+        for rowsRead in [1, 300, 700] {
+            var means = sy__source_means(threads: 2, working_bytes: 64 << 20)
+            var src: UnsafeMutablePointer<sy__source>?
+            var err = sy_error()
+            #expect(sy__heif_source_open(ctx.raw, path, 768, 768, &means, &src, &err) == SY_OK)
+            guard let src else { continue }
+            let w = Int(src.pointee.width)
+            var row = [UInt8](repeating: 0, count: w * 3)
+            for _ in 0..<rowsRead {
+                let st = row.withUnsafeMutableBufferPointer { buffer -> sy_status in
+                    var rows: [UnsafeMutablePointer<UInt8>?] = [buffer.baseAddress]
+                    return rows.withUnsafeMutableBufferPointer { src.pointee.read_rows(src, $0.baseAddress!, 1, &err) }
+                }
+                #expect(st == SY_OK)
+            }
+            src.pointee.close(src)
+            #expect(ctx.stats.current_bytes == 0, "after \(rowsRead) rows: \(ctx.stats.current_bytes) bytes left")
+        }
+    }
+
     @Test("a collage of grid HEICs on 1 and 2 threads is the same file")
     func collageThreadsSameBytes() throws {
         let dir = try HW.Folder()
