@@ -142,7 +142,7 @@ enum HeifSource {
 struct HeifCellSourceTests {
     static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../shared/corpus/real").standardized
 
-    @Test("tile rows decoded on 1, 2 and 3 threads are the same bytes (8-bit direct and 16-bit straddling boxes)",
+    @Test("tile rows decoded on 1, 2 and 3 threads are the same bytes (averaged planes, and 16-bit sums where boxes straddle tiles)",
           arguments: [(tile: 512, need: 800), (tile: 512, need: 200), (tile: 200, need: 100)])
     func threadsGiveTheSameRows(tile: Int, need: Int) throws {
         let dir = try HW.Folder()
