@@ -68,6 +68,7 @@ struct ShiyingReport: Codable {
 struct RunMeasurement {
     var seconds: Double
     var maxRSSKiB: Int
+    var userSeconds: Double = 0
     var steps: Int
     var shiying: ShiyingReport?
 }
@@ -127,7 +128,7 @@ func runCase(_ benchCase: BenchCase, n: Int, inputs: [String], context: BenchCon
                           "--width", "\(context.width)", "--quality", "\(context.quality)", output] + inputs)
     }
     return RunMeasurement(seconds: pipeline.elapsedSeconds, maxRSSKiB: pipeline.maxRSSKiB,
-                          steps: pipeline.steps, shiying: report)
+                          userSeconds: pipeline.userSeconds, steps: pipeline.steps, shiying: report)
 }
 
 /// vips command-line pipeline:

@@ -1,10 +1,12 @@
 // HEIC suite: long image from grid HEICs, tile decode vs libheif, HEIC encode vs heif-enc.
 //
-//   swift run -c release Benchmarks --suite heic [--runs 3]
+//   swift run -c release Benchmarks --suite heic [--runs 3] [--n 7] [--cases shiying-strip,pyvips] [--heic-long-only]
 //
 // 1. inputs: `shiying sample-photos --count 20 --seed 2 --format heic` (cached in
 //    .build/benchmarks/heic-inputs), plus ../shared/corpus/real/iphoneSE2_grid.heic if present;
-// 2. long image (width 1080) at N = 7, 20: the long-image cases of Cases.swift on HEIC inputs;
+// 2. long image (width 1080) at N = 7, 20: the long-image cases of Cases.swift on HEIC inputs
+//    (ours strip-wise and naive, pyvips thumbnail + join, the vips CLI, ImageMagick), their
+//    runs interleaved; wall and user CPU medians, peak RSS, ours' job delta and engine peak;
 // 3. decode: `shiying convert IN -o OUT.jpg` vs `heif-convert -q 90`, and (full-width cell)
 //    `shiying collage --width 4032` vs `vips thumbnail IN OUT.jpg 4032`;
 // 4. encode: `shiying convert IN.png -o OUT.heic --quality 90` vs `heif-enc -q 90`, sizes and PSNR.
@@ -144,7 +146,8 @@ private func imageMagickReadsHEIC(scratch: String) -> Bool {
     }
 }
 
-func runHeicSuite(root: String, shiying: String, runs: Int, singleRunOver: Double, pyvipsVariant: String) {
+func runHeicSuite(root: String, shiying: String, runs: Int, singleRunOver: Double, pyvipsVariant: String,
+                  cases wanted: [BenchCase], ns: [Int], longImageOnly: Bool) {
     let benchDir = root + "/.build/benchmarks"
     let scratch = benchDir + "/scratch"
     let magickDir = benchDir + "/magick"
@@ -169,38 +172,42 @@ func runHeicSuite(root: String, shiying: String, runs: Int, singleRunOver: Doubl
     let context = BenchContext(shiying: shiying, pyScript: root + "/Benchmarks/vips_longimage.py",
                                pyvipsVariant: pyvipsVariant, outputDirectory: outDir,
                                scratchDirectory: scratch, magickConfigDirectory: magickDir)
-    let cases: [BenchCase] = [.strip, .naive, .pyvips, .vipsCLI, .imagemagick]
+    let cases = ([.strip, .naive, .pyvips, .vipsCLI, .imagemagick] as [BenchCase]).filter(wanted.contains)
     var longImage: [CaseResult] = []
-    for n in [7, 20] {
+    for n in ns {
         let subset = Array(heics.prefix(n))
-        for benchCase in cases {
-            if benchCase.isImageMagick && !magickHEIC {
-                longImage.append(CaseResult(name: benchCase.rawValue, n: n, measurements: [], note: nil,
-                                            error: "not supported by this ImageMagick build"))
-                continue
-            }
-            var measurements: [RunMeasurement] = []
-            var note: String?
-            var failure: String?
-            for run in 1...runs {
+        // Runs interleave the cases (ours, then each peer, then ours again...), so a
+        // change of load on a shared machine falls on every case alike.
+        var measurements: [BenchCase: [RunMeasurement]] = [:]
+        var notes: [BenchCase: String] = [:], failures: [BenchCase: String] = [:]
+        var skipped: Set<BenchCase> = []
+        for benchCase in cases where benchCase.isImageMagick && !magickHEIC {
+            failures[benchCase] = "not supported by this ImageMagick build"
+            skipped.insert(benchCase)
+        }
+        for run in 1...runs {
+            for benchCase in cases where !skipped.contains(benchCase) {
                 do {
                     let m = try runCase(benchCase, n: n, inputs: subset, context: context)
-                    measurements.append(m)
+                    measurements[benchCase, default: []].append(m)
                     var line = "  \(benchCase.rawValue) HEIC N=\(n) run \(run)/\(runs): "
-                        + String(format: "%.3f s, peak RSS %.1f MiB", m.seconds, Double(m.maxRSSKiB) / 1024)
+                        + String(format: "%.3f s (user %.2f s), peak RSS %.1f MiB", m.seconds, m.userSeconds, Double(m.maxRSSKiB) / 1024)
                     if let d = m.shiying?.peakRSSDeltaBytes { line += String(format: ", job Δ %.1f MiB", Double(d) / mib) }
                     progress(line)
                     if run == 1, runs > 1, m.seconds > singleRunOver {
-                        note = String(format: "single run: first run took %.0f s > %.0f s", m.seconds, singleRunOver)
-                        break
+                        notes[benchCase] = String(format: "single run: first run took %.0f s > %.0f s", m.seconds, singleRunOver)
+                        skipped.insert(benchCase)
                     }
                 } catch {
-                    failure = "\(error)"
+                    failures[benchCase] = "\(error)"
                     progress("  \(benchCase.rawValue) HEIC N=\(n) FAILED: \(error)")
-                    break
+                    skipped.insert(benchCase)
                 }
             }
-            var result = CaseResult(name: benchCase.rawValue, n: n, measurements: measurements, note: note, error: failure)
+        }
+        for benchCase in cases {
+            var result = CaseResult(name: benchCase.rawValue, n: n, measurements: measurements[benchCase] ?? [],
+                                    note: notes[benchCase], error: failures[benchCase])
             if result.ok, let size = imageSize("\(outDir)/\(benchCase.rawValue)-N\(n).jpg", scratch: scratch) {
                 (result.outputWidth, result.outputHeight) = (size.width, size.height)
             }
@@ -214,7 +221,7 @@ func runHeicSuite(root: String, shiying: String, runs: Int, singleRunOver: Doubl
     }
 
     // 3. decode throughput: 4 synthetic + the real file (5 synthetic without it)
-    let decodeInputs = Array(heics.prefix(real == nil ? 5 : 4)) + (real.map { [$0] } ?? [])
+    let decodeInputs = longImageOnly ? [] : Array(heics.prefix(real == nil ? 5 : 4)) + (real.map { [$0] } ?? [])
     var decode: [ToolPair] = []
     for input in decodeInputs {
         let size = imageSize(input, scratch: scratch)
@@ -239,7 +246,8 @@ func runHeicSuite(root: String, shiying: String, runs: Int, singleRunOver: Doubl
 
     // 4. encode: 3 sample JPEGs -> PNG (untimed) -> HEIC
     let encodeDir = benchDir + "/heic-encode"
-    let jpegs = cachedSamples(shiying: shiying, directory: encodeDir, count: 3, seed: 3, heic: false, scratch: scratch)
+    let jpegs = longImageOnly ? []
+        : cachedSamples(shiying: shiying, directory: encodeDir, count: 3, seed: 3, heic: false, scratch: scratch)
     var encode: [ToolPair] = []
     for jpeg in jpegs {
         let png = (jpeg as NSString).deletingPathExtension + ".png"
@@ -315,6 +323,7 @@ private func printHeicReport(_ r: HeicReport) {
 
     for (kind, peer, title) in [("decode", "heif-convert", "Decode to JPEG Q90: shiying convert (libde265 tiles) vs heif-convert (libheif whole image)"),
                                 ("cell-decode", "vips", "Full-width collage cell: shiying collage --width W vs vips thumbnail IN OUT.jpg W")] {
+        guard r.decode.contains(where: { $0.kind == kind }) else { continue }
         print("\n\(title); median of \(r.runsRequested), MPix/s = input pixels / wall s\n")
         table(["input", "shiying s", "MPix/s", "RSS MiB", "\(peer) s", "MPix/s", "RSS MiB", "shiying time"],
               r.decode.filter { $0.kind == kind }.map { p in
@@ -322,12 +331,14 @@ private func printHeicReport(_ r: HeicReport) {
               })
     }
 
-    print("\nHEIC encode from PNG at quality 90: shiying convert vs heif-enc -q 90; median of \(r.runsRequested); PSNR vs the PNG\n")
     func db(_ t: ToolTiming) -> String { t.psnrDB.map { $0.isInfinite ? "inf" : String(format: "%.2f", $0) } ?? "-" }
-    table(["input", "shiying s", "MiB", "RSS MiB", "PSNR dB", "heif-enc s", "MiB", "RSS MiB", "PSNR dB", "shiying time"],
+    if !r.encode.isEmpty {
+        print("\nHEIC encode from PNG at quality 90: shiying convert vs heif-enc -q 90; median of \(r.runsRequested); PSNR vs the PNG\n")
+        table(["input", "shiying s", "MiB", "RSS MiB", "PSNR dB", "heif-enc s", "MiB", "RSS MiB", "PSNR dB", "shiying time"],
           r.encode.map { p in
               [name(p)] + cell(p.shiying, mpix: false) + [db(p.shiying)] + cell(p.peer, mpix: false) + [db(p.peer)] + [ratio(p)]
           })
+    }
     print(String(format: "\nload average %.2f before, %.2f after, %d cores", r.loadAverageBefore, r.loadAverageAfter, r.cores)
           + (max(r.loadAverageBefore, r.loadAverageAfter) > 0.5 * Double(r.cores) ? " - machine was busy, timings are unreliable" : ""))
 }

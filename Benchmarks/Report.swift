@@ -11,6 +11,7 @@ struct CaseResult: Codable {
     var runs: Int
     var runSeconds: [Double]
     var wallSecondsMedian: Double?
+    var userSecondsMedian: Double?    // CPU seconds in user mode (all cores), median over runs
     var peakRSSBytes: Int?            // max over runs (and over pipeline steps) of ru_maxrss
     var pipelineSteps: Int?
     var jobRSSDeltaBytes: Int?        // shiying: max over runs of peak_rss_delta_bytes
@@ -31,6 +32,7 @@ struct CaseResult: Codable {
         runSeconds = measurements.map(\.seconds)
         guard !measurements.isEmpty else { return }
         wallSecondsMedian = median(runSeconds)
+        userSecondsMedian = median(measurements.map(\.userSeconds))
         peakRSSBytes = measurements.map(\.maxRSSKiB).max()! * 1024
         pipelineSteps = measurements[0].steps
         let reports = measurements.compactMap(\.shiying)
@@ -121,18 +123,19 @@ private func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
 }
 
 func printTable(_ results: [CaseResult]) {
-    let header = ["case", "N", "wall s", "peak RSS MiB", "job Δ MiB", "engine MiB", "time vs vips", "RSS vs vips", "output", "note"]
+    let header = ["case", "N", "wall s", "user s", "peak RSS MiB", "job Δ MiB", "engine MiB", "time vs vips", "RSS vs vips", "output", "note"]
     var rows: [[String]] = []
     for r in results {
         guard r.ok, let wall = r.wallSecondsMedian, let peak = r.peakRSSBytes else {
-            rows.append([r.name, "\(r.n)", "FAILED", "-", "-", "-", "-", "-", "-", r.error ?? ""])
+            rows.append([r.name, "\(r.n)", "FAILED", "-", "-", "-", "-", "-", "-", "-", r.error ?? ""])
             continue
         }
         let vips = fastestVips(results, n: r.n)
         let timeVs = vips.map { $0.name == r.name ? "(fastest vips)" : ratioText(wall, $0.wallSecondsMedian!, less: "faster", more: "slower") } ?? "-"
         let rssVs = vips.map { $0.name == r.name ? "-" : ratioText(Double(peak), Double($0.peakRSSBytes!), less: "less", more: "more") } ?? "-"
         rows.append([
-            r.name, "\(r.n)", String(format: "%.3f", wall), String(format: "%.1f", Double(peak) / mib),
+            r.name, "\(r.n)", String(format: "%.3f", wall), r.userSecondsMedian.map { String(format: "%.2f", $0) } ?? "-",
+            String(format: "%.1f", Double(peak) / mib),
             r.jobRSSDeltaBytes.map { String(format: "%.1f", Double($0) / mib) } ?? "-",
             r.enginePeakBytes.map { String(format: "%.1f", Double($0) / mib) } ?? "-",
             timeVs, rssVs,
@@ -141,7 +144,7 @@ func printTable(_ results: [CaseResult]) {
         ])
     }
     let widths = header.indices.map { i in ([header[i]] + rows.map { $0[i] }).map(\.count).max()! }
-    let numeric: Set<Int> = [1, 2, 3, 4, 5]
+    let numeric: Set<Int> = [1, 2, 3, 4, 5, 6]
     func line(_ cells: [String]) -> String {
         cells.indices.map { pad(cells[$0], widths[$0], right: numeric.contains($0)) }.joined(separator: "  ")
     }

@@ -13,6 +13,7 @@ struct ChildResult {
     var exitCode: Int32          // exit status, or 128 + signal number
     var seconds: Double          // wall time spawn → reaped (ContinuousClock)
     var maxRSSKiB: Int           // ru_maxrss of the child (includes its reaped children)
+    var userSeconds: Double      // ru_utime of the child (CPU on every core, load-independent)
     var stdout: String
     var stderr: String
 
@@ -75,6 +76,7 @@ func runChild(_ argv: [String], extraEnvironment: [String: String] = [:],
     let exitCode = termSignal == 0 ? (status >> 8) & 0xff : 128 + termSignal
     return ChildResult(
         exitCode: exitCode, seconds: seconds(elapsed), maxRSSKiB: Int(usage.ru_maxrss),
+        userSeconds: Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) * 1e-6,
         stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
         stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
 }
@@ -87,6 +89,7 @@ struct Pipeline {
     private let clock = ContinuousClock()
     private let start: ContinuousClock.Instant
     private(set) var maxRSSKiB = 0
+    private(set) var userSeconds = 0.0
     private(set) var steps = 0
 
     init(captureDirectory: String) {
@@ -99,6 +102,7 @@ struct Pipeline {
         let result = try runChild(argv, extraEnvironment: extraEnvironment,
                                   captureDirectory: captureDirectory)
         maxRSSKiB = max(maxRSSKiB, result.maxRSSKiB)
+        userSeconds += result.userSeconds
         steps += 1
         guard result.succeeded else {
             throw SpawnError(description: "`\(argv.prefix(4).joined(separator: " ")) …` exited \(result.exitCode): "

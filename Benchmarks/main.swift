@@ -18,6 +18,8 @@ import Foundation
 
 struct Options {
     var ns = [7, 20, 50]
+    var nsGiven = false        // --n given: the HEIC suite uses it too (else N = 7, 20)
+    var heicLongOnly = false   // HEIC suite: the long image only (no decode / encode tables)
     var runs = 3
     var cases = BenchCase.allCases
     var pyvipsVariant = "threads"   // fastest of the vips_longimage.py variants here (6.1 s vs 7.5 s "runs" at N=50)
@@ -27,7 +29,7 @@ struct Options {
 
     static let usage = """
         usage: Benchmarks [--suite longimage|search|heic|video|render|organize|hdr|live|all] [--search-seconds 2] [--n 7,20,50] [--runs 3] [--skip-imagemagick] [--cases \(BenchCase.allCases.map(\.rawValue).joined(separator: ","))]
-                          [--pyvips-variant runs|runs-nocache|fold|memory] [--single-run-over SECONDS]
+                          [--pyvips-variant runs|runs-nocache|fold|memory] [--single-run-over SECONDS] [--heic-long-only]
         """
 
     static func parse(_ arguments: [String]) -> Options {
@@ -41,6 +43,9 @@ struct Options {
             switch flag {
             case "--n":
                 options.ns = value(flag).split(separator: ",").map { required(Int($0), "bad N \($0)") }
+                options.nsGiven = true
+            case "--heic-long-only":
+                options.heicLongOnly = true
             case "--runs":
                 options.runs = max(1, required(Int(value(flag)), "bad --runs"))
             case "--skip-imagemagick":
@@ -180,7 +185,8 @@ let shiying = locateShiying(root: root, scratch: scratch)
 func runHeicIfWanted() {
     guard options.suite == "heic" || options.suite == "all" else { return }
     runHeicSuite(root: root, shiying: shiying, runs: options.runs, singleRunOver: options.singleRunOver,
-                 pyvipsVariant: options.pyvipsVariant)
+                 pyvipsVariant: options.pyvipsVariant, cases: options.cases, ns: options.nsGiven ? options.ns : [7, 20],
+                 longImageOnly: options.heicLongOnly)
 }
 if options.suite == "heic" { runHeicIfWanted(); exit(0) }
 func runVideoIfWanted() {

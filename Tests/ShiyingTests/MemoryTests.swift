@@ -137,4 +137,60 @@ struct HeicMemoryTests {
         let naive = try await MemoryTests.longJob(heics, naive: true, label: "heic-naive-4")
         #expect(naive.peakRssDeltaBytes > 100_000_000, "naive HEIC: \(MemoryTests.mib(naive.peakRssDeltaBytes))")
     }
+
+    // Issue 15: tile rows decode on both cores, and the job still keeps 12 MiB:
+    // 7 grid HEICs on 1 and on 2 threads, the same bytes, each peak within it.
+    @Test("HEIC long image on 1 and 2 threads: same file, each ≤ 12 MiB (RSS and engine)")
+    func heicThreadsKeepTheBudget() async throws {
+        let heics = try await Self.heics()
+        let inputs = Array((heics + heics).prefix(7))
+        let dir = try TempDir("mem-heic-threads")
+        defer { dir.remove() }
+        var files: [Data] = []
+        for threads in ["1", "2"] {
+            let out = dir.file("long\(threads).jpg")
+            let (run, json) = try await CLI.collage(["--layout", "long", "--width", "1080", "--threads", threads, "-o", out] + inputs,
+                                                    timeout: 300)
+            guard run.succeeded, let report = json else { throw TestFailure("threads \(threads): \(run)") }
+            print("memory heic-7 threads \(threads): peak RSS +\(MemoryTests.mib(report.peakRssDeltaBytes)), engine \(MemoryTests.mib(report.enginePeakBytes))")
+            #expect(report.peakRssDeltaBytes <= 12 * MiB, "threads \(threads): \(MemoryTests.mib(report.peakRssDeltaBytes))")
+            #expect(report.enginePeakBytes <= 12 * MiB, "threads \(threads): engine \(MemoryTests.mib(report.enginePeakBytes))")
+            #expect(report.overBudgetCells.isEmpty, "threads \(threads): over budget \(report.overBudgetCells)")
+            files.append(try Data(contentsOf: URL(fileURLWithPath: out)))
+        }
+        #expect(files[0] == files[1], "1 and 2 threads wrote different collages")
+    }
+
+    // Issue 15: the real iPhone HEICs (24 MP grids of 640x896 tiles, 12 MP of
+    // 512x512), landscape and — the iPhone 15 Plus file with irot 1, as a Pro
+    // stores a portrait — portrait: a long image keeps 12 MiB and no cell is
+    // over the 6 MiB cell cap. A portrait 24 MP cell at 1080 needs k = 2: rows
+    // 2856 px wide for a tile row of 896 (1.9 MB of 4:2:0 planes; 3.9 MB when
+    // rows were kept as converted pixels) and one 640x896 tile in decode.
+    @Test("real iPhone HEICs (landscape and portrait) in a long image: ≤ 12 MiB (RSS and engine)")
+    func realIPhoneHeics() async throws {
+        let real = Paths.corpus.appendingPathComponent("real")
+        let plus = real.appendingPathComponent("iphone15plus_IMG_3853.HEIC").path
+        let se = real.appendingPathComponent("iphoneSE2_grid.heic").path
+        guard FileManager.default.fileExists(atPath: plus), FileManager.default.fileExists(atPath: se) else { return }
+        let dir = try TempDir("mem-heic-real")
+        defer { dir.remove() }
+        // The same photo turned: its one shared irot property (angle 0) set to 1.
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: plus)))
+        let irot: [UInt8] = [0, 0, 0, 9] + Array("irot".utf8)
+        let at = (0...(bytes.count - irot.count)).filter { Array(bytes[$0..<$0 + irot.count]) == irot }
+        guard at.count == 1 else { throw TestFailure("expected one irot box in \(plus), found \(at.count)") }
+        bytes[at[0] + irot.count] = 1
+        let portrait = dir.file("portrait.heic")
+        try Data(bytes).write(to: URL(fileURLWithPath: portrait))
+        let landscape = try await MemoryTests.longJob([plus, se, plus, se], label: "heic-real")
+        #expect(landscape.peakRssDeltaBytes <= 12 * MiB, "real: \(MemoryTests.mib(landscape.peakRssDeltaBytes))")
+        #expect(landscape.enginePeakBytes <= 12 * MiB, "real: engine \(MemoryTests.mib(landscape.enginePeakBytes))")
+        #expect(landscape.overBudgetCells.isEmpty, "real landscape cells over budget: \(landscape.overBudgetCells)")
+        let mixed = try await MemoryTests.longJob([portrait, plus, portrait, se], label: "heic-real-portrait")
+        #expect(mixed.height == 2 * 1440 + 810 + 810, "height \(mixed.height)")
+        #expect(mixed.peakRssDeltaBytes <= 12 * MiB, "real with portraits: \(MemoryTests.mib(mixed.peakRssDeltaBytes))")
+        #expect(mixed.enginePeakBytes <= 12 * MiB, "real with portraits: engine \(MemoryTests.mib(mixed.enginePeakBytes))")
+        #expect(mixed.overBudgetCells.isEmpty, "real portrait cells over budget: \(mixed.overBudgetCells)")
+    }
 }

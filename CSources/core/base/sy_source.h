@@ -20,12 +20,20 @@ typedef enum sy__pixels {
     SY__PIX_YCC = 1, /* JFIF YCbCr (BT.601 full range) */
 } sy__pixels;
 
+/* What a source may spend on speed beyond its need: threads that decode at
+ * once, and the working set it may grow to for them. Sources that cannot use
+ * them ignore them; the rows are the same either way. */
+typedef struct sy__source_means {
+    uint32_t threads;      /* 0 or 1: the calling thread only */
+    size_t working_bytes;  /* whole working set allowed with the extra threads */
+} sy__source_means;
+
 typedef struct sy__source sy__source;
 struct sy__source {
     uint32_t width, height;  /* delivered size, stored orientation */
     uint8_t orientation;     /* EXIF orientation the consumer must apply (1..8) */
     sy__pixels pixels;
-    size_t working_bytes;    /* estimate of what the codec holds while open (charged) */
+    size_t working_bytes;    /* estimate of what the codec needs while open (charged) */
     /* Reads the next `count` rows into rows[i] (each width*3 bytes). */
     sy_status (*read_rows)(sy__source *self, uint8_t *const *rows, uint32_t count, sy_error *err);
     /* Skips the next `count` rows. */

@@ -1,35 +1,48 @@
 /* heif_tile_source.c — HEIF probe and row source on our own reader.
  *
- * A grid HEIC is decoded one tile row at a time: each 512x512 HEVC tile is
- * decoded (libde265), converted to 8-bit YCbCr and box-averaged by the
- * largest power of two k that still covers what the layout needs, into a
- * ring of output rows. Memory: one decoded tile + (tile_height/k + 2) output
- * rows (8-bit when boxes never straddle tiles, the usual case; 16-bit sums
- * otherwise, e.g. an odd clean-aperture offset), whatever the photo's size. irot/imir become an EXIF-style
- * orientation that the cell builder applies; clap crops the delivered frame.
- * Item types we do not decode (AV1, AVC, iden, iovl...) fall back to libheif. */
+ * A grid HEIC is decoded one tile row at a time: each HEVC tile's planes are
+ * box-averaged by the largest power of two k that still covers what the
+ * layout needs, into a ring of Y'CbCr plane rows (in the stream's own chroma
+ * format and depth), and each row is converted to 8-bit YCbCr when handed out
+ * — so only delivered pixels are converted. Averaged 4:2:0 chroma is treated
+ * as co-sited like the stream's: its centre is (k-1)/2k of a delivered pixel
+ * to the right of that, well under the renderer's resolution. When a box of
+ * some plane would straddle two tiles (an odd clean-aperture offset, tiles
+ * not a multiple of k), tiles are converted first and 16-bit sums of pixels
+ * are kept instead. The
+ * item decoded is the primary, or its thumbnail when that covers the need
+ * (sy_heif_geometry.h). irot/imir become an EXIF-style orientation that the
+ * cell builder applies; clap crops the delivered frame. Item types we do not
+ * decode (AV1, AVC, iden, iovl...) fall back to libheif.
+ *
+ * Threads: the tiles of one tile row are decoded by up to
+ * SY__HEIF_MAX_TILE_WORKERS workers at once (the reading thread and helpers
+ * started for that row and joined before its rows are handed out), each with
+ * its own HEVC decoder. When the ring for two tile rows fits the means too,
+ * the helpers start on the next tile row while the reading thread hands out
+ * (and its caller renders) the rows of this one; the reading thread joins in
+ * when it needs the next rows. Every tile lands in the ring at its own place
+ * and sums are integers, so the rows are the same bytes whatever the worker
+ * count and timing.
+ *
+ * Memory: (tile_height/k + 2) output rows of planes (1.5 bytes a pixel at
+ * 8-bit 4:2:0; 6 bytes of sums a pixel on the straddling path), plus per
+ * worker one decoded tile and the decoder's state (charged by the decoder
+ * while it decodes), whatever the photo's size. Workers beyond the first are
+ * taken only while the whole stays within the caller's means. */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "base/sy_internal.h"
+#include "heif/sy_heif_geometry.h"
 #include "heif/sy_heif_source.h"
 #include "hevc/sy_hevc.h"
 #include "bmff/sy_bmff.h"
 #include "heif/sy_heif.h"
 
-/* ---- geometry ---- */
-
-typedef struct heif_geometry {
-    uint32_t primary;
-    uint32_t rows, columns;          /* 1 x 1 for a plain hvc1 item */
-    uint32_t grid_width, grid_height; /* output size of the grid before clap */
-    uint32_t tile_width, tile_height;
-    const uint32_t *tiles;           /* rows*columns item ids (borrowed) */
-    uint32_t single_tile;            /* storage when not a grid */
-    uint32_t crop_x, crop_y, width, height; /* clap window = delivered frame at k = 1 */
-    uint8_t orientation;             /* EXIF code equivalent of irot/imir */
-    sy_cicp nclx;
-    uint32_t coding;                 /* primary item type when our reader does not decode it */
-} heif_geometry;
+#define SY__HEIF_MAX_TILE_WORKERS 4u
+#define SY__HEIF_WORKER_STACK (2u << 20) /* what the HEVC decoder needs, with room to spare */
 
 /* The name of an image coding HEIF can carry, for messages. */
 static const char *coding_name(uint32_t type) {
@@ -57,127 +70,13 @@ static sy_status fallback_failed(const char *path, uint32_t coding, sy_status st
                     coding_name(coding), said ? said + strlen("libheif cannot open it: ") : libheif);
 }
 
-/* EXIF orientation as the matrix taking stored (centred, y down) to upright. */
-static const int exif_matrix[9][4] = {
-    {0, 0, 0, 0}, {1, 0, 0, 1}, {-1, 0, 0, 1}, {-1, 0, 0, -1}, {1, 0, 0, -1},
-    {0, 1, 1, 0}, {0, -1, 1, 0}, {0, -1, -1, 0}, {0, 1, -1, 0},
-};
-
-static void multiply(const int a[4], const int b[4], int out[4]) { /* out = a * b */
-    out[0] = a[0] * b[0] + a[1] * b[2];
-    out[1] = a[0] * b[1] + a[1] * b[3];
-    out[2] = a[2] * b[0] + a[3] * b[2];
-    out[3] = a[2] * b[1] + a[3] * b[3];
-}
-
-/* irot (anticlockwise quarter turns) and imir, in the order ipma listed them. */
-static uint8_t orientation_of(const sy_heif_item_info *item) {
-    int t[4] = {1, 0, 0, 1}, tmp[4];
-    const int *rot = exif_matrix[8]; /* one quarter turn anticlockwise */
-    int r[4] = {1, 0, 0, 1};
-    for (unsigned i = 0; i < (item->rotation & 3u); i++) {
-        multiply(rot, r, tmp);
-        memcpy(r, tmp, sizeof r);
-    }
-    const int *m = item->mirror == 0 ? exif_matrix[2] : item->mirror == 1 ? exif_matrix[4] : exif_matrix[1];
-    if (item->transform_order == 0) multiply(m, r, t); /* rotate first, then mirror */
-    else multiply(r, m, t);
-    for (uint8_t o = 1; o <= 8; o++)
-        if (memcmp(exif_matrix[o], t, sizeof t) == 0) return o;
-    return 1;
-}
-
-/* Our reader handles HEVC grids and single HEVC items; anything else returns SY_E_UNSUPPORTED. */
-static sy_status read_geometry(sy_heif_file *file, const char *path, heif_geometry *g, sy_error *err) {
-    memset(g, 0, sizeof *g);
-    g->primary = sy_heif_primary_id(file);
-    const sy_heif_item_info *primary = sy_heif_item(file, g->primary);
-    if (!primary) return sy__fail(err, SY_E_INVALID_INPUT, "%s: HEIF has no primary item", path);
-    const sy_heif_item_info *tile;
-    if (primary->type == SY_FOURCC('g', 'r', 'i', 'd')) {
-        sy_heif_grid grid;
-        sy_status st = sy_heif_read_grid(file, g->primary, &grid, err);
-        if (st != SY_OK) return st;
-        uint32_t count = 0;
-        g->tiles = sy_heif_derived(file, g->primary, &count);
-        if (!g->tiles || count == 0 || count != grid.rows * grid.columns)
-            return sy__fail(err, SY_E_INVALID_INPUT, "%s: grid %ux%u has %u tiles", path, grid.rows, grid.columns, count);
-        g->rows = grid.rows, g->columns = grid.columns;
-        g->grid_width = grid.output_width, g->grid_height = grid.output_height;
-        tile = sy_heif_item(file, g->tiles[0]);
-    } else if (primary->type == SY_FOURCC('h', 'v', 'c', '1')) {
-        g->single_tile = g->primary;
-        g->tiles = &g->single_tile;
-        g->rows = g->columns = 1;
-        tile = primary;
-    } else {
-        g->coding = primary->type;
-        return sy__fail(err, SY_E_UNSUPPORTED, "%s: primary item type '%c%c%c%c' is not decoded by our reader", path,
-                        (char)(primary->type >> 24), (char)(primary->type >> 16), (char)(primary->type >> 8),
-                        (char)primary->type);
-    }
-    if (!tile || tile->type != SY_FOURCC('h', 'v', 'c', '1') || !tile->has_ispe || !tile->width || !tile->height)
-        return sy__fail(err, SY_E_UNSUPPORTED, "%s: tiles are not HEVC images with a size", path);
-    g->tile_width = tile->width, g->tile_height = tile->height;
-    if (g->rows == 1 && g->columns == 1 && !g->grid_width) {
-        g->grid_width = primary->has_ispe ? primary->width : tile->width;
-        g->grid_height = primary->has_ispe ? primary->height : tile->height;
-    }
-    if ((uint64_t)g->columns * g->tile_width < g->grid_width || (uint64_t)g->rows * g->tile_height < g->grid_height ||
-        g->grid_width == 0 || g->grid_height == 0)
-        return sy__fail(err, SY_E_INVALID_INPUT, "%s: %ux%u tiles of %ux%u cannot cover %ux%u", path, g->columns,
-                        g->rows, g->tile_width, g->tile_height, g->grid_width, g->grid_height);
-    if ((uint64_t)g->grid_width * g->grid_height > SY_MAX_INPUT_PIXELS || g->grid_width > SY_MAX_INPUT_DIMENSION ||
-        g->grid_height > SY_MAX_INPUT_DIMENSION)
-        return sy__fail(err, SY_E_BUDGET, "%s: HEIF %ux%u exceeds the input limit", path, g->grid_width, g->grid_height);
-    /* The tiles' ispe is believed only as far as the grid needs it: a tile
-     * larger than the input limit, or a whole column or row of tiles beyond the
-     * output, is a lie that would size every row buffer below. */
-    if ((uint64_t)g->tile_width * g->tile_height > SY_MAX_INPUT_PIXELS || g->tile_width > SY_MAX_INPUT_DIMENSION ||
-        g->tile_height > SY_MAX_INPUT_DIMENSION)
-        return sy__fail(err, SY_E_INVALID_INPUT, "%s: tiles of %ux%u exceed the input limit (image %ux%u)", path,
-                        g->tile_width, g->tile_height, g->grid_width, g->grid_height);
-    if ((uint64_t)(g->columns - 1) * g->tile_width >= g->grid_width ||
-        (uint64_t)(g->rows - 1) * g->tile_height >= g->grid_height)
-        return sy__fail(err, SY_E_INVALID_INPUT, "%s: %ux%u tiles of %ux%u overhang the %ux%u image by whole tiles",
-                        path, g->columns, g->rows, g->tile_width, g->tile_height, g->grid_width, g->grid_height);
-    for (uint32_t i = 0; i < g->rows * g->columns; i++) {
-        const sy_heif_item_info *t = sy_heif_item(file, g->tiles[i]);
-        if (!t || t->type != SY_FOURCC('h', 'v', 'c', '1') || t->width != g->tile_width || t->height != g->tile_height)
-            return sy__fail(err, SY_E_UNSUPPORTED, "%s: tile %u differs from the first tile", path, i);
-    }
-    g->crop_x = g->crop_y = 0;
-    g->width = g->grid_width, g->height = g->grid_height;
-    if (primary->has_clap && primary->clap_width && primary->clap_height &&
-        (uint64_t)primary->clap_x + primary->clap_width <= g->grid_width &&
-        (uint64_t)primary->clap_y + primary->clap_height <= g->grid_height) {
-        g->crop_x = primary->clap_x, g->crop_y = primary->clap_y;
-        g->width = primary->clap_width, g->height = primary->clap_height;
-    }
-    g->orientation = orientation_of(primary);
-    g->nclx = tile->nclx.present ? tile->nclx : primary->nclx;
-    return SY_OK;
-}
-
-static void fill_info(const heif_geometry *g, const sy_heif_item_info *primary, sy_image_info *out) {
-    memset(out, 0, sizeof *out);
-    out->format = SY_FORMAT_HEIF;
-    out->stored_width = g->width;
-    out->stored_height = g->height;
-    out->orientation = g->orientation;
-    int turned = g->orientation >= 5;
-    out->width = turned ? g->height : g->width;
-    out->height = turned ? g->width : g->height;
-    out->bit_depth = primary->bits_per_channel ? primary->bits_per_channel : 8;
-}
-
 sy_status sy__heif_probe(sy_context *ctx, const char *path, sy_image_info *out, sy_error *err) {
     sy_heif_file *file = NULL;
     sy_status st = sy_heif_open(ctx, path, &file, err);
     if (st != SY_OK) return st;
-    heif_geometry g;
-    st = read_geometry(file, path, &g, err);
-    if (st == SY_OK) fill_info(&g, sy_heif_item(file, g.primary), out);
+    sy__heif_geometry g;
+    st = sy__heif_geometry_read(file, path, sy_heif_primary_id(file), &g, err);
+    if (st == SY_OK) sy__heif_geometry_info(&g, sy_heif_item(file, g.item), out);
     sy_heif_close(file);
     if (st == SY_E_UNSUPPORTED && g.coding)
         return fallback_failed(path, g.coding, sy__libheif_probe(ctx, path, out, err), err);
@@ -187,30 +86,78 @@ sy_status sy__heif_probe(sy_context *ctx, const char *path, sy_image_info *out, 
 
 /* ---- the row source ---- */
 
+/* What one tile worker owns. Worker 0 runs on the thread that reads rows. */
+typedef struct tile_worker {
+    sy__hevc_decoder *decoder;
+    uint8_t *tile_row;          /* general path: one converted tile row, tile_width * 3 */
+    uint32_t *box_row;          /* planar path: one row of box sums across a tile */
+    sy_cicp vui;                /* colour of the last tile it decoded (has_vui) */
+    int has_vui;
+} tile_worker;
+
+/* One plane of the planar ring: box-averaged samples, `rows` rows of `width`. */
+typedef struct ring_plane {
+    uint8_t *samples;
+    uint32_t width, rows;       /* rows: the plane's ring rows */
+    size_t stride;              /* bytes */
+    uint32_t sub_x, sub_y;      /* subsampling against luma (1 or 2) */
+} ring_plane;
+
+/* One tile row shared by several workers: each claims the next column until
+ * none is left or one has failed. Columns are claimed in order, so every
+ * column left of a failure is still finished and the failure reported is the
+ * leftmost, as a single worker would have met it. */
+typedef struct row_job {
+    struct tile_source *s;
+    uint32_t row;
+    atomic_uint next_column;
+    atomic_int stop;
+    uint32_t failed_column;     /* the failure, under the source's lock */
+    sy_status status;
+    sy_error err;
+} row_job;
+
+typedef struct row_worker {
+    row_job *job;
+    tile_worker *worker;
+} row_worker;
+
 typedef struct tile_source {
     sy__source base;
     sy_context *ctx;
     sy_heif_file *file;
-    heif_geometry g;
-    sy__hevc_decoder *decoder;
+    sy__heif_geometry g;
     char path[200];
     uint32_t k;                 /* box factor */
     uint32_t ring_rows;         /* output rows the sum ring holds */
-    int direct;                 /* boxes never straddle tiles: average per tile into 8-bit rows */
-    uint16_t *sums;             /* general path: ring_rows x width x 3 sums */
-    uint8_t *pixels;            /* direct path: ring_rows x width x 3 finished pixels */
-    uint16_t *box_row;          /* direct path: one row of box sums across a tile */
+    int planar;                 /* boxes never straddle tiles (in any plane): the ring holds averaged planes */
+    uint16_t *sums;             /* general path: ring_rows x width x 3 sums of converted pixels */
+    ring_plane planes[3];       /* planar path: Y', Cb, Cr (one plane for 4:0:0) */
+    uint32_t plane_count;
+    uint8_t chroma, bit_depth;  /* planar path: what the hvcC says and every tile must decode as */
+    uint8_t *chroma_rows;       /* planar path: two chroma rows per chroma plane, for one output row */
+    sy_cicp vui;                /* planar path: colour of the decoded tiles (used when the item has no nclx) */
     uint8_t *row_weight;        /* input rows summed into each ring row */
-    uint8_t *tile_row;          /* one converted tile row: tile_width * 3 */
+    tile_worker *workers;
+    uint32_t worker_count;      /* workers decoding a tile row at once (1 = the reading thread alone) */
+    uint8_t *column_done;       /* tiles of the current tile row already in the ring */
+    pthread_mutex_t lock;       /* several workers: the row's failure, and sums (general path: a box may
+                                   take sums from two tiles) */
+    int lock_ready;
+    row_job job;                /* the tile row being decoded */
+    row_worker helpers[SY__HEIF_MAX_TILE_WORKERS];
+    pthread_t threads[SY__HEIF_MAX_TILE_WORKERS];
+    int started[SY__HEIF_MAX_TILE_WORKERS];
+    int overlap;                /* the ring holds two tile rows: helpers decode the next while rows are read */
+    int ahead;                  /* job is a tile row started ahead, not finished yet */
     uint32_t next_tile_row;     /* next grid row of tiles to decode */
     uint32_t done_rows;         /* output rows complete (all their input rows summed) */
     uint32_t next_out;          /* next output row to hand out */
-    size_t charged;
 } tile_source;
 
 /* The part [x_from, x_to) x [y_from, y_to) of the tile at (tx, ty) inside the
  * clean aperture; 0 when none of it is. */
-static int tile_window(const heif_geometry *g, uint32_t tx, uint32_t ty, uint32_t *x_from, uint32_t *x_to,
+static int tile_window(const sy__heif_geometry *g, uint32_t tx, uint32_t ty, uint32_t *x_from, uint32_t *x_to,
                        uint32_t *y_from, uint32_t *y_to) {
     *x_from = tx < g->crop_x ? g->crop_x - tx : 0;
     *x_to = SY__MIN(g->tile_width, g->crop_x + g->width > tx ? g->crop_x + g->width - tx : 0);
@@ -219,19 +166,23 @@ static int tile_window(const heif_geometry *g, uint32_t tx, uint32_t ty, uint32_
     return *x_from < *x_to && *y_from < *y_to;
 }
 
-/* Sums one decoded tile into the ring. (tx, ty): the tile's top-left in grid pixels. */
-static void accumulate_tile(tile_source *s, const sy__yuv *yuv, uint32_t tx, uint32_t ty) {
-    const heif_geometry *g = &s->g;
+/* Sums one decoded tile into the ring. (tx, ty): the tile's top-left in grid
+ * pixels. Boxes at the tile's edges may also take sums from a neighbour that
+ * another worker is adding at the same moment, so with several workers each
+ * row is added under the source's lock (integer sums: the order does not matter). */
+static void accumulate_tile(tile_source *s, tile_worker *w, const sy__yuv *yuv, uint32_t tx, uint32_t ty) {
+    const sy__heif_geometry *g = &s->g;
     const uint32_t k = s->k, out_w = s->base.width;
     uint32_t x_from, x_to, y_from, y_to;
     if (!tile_window(g, tx, ty, &x_from, &x_to, &y_from, &y_to)) return;
     for (uint32_t y = y_from; y < y_to; y++) {
-        uint8_t *row = s->tile_row;
+        uint8_t *row = w->tile_row;
         sy__yuv_rows(yuv, &g->nclx, 0, y, 1, &row);
         uint32_t fy = ty + y - g->crop_y, oy = fy / k;
         uint16_t *sum = s->sums + (size_t)(oy % s->ring_rows) * out_w * 3;
         uint32_t fx = tx + x_from - g->crop_x;
         const uint8_t *p = row + (size_t)x_from * 3;
+        if (s->worker_count > 1) pthread_mutex_lock(&s->lock);
         if (k == 1) {
             for (uint32_t x = x_from; x < x_to; x++, fx++, p += 3) {
                 uint16_t *q = sum + (size_t)fx * 3;
@@ -243,93 +194,246 @@ static void accumulate_tile(tile_source *s, const sy__yuv *yuv, uint32_t tx, uin
                 q[0] += p[0], q[1] += p[1], q[2] += p[2];
             }
         }
+        if (s->worker_count > 1) pthread_mutex_unlock(&s->lock);
     }
 }
 
-/* Direct path: the tile holds whole k x k boxes (offsets and tile sides are
- * multiples of k), so each box is averaged here and stored as 8-bit pixels. */
-static void average_tile(tile_source *s, const sy__yuv *yuv, uint32_t tx, uint32_t ty) {
-    const heif_geometry *g = &s->g;
-    const uint32_t k = s->k, out_w = s->base.width;
+/* Planar path: every plane of the tile holds whole k x k boxes (offsets and
+ * tile sides are multiples of k times the plane's subsampling), so each box
+ * is averaged here into the plane's ring; tiles own disjoint columns of it,
+ * so workers need no lock. Rows are converted to 8-bit YCbCr only when handed
+ * out, at the delivered size. */
+static void average_tile(tile_source *s, tile_worker *w, const sy__yuv *yuv, uint32_t tx, uint32_t ty) {
+    const sy__heif_geometry *g = &s->g;
+    const uint32_t k = s->k;
+    const int wide = s->bit_depth > 8;
     uint32_t x_from, x_to, y_from, y_to;
     if (!tile_window(g, tx, ty, &x_from, &x_to, &y_from, &y_to)) return;
-    uint32_t boxes = (x_to - x_from + k - 1) / k, ox0 = (tx + x_from - g->crop_x) / k;
-    for (uint32_t y = y_from; y < y_to; y += k) {
-        uint32_t rows_in = SY__MIN(k, y_to - y);
-        memset(s->box_row, 0, (size_t)boxes * 3 * sizeof *s->box_row);
-        for (uint32_t r = 0; r < rows_in; r++) {
-            uint8_t *row = s->tile_row;
-            sy__yuv_rows(yuv, &g->nclx, 0, y + r, 1, &row);
-            const uint8_t *p = row + (size_t)x_from * 3;
-            for (uint32_t x = 0; x < x_to - x_from; x++, p += 3) {
-                uint16_t *q = s->box_row + (size_t)(x / k) * 3;
-                q[0] += p[0], q[1] += p[1], q[2] += p[2];
+    for (uint32_t p = 0; p < s->plane_count; p++) {
+        const ring_plane *rp = &s->planes[p];
+        const uint32_t sx = rp->sub_x, sy = rp->sub_y;
+        uint32_t px0 = x_from / sx, px1 = (x_to + sx - 1) / sx, py0 = y_from / sy, py1 = (y_to + sy - 1) / sy;
+        uint32_t boxes = (px1 - px0 + k - 1) / k, ox0 = (tx + x_from - g->crop_x) / (sx * k);
+        for (uint32_t y = py0; y < py1; y += k) {
+            uint32_t rows_in = SY__MIN(k, py1 - y);
+            memset(w->box_row, 0, (size_t)boxes * sizeof *w->box_row);
+            for (uint32_t r = 0; r < rows_in; r++) {
+                const uint8_t *row = yuv->plane[p] + (size_t)(y + r) * yuv->stride[p];
+                if (wide) {
+                    const uint16_t *q = (const uint16_t *)(const void *)row;
+                    for (uint32_t x = px0; x < px1; x++) w->box_row[(x - px0) / k] += q[x];
+                } else {
+                    for (uint32_t x = px0; x < px1; x++) w->box_row[(x - px0) / k] += row[x];
+                }
+            }
+            uint32_t oy = (ty / sy + y - g->crop_y / sy) / k;
+            uint8_t *out = rp->samples + (size_t)(oy % rp->rows) * rp->stride;
+            for (uint32_t b = 0; b < boxes; b++) {
+                uint32_t n = SY__MIN(k, px1 - px0 - b * k) * rows_in, v = (w->box_row[b] + n / 2) / n;
+                if (wide) ((uint16_t *)(void *)out)[ox0 + b] = (uint16_t)v;
+                else out[ox0 + b] = (uint8_t)v;
             }
         }
-        uint32_t oy = (ty + y - g->crop_y) / k;
-        uint8_t *out = s->pixels + ((size_t)(oy % s->ring_rows) * out_w + ox0) * 3;
-        for (uint32_t b = 0; b < boxes; b++) {
-            uint32_t n = SY__MIN(k, x_to - x_from - b * k) * rows_in;
-            for (int c = 0; c < 3; c++) out[3 * b + c] = (uint8_t)((s->box_row[3 * b + c] + n / 2) / n);
+    }
+}
+
+/* Whether tile column c of the grid lies (partly) inside the clean aperture. */
+static int column_needed(const sy__heif_geometry *g, uint32_t c) {
+    uint64_t tx = (uint64_t)c * g->tile_width;
+    return tx < (uint64_t)g->crop_x + g->width && tx + g->tile_width > g->crop_x;
+}
+
+/* Reads, decodes and sums tile (r, c) into the ring with worker w's decoder. */
+static sy_status decode_tile(tile_source *s, tile_worker *w, uint32_t r, uint32_t c, sy_error *err) {
+    const sy__heif_geometry *g = &s->g;
+    sy_status st = sy__check_cancel(s->ctx, err);
+    if (st != SY_OK) return st;
+    uint8_t *data = NULL;
+    size_t len = 0;
+    uint32_t id = g->tiles[r * g->columns + c];
+    if ((st = sy_heif_read_item(s->file, id, &data, &len, err)) != SY_OK) return st;
+    sy__yuv yuv = {0};
+    st = sy__hevc_decode(w->decoder, data, len, &yuv, err);
+    sy_heif_free_data(s->file, data);
+    if (st != SY_OK) {
+        char why[200];
+        snprintf(why, sizeof why, "%s", err ? err->message : "decode failed");
+        return sy__fail(err, st, "%s: tile %u (row %u, column %u): %s", s->path, id, r, c, why);
+    }
+    if (yuv.width != g->tile_width || yuv.height < g->tile_height) { /* tile_row holds tile_width pixels */
+        sy__yuv_release(s->ctx, &yuv);
+        return sy__fail(err, SY_E_INVALID_INPUT, "%s: tile %u decoded as %ux%u, expected %ux%u", s->path, id,
+                        yuv.width, yuv.height, g->tile_width, g->tile_height);
+    }
+    if (s->planar && (yuv.chroma != s->chroma || yuv.bit_depth != s->bit_depth)) {
+        sy__yuv_release(s->ctx, &yuv);
+        return sy__fail(err, SY_E_INVALID_INPUT, "%s: tile %u decoded as chroma format %u, %u-bit; its hvcC says %u, %u-bit",
+                        s->path, id, yuv.chroma, yuv.bit_depth, s->chroma, s->bit_depth);
+    }
+    w->vui = yuv.vui, w->has_vui = 1; /* the same for every tile: they share one hvcC */
+    uint32_t tx = c * g->tile_width, ty = r * g->tile_height;
+    if (s->planar) average_tile(s, w, &yuv, tx, ty);
+    else accumulate_tile(s, w, &yuv, tx, ty);
+    sy__yuv_release(s->ctx, &yuv);
+    return SY_OK;
+}
+
+static void run_columns(row_job *job, tile_worker *w) {
+    tile_source *s = job->s;
+    while (!atomic_load(&job->stop)) {
+        uint32_t c = atomic_fetch_add(&job->next_column, 1);
+        if (c >= s->g.columns) return;
+        if (s->column_done[c] || !column_needed(&s->g, c)) continue;
+        sy_error e = {0};
+        sy_status st = decode_tile(s, w, job->row, c, &e);
+        if (st == SY_OK) {
+            s->column_done[c] = 1;
+            continue;
+        }
+        pthread_mutex_lock(&s->lock);
+        if (c < job->failed_column) job->failed_column = c, job->status = st, job->err = e;
+        pthread_mutex_unlock(&s->lock);
+        atomic_store(&job->stop, 1);
+    }
+}
+
+static void *row_worker_main(void *arg) {
+    row_worker *rw = arg;
+    run_columns(rw->job, rw->worker);
+    return NULL;
+}
+
+/* Starts tile row r: its helpers (workers 1..) begin claiming columns. */
+static void row_begin(tile_source *s, uint32_t r) {
+    row_job *job = &s->job;
+    memset(s->column_done, 0, s->g.columns);
+    job->s = s, job->row = r, job->failed_column = UINT32_MAX, job->status = SY_OK;
+    atomic_store(&job->next_column, 0);
+    atomic_store(&job->stop, 0);
+    if (s->worker_count < 2) return;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, SY__HEIF_WORKER_STACK);
+    for (uint32_t i = 1; i < s->worker_count; i++) {
+        s->helpers[i] = (row_worker){.job = job, .worker = &s->workers[i]};
+        s->started[i] = pthread_create(&s->threads[i], &attr, row_worker_main, &s->helpers[i]) == 0;
+    }
+    pthread_attr_destroy(&attr);
+}
+
+static void row_join(tile_source *s) {
+    for (uint32_t i = 1; i < s->worker_count; i++)
+        if (s->started[i]) pthread_join(s->threads[i], NULL), s->started[i] = 0;
+}
+
+/* Finishes the started tile row on the reading thread (which claims columns
+ * too, so a helper that did not start leaves its columns to the others). A
+ * tile refused for the budget means the workers together held more than the
+ * context allows: the row, and every later one, is finished one tile at a time. */
+static sy_status row_finish(tile_source *s, sy_error *err) {
+    row_job *job = &s->job;
+    if (s->worker_count > 1) {
+        run_columns(job, &s->workers[0]);
+        row_join(s);
+        if (job->status == SY_E_BUDGET) {
+            s->worker_count = 1, s->overlap = 0;
+        } else if (job->status != SY_OK) {
+            if (err) *err = job->err;
+            return job->status;
         }
     }
+    for (uint32_t c = 0; c < s->g.columns; c++) {
+        if (s->column_done[c] || !column_needed(&s->g, c)) continue;
+        sy_status st = decode_tile(s, &s->workers[0], job->row, c, err);
+        if (st != SY_OK) return st;
+        s->column_done[c] = 1;
+    }
+    for (uint32_t i = 0; i < s->worker_count; i++)
+        if (s->workers[i].has_vui) s->vui = s->workers[i].vui;
+    return SY_OK;
+}
+
+/* Tile row r is in the ring (or skipped): every output row whose k input rows
+ * are now all in is complete. */
+static void row_complete(tile_source *s, uint32_t r) {
+    const sy__heif_geometry *g = &s->g;
+    uint32_t ty = r * g->tile_height;
+    uint32_t last_frame_row = (uint32_t)SY__MIN((uint64_t)ty + g->tile_height, (uint64_t)g->crop_y + g->height);
+    if (last_frame_row <= g->crop_y) return;
+    uint32_t frame_rows_in = last_frame_row - g->crop_y;
+    uint32_t complete = frame_rows_in >= g->height ? s->base.height : frame_rows_in / s->k;
+    for (uint32_t oy = s->done_rows; oy < complete; oy++) {
+        uint32_t first = oy * s->k, rows_in = SY__MIN(s->k, g->height - first);
+        s->row_weight[oy % s->ring_rows] = (uint8_t)rows_in;
+    }
+    if (complete > s->done_rows) s->done_rows = complete;
+}
+
+/* Whether tile row r holds rows of the delivered frame. */
+static int row_in_frame(const tile_source *s, uint32_t r) {
+    const sy__heif_geometry *g = &s->g;
+    uint64_t ty = (uint64_t)r * g->tile_height;
+    return ty + g->tile_height > g->crop_y && ty < (uint64_t)g->crop_y + g->height;
 }
 
 /* Decodes the next row of tiles into the ring, or skips it when `skip`. */
 static sy_status decode_tile_row(tile_source *s, int skip, sy_error *err) {
-    const heif_geometry *g = &s->g;
     uint32_t r = s->next_tile_row++;
-    uint32_t ty = r * g->tile_height;
-    uint32_t last_frame_row = (uint32_t)SY__MIN((uint64_t)ty + g->tile_height, (uint64_t)g->crop_y + g->height);
-    if (!skip && last_frame_row > g->crop_y) {
-        /* rows of the ring this tile row touches start empty */
-        for (uint32_t c = 0; c < g->columns; c++) {
-            sy_status st = sy__check_cancel(s->ctx, err);
-            if (st != SY_OK) return st;
-            uint8_t *data = NULL;
-            size_t len = 0;
-            uint32_t id = g->tiles[r * g->columns + c];
-            uint32_t tx = c * g->tile_width;
-            if (tx >= g->crop_x + g->width || tx + g->tile_width <= g->crop_x) continue; /* outside clap */
-            if ((st = sy_heif_read_item(s->file, id, &data, &len, err)) != SY_OK) return st;
-            sy__yuv yuv = {0};
-            st = sy__hevc_decode(s->decoder, data, len, &yuv, err);
-            sy_heif_free_data(s->file, data);
-            if (st != SY_OK) {
-                char why[200];
-                snprintf(why, sizeof why, "%s", err ? err->message : "decode failed");
-                return sy__fail(err, st, "%s: tile %u (row %u, column %u): %s", s->path, id, r, c, why);
-            }
-            if (yuv.width != g->tile_width || yuv.height < g->tile_height) { /* tile_row holds tile_width pixels */
-                sy__yuv_release(s->ctx, &yuv);
-                return sy__fail(err, SY_E_INVALID_INPUT, "%s: tile %u decoded as %ux%u, expected %ux%u", s->path, id,
-                                yuv.width, yuv.height, g->tile_width, g->tile_height);
-            }
-            if (s->direct) average_tile(s, &yuv, tx, ty);
-            else accumulate_tile(s, &yuv, tx, ty);
-            sy__yuv_release(s->ctx, &yuv);
-        }
+    if (!skip && row_in_frame(s, r)) {
+        row_begin(s, r);
+        sy_status st = row_finish(s, err);
+        if (st != SY_OK) return st;
     }
-    /* Every output row whose k input rows are now all in is complete. */
-    if (last_frame_row > g->crop_y) {
-        uint32_t frame_rows_in = last_frame_row - g->crop_y;
-        uint32_t complete = frame_rows_in >= g->height ? s->base.height : frame_rows_in / s->k;
-        for (uint32_t oy = s->done_rows; oy < complete; oy++) {
-            uint32_t first = oy * s->k, rows_in = SY__MIN(s->k, g->height - first);
-            s->row_weight[oy % s->ring_rows] = (uint8_t)rows_in;
-        }
-        if (complete > s->done_rows) s->done_rows = complete;
-    }
+    row_complete(s, r);
     return SY_OK;
 }
 
 static void clear_row(tile_source *s, uint32_t oy);
 
 /* Turns ring row `oy` into 8-bit pixels and clears it for reuse. */
+/* Planar path: output row `oy` as a 3-row picture whose middle rows are its
+ * luma row (stride 0) and the chroma rows sy__yuv_rows interpolates it from,
+ * copied in order; chroma does not reach past the row's tile row (as a tile
+ * converted on its own), and crosses tile columns (one delivered row). */
+static void emit_planar_row(tile_source *s, uint32_t oy, uint8_t *out) {
+    const sy__heif_geometry *g = &s->g;
+    const uint32_t k = s->k, out_w = s->base.width, out_h = s->base.height;
+    const size_t bps = s->bit_depth > 8 ? 2 : 1;
+    sy__yuv v = {.width = out_w, .height = 3, .bit_depth = s->bit_depth, .chroma = s->chroma, .vui = s->vui};
+    v.plane[0] = s->planes[0].samples + (size_t)(oy % s->planes[0].rows) * s->planes[0].stride;
+    v.stride[0] = 0;
+    v.plane_width[0] = out_w, v.plane_height[0] = 3;
+    uint32_t y = 0;
+    if (s->plane_count == 3) {
+        const uint32_t sy = s->planes[1].sub_y;
+        uint32_t r = (oy * k + g->crop_y) / g->tile_height;
+        uint64_t top = (uint64_t)r * g->tile_height, bottom = top + g->tile_height;
+        uint32_t lo = top <= g->crop_y ? 0 : (uint32_t)((top - g->crop_y) / k);
+        uint32_t hi = (uint32_t)SY__MIN((uint64_t)out_h, (bottom - g->crop_y) / k);
+        uint32_t c_lo = lo / sy, c_hi = (hi + sy - 1) / sy - 1, j = oy / sy, rows[2] = {j, j};
+        if (sy == 2 && (oy & 1)) rows[1] = SY__MIN(j + 1, c_hi), y = 1; /* j and the one below */
+        else if (sy == 2) rows[0] = j > c_lo ? j - 1 : j, y = 2;           /* the one above and j */
+        for (uint32_t p = 1; p < 3; p++) {
+            const ring_plane *rp = &s->planes[p];
+            size_t row_bytes = (size_t)rp->width * bps;
+            uint8_t *dst = s->chroma_rows + (p - 1) * 2 * row_bytes;
+            for (int i = 0; i < 2; i++)
+                memcpy(dst + i * row_bytes, rp->samples + (size_t)(rows[i] % rp->rows) * rp->stride, row_bytes);
+            v.plane[p] = dst;
+            v.stride[p] = (uint32_t)row_bytes;
+            v.plane_width[p] = rp->width;
+            v.plane_height[p] = 2;
+        }
+        if (sy == 1) y = 0; /* 4:2:2 / 4:4:4: row 0 is the row's own chroma */
+    }
+    uint8_t *rows_out[1] = {out};
+    sy__yuv_rows(&v, &g->nclx, 0, y, 1, rows_out);
+}
+
 static void emit_row(tile_source *s, uint32_t oy, uint8_t *out) {
     const uint32_t k = s->k, out_w = s->base.width, width = s->g.width;
-    if (s->direct) {
-        memcpy(out, s->pixels + (size_t)(oy % s->ring_rows) * out_w * 3, (size_t)out_w * 3);
+    if (s->planar) {
+        emit_planar_row(s, oy, out);
         return;
     }
     uint16_t *sum = s->sums + (size_t)(oy % s->ring_rows) * out_w * 3;
@@ -345,6 +449,13 @@ static void emit_row(tile_source *s, uint32_t oy, uint8_t *out) {
  * every output row lies before `skip_before` is not decoded at all. */
 static sy_status ensure_rows(tile_source *s, uint32_t through, uint32_t skip_before, sy_error *err) {
     while (s->done_rows <= through) {
+        if (s->ahead) { /* the row started ahead is the next one */
+            s->ahead = 0;
+            sy_status st = row_finish(s, err);
+            if (st != SY_OK) return st;
+            row_complete(s, s->job.row);
+            continue;
+        }
         if (s->next_tile_row >= s->g.rows)
             return sy__fail(err, SY_E_INVALID_INPUT, "%s: grid ended before row %u", s->path, through);
         uint64_t tile_end = (uint64_t)(s->next_tile_row + 1) * s->g.tile_height;
@@ -352,11 +463,18 @@ static sy_status ensure_rows(tile_source *s, uint32_t through, uint32_t skip_bef
         sy_status st = decode_tile_row(s, skip, err);
         if (st != SY_OK) return st;
     }
+    /* Reading (not skipping): the helpers start on the next tile row while the
+     * rows of this one are handed out; the ring holds both. */
+    if (s->overlap && skip_before == 0 && !s->ahead && s->next_tile_row < s->g.rows &&
+        row_in_frame(s, s->next_tile_row)) {
+        row_begin(s, s->next_tile_row++);
+        s->ahead = 1;
+    }
     return SY_OK;
 }
 
 static void clear_row(tile_source *s, uint32_t oy) {
-    if (s->direct) return; /* direct rows are overwritten, not summed into */
+    if (s->planar) return; /* planar rows are overwritten, not summed into */
     uint16_t *sum = s->sums + (size_t)(oy % s->ring_rows) * s->base.width * 3;
     memset(sum, 0, (size_t)s->base.width * 3 * sizeof *sum);
 }
@@ -390,19 +508,112 @@ static void tile_close(sy__source *self) {
     tile_source *s = (tile_source *)self;
     if (!s) return;
     sy_context *ctx = s->ctx;
-    sy__hevc_decoder_destroy(s->decoder);
+    if (s->ahead) { /* a tile row nobody will read: stop it after the tiles in hand */
+        atomic_store(&s->job.stop, 1);
+        row_join(s);
+    }
+    for (uint32_t i = 0; s->workers && i < s->worker_count; i++) {
+        sy__hevc_decoder_destroy(s->workers[i].decoder);
+        sy__free(ctx, s->workers[i].tile_row);
+        sy__free(ctx, s->workers[i].box_row);
+    }
+    sy__free(ctx, s->workers);
+    if (s->lock_ready) pthread_mutex_destroy(&s->lock);
     sy_heif_close(s->file);
     sy__free(ctx, s->sums);
-    sy__free(ctx, s->pixels);
-    sy__free(ctx, s->box_row);
+    for (uint32_t p = 0; p < 3; p++) sy__free(ctx, s->planes[p].samples);
+    sy__free(ctx, s->chroma_rows);
     sy__free(ctx, s->row_weight);
-    sy__free(ctx, s->tile_row);
-    sy__discharge(ctx, s->charged);
+    sy__free(ctx, s->column_done);
     sy__free(ctx, s);
 }
 
+/* What one more tile worker holds while it decodes: the decoded picture in
+ * the engine (1.5 bytes per pixel at 4:2:0) and the codec's own state
+ * (libde265 1.0.11 is charged ~5 bytes per pixel, e.g. 3.1 MB for a 640x896
+ * tile), per byte of sample. */
+static size_t tile_worker_bytes(const sy__heif_geometry *g, uint8_t bits) {
+    return (size_t)g->tile_width * g->tile_height * 7 * (bits > 8 ? 2 : 1);
+}
+
+/* Workers for one tile row: as many as the caller's threads, the tile
+ * columns and its memory allow, at least one. */
+static uint32_t plan_workers(const sy__heif_geometry *g, const sy__source_means *means, size_t ring_bytes,
+                             size_t worker_bytes) {
+    uint32_t columns = 0;
+    for (uint32_t c = 0; c < g->columns; c++) columns += column_needed(g, c);
+    uint32_t n = 1;
+    while (means && n < means->threads && n < columns && n < SY__HEIF_MAX_TILE_WORKERS &&
+           ring_bytes + (n + 1) * worker_bytes <= means->working_bytes)
+        n++;
+    return n;
+}
+
+/* The hvcC's chroma format and bit depth (ISO/IEC 14496-15
+ * HEVCDecoderConfigurationRecord bytes 16-18); 0 when it is too short. */
+static int hvcc_format(const uint8_t *hvcc, size_t len, uint8_t *chroma, uint8_t *bits) {
+    if (!hvcc || len < 23) return 0;
+    *chroma = hvcc[16] & 3;
+    *bits = (uint8_t)(8 + SY__MAX(hvcc[17] & 7, hvcc[18] & 7));
+    return 1;
+}
+
+/* Chooses the ring: averaged planes when no box of any plane straddles a tile
+ * (offsets and tile sides multiples of k times the chroma subsampling), else
+ * 16-bit sums of converted pixels. */
+static void plan_ring(tile_source *s, const uint8_t *hvcc, size_t hvcc_len) {
+    const sy__heif_geometry *g = &s->g;
+    const uint32_t k = s->k, span = s->overlap ? 2 : 1; /* tile rows the ring holds */
+    s->ring_rows = span * (g->tile_height / k + 2);
+    uint8_t chroma = 0, bits = 0;
+    s->planar = 0;
+    if (!hvcc_format(hvcc, hvcc_len, &chroma, &bits)) return;
+    uint32_t sub_x = chroma == 1 || chroma == 2 ? 2 : 1, sub_y = chroma == 1 ? 2 : 1;
+    if (g->crop_x % (k * sub_x) || g->tile_width % (k * sub_x) || g->crop_y % (k * sub_y) || g->tile_height % (k * sub_y))
+        return;
+    s->planar = 1;
+    s->chroma = chroma, s->bit_depth = bits;
+    s->plane_count = chroma == 0 ? 1 : 3;
+    for (uint32_t p = 0; p < s->plane_count; p++) {
+        ring_plane *rp = &s->planes[p];
+        rp->sub_x = p ? sub_x : 1, rp->sub_y = p ? sub_y : 1;
+        rp->width = (s->base.width + rp->sub_x - 1) / rp->sub_x;
+        rp->rows = span * (g->tile_height / (k * rp->sub_y) + 2);
+        rp->stride = (size_t)rp->width * (bits > 8 ? 2 : 1);
+    }
+}
+
+static size_t ring_plan_bytes(const tile_source *s) {
+    if (!s->planar) return (size_t)s->ring_rows * s->base.width * 3 * sizeof *s->sums;
+    size_t bytes = 0;
+    for (uint32_t p = 0; p < s->plane_count; p++) bytes += (size_t)s->planes[p].rows * s->planes[p].stride;
+    return bytes + (s->plane_count == 3 ? 4 * s->planes[1].stride : 0);
+}
+
+static sy_status workers_create(tile_source *s, uint32_t count, const uint8_t *hvcc, size_t hvcc_len,
+                                sy_error *err) {
+    sy_context *ctx = s->ctx;
+    const sy__heif_geometry *g = &s->g;
+    s->workers = sy__calloc(ctx, count, sizeof *s->workers, "heif tile workers", err);
+    if (!s->workers) return err ? err->code : SY_E_BUDGET;
+    for (; s->worker_count < count; s->worker_count++) {
+        tile_worker *w = &s->workers[s->worker_count];
+        sy_status st = sy__hevc_decoder_create(ctx, hvcc, hvcc_len, &w->decoder, err);
+        if (st != SY_OK) return st;
+        if (s->planar)
+            w->box_row = sy__alloc(ctx, g->tile_width / s->k + 1, sizeof *w->box_row, "heif box row", err);
+        else
+            w->tile_row = sy__alloc(ctx, g->tile_width, 3, "heif tile row", err);
+        if (s->planar ? !w->box_row : !w->tile_row) {
+            s->worker_count++; /* so close frees what this one got */
+            return err ? err->code : SY_E_BUDGET;
+        }
+    }
+    return SY_OK;
+}
+
 sy_status sy__heif_source_open(sy_context *ctx, const char *path, uint32_t min_width, uint32_t min_height,
-                               sy__source **out, sy_error *err) {
+                               const sy__source_means *means, sy__source **out, sy_error *err) {
     *out = NULL;
     tile_source *s = sy__calloc(ctx, 1, sizeof *s, "heif tile source", err);
     if (!s) return err ? err->code : SY_E_BUDGET;
@@ -413,7 +624,7 @@ sy_status sy__heif_source_open(sy_context *ctx, const char *path, uint32_t min_w
     s->base.close = tile_close;
     s->base.pixels = SY__PIX_YCC;
     sy_status st = sy_heif_open(ctx, path, &s->file, err);
-    if (st == SY_OK) st = read_geometry(s->file, path, &s->g, err);
+    if (st == SY_OK) st = sy__heif_geometry_read(s->file, path, sy_heif_primary_id(s->file), &s->g, err);
     if (st == SY_E_UNSUPPORTED) {
         uint32_t coding = s->g.coding;
         tile_close(&s->base);
@@ -421,7 +632,17 @@ sy_status sy__heif_source_open(sy_context *ctx, const char *path, uint32_t min_w
         return coding ? fallback_failed(path, coding, st, err) : st;
     }
     if (st != SY_OK) goto fail;
-    const heif_geometry *g = &s->g;
+    /* A thumbnail that covers the need is the cheaper correct source. */
+    uint32_t item = sy__heif_pick_item(s->file, path, &s->g, min_width, min_height);
+    if (item != s->g.item) {
+        uint8_t primary_turned = s->g.orientation >= 5;
+        if ((st = sy__heif_geometry_read(s->file, path, item, &s->g, err)) != SY_OK) goto fail;
+        if (primary_turned != (s->g.orientation >= 5)) { /* the need, in the thumbnail's stored orientation */
+            uint32_t t = min_width;
+            min_width = min_height, min_height = t;
+        }
+    }
+    const sy__heif_geometry *g = &s->g;
     /* Largest power-of-two box (<= 16, so 16-bit sums cannot overflow) that still covers the need. */
     s->k = 1;
     while (s->k < 16 && (g->width + 2 * s->k - 1) / (2 * s->k) >= min_width &&
@@ -430,34 +651,51 @@ sy_status sy__heif_source_open(sy_context *ctx, const char *path, uint32_t min_w
     s->base.width = (g->width + s->k - 1) / s->k;
     s->base.height = (g->height + s->k - 1) / s->k;
     s->base.orientation = g->orientation;
-    s->ring_rows = g->tile_height / s->k + 2;
     size_t hvcc_len = 0;
     const uint8_t *hvcc = sy_heif_hvcc(s->file, g->tiles[0], &hvcc_len);
     if (!hvcc) {
         st = sy__fail(err, SY_E_INVALID_INPUT, "%s: tile has no hvcC", path);
         goto fail;
     }
-    if ((st = sy__hevc_decoder_create(ctx, hvcc, hvcc_len, &s->decoder, err)) != SY_OK) goto fail;
-    s->direct = g->crop_x % s->k == 0 && g->crop_y % s->k == 0 && g->tile_width % s->k == 0 &&
-                g->tile_height % s->k == 0;
-    size_t ring_values = (size_t)s->ring_rows * s->base.width * 3;
-    if (s->direct) {
-        s->pixels = sy__alloc(ctx, ring_values, 1, "heif rows", err);
-        s->box_row = sy__alloc(ctx, (size_t)(g->tile_width / s->k + 1) * 3, sizeof *s->box_row, "heif box row", err);
+    plan_ring(s, hvcc, hvcc_len);
+    size_t ring_bytes = ring_plan_bytes(s);
+    const sy_heif_item_info *tile = sy_heif_item(s->file, g->tiles[0]);
+    size_t worker_bytes = tile_worker_bytes(g, tile ? tile->bits_per_channel : 8);
+    uint32_t workers = plan_workers(g, means, ring_bytes, worker_bytes);
+    /* Helpers decode the next tile row while this one is read when the ring
+     * for two tile rows fits too. */
+    if (workers > 1 && g->rows > 1 && 2 * ring_bytes + workers * worker_bytes <= means->working_bytes) {
+        s->overlap = 1;
+        plan_ring(s, hvcc, hvcc_len);
+        ring_bytes = ring_plan_bytes(s);
+    }
+    if (workers > 1) {
+        if (pthread_mutex_init(&s->lock, NULL) != 0) workers = 1;
+        else s->lock_ready = 1;
+    }
+    if ((st = workers_create(s, workers, hvcc, hvcc_len, err)) != SY_OK) goto fail;
+    int ring_ok = 1;
+    if (s->planar) {
+        for (uint32_t p = 0; p < s->plane_count; p++) {
+            ring_plane *rp = &s->planes[p];
+            ring_ok = ring_ok && (rp->samples = sy__alloc(ctx, rp->rows, rp->stride, "heif plane rows", err)) != NULL;
+        }
+        if (s->plane_count == 3)
+            ring_ok = ring_ok && (s->chroma_rows = sy__alloc(ctx, 4, s->planes[1].stride, "heif chroma rows", err)) != NULL;
     } else {
-        s->sums = sy__calloc(ctx, ring_values, sizeof *s->sums, "heif row sums", err);
+        ring_ok = (s->sums = sy__calloc(ctx, (size_t)s->ring_rows * s->base.width * 3, sizeof *s->sums,
+                                        "heif row sums", err)) != NULL;
     }
     s->row_weight = sy__calloc(ctx, s->ring_rows, 1, "heif row weights", err);
-    s->tile_row = sy__alloc(ctx, g->tile_width, 3, "heif tile row", err);
-    if ((s->direct ? !s->pixels || !s->box_row : !s->sums) || !s->row_weight || !s->tile_row) {
+    s->column_done = sy__calloc(ctx, g->columns, 1, "heif tile columns", err);
+    if (!ring_ok || !s->row_weight || !s->column_done) {
         st = err ? err->code : SY_E_BUDGET;
         goto fail;
     }
-    /* A decoded tile (16-bit worst case, 3 planes) plus libde265's own buffers. */
-    size_t tile_bytes = (size_t)g->tile_width * g->tile_height * 2 * 3;
-    if ((st = sy__charge(ctx, tile_bytes, path, err)) != SY_OK) goto fail;
-    s->charged = tile_bytes;
-    s->base.working_bytes = tile_bytes + ring_values * (s->direct ? 1 : 2);
+    /* What the source needs: its ring and one tile in decode (more workers are
+     * taken only within means->working_bytes). The decoder charges its own
+     * state and picture to the context while it decodes. */
+    s->base.working_bytes = ring_bytes + worker_bytes;
     *out = &s->base;
     return SY_OK;
 fail:

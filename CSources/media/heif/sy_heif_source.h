@@ -3,7 +3,11 @@
  *
  * Our own reader decodes HEVC grid/single images one tile row at a time,
  * box-downscaled by the largest power of two that still covers min_width x
- * min_height; other item types fall back to libheif's full decode
+ * min_height (of the primary's delivered frame, stored orientation), from the
+ * primary or from a thumbnail item that covers that at its full size; the
+ * tiles of a row are decoded on up to means->threads threads while the
+ * source's working set stays within means->working_bytes (NULL means: the
+ * calling thread only). Other item types fall back to libheif's full decode
  * (libheif_fallback.c), which initialises libheif on first use. */
 #ifndef SY_HEIF_SOURCE_H
 #define SY_HEIF_SOURCE_H
@@ -12,7 +16,7 @@
 
 sy_status sy__heif_probe(sy_context *ctx, const char *path, sy_image_info *out, sy_error *err);
 sy_status sy__heif_source_open(sy_context *ctx, const char *path, uint32_t min_width, uint32_t min_height,
-                               sy__source **out, sy_error *err);
+                               const sy__source_means *means, sy__source **out, sy_error *err);
 
 /* The libheif fallback: probe and a full-size, upright (orientation 1) source. */
 sy_status sy__libheif_probe(sy_context *ctx, const char *path, sy_image_info *out, sy_error *err);

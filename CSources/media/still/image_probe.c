@@ -33,11 +33,11 @@ sy_status sy_image_probe(sy_context *ctx, const char *path, sy_image_info *out, 
 }
 
 sy_status sy__source_open(sy_context *ctx, const char *path, const sy_image_info *info, uint32_t min_width,
-                          uint32_t min_height, sy__source **out, sy_error *err) {
+                          uint32_t min_height, const sy__source_means *means, sy__source **out, sy_error *err) {
     switch (info->format) {
     case SY_FORMAT_JPEG: return sy__jpeg_source_open(ctx, path, min_width, min_height, out, err);
     case SY_FORMAT_PNG: return sy__png_source_open(ctx, path, out, err);
-    case SY_FORMAT_HEIF: return sy__heif_source_open(ctx, path, min_width, min_height, out, err);
+    case SY_FORMAT_HEIF: return sy__heif_source_open(ctx, path, min_width, min_height, means, out, err);
     default: return sy__fail(err, SY_E_INVALID_INPUT, "%s: unknown format", path);
     }
 }

@@ -16,11 +16,12 @@
 
 /* Opens `path` (probed as `info`) with its codec's row source. JPEG picks
  * the smallest DCT scale whose stored-frame size is >= min_width x
- * min_height, HEIF grids the largest power-of-two reduction that still
- * covers it; PNG and libheif's fallback deliver full size. Close with
- * (*out)->close. */
+ * min_height, HEIF the largest power-of-two reduction of the primary or of a
+ * thumbnail that still covers it; PNG and libheif's fallback deliver full
+ * size. `means` (NULL: the calling thread only) lets HEIF decode a tile row
+ * on several threads. Close with (*out)->close. */
 sy_status sy__source_open(sy_context *ctx, const char *path, const sy_image_info *info, uint32_t min_width,
-                          uint32_t min_height, sy__source **out, sy_error *err);
+                          uint32_t min_height, const sy__source_means *means, sy__source **out, sy_error *err);
 
 /* ---- upright decode (upright.c) ---- */
 

@@ -42,7 +42,8 @@ sy_status sy__upright_decode(sy_context *ctx, const char *path, const sy_image_i
     uint32_t want_w = info->width, want_h = info->height;
     if (min_w && min_h) want_w = SY__MIN(min_w, info->width), want_h = SY__MIN(min_h, info->height);
     sy__source *src = NULL;
-    sy_status st = sy__source_open(ctx, path, info, turned ? want_h : want_w, turned ? want_w : want_h, &src, err);
+    sy_status st = sy__source_open(ctx, path, info, turned ? want_h : want_w, turned ? want_w : want_h, NULL,
+                                   &src, err);
     if (st != SY_OK) return st;
     const sy__orient m = sy__orient_plan(src->orientation, src->width, src->height);
     uint8_t *band = NULL;

@@ -174,12 +174,15 @@ static void needed_frame(const sy_image_info *info, uint32_t width, uint32_t hei
 }
 
 sy_status sy__cell_build(sy_context *ctx, const char *path, const sy_image_info *info, uint32_t width,
-                         uint32_t height, uint32_t chroma_shift, sy__cell *cell, size_t *working_bytes,
-                         sy_error *err) {
+                         uint32_t height, uint32_t chroma_shift, uint32_t threads, sy__cell *cell,
+                         size_t *working_bytes, sy_error *err) {
     uint32_t min_w, min_h;
     needed_frame(info, width, height, &min_w, &min_h);
+    size_t held = sy__cell_plane_bytes(width, height, chroma_shift) + SY__COLLAGE_STRIP_RESERVE;
+    sy__source_means means = {.threads = threads,
+                              .working_bytes = held < SY__COLLAGE_JOB_BYTES ? SY__COLLAGE_JOB_BYTES - held : 0};
     sy__source *src = NULL;
-    sy_status st = sy__source_open(ctx, path, info, min_w, min_h, &src, err);
+    sy_status st = sy__source_open(ctx, path, info, min_w, min_h, &means, &src, err);
     if (st != SY_OK) return st;
     if (working_bytes) *working_bytes = src->working_bytes;
     st = sy__cell_from_source(ctx, src, width, height, chroma_shift, cell, err);

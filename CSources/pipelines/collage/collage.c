@@ -78,6 +78,8 @@ static sy_status render_strips(sy_context *ctx, const sy_collage_options *opts, 
                 break;
             }
             sy__strip_put(sink, cell, r);
+            /* done with it: free it before the next cell decodes below it */
+            if (r->y + r->height <= y1) sy__prefetch_release(pf, i);
         }
         if (st != SY_OK) break;
         if ((st = sy__strip_flush(sink, err)) != SY_OK) break;

@@ -41,7 +41,7 @@ static sy_status decode_full(sy_context *ctx, const sy__cell_job *job, memory_so
     *out = NULL;
     sy__source *src = NULL;
     sy_status st = sy__source_open(ctx, job->path, job->info, job->info->stored_width, job->info->stored_height,
-                                   &src, err);
+                                   NULL, &src, err);
     if (st != SY_OK) return st;
     memory_source *m = sy__calloc(ctx, 1, sizeof *m, "naive image", err);
     if (m) m->pixels = sy__alloc(ctx, (size_t)src->width * src->height, 3, "naive full decode", err);

@@ -22,22 +22,36 @@ struct sy__prefetch {
     uint32_t next;           /* next cell a worker will start */
     int64_t needed_through;  /* highest index the strip loop waits for */
     int stopping;
+    int exclusive_building;  /* a cell that uses every thread is being built */
     sy_status fatal;         /* a worker could not even paint grey */
     sy_error fatal_err;
     pthread_mutex_t lock;
     pthread_cond_t changed;
     pthread_t threads[8];
+    struct worker_arg {
+        struct sy__prefetch *pf;
+        int index;
+    } args[8];
     int thread_count;
+    int threads_wanted;      /* set before any worker starts: what cells may decode on */
 };
+
+/* A HEIC cell decodes each tile row on every worker thread, within the job's
+ * memory less its cell (sy__cell_build), so it starts only when the strip
+ * loop needs it, and nothing starts early while it builds. Such cells are
+ * all built by worker 0: the HEVC decoder's heap then stays in one thread's
+ * malloc arena instead of one per worker (resident memory, not the engine's). */
+static int uses_every_thread(const sy__prefetch *pf, const sy__cell_job *job) {
+    return pf->threads_wanted > 1 && job->info && job->info->format == SY_FORMAT_HEIF;
+}
 
 /* Estimate used to decide whether a cell may start early. */
 static size_t estimate(const sy__prefetch *pf, const sy__cell_job *job) {
     size_t planes = sy__cell_plane_bytes(job->rect.width, job->rect.height, pf->chroma_shift);
     if (!job->info) return planes;
     size_t pixels = (size_t)job->info->stored_width * job->info->stored_height;
-    /* One decoded tile, libde265 state and a tile row of pixels: with this estimate
-     * HEIC cells mostly decode one at a time, which keeps the job near 9 MiB;
-     * two at once would be ~1.5x faster but touch 12 MiB. */
+    /* One thread: one decoded tile, the decoder's state and a tile row of
+     * pixels; with this estimate HEIC cells mostly decode one at a time. */
     if (job->info->format == SY_FORMAT_HEIF) return planes + 2560u * 1024;
     if (job->info->progressive) return planes + pixels * 3;
     return planes + 256 * 1024;
@@ -48,7 +62,8 @@ static void build(sy__prefetch *pf, uint32_t i, sy__cell *cell) {
     sy_error err = {0};
     sy_status st = SY_E_INVALID_INPUT;
     if (job->info) {
-        st = sy__cell_build(pf->ctx, job->path, job->info, job->rect.width, job->rect.height, pf->chroma_shift, cell, &job->working_bytes, &err);
+        st = sy__cell_build(pf->ctx, job->path, job->info, job->rect.width, job->rect.height, pf->chroma_shift,
+                            (uint32_t)pf->threads_wanted, cell, &job->working_bytes, &err);
     }
     if (st == SY_OK) return;
     if (st == SY_E_CANCELLED) {
@@ -68,14 +83,18 @@ static void build(sy__prefetch *pf, uint32_t i, sy__cell *cell) {
 }
 
 static void *worker(void *arg) {
-    sy__prefetch *pf = arg;
+    struct worker_arg *self = arg;
+    sy__prefetch *pf = self->pf;
     pthread_mutex_lock(&pf->lock);
     for (;;) {
         /* Start the next cell when the strip loop needs it, or when it is at most
          * one cell per worker ahead and fits under the cap. */
-        while (!pf->stopping && pf->next < pf->count && (int64_t)pf->next > pf->needed_through &&
-               ((int64_t)pf->next > pf->needed_through + pf->thread_count ||
-                pf->held + estimate(pf, &pf->jobs[pf->next]) > pf->cap))
+        while (!pf->stopping && pf->next < pf->count &&
+               ((self->index != 0 && uses_every_thread(pf, &pf->jobs[pf->next])) ||
+                ((int64_t)pf->next > pf->needed_through &&
+                 ((int64_t)pf->next > pf->needed_through + pf->thread_count || pf->exclusive_building ||
+                  uses_every_thread(pf, &pf->jobs[pf->next]) ||
+                  pf->held + estimate(pf, &pf->jobs[pf->next]) > pf->cap))))
             pthread_cond_wait(&pf->changed, &pf->lock);
         if (pf->stopping || pf->next >= pf->count) break;
         uint32_t i = pf->next++;
@@ -83,12 +102,15 @@ static void *worker(void *arg) {
         pf->held += guess;
         if (pf->held > pf->peak_held) pf->peak_held = pf->held;
         pf->slots[i].state = SLOT_BUILDING;
+        int exclusive = uses_every_thread(pf, &pf->jobs[i]);
+        if (exclusive) pf->exclusive_building++;
         pthread_mutex_unlock(&pf->lock);
 
         sy__cell cell = {0};
         build(pf, i, &cell);
 
         pthread_mutex_lock(&pf->lock);
+        if (exclusive) pf->exclusive_building--;
         pf->held = pf->held - guess + cell.bytes;
         pf->slots[i].held = cell.bytes;
         pf->slots[i].cell = cell;
@@ -120,11 +142,13 @@ sy_status sy__prefetch_start(sy_context *ctx, sy__cell_job *jobs, uint32_t count
     pthread_cond_init(&pf->changed, NULL);
     if (threads < 1) threads = 1;
     if (threads > 8) threads = 8;
+    pf->threads_wanted = threads;
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, 1u << 20);
     for (int t = 0; t < threads; t++) {
-        if (pthread_create(&pf->threads[t], &attr, worker, pf) != 0) break;
+        pf->args[t] = (struct worker_arg){.pf = pf, .index = t};
+        if (pthread_create(&pf->threads[t], &attr, worker, &pf->args[t]) != 0) break;
         pf->thread_count++;
     }
     pthread_attr_destroy(&attr);

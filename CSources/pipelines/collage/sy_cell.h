@@ -21,12 +21,20 @@ typedef struct sy__cell {
 /* Bytes the planes of a width x height cell take. */
 size_t sy__cell_plane_bytes(uint32_t width, uint32_t height, uint32_t chroma_shift);
 
+/* What a collage job holds at most (SPEC C13: 12 MB strip-wise), and what of
+ * it stays for the strip, its encoder and the cell renderer's rows; the rest,
+ * less the cell being built, is what a decoder may use for extra threads. */
+#define SY__COLLAGE_JOB_BYTES (12u << 20)
+#define SY__COLLAGE_STRIP_RESERVE (3u << 20)
+
 /* Decodes `path` (probed as `info`) into `cell`, opening its decoder at the
- * smallest scale that covers the cell. *working_bytes (if non-NULL) receives
- * the decoder's working estimate. On failure the cell holds nothing. */
+ * smallest scale that covers the cell, on up to `threads` threads (HEIF tile
+ * rows) within the job's memory. *working_bytes (if non-NULL) receives the
+ * decoder's working estimate (what it needs with one thread). On failure the
+ * cell holds nothing. The cell's bytes do not depend on `threads`. */
 sy_status sy__cell_build(sy_context *ctx, const char *path, const sy_image_info *info, uint32_t width,
-                         uint32_t height, uint32_t chroma_shift, sy__cell *cell, size_t *working_bytes,
-                         sy_error *err);
+                         uint32_t height, uint32_t chroma_shift, uint32_t threads, sy__cell *cell,
+                         size_t *working_bytes, sy_error *err);
 
 /* The same from an already open source (which may deliver a scaled frame).
  * The cell is sy_renderer output for the identity recipe — the source

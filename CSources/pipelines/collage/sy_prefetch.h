@@ -3,7 +3,9 @@
  *
  * A worker may always start the cell the strip loop is waiting for, so the
  * cap can never deadlock; beyond that it starts the next cell only while
- * (prepared + decoding estimate) stays under the cap. */
+ * (prepared + decoding estimate) stays under the cap. Each cell may decode on
+ * all `threads` (HEIC tile rows): such a cell starts only when needed, and
+ * nothing starts early while it builds. */
 #ifndef SY_PREFETCH_H
 #define SY_PREFETCH_H
 

@@ -4,7 +4,10 @@
  * a streaming encoder (libjpeg scanlines or zlib-deflated PNG rows). Each cell
  * is decoded at the size the layout needs when the first strip reaches it
  * (worker threads prepare the next cells ahead, within a cell-memory cap) and
- * released after its last strip. An unreadable input becomes a neutral grey
+ * released after its last strip. A HEIC cell decodes the tiles of each tile
+ * row on all the threads instead (within the job's 12 MiB), or reads the
+ * file's thumbnail when that covers the cell; the output bytes never depend
+ * on the thread count. An unreadable input becomes a neutral grey
  * cell (128,128,128) and is reported; if no input is readable the job fails
  * and no file is written. The output is written to a temporary file in the
  * destination folder and renamed into place only on success.
@@ -41,7 +44,7 @@ typedef struct sy_collage_options {
     int quality;             /* JPEG quality 1..100 (default 90) */
     int png_compression;     /* zlib level 0..9 (default 6) */
     int naive;               /* 1 = decode every input fully, one full canvas (benchmark baseline) */
-    int threads;             /* decode workers; 0 = number of online CPUs (max 4) */
+    int threads;             /* decode workers (HEIC: tile workers per cell); 0 = number of online CPUs (max 4) */
     size_t cell_memory_cap;  /* bytes of prepared cells kept ahead; 0 = 6 MiB (and at most one cell per worker ahead) */
     int too_tall;            /* what to do when a JPEG would exceed 65,500 px:
                                 0 = scale the canvas down uniformly (default),

@@ -103,7 +103,7 @@ sy_status sy_fingerprint_file(sy_context *ctx, const char *path, sy_fingerprint 
     sy__source *src = NULL;
     st = info.format == SY_FORMAT_JPEG
              ? sy__jpeg_source_open_rgb(ctx, path, info.stored_width, info.stored_height, &src, err)
-             : sy__source_open(ctx, path, &info, info.stored_width, info.stored_height, &src, err);
+             : sy__source_open(ctx, path, &info, info.stored_width, info.stored_height, NULL, &src, err);
     if (st != SY_OK) return st;
     tee t = {.base = *src, .inner = src, .ctx = ctx};
     sy_renderer *renderer = NULL;

@@ -1,5 +1,5 @@
 /* sy_internal_api.h — engine-internal interfaces the C API tests call
- * directly (containers and writers that no Swift facade code uses). Reached
+ * directly (containers, writers and row sources that no Swift facade code uses). Reached
  * only by the test targets; the engine's public headers stay what Swift calls. */
 #ifndef SY_INTERNAL_API_H
 #define SY_INTERNAL_API_H
@@ -10,6 +10,7 @@
 #include "color/sy_color_transform.h"
 #include "exif/sy_exif.h"
 #include "heif/sy_heif.h"
+#include "heif/sy_heif_source.h"
 #include "heif/sy_heif_writer.h"
 #include "mov/sy_mov_writer.h"
 
