@@ -44,11 +44,12 @@ let package = Package(
         systemCodec("CDe265", pkgConfig: "libde265", apt: "libde265-dev"),
         systemCodec("COpenH264", pkgConfig: "openh264", apt: "libopenh264-dev"),
         systemCodec("CZlib", pkgConfig: "zlib", apt: "zlib1g-dev"),
+        systemCodec("CLcms2", pkgConfig: "lcms2", apt: "liblcms2-dev"),
         systemCodec("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
         // The engine in layers (README "Architecture"): each C target reaches
         // only the targets below it, so an upward #include does not build.
-        engineTarget("CShiyingCore", path: "core",  // base, exif, codecs (each codec's library here only)
-                     dependencies: ["CJPEG", "CX265", "CDe265", "COpenH264", "CZlib"], below: []),
+        engineTarget("CShiyingCore", path: "core",  // base, exif, codecs, colour (each library here only)
+                     dependencies: ["CJPEG", "CX265", "CDe265", "COpenH264", "CZlib", "CLcms2"], below: []),
         engineTarget("CShiyingMedia", path: "media",  // containers, still, render, gainmap (libheif fallback)
                      dependencies: ["CShiyingCore", "CHeif"], below: ["core"]),
         engineTarget("CShiying", path: "pipelines",  // collage, edit, video, organize, live, convert

@@ -28,6 +28,10 @@ public struct CollageRequest: Sendable, Codable, Equatable {
     public var threads: Int = 0
     /// Fail instead of shrinking the canvas when a JPEG would exceed 65,500 px.
     public var failWhenTooTall: Bool = false
+    /// Measure the process's peak resident set over the job (`peakRSSDeltaBytes`).
+    /// Off by default: it restarts the kernel's peak counter (`/proc/self/clear_refs`)
+    /// for the whole process, which a host app may be reading.
+    public var measureProcessPeak: Bool = false
 
     public init(layout: Layout, inputs: [String], output: String) {
         self.layout = layout
@@ -57,8 +61,9 @@ public struct CollageReport: Sendable, Codable, Equatable {
     public var enginePeakBytes: UInt64
     /// Peak bytes of prepared cells held at once.
     public var cellPeakBytes: UInt64
-    /// Peak resident set during the job minus the resident set before it.
-    public var peakRSSDeltaBytes: UInt64
+    /// Peak resident set during the job minus the resident set before it;
+    /// nil unless the request asked for `measureProcessPeak`.
+    public var peakRSSDeltaBytes: UInt64?
     public var seconds: Double
 }
 
@@ -98,10 +103,18 @@ public enum Collage {
         var error = sy_error()
         let clock = ContinuousClock()
         let start = clock.now
-        let (status, rssDelta) = ProcessMemory.measure {
+        let job = {
             withCStrings(request.inputs) { paths in
                 sy_collage_render(engine.raw, paths, UInt32(request.inputs.count), &options, request.output, &report, &error)
             }
+        }
+        var rssDelta: UInt64? = nil
+        let status: sy_status
+        if request.measureProcessPeak {
+            let measured = ProcessMemory.measure(job)
+            (status, rssDelta) = (measured.0, measured.peakDeltaBytes)
+        } else {
+            status = job()
         }
         let elapsed = clock.now - start
         defer { sy_collage_report_free(&report) }

@@ -39,6 +39,8 @@ public enum Conversion {
         public var appliedOrientation: Int
         /// Metadata carried over: any of "exif", "capture-date", "gps", "xmp", "icc".
         public var kept: [String]
+        /// Metadata not carried over, with the reason (e.g. a MakerNote over JPEG's 64 KB Exif limit).
+        public var dropped: [DroppedMetadata]
         public var captureDate: String?
         public var enginePeakBytes: UInt64
         public var seconds: Double
@@ -54,8 +56,11 @@ public enum Conversion {
     ///   nil = "medium".
     /// - Parameter progress: (phase, done, total) from the engine's thread: "rows"
     ///   of the decode and render, then "heif tiles" while a HEIC is encoded.
+    /// - Parameter onHDRLoss: asked (SPEC E6) when the target cannot carry the gain map
+    ///   (PNG, an unreadable map); return true to write SDR. nil refuses (HDRLossError).
     public static func convert(_ input: String, to output: String, format: Format? = nil,
                                quality: Int = 90, heicPreset: String? = nil,
+                               onHDRLoss: ((HDRLossReason) -> Bool)? = nil,
                                progress: ((String, UInt64, UInt64) -> Void)? = nil) throws -> Report {
         guard let format = format ?? Format(pathExtension: (output as NSString).pathExtension) else {
             throw ShiyingError(code: .usage, message: "\(output): unknown output type; use .jpg, .png or .heic",
@@ -65,11 +70,15 @@ public enum Conversion {
         // recipe): the map is kept, or HDRLossError is thrown and nothing written.
         if (try? GainMapInfo.probe(input))?.hasGainMap == true {
             let hdr = try HDREditor.saveBlocking(input, recipe: .identity, to: output, format: format, quality: quality,
-                                                 progress: progress)
+                                                 onHDRLoss: onHDRLoss, progress: progress)
             let e = hdr.edit
+            let kept = hdr.hdr == "kept" ? e.kept + ["hdr-gain-map"] : e.kept
+            let lost = hdr.hdr == "kept" ? [] : [DroppedMetadata(
+                name: "hdr-gain-map", reason: "SDR allowed: " + (hdr.hdrReason?.rawValue ?? "the target has no gain map"))]
             return Report(input: input, output: output, sourceFormat: e.sourceFormat, format: format, width: e.width,
-                          height: e.height, appliedOrientation: e.appliedOrientation, kept: e.kept + ["hdr-gain-map"],
-                          captureDate: e.captureDate, enginePeakBytes: e.enginePeakBytes, seconds: e.seconds)
+                          height: e.height, appliedOrientation: e.appliedOrientation, kept: kept,
+                          dropped: e.dropped + lost, captureDate: e.captureDate, enginePeakBytes: e.enginePeakBytes,
+                          seconds: e.seconds)
         }
         let engine = try EngineContext(progress: progress)
         var options = sy_convert_options()
@@ -86,16 +95,13 @@ public enum Conversion {
         }
         try check(status, error, file: input)
         let elapsed = clock.now - start
-        var kept: [String] = []
-        if report.kept_exif != 0 { kept.append("exif") }
-        if report.kept_capture_date != 0 { kept.append("capture-date") }
-        if report.kept_gps != 0 { kept.append("gps") }
-        if report.kept_xmp != 0 { kept.append("xmp") }
-        if report.kept_icc != 0 { kept.append("icc") }
+        let kept = keptMetadata(exif: report.kept_exif, captureDate: report.kept_capture_date, gps: report.kept_gps,
+                                xmp: report.kept_xmp, icc: report.kept_icc)
         return Report(
             input: input, output: output, sourceFormat: String(cString: sy_image_format_name(report.source_format)),
             format: format, width: Int(report.width), height: Int(report.height),
             appliedOrientation: Int(report.source_orientation), kept: kept,
+            dropped: DroppedMetadata.list(report.dropped),
             captureDate: report.kept_capture_date != 0 ? cString(report.capture_date) : nil,
             enginePeakBytes: engine.memoryStats.peakBytes,
             seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)

@@ -34,6 +34,7 @@ enum CollageCommand {
         request.format = CollageRequest.Format(rawValue: format) ?? .jpeg
         request.naive = parsed.has("naive")
         request.failWhenTooTall = parsed.has("fail-too-tall")
+        request.measureProcessPeak = true // the CLI is its own process: its peak is the job's
 
         let progress = StderrProgress(label: "collage")
         let report = try Collage.render(request, progress: progress.report)
@@ -50,7 +51,7 @@ enum CollageCommand {
             print(try JSONReport.line(CollageJSON(report, request: request)))
         } else {
             print("\(output): \(report.width)x\(report.height), \(report.cells) cells, "
-                  + "\(report.greyCells.count) grey, peak RSS +\(report.peakRSSDeltaBytes / 1_048_576) MB, "
+                  + "\(report.greyCells.count) grey, peak RSS +\((report.peakRSSDeltaBytes ?? 0) / 1_048_576) MB, "
                   + String(format: "%.2f s", report.seconds))
         }
         return 0
@@ -97,7 +98,7 @@ struct CollageJSON: Encodable {
         scaledToFit = report.scaledToFit
         scaleFactor = report.scaleFactor
         naive = request.naive
-        peakRssDeltaBytes = report.peakRSSDeltaBytes
+        peakRssDeltaBytes = report.peakRSSDeltaBytes ?? 0
         enginePeakBytes = report.enginePeakBytes
         cellPeakBytes = report.cellPeakBytes
         seconds = report.seconds

@@ -42,7 +42,7 @@ enum EditCommand {
         } else {
             let kept = report.kept.isEmpty ? "no metadata" : report.kept.joined(separator: ", ")
             let hdrText = hdr.hdr == "none" ? "" : ", HDR \(hdr.hdr)" + (hdr.hdrReason.map { " (\($0.rawValue))" } ?? "")
-            print("\(output): \(report.format.rawValue) \(report.width)x\(report.height), kept \(kept)\(hdrText)")
+            print("\(output): \(report.format.rawValue) \(report.width)x\(report.height), kept \(kept)\(hdrText)\(droppedText(report.dropped))")
         }
         return 0
     }

@@ -151,7 +151,12 @@ enum HW {
 
     /// A small hand-made ICC v2 RGB display profile (sRGB primaries, gamma 2.2)
     /// described as "Shiying test RGB".
-    static func iccProfile() -> [UInt8] {
+    /// D50-adapted colorants of sRGB / BT.709 and of Display P3.
+    static let srgbColorants = [(0.4361, 0.2225, 0.0139), (0.3851, 0.7169, 0.0971), (0.1431, 0.0606, 0.7141)]
+    static let p3Colorants = [(0.5151, 0.2412, -0.0011), (0.2920, 0.6922, 0.0419), (0.1571, 0.0666, 0.7841)]
+
+    /// An RGB display profile; `srgbCurve` = the sRGB 'para' curve, else gamma 2.2.
+    static func iccProfile(colorants: [(Double, Double, Double)] = srgbColorants, srgbCurve: Bool = false) -> [UInt8] {
         func be16(_ v: UInt16) -> [UInt8] { [UInt8(v >> 8), UInt8(v & 0xFF)] }
         func be32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8((v >> (24 - 8 * $0)) & 0xFF) } }
         func s15(_ v: Double) -> [UInt8] { be32(UInt32(bitPattern: Int32((v * 65536).rounded()))) }
@@ -160,12 +165,16 @@ enum HW {
         let name = "Shiying test RGB"
         let desc = sig("desc") + be32(0) + be32(UInt32(name.utf8.count + 1)) + Array(name.utf8) + [0]
             + be32(0) + be32(0) + be16(0) + [0] + [UInt8](repeating: 0, count: 67)
-        let curve = sig("curv") + be32(0) + be32(1) + be16(0x0233) // gamma 2.2 (u8Fixed8)
+        let curve = srgbCurve
+            ? sig("para") + be32(0) + be16(3) + be16(0) + s15(2.4) + s15(1 / 1.055) + s15(0.055 / 1.055) + s15(1 / 12.92)
+                + s15(0.04045)
+            : sig("curv") + be32(0) + be32(1) + be16(0x0233) // gamma 2.2 (u8Fixed8)
         let text = sig("text") + be32(0) + Array("No copyright, test data".utf8) + [0]
         let tags: [(String, [UInt8])] = [
             ("desc", desc), ("wtpt", xyz(0.9642, 1.0, 0.8249)), ("cprt", text),
-            ("rXYZ", xyz(0.4361, 0.2225, 0.0139)), ("gXYZ", xyz(0.3851, 0.7169, 0.0971)),
-            ("bXYZ", xyz(0.1431, 0.0606, 0.7141)), ("rTRC", curve), ("gTRC", curve), ("bTRC", curve),
+            ("rXYZ", xyz(colorants[0].0, colorants[0].1, colorants[0].2)),
+            ("gXYZ", xyz(colorants[1].0, colorants[1].1, colorants[1].2)),
+            ("bXYZ", xyz(colorants[2].0, colorants[2].1, colorants[2].2)), ("rTRC", curve), ("gTRC", curve), ("bTRC", curve),
         ]
         var table = be32(UInt32(tags.count)), body: [UInt8] = []
         let bodyStart = 128 + 4 + tags.count * 12
@@ -249,6 +258,39 @@ struct HeifWriterTests {
         sy_heif_writer_destroy(w)
         #expect(folder.entries.isEmpty, "nothing written: \(folder.entries)")
         #expect(ctx.stats.current_bytes == 0)
+    }
+
+    // Issue 16: a file with a profile must not name other primaries in its nclx box or VUI.
+    @Test("with an ICC profile the nclx names the profile's primaries and curve, or unspecified (sRGB, P3, gamma 2.2, other)")
+    func nclxFollowsProfile() throws {
+        let cases: [(String, [UInt8], [UInt16])] = [
+            ("p3-srgb-curve", HW.iccProfile(colorants: HW.p3Colorants, srgbCurve: true), [12, 13]),
+            ("srgb-srgb-curve", HW.iccProfile(srgbCurve: true), [1, 13]),
+            ("srgb-gamma22", HW.iccProfile(), [1, 2]),
+            ("other", HW.iccProfile(colorants: [(0.6, 0.3, 0.0), (0.2, 0.6, 0.05), (0.16, 0.1, 0.77)]), [2, 2]),
+        ]
+        let folder = try HW.Folder()
+        let pixels = HW.photo(width: 96, height: 64)
+        for (name, icc, want) in cases {
+            let ctx = try Context()
+            var options = HW.options(width: 96, height: 64)
+            var writer: OpaquePointer?
+            var err = sy_error()
+            let output = folder.file(name + ".heic")
+            try #require(sy_heif_writer_create(ctx.raw, output, &options, &writer, &err) == SY_OK, "\(message(err))")
+            defer { sy_heif_writer_destroy(writer) }
+            #expect(sy_heif_writer_set_icc(writer, icc, icc.count, &err) == SY_OK, "\(message(err))")
+            let status = HW.withRows(pixels, width: 96, height: 64, channels: 3) { rows in
+                sy_heif_writer_write_rows(writer, rows, 64, &err)
+            }
+            try #require(status == SY_OK, "\(message(err))")
+            #expect(sy_heif_writer_set_icc(writer, icc, icc.count, &err) == SY_E_USAGE, "too late once rows are in")
+            try #require(sy_heif_writer_finish(writer, &err) == SY_OK, "\(message(err))")
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: output)))
+            let at = try #require(bytes.indices.first { i in i + 11 <= bytes.count && bytes[i..<i + 4] == [0x6E, 0x63, 0x6C, 0x78] })
+            let nclx = (0..<3).map { UInt16(bytes[at + 4 + 2 * $0]) << 8 | UInt16(bytes[at + 5 + 2 * $0]) }
+            #expect(Array(nclx[0..<2]) == want && nclx[2] == 6, "\(name): nclx \(nclx)")
+        }
     }
 
     @Test("1300x900 + Exif/GPS + XMP + ICC + 325x225 monochrome gain map, read by outside tools")

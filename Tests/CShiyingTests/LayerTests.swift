@@ -9,7 +9,7 @@ struct LayerTests {
     /// Lowest first. A folder may include its own headers, the public headers of
     /// its layer and those below, and the folders before it in this list.
     static let order = [
-        "base", "exif", "jpeg", "png", "hevc", "h264",  // core: foundation, Exif, codecs
+        "base", "exif", "jpeg", "png", "hevc", "h264", "color",  // core: foundation, Exif, codecs, colour
         "bmff", "heif", "mov", "still", "render", "gainmap",  // media: containers, still, rendering
         "collage", "edit", "video", "organize", "live", "convert",  // pipelines
     ]
@@ -18,6 +18,7 @@ struct LayerTests {
     static let systemHeaders = [
         "jpeglib.h": "jpeg", "jerror.h": "jpeg", "turbojpeg.h": "jpeg", "zlib.h": "png",
         "x265.h": "hevc", "libde265/de265.h": "hevc", "wels/codec_api.h": "h264", "libheif/heif.h": "heif",
+        "lcms2.h": "color", "lcms2_plugin.h": "color",
     ]
 
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

@@ -5,7 +5,7 @@
  * Tests/Fuzz/seeds/tiff: the Exif of a 32x24 sample photo with GPS, UserComment
  * and Interop IFDs added by exiftool, little-endian (sample-le) and rewritten
  * big-endian (sample-be), and each with an Apple MakerNote carrying a Live
- * identifier from sy__live_exif_with_id (*-apple), as `exiftool -b -Exif` reads them. Invariants: every IFD, entry and value the reader
+ * identifier from sy__content_id_with (*-apple), as `exiftool -b -Exif` reads them. Invariants: every IFD, entry and value the reader
  * hands out lies inside the buffer (ASan sees each byte read); the in-place
  * edits keep the length; a TIFF given a new MakerNote opens again, and its Exif
  * IFD's MakerNote is exactly the bytes given; no engine memory is left. */
@@ -120,6 +120,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             abort(); /* failure hands out nothing and says why */
         }
     }
+    /* The JPEG fit: at most the limit, and a TIFF every walk reads in bounds. */
+    uint32_t dropped = 0;
+    out = NULL;
+    if (sy__exif_fit(ctx, data, size, 4096, &out, &out_len, &dropped, &err) == SY_OK) {
+        sy__tiff back;
+        if (!out || out_len > 4096 || !sy__tiff_open(&back, out, out_len)) abort();
+        sink += walk(&back);
+        sy__free(ctx, out);
+    } else if (out) {
+        abort();
+    }
+    /* The Motion Photo remover only ever shrinks the packet. */
+    uint8_t *xmp = malloc(size ? size : 1);
+    if (!xmp) abort();
+    memcpy(xmp, data, size);
+    int removed = 0;
+    size_t kept = sy__xmp_strip_motion_photo(xmp, size, &removed);
+    if (kept > size || (!removed && (kept != size || memcmp(xmp, data, size) != 0))) abort();
+    free(xmp);
     fuzz_require_released(ctx);
     (void)sink;
     return 0;

@@ -55,4 +55,24 @@ int sy__exif_set_dimensions(uint8_t *tiff, size_t len, uint32_t width, uint32_t 
 sy_status sy__exif_with_makernote(sy_context *ctx, const sy__tiff *t, const uint8_t *makernote, size_t mn_len,
                                   size_t blank_at, size_t blank_len, uint8_t **out, size_t *out_len, sy_error *err);
 
+/* Removes the Motion Photo claims (GCamera MotionPhoto / MicroVideo
+ * properties and the Container:Directory item with Semantic "MotionPhoto")
+ * from an XMP packet in place, for a still written without its video.
+ * Returns the new length; *removed = 1 when anything was removed. */
+size_t sy__xmp_strip_motion_photo(uint8_t *xmp, size_t len, int *removed);
+
+/* What sy__exif_fit shed (bits of *dropped). */
+#define SY__EXIF_FIT_THUMBNAIL 1u    /* IFD1 and later IFDs: the embedded thumbnail */
+#define SY__EXIF_FIT_MAKERNOTE 2u    /* the Exif IFD's MakerNote (0x927C) */
+#define SY__EXIF_FIT_LARGE_VALUES 4u /* other values over 4 KB */
+
+/* A rebuilt copy of the Exif of at most `limit` bytes (see exif_fit.c):
+ * IFD0, Exif, GPS and Interoperability IFDs in a fresh layout, shedding the
+ * thumbnail IFDs, then the MakerNote, then values over 4 KB until it fits.
+ * *out (engine-allocated, sy__free), *out_len and *dropped on SY_OK;
+ * SY_E_UNSUPPORTED when even the standard tags do not fit, SY_E_INVALID_INPUT
+ * when IFD0 is unreadable. */
+sy_status sy__exif_fit(sy_context *ctx, const uint8_t *tiff, size_t len, size_t limit, uint8_t **out,
+                       size_t *out_len, uint32_t *dropped, sy_error *err);
+
 #endif

@@ -972,6 +972,12 @@ const uint8_t *sy_heif_hvcc(const sy_heif_file *f, uint32_t id, size_t *len) {
 const uint8_t *sy_heif_icc(const sy_heif_file *f, uint32_t id, size_t *len) {
     if (len) *len = 0;
     const heif_item *it = find_item(f, id);
+    if (it && !it->icc && it->dimg_ref >= 0 && f->refs[it->dimg_ref].count) {
+        /* A derived image without its own profile is in its inputs' space:
+         * Samsung puts the ICC only on the tiles of a grid. */
+        const heif_item *first = find_item(f, f->targets[f->refs[it->dimg_ref].first]);
+        if (first && first != it && first->icc) it = first;
+    }
     if (!it || !it->icc) return NULL;
     if (len) *len = it->icc_len;
     return it->icc;

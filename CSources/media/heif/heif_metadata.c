@@ -5,6 +5,7 @@
 #include "heif/sy_heif_metadata.h"
 #include "bmff/sy_bmff.h"
 #include "heif/sy_heif.h"
+#include "sy_still.h"
 
 static sy_status take_item(sy_heif_file *file, uint32_t id, size_t skip, uint8_t **out, size_t *out_len,
                            sy_context *ctx, sy_error *err) {
@@ -64,4 +65,20 @@ sy_status sy__heif_metadata_read(sy_context *ctx, const char *path, sy__metadata
     sy_heif_close(file);
     if (st != SY_OK) sy__metadata_free(ctx, out);
     return st;
+}
+
+void sy__heif_uncarried_items(sy_context *ctx, const char *path, uint32_t *dropped) {
+    static const char gain_map_urn[] = "urn:com:apple:photo:2020:aux:hdrgainmap";
+    sy_heif_file *file = NULL;
+    if (sy_heif_open(ctx, path, &file, NULL) != SY_OK) return;
+    uint32_t primary = sy_heif_primary_id(file);
+    for (uint32_t i = 0; i < sy_heif_item_count(file); i++) {
+        const sy_heif_item_info *item = sy_heif_item_at(file, i);
+        if (!item || item->id == primary) continue;
+        if (item->type == SY_FOURCC('t', 'm', 'a', 'p')) *dropped |= SY_DROPPED_ISO_GAIN_MAP;
+        else if (item->thumbnail_of == primary) *dropped |= SY_DROPPED_HEIC_THUMBNAIL;
+        else if (item->aux_of == primary && strcmp(item->aux_type, gain_map_urn) != 0)
+            *dropped |= SY_DROPPED_AUXILIARY_IMAGES;
+    }
+    sy_heif_close(file);
 }

@@ -16,6 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/sy_cicp.h"
+#include "base/sy_icc.h"
 #include "base/sy_internal.h"
 #include "base/sy_rgb_to_ycbcr.h"
 #include "base/sy_output.h"
@@ -265,6 +267,20 @@ static sy_status spool_open(sy_heif_writer *w, sy_error *err) {
 }
 
 /* One still-picture encoder for the tiles of `img`. */
+/* The colour the file describes (nclx and the tiles' VUI). With a profile,
+ * primaries and transfer are the profile's where it names known ones, else
+ * "unspecified", so the two descriptions never contradict; matrix and range
+ * stay the coding's. */
+static sy_cicp described_colour(const sy_heif_writer *w) {
+    sy_cicp c = {1, w->opts.colour_primaries, w->opts.transfer_characteristics, w->opts.matrix_coefficients,
+                 w->opts.full_range};
+    if (!w->icc) return c;
+    uint16_t primaries = sy__icc_primaries(w->icc, w->icc_len), transfer = sy__icc_transfer(w->icc, w->icc_len);
+    c.primaries = primaries ? primaries : SY_CICP_UNSPECIFIED;
+    c.transfer = transfer ? transfer : SY_CICP_UNSPECIFIED;
+    return c;
+}
+
 static sy_status encoder_open(sy_heif_writer *w, hw_image *img, sy__hevc_encoder **out, sy_error *err) {
     sy__hevc_encoder_options o;
     memset(&o, 0, sizeof o);
@@ -275,8 +291,7 @@ static sy_status encoder_open(sy_heif_writer *w, hw_image *img, sy__hevc_encoder
     o.still.quality = w->opts.quality;
     o.threads = w->opts.threads;
     o.preset = w->preset;
-    o.colour = (sy_cicp){1, w->opts.colour_primaries, w->opts.transfer_characteristics, w->opts.matrix_coefficients,
-                         w->opts.full_range};
+    o.colour = described_colour(w);
     return sy__hevc_encoder_open(w->ctx, &o, spool_tile, img, out, err);
 }
 
@@ -468,6 +483,8 @@ sy_status sy_heif_writer_set_xmp(sy_heif_writer *w, const uint8_t *xml, size_t l
 sy_status sy_heif_writer_set_icc(sy_heif_writer *w, const uint8_t *icc, size_t len, sy_error *err) {
     sy_status st = check_usable(w, "sy_heif_writer_set_icc", err);
     if (st != SY_OK) return st;
+    if (w->rows_in) /* the tiles' VUI already named the primaries */
+        return sy__fail(err, SY_E_USAGE, "sy_heif_writer_set_icc: set the profile before the first row");
     if (icc && len < 128)
         return sy__fail(err, SY_E_INVALID_INPUT, "sy_heif_writer_set_icc: %zu bytes is shorter than an ICC header",
                         len);
@@ -683,11 +700,12 @@ static sy_status put_ipco(sy_heif_writer *w, sy_bmff_writer *b, hw_props *P, sy_
     TRY(put_ispe(b, w->primary.width, w->primary.height, &P->primary_ispe, &n, err));
     TRY(put_pixi(b, 3, &P->pixi3, &n, err));
     if (w->opts.write_nclx) {
+        sy_cicp colour = described_colour(w);
         TRY(sy_bmff_writer_begin(b, SY_FOURCC('c', 'o', 'l', 'r'), -1, 0, err));
         TRY(sy_bmff_writer_u32(b, SY_FOURCC('n', 'c', 'l', 'x'), err));
-        TRY(sy_bmff_writer_u16(b, w->opts.colour_primaries, err));
-        TRY(sy_bmff_writer_u16(b, w->opts.transfer_characteristics, err));
-        TRY(sy_bmff_writer_u16(b, w->opts.matrix_coefficients, err));
+        TRY(sy_bmff_writer_u16(b, colour.primaries, err));
+        TRY(sy_bmff_writer_u16(b, colour.transfer, err));
+        TRY(sy_bmff_writer_u16(b, colour.matrix, err));
         TRY(sy_bmff_writer_u8(b, (uint8_t)(w->opts.full_range ? 0x80 : 0), err));
         TRY(sy_bmff_writer_end(b, err));
         P->nclx = ++n;

@@ -9,4 +9,11 @@
  * parts stay NULL. On failure *out is freed and zeroed. */
 sy_status sy__heif_metadata_read(sy_context *ctx, const char *path, sy__metadata *out, sy_error *err);
 
+/* The images of the file, besides the primary and its Apple HDR gain map,
+ * that a re-encoded still does not carry: SY_DROPPED_ISO_GAIN_MAP ('tmap'
+ * items), SY_DROPPED_HEIC_THUMBNAIL ('thmb' of the primary),
+ * SY_DROPPED_AUXILIARY_IMAGES (other auxiliary images of the primary) —
+ * bits of sy_still.h added to *dropped. An unreadable file adds nothing. */
+void sy__heif_uncarried_items(sy_context *ctx, const char *path, uint32_t *dropped);
+
 #endif

@@ -113,7 +113,10 @@ sy_status sy_heif_writer_set_exif(sy_heif_writer *w, const uint8_t *tiff, size_t
 sy_status sy_heif_writer_set_xmp(sy_heif_writer *w, const uint8_t *xml, size_t len, sy_error *err);
 
 /** ICC profile for the primary (colr 'prof'; written in addition to the nclx
- *  box when write_nclx is set). Copied; calling again replaces it. */
+ *  box when write_nclx is set). Copied; calling again replaces it; only
+ *  before the first row. The nclx box and the tiles' VUI then name the
+ *  profile's primaries (sRGB, Display P3, BT.2020 recognised from its
+ *  colorants) or "unspecified", never other ones. */
 sy_status sy_heif_writer_set_icc(sy_heif_writer *w, const uint8_t *icc, size_t len, sy_error *err);
 
 /** Encodes an auxiliary image of type `urn` (auxC, copied) for the primary:

@@ -16,6 +16,23 @@ typedef enum sy_still_format {
     SY_STILL_HEIC = 2,
 } sy_still_format;
 
+/** Metadata a written still does not carry over from its source, and why
+ *  (bits of the reports' `dropped`; names from sy_metadata_dropped_name). */
+typedef enum sy_metadata_dropped {
+    SY_DROPPED_EXIF_THUMBNAIL = 1u << 0,      /**< the Exif's embedded thumbnail (IFD1): JPEG's 64 KB APP1 limit */
+    SY_DROPPED_MAKERNOTE = 1u << 1,           /**< the camera's MakerNote: JPEG's 64 KB APP1 limit */
+    SY_DROPPED_LARGE_EXIF_VALUES = 1u << 2,   /**< Exif values over 4 KB: JPEG's 64 KB APP1 limit */
+    SY_DROPPED_CONTENT_IDENTIFIER = 1u << 3,  /**< Live photo identifier: the still is saved apart from its movie */
+    SY_DROPPED_MOTION_PHOTO = 1u << 4,        /**< Motion Photo XMP: the video that followed the image is not written */
+    SY_DROPPED_ISO_GAIN_MAP = 1u << 5,        /**< a HEIC's ISO 21496-1 'tmap' item: not rewritten (the Apple map is) */
+    SY_DROPPED_HEIC_THUMBNAIL = 1u << 6,      /**< a HEIC's 'thmb' thumbnail item: it would show the old picture */
+    SY_DROPPED_AUXILIARY_IMAGES = 1u << 7,    /**< HEIC auxiliary images other than the gain map (depth, mattes) */
+} sy_metadata_dropped;
+
+/** Name ("exif-thumbnail", ...) and reason of one SY_DROPPED_* bit; NULL for others. */
+const char *sy_metadata_dropped_name(uint32_t bit);
+const char *sy_metadata_dropped_reason(uint32_t bit);
+
 /** Reads only the header of `path`: format, dimensions, orientation.
  *  Fails with SY_E_INVALID_INPUT (naming the file) for unreadable, truncated or
  *  absurd inputs, SY_E_UNSUPPORTED for other file types, SY_E_IO when the file

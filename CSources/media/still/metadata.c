@@ -1,6 +1,9 @@
-/* metadata.c — metadata dispatch: the format's own reader fills the record. */
+/* metadata.c — metadata dispatch (the format's own reader fills the record)
+ * and what an output may still claim of it. */
 #include <string.h>
 
+#include "exif/sy_exif.h"
+#include "exif/sy_exif_writer.h"
 #include "jpeg/sy_jpeg_metadata.h"
 #include "heif/sy_heif_metadata.h"
 #include "still/sy_metadata.h"
@@ -12,5 +15,58 @@ sy_status sy__metadata_read(sy_context *ctx, const char *path, const sy_image_in
     case SY_FORMAT_JPEG: return sy__jpeg_metadata_read(ctx, path, out, err);
     case SY_FORMAT_HEIF: return sy__heif_metadata_read(ctx, path, out, err);
     default: return SY_OK; /* PNG: nothing carried yet */
+    }
+}
+
+sy_status sy__metadata_for_output(sy_context *ctx, sy__metadata *md, sy_still_format format, uint32_t *dropped,
+                                  sy_error *err) {
+    if (md->xmp) {
+        int removed = 0;
+        md->xmp_len = sy__xmp_strip_motion_photo(md->xmp, md->xmp_len, &removed);
+        if (removed) *dropped |= SY_DROPPED_MOTION_PHOTO;
+    }
+    if (format != SY_STILL_JPEG || !md->exif || md->exif_len <= SY__EXIF_APP1_MAX - 6) return SY_OK;
+    uint8_t *fitted = NULL;
+    size_t fitted_len = 0;
+    uint32_t shed = 0;
+    sy_error fit_err = {0};
+    sy_status st = sy__exif_fit(ctx, md->exif, md->exif_len, SY__EXIF_APP1_MAX - 6, &fitted, &fitted_len, &shed,
+                                &fit_err);
+    if (st == SY_E_BUDGET) return sy__fail(err, st, "%s", fit_err.message);
+    sy__free(ctx, md->exif); /* unfittable: the save goes on without Exif */
+    md->exif = fitted;
+    md->exif_len = fitted_len;
+    if (st != SY_OK) shed = SY__EXIF_FIT_THUMBNAIL | SY__EXIF_FIT_MAKERNOTE | SY__EXIF_FIT_LARGE_VALUES;
+    if (shed & SY__EXIF_FIT_THUMBNAIL) *dropped |= SY_DROPPED_EXIF_THUMBNAIL;
+    if (shed & SY__EXIF_FIT_MAKERNOTE) *dropped |= SY_DROPPED_MAKERNOTE;
+    if (shed & SY__EXIF_FIT_LARGE_VALUES) *dropped |= SY_DROPPED_LARGE_EXIF_VALUES;
+    return SY_OK;
+}
+
+const char *sy_metadata_dropped_name(uint32_t bit) {
+    switch (bit) {
+    case SY_DROPPED_EXIF_THUMBNAIL: return "exif-thumbnail";
+    case SY_DROPPED_MAKERNOTE: return "makernote";
+    case SY_DROPPED_LARGE_EXIF_VALUES: return "large-exif-values";
+    case SY_DROPPED_CONTENT_IDENTIFIER: return "content-identifier";
+    case SY_DROPPED_MOTION_PHOTO: return "motion-photo";
+    case SY_DROPPED_ISO_GAIN_MAP: return "iso-21496-gain-map";
+    case SY_DROPPED_HEIC_THUMBNAIL: return "heic-thumbnail";
+    case SY_DROPPED_AUXILIARY_IMAGES: return "auxiliary-images";
+    default: return NULL;
+    }
+}
+
+const char *sy_metadata_dropped_reason(uint32_t bit) {
+    switch (bit) {
+    case SY_DROPPED_EXIF_THUMBNAIL:
+    case SY_DROPPED_MAKERNOTE:
+    case SY_DROPPED_LARGE_EXIF_VALUES: return "JPEG holds at most 64 KB of Exif";
+    case SY_DROPPED_CONTENT_IDENTIFIER: return "the still is saved apart from its Live photo movie";
+    case SY_DROPPED_MOTION_PHOTO: return "the Motion Photo video is not in the saved file";
+    case SY_DROPPED_ISO_GAIN_MAP: return "ISO 21496-1 tone-map items are not written yet (the Apple gain map carries the HDR where the output keeps one)";
+    case SY_DROPPED_HEIC_THUMBNAIL: return "the stored thumbnail shows the picture before the edit";
+    case SY_DROPPED_AUXILIARY_IMAGES: return "depth maps and mattes are not carried through edits";
+    default: return NULL;
     }
 }

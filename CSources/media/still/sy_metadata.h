@@ -7,11 +7,20 @@
 
 #include "base/sy_metadata.h"
 #include "sy_image.h"
+#include "sy_still.h"
 
 /* Reads what `path` carries (JPEG APP1/APP2, HEIF Exif/XMP items and colr;
  * nothing yet for PNG) into *out (zeroed first). Missing parts stay NULL;
  * free with sy__metadata_free, also after a failure. */
 sy_status sy__metadata_read(sy_context *ctx, const char *path, const sy_image_info *info, sy__metadata *out,
                             sy_error *err);
+
+/* Makes `md` true of a still written in `format` apart from its source:
+ * removes the Motion Photo XMP (no still writer appends the video) and, for
+ * JPEG, fits an Exif over one APP1 segment (exif/sy_exif.h sy__exif_fit).
+ * Adds SY_DROPPED_* bits (sy_still.h) to *dropped. A block that cannot be
+ * fitted is dropped whole rather than failing the save. */
+sy_status sy__metadata_for_output(sy_context *ctx, sy__metadata *md, sy_still_format format, uint32_t *dropped,
+                                  sy_error *err);
 
 #endif

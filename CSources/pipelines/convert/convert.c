@@ -40,6 +40,7 @@ sy_status sy_convert(sy_context *ctx, const char *input, const char *output, con
     report->width = er.width;
     report->height = er.height;
     report->source_orientation = er.source_orientation;
+    report->dropped = er.dropped;
     report->kept_exif = er.kept_exif;
     report->kept_gps = er.kept_gps;
     report->kept_capture_date = er.kept_capture_date;

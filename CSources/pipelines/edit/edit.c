@@ -4,8 +4,10 @@
 #include <math.h>
 #include <string.h>
 
+#include "exif/sy_content_id.h"
 #include "exif/sy_exif.h"
 #include "gainmap/sy_gainmap_internal.h"
+#include "heif/sy_heif_metadata.h"
 #include "edit/sy_band_pool.h"
 #include "edit/sy_edit_internal.h"
 
@@ -111,6 +113,11 @@ static sy_status read_source(sy_edit_job *job, sy_error *err) {
     if (sy__metadata_read(ctx, job->input, &job->info, &job->md, &md_err) != SY_OK) /* the pixels still edit */
         memset(&job->md, 0, sizeof job->md);
     if (job->md.exif) sy__exif_set_orientation(job->md.exif, job->md.exif_len, 1); /* pixels are made upright */
+    /* An edit is a still apart from any Live movie: it claims no pairing. */
+    if (job->md.exif && sy__content_id_remove(job->md.exif, job->md.exif_len) == 1)
+        rep->dropped |= SY_DROPPED_CONTENT_IDENTIFIER;
+    if ((st = sy__metadata_for_output(ctx, &job->md, job->opts.format, &rep->dropped, err)) != SY_OK) return st;
+    if (job->info.format == SY_FORMAT_HEIF) sy__heif_uncarried_items(ctx, job->input, &rep->dropped);
     rep->source_format = job->info.format;
     rep->source_width = job->info.width;
     rep->source_height = job->info.height;

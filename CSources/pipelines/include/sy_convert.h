@@ -33,6 +33,7 @@ typedef struct sy_convert_report {
     sy_image_format source_format;
     uint32_t width, height;         /* written (upright) */
     uint8_t source_orientation;     /* what was applied to the pixels */
+    uint32_t dropped;               /* SY_DROPPED_* bits (sy_still.h): metadata not carried over */
     uint8_t kept_exif, kept_gps, kept_capture_date, kept_xmp, kept_icc;
     char capture_date[20];          /* "YYYY:MM:DD HH:MM:SS" when kept */
 } sy_convert_report;

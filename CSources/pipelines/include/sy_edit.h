@@ -94,6 +94,7 @@ typedef struct sy_edit_report {
     uint64_t source_bytes;                  /* SY_EDIT_IDENTIFY_SOURCE: file size */
     char source_sha256[65];                 /* SY_EDIT_IDENTIFY_SOURCE: lowercase hex, else "" */
     uint32_t decodes;                       /* decodes this job has done (1 after open) */
+    uint32_t dropped;                       /* SY_DROPPED_* bits (sy_still.h): metadata not carried over */
 } sy_edit_report;
 
 /** Rendered pixels: RGB8, `stride` = width * 3, engine-allocated. */

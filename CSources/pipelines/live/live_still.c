@@ -12,7 +12,7 @@
 #include "base/sy_output.h"
 #include "exif/sy_exif_writer.h"
 #include "sy_live.h"
-#include "live/sy_live_exif.h"
+#include "exif/sy_content_id.h"
 
 /* Stills larger than this are not loaded whole for the strip rewrite. */
 #define STRIP_MAX_BYTES ((size_t)256 << 20)
@@ -50,7 +50,7 @@ sy_status sy_live_still_read_id(sy_context *ctx, const char *path, char id[SY_LI
     sy_image_info info;
     sy__metadata md;
     sy_status st = read_metadata(ctx, path, &info, &md, err);
-    if (st == SY_OK && md.exif) *found = sy__live_exif_read_id(md.exif, md.exif_len, id);
+    if (st == SY_OK && md.exif) *found = sy__content_id_read(md.exif, md.exif_len, id);
     sy__metadata_free(ctx, &md);
     return st;
 }
@@ -112,14 +112,14 @@ sy_status sy_live_still_strip(sy_context *ctx, const char *input, const char *ou
     size_t file_len = 0;
     char id[SY_LIVE_ID_LEN + 1] = "";
     sy_status st = read_metadata(ctx, input, &info, &md, err);
-    int has_id = st == SY_OK && md.exif && sy__live_exif_read_id(md.exif, md.exif_len, id);
+    int has_id = st == SY_OK && md.exif && sy__content_id_read(md.exif, md.exif_len, id);
     if (st == SY_OK) st = read_whole(ctx, input, &file, &file_len, err);
     if (st == SY_OK && has_id) {
         patched = sy__alloc(ctx, md.exif_len, 1, "patched exif", err);
         if (!patched) st = err ? err->code : SY_E_BUDGET;
         if (st == SY_OK) {
             memcpy(patched, md.exif, md.exif_len);
-            if (sy__live_exif_remove_id(patched, md.exif_len) != 1)
+            if (sy__content_id_remove(patched, md.exif_len) != 1)
                 st = sy__fail(err, SY_E_UNSUPPORTED,
                               "%s: cannot remove the content identifier: the Apple MakerNote is malformed", input);
         }
@@ -158,10 +158,12 @@ sy_status sy_live_write_still(sy_context *ctx, const sy_edit_image *image, const
     sy_status st = exif_source ? read_metadata(ctx, exif_source, &info, &md, err) : SY_OK;
     if (st == SY_OK && md.exif) {
         sy__exif_set_orientation(md.exif, md.exif_len, 1); /* the pixels are upright */
-        if (!content_identifier && sy__live_exif_remove_id(md.exif, md.exif_len) < 0)
+        if (!content_identifier && sy__content_id_remove(md.exif, md.exif_len) < 0)
             st = sy__fail(err, SY_E_UNSUPPORTED, "%s: cannot remove the content identifier: malformed MakerNote",
                           exif_source);
     }
+    uint32_t dropped = 0; /* what the still cannot claim (Motion Photo XMP; Exif over JPEG's APP1) */
+    if (st == SY_OK) st = sy__metadata_for_output(ctx, &md, format, &dropped, err);
     if (st == SY_OK && content_identifier && !md.exif) { /* a minimal Exif exiftool validates */
         sy__exif_info fresh = {.orientation = 1, .pixel_x = image->width, .pixel_y = image->height};
         uint8_t base[512];
@@ -172,7 +174,7 @@ sy_status sy_live_write_still(sy_context *ctx, const sy_edit_image *image, const
     if (st == SY_OK && content_identifier) {
         uint8_t *tagged = NULL;
         size_t tagged_len = 0;
-        st = sy__live_exif_with_id(ctx, md.exif, md.exif_len, content_identifier, &tagged, &tagged_len, err);
+        st = sy__content_id_with(ctx, md.exif, md.exif_len, content_identifier, &tagged, &tagged_len, err);
         if (st == SY_OK) {
             sy__free(ctx, md.exif);
             md.exif = tagged;

@@ -41,6 +41,8 @@ public enum Editor {
         public var appliedOrientation: Int
         /// Metadata carried over: any of "exif", "capture-date", "gps", "xmp", "icc".
         public var kept: [String]
+        /// Metadata not carried over, with the reason (a Live identifier, a Motion Photo claim, Exif over 64 KB in JPEG).
+        public var dropped: [DroppedMetadata]
         public var captureDate: String?
         /// The recipe that was rendered.
         public var recipe: EditRecipe
@@ -164,18 +166,14 @@ public enum Editor {
     /// The Swift report of a C edit report (shared with the HDR save).
     static func editReport(_ report: sy_edit_report, input: String, output: String, format: Format, recipe: EditRecipe,
                            peakBytes: UInt64, seconds: Double) -> EditReport {
-        var kept: [String] = []
-        if report.kept_exif != 0 { kept.append("exif") }
-        if report.kept_capture_date != 0 { kept.append("capture-date") }
-        if report.kept_gps != 0 { kept.append("gps") }
-        if report.kept_xmp != 0 { kept.append("xmp") }
-        if report.kept_icc != 0 { kept.append("icc") }
+        let kept = keptMetadata(exif: report.kept_exif, captureDate: report.kept_capture_date, gps: report.kept_gps,
+                                xmp: report.kept_xmp, icc: report.kept_icc)
         return EditReport(
             input: input, output: output, format: format, width: Int(report.width), height: Int(report.height),
             sourceFormat: String(cString: sy_image_format_name(report.source_format)),
             sourceWidth: Int(report.source_width), sourceHeight: Int(report.source_height),
             decodedWidth: Int(report.decoded_width), decodedHeight: Int(report.decoded_height),
-            appliedOrientation: Int(report.source_orientation), kept: kept,
+            appliedOrientation: Int(report.source_orientation), kept: kept, dropped: DroppedMetadata.list(report.dropped),
             captureDate: report.kept_capture_date != 0 ? cString(report.capture_date) : nil, recipe: recipe,
             enginePeakBytes: peakBytes, seconds: seconds)
     }

@@ -6,6 +6,9 @@
 
 #include "base/sy_sha256.h"
 #include "bmff/sy_bmff.h"
+#include "base/sy_icc.h"
+#include "color/sy_color_transform.h"
+#include "exif/sy_exif.h"
 #include "heif/sy_heif.h"
 #include "heif/sy_heif_source.h"
 #include "heif/sy_heif_writer.h"

@@ -1,4 +1,4 @@
-/* live_exif.c — read, remove and set the Live photo content identifier in an
+/* content_id.c — read, remove and set the Live photo content identifier in an
  * Exif (TIFF) block: ExifIFD 0x927C -> Apple MakerNote -> tag 0x0011
  * (live-photo.md §3.1). The walks and the IFD layout are exif/'s; every read
  * is bounded by the block. */
@@ -8,15 +8,15 @@
 #include "exif/sy_exif.h"
 #include "exif/sy_exif_writer.h"
 #include "exif/sy_tiff.h"
-#include "live/sy_live_exif.h"
+#include "exif/sy_content_id.h"
 
 #define TAG_CONTENT_ID 0x0011
 #define MAX_ENTRIES 512
 #define MAX_ID_BYTES 64
 
-int sy__live_id_valid(const char *id) {
-    if (!id || strlen(id) != SY__LIVE_ID_LEN) return 0;
-    for (int i = 0; i < SY__LIVE_ID_LEN; i++) {
+int sy__content_id_valid(const char *id) {
+    if (!id || strlen(id) != SY__CONTENT_ID_LEN) return 0;
+    for (int i = 0; i < SY__CONTENT_ID_LEN; i++) {
         int dash = i == 8 || i == 13 || i == 18 || i == 23;
         if (dash ? id[i] != '-' : !isxdigit((unsigned char)id[i])) return 0;
     }
@@ -29,7 +29,7 @@ static int id_entry(const sy__tiff *mn, sy__tiff_ifd *ifd, sy__tiff_entry *e) {
     return sy__tiff_find(mn, ifd, TAG_CONTENT_ID, e);
 }
 
-int sy__live_exif_read_id(const uint8_t *tiff, size_t len, char out[SY__LIVE_ID_LEN + 1]) {
+int sy__content_id_read(const uint8_t *tiff, size_t len, char out[SY__CONTENT_ID_LEN + 1]) {
     sy__tiff t, mn;
     sy__tiff_ifd ifd;
     sy__tiff_entry e;
@@ -38,10 +38,10 @@ int sy__live_exif_read_id(const uint8_t *tiff, size_t len, char out[SY__LIVE_ID_
     if (!sy__tiff_open(&t, tiff, len) || !sy__exif_apple_makernote(&t, &mn, &mn_at) || id_entry(&mn, &ifd, &e) != 1)
         return 0;
     const uint8_t *p = sy__tiff_value(&mn, &e);
-    if (e.type != SY__TIFF_ASCII || e.count < SY__LIVE_ID_LEN || e.count > MAX_ID_BYTES || !p) return 0;
-    memcpy(out, p, SY__LIVE_ID_LEN);
-    out[SY__LIVE_ID_LEN] = 0;
-    return memchr(out, 0, SY__LIVE_ID_LEN) == NULL;
+    if (e.type != SY__TIFF_ASCII || e.count < SY__CONTENT_ID_LEN || e.count > MAX_ID_BYTES || !p) return 0;
+    memcpy(out, p, SY__CONTENT_ID_LEN);
+    out[SY__CONTENT_ID_LEN] = 0;
+    return memchr(out, 0, SY__CONTENT_ID_LEN) == NULL;
 }
 
 /* Removes one 0x0011 entry: 1 removed, 0 none, -1 malformed. */
@@ -67,7 +67,7 @@ static int remove_one(uint8_t *tiff, size_t len) {
     return 1;
 }
 
-int sy__live_exif_remove_id(uint8_t *tiff, size_t len) {
+int sy__content_id_remove(uint8_t *tiff, size_t len) {
     int removed = 0, r;
     while ((r = remove_one(tiff, len)) == 1) removed = 1; /* a hostile MakerNote may repeat the tag */
     return r < 0 ? -1 : removed;
@@ -94,7 +94,7 @@ static sy_status build_makernote(sy_context *ctx, const sy__tiff *old, const cha
         }
     }
     /* the identifier with its NUL (id is a validated 36-character string) */
-    kept[n++] = sy__tiff_field_bytes(TAG_CONTENT_ID, SY__TIFF_ASCII, SY__LIVE_ID_LEN + 1, (const uint8_t *)id);
+    kept[n++] = sy__tiff_field_bytes(TAG_CONTENT_ID, SY__TIFF_ASCII, SY__CONTENT_ID_LEN + 1, (const uint8_t *)id);
     sy__tiff_fields_sort(kept, n);
     size_t len = SY__EXIF_APPLE_IFD + (size_t)sy__tiff_ifd_size(kept, n);
     uint8_t *m = sy__calloc(ctx, len, 1, "apple makernote", err);
@@ -109,11 +109,11 @@ static sy_status build_makernote(sy_context *ctx, const sy__tiff *old, const cha
     return SY_OK;
 }
 
-sy_status sy__live_exif_with_id(sy_context *ctx, const uint8_t *tiff, size_t len, const char *id, uint8_t **out,
+sy_status sy__content_id_with(sy_context *ctx, const uint8_t *tiff, size_t len, const char *id, uint8_t **out,
                                 size_t *out_len, sy_error *err) {
     *out = NULL;
     *out_len = 0;
-    if (!sy__live_id_valid(id)) return sy__fail(err, SY_E_USAGE, "live exif: \"%s\" is not an 8-4-4-4-12 UUID", id ? id : "");
+    if (!sy__content_id_valid(id)) return sy__fail(err, SY_E_USAGE, "live exif: \"%s\" is not an 8-4-4-4-12 UUID", id ? id : "");
     uint8_t base[512];
     sy__tiff t, old = {0};
     if (!sy__tiff_open(&t, tiff, len)) { /* none (or unreadable): a minimal Exif */
@@ -132,8 +132,8 @@ sy_status sy__live_exif_with_id(sy_context *ctx, const uint8_t *tiff, size_t len
     sy__free(ctx, mn);
     /* the old bytes are reused as they are: a hostile layout (IFDs overlapping
      * the old MakerNote) could hide the new entry, so read it back */
-    char check[SY__LIVE_ID_LEN + 1];
-    if (st == SY_OK && (!sy__live_exif_read_id(*out, *out_len, check) || strcmp(check, id) != 0)) {
+    char check[SY__CONTENT_ID_LEN + 1];
+    if (st == SY_OK && (!sy__content_id_read(*out, *out_len, check) || strcmp(check, id) != 0)) {
         sy__free(ctx, *out);
         *out = NULL;
         *out_len = 0;

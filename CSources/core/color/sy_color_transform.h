@@ -1,0 +1,64 @@
+/* sy_color_transform.h — colour management (engine-private): 8-bit R'G'B'
+ * rows from a source's colour space into one output space, through lcms2
+ * (the only folder that includes it).
+ *
+ * The engine renders every output in one RGB space and tags it with that
+ * space's profile (so a viewer shows what was meant): Display P3 when a
+ * source is wider than sRGB, sRGB otherwise (sy__color_output_space). A
+ * source is described by its ICC profile, else by CICP primaries (HEIF nclx,
+ * a movie's VUI), else it is sRGB, as untagged web and phone images are.
+ *
+ * Memory: lcms2's allocations for a transform (a few hundred KB for a
+ * 33-point device link) are charged to the context through an lcms2 memory
+ * plugin. Threads: a transform is read-only once made (no cache), so any
+ * number of threads may run sy__color_transform_rows on it at once. */
+#ifndef SY_COLOR_TRANSFORM_H
+#define SY_COLOR_TRANSFORM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/sy_internal.h"
+
+typedef enum sy__rgb_space {
+    SY__RGB_SRGB = 0,
+    SY__RGB_DISPLAY_P3 = 1,
+} sy__rgb_space;
+
+/* What a source says about its colour: ICC bytes (borrowed; NULL = none) or
+ * CICP primaries (0 = not said). */
+typedef struct sy__color_source {
+    const uint8_t *icc;
+    size_t icc_len;
+    uint16_t cicp_primaries;
+} sy__color_source;
+
+/* 1 when the source is not sRGB: Display P3, or a profile or primaries
+ * other than sRGB's (converted whatever the output, but kept wide). */
+int sy__color_is_wide(const sy__color_source *src);
+
+/* Display P3 when any of `count` sources is wide (or has a profile we cannot
+ * name), sRGB otherwise. */
+sy__rgb_space sy__color_output_space(const sy__color_source *sources, size_t count);
+
+typedef struct sy__color_transform sy__color_transform;
+
+/* A transform from `src` to `dest`; *out = NULL (and SY_OK) when none is
+ * needed (the source is already in `dest`). A profile lcms2 cannot read, or
+ * one that is not RGB, is SY_E_UNSUPPORTED naming the reason. */
+sy_status sy__color_transform_create(sy_context *ctx, const sy__color_source *src, sy__rgb_space dest,
+                                     sy__color_transform **out, sy_error *err);
+
+/* Converts `rows` interleaved R'G'B' rows of `width` pixels in place
+ * (stride bytes apart). */
+void sy__color_transform_rows(const sy__color_transform *t, uint8_t *rgb, size_t stride, uint32_t width,
+                              uint32_t rows);
+
+void sy__color_transform_destroy(sy__color_transform *t);
+
+/* The ICC profile that tags an output in `space` (engine-allocated, sy__free):
+ * a v4 matrix/shaper profile with the sRGB curve and the space's primaries,
+ * D65 white, built by lcms2. */
+sy_status sy__color_space_icc(sy_context *ctx, sy__rgb_space space, uint8_t **icc, size_t *len, sy_error *err);
+
+#endif

@@ -1,0 +1,27 @@
+internal import CShiying
+
+/// Metadata a written still did not carry over from its source, and why
+/// (an Exif too large for JPEG, a Live identifier or Motion Photo claim the
+/// new file could not honour).
+public struct DroppedMetadata: Sendable, Codable, Equatable {
+    /// "exif-thumbnail", "makernote", "large-exif-values", "content-identifier" or "motion-photo".
+    public var name: String
+    public var reason: String
+
+    /// The entries of an engine report's SY_DROPPED_* bits, in bit order.
+    static func list(_ bits: UInt32) -> [DroppedMetadata] {
+        (0..<32).compactMap { shift -> DroppedMetadata? in
+            let bit = UInt32(1) << UInt32(shift)
+            guard bits & bit != 0, let name = sy_metadata_dropped_name(bit), let reason = sy_metadata_dropped_reason(bit)
+            else { return nil }
+            return DroppedMetadata(name: String(cString: name), reason: String(cString: reason))
+        }
+    }
+}
+
+/// The names of the metadata an engine report says were carried over:
+/// any of "exif", "capture-date", "gps", "xmp", "icc", in that order.
+func keptMetadata(exif: UInt8, captureDate: UInt8, gps: UInt8, xmp: UInt8, icc: UInt8) -> [String] {
+    [("exif", exif), ("capture-date", captureDate), ("gps", gps), ("xmp", xmp), ("icc", icc)]
+        .filter { $0.1 != 0 }.map(\.0)
+}

@@ -1,0 +1,202 @@
+// Issue 16 items 6 and 7: a saved still never fails on an Exif too large for
+// JPEG (it sheds the thumbnail, then the MakerNote, and says so), and it claims
+// nothing it does not carry: no Live identifier once apart from the movie, no
+// Motion Photo XMP once the video is gone. exiftool is the independent reader.
+import Foundation
+@testable import Shiying
+import Testing
+
+@Suite("Metadata honesty (issue 16: oversized Exif, Live identifier, Motion Photo)",
+       .enabled(if: LiveMovies.toolsPresent, "ffmpeg/exiftool/convert or corpus missing"))
+struct MetadataHonestyTests {
+    static func exiftool(_ args: [String]) async throws -> String {
+        let run = try await runTool("exiftool", args)
+        guard run.succeeded else { throw TestFailure("exiftool \(args): \(run)") }
+        return run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test("a HEIC with 400+ KB of Exif converts and edits to JPEG: thumbnail shed and reported, date and GPS kept")
+    func oversizedExif() async throws {
+        let dir = try TempDir("md-big-exif")
+        defer { dir.remove() }
+        let photos = try await FixtureCache.shared.samples("md-thumb", count: 2, seed: 31, width: 1600, height: 1200)
+        let heic = dir.file("big.heic")
+        _ = try Conversion.convert(try await Photos.small()[0], to: heic, quality: 60)
+        _ = try await Self.exiftool(["-q", "-overwrite_original", "-DateTimeOriginal=2024:05:06 07:08:09",
+                                     "-GPSLatitude=31.23", "-GPSLatitudeRef=N", "-GPSLongitude=121.47",
+                                     "-GPSLongitudeRef=E", "-ThumbnailImage<=" + photos[1], heic])
+        let thumb = try #require(Int(try await Self.exiftool(["-s3", "-ThumbnailLength", heic])))
+        #expect(thumb > 65_536, "the fixture's Exif must exceed one APP1 (thumbnail \(thumb) B)")
+        let before = try Data(contentsOf: URL(fileURLWithPath: heic))
+
+        let out = dir.file("out.jpg")
+        let report = try Conversion.convert(heic, to: out)
+        #expect(report.dropped.map(\.name) == ["exif-thumbnail"], "\(report.dropped)")
+        #expect(report.kept.contains("gps") && report.captureDate == "2024:05:06 07:08:09", "\(report)")
+        let seen = try await Self.exiftool(["-s3", "-n", "-DateTimeOriginal", "-GPSLatitude", "-ThumbnailLength", out])
+        #expect(seen.split(separator: "\n").map(String.init) == ["2024:05:06 07:08:09", "31.23"], "exiftool: \(seen)")
+        #expect(try await Self.exiftool(["-s3", "-validate", out]) == "OK")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: heic)) == before, "the source is untouched")
+
+        let edited = dir.file("edit.jpg") // the editor's save takes the same exit path
+        let e = try Editor.save(heic, recipe: EditRecipe(quarterTurns: 1), to: edited)
+        #expect(e.dropped.map(\.name) == ["exif-thumbnail"] && e.kept.contains("gps"), "\(e)")
+        // HEIC holds any Exif size: nothing is shed there.
+        let same = try Conversion.convert(heic, to: dir.file("same.heic"), quality: 60)
+        #expect(same.dropped.isEmpty, "\(same.dropped)")
+    }
+
+    @Test("a plain edit of a Live still carries no content identifier (generated pair and the real iPhone still)")
+    func liveStillEdit() async throws {
+        let dir = try TempDir("md-live-id")
+        defer { dir.remove() }
+        let made = try await CLI.run(["live", "make", "--video", try await LiveMovies.source(), "--at", "0.6",
+                                      "-o", dir.path, "--json"])
+        let still = try #require(try liveJSON(made.stdout)["still"] as? String, "\(made)")
+        #expect(try await liveExiftoolStill(still) != "")
+        try Data("{\"quarterTurns\":1}".utf8).write(to: URL(fileURLWithPath: dir.file("turn.json")))
+        let plain = try await CLI.run(["edit", still, "--recipe", dir.file("turn.json"), "-o", dir.file("plain.jpg"),
+                                       "--json"])
+        let p = try liveJSON(plain.stdout)
+        #expect(plain.status == 0, "\(plain)")
+        #expect((p["dropped"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["content-identifier"])
+        #expect(try await liveExiftoolStill(dir.file("plain.jpg")) == "")
+
+        let real = Paths.corpus.appendingPathComponent("real/iphone15plus_IMG_3853.HEIC").path
+        guard FileManager.default.fileExists(atPath: real) else { return }
+        #expect(try await liveExiftoolStill(real) != "")
+        let out = dir.file("iphone.heic")
+        let r = try HDREditor.saveBlocking(real, recipe: EditRecipe(quarterTurns: 1), to: out, format: .heic, quality: 60)
+        // iOS 18 stores an ISO 21496-1 'tmap' item and a 'thmb' thumbnail too; neither is written, both are said.
+        #expect(r.edit.dropped.map(\.name) == ["content-identifier", "iso-21496-gain-map", "heic-thumbnail"]
+                && r.hdr == "kept", "\(r)")
+        #expect(try await liveExiftoolStill(out) == "")
+        #expect(try await Self.exiftool(["-s3", "-Apple:MakerNoteVersion", out]) == "15",
+                "the rest of the Apple MakerNote stays")
+    }
+
+    @Test("convert of an HDR photo to PNG: refused without --allow-sdr (nothing written), with it SDR and 'dropped' says so")
+    func convertAllowSDR() async throws {
+        let dir = try TempDir("md-allow-sdr")
+        defer { dir.remove() }
+        let real = Paths.corpus.appendingPathComponent("real/iphone15plus_IMG_3853.HEIC").path
+        let refused = try await CLI.run(["convert", real, "-o", dir.file("a.png")])
+        #expect(refused.status == 1 && refused.stderr.contains("--allow-sdr"), "\(refused)")
+        #expect(dir.contents().isEmpty, "nothing written: \(dir.contents())")
+        let allowed = try await CLI.run(["convert", real, "-o", dir.file("a.png"), "--allow-sdr", "--json"])
+        let a = try liveJSON(allowed.stdout)
+        let names = (a["dropped"] as? [[String: Any]])?.compactMap { $0["name"] as? String } ?? []
+        #expect(allowed.status == 0 && names.contains("hdr-gain-map"), "\(allowed)")
+        #expect(!((a["kept"] as? [String]) ?? []).contains("hdr-gain-map"))
+        #expect(dir.contents() == ["a.png"])
+    }
+
+    @Test("a Motion Photo JPEG edited loses its Motion Photo XMP (the video is gone) and keeps the rest of its XMP")
+    func motionPhoto() async throws {
+        let dir = try TempDir("md-motion")
+        defer { dir.remove() }
+        let src = dir.file("motion.jpg")
+        try FileManager.default.copyItem(atPath: try await Photos.small()[2], toPath: src)
+        let xmp = """
+            <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+            <rdf:Description rdf:about="" xmlns:GCamera="http://ns.google.com/photos/1.0/camera/"
+              xmlns:Container="http://ns.google.com/photos/1.0/container/"
+              xmlns:Item="http://ns.google.com/photos/1.0/container/item/" xmlns:dc="http://purl.org/dc/elements/1.1/"
+              GCamera:MotionPhoto="1" GCamera:MotionPhotoVersion="1" GCamera:MotionPhotoPresentationTimestampUs="566000">
+             <dc:subject><rdf:Bag><rdf:li>harbour</rdf:li></rdf:Bag></dc:subject>
+             <Container:Directory><rdf:Seq>
+              <rdf:li rdf:parseType="Resource"><Container:Item Item:Mime="image/jpeg" Item:Semantic="Primary" Item:Length="0"/></rdf:li>
+              <rdf:li rdf:parseType="Resource"><Container:Item Item:Mime="video/mp4" Item:Semantic="MotionPhoto" Item:Length="4096"/></rdf:li>
+             </rdf:Seq></Container:Directory>
+            </rdf:Description></rdf:RDF></x:xmpmeta>
+            """
+        try Data(xmp.utf8).write(to: URL(fileURLWithPath: dir.file("mp.xmp")))
+        _ = try await Self.exiftool(["-q", "-overwrite_original", "-xmp<=" + dir.file("mp.xmp"), src])
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: src)) // the "video" after EOI
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 37) }))
+        try handle.close()
+        #expect(try await Self.exiftool(["-s3", "-XMP-GCamera:MotionPhoto", src]) == "1", "fixture carries the claim")
+
+        let out = dir.file("edited.jpg")
+        let report = try Editor.save(src, recipe: EditRecipe(crop: .init(x: 0.1, y: 0.1, width: 0.8, height: 0.8)), to: out)
+        #expect(report.dropped.map(\.name) == ["motion-photo"] && report.kept.contains("xmp"), "\(report)")
+        let seen = try await Self.exiftool(["-s", "-XMP:all", out])
+        #expect(!seen.contains("MotionPhoto") && !seen.contains("video/mp4"), "exiftool still sees: \(seen)")
+        #expect(seen.contains("harbour") && seen.contains("Primary"), "the rest of the XMP stays: \(seen)")
+    }
+}
+
+/// Issue 16 item 1: Samsung HEICs carry their ICC profile only on the grid's
+/// tiles; the grid item (the primary) has none. Our writer's file is patched
+/// to that shape, and an edit of it must still carry the profile.
+@Suite("Tile-only ICC (Samsung HEIC shape)", .enabled(if: LiveMovies.toolsPresent, "exiftool or corpus missing"))
+struct TileProfileTests {
+    static func u32(_ b: [UInt8], _ i: Int) -> Int { Int(b[i]) << 24 | Int(b[i + 1]) << 16 | Int(b[i + 2]) << 8 | Int(b[i + 3]) }
+    static func u16(_ b: [UInt8], _ i: Int) -> Int { Int(b[i]) << 8 | Int(b[i + 1]) }
+    static func find(_ b: [UInt8], _ type: String) -> Int? {
+        let t = Array(type.utf8)
+        return b.indices.first { $0 >= 4 && $0 + 4 <= b.count && Array(b[$0..<$0 + 4]) == t }
+    }
+
+    /// Moves the primary grid's 'prof' association to its first tile; false if the shape is not found.
+    static func dropPrimaryProfile(_ b: inout [UInt8]) -> Bool {
+        guard let pitm = find(b, "pitm"), let ipco = find(b, "ipco"), let ipma = find(b, "ipma") else { return false }
+        let primary = u16(b, pitm + 8)
+        var at = ipco + 4, index = 0, prof = 0, pixi = 0
+        let end = ipco - 4 + u32(b, ipco - 4)
+        while at + 8 <= end {
+            let size = u32(b, at)
+            index += 1
+            let type = String(decoding: b[at + 4..<at + 8], as: UTF8.self)
+            if type == "colr" && String(decoding: b[at + 8..<at + 12], as: UTF8.self) == "prof" { prof = index }
+            if type == "pixi" && pixi == 0 { pixi = index }
+            guard size >= 8 else { return false }
+            at += size
+        }
+        guard prof > 0, pixi > 0 else { return false }
+        // Our writer puts the profile on the grid only: the grid's association
+        // moves to the first tile (which gives up its 'pixi' slot for it).
+        var p = ipma + 8 // version/flags
+        let count = u32(b, p)
+        p += 4
+        var moved = 0
+        for _ in 0..<count {
+            let id = u16(b, p), n = Int(b[p + 2])
+            let (from, to) = id == primary ? (prof, pixi) : id == primary + 1 ? (pixi, prof) : (0, 0)
+            for k in 0..<n where from > 0 && Int(b[p + 3 + k] & 0x7F) == from {
+                b[p + 3 + k] = UInt8(to)
+                moved += 1
+                break
+            }
+            p += 3 + n
+        }
+        return moved == 2
+    }
+
+    @Test("an edit of a HEIC whose profile sits on the tiles only keeps it (exiftool: Display P3)")
+    func tileProfile() async throws {
+        let dir = try TempDir("md-tile-icc")
+        defer { dir.remove() }
+        let real = Paths.corpus.appendingPathComponent("real/iphone15plus_IMG_3853.HEIC").path
+        let icc = dir.file("p3.icc"), jpeg = dir.file("p3.jpg")
+        let extracted = try await runTool("sh", ["-c", "exiftool -b -ICC_Profile '\(real)' > '\(icc)'"])
+        #expect(extracted.succeeded, "\(extracted)")
+        try FileManager.default.copyItem(atPath: try await Photos.small()[3], toPath: jpeg)
+        _ = try await MetadataHonestyTests.exiftool(["-q", "-overwrite_original", "-ICC_Profile<=" + icc, jpeg])
+        let heic = dir.file("grid.heic")
+        _ = try Conversion.convert(jpeg, to: heic, quality: 50)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: heic)))
+        try #require(Self.dropPrimaryProfile(&bytes), "the writer's HEIC has a grid primary with a 'prof' property")
+        let samsung = dir.file("samsung-shape.heic")
+        try Data(bytes).write(to: URL(fileURLWithPath: samsung))
+        let heifInfo = try await runTool("heif-info", [samsung])
+        #expect(heifInfo.succeeded, "libheif reads the patched file: \(heifInfo)")
+
+        let out = dir.file("edited.jpg")
+        let report = try Editor.save(samsung, recipe: EditRecipe(quarterTurns: 1), to: out)
+        #expect(report.kept.contains("icc"), "\(report.kept)")
+        let description = try await MetadataHonestyTests.exiftool(["-s3", "-ProfileDescription", out])
+        #expect(description.contains("P3"), "profile of the edit: \(description)")
+    }
+}
