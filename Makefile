@@ -24,7 +24,7 @@ APT_PACKAGES = pkg-config libjpeg62-turbo-dev libheif-dev libx265-dev libde265-d
 deps:
 	$(SUDO) apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(APT_PACKAGES)
-	python3 -m pip install -q pyvips dateparser imagehash || echo "pyvips/dateparser not installed: the benchmark's pyvips row, dateparser ratio and imagehash row will be skipped"
+	python3 -m pip install -q pyvips dateparser imagehash pillow-heif || echo "pyvips/dateparser/imagehash/pillow-heif not installed: the benchmark's pyvips row, dateparser ratio and imagehash row, and the colour oracle tests, will be skipped"
 
 build:
 	$(SWIFT) build $(CFLAGS_SWIFT)

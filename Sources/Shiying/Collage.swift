@@ -64,6 +64,8 @@ public struct CollageReport: Sendable, Codable, Equatable {
     /// Peak resident set during the job minus the resident set before it;
     /// nil unless the request asked for `measureProcessPeak`.
     public var peakRSSDeltaBytes: UInt64?
+    /// "Display P3" (tagged with its profile: an input was wider than sRGB) or "sRGB" (untagged).
+    public var colorSpace: String
     public var seconds: Double
 }
 
@@ -130,6 +132,7 @@ public enum Collage {
             greyCells: grey, overBudgetCells: over, scaledToFit: report.scaled_to_fit != 0,
             scaleFactor: report.scale_factor, enginePeakBytes: report.engine_peak_bytes,
             cellPeakBytes: report.cell_peak_bytes, peakRSSDeltaBytes: rssDelta,
+            colorSpace: report.display_p3 != 0 ? "Display P3" : "sRGB",
             seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
     }
 

@@ -81,6 +81,7 @@ struct CollageJSON: Encodable {
     let scaleFactor: Double
     let naive: Bool
     let peakRssDeltaBytes: UInt64
+    let colorSpace: String
     let enginePeakBytes: UInt64
     let cellPeakBytes: UInt64
     let seconds: Double
@@ -99,6 +100,7 @@ struct CollageJSON: Encodable {
         scaleFactor = report.scaleFactor
         naive = request.naive
         peakRssDeltaBytes = report.peakRSSDeltaBytes ?? 0
+        colorSpace = report.colorSpace
         enginePeakBytes = report.enginePeakBytes
         cellPeakBytes = report.cellPeakBytes
         seconds = report.seconds

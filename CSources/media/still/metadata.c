@@ -5,6 +5,7 @@
 #include "exif/sy_exif.h"
 #include "exif/sy_exif_writer.h"
 #include "jpeg/sy_jpeg_metadata.h"
+#include "heif/sy_heif.h"
 #include "heif/sy_heif_metadata.h"
 #include "still/sy_metadata.h"
 
@@ -15,6 +16,33 @@ sy_status sy__metadata_read(sy_context *ctx, const char *path, const sy_image_in
     case SY_FORMAT_JPEG: return sy__jpeg_metadata_read(ctx, path, out, err);
     case SY_FORMAT_HEIF: return sy__heif_metadata_read(ctx, path, out, err);
     default: return SY_OK; /* PNG: nothing carried yet */
+    }
+}
+
+/* The primary's nclx primaries, else its first input's (a grid's tiles); 0 when none says. */
+static uint16_t heif_primaries(sy_context *ctx, const char *path) {
+    sy_heif_file *file = NULL;
+    if (sy_heif_open(ctx, path, &file, NULL) != SY_OK) return 0;
+    uint32_t id = sy_heif_primary_id(file), count = 0;
+    const sy_heif_item_info *item = sy_heif_item(file, id);
+    if (item && !item->nclx.present) {
+        const uint32_t *inputs = sy_heif_derived(file, id, &count);
+        if (inputs && count) item = sy_heif_item(file, inputs[0]);
+    }
+    uint16_t primaries = item && item->nclx.present ? item->nclx.primaries : 0;
+    sy_heif_close(file);
+    return primaries;
+}
+
+void sy__colour_read(sy_context *ctx, const char *path, const sy_image_info *info, sy__metadata *md,
+                     sy__color_source *out) {
+    memset(out, 0, sizeof *out);
+    (void)sy__metadata_read(ctx, path, info, md, NULL); /* what could be read; the rest stays NULL */
+    if (md->icc) {
+        out->icc = md->icc;
+        out->icc_len = md->icc_len;
+    } else if (info->format == SY_FORMAT_HEIF) {
+        out->cicp_primaries = heif_primaries(ctx, path);
     }
 }
 

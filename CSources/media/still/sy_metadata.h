@@ -8,12 +8,20 @@
 #include "base/sy_metadata.h"
 #include "sy_image.h"
 #include "sy_still.h"
+#include "color/sy_color_transform.h"
 
 /* Reads what `path` carries (JPEG APP1/APP2, HEIF Exif/XMP items and colr;
  * nothing yet for PNG) into *out (zeroed first). Missing parts stay NULL;
  * free with sy__metadata_free, also after a failure. */
 sy_status sy__metadata_read(sy_context *ctx, const char *path, const sy_image_info *info, sy__metadata *out,
                             sy_error *err);
+
+/* What `path`'s pixels are in: its ICC profile (read into *md, which owns
+ * the bytes `out` points at; free with sy__metadata_free) or, for a HEIF
+ * without one, the primary's (or its first tile's) nclx primaries. Nothing
+ * said = sRGB (out zeroed). Never fails on a file that probed. */
+void sy__colour_read(sy_context *ctx, const char *path, const sy_image_info *info, sy__metadata *md,
+                     sy__color_source *out);
 
 /* Makes `md` true of a still written in `format` apart from its source:
  * removes the Motion Photo XMP (no still writer appends the video) and, for

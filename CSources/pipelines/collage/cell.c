@@ -60,6 +60,7 @@ typedef struct sink_state {
     uint32_t tw;          /* stored-orientation target width */
     int to_ycc;           /* convert RGB rows to YCbCr before storing */
     uint8_t *pending;     /* even row waiting for its pair (4:2:0) */
+    const sy__color_transform *colour; /* into the output space, or NULL */
 } sink_state;
 
 static void store_full(sink_state *s, uint32_t y, const uint8_t *row) {
@@ -122,6 +123,7 @@ static void store_pair_420(sink_state *s, uint32_t y, const uint8_t *a, const ui
 static sy_status cell_sink(void *user, uint32_t y, uint8_t *r, sy_error *err) {
     (void)err;
     sink_state *s = user;
+    sy__color_transform_rows(s->colour, r, (size_t)s->tw * 3, s->tw, 1);
     if (s->to_ycc) sy__rgb_to_ycc_row(r, s->tw);
     if (!s->cell->chroma_shift) {
         store_full(s, y, r);
@@ -134,7 +136,8 @@ static sy_status cell_sink(void *user, uint32_t y, uint8_t *r, sy_error *err) {
 }
 
 sy_status sy__cell_from_source(sy_context *ctx, sy__source *src, uint32_t width, uint32_t height,
-                               uint32_t chroma_shift, sy__cell *cell, sy_error *err) {
+                               uint32_t chroma_shift, const sy__color_transform *colour, sy__cell *cell,
+                               sy_error *err) {
     /* Rendered in the stored orientation (so the decoder's rows stream
      * top to bottom), then placed upright by the sink. */
     const int turned = src->orientation >= 5 && src->orientation <= 8;
@@ -149,7 +152,11 @@ sy_status sy__cell_from_source(sy_context *ctx, sy__source *src, uint32_t width,
         return st;
     }
     cell->pixels = chroma_shift ? SY__PIX_YCC : SY__PIX_RGB;
-    sink_state s = {.cell = cell, .map = sy__orient_plan(src->orientation, tw, th), .tw = tw, .to_ycc = chroma_shift != 0};
+    sink_state s = {.cell = cell,
+                    .map = sy__orient_plan(src->orientation, tw, th),
+                    .tw = tw,
+                    .to_ycc = chroma_shift != 0,
+                    .colour = colour};
     if (chroma_shift && !(s.pending = sy__alloc(ctx, tw, 3, "cell pending row", err))) st = err ? err->code : SY_E_BUDGET;
     if (st == SY_OK) st = sy__render_source(ctx, src, r, cell_sink, &s, err);
     sy__free(ctx, s.pending);
@@ -173,9 +180,22 @@ static void needed_frame(const sy_image_info *info, uint32_t width, uint32_t hei
     *min_h = (uint32_t)(turned ? need_up_w : need_up_h);
 }
 
+sy_status sy__cell_colour_open(sy_context *ctx, const char *path, const sy_image_info *info, sy__rgb_space space,
+                               sy__color_transform **out, sy_error *err) {
+    *out = NULL;
+    sy__metadata md;
+    sy__color_source src;
+    sy__colour_read(ctx, path, info, &md, &src);
+    sy_error colour_err = {0};
+    sy_status st = sy__color_transform_create(ctx, &src, space, out, &colour_err);
+    sy__metadata_free(ctx, &md);
+    if (st == SY_E_BUDGET || st == SY_E_CANCELLED) return sy__fail(err, st, "%s", colour_err.message);
+    return SY_OK; /* an unusable profile: the pixels as they are */
+}
+
 sy_status sy__cell_build(sy_context *ctx, const char *path, const sy_image_info *info, uint32_t width,
-                         uint32_t height, uint32_t chroma_shift, uint32_t threads, sy__cell *cell,
-                         size_t *working_bytes, sy_error *err) {
+                         uint32_t height, uint32_t chroma_shift, uint32_t threads, sy__rgb_space space,
+                         sy__cell *cell, size_t *working_bytes, sy_error *err) {
     uint32_t min_w, min_h;
     needed_frame(info, width, height, &min_w, &min_h);
     size_t held = sy__cell_plane_bytes(width, height, chroma_shift) + SY__COLLAGE_STRIP_RESERVE;
@@ -185,7 +205,10 @@ sy_status sy__cell_build(sy_context *ctx, const char *path, const sy_image_info 
     sy_status st = sy__source_open(ctx, path, info, min_w, min_h, &means, &src, err);
     if (st != SY_OK) return st;
     if (working_bytes) *working_bytes = src->working_bytes;
-    st = sy__cell_from_source(ctx, src, width, height, chroma_shift, cell, err);
+    sy__color_transform *colour = NULL;
+    st = sy__cell_colour_open(ctx, path, info, space, &colour, err);
+    if (st == SY_OK) st = sy__cell_from_source(ctx, src, width, height, chroma_shift, colour, cell, err);
+    sy__color_transform_destroy(colour);
     src->close(src);
     return st;
 }

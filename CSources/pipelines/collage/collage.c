@@ -7,6 +7,7 @@
 #include "sy_still.h"
 #include "base/sy_internal.h"
 #include "base/sy_output.h"
+#include "still/sy_metadata.h"
 #include "collage/sy_naive.h"
 #include "collage/sy_prefetch.h"
 #include "collage/sy_strip.h"
@@ -160,14 +161,25 @@ sy_status sy_collage_render(sy_context *ctx, const char *const *inputs, uint32_t
                       first_failure.message);
         goto done;
     }
+    /* Colour: Display P3 when any input is wider than sRGB, sRGB otherwise. */
+    sy__rgb_space space = SY__RGB_SRGB;
+    for (uint32_t i = 0; i < count && space == SY__RGB_SRGB; i++) {
+        if (!jobs[i].info) continue;
+        sy__metadata md;
+        sy__color_source src;
+        sy__colour_read(ctx, inputs[i], jobs[i].info, &md, &src);
+        if (sy__color_is_wide(&src)) space = SY__RGB_DISPLAY_P3;
+        sy__metadata_free(ctx, &md);
+    }
+    for (uint32_t i = 0; i < count; i++) jobs[i].space = space;
     /* 2. Layout, checked against the encoder's limits before anything is decoded. */
     uint32_t chroma_shift = opts->format == SY_STILL_JPEG ? 1 : 0;
     if ((st = sy__layout_compute(ctx, opts, info_ptrs, count, chroma_shift, &layout, err)) != SY_OK) goto done;
     for (uint32_t i = 0; i < count; i++) jobs[i].rect = layout.cells[i];
     /* 3. Stream. */
     if ((st = sy__output_open(ctx, output_path, &output, err)) != SY_OK) goto done;
-    if ((st = sy__strip_sink_create(ctx, output.file, output_path, opts, layout.width, layout.height, &sink, err)) !=
-        SY_OK)
+    if ((st = sy__strip_sink_create(ctx, output.file, output_path, opts, layout.width, layout.height, space, &sink,
+                                    err)) != SY_OK)
         goto done;
     size_t cell_peak = 0;
     st = opts->naive ? sy__naive_render(ctx, jobs, &layout, chroma_shift, sink, err)
@@ -192,6 +204,7 @@ sy_status sy_collage_render(sy_context *ctx, const char *const *inputs, uint32_t
     report->scaled_to_fit = layout.scaled_to_fit;
     report->scale_factor = layout.scale;
     report->cell_peak_bytes = cell_peak;
+    report->display_p3 = space == SY__RGB_DISPLAY_P3;
 done:
     sy__strip_sink_destroy(sink);
     sy__output_abort(&output);

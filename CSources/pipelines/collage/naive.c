@@ -98,8 +98,14 @@ sy_status sy__naive_render(sy_context *ctx, sy__cell_job *jobs, const sy__layout
     for (uint32_t i = 0; i < n && st == SY_OK; i++) {
         sy__cell cell = {0};
         const sy__rect *r = &layout->cells[i];
-        sy_status cs = images[i] ? sy__cell_from_source(ctx, &images[i]->base, r->width, r->height, chroma_shift, &cell, err)
-                                 : sy__cell_grey(ctx, r->width, r->height, chroma_shift, &cell, err);
+        sy__color_transform *colour = NULL;
+        sy_status cs = images[i] ? sy__cell_colour_open(ctx, jobs[i].path, jobs[i].info, jobs[i].space, &colour, err)
+                                 : SY_OK;
+        if (cs == SY_OK)
+            cs = images[i] ? sy__cell_from_source(ctx, &images[i]->base, r->width, r->height, chroma_shift, colour,
+                                                  &cell, err)
+                           : sy__cell_grey(ctx, r->width, r->height, chroma_shift, &cell, err);
+        sy__color_transform_destroy(colour);
         if (cs != SY_OK) {
             st = cs;
             break;

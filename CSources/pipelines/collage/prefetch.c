@@ -63,7 +63,7 @@ static void build(sy__prefetch *pf, uint32_t i, sy__cell *cell) {
     sy_status st = SY_E_INVALID_INPUT;
     if (job->info) {
         st = sy__cell_build(pf->ctx, job->path, job->info, job->rect.width, job->rect.height, pf->chroma_shift,
-                            (uint32_t)pf->threads_wanted, cell, &job->working_bytes, &err);
+                            (uint32_t)pf->threads_wanted, job->space, cell, &job->working_bytes, &err);
     }
     if (st == SY_OK) return;
     if (st == SY_E_CANCELLED) {

@@ -22,8 +22,29 @@ struct sy__strip_sink {
     uint8_t background_rgb[3], background_ycc[3];
 };
 
+/* Tags a Display P3 output with its profile and takes the (sRGB) background into it. */
+static sy_status set_space(sy__strip_sink *s, sy__rgb_space space, sy_error *err) {
+    if (space == SY__RGB_SRGB) return SY_OK;
+    sy__color_source srgb = {.cicp_primaries = 1};
+    sy__color_transform *t = NULL;
+    sy_status st = sy__color_transform_create(s->ctx, &srgb, space, &t, err);
+    if (st != SY_OK) return st;
+    sy__color_transform_rows(t, s->background_rgb, 3, 1, 1);
+    sy__color_transform_destroy(t);
+    sy__rgb_to_ycc(s->background_rgb, s->background_ycc);
+    uint8_t *icc = NULL;
+    size_t icc_len = 0;
+    if ((st = sy__color_space_icc(s->ctx, space, &icc, &icc_len, err)) != SY_OK) return st;
+    st = s->format == SY_STILL_JPEG
+             ? sy__jpeg_writer_write_metadata(s->jpeg, NULL, 0, NULL, 0, icc, icc_len, err)
+             : sy__png_writer_write_metadata(s->png, NULL, 0, NULL, 0, icc, icc_len, err);
+    sy__free(s->ctx, icc);
+    return st;
+}
+
 sy_status sy__strip_sink_create(sy_context *ctx, FILE *file, const char *path, const sy_collage_options *opts,
-                                uint32_t width, uint32_t height, sy__strip_sink **out, sy_error *err) {
+                                uint32_t width, uint32_t height, sy__rgb_space space, sy__strip_sink **out,
+                                sy_error *err) {
     *out = NULL;
     sy__strip_sink *s = sy__calloc(ctx, 1, sizeof *s, "strip sink", err);
     if (!s) return err ? err->code : SY_E_BUDGET;
@@ -47,6 +68,7 @@ sy_status sy__strip_sink_create(sy_context *ctx, FILE *file, const char *path, c
         if (st == SY_OK)
             st = sy__png_writer_create(ctx, file, path, width, height, opts->png_compression, &s->png, err);
     }
+    if (st == SY_OK) st = set_space(s, space, err);
     if (st != SY_OK) {
         sy__strip_sink_destroy(s);
         return st;

@@ -8,6 +8,7 @@
 #define SY_CELL_H
 
 #include "base/sy_source.h"
+#include "color/sy_color_transform.h"
 
 typedef struct sy__cell {
     uint32_t width, height;     /* upright, even when chroma_shift is 1 */
@@ -33,16 +34,25 @@ size_t sy__cell_plane_bytes(uint32_t width, uint32_t height, uint32_t chroma_shi
  * decoder's working estimate (what it needs with one thread). On failure the
  * cell holds nothing. The cell's bytes do not depend on `threads`. */
 sy_status sy__cell_build(sy_context *ctx, const char *path, const sy_image_info *info, uint32_t width,
-                         uint32_t height, uint32_t chroma_shift, uint32_t threads, sy__cell *cell,
-                         size_t *working_bytes, sy_error *err);
+                         uint32_t height, uint32_t chroma_shift, uint32_t threads, sy__rgb_space space,
+                         sy__cell *cell, size_t *working_bytes, sy_error *err);
+
+/* The transform from `path`'s colour into the collage's output `space`
+ * (*out = NULL when none is needed, or when the source's profile cannot be
+ * used: the pixels are then taken as they are, as a viewer without colour
+ * management would). Destroy with sy__color_transform_destroy. */
+sy_status sy__cell_colour_open(sy_context *ctx, const char *path, const sy_image_info *info, sy__rgb_space space,
+                               sy__color_transform **out, sy_error *err);
 
 /* The same from an already open source (which may deliver a scaled frame).
  * The cell is sy_renderer output for the identity recipe — the source
  * centre-cropped to cover the cell's aspect — fed strip-wise, so its R'G'B'
  * bytes equal sy_render over the whole decoded frame (before the 4:2:0
- * conversion when chroma_shift is 1). */
+ * conversion when chroma_shift is 1), then `colour` (NULL = none) takes them
+ * into the output space. */
 sy_status sy__cell_from_source(sy_context *ctx, sy__source *src, uint32_t width, uint32_t height,
-                               uint32_t chroma_shift, sy__cell *cell, sy_error *err);
+                               uint32_t chroma_shift, const sy__color_transform *colour, sy__cell *cell,
+                               sy_error *err);
 
 /* Paints a neutral grey cell (128,128,128 — in YCbCr 128,128,128 as well). */
 sy_status sy__cell_grey(sy_context *ctx, uint32_t width, uint32_t height, uint32_t chroma_shift, sy__cell *cell,

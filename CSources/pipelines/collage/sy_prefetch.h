@@ -16,6 +16,7 @@ typedef struct sy__cell_job {
     const char *path;
     const sy_image_info *info; /* NULL: unreadable at probe time -> grey */
     sy__rect rect;
+    sy__rgb_space space;       /* the output's colour space (the same for every job) */
     /* filled by the prefetcher: */
     sy_status failure;         /* SY_OK, or why the cell is grey */
     char reason[256];

@@ -17,7 +17,10 @@
 typedef struct sy__strip_sink sy__strip_sink;
 
 sy_status sy__strip_sink_create(sy_context *ctx, FILE *file, const char *path, const sy_collage_options *opts,
-                                uint32_t width, uint32_t height, sy__strip_sink **out, sy_error *err);
+                                uint32_t width, uint32_t height, sy__rgb_space space, sy__strip_sink **out,
+                                sy_error *err);
+/* (`space` is the cells' colour space: Display P3 is tagged with its ICC
+ * profile and the background, given in sRGB, is converted into it.) */
 /* Starts the strip at row y0 (a multiple of 16) painted with the background. */
 void sy__strip_begin(sy__strip_sink *s, uint32_t y0);
 /* Copies the part of `cell` (placed at `rect`) that falls in the current strip. */

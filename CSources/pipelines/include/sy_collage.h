@@ -73,6 +73,8 @@ typedef struct sy_collage_report {
     double scale_factor;         /* 1.0 unless scaled_to_fit */
     uint64_t engine_peak_bytes;  /* accounting allocator peak during the job */
     uint64_t cell_peak_bytes;    /* peak bytes held by prepared cells */
+    int display_p3;              /* 1: rendered in Display P3 and tagged with its profile (an input was
+                                    wider than sRGB); 0: sRGB, untagged as sRGB files usually are */
 } sy_collage_report;
 
 /** Renders inputs[0..count) into `output_path`.
