@@ -1,6 +1,7 @@
 // The app's record store: one SQLite file (system libsqlite3) holding small
 // tables of user records — recent searches now, organizing decisions next.
 internal import CSQLite
+import Foundation
 
 /// A connection to the record store's SQLite file.
 ///
@@ -97,6 +98,13 @@ public final class RecordStore {
         try statement(sql).run(values)
     }
 
+    /// Runs one query and calls `body` for each row with a cursor on it (no
+    /// row arrays: large listings read their columns in place).
+    /// - Throws: `RecordStoreError`, or what `body` throws.
+    public func forEachRow(_ sql: String, _ values: [SQLValue] = [], _ body: (SQLCursor) throws -> Void) throws {
+        try statement(sql).forEach(values, body)
+    }
+
     /// Runs `body` in one transaction (`BEGIN IMMEDIATE` … `COMMIT`), rolling
     /// back if it throws. Nested calls join the outer transaction (savepoints).
     /// - Parameter body: the work; receives this store.
@@ -121,6 +129,27 @@ public final class RecordStore {
                 try? execute("ROLLBACK")
             }
             throw error
+        }
+    }
+
+    /// `transaction`, retried while another connection holds the write lock
+    /// past the busy timeout (SQLITE_BUSY): short pauses with jitter, growing
+    /// to 100 ms, until `limit`. One writer at a time across processes, and a
+    /// waiting writer never surfaces "database is locked" before `limit`.
+    /// `body` must touch only the store: a retry runs it again after the rollback.
+    /// - Throws: what `body` throws, or `RecordStoreError` (`.busy` after `limit`).
+    public func writeTransaction<T>(retryingBusyFor limit: Duration = .seconds(60),
+                                    _ body: (RecordStore) throws -> T) throws -> T {
+        let clock = ContinuousClock()
+        let deadline = clock.now + limit
+        var pauseMs = 2.0
+        while true {
+            do {
+                return try transaction(body)
+            } catch let error as RecordStoreError where error.code == .busy && transactionDepth == 0 && clock.now < deadline {
+                usleep(useconds_t(pauseMs * Double.random(in: 500...1500)))
+                pauseMs = min(pauseMs * 2, 100)
+            }
         }
     }
 
