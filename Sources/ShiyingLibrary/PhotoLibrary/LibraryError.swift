@@ -39,5 +39,5 @@ public struct LibraryError: Error, CustomStringConvertible, Sendable {
         LibraryError(.io, "\(what): \(String(cString: strerror(code)))")
     }
 
-    static func unknown(_ id: Int64) -> LibraryError { LibraryError(.unknownAsset, "no asset \(id) in the library") }
+    public static func unknown(_ id: Int64) -> LibraryError { LibraryError(.unknownAsset, "no asset \(id) in the library") }
 }

@@ -54,7 +54,8 @@ extension PhotoLibrary {
                     continue
                 }
                 if rel.split(separator: "/").contains(where: { $0.hasPrefix(".") }) { continue }
-                if LibraryFileTypes.isMedia(rel) { found.append(full) }
+                let isFile = (walker?.fileAttributes?[.type] as? FileAttributeType) == .typeRegular
+                if isFile && LibraryFileTypes.isMedia(rel) { found.append(full) }
             }
         }
         return Array(Set(found)).sorted()
@@ -109,7 +110,7 @@ extension PhotoLibrary {
         defer { lock.release() }
         report.recovery = try recover()
         let plan = try planUnits(files)
-        report.duplicates = plan.duplicates.count
+        report.duplicates = plan.duplicates.count + plan.aliases.values.reduce(0) { $0 + $1.count }
         try recordDuplicates(plan.duplicates)
         var done: UInt64 = 0
         for batchStart in stride(from: 0, to: plan.units.count, by: max(1, batchSize)) {
