@@ -7,7 +7,7 @@ import ShiyingOrganize
 enum LibraryCommand {
     static let usage = """
         shiying library init DIR [--json]
-          shiying library import PATH... --library DIR [--json]
+          shiying library import PATH... --library DIR [--batch N] [--json]   (N assets per catalogue commit, default 64)
           shiying library list --library DIR [--scope library|recently-deleted|set-aside|all] [--album NAME] [--json]
           shiying library favorite ID... [--off] --library DIR [--json]
           shiying library hide ID... [--off] --library DIR [--json]
@@ -24,7 +24,7 @@ enum LibraryCommand {
 
     static func run(_ args: [String]) throws -> Int32 {
         let parsed = try Arguments(args, booleans: ["json", "off", "remove", "keep", "yes", "all"])
-        try parsed.rejectUnknown(["library", "scope", "album", "add", "remove-tags", "recipe", "from"])
+        try parsed.rejectUnknown(["library", "scope", "album", "add", "remove-tags", "recipe", "from", "batch"])
         guard let action = parsed.positionals.first else { throw UsageError("usage:\n\(usage)") }
         let operands = Array(parsed.positionals.dropFirst())
         let json = parsed.has("json")
@@ -38,7 +38,7 @@ enum LibraryCommand {
             guard let dir = parsed.options["library"] else { throw UsageError("library \(action) needs --library DIR\nusage:\n\(usage)") }
             let library = try PhotoLibrary(at: dir)
             switch action {
-            case "import": return try importFiles(operands, library, json: json)
+            case "import": return try importFiles(operands, library, batch: try parsed.int("batch", in: 1...10_000) ?? 64, json: json)
             case "list": return try list(parsed, library)
             case "favorite", "hide":
                 let ids = try assetIDs(operands)
@@ -93,11 +93,11 @@ enum LibraryCommand {
 
     // MARK: - import
 
-    private static func importFiles(_ paths: [String], _ library: PhotoLibrary, json: Bool) throws -> Int32 {
+    private static func importFiles(_ paths: [String], _ library: PhotoLibrary, batch: Int, json: Bool) throws -> Int32 {
         guard !paths.isEmpty else { throw UsageError("library import needs PATH...") }
         let progress = StderrProgress(label: "library import")
         let report = try blocking {
-            try await library.importFiles(paths, reader: EngineMediaReader(), progress: progress.report)
+            try await library.importFiles(paths, reader: EngineMediaReader(), batchSize: batch, progress: progress.report)
         }
         progress.finish()
         for s in report.skipped { FileHandle.standardError.write(Data("shiying: skipped \(s.path): \(s.error)\n".utf8)) }

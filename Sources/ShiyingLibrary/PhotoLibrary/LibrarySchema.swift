@@ -29,9 +29,10 @@ public enum LibrarySchema {
             CHECK ((latitude IS NULL) = (longitude IS NULL))
         )
         """,
-        // The timeline (by date, Recently Deleted left out) is read from this index alone.
+        // The timeline (by date, Recently Deleted left out) is read from this index alone
+        // (deleted_at_ms is a column too: SQLite reads a partial index's own condition from it).
         """
-        CREATE INDEX library_timeline ON library_assets(captured_at_ms, id, kind, favorite, hidden)
+        CREATE INDEX library_timeline ON library_assets(captured_at_ms, id, kind, favorite, hidden, deleted_at_ms)
             WHERE deleted_at_ms IS NULL
         """,
         "CREATE INDEX library_assets_by_identifier ON library_assets(content_identifier) WHERE content_identifier IS NOT NULL",

@@ -197,10 +197,13 @@ extension PhotoLibrary {
         return LibraryPurgeReport(purged: due.map(\.id), freedBytes: freed)
     }
 
-    /// A file the system lets us remove: itself writable (a read-only file is
-    /// the user's or the system's "keep this") and its folder writable.
+    /// A file the system lets us remove: it has a write permission bit (a
+    /// read-only file is the owner's or the system's "keep this", also for
+    /// root, whom `access` would let through) and its folder is writable.
     static func removable(_ path: String) -> Bool {
-        access(path, W_OK) == 0 && access((path as NSString).deletingLastPathComponent, W_OK) == 0
+        var st = stat()
+        guard stat(path, &st) == 0 else { return false }
+        return st.st_mode & 0o222 != 0 && access((path as NSString).deletingLastPathComponent, W_OK) == 0
     }
 
     static func moveBack(_ moves: [(asset: Int64, from: String, to: String)], in folder: LibraryFolder) {
