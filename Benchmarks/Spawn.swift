@@ -13,6 +13,7 @@ struct ChildResult {
     var exitCode: Int32          // exit status, or 128 + signal number
     var seconds: Double          // wall time spawn → reaped (ContinuousClock)
     var maxRSSKiB: Int           // ru_maxrss of the child (includes its reaped children)
+    var cpuSeconds: Double = 0   // ru_utime + ru_stime of the child
     var stdout: String
     var stderr: String
 
@@ -75,6 +76,8 @@ func runChild(_ argv: [String], extraEnvironment: [String: String] = [:],
     let exitCode = termSignal == 0 ? (status >> 8) & 0xff : 128 + termSignal
     return ChildResult(
         exitCode: exitCode, seconds: seconds(elapsed), maxRSSKiB: Int(usage.ru_maxrss),
+        cpuSeconds: Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6,
         stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
         stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
 }
