@@ -46,9 +46,9 @@ enum CollageCommand {
         if let library {
             // SPEC C9: through the library's exit path into 「拾映创作」; -o only names it
             let opened = try PhotoLibrary(at: library)
+            let wanted = request, name = (output as NSString).lastPathComponent
             let result = try blocking {
-                try await LibraryWorkflows.collage(request, into: opened, name: (output as NSString).lastPathComponent,
-                                                   progress: progress.report)
+                try await LibraryWorkflows.collage(wanted, into: opened, name: name, progress: progress.report)
             }
             (report, deposited) = (result.collage, result.library)
         } else {
@@ -65,7 +65,9 @@ enum CollageCommand {
         }
         if let deposited {
             if parsed.has("json") {
-                print(try JSONReport.line(LibraryExitJSON(deposited, conversion: CollageJSON(report, request: request))))
+                var placed = request
+                placed.output = deposited.files.first ?? request.output
+                print(try JSONReport.line(LibraryExitJSON(deposited, conversion: CollageJSON(report, request: placed))))
             } else {
                 print("\(deposited.files.joined(separator: " ")): asset \(deposited.id) in 「\(deposited.album)」, "
                       + "\(report.width)x\(report.height), \(report.cells) cells")
