@@ -7,7 +7,7 @@ import ShiyingOrganize
 enum LibraryCommand {
     static let usage = """
         shiying library init DIR [--json]
-          shiying library import PATH... --library DIR [--batch N] [--json]   (N assets per catalogue commit, default 64)
+          shiying library import PATH... --library DIR [--batch N] [--json]   (N assets per catalogue commit, default 256)
           shiying library list --library DIR [--scope library|recently-deleted|set-aside|all] [--album NAME] [--json]
           shiying library favorite ID... [--off] --library DIR [--json]
           shiying library hide ID... [--off] --library DIR [--json]
@@ -38,7 +38,7 @@ enum LibraryCommand {
             guard let dir = parsed.options["library"] else { throw UsageError("library \(action) needs --library DIR\nusage:\n\(usage)") }
             let library = try PhotoLibrary(at: dir)
             switch action {
-            case "import": return try importFiles(operands, library, batch: try parsed.int("batch", in: 1...10_000) ?? 64, json: json)
+            case "import": return try importFiles(operands, library, batch: try parsed.int("batch", in: 1...10_000) ?? 256, json: json)
             case "list": return try list(parsed, library)
             case "favorite", "hide":
                 let ids = try assetIDs(operands)

@@ -123,7 +123,8 @@ public struct LibraryFolder: Sendable {
     }()
 
     /// Renames `source` to `target`, creating the target's folder; refuses to
-    /// replace an existing file (`renameat2` RENAME_NOREPLACE semantics via link).
+    /// replace an existing file (callers hold the file lock, so the check and
+    /// the rename are not raced by another library writer).
     static func move(_ source: String, to target: String) throws {
         let folder = (target as NSString).deletingLastPathComponent
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

@@ -183,12 +183,10 @@ extension PhotoLibrary {
 
     /// Unix ms as an Exif-style date, UTC ("YYYY:MM:DD HH:MM:SS").
     static func exifDate(_ ms: Int64) -> String {
-        let seconds = Int(floor(Double(ms) / 1000))
-        let (year, month) = LibraryFolder.yearMonth(ms)
-        let days = Int(floor(Double(seconds) / 86_400))
-        let civilFirst = ExifCaptureTime.milliseconds(String(format: "%04d:%02d:01 00:00:00", year ?? 1970, month)) ?? 0
-        let day = days - Int(civilFirst / 86_400_000) + 1
-        let rest = seconds - days * 86_400
-        return String(format: "%04d:%02d:%02d %02d:%02d:%02d", year ?? 1970, month, day, rest / 3600, rest / 60 % 60, rest % 60)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy:MM:dd HH:mm:ss"
+        return formatter.string(from: Date(timeIntervalSince1970: Double(ms) / 1000))
     }
 }

@@ -65,15 +65,17 @@ extension PhotoLibrary {
     /// the library's file lock, the recovery pass runs and the new assets are placed.
     ///
     /// Work: one `stat` per file; files not seen before (or changed) are
-    /// hashed and read by `reader` on up to 4 worker threads; then, in batches
-    /// of `batchSize` assets, the new files are copied to staging names,
-    /// synced, renamed into originals/YYYY/MM/, synced again, and committed
-    /// in one catalogue transaction. A kill at any point leaves either the
-    /// committed batches or files the next recovery pass removes.
+    /// hashed, read by `reader` and — unless their content is already
+    /// catalogued — copied to a staging name, on up to 4 worker threads (the
+    /// copy while the bytes are in the page cache). Then, under the lock, in
+    /// batches of `batchSize` assets: sync (`syncfs`), rename into
+    /// originals/YYYY/MM/, sync again, commit one catalogue transaction. A
+    /// kill at any point leaves the committed batches plus files the next
+    /// recovery pass removes.
     /// - Parameters:
     ///   - progress: ("read", done, total) while reading, ("import", done, total) while copying; any thread.
     /// - Throws: `LibraryError` (a path that does not exist, a copy or catalogue failure — D4).
-    public func importFiles(_ paths: [String], reader: some LibraryMediaReader, batchSize: Int = 64,
+    public func importFiles(_ paths: [String], reader: some LibraryMediaReader, batchSize: Int = 256,
                             progress: (@Sendable (String, UInt64, UInt64) -> Void)? = nil) async throws -> LibraryImportReport {
         let start = ContinuousClock.now
         let all = try candidates(paths)
@@ -94,15 +96,20 @@ extension PhotoLibrary {
                 toRead.append((path, st.bytes, st.mtimeNs))
             }
         }
-        let outcomes = try await Self.readAll(toRead.map(\.path), reader: reader, progress: progress)
+        let outcomes = await Self.readAll(toRead.map(\.path), reader: reader, staging: folder,
+                                          catalogued: try cataloguedDigests().keys, progress: progress)
         var files: [ImportFile] = []
         for (n, outcome) in outcomes.enumerated() {
             switch outcome {
-            case .success(let (digest, facts)):
-                files.append(ImportFile(path: toRead[n].path, mtimeNs: toRead[n].mtimeNs, digest: digest, facts: facts))
+            case .success(let read):
+                files.append(ImportFile(path: toRead[n].path, mtimeNs: toRead[n].mtimeNs, digest: read.digest,
+                                        facts: read.facts, staged: read.staged))
             case .failure(let error):
                 report.skipped.append(.init(path: toRead[n].path, error: "\(error)"))
             }
+        }
+        defer {  // copies a failure or a duplicate left unused
+            for file in files { if let staged = file.staged { unlink(staged) } }
         }
         // From here on no suspension point: the actor runs the locked part
         // through, so no other call of this library interleaves with it.
@@ -138,19 +145,44 @@ extension PhotoLibrary {
 
     // MARK: - reading (worker threads)
 
-    /// Digest and facts of every path, in order, from up to 4 workers on a
-    /// thread of their own (the calling task only waits).
-    static func readAll(_ paths: [String], reader: some LibraryMediaReader,
-                        progress: (@Sendable (String, UInt64, UInt64) -> Void)?) async throws
-        -> [Result<(LibraryDigest, LibraryMediaFacts), Error>] {
+    /// Digests of every catalogued original.
+    func cataloguedDigests() throws -> [String: Int64] {
+        var catalogued: [String: Int64] = [:]
+        try store.forEachRow("SELECT sha256, asset_id FROM library_files WHERE role IN ('original', 'original_movie')") { c in
+            catalogued[c.text(0) ?? ""] = c.int64(1)
+        }
+        return catalogued
+    }
+
+    /// One file as a worker read it: digest, facts, and (when its content was
+    /// not catalogued) a copy at a staging name, made while its bytes are in
+    /// the page cache.
+    struct ReadFile: Sendable {
+        var digest: LibraryDigest
+        var facts: LibraryMediaFacts
+        var staged: String?
+    }
+
+    /// Every path's digest, facts and staged copy, in order, from up to 4
+    /// workers on a thread of their own (the calling task only waits).
+    static func readAll(_ paths: [String], reader: some LibraryMediaReader, staging folder: LibraryFolder,
+                        catalogued: some Collection<String> & Sendable,
+                        progress: (@Sendable (String, UInt64, UInt64) -> Void)?) async -> [Result<ReadFile, Error>] {
         guard !paths.isEmpty else { return [] }
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 4, paths.count))
         let box = ReadResults(count: paths.count)
+        let known = Set(catalogued)
         return await withCheckedContinuation { continuation in
             Thread.detachNewThread {
                 DispatchQueue.concurrentPerform(iterations: workers) { _ in
                     while let n = box.claim() {
-                        let outcome = Result { (try reader.digest(of: paths[n]), try reader.facts(of: paths[n])) }
+                        let outcome = Result<ReadFile, Error> {
+                            let digest = try reader.digest(of: paths[n]), facts = try reader.facts(of: paths[n])
+                            guard !known.contains(digest.sha256) else { return ReadFile(digest: digest, facts: facts) }
+                            let staged = folder.stagingPath(extension: (paths[n] as NSString).pathExtension)
+                            try LibraryFolder.copy(paths[n], to: staged)
+                            return ReadFile(digest: digest, facts: facts, staged: staged)
+                        }
                         let done = box.finish(n, outcome)
                         progress?("read", UInt64(done), UInt64(paths.count))
                     }
@@ -167,10 +199,7 @@ extension PhotoLibrary {
     /// catalogued (duplicates) and repeated content within this import (aliases).
     func planUnits(_ files: [ImportFile]) throws -> ImportPlan {
         var plan = ImportPlan()
-        var catalogued: [String: Int64] = [:]
-        try store.forEachRow("SELECT sha256, asset_id FROM library_files WHERE role IN ('original', 'original_movie')") { c in
-            catalogued[c.text(0) ?? ""] = c.int64(1)
-        }
+        let catalogued = try cataloguedDigests()
         var firstOfDigest: [String: Int] = [:]
         var fresh: [ImportFile] = []
         for file in files {
@@ -242,8 +271,11 @@ extension PhotoLibrary {
             let name = (file.path as NSString).lastPathComponent
             let final = folder.freeOriginalPath(name: name, capturedAtMs: capturedAtMs, taken: { claimed.contains($0) })
             claimed.insert(final)
-            let staged = folder.stagingPath(extension: (name as NSString).pathExtension)
-            try LibraryFolder.copy(file.path, to: staged)
+            var staged = file.staged ?? ""
+            if file.staged == nil {  // not copied while read (its content looked catalogued then)
+                staged = folder.stagingPath(extension: (name as NSString).pathExtension)
+                try LibraryFolder.copy(file.path, to: staged)
+            }
             moves.append((staged, final))
             return final
         }
@@ -334,6 +366,8 @@ struct ImportFile: Sendable {
     var mtimeNs: Int64
     var digest: LibraryDigest
     var facts: LibraryMediaFacts
+    /// The copy a worker made at a staging name (consumed by the batch that places it).
+    var staged: String?
 }
 
 /// One asset to import: a still, a movie, or both (Live); or the half that
@@ -365,7 +399,7 @@ struct ImportPlan {
 private final class ReadResults: @unchecked Sendable {
     private let lock = NSLock()
     private var next = 0, done = 0
-    private var outcomes: [Result<(LibraryDigest, LibraryMediaFacts), Error>?]
+    private var outcomes: [Result<PhotoLibrary.ReadFile, Error>?]
 
     init(count: Int) { outcomes = Array(repeating: nil, count: count) }
 
@@ -377,7 +411,7 @@ private final class ReadResults: @unchecked Sendable {
         }
     }
 
-    func finish(_ n: Int, _ outcome: Result<(LibraryDigest, LibraryMediaFacts), Error>) -> Int {
+    func finish(_ n: Int, _ outcome: Result<PhotoLibrary.ReadFile, Error>) -> Int {
         lock.withLock {
             outcomes[n] = outcome
             done += 1
@@ -385,5 +419,5 @@ private final class ReadResults: @unchecked Sendable {
         }
     }
 
-    func all() -> [Result<(LibraryDigest, LibraryMediaFacts), Error>] { lock.withLock { outcomes.map { $0! } } }
+    func all() -> [Result<PhotoLibrary.ReadFile, Error>] { lock.withLock { outcomes.map { $0! } } }
 }

@@ -136,13 +136,15 @@ public actor PhotoLibrary {
     /// left out: read from one covering index, nothing else.
     public func timeline() throws -> [TimelineEntry] {
         var entries: [TimelineEntry] = []
+        entries.reserveCapacity(Int(try store.query("SELECT COUNT(*) FROM library_assets INDEXED BY library_timeline WHERE deleted_at_ms IS NULL")[0][0].int64 ?? 0))
+        // the kind as a number: no String per row
         try store.forEachRow("""
-            SELECT id, kind, captured_at_ms, favorite, hidden FROM library_assets INDEXED BY library_timeline
-            WHERE deleted_at_ms IS NULL ORDER BY captured_at_ms, id
+            SELECT id, CASE kind WHEN 'live' THEN 1 WHEN 'video' THEN 2 ELSE 0 END, captured_at_ms, favorite, hidden
+            FROM library_assets INDEXED BY library_timeline WHERE deleted_at_ms IS NULL ORDER BY captured_at_ms, id
             """) { c in
-            entries.append(TimelineEntry(id: c.int64(0), kind: AssetKind(rawValue: c.text(1) ?? "") ?? .photo,
-                                         capturedAtMs: c.isNull(2) ? nil : c.int64(2), favorite: c.int64(3) != 0,
-                                         hidden: c.int64(4) != 0))
+            let kind: AssetKind = switch c.int64(1) { case 1: .live; case 2: .video; default: .photo }
+            entries.append(TimelineEntry(id: c.int64(0), kind: kind, capturedAtMs: c.isNull(2) ? nil : c.int64(2),
+                                         favorite: c.int64(3) != 0, hidden: c.int64(4) != 0))
         }
         return entries
     }

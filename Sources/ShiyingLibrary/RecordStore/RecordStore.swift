@@ -1,5 +1,6 @@
 // The app's record store: one SQLite file (system libsqlite3) holding small
-// tables of user records — recent searches now, organizing decisions next.
+// tables of user records — recent searches, organizing decisions, and a
+// photo library's catalogue.
 internal import CSQLite
 import Foundation
 
@@ -8,8 +9,9 @@ import Foundation
 /// Opening creates the file if needed, refuses another program's database
 /// before changing anything in it, switches it to WAL, turns on foreign keys,
 /// and applies every pending `RecordStoreMigration` (each in its own
-/// `BEGIN IMMEDIATE` transaction that reads the version inside it, so any
-/// number of processes may open a new file at once). Statements are prepared
+/// `BEGIN IMMEDIATE` transaction that reads the version inside it, retried
+/// while busy, so any number of processes may open a new file at once).
+/// Statements are prepared
 /// once and cached per SQL text.
 ///
 /// Not Sendable: one connection belongs to one thread or actor at a time
@@ -189,7 +191,7 @@ public final class RecordStore {
     /// so a process that lost the race for the lock sees the winner's steps.
     private func migrate(_ migrations: [RecordStoreMigration]) throws {
         let newest = migrations.last?.version ?? 0
-        try transaction { store in
+        try writeTransaction { store in
             try store.executeUncached("""
                 CREATE TABLE IF NOT EXISTS schema_version (
                     version INTEGER PRIMARY KEY NOT NULL,
@@ -204,7 +206,7 @@ public final class RecordStore {
             }
         }
         for step in migrations {
-            try transaction { store in
+            try writeTransaction { store in
                 guard step.version > (try store.schemaVersion) else { return }
                 for sql in step.statements { try store.executeUncached(sql) }
                 try store.execute("INSERT INTO schema_version(version, name, applied_at_ms) VALUES (?, ?, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))",
