@@ -1,7 +1,7 @@
 // Importing files and folders into the library (issue 18): incremental
 // (unchanged files are not read again; content already catalogued is not
 // imported twice), Live pairs as one asset, crash-safe (copy to a staging
-// name, sync, rename into place, sync, then commit the catalogue rows; the
+// name, rename into place, sync, then commit the catalogue rows; the
 // recovery pass removes what a killed import left behind).
 import Foundation
 
@@ -68,10 +68,9 @@ extension PhotoLibrary {
     /// hashed, read by `reader` and — unless their content is already
     /// catalogued — copied to a staging name, on up to 4 worker threads (the
     /// copy while the bytes are in the page cache). Then, under the lock, in
-    /// batches of `batchSize` assets: sync (`syncfs`), rename into
-    /// originals/YYYY/MM/, sync again, commit one catalogue transaction. A
-    /// kill at any point leaves the committed batches plus files the next
-    /// recovery pass removes.
+    /// batches of `batchSize` assets: rename into originals/YYYY/MM/, sync
+    /// (`syncfs`), commit one catalogue transaction. A kill at any point
+    /// leaves the committed batches plus files the next recovery pass removes.
     /// - Parameters:
     ///   - progress: ("read", done, total) while reading, ("import", done, total) while copying; any thread.
     /// - Throws: `LibraryError` (a path that does not exist, a copy or catalogue failure — D4).
@@ -261,7 +260,7 @@ extension PhotoLibrary {
 
     // MARK: - one batch
 
-    /// Copies, syncs, renames, syncs, commits; returns each unit's asset id.
+    /// Places (copies not made yet), renames, syncs, commits; returns each unit's asset id.
     private func importBatch(_ units: [ImportUnit], aliases: [String: [ImportFile]]) throws -> [Int64] {
         var placed: [(unit: ImportUnit, still: String?, movie: String?)] = []
         var moves: [(staged: String, final: String)] = []
@@ -284,9 +283,12 @@ extension PhotoLibrary {
                 let ms = unit.captureDate.flatMap(ExifCaptureTime.milliseconds)
                 placed.append((unit, try place(unit.still, capturedAtMs: ms), try place(unit.movie, capturedAtMs: ms)))
             }
-            try folder.sync(fallback: moves.map(\.staged))   // the copies' bytes, before any is published
+            // One syncfs after the renames makes the copies' bytes and their
+            // names durable together, before the catalogue names them. A power
+            // loss before it may leave a renamed file without its bytes, but no
+            // row names it, so the recovery pass removes it.
             for move in moves { try LibraryFolder.move(move.staged, to: folder.absolute(move.final)) }
-            try folder.sync(fallback: moves.map { folder.absolute($0.final) })   // the renames, before the catalogue names them
+            try folder.sync(fallback: moves.map { folder.absolute($0.final) })
         } catch {
             for move in moves {
                 unlink(move.staged)
