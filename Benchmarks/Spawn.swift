@@ -14,6 +14,7 @@ struct ChildResult {
     var seconds: Double          // wall time spawn → reaped (ContinuousClock)
     var maxRSSKiB: Int           // ru_maxrss of the child (includes its reaped children)
     var userSeconds: Double      // ru_utime of the child (CPU on every core, load-independent)
+    var cpuSeconds: Double = 0   // ru_utime + ru_stime of the child
     var stdout: String
     var stderr: String
 
@@ -77,6 +78,8 @@ func runChild(_ argv: [String], extraEnvironment: [String: String] = [:],
     return ChildResult(
         exitCode: exitCode, seconds: seconds(elapsed), maxRSSKiB: Int(usage.ru_maxrss),
         userSeconds: Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) * 1e-6,
+        cpuSeconds: Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6,
         stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
         stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
 }

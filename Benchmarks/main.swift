@@ -7,8 +7,9 @@
 // Live suite (LiveBenchmark.swift): Live photo edit save vs ffmpeg crop+eq+libx265.
 // Render suite (RenderBenchmark.swift): `shiying edit` full size and 1170-px preview vs pyvips.
 // HDR suite (HDRBenchmark.swift): keeping the gain map vs an SDR-only save, same photo, same run.
+// Library suite (LibraryBenchmark.swift): `library import` of 1,000 photos + Live pairs vs exiftool -json -r; 100,000-row timeline.
 //
-//   swift run -c release Benchmarks [--suite longimage|search|heic|video|render|organize|hdr|live|all] [--n 7,20,50] [--runs 3] [--skip-imagemagick]
+//   swift run -c release Benchmarks [--suite longimage|search|heic|video|render|organize|hdr|live|library|all] [--n 7,20,50] [--runs 3] [--skip-imagemagick]
 //                                   [--cases a,b] [--pyvips-variant V] [--single-run-over 60] [--search-seconds 2]
 //
 // Environment: SHIYING_BIN overrides the `shiying` binary.
@@ -28,7 +29,7 @@ struct Options {
     var searchSeconds = 2.0
 
     static let usage = """
-        usage: Benchmarks [--suite longimage|search|heic|video|render|organize|hdr|live|all] [--search-seconds 2] [--n 7,20,50] [--runs 3] [--skip-imagemagick] [--cases \(BenchCase.allCases.map(\.rawValue).joined(separator: ","))]
+        usage: Benchmarks [--suite longimage|search|heic|video|render|organize|hdr|live|library|all] [--search-seconds 2] [--n 7,20,50] [--runs 3] [--skip-imagemagick] [--cases \(BenchCase.allCases.map(\.rawValue).joined(separator: ","))]
                           [--pyvips-variant runs|runs-nocache|fold|memory] [--single-run-over SECONDS] [--heic-long-only]
         """
 
@@ -57,7 +58,7 @@ struct Options {
                 options.pyvipsVariant = value(flag)
             case "--suite":
                 options.suite = value(flag)
-                guard ["longimage", "search", "heic", "video", "render", "organize", "hdr", "live", "all"].contains(options.suite) else { fail("unknown suite \(options.suite)\n\(usage)") }
+                guard ["longimage", "search", "heic", "video", "render", "organize", "hdr", "live", "library", "all"].contains(options.suite) else { fail("unknown suite \(options.suite)\n\(usage)") }
             case "--search-seconds":
                 options.searchSeconds = required(Double(value(flag)), "bad --search-seconds")
             case "--single-run-over":
@@ -204,6 +205,11 @@ func runOrganizeIfWanted() {
     runOrganizeSuite(root: root, shiying: shiying, runs: options.runs)
 }
 if options.suite == "organize" { runOrganizeIfWanted(); exit(0) }
+func runLibraryIfWanted() {
+    guard options.suite == "library" || options.suite == "all" else { return }
+    runLibrarySuite(root: root, shiying: shiying, runs: options.runs)
+}
+if options.suite == "library" { runLibraryIfWanted(); exit(0) }
 if options.suite == "live" {
     runLiveSuite(root: root, shiying: shiying, runs: options.runs, singleRunOver: options.singleRunOver)
     exit(0)
@@ -286,3 +292,4 @@ runHeicIfWanted()
 runVideoIfWanted()
 runRenderIfWanted()
 runOrganizeIfWanted()
+runLibraryIfWanted()

@@ -1,21 +1,26 @@
 import Foundation
 import Shiying
+import ShiyingLibrary
+import ShiyingOrganize
 
 /// `shiying collage --layout long|grid [...] -o OUT IN...`
 enum CollageCommand {
     static let usage = """
         shiying collage --layout long|grid [--width 1080] [--columns N] [--spacing PX] [--margin PX]
                         [--background RRGGBB] [--format jpeg|png] [--quality Q] [--threads N]
-                        [--naive] [--fail-too-tall] [--json] -o OUT IN...
+                        [--naive] [--fail-too-tall] [--json] (-o OUT | --library DIR [-o NAME]) IN...
         """
 
     static func run(_ args: [String]) throws -> Int32 {
         let parsed = try Arguments(args, booleans: ["naive", "json", "fail-too-tall"])
         try parsed.rejectUnknown(["layout", "width", "columns", "spacing", "margin", "background", "format",
-                                  "quality", "threads", "o", "output"])
+                                  "quality", "threads", "o", "output", "library"])
         guard let layoutName = parsed.options["layout"], let layout = CollageRequest.Layout(rawValue: layoutName)
         else { throw UsageError("--layout long|grid is required\n\(usage)") }
-        guard let output = parsed.options["o"] ?? parsed.options["output"] else { throw UsageError("-o OUT is required") }
+        let library = parsed.options["library"]
+        guard let output = parsed.options["o"] ?? parsed.options["output"]
+            ?? library.map({ _ in "collage." + (parsed.options["format"] == "png" ? "png" : "jpg") })
+        else { throw UsageError("-o OUT (or --library DIR) is required") }
         guard !parsed.positionals.isEmpty else { throw UsageError("no input photos\n\(usage)") }
 
         var request = CollageRequest(layout: layout, inputs: parsed.positionals, output: output)
@@ -37,7 +42,19 @@ enum CollageCommand {
         request.measureProcessPeak = true // the CLI is its own process: its peak is the job's
 
         let progress = StderrProgress(label: "collage")
-        let report = try Collage.render(request, progress: progress.report)
+        var deposited: LibraryOutputReport?
+        let report: CollageReport
+        if let library {
+            // SPEC C9: through the library's exit path into 「拾映创作」; -o only names it
+            let opened = try PhotoLibrary(at: library)
+            let wanted = request, name = (output as NSString).lastPathComponent
+            let result = try blocking {
+                try await LibraryWorkflows.collage(wanted, into: opened, name: name, progress: progress.report)
+            }
+            (report, deposited) = (result.collage, result.library)
+        } else {
+            report = try Collage.render(request, progress: progress.report)
+        }
         progress.finish()
         for grey in report.greyCells {
             FileHandle.standardError.write(Data("shiying: input \(grey.index) painted grey: \(grey.reason)\n".utf8))
@@ -47,7 +64,16 @@ enum CollageCommand {
                 + "JPEG's 65,500 px (use --format png for full width)\n"
             FileHandle.standardError.write(Data(note.utf8))
         }
-        if parsed.has("json") {
+        if let deposited {
+            if parsed.has("json") {
+                var placed = request
+                placed.output = deposited.files.first ?? request.output
+                print(try JSONReport.line(LibraryExitJSON(deposited, conversion: CollageJSON(report, request: placed))))
+            } else {
+                print("\(deposited.files.joined(separator: " ")): asset \(deposited.id) in 「\(deposited.album)」, "
+                      + "\(report.width)x\(report.height), \(report.cells) cells")
+            }
+        } else if parsed.has("json") {
             print(try JSONReport.line(CollageJSON(report, request: request)))
         } else {
             print("\(output): \(report.width)x\(report.height), \(report.cells) cells, "

@@ -7,6 +7,7 @@ import ShiyingOrganize
 enum OrganizeCommand {
     static let usage = """
         shiying organize scan DIR --db FILE [--ocr] [--json]
+          shiying organize scan [DIR] --library LIB [--ocr] [--json]   (every organize action takes --library LIB for --db)
           shiying organize groups --db FILE [--json]
           shiying organize decide (--groups ID,ID,… | --all-similar) (--keep-one | --set-all-aside) [--keeper ASSET] --db FILE [--json]
           shiying organize verify GROUP --db FILE [--json]
@@ -16,10 +17,16 @@ enum OrganizeCommand {
 
     static func run(_ args: [String]) throws -> Int32 {
         let parsed = try Arguments(args, booleans: ["json", "ocr", "keep-one", "set-all-aside", "all-similar"])
-        try parsed.rejectUnknown(["db", "groups", "keeper", "set"])
-        guard let db = parsed.options["db"] else { throw UsageError("organize needs --db FILE\nusage: \(usage)") }
+        try parsed.rejectUnknown(["db", "groups", "keeper", "set", "library"])
+        // A library's catalogue is a record store: organize runs on it in place of a separate --db.
+        let library = parsed.options["library"].map(LibraryFolder.init)
+        if let library, !FileManager.default.fileExists(atPath: library.catalogue) {
+            throw UsageError("\(library.root) is not a photo library (run shiying library init)")
+        }
+        guard let db = parsed.options["db"] ?? library?.catalogue else { throw UsageError("organize needs --db FILE or --library LIB\nusage: \(usage)") }
         guard let action = parsed.positionals.first else { throw UsageError("usage: \(usage)") }
-        let operands = Array(parsed.positionals.dropFirst())
+        var operands = Array(parsed.positionals.dropFirst())
+        if action == "scan", operands.isEmpty, let library { operands = [library.originals] }
         let org = OrganizeStore(store: try RecordStore(path: db))
         switch action {
         case "scan":

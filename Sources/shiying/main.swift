@@ -16,6 +16,7 @@ let usage = """
       \(VideoCommand.usage)
       \(OrganizeCommand.usage)
       \(LiveCommand.usage)
+      \(LibraryCommand.usage)
     """
 
 /// The tool's version (this source tree's release line).
@@ -27,6 +28,7 @@ let commandUsage: [String: String] = [
     "convert": ConvertCommand.usage, "edit": EditCommand.usage, "hdr": HDRCommand.usage,
     "filters": FiltersCommand.usage, "date-phrase": DatePhraseCommand.usage, "recent": RecentCommand.usage,
     "video": VideoCommand.usage, "organize": OrganizeCommand.usage, "live": LiveCommand.usage,
+    "library": LibraryCommand.usage,
 ]
 
 func runMain() -> Int32 {
@@ -58,6 +60,7 @@ func runMain() -> Int32 {
         case "video": return try VideoCommand.run(args)
         case "organize": return try OrganizeCommand.run(args)
         case "live": return try LiveCommand.run(args)
+        case "library": return try LibraryCommand.run(args)
         case "-h", "--help", "help":
             print(usage)
             return 0

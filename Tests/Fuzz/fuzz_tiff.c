@@ -96,6 +96,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     uint8_t o = sy__exif_orientation(data, size);
     if (o < 1 || o > 8) abort();
     if (sy__exif_capture_date(data, size, date) && strlen(date) > 19) abort();
+    double lat = 0, lon = 0;
+    if (sy__exif_gps_position(data, size, &lat, &lon) && !(lat >= -90 && lat <= 90 && lon >= -180 && lon <= 180)) abort();
     sink += (uint32_t)sy__exif_has_gps(data, size) + (uint32_t)sy__exif_has_camera(data, size) +
             (uint32_t)sy__exif_user_comment_has(data, size, "Screenshot") +
             (uint32_t)sy__xmp_user_comment_has(data, size, "Screenshot");

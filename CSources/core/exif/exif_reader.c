@@ -10,6 +10,10 @@
 #define TAG_DATETIME 0x0132
 #define TAG_DATETIME_ORIGINAL 0x9003
 #define TAG_MAKERNOTE 0x927C
+#define TAG_GPS_LATITUDE_REF 0x0001 /* GPS IFD */
+#define TAG_GPS_LATITUDE 0x0002
+#define TAG_GPS_LONGITUDE_REF 0x0003
+#define TAG_GPS_LONGITUDE 0x0004
 #define APPLE_MAGIC "Apple iOS\0"
 #define APPLE_MIN_LEN 20u /* magic, 00 01, "MM", entry count, next-IFD link */
 
@@ -71,6 +75,40 @@ static int ifd0_has(const uint8_t *tiff, size_t len, uint16_t tag) {
 }
 
 int sy__exif_has_gps(const uint8_t *tiff, size_t len) { return ifd0_has(tiff, len, SY__TIFF_TAG_GPS_IFD); }
+
+/* Degrees from a GPS coordinate: 3 RATIONALs (degrees, minutes, seconds), signed by its
+ * one-letter reference (`negative` is the letter that means south or west). */
+static int gps_coordinate(const sy__tiff *t, const sy__tiff_ifd *gps, uint16_t ref_tag, uint16_t value_tag,
+                          char positive, char negative, double limit, double *out) {
+    sy__tiff_entry ref, value;
+    if (!sy__tiff_find(t, gps, ref_tag, &ref) || ref.type != SY__TIFF_ASCII || ref.count < 1) return 0;
+    if (!sy__tiff_find(t, gps, value_tag, &value) || value.type != SY__TIFF_RATIONAL || value.count != 3) return 0;
+    const uint8_t *letter = sy__tiff_value(t, &ref);
+    if (!letter || (*letter != positive && *letter != negative) || !sy__tiff_value(t, &value)) return 0;
+    double parts[3];
+    for (int i = 0; i < 3; i++) {
+        uint32_t num = sy__tiff_u32(t, value.value_at + 8u * (uint64_t)i);
+        uint32_t den = sy__tiff_u32(t, value.value_at + 8u * (uint64_t)i + 4);
+        if (den == 0) return 0;
+        parts[i] = (double)num / (double)den;
+    }
+    double degrees = parts[0] + parts[1] / 60.0 + parts[2] / 3600.0;
+    if (degrees > limit) return 0;
+    *out = *letter == negative ? -degrees : degrees;
+    return 1;
+}
+
+int sy__exif_gps_position(const uint8_t *tiff, size_t len, double *latitude, double *longitude) {
+    sy__tiff t;
+    sy__tiff_ifd ifd0, gps;
+    if (!sy__tiff_open(&t, tiff, len) || !sy__tiff_ifd0(&t, &ifd0)) return 0;
+    if (sy__tiff_sub_ifd(&t, &ifd0, SY__TIFF_TAG_GPS_IFD, &gps) != 1) return 0;
+    double lat, lon;
+    if (!gps_coordinate(&t, &gps, TAG_GPS_LATITUDE_REF, TAG_GPS_LATITUDE, 'N', 'S', 90.0, &lat)) return 0;
+    if (!gps_coordinate(&t, &gps, TAG_GPS_LONGITUDE_REF, TAG_GPS_LONGITUDE, 'E', 'W', 180.0, &lon)) return 0;
+    *latitude = lat, *longitude = lon;
+    return 1;
+}
 
 int sy__exif_has_camera(const uint8_t *tiff, size_t len) {
     return ifd0_has(tiff, len, TAG_MAKE) || ifd0_has(tiff, len, TAG_MODEL);

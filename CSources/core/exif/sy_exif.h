@@ -30,6 +30,10 @@ uint8_t sy__exif_orientation(const uint8_t *tiff, size_t len);
 int sy__exif_capture_date(const uint8_t *tiff, size_t len, char out[20]);
 /* 1 when IFD0 has a GPS IFD pointer (0x8825). */
 int sy__exif_has_gps(const uint8_t *tiff, size_t len);
+/* The GPS IFD's position in signed decimal degrees (north and east positive):
+ * 1 when GPSLatitude/GPSLongitude (3 RATIONALs each, non-zero denominators)
+ * and their N/S, E/W references are all there and in range; 0 otherwise. */
+int sy__exif_gps_position(const uint8_t *tiff, size_t len, double *latitude, double *longitude);
 /* 1 when IFD0 names a camera (Make 0x010F or Model 0x0110). */
 int sy__exif_has_camera(const uint8_t *tiff, size_t len);
 /* 1 when Exif UserComment (0x9286) contains `needle` (ASCII, any case; ASCII or UTF-16 text). */

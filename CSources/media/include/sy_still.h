@@ -43,6 +43,23 @@ sy_status sy_image_probe(sy_context *ctx, const char *path, sy_image_info *out, 
  *  gate compares. */
 sy_status sy_file_identity(sy_context *ctx, const char *path, uint64_t *bytes, char sha256_hex[65], sy_error *err);
 
+/** What a photo library catalogues about a still, from its header and metadata
+ *  only (no pixel is decoded). */
+typedef struct sy_still_facts {
+    sy_image_info info;
+    char capture_date[20]; /* Exif DateTimeOriginal (else DateTime) "YYYY:MM:DD HH:MM:SS"; "" when absent */
+    uint8_t has_location;  /* 1 when the GPS IFD holds a complete, in-range position */
+    double latitude;       /* signed decimal degrees: north positive */
+    double longitude;      /* east positive */
+} sy_still_facts;
+
+/** Probes `path` (as sy_image_probe) and reads its capture date and GPS
+ *  position from the Exif it carries (JPEG APP1, HEIF Exif item; PNG: none
+ *  yet). Metadata that is absent or unreadable leaves the fact empty; only an
+ *  unreadable file fails. Memory: the Exif/XMP/ICC blobs, freed before return.
+ *  Thread-safe with one context per thread. */
+sy_status sy_still_read_facts(sy_context *ctx, const char *path, sy_still_facts *out, sy_error *err);
+
 #ifdef __cplusplus
 }
 #endif

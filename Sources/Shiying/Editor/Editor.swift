@@ -104,12 +104,24 @@ public enum Editor {
     public static func overwriteOriginal(_ original: String, recipe: EditRecipe, record: OriginalRecord,
                                          renderingFrom source: String? = nil, format: Format? = nil,
                                          quality: Int = 92) throws -> EditReport {
+        try saveVerified(original, recipe: recipe, record: record, renderingFrom: source, to: original,
+                         format: format, quality: quality)
+    }
+
+    /// SPEC E7 for a library that keeps its originals and writes the edit as
+    /// a new current version: the same gate as `overwriteOriginal` (the pixels
+    /// must provably come from the full-size `original`, checked against the
+    /// library's `record`), but the result goes to `output`. Refusal writes nothing.
+    /// - Throws: `FullSizeGateError` (nothing written), `EditRecipeError` or `ShiyingError`.
+    public static func saveVerified(_ original: String, recipe: EditRecipe, record: OriginalRecord,
+                                    renderingFrom source: String? = nil, to output: String, format: Format? = nil,
+                                    quality: Int = 92) throws -> EditReport {
         try recipe.validateForEngine()
         let input = source ?? original
-        let format = try outputFormat(format, original)
+        let format = try outputFormat(format, output)
         let origin: SourceEvidence.Origin = sameFile(input, original) ? .originalFile : .proxy
         let flags = UInt32(SY_EDIT_FULL_DECODE) | UInt32(SY_EDIT_IDENTIFY_SOURCE)
-        return try write(input, recipe: recipe, to: original, format: format, quality: quality, maxSize: nil,
+        return try write(input, recipe: recipe, to: output, format: format, quality: quality, maxSize: nil,
                          flags: flags, progress: nil) { job in
             let evidence = SourceEvidence(decodedSize: job.decodedSize, origin: origin, headerFullSize: job.sourceSize,
                                           fileIdentity: job.fileIdentity)

@@ -38,6 +38,7 @@ public enum RecordSchema {
             "CREATE INDEX recent_searches_seq ON recent_searches(seq DESC)",
         ]),
         OrganizeSchema.migration,
+        LibrarySchema.migration,
     ]
 
     /// The newest version this build knows.

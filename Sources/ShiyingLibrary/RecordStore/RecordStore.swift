@@ -1,14 +1,17 @@
 // The app's record store: one SQLite file (system libsqlite3) holding small
-// tables of user records — recent searches now, organizing decisions next.
+// tables of user records — recent searches, organizing decisions, and a
+// photo library's catalogue.
 internal import CSQLite
+import Foundation
 
 /// A connection to the record store's SQLite file.
 ///
 /// Opening creates the file if needed, refuses another program's database
 /// before changing anything in it, switches it to WAL, turns on foreign keys,
 /// and applies every pending `RecordStoreMigration` (each in its own
-/// `BEGIN IMMEDIATE` transaction that reads the version inside it, so any
-/// number of processes may open a new file at once). Statements are prepared
+/// `BEGIN IMMEDIATE` transaction that reads the version inside it, retried
+/// while busy, so any number of processes may open a new file at once).
+/// Statements are prepared
 /// once and cached per SQL text.
 ///
 /// Not Sendable: one connection belongs to one thread or actor at a time
@@ -97,6 +100,13 @@ public final class RecordStore {
         try statement(sql).run(values)
     }
 
+    /// Runs one query and calls `body` for each row with a cursor on it (no
+    /// row arrays: large listings read their columns in place).
+    /// - Throws: `RecordStoreError`, or what `body` throws.
+    public func forEachRow(_ sql: String, _ values: [SQLValue] = [], _ body: (SQLCursor) throws -> Void) throws {
+        try statement(sql).forEach(values, body)
+    }
+
     /// Runs `body` in one transaction (`BEGIN IMMEDIATE` … `COMMIT`), rolling
     /// back if it throws. Nested calls join the outer transaction (savepoints).
     /// - Parameter body: the work; receives this store.
@@ -121,6 +131,27 @@ public final class RecordStore {
                 try? execute("ROLLBACK")
             }
             throw error
+        }
+    }
+
+    /// `transaction`, retried while another connection holds the write lock
+    /// past the busy timeout (SQLITE_BUSY): short pauses with jitter, growing
+    /// to 100 ms, until `limit`. One writer at a time across processes, and a
+    /// waiting writer never surfaces "database is locked" before `limit`.
+    /// `body` must touch only the store: a retry runs it again after the rollback.
+    /// - Throws: what `body` throws, or `RecordStoreError` (`.busy` after `limit`).
+    public func writeTransaction<T>(retryingBusyFor limit: Duration = .seconds(60),
+                                    _ body: (RecordStore) throws -> T) throws -> T {
+        let clock = ContinuousClock()
+        let deadline = clock.now + limit
+        var pauseMs = 2.0
+        while true {
+            do {
+                return try transaction(body)
+            } catch let error as RecordStoreError where error.code == .busy && transactionDepth == 0 && clock.now < deadline {
+                usleep(useconds_t(pauseMs * Double.random(in: 500...1500)))
+                pauseMs = min(pauseMs * 2, 100)
+            }
         }
     }
 
@@ -160,7 +191,7 @@ public final class RecordStore {
     /// so a process that lost the race for the lock sees the winner's steps.
     private func migrate(_ migrations: [RecordStoreMigration]) throws {
         let newest = migrations.last?.version ?? 0
-        try transaction { store in
+        try writeTransaction { store in
             try store.executeUncached("""
                 CREATE TABLE IF NOT EXISTS schema_version (
                     version INTEGER PRIMARY KEY NOT NULL,
@@ -175,7 +206,7 @@ public final class RecordStore {
             }
         }
         for step in migrations {
-            try transaction { store in
+            try writeTransaction { store in
                 guard step.version > (try store.schemaVersion) else { return }
                 for sql in step.statements { try store.executeUncached(sql) }
                 try store.execute("INSERT INTO schema_version(version, name, applied_at_ms) VALUES (?, ?, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))",

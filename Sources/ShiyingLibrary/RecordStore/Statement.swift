@@ -29,6 +29,38 @@ final class PreparedStatement {
             sqlite3_reset(handle)
             sqlite3_clear_bindings(handle)
         }
+        try bind(values)
+        var rows: [SQLRow] = []
+        while true {
+            let status = sqlite3_step(handle)
+            if status == SQLITE_DONE { return rows }
+            guard status == SQLITE_ROW else { throw store.error(status, context: "step") }
+            let columns = sqlite3_column_count(handle)
+            var row: SQLRow = []
+            row.reserveCapacity(Int(columns))
+            for c in 0..<columns { row.append(column(c)) }
+            rows.append(row)
+        }
+    }
+
+    /// Binds `values`, then calls `body` once per row with a cursor on it
+    /// (columns read in place, no row arrays); resets the statement.
+    func forEach(_ values: [SQLValue], _ body: (SQLCursor) throws -> Void) throws {
+        defer {
+            sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)
+        }
+        try bind(values)
+        let cursor = SQLCursor(handle: handle)
+        while true {
+            let status = sqlite3_step(handle)
+            if status == SQLITE_DONE { return }
+            guard status == SQLITE_ROW else { throw store.error(status, context: "step") }
+            try body(cursor)
+        }
+    }
+
+    private func bind(_ values: [SQLValue]) throws {
         for (n, value) in values.enumerated() {
             let index = Int32(n + 1)
             let status: Int32
@@ -41,17 +73,6 @@ final class PreparedStatement {
                 status = v.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), transient) }
             }
             guard status == SQLITE_OK else { throw store.error(status, context: "bind ?\(index)") }
-        }
-        var rows: [SQLRow] = []
-        while true {
-            let status = sqlite3_step(handle)
-            if status == SQLITE_DONE { return rows }
-            guard status == SQLITE_ROW else { throw store.error(status, context: "step") }
-            let columns = sqlite3_column_count(handle)
-            var row: SQLRow = []
-            row.reserveCapacity(Int(columns))
-            for c in 0..<columns { row.append(column(c)) }
-            rows.append(row)
         }
     }
 
@@ -69,5 +90,23 @@ final class PreparedStatement {
             return .blob(Array(UnsafeRawBufferPointer(start: bytes, count: count)))
         default: return .null
         }
+    }
+}
+
+/// The current row of a statement stepping in `RecordStore.forEachRow`:
+/// typed column reads straight from SQLite, valid only inside the callback.
+public struct SQLCursor {
+    fileprivate let handle: OpaquePointer
+
+    /// Whether column `c` (0-based) is NULL.
+    public func isNull(_ c: Int32) -> Bool { sqlite3_column_type(handle, c) == SQLITE_NULL }
+    /// Column `c` as an integer (0 for NULL).
+    public func int64(_ c: Int32) -> Int64 { sqlite3_column_int64(handle, c) }
+    /// Column `c` as a double (0 for NULL).
+    public func double(_ c: Int32) -> Double { sqlite3_column_double(handle, c) }
+    /// Column `c` as text, nil for NULL.
+    public func text(_ c: Int32) -> String? {
+        guard let bytes = sqlite3_column_text(handle, c) else { return nil }
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, c))), as: UTF8.self)
     }
 }

@@ -1,0 +1,65 @@
+// What the library needs to know of a file before cataloguing it. The
+// library itself reads no image format: the engine-backed reader
+// (ShiyingOrganize's EngineMediaReader) is passed in, so this layer stays
+// pure Swift + SQLite and its rules are testable with a scripted reader.
+import Foundation
+
+/// One file's catalogue facts.
+public struct LibraryMediaFacts: Sendable, Hashable {
+    public enum Medium: String, Sendable, Hashable { case still, movie }
+
+    public var medium: Medium
+    /// Upright pixels (stills) or display size (movies).
+    public var width: Int
+    public var height: Int
+    /// 0 for stills.
+    public var durationMs: Int
+    /// "YYYY:MM:DD HH:MM:SS" as the file states it (local time), nil when absent.
+    public var captureDate: String?
+    public var location: LibraryLocation?
+    /// The Live content identifier (still MakerNote / movie metadata), nil when none.
+    public var contentIdentifier: String?
+
+    public init(medium: Medium, width: Int, height: Int, durationMs: Int = 0, captureDate: String? = nil,
+                location: LibraryLocation? = nil, contentIdentifier: String? = nil) {
+        self.medium = medium
+        self.width = width
+        self.height = height
+        self.durationMs = durationMs
+        self.captureDate = captureDate
+        self.location = location
+        self.contentIdentifier = contentIdentifier
+    }
+}
+
+/// A file's size and content digest.
+public struct LibraryDigest: Sendable, Hashable {
+    public var bytes: Int64
+    /// SHA-256, lowercase hex.
+    public var sha256: String
+
+    public init(bytes: Int64, sha256: String) {
+        self.bytes = bytes
+        self.sha256 = sha256
+    }
+}
+
+/// Reads files for the library. Called from several worker threads at once.
+public protocol LibraryMediaReader: Sendable {
+    /// The facts of a still or movie.
+    /// - Throws: when the file is not a still or movie the reader understands
+    ///   (the import skips it and names it in its report).
+    func facts(of path: String) throws -> LibraryMediaFacts
+    /// Size and SHA-256 of the bytes.
+    func digest(of path: String) throws -> LibraryDigest
+}
+
+/// The file types an import picks up, by extension (lowercased).
+public enum LibraryFileTypes {
+    public static let stills: Set<String> = ["jpg", "jpeg", "png", "heic", "heif"]
+    public static let movies: Set<String> = ["mov", "mp4", "m4v"]
+    public static func isMedia(_ path: String) -> Bool {
+        let ext = (path as NSString).pathExtension.lowercased()
+        return stills.contains(ext) || movies.contains(ext)
+    }
+}

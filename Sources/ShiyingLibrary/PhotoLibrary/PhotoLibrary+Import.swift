@@ -1,0 +1,425 @@
+// Importing files and folders into the library (issue 18): incremental
+// (unchanged files are not read again; content already catalogued is not
+// imported twice), Live pairs as one asset, crash-safe (copy to a staging
+// name, rename into place, sync, then commit the catalogue rows; the
+// recovery pass removes what a killed import left behind).
+import Foundation
+
+/// What an import did.
+public struct LibraryImportReport: Sendable, Codable, Hashable {
+    public struct Skipped: Sendable, Codable, Hashable {
+        public var path: String
+        public var error: String
+    }
+
+    /// New assets, in import order.
+    public var imported: [Int64] = []
+    public var photos = 0
+    public var lives = 0
+    public var videos = 0
+    /// A movie or still that completed a Live photo already catalogued.
+    public var completedLive = 0
+    /// Files whose size and modification time match their last import: not read.
+    public var unchanged = 0
+    /// Files whose content is already catalogued: recorded as a source, nothing copied.
+    public var duplicates = 0
+    /// Files the reader could not read (named, with the reason).
+    public var skipped: [Skipped] = []
+    /// What the recovery pass before the import cleaned up.
+    public var recovery = LibraryRecoveryReport()
+    public var seconds = 0.0
+}
+
+extension PhotoLibrary {
+    /// Files and folders (recursively; hidden files and the library's own
+    /// folder left out) that an import would consider, sorted.
+    public nonisolated func candidates(_ paths: [String]) throws -> [String] {
+        var found: [String] = []
+        for path in paths {
+            let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: absolute, isDirectory: &isDir) else {
+                throw LibraryError(.io, "\(path): no such file or folder")
+            }
+            if !isDir.boolValue {
+                if LibraryFileTypes.isMedia(absolute) { found.append(absolute) }
+                continue
+            }
+            if absolute == folder.root || absolute.hasPrefix(folder.root + "/") { continue }
+            let walker = FileManager.default.enumerator(atPath: absolute)
+            while let rel = walker?.nextObject() as? String {
+                let full = absolute + "/" + rel
+                if full == folder.root {
+                    walker?.skipDescendants()
+                    continue
+                }
+                if rel.split(separator: "/").contains(where: { $0.hasPrefix(".") }) { continue }
+                let isFile = (walker?.fileAttributes?[.type] as? FileAttributeType) == .typeRegular
+                if isFile && LibraryFileTypes.isMedia(rel) { found.append(full) }
+            }
+        }
+        return Array(Set(found)).sorted()
+    }
+
+    /// Imports `paths` (files or folders). Files are read first; then, under
+    /// the library's file lock, the recovery pass runs and the new assets are placed.
+    ///
+    /// Work: one `stat` per file; files not seen before (or changed) are
+    /// hashed, read by `reader` and — unless their content is already
+    /// catalogued — copied to a staging name, on up to 4 worker threads (the
+    /// copy while the bytes are in the page cache). Then, under the lock, in
+    /// batches of `batchSize` assets: rename into originals/YYYY/MM/, sync
+    /// (`syncfs`), commit one catalogue transaction. A kill at any point
+    /// leaves the committed batches plus files the next recovery pass removes.
+    /// - Parameters:
+    ///   - progress: ("read", done, total) while reading, ("import", done, total) while copying; any thread.
+    /// - Throws: `LibraryError` (a path that does not exist, a copy or catalogue failure — D4).
+    public func importFiles(_ paths: [String], reader: some LibraryMediaReader, batchSize: Int = 256,
+                            progress: (@Sendable (String, UInt64, UInt64) -> Void)? = nil) async throws -> LibraryImportReport {
+        let start = ContinuousClock.now
+        let all = try candidates(paths)
+        var report = LibraryImportReport()
+        var known: [String: (bytes: Int64, mtimeNs: Int64)] = [:]
+        try store.forEachRow("SELECT path, bytes, mtime_ns FROM library_sources") { c in
+            known[c.text(0) ?? ""] = (c.int64(1), c.int64(2))
+        }
+        var toRead: [(path: String, bytes: Int64, mtimeNs: Int64)] = []
+        for path in all {
+            guard let st = LibraryFolder.status(path) else {
+                report.skipped.append(.init(path: path, error: "cannot be read"))
+                continue
+            }
+            if let seen = known[path], seen.bytes == st.bytes, seen.mtimeNs == st.mtimeNs {
+                report.unchanged += 1
+            } else {
+                toRead.append((path, st.bytes, st.mtimeNs))
+            }
+        }
+        let outcomes = await Self.readAll(toRead.map(\.path), reader: reader, staging: folder,
+                                          catalogued: try cataloguedDigests().keys, progress: progress)
+        var files: [ImportFile] = []
+        for (n, outcome) in outcomes.enumerated() {
+            switch outcome {
+            case .success(let read):
+                files.append(ImportFile(path: toRead[n].path, mtimeNs: toRead[n].mtimeNs, digest: read.digest,
+                                        facts: read.facts, staged: read.staged))
+            case .failure(let error):
+                report.skipped.append(.init(path: toRead[n].path, error: "\(error)"))
+            }
+        }
+        defer {  // copies a failure or a duplicate left unused
+            for file in files { if let staged = file.staged { unlink(staged) } }
+        }
+        // From here on no suspension point: the actor runs the locked part
+        // through, so no other call of this library interleaves with it.
+        let lock = try LibraryFileLock(folder)
+        defer { lock.release() }
+        report.recovery = try recover()
+        let plan = try planUnits(files)
+        report.duplicates = plan.duplicates.count + plan.aliases.values.reduce(0) { $0 + $1.count }
+        try recordDuplicates(plan.duplicates)
+        var done: UInt64 = 0
+        for batchStart in stride(from: 0, to: plan.units.count, by: max(1, batchSize)) {
+            let batch = Array(plan.units[batchStart..<min(plan.units.count, batchStart + max(1, batchSize))])
+            let ids = try importBatch(batch, aliases: plan.aliases)
+            for (unit, id) in zip(batch, ids) {
+                if unit.attachTo != nil {
+                    report.completedLive += 1
+                } else {
+                    report.imported.append(id)
+                    switch unit.kind {
+                    case .photo: report.photos += 1
+                    case .live: report.lives += 1
+                    case .video: report.videos += 1
+                    }
+                }
+            }
+            done += UInt64(batch.count)
+            progress?("import", done, UInt64(plan.units.count))
+        }
+        let elapsed = ContinuousClock.now - start
+        report.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return report
+    }
+
+    // MARK: - reading (worker threads)
+
+    /// Digests of every catalogued original.
+    func cataloguedDigests() throws -> [String: Int64] {
+        var catalogued: [String: Int64] = [:]
+        try store.forEachRow("SELECT sha256, asset_id FROM library_files WHERE role IN ('original', 'original_movie')") { c in
+            catalogued[c.text(0) ?? ""] = c.int64(1)
+        }
+        return catalogued
+    }
+
+    /// One file as a worker read it: digest, facts, and (when its content was
+    /// not catalogued) a copy at a staging name, made while its bytes are in
+    /// the page cache.
+    struct ReadFile: Sendable {
+        var digest: LibraryDigest
+        var facts: LibraryMediaFacts
+        var staged: String?
+    }
+
+    /// Every path's digest, facts and staged copy, in order, from up to 4
+    /// workers on a thread of their own (the calling task only waits).
+    static func readAll(_ paths: [String], reader: some LibraryMediaReader, staging folder: LibraryFolder,
+                        catalogued: some Collection<String> & Sendable,
+                        progress: (@Sendable (String, UInt64, UInt64) -> Void)?) async -> [Result<ReadFile, Error>] {
+        guard !paths.isEmpty else { return [] }
+        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 4, paths.count))
+        let box = ReadResults(count: paths.count)
+        let known = Set(catalogued)
+        return await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                DispatchQueue.concurrentPerform(iterations: workers) { _ in
+                    while let n = box.claim() {
+                        let outcome = Result<ReadFile, Error> {
+                            let digest = try reader.digest(of: paths[n]), facts = try reader.facts(of: paths[n])
+                            guard !known.contains(digest.sha256) else { return ReadFile(digest: digest, facts: facts) }
+                            let staged = folder.stagingPath(extension: (paths[n] as NSString).pathExtension)
+                            try LibraryFolder.copy(paths[n], to: staged)
+                            return ReadFile(digest: digest, facts: facts, staged: staged)
+                        }
+                        let done = box.finish(n, outcome)
+                        progress?("read", UInt64(done), UInt64(paths.count))
+                    }
+                }
+                continuation.resume(returning: box.all())
+            }
+        }
+    }
+
+    // MARK: - planning
+
+    /// Groups read files into assets: Live pairs by content identifier,
+    /// movies or stills completing a catalogued half, content already
+    /// catalogued (duplicates) and repeated content within this import (aliases).
+    func planUnits(_ files: [ImportFile]) throws -> ImportPlan {
+        var plan = ImportPlan()
+        let catalogued = try cataloguedDigests()
+        var firstOfDigest: [String: Int] = [:]
+        var fresh: [ImportFile] = []
+        for file in files {
+            if let asset = catalogued[file.digest.sha256] {
+                plan.duplicates.append((file, asset))
+            } else if firstOfDigest[file.digest.sha256] != nil {
+                plan.aliases[file.digest.sha256, default: []].append(file)
+            } else {
+                firstOfDigest[file.digest.sha256] = fresh.count
+                fresh.append(file)
+            }
+        }
+        var movieByID: [String: Int] = [:]
+        for (n, f) in fresh.enumerated() where f.facts.medium == .movie {
+            if let id = f.facts.contentIdentifier, movieByID[id] == nil { movieByID[id] = n }
+        }
+        var paired = Set<Int>()
+        for (n, f) in fresh.enumerated() where f.facts.medium == .still {
+            if let id = f.facts.contentIdentifier, let m = movieByID[id], !paired.contains(m) {
+                paired.insert(m)
+                paired.insert(n)
+                plan.units.append(ImportUnit(still: f, movie: fresh[m]))
+            }
+        }
+        for (n, f) in fresh.enumerated() where !paired.contains(n) {
+            let still = f.facts.medium == .still
+            var unit = still ? ImportUnit(still: f, movie: nil) : ImportUnit(still: nil, movie: f)
+            if let id = f.facts.contentIdentifier {
+                // the other half of a Live photo already catalogued as a photo or a video
+                let other = still ? AssetKind.video : .photo
+                unit.attachTo = try store.query("""
+                    SELECT id FROM library_assets WHERE content_identifier = ? AND kind = ? AND deleted_at_ms IS NULL
+                    ORDER BY id LIMIT 1
+                    """, [.text(id), .text(other.rawValue)]).first?.first?.int64
+            }
+            plan.units.append(unit)
+        }
+        return plan
+    }
+
+    /// Sources whose content is already catalogued point at that asset (so
+    /// the next import skips them as unchanged).
+    private func recordDuplicates(_ duplicates: [(ImportFile, Int64)]) throws {
+        guard !duplicates.isEmpty else { return }
+        let now = clock()
+        try write { s in
+            for (file, asset) in duplicates { try Self.recordSource(file, asset: asset, nowMs: now, in: s) }
+        }
+    }
+
+    static func recordSource(_ file: ImportFile, asset: Int64, nowMs: Int64, in s: RecordStore) throws {
+        try s.execute("""
+            INSERT INTO library_sources(path, bytes, mtime_ns, sha256, asset_id, imported_at_ms) VALUES (?,?,?,?,?,?)
+            ON CONFLICT(path) DO UPDATE SET bytes = excluded.bytes, mtime_ns = excluded.mtime_ns,
+                sha256 = excluded.sha256, asset_id = excluded.asset_id, imported_at_ms = excluded.imported_at_ms
+            """, [.text(file.path), .integer(file.digest.bytes), .integer(file.mtimeNs), .text(file.digest.sha256),
+                  .integer(asset), .integer(nowMs)])
+    }
+
+    // MARK: - one batch
+
+    /// Places (copies not made yet), renames, syncs, commits; returns each unit's asset id.
+    private func importBatch(_ units: [ImportUnit], aliases: [String: [ImportFile]]) throws -> [Int64] {
+        var placed: [(unit: ImportUnit, still: String?, movie: String?)] = []
+        var moves: [(staged: String, final: String)] = []
+        var claimed = Set<String>()
+        func place(_ file: ImportFile?, capturedAtMs: Int64?) throws -> String? {
+            guard let file else { return nil }
+            let name = (file.path as NSString).lastPathComponent
+            let final = folder.freeOriginalPath(name: name, capturedAtMs: capturedAtMs, taken: { claimed.contains($0) })
+            claimed.insert(final)
+            var staged = file.staged ?? ""
+            if file.staged == nil {  // not copied while read (its content looked catalogued then)
+                staged = folder.stagingPath(extension: (name as NSString).pathExtension)
+                try LibraryFolder.copy(file.path, to: staged)
+            }
+            moves.append((staged, final))
+            return final
+        }
+        do {
+            for unit in units {
+                let ms = unit.captureDate.flatMap(ExifCaptureTime.milliseconds)
+                placed.append((unit, try place(unit.still, capturedAtMs: ms), try place(unit.movie, capturedAtMs: ms)))
+            }
+            // One syncfs after the renames makes the copies' bytes and their
+            // names durable together, before the catalogue names them. A power
+            // loss before it may leave a renamed file without its bytes, but no
+            // row names it, so the recovery pass removes it.
+            for move in moves { try LibraryFolder.move(move.staged, to: folder.absolute(move.final)) }
+            try folder.sync(fallback: moves.map { folder.absolute($0.final) })
+        } catch {
+            for move in moves {
+                unlink(move.staged)
+                unlink(folder.absolute(move.final))
+            }
+            throw error
+        }
+        let now = clock()
+        do {
+            return try write { s in
+                try placed.map { p in
+                    let id = try Self.catalogue(p.unit, still: p.still, movie: p.movie, nowMs: now, in: s)
+                    for file in [p.unit.still, p.unit.movie].compactMap({ $0 }) {
+                        try Self.recordSource(file, asset: id, nowMs: now, in: s)
+                        for alias in aliases[file.digest.sha256] ?? [] { try Self.recordSource(alias, asset: id, nowMs: now, in: s) }
+                    }
+                    return id
+                }
+            }
+        } catch {
+            for move in moves { unlink(folder.absolute(move.final)) }  // not catalogued: not kept
+            throw error
+        }
+    }
+
+    /// The catalogue rows of one placed unit (a new asset, or the missing half
+    /// of a catalogued Live photo); returns the asset id.
+    private static func catalogue(_ unit: ImportUnit, still: String?, movie: String?, nowMs: Int64,
+                                  in s: RecordStore) throws -> Int64 {
+        let facts = unit.still?.facts ?? unit.movie!.facts
+        if let target = unit.attachTo {
+            if let movie, let file = unit.movie {
+                try s.execute("UPDATE library_assets SET kind = 'live', duration_ms = ? WHERE id = ?",
+                              [.int(file.facts.durationMs), .integer(target)])
+                try insertFile(target, .originalMovie, movie, file, in: s)
+            } else if let still, let file = unit.still {
+                try s.execute("UPDATE library_files SET role = 'original_movie' WHERE asset_id = ? AND role = 'original'", [.integer(target)])
+                try s.execute("""
+                    UPDATE library_assets SET kind = 'live', width = ?, height = ?,
+                        capture_date = COALESCE(?, capture_date), captured_at_ms = COALESCE(?, captured_at_ms),
+                        latitude = COALESCE(?, latitude), longitude = COALESCE(?, longitude) WHERE id = ?
+                    """, [.int(facts.width), .int(facts.height), facts.captureDate.map(SQLValue.text) ?? .null,
+                          facts.captureDate.flatMap(ExifCaptureTime.milliseconds).map(SQLValue.integer) ?? .null,
+                          facts.location.map { .real($0.latitude) } ?? .null,
+                          facts.location.map { .real($0.longitude) } ?? .null, .integer(target)])
+                try insertFile(target, .original, still, file, in: s)
+            }
+            return target
+        }
+        let date = unit.captureDate
+        let location = unit.still?.facts.location ?? unit.movie?.facts.location
+        let id = try s.query("""
+            INSERT INTO library_assets(kind, capture_date, captured_at_ms, latitude, longitude, width, height,
+                duration_ms, content_identifier, origin, added_at_ms)
+            VALUES (?,?,?,?,?,?,?,?,?,'import',?) RETURNING id
+            """, [.text(unit.kind.rawValue), date.map(SQLValue.text) ?? .null,
+                  date.flatMap(ExifCaptureTime.milliseconds).map(SQLValue.integer) ?? .null,
+                  location.map { .real($0.latitude) } ?? .null, location.map { .real($0.longitude) } ?? .null,
+                  .int(facts.width), .int(facts.height), .int(unit.movie?.facts.durationMs ?? 0),
+                  facts.contentIdentifier.map(SQLValue.text) ?? .null, .integer(nowMs)])[0][0].int64!
+        if let still, let file = unit.still { try insertFile(id, .original, still, file, in: s) }
+        if let movie, let file = unit.movie { try insertFile(id, unit.still == nil ? .original : .originalMovie, movie, file, in: s) }
+        return id
+    }
+
+    static func insertFile(_ asset: Int64, _ role: FileRole, _ path: String, _ file: ImportFile, in s: RecordStore) throws {
+        try s.execute("""
+            INSERT INTO library_files(asset_id, role, path, bytes, sha256, width, height) VALUES (?,?,?,?,?,?,?)
+            """, [.integer(asset), .text(role.rawValue), .text(path), .integer(file.digest.bytes), .text(file.digest.sha256),
+                  .int(file.facts.width), .int(file.facts.height)])
+    }
+}
+
+/// One file read for import.
+struct ImportFile: Sendable {
+    var path: String
+    var mtimeNs: Int64
+    var digest: LibraryDigest
+    var facts: LibraryMediaFacts
+    /// The copy a worker made at a staging name (consumed by the batch that places it).
+    var staged: String?
+}
+
+/// One asset to import: a still, a movie, or both (Live); or the half that
+/// completes catalogued asset `attachTo`.
+struct ImportUnit: Sendable {
+    var still: ImportFile?
+    var movie: ImportFile?
+    var attachTo: Int64? = nil
+
+    init(still: ImportFile?, movie: ImportFile?) {
+        self.still = still
+        self.movie = movie
+    }
+
+    var kind: AssetKind { still != nil && movie != nil ? .live : still != nil ? .photo : .video }
+    /// The still's date; a movie's own when alone.
+    var captureDate: String? { still?.facts.captureDate ?? movie?.facts.captureDate }
+}
+
+struct ImportPlan {
+    var units: [ImportUnit] = []
+    /// Content already catalogued: (file, its asset).
+    var duplicates: [(ImportFile, Int64)] = []
+    /// Repeats within this import of a unit's file, by digest.
+    var aliases: [String: [ImportFile]] = [:]
+}
+
+/// The workers' queue and results.
+private final class ReadResults: @unchecked Sendable {
+    private let lock = NSLock()
+    private var next = 0, done = 0
+    private var outcomes: [Result<PhotoLibrary.ReadFile, Error>?]
+
+    init(count: Int) { outcomes = Array(repeating: nil, count: count) }
+
+    func claim() -> Int? {
+        lock.withLock {
+            guard next < outcomes.count else { return nil }
+            next += 1
+            return next - 1
+        }
+    }
+
+    func finish(_ n: Int, _ outcome: Result<PhotoLibrary.ReadFile, Error>) -> Int {
+        lock.withLock {
+            outcomes[n] = outcome
+            done += 1
+            return done
+        }
+    }
+
+    func all() -> [Result<PhotoLibrary.ReadFile, Error>] { lock.withLock { outcomes.map { $0! } } }
+}

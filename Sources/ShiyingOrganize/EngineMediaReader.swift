@@ -1,0 +1,70 @@
+// The photo library's reader backed by the engine (issue 18): stills through
+// `sy_still_read_facts` and the Live identifier reader, movies through the
+// QuickTime reader (nothing decoded), digests through `sy_file_identity`.
+import Foundation
+import Shiying
+import ShiyingLibrary
+
+/// Reads files for `PhotoLibrary` with the engine. Stateless: each call makes
+/// its own engine context, so any number of threads may call it.
+public struct EngineMediaReader: LibraryMediaReader {
+    public init() {}
+
+    public func digest(of path: String) throws -> LibraryDigest {
+        let identity = try Editor.fileIdentity(path)
+        return LibraryDigest(bytes: identity.byteSize, sha256: identity.contentDigest)
+    }
+
+    public func facts(of path: String) throws -> LibraryMediaFacts {
+        let ext = (path as NSString).pathExtension.lowercased()
+        if LibraryFileTypes.movies.contains(ext) { return try movieFacts(path) }
+        let still = try StillFactsReader().read(path)
+        // Only JPEG and HEIC carry a Live identifier (Apple MakerNote).
+        let identifier = still.info.format == "png" ? nil : try LivePhoto.stillIdentifier(path)
+        return LibraryMediaFacts(medium: .still, width: still.info.width, height: still.info.height,
+                                 captureDate: still.captureDate,
+                                 location: still.location.map { LibraryLocation(latitude: $0.latitude, longitude: $0.longitude) },
+                                 contentIdentifier: identifier)
+    }
+
+    /// QuickTime keys a phone writes (Apple's `mdta` names).
+    private static let identifierKey = "com.apple.quicktime.content.identifier"
+    private static let creationKey = "com.apple.quicktime.creationdate"
+    private static let locationKey = "com.apple.quicktime.location.ISO6709"
+
+    private func movieFacts(_ path: String) throws -> LibraryMediaFacts {
+        let info = try VideoInfo.read(path)
+        guard let video = info.mainVideoTrack else {
+            throw ShiyingError(code: .unsupported, message: "\(path): a movie without a video track", file: path)
+        }
+        return LibraryMediaFacts(medium: .movie, width: video.displayWidth, height: video.displayHeight,
+                                 durationMs: Int((info.durationSeconds * 1000).rounded()),
+                                 captureDate: info.metadataValue(Self.creationKey).flatMap(Self.exifDate),
+                                 location: info.metadataValue(Self.locationKey).flatMap(Self.iso6709),
+                                 contentIdentifier: info.metadataValue(Self.identifierKey))
+    }
+
+    /// "2023-10-01T12:34:56+0800" → "2023:10:01 12:34:56" (the local time as written, like Exif).
+    static func exifDate(_ text: String) -> String? {
+        let chars = Array(text)
+        guard chars.count >= 19, chars[4] == "-", chars[7] == "-", chars[10] == "T" else { return nil }
+        let date = String(chars[0..<10]).replacingOccurrences(of: "-", with: ":") + " " + String(chars[11..<19])
+        return ExifCaptureTime.milliseconds(date) != nil ? date : nil
+    }
+
+    /// ISO 6709 "+31.2304+121.4737+010.000/" → latitude, longitude.
+    static func iso6709(_ text: String) -> LibraryLocation? {
+        var numbers: [Double] = []
+        var current = ""
+        for ch in text {
+            if (ch == "+" || ch == "-" || ch == "/") && !current.isEmpty {
+                guard let v = Double(current) else { return nil }
+                numbers.append(v)
+                current = ""
+            }
+            if ch != "/" { current.append(ch) }
+        }
+        guard numbers.count >= 2, abs(numbers[0]) <= 90, abs(numbers[1]) <= 180 else { return nil }
+        return LibraryLocation(latitude: numbers[0], longitude: numbers[1])
+    }
+}

@@ -1,0 +1,116 @@
+// Engine work whose results belong to a photo library (issue 18): a
+// conversion's copy (SPEC S3) and a collage (SPEC C9) leave through the
+// library's one exit path, `PhotoLibrary.deposit`; an edit becomes the
+// asset's rendition behind the full-size gate (SPEC E7), a Live photo with a
+// border becoming a still (SPEC E1).
+import Foundation
+import Shiying
+import ShiyingLibrary
+
+public enum LibraryWorkflows {
+    /// A conversion and where its copy went.
+    public struct ConversionResult: Sendable {
+        public var conversion: Conversion.Report
+        public var library: LibraryOutputReport
+    }
+
+    /// Converts `input` (a library file, an imported source, or any photo)
+    /// into `format` and deposits the copy in 「拾映转换」 with the source
+    /// asset's capture date, location, favourite, albums and tags. The input
+    /// is only read.
+    /// - Parameter name: the copy's file name; nil = the input's stem + the format's extension.
+    public static func convert(_ input: String, into library: PhotoLibrary, format: Conversion.Format,
+                               quality: Int = 90, name: String? = nil, reader: EngineMediaReader = EngineMediaReader(),
+                               progress: ((String, UInt64, UInt64) -> Void)? = nil) async throws -> ConversionResult {
+        let source = try await library.assetID(forFile: input, reader: reader)
+        let ext = format == .jpeg ? "jpg" : format.rawValue
+        let staged = library.stagingPath(extension: ext)
+        let report: Conversion.Report
+        do {
+            report = try Conversion.convert(input, to: staged, format: format, quality: quality, progress: progress)
+        } catch {
+            unlink(staged)
+            throw error
+        }
+        let stem = ((input as NSString).lastPathComponent as NSString).deletingPathExtension
+        let output = LibraryOutput(purpose: .conversion(source: source), primary: staged, name: name ?? "\(stem).\(ext)")
+        return ConversionResult(conversion: report, library: try await library.deposit(output, reader: reader))
+    }
+
+    /// A collage and where it went.
+    public struct CollageResult: Sendable {
+        public var collage: CollageReport
+        public var library: LibraryOutputReport
+    }
+
+    /// Renders `request` (its `output` is replaced by a staging path) and
+    /// deposits the collage in 「拾映创作」: no location, no album of its sources.
+    public static func collage(_ request: CollageRequest, into library: PhotoLibrary, name: String? = nil,
+                               reader: EngineMediaReader = EngineMediaReader(),
+                               progress: (@Sendable (String, UInt64, UInt64) -> Void)? = nil) async throws -> CollageResult {
+        var sources: [Int64] = []
+        for input in request.inputs {
+            if let id = try await library.assetID(forFile: input, reader: reader), !sources.contains(id) { sources.append(id) }
+        }
+        var staged = request
+        let ext = request.format == .png ? "png" : "jpg"
+        staged.output = library.stagingPath(extension: ext)
+        let report: CollageReport
+        do {
+            report = try await Collage.render(staged, progress: progress)
+        } catch {
+            unlink(staged.output)
+            throw error
+        }
+        let output = LibraryOutput(purpose: .creation(sources: sources), primary: staged.output,
+                                   name: name ?? "collage-\(Int64(Date().timeIntervalSince1970)).\(ext)")
+        return CollageResult(collage: report, library: try await library.deposit(output, reader: reader))
+    }
+
+    /// Edits asset `id` with `recipe` into a new rendition; the original stays.
+    ///
+    /// A photo goes through SPEC E7's full-size gate: the pixels are rendered
+    /// from the library's original file (or `renderingFrom`, e.g. a proxy,
+    /// which the gate refuses) and checked against what the catalogue recorded
+    /// of the original (size, bytes, SHA-256); when unsure nothing is written.
+    /// A Live photo is saved by the Live pipeline from its original pair: with
+    /// a border it becomes a still (SPEC E1), revert brings the Live photo back.
+    /// - Throws: `FullSizeGateError` (nothing written), `ShiyingError`, `LibraryError`.
+    public static func edit(_ id: Int64, recipe: EditRecipe, in library: PhotoLibrary, renderingFrom source: String? = nil,
+                            reader: EngineMediaReader = EngineMediaReader()) async throws -> LibraryAsset {
+        let original = try await library.original(of: id)
+        switch original.kind {
+        case .video:
+            throw LibraryError(.invalid, "asset \(id) is a video; library edit takes photos and Live photos")
+        case .photo:
+            let record = OriginalRecord(fullSize: PixelSize(width: original.width, height: original.height),
+                                        fileIdentity: FileIdentity(byteSize: original.bytes, contentDigest: original.sha256))
+            let ext = (original.path as NSString).pathExtension.lowercased()
+            let format = Conversion.Format(pathExtension: ext) ?? .jpeg
+            let staged = library.stagingPath(extension: format == .jpeg ? "jpg" : format.rawValue)
+            do {
+                _ = try Editor.saveVerified(original.path, recipe: recipe, record: record, renderingFrom: source, to: staged,
+                                           format: format)
+            } catch {
+                unlink(staged)
+                throw error
+            }
+            return try await library.setRendition(id, still: staged, reader: reader)
+        case .live:
+            guard let movie = original.moviePath else { throw LibraryError.unknown(id) }
+            let still = library.stagingPath(extension: "jpg"), movieOut = library.stagingPath(extension: "mov")
+            var options = LivePhoto.SaveOptions()
+            options.recipe = recipe
+            let saved: LivePhoto.SaveReport
+            do {
+                saved = try LivePhoto.save(movie: movie, still: original.path, stillOut: still, movieOut: movieOut, options: options)
+            } catch {
+                unlink(still)
+                unlink(movieOut)
+                throw error
+            }
+            if !saved.live { unlink(movieOut) }
+            return try await library.setRendition(id, still: still, movie: saved.live ? movieOut : nil, reader: reader)
+        }
+    }
+}

@@ -1,0 +1,326 @@
+// Issue 18: the photo library end to end on generated files, through the
+// Swift API: import (Live pairs, duplicates, incremental), the one exit path
+// (SPEC S3, C9), deletion (D1–D4) on a manual clock, versions (E1, E7).
+import Foundation
+import Shiying
+import ShiyingLibrary
+import ShiyingOrganize
+import Synchronization
+import Testing
+
+/// A wall clock tests move by hand (Unix ms).
+final class ManualWallClock: Sendable {
+    private let now: Mutex<Int64>
+    init(_ start: Int64 = 1_767_225_600_000) { now = Mutex(start) }  // 2026-01-01
+    func advance(days: Double) { now.withLock { $0 += Int64(days * 86_400_000) } }
+    var clock: LibraryClock { { self.now.withLock { $0 } } }
+}
+
+@Suite("Photo library")
+struct PhotoLibraryTests {
+    let reader = EngineMediaReader()
+
+    @Test("Import: photos, Live pairs as one asset, the video, the duplicate once; a re-run reads nothing and adds nothing")
+    func importFolder() async throws {
+        let dir = try TempFolder()
+        defer { dir.remove() }
+        let fixture = try await LibraryFixture.make(in: dir)
+        let library = try PhotoLibrary.create(at: dir.file("lib"))
+        let first = try await library.importFiles([fixture.input], reader: reader, batchSize: 3)
+        #expect(first.skipped.isEmpty, "\(first.skipped)")
+        #expect(first.imported.count == fixture.expectedAssets)
+        #expect(first.photos == fixture.photos.count && first.lives == fixture.livePairs.count)
+        #expect(first.duplicates == 1, "the copy of the first photo is the same content")
+        let assets = try await library.list()
+        #expect(assets.count == fixture.expectedAssets)
+        for pair in fixture.livePairs {
+            let id = try #require(try await library.assetID(forFile: pair.still, reader: reader))
+            let live = try await library.asset(id)
+            #expect(live.kind == .live && live.allFiles.map(\.role) == [.original, .originalMovie])
+            #expect(try await library.assetID(forFile: pair.movie, reader: reader) == id, "still and movie are one asset")
+            #expect(live.durationMs > 0 && live.contentIdentifier != nil)
+        }
+        if let clip = fixture.video {
+            let id = try #require(try await library.assetID(forFile: clip, reader: reader))
+            #expect(try await library.asset(id).kind == .video)
+        }
+        let photo = try await library.asset(try #require(try await library.assetID(forFile: fixture.photos[0], reader: reader)))
+        #expect(photo.captureDate != nil && photo.width == 320 && photo.height == 240)
+        #expect(try await library.assetID(forFile: fixture.duplicate, reader: reader) == photo.id)
+        if let gps = fixture.gpsPhoto {
+            let located = try await library.asset(try #require(try await library.assetID(forFile: gps, reader: reader)))
+            #expect(abs((located.location?.latitude ?? 0) - LibraryFixture.latitude) < 1e-6)
+            #expect(abs((located.location?.longitude ?? 0) - LibraryFixture.longitude) < 1e-6)
+        }
+        // every catalogued file is there, byte for byte the source
+        for a in assets {
+            for f in a.allFiles { #expect(try sha256(library.folder.absolute(f.path)) == f.sha256) }
+        }
+        let again = try await library.importFiles([fixture.input], reader: reader)
+        #expect(again.imported.isEmpty && again.duplicates == 0 && again.skipped.isEmpty)
+        #expect(again.unchanged == fixture.expectedAssets + fixture.livePairs.count + 1, "every file skipped without a read")
+        #expect(try await library.list().count == fixture.expectedAssets)
+        let check = try catalogueConsistent(library.folder.catalogue)
+        #expect(check.integrity == "ok" && check.foreignKeyProblems == 0)
+    }
+
+    @Test("Import: a movie arriving after its still completes the Live photo (one asset, not two)")
+    func liveCompletedLater() async throws {
+        let dir = try TempFolder()
+        defer { dir.remove() }
+        let fixture = try await LibraryFixture.make(in: dir, photos: 1, lives: 1)
+        guard let pair = fixture.livePairs.first else { return }  // no ffmpeg
+        let library = try PhotoLibrary.create(at: dir.file("lib"))
+        let still = try await library.importFiles([pair.still], reader: reader)
+        #expect(still.photos == 1)
+        let movie = try await library.importFiles([pair.movie], reader: reader)
+        #expect(movie.imported.isEmpty && movie.completedLive == 1)
+        let live = try await library.asset(still.imported[0])
+        #expect(live.kind == .live && live.file(.originalMovie) != nil)
+    }
+
+    @Test("Recovery: a dead process's staging file and an uncommitted file in originals/ are removed; catalogued files stay")
+    func recovery() async throws {
+        let dir = try TempFolder()
+        defer { dir.remove() }
+        let fixture = try await LibraryFixture.make(in: dir, photos: 2, lives: 0)
+        let library = try PhotoLibrary.create(at: dir.file("lib"))
+        _ = try await library.importFiles([fixture.input + "/photos"], reader: reader)
+        let root = library.folder.root
+        // pid 2^22+1 is above Linux's pid_max limit: no such process
+        _ = FileManager.default.createFile(atPath: root + "/.staging/4194305-dead.jpg", contents: Data([1, 2, 3]))
+        _ = FileManager.default.createFile(atPath: root + "/.staging/\(getpid())-mine.jpg", contents: Data([1]))
+        try FileManager.default.createDirectory(atPath: root + "/originals/2020/01", withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: root + "/originals/2020/01/never-committed.jpg", contents: Data([4]))
+        let report = try await library.recoverNow()
+        #expect(report.stagingRemoved == 1 && report.orphansRemoved == 1)
+        #expect(FileManager.default.fileExists(atPath: root + "/.staging/\(getpid())-mine.jpg"), "a live writer's file stays")
+        #expect(filesUnder(root + "/originals").count == 2)
+    }
+
+    @Test("SPEC S3: a conversion's copy in 「拾映转换」 carries capture date, GPS, favourite, albums, tags; the original is untouched")
+    func conversionCarries() async throws {
+        let dir = try TempFolder()
+        defer { dir.remove() }
+        let fixture = try await LibraryFixture.make(in: dir, photos: 2, lives: 0)
+        let library = try PhotoLibrary.create(at: dir.file("lib"))
+        _ = try await library.importFiles([fixture.input], reader: reader)
+        let sourcePath = fixture.gpsPhoto ?? fixture.photos[1]
+        let id = try #require(try await library.assetID(forFile: sourcePath, reader: reader))
+        try await library.setFavorite(true, [id])
+        try await library.addTags(["海边", "trip"], to: [id])
+        try await library.addToAlbum("Holiday", [id])
+        let before = try await library.asset(id)
+        let originalPath = library.folder.absolute(try #require(before.file(.original)).path)
+        let originalDigest = try sha256(originalPath)
+
+        let result = try await LibraryWorkflows.convert(originalPath, into: library, format: .heic)
+        let copy = result.library
+        #expect(copy.album == LibraryAlbum.conversions && copy.sourceAssetID == id)
+        #expect(copy.captureDate == before.captureDate && copy.location == before.location)
+        #expect(copy.favorite && copy.tags == ["trip", "海边"] && copy.albums == ["Holiday", LibraryAlbum.conversions])
+        let listed = try await library.asset(copy.id)
+        #expect(listed.origin == .conversion && listed.captureDate == before.captureDate && listed.location == before.location)
+        #expect(listed.favorite && listed.albums == copy.albums && listed.tags == copy.tags)
+        #expect(copy.files == [library.folder.absolute(listed.allFiles[0].path)] && copy.files[0].hasSuffix(".heic"))
+        #expect(try sha256(originalPath) == originalDigest, "the original is byte-identical")
+        #expect(try await library.asset(id) == before, "the source asset is unchanged")
+        if let exiftool = ExternalTool.find("exiftool") {
+            let r = try await ShiyingBinary.run(exiftool, ["-n", "-s3", "-DateTimeOriginal", "-GPSLatitude", "-GPSLongitude", copy.files[0]])
+            let lines = r.stdout.split(separator: "\n").map(String.init)
+            #expect(lines.first == listed.captureDate)
+            if let location = listed.location, lines.count == 3 {
+                #expect(abs((Double(lines[1]) ?? 0) - location.latitude) < 1e-4)
+                #expect(abs((Double(lines[2]) ?? 0) - location.longitude) < 1e-4)
+            } else {
+                #expect(listed.location == nil)
+            }
+        }
+    }
+
+    @Test("SPEC C9: a collage lands in 「拾映创作」 only, with no location and no source album")
+    func collageCreation() async throws {
+        let dir = try TempFolder()
+        defer { dir.remove() }
+        let fixture = try await LibraryFixture.make(in: dir, photos: 3, lives: 0)
+        let library = try PhotoLibrary.create(at: dir.file("lib"))
+        let imported = try await library.importFiles([fixture.input + "/photos"], reader: reader)
+        try await library.addToAlbum("Holiday", imported.imported)
+        try await library.addTags(["trip"], to: imported.imported)
+        try await library.setFavorite(true, imported.imported)
+        let inputs = try await library.assets(imported.imported).map { library.folder.absolute($0.allFiles[0].path) }
+        let digests = try inputs.map(sha256)
+        let result = try await LibraryWorkflows.collage(CollageRequest(layout: .grid, inputs: inputs, output: "unused.jpg"),
+                                                        into: library)
+        let made = try await library.asset(result.library.id)
+        #expect(result.library.album == LibraryAlbum.creations && made.albums == [LibraryAlbum.creations])
+        #expect(made.location == nil && made.tags.isEmpty && !made.favorite && made.origin == .creation)
+        #expect(try await library.list(album: "Holiday").count == 3, "the source album did not gain the collage")
+        #expect(try inputs.map(sha256) == digests)
+        if let exiftool = ExternalTool.find("exiftool") {
+            let r = try await ShiyingBinary.run(exiftool, ["-n", "-s3", "-GPSLatitude", result.library.files[0]])
+            #expect(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "no GPS in the collage file")
+        }
+    }
+
+    @Test("SPEC D1/D2/D3: set aside → confirm → Recently Deleted → restore / purge after 30 days; freed bytes = files removed")
+    func deletion() async throws {
+        let dir = try TempFolder()
+        defer { dir.remove() }
+        let fixture = try await LibraryFixture.make(in: dir, photos: 5, lives: 0)
+        let time = ManualWallClock()
+        let library = try PhotoLibrary.create(at: dir.file("lib"), clock: time.clock)
+        let ids = try await library.importFiles([fixture.input + "/photos"], reader: reader).imported
+        // ids[0] gets an edit: its full resources (original + rendition) exceed its current version
+        _ = try await LibraryWorkflows.edit(ids[0], recipe: EditRecipe(adjustments: .init(exposure: 0.4)), in: library)
+        try await library.setAside(Array(ids[0..<5]))
+        #expect(try await library.list(.setAside).count == 5)
+
+        // D1: the confirmation is asked, and "no" changes nothing
+        let asked = Mutex<[SetAsideDeletionRequest]>([])
+        let declined = try await library.delete([ids[0]]) { r in asked.withLock { $0.append(r) }; return false }
+        #expect(!declined.confirmed && asked.withLock { $0.count } == 1)
+        #expect(try await library.list(.recentlyDeleted).isEmpty)
+        let request = asked.withLock { $0[0] }
+        #expect(request.systemConfirmation && !request.requiresGroupCheck && request.recentlyDeletedDays == 30)
+
+        // D3: a read-only file is refused, a vanished one is not visible
+        let readOnly = try await library.asset(ids[3]), vanished = try await library.asset(ids[4])
+        chmod(library.folder.absolute(readOnly.allFiles[0].path), 0o444)
+        unlink(library.folder.absolute(vanished.allFiles[0].path))
+        let wanted = Array(ids[0..<5])
+        let expectedFreed = try await library.assets(Array(ids[0..<3])).flatMap(\.allFiles).reduce(Int64(0)) { total, f in
+            total + Int64(try Data(contentsOf: URL(fileURLWithPath: library.folder.absolute(f.path))).count)
+        }
+        let report = try await library.delete(wanted) { _ in true }
+        #expect(report.deleted == Array(ids[0..<3]) && report.refused == [ids[3]] && report.notVisible == [ids[4]])
+        #expect(report.refusedMessage == DeletionOutcome([(ids[3], .refused)]).refusedMessage && report.refusedMessage != nil)
+        #expect(report.notVisibleMessage == DeletionOutcome([(ids[4], .notVisible)]).notVisibleMessage && report.notVisibleMessage != nil)
+        // D2: one file cannot be measured, so the smaller measure (current versions) was promised
+        #expect(report.freedText.contains("实际数量以系统确认删除的项目为准"))
+        let deleted = try await library.list(.recentlyDeleted)
+        #expect(Set(deleted.map(\.id)) == Set(ids[0..<3]) && deleted.allSatisfy { $0.allFiles.allSatisfy { $0.path.hasPrefix("trash/") } })
+        #expect(Set(try await library.list(.setAside).map(\.id)) == [ids[3], ids[4]], "refused and skipped items stay on the page")
+        // D2 over measurable items: the larger of current versions and full resources
+        let measured = try await library.deletionRequest(Array(ids[0..<3]))
+        #expect(measured.freed.measuredBoth && measured.freed.bytes == expectedFreed)
+
+        // restore one, purge the rest after 30 days
+        #expect(try await library.restore([ids[2]]) == [ids[2]])
+        let back = try await library.asset(ids[2])
+        #expect(back.deletedAtMs == nil && FileManager.default.fileExists(atPath: library.folder.absolute(back.allFiles[0].path)))
+        time.advance(days: 29.9)
+        #expect(try await library.purge().purged.isEmpty, "still inside the 30 days")
+        time.advance(days: 0.2)
+        let kept = try await library.deletionRequest(Array(ids[0..<2]))
+        let purge = try await library.purge()
+        #expect(Set(purge.purged) == Set(ids[0..<2]))
+        #expect(purge.freedBytes == kept.freed.bytes, "freed bytes equal the files removed")
+        let gone = try await library.assets(Array(ids[0..<2]))
+        #expect(filesUnder(library.folder.trash).isEmpty && gone.isEmpty)
+        let check = try catalogueConsistent(library.folder.catalogue)
+        #expect(check.integrity == "ok" && check.foreignKeyProblems == 0)
+    }
+
+    @Test("SPEC D4: when the catalogue refuses the write, 「无法完成这次整理」 and nothing is shown as deleted; files stay put")
+    func refusedWrite() async throws {
+        let dir = try TempFolder()
+        defer { dir.remove() }
+        let fixture = try await LibraryFixture.make(in: dir, photos: 2, lives: 0)
+        let library = try PhotoLibrary.create(at: dir.file("lib"))
+        let ids = try await library.importFiles([fixture.input + "/photos"], reader: reader).imported
+        let before = try await library.assets(ids)
+        // another writer's rule: the catalogue refuses to record deletions and favourites
+        let other = try RecordStore(path: library.folder.catalogue)
+        try other.execute("""
+            CREATE TRIGGER refuse BEFORE UPDATE ON library_assets
+            WHEN NEW.deleted_at_ms IS NOT NULL OR NEW.favorite = 1 BEGIN SELECT RAISE(ABORT, 'refused by policy'); END
+            """)
+        await #expect { try await library.delete(ids) { _ in true } } throws: { error in
+            (error as? LibraryError)?.kind == .couldNotRecord && (error as? LibraryError)?.message == "无法完成这次整理"
+        }
+        await #expect { try await library.setFavorite(true, ids) } throws: { error in
+            (error as? LibraryError)?.message == "无法完成这次整理"
+        }
+        #expect(try await library.assets(ids) == before, "not shown as deleted; files at their catalogued paths")
+        for a in before { #expect(FileManager.default.fileExists(atPath: library.folder.absolute(a.allFiles[0].path))) }
+        #expect(filesUnder(library.folder.trash).isEmpty)
+    }
+
+    @Test("SPEC E7: an edit is written only when rendered from the full-size original the catalogue recorded")
+    func fullSizeGate() async throws {
+        let dir = try TempFolder()
+        defer { dir.remove() }
+        let fixture = try await LibraryFixture.make(in: dir, photos: 2, lives: 0)
+        let library = try PhotoLibrary.create(at: dir.file("lib"))
+        let ids = try await library.importFiles([fixture.input + "/photos"], reader: reader).imported
+        let id = ids[0]
+        let original = try await library.original(of: id)
+        let digest = try sha256(original.path)
+        let edited = try await LibraryWorkflows.edit(id, recipe: EditRecipe(adjustments: .init(exposure: 0.5)), in: library)
+        #expect(edited.edited && edited.currentFiles.map(\.role) == [.rendition])
+        let rendition = try #require(edited.file(.rendition))
+        #expect(rendition.width == original.width && rendition.height == original.height)
+        // a half-size proxy: refused, nothing written
+        let proxy = dir.file("proxy.jpg")
+        _ = try Editor.save(original.path, recipe: .identity, to: proxy, maxSize: (160, 160))
+        #expect(throws: FullSizeGateError.self) {
+            _ = try Editor.saveVerified(original.path, recipe: .identity, record: OriginalRecord(), to: dir.file("x.jpg"))
+        }
+        await #expect(throws: FullSizeGateError.self) {
+            _ = try await LibraryWorkflows.edit(id, recipe: EditRecipe(adjustments: .init(exposure: -0.5)), in: library,
+                                                renderingFrom: proxy)
+        }
+        // the original on disk is no longer what the catalogue recorded: unsure → refused
+        let other = try await library.original(of: ids[1])
+        let saved = try Data(contentsOf: URL(fileURLWithPath: original.path))
+        try FileManager.default.removeItem(atPath: original.path)
+        try FileManager.default.copyItem(atPath: other.path, toPath: original.path)
+        await #expect(throws: FullSizeGateError.self) {
+            _ = try await LibraryWorkflows.edit(id, recipe: EditRecipe(adjustments: .init(exposure: -0.5)), in: library)
+        }
+        try saved.write(to: URL(fileURLWithPath: original.path))
+        #expect(try await library.asset(id).file(.rendition) == rendition, "the refused edits changed nothing")
+        #expect(try sha256(original.path) == digest)
+        #expect(!FileManager.default.fileExists(atPath: dir.file("x.jpg")))
+    }
+
+    @Test("SPEC E1: a Live photo edited with a border is a still; the original pair stays; revert brings the Live photo back")
+    func liveBorderRevert() async throws {
+        let dir = try TempFolder()
+        defer { dir.remove() }
+        let fixture = try await LibraryFixture.make(in: dir, photos: 1, lives: 1)
+        guard !fixture.livePairs.isEmpty else { return }  // no ffmpeg
+        let library = try PhotoLibrary.create(at: dir.file("lib"))
+        _ = try await library.importFiles([fixture.input + "/live"], reader: reader)
+        let id = try #require(try await library.list().first?.id)
+        let live = try await library.asset(id)
+        let digests = try live.allFiles.map { try sha256(library.folder.absolute($0.path)) }
+        var recipe = EditRecipe()
+        recipe.border = .init(width: 0.04)
+        let edited = try await LibraryWorkflows.edit(id, recipe: recipe, in: library)
+        #expect(edited.kind == .photo && edited.originalKind == .live && edited.currentFiles.map(\.role) == [.rendition])
+        #expect(try live.allFiles.map { try sha256(library.folder.absolute($0.path)) } == digests, "the pair is untouched")
+        let reverted = try await library.revert(id)
+        #expect(reverted.kind == .live && reverted.currentFiles.map(\.role) == [.original, .originalMovie])
+        #expect(filesUnder(library.folder.renditions).isEmpty)
+    }
+
+    @Test("Timeline: by capture date from the covering index; catalogue-only edits need no file lock")
+    func timeline() async throws {
+        let dir = try TempFolder()
+        defer { dir.remove() }
+        let fixture = try await LibraryFixture.make(in: dir, photos: 4, lives: 0)
+        let library = try PhotoLibrary.create(at: dir.file("lib"))
+        _ = try await library.importFiles([fixture.input + "/photos"], reader: reader)
+        let line = try await library.timeline()
+        let full = try await library.list()
+        #expect(line.map(\.id) == full.map(\.id) && line.count == 4)
+        #expect(zip(line, line.dropFirst()).allSatisfy { ($0.capturedAtMs ?? 0) <= ($1.capturedAtMs ?? 0) })
+        let plan = try await library.withStore { s in
+            try s.query("EXPLAIN QUERY PLAN SELECT id, kind, captured_at_ms, favorite, hidden FROM library_assets WHERE deleted_at_ms IS NULL ORDER BY captured_at_ms, id")
+                .map { $0.last?.string ?? "" }.joined(separator: " | ")
+        }
+        #expect(plan.contains("COVERING INDEX library_timeline"), "\(plan)")
+    }
+}

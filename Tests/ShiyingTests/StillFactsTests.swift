@@ -1,0 +1,61 @@
+// sy_still_read_facts (issue 18): what a photo library catalogues about a
+// still, from its header and Exif, no pixel decoded.
+import Foundation
+import Shiying
+import ShiyingFixtures
+import Testing
+
+@Suite("Still facts")
+struct StillFactsTests {
+    @Test("Capture date and upright size of a sample photo; no GPS IFD → no location")
+    func sample() throws {
+        let dir = try TempDir("facts")
+        defer { dir.remove() }
+        let paths = try SamplePhotos.write(count: 2, seed: 3, width: 320, height: 240, to: dir.path)
+        let reader = try StillFactsReader()
+        let landscape = try reader.read(paths[0]), portrait = try reader.read(paths[1])
+        #expect(landscape.info.width == 320 && landscape.info.height == 240 && landscape.location == nil)
+        #expect(portrait.info.width == 240 && portrait.info.height == 320, "orientation 6 applied")
+        let date = try #require(landscape.captureDate)
+        #expect(date.count == 19 && date.dropFirst(4).first == ":")
+    }
+
+    @Test("GPS position: north/east positive, south/west negative (exiftool writes it; skipped when absent)")
+    func gps() async throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/exiftool") else { return }
+        let dir = try TempDir("facts-gps")
+        defer { dir.remove() }
+        let path = try SamplePhotos.write(count: 1, seed: 4, width: 160, height: 120, to: dir.path)[0]
+        let heic = dir.file("south-west.heic")
+        for (file, lat, latRef, lon, lonRef) in [(path, 31.2304, "N", 121.4737, "E"), (path, 33.8688, "S", 70.6693, "W")] {
+            _ = try await runTool("exiftool", ["-q", "-overwrite_original", "-GPSLatitude=\(lat)", "-GPSLatitudeRef=\(latRef)",
+                                               "-GPSLongitude=\(lon)", "-GPSLongitudeRef=\(lonRef)", file])
+            let position = try #require(try StillFactsReader().read(file).location)
+            #expect(abs(position.latitude - (latRef == "S" ? -lat : lat)) < 1e-6)
+            #expect(abs(position.longitude - (lonRef == "W" ? -lon : lon)) < 1e-6)
+        }
+        // the same position survives a conversion into HEIC (an Exif item) and is read from there
+        _ = try Conversion.convert(path, to: heic)
+        let converted = try #require(try StillFactsReader().read(heic).location)
+        #expect(abs(converted.latitude + 33.8688) < 1e-6 && abs(converted.longitude + 70.6693) < 1e-6)
+    }
+
+    @Test("A real iPhone HEIC: its GPS position and capture date (skipped without the corpus)")
+    func iphone() throws {
+        let path = Paths.corpus.appendingPathComponent("real/iphone15plus_IMG_3853.HEIC").path
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        let facts = try StillFactsReader().read(path)
+        let position = try #require(facts.location)
+        #expect(abs(position.latitude - 35.7142722) < 1e-5 && abs(position.longitude - 139.7963555) < 1e-5)
+        #expect(facts.captureDate != nil)
+    }
+
+    @Test("Not a still: an error naming the file")
+    func notAStill() throws {
+        let dir = try TempDir("facts-bad")
+        defer { dir.remove() }
+        let path = dir.file("notes.jpg")
+        try Data("not a photo".utf8).write(to: URL(fileURLWithPath: path))
+        #expect { try StillFactsReader().read(path) } throws: { ($0 as? ShiyingError)?.message.contains(path) == true }
+    }
+}
