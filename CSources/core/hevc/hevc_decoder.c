@@ -12,15 +12,20 @@
 #include <string.h>
 
 #include "base/sy_nal.h"
-#include "hevc/sy_de265.h"
+#include "hevc/sy_avcodec.h"
+#include "hevc/sy_hevc_params.h"
 #include "hevc/sy_hevc.h"
+
+#ifndef REUSE_CONTEXT
+#define REUSE_CONTEXT 1
+#endif
 
 struct sy__hevc_decoder {
     sy_context *ctx;
     uint8_t *record; /* copy of the hvcC record */
     size_t record_len;
     sy__hvcc hvcc;   /* parameter-set offsets into record, length size, SPS bound */
-    int de265_ref;   /* holds a de265_init reference */
+    sy__avdec *av;   /* kept between tiles (REUSE_CONTEXT) */
 };
 
 sy_status sy__hevc_decoder_create(sy_context *ctx, const uint8_t *hvcc, size_t hvcc_len, sy__hevc_decoder **out,
@@ -42,7 +47,6 @@ sy_status sy__hevc_decoder_create(sy_context *ctx, const uint8_t *hvcc, size_t h
     }
     memcpy(d->record, hvcc, hvcc_len);
     d->record_len = hvcc_len;
-    d->de265_ref = sy__de265_hold(); /* keeps libde265's tables alive between per-tile contexts */
     *out = d;
     return SY_OK;
 }
@@ -50,7 +54,7 @@ sy_status sy__hevc_decoder_create(sy_context *ctx, const uint8_t *hvcc, size_t h
 void sy__hevc_decoder_destroy(sy__hevc_decoder *dec) {
     if (!dec) return;
     sy_context *ctx = dec->ctx;
-    sy__de265_drop(dec->de265_ref);
+    sy__avdec_close(dec->av);
     if (dec->record) sy__free(ctx, dec->record);
     sy__free(ctx, dec);
 }
@@ -63,41 +67,35 @@ void sy__yuv_release(sy_context *ctx, sy__yuv *yuv) {
     memset(yuv, 0, sizeof *yuv);
 }
 
-/* libde265's heap for one picture of the given SPS bound, measured with a
- * malloc hook (peak over the decode, libde265 1.0.11): 512x512 4:2:0 8-bit
- * 1.07 MB, 10-bit 1.70 MB, 4:0:0 0.92 MB, 4:4:4 1.45 MB, 2048x1536 11.9 MB,
- * i.e. ~1.2 x the picture + ~2.5 bytes per pixel of metadata (per-4x4 motion,
- * modes, deblocking, SAO). Charged a little above that, plus the queued NAL copies. */
-static size_t estimate_de265(const sy__hevc_bound *b, size_t data_len) {
+/* libavcodec's heap for one still of the given SPS bound: ESTIMATE_PLACEHOLDER */
+static size_t estimate_avcodec(const sy__hevc_bound *b, size_t data_len) {
     size_t px = (size_t)b->width * b->height;
-    return sy__hevc_picture_bytes(b) * 3 / 2 + px * 5 / 2 + ((size_t)256 << 10) + 2 * data_len;
+    return sy__avcodec_picture_bytes(b->width, b->height, b->chroma, b->bit_depth) * 3 / 2 + px * 5 / 2 +
+           ((size_t)256 << 10) + 2 * data_len;
 }
 
 /* Copies a decoded picture into one engine block, each plane at the deepest
  * plane's bit depth (a shallower plane is scaled up to it). */
-static sy_status copy_picture(sy_context *ctx, const struct de265_image *img, sy__yuv *out, sy_error *err) {
-    sy__yuv view;
-    int depth[3];
-    sy_status st = sy__de265_view(img, &view, depth, "hevc", err);
-    if (st != SY_OK) return st;
-    if (view.width > SY__HEVC_MAX_SIDE || view.height > SY__HEVC_MAX_SIDE)
-        return sy__fail(err, SY_E_INVALID_INPUT, "hevc: decoded picture is %ux%u", view.width, view.height);
-    int planes = view.chroma == 0 ? 1 : 3;
-    size_t bps = view.bit_depth > 8 ? 2 : 1, total = 0;
-    for (int c = 0; c < planes; c++) total += (size_t)view.plane_width[c] * view.plane_height[c] * bps;
+static sy_status copy_picture(sy_context *ctx, const sy__yuv *view, const int depth[3], sy__yuv *out,
+                              sy_error *err) {
+    if (view->width > SY__HEVC_MAX_SIDE || view->height > SY__HEVC_MAX_SIDE)
+        return sy__fail(err, SY_E_INVALID_INPUT, "hevc: decoded picture is %ux%u", view->width, view->height);
+    int planes = view->chroma == 0 ? 1 : 3;
+    size_t bps = view->bit_depth > 8 ? 2 : 1, total = 0;
+    for (int c = 0; c < planes; c++) total += (size_t)view->plane_width[c] * view->plane_height[c] * bps;
     uint8_t *block = sy__alloc(ctx, total, 1, "hevc picture", err);
     if (!block) return err ? err->code : SY_E_BUDGET;
-    *out = view;
+    *out = *view;
     out->bytes = total;
     uint8_t *dst = block;
     for (int c = 0; c < planes; c++) {
-        uint32_t pw = view.plane_width[c];
+        uint32_t pw = view->plane_width[c];
         size_t row_bytes = (size_t)pw * bps;
         out->plane[c] = dst;
         out->stride[c] = (uint32_t)row_bytes;
-        int up = view.bit_depth - depth[c];
-        for (uint32_t y = 0; y < view.plane_height[c]; y++, dst += row_bytes) {
-            const uint8_t *s = view.plane[c] + (size_t)y * view.stride[c];
+        int up = view->bit_depth - depth[c];
+        for (uint32_t y = 0; y < view->plane_height[c]; y++, dst += row_bytes) {
+            const uint8_t *s = view->plane[c] + (size_t)y * view->stride[c];
             if (bps == 1 || (depth[c] > 8 && up == 0)) {
                 memcpy(dst, s, row_bytes);
             } else if (depth[c] > 8) {
@@ -113,48 +111,25 @@ static sy_status copy_picture(sy_context *ctx, const struct de265_image *img, sy
     return SY_OK;
 }
 
-/* Runs one libde265 context over the parameter sets and `data`. */
-static sy_status run_de265(sy__hevc_decoder *dec, const uint8_t *data, size_t len, uint32_t nal_count, sy__yuv *out,
-                           sy_error *err) {
-    de265_decoder_context *de = sy__de265_new_decoder();
-    if (!de) return sy__fail(err, SY_E_CODEC, "hevc: libde265 could not create a decoder");
+/* Decodes `data` (one picture's NAL units) and copies its picture out. */
+static sy_status run_avcodec(sy__hevc_decoder *dec, const uint8_t *data, size_t len, sy__yuv *out, sy_error *err) {
     sy_status st = SY_OK;
-    de265_error e = sy__de265_push_parameter_sets(de, dec->record, &dec->hvcc);
-    if (de265_isOK(e)) e = sy__de265_push_nals(de, data, len, dec->hvcc.length_size, 0);
-    if (de265_isOK(e)) e = de265_flush_data(de);
-    if (!de265_isOK(e)) {
-        st = sy__fail_sub(err, SY_E_CODEC, (int32_t)e, "hevc: libde265: %s", de265_get_error_text(e));
-        goto done;
+    if (!dec->av)
+        st = sy__avdec_open(dec->ctx, SY__AVCODEC_HEVC, dec->record, dec->record_len, 1, "hevc", &dec->av, err);
+    if (st == SY_OK) st = sy__avdec_send(dec->av, data, len, 0, err);
+    if (st == SY_OK) st = sy__avdec_send(dec->av, NULL, 0, 0, err);
+    sy__yuv view;
+    int depth[3], got = 0;
+    uint32_t tag = 0;
+    if (st == SY_OK) st = sy__avdec_receive(dec->av, &view, depth, &tag, &got, err);
+    if (st == SY_OK && !got) st = sy__fail(err, SY_E_INVALID_INPUT, "hevc: the stream holds no picture");
+    if (st == SY_OK) st = copy_picture(dec->ctx, &view, depth, out, err);
+    if (dec->av && (!REUSE_CONTEXT || st != SY_OK)) {
+        sy__avdec_close(dec->av);
+        dec->av = NULL;
+    } else if (dec->av) {
+        sy__avdec_reset(dec->av);
     }
-    int got = 0, more = 1;
-    /* One NAL unit per de265_decode call, plus the end-of-stream flushes. */
-    uint64_t budget = (uint64_t)dec->hvcc.ps_count + nal_count + 16;
-    while (more && !got) {
-        if (budget-- == 0) {
-            st = sy__fail(err, SY_E_CODEC, "hevc: libde265 made no progress");
-            goto done;
-        }
-        more = 0;
-        e = de265_decode(de, &more);
-        if (e == DE265_ERROR_WAITING_FOR_INPUT_DATA) break; /* cannot happen after flush */
-        if (!de265_isOK(e) && e != DE265_ERROR_IMAGE_BUFFER_FULL) {
-            st = sy__fail_sub(err, SY_E_CODEC, (int32_t)e, "hevc: libde265: %s", de265_get_error_text(e));
-            goto done;
-        }
-        const struct de265_image *img = de265_get_next_picture(de);
-        if (img) {
-            st = copy_picture(dec->ctx, img, out, err);
-            de265_release_next_picture(de);
-            if (st != SY_OK) goto done;
-            got = 1;
-        } else if (e == DE265_ERROR_IMAGE_BUFFER_FULL) {
-            st = sy__fail(err, SY_E_CODEC, "hevc: libde265 picture buffer full without output");
-            goto done;
-        }
-    }
-    if (!got) st = sy__fail(err, SY_E_INVALID_INPUT, "hevc: the stream holds no picture");
-done:
-    de265_free_decoder(de);
     return st;
 }
 
@@ -163,7 +138,6 @@ sy_status sy__hevc_decode(sy__hevc_decoder *dec, const uint8_t *data, size_t len
     if (!dec || !out || (!data && len)) return sy__fail(err, SY_E_USAGE, "sy__hevc_decode: bad arguments");
     /* Frame the NAL units (bounded) and read any in-band SPS before libde265 sees anything. */
     sy__hevc_bound b = dec->hvcc.bound;
-    uint32_t nal_count = 0;
     for (size_t pos = 0; pos < len;) {
         if (len - pos < dec->hvcc.length_size)
             return sy__fail(err, SY_E_INVALID_INPUT, "hevc: tile data truncated (length prefix at byte %zu of %zu)",
@@ -176,9 +150,14 @@ sy_status sy__hevc_decode(sy__hevc_decoder *dec, const uint8_t *data, size_t len
                             len - pos);
         if (n > (uint32_t)INT32_MAX) return sy__fail(err, SY_E_INVALID_INPUT, "hevc: NAL unit of %u bytes", n);
         if (n) {
+            size_t run = sy__nal_forbidden_run(data + pos, n);
+            if (run < n)
+                return sy__fail(err, SY_E_INVALID_INPUT,
+                                "hevc: tile data damaged (%02x %02x %02x at byte %zu of a NAL unit, which emulation "
+                                "prevention forbids)",
+                                data[pos + run], data[pos + run + 1], data[pos + run + 2], run);
             sy_status st = sy__hevc_note_nal(data + pos, n, &b, "hevc: item data", err);
             if (st != SY_OK) return st;
-            nal_count++;
         }
         pos += n;
     }
@@ -187,10 +166,10 @@ sy_status sy__hevc_decode(sy__hevc_decoder *dec, const uint8_t *data, size_t len
         return sy__fail(err, b.width && b.height ? SY_E_BUDGET : SY_E_INVALID_INPUT,
                         "hevc: coded picture %ux%u (limit %ux%u)", b.width, b.height, SY__HEVC_MAX_SIDE,
                         SY__HEVC_MAX_SIDE);
-    size_t charge = estimate_de265(&b, len);
-    sy_status st = sy__charge(dec->ctx, charge, "libde265 (estimate)", err);
+    size_t charge = estimate_avcodec(&b, len);
+    sy_status st = sy__charge(dec->ctx, charge, "libavcodec (estimate)", err);
     if (st != SY_OK) return st;
-    st = run_de265(dec, data, len, nal_count, out, err);
+    st = run_avcodec(dec, data, len, out, err);
     sy__discharge(dec->ctx, charge);
     return st;
 }
