@@ -43,13 +43,12 @@ let package = Package(
         systemCodec("CX265", pkgConfig: "x265", apt: "libx265-dev"),
         systemCodec("CAVCodec", pkgConfig: "libavcodec", apt: "libavcodec-dev"),
         systemCodec("CAVUtil", pkgConfig: "libavutil", apt: "libavutil-dev"),  // frames, pixel formats, log
-        systemCodec("COpenH264", pkgConfig: "openh264", apt: "libopenh264-dev"),
         systemCodec("CZlib", pkgConfig: "zlib", apt: "zlib1g-dev"),
         systemCodec("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
         // The engine in layers (README "Architecture"): each C target reaches
         // only the targets below it, so an upward #include does not build.
         engineTarget("CShiyingCore", path: "core",  // base, exif, codecs (each codec's library here only)
-                     dependencies: ["CJPEG", "CX265", "CAVCodec", "CAVUtil", "COpenH264", "CZlib"], below: []),
+                     dependencies: ["CJPEG", "CX265", "CAVCodec", "CAVUtil", "CZlib"], below: []),
         engineTarget("CShiyingMedia", path: "media",  // containers, still, render, gainmap (libheif fallback)
                      dependencies: ["CShiyingCore", "CHeif"], below: ["core"]),
         engineTarget("CShiying", path: "pipelines",  // collage, edit, video, organize, live, convert

@@ -196,13 +196,6 @@ void sy__avdec_close(sy__avdec *d) {
     sy__free(d->ctx, d);
 }
 
-void sy__avdec_reset(sy__avdec *d) {
-    sy__avdec_release(d);
-    avcodec_flush_buffers(d->av);
-    d->sent = d->collected = 0;
-    d->draining = 0;
-}
-
 /* ---- feeding ---- */
 
 /* A padded copy of the sample (libavcodec reads up to 64 bytes past the end),

@@ -6,10 +6,9 @@
  *
  * Order of operations: open (configuration record as extradata), then per
  * sample send() and receive() until nothing is ready; end of stream is
- * send(NULL), then receive() until *got = 0. reset() returns to the state after
- * open (parameter sets kept), so a still decoder can run one tile after
- * another. Samples are length-prefixed NAL units whose framing the caller has
- * already checked (sy__nal_framing, or the tile walk in hevc_decoder.c).
+ * send(NULL), then receive() until *got = 0; close(). Samples are
+ * length-prefixed NAL units whose framing the caller has already checked
+ * (sy__nal_framing, or the tile walk in hevc_decoder.c).
  *
  * Damage: libavcodec runs with AV_EF_EXPLODE, and every message it logs at
  * error level for this decoder is kept (the log callback sees which sample
@@ -51,8 +50,6 @@ sy_status sy__avdec_send(sy__avdec *d, const uint8_t *data, size_t len, uint32_t
 sy_status sy__avdec_receive(sy__avdec *d, sy__yuv *out, int depth[3], uint32_t *tag, int *got, sy_error *err);
 void sy__avdec_release(sy__avdec *d);
 
-/* Drops every picture and sample in flight; the next send starts afresh. */
-void sy__avdec_reset(sy__avdec *d);
 void sy__avdec_close(sy__avdec *d);
 
 /* Bytes of one picture's samples at a size, chroma format (0..3) and depth. */
