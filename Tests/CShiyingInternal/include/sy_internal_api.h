@@ -1,13 +1,15 @@
 /* sy_internal_api.h — engine-internal interfaces the C API tests call
- * directly (containers and writers that no Swift facade code uses). Reached
+ * directly (containers, writers and decoders that no Swift facade code uses). Reached
  * only by the test targets; the engine's public headers stay what Swift calls. */
 #ifndef SY_INTERNAL_API_H
 #define SY_INTERNAL_API_H
 
 #include "base/sy_sha256.h"
+#include "base/sy_video_stream.h"
 #include "bmff/sy_bmff.h"
 #include "heif/sy_heif.h"
 #include "heif/sy_heif_writer.h"
+#include "hevc/sy_hevc.h"
 #include "mov/sy_mov_writer.h"
 
 #endif
