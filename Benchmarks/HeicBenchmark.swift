@@ -313,7 +313,7 @@ private func printHeicReport(_ r: HeicReport) {
     }
     let name = { (p: ToolPair) in (p.input as NSString).lastPathComponent }
 
-    for (kind, peer, title) in [("decode", "heif-convert", "Decode to JPEG Q90: shiying convert (libde265 tiles) vs heif-convert (libheif whole image)"),
+    for (kind, peer, title) in [("decode", "heif-convert", "Decode to JPEG Q90: shiying convert (libavcodec tiles) vs heif-convert (libheif whole image)"),
                                 ("cell-decode", "vips", "Full-width collage cell: shiying collage --width W vs vips thumbnail IN OUT.jpg W")] {
         print("\n\(title); median of \(r.runsRequested), MPix/s = input pixels / wall s\n")
         table(["input", "shiying s", "MPix/s", "RSS MiB", "\(peer) s", "MPix/s", "RSS MiB", "shiying time"],

@@ -415,7 +415,7 @@ struct VideoReaderTests {
         #expect(p >= 35)
     }
 
-    // issue 4: the corpus H.264 Live Photo movie decodes (openh264), B-frames in order.
+    // issue 4: the corpus H.264 Live Photo movie decodes (libavcodec), B-frames in order.
     @Test(.enabled(if: VideoPaths.hasPaired && VideoPaths.hasFFmpeg))
     func pairedH264Movie() throws {
         let reader = try Reader.mustOpen(VideoPaths.paired)
