@@ -187,10 +187,10 @@ sy_status sy__avdec_open(sy_context *ctx, sy__avcodec_id codec, const uint8_t *c
 
 void sy__avdec_close(sy__avdec *d) {
     if (!d) return;
-    registry_remove(d); /* libavcodec's threads are joined below; none logs after */
     av_frame_free(&d->frame);
     av_packet_free(&d->packet);
-    avcodec_free_context(&d->av);
+    avcodec_free_context(&d->av); /* joins the frame threads, which may log until then */
+    registry_remove(d);
     if (d->buffer) sy__free(d->ctx, d->buffer);
     if (d->copies_charged) sy__discharge(d->ctx, d->copies_charged);
     sy__free(d->ctx, d);
