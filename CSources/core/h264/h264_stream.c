@@ -59,7 +59,8 @@ static sy_status h264_send(sy__vstream *base, const uint8_t *data, size_t len, u
             if (!sy__h264_sps_parse(data + pos, n, &sps))
                 return sy__fail(err, SY_E_INVALID_INPUT, "sample %u: unreadable sequence parameter set", tag);
             if (sps.width > s->bound_w || sps.height > s->bound_h || sps.chroma > s->bound_chroma ||
-                sps.bit_depth_luma > s->bound_depth || sps.bit_depth_chroma > s->bound_depth || refs_of(&sps) > s->bound_refs || !sps.frame_mbs_only)
+                sps.bit_depth_luma > s->bound_depth || sps.bit_depth_chroma > s->bound_depth ||
+                refs_of(&sps) > s->bound_refs || !sps.frame_mbs_only)
                 return sy__fail(err, SY_E_UNSUPPORTED,
                                 "sample %u: a new sequence parameter set (%ux%u, %u-bit%s) does not fit the "
                                 "stream's first (%ux%u, %u-bit)",
@@ -76,22 +77,7 @@ static sy_status h264_finish(sy__vstream *base, sy_error *err) {
 }
 
 static sy_status h264_receive(sy__vstream *base, sy__yuv *pic, uint32_t *tag, int *got, sy_error *err) {
-    h264_stream *s = (h264_stream *)base;
-    const sy__vstream_params *p = &base->params;
-    int depth[3];
-    sy_status st = sy__avdec_receive(s->av, pic, depth, tag, got, err);
-    if (st != SY_OK || !*got) return st;
-    if (pic->width != p->width || pic->height != p->height)
-        st = sy__fail(err, SY_E_UNSUPPORTED, "sample %u: picture of %ux%u in a %ux%u stream", *tag, pic->width,
-                      pic->height, p->width, p->height);
-    for (int c = 1; st == SY_OK && c < (pic->chroma == 0 ? 1 : 3); c++)
-        if (depth[c] != depth[0])
-            st = sy__fail(err, SY_E_UNSUPPORTED, "sample %u: luma and chroma bit depths differ", *tag);
-    if (st != SY_OK) {
-        sy__avdec_release(s->av);
-        *got = 0;
-    }
-    return st;
+    return sy__avdec_receive_stream(((h264_stream *)base)->av, &base->params, pic, tag, got, err);
 }
 
 static void h264_release(sy__vstream *base) { sy__avdec_release(((h264_stream *)base)->av); }

@@ -140,7 +140,9 @@ sy_status sy__avdec_open(sy_context *ctx, sy__avcodec_id codec, const uint8_t *c
     if (config_len > (size_t)INT32_MAX - AV_INPUT_BUFFER_PADDING_SIZE || (!config && config_len))
         return sy__fail(err, SY_E_USAGE, "sy__avdec_open: bad configuration record");
     const AVCodec *c = avcodec_find_decoder(codec == SY__AVCODEC_HEVC ? AV_CODEC_ID_HEVC : AV_CODEC_ID_H264);
-    if (!c) return sy__fail(err, SY_E_CODEC, "libavcodec has no %s decoder", codec == SY__AVCODEC_HEVC ? "HEVC" : "H.264");
+    if (!c)
+        return sy__fail(err, SY_E_CODEC, "libavcodec has no %s decoder",
+                        codec == SY__AVCODEC_HEVC ? "HEVC" : "H.264");
     sy__avdec *d = sy__calloc(ctx, 1, sizeof *d, "libavcodec decoder", err);
     if (!d) return err ? err->code : SY_E_BUDGET;
     d->ctx = ctx;
@@ -335,6 +337,24 @@ sy_status sy__avdec_receive(sy__avdec *d, sy__yuv *out, int depth[3], uint32_t *
     *tag = (uint32_t)pts;
     *got = 1;
     return SY_OK;
+}
+
+sy_status sy__avdec_receive_stream(sy__avdec *d, const sy__vstream_params *p, sy__yuv *pic, uint32_t *tag,
+                                   int *got, sy_error *err) {
+    int depth[3];
+    sy_status st = sy__avdec_receive(d, pic, depth, tag, got, err);
+    if (st != SY_OK || !*got) return st;
+    if (pic->width != p->width || pic->height != p->height)
+        st = sy__fail(err, SY_E_UNSUPPORTED, "sample %u: picture of %ux%u in a %ux%u stream", *tag, pic->width,
+                      pic->height, p->width, p->height);
+    for (int c = 1; st == SY_OK && c < (pic->chroma == 0 ? 1 : 3); c++)
+        if (depth[c] != depth[0])
+            st = sy__fail(err, SY_E_UNSUPPORTED, "sample %u: luma and chroma bit depths differ", *tag);
+    if (st != SY_OK) {
+        sy__avdec_release(d);
+        *got = 0;
+    }
+    return st;
 }
 
 void sy__avdec_release(sy__avdec *d) {

@@ -91,22 +91,7 @@ static sy_status hevc_finish(sy__vstream *base, sy_error *err) {
 }
 
 static sy_status hevc_receive(sy__vstream *base, sy__yuv *pic, uint32_t *tag, int *got, sy_error *err) {
-    hevc_stream *s = (hevc_stream *)base;
-    const sy__vstream_params *p = &base->params;
-    int depth[3];
-    sy_status st = sy__avdec_receive(s->av, pic, depth, tag, got, err);
-    if (st != SY_OK || !*got) return st;
-    if (pic->width != p->width || pic->height != p->height)
-        st = sy__fail(err, SY_E_UNSUPPORTED, "sample %u: picture of %ux%u in a %ux%u stream", *tag, pic->width,
-                      pic->height, p->width, p->height);
-    for (int c = 1; st == SY_OK && c < (pic->chroma == 0 ? 1 : 3); c++)
-        if (depth[c] != depth[0])
-            st = sy__fail(err, SY_E_UNSUPPORTED, "sample %u: luma and chroma bit depths differ", *tag);
-    if (st != SY_OK) {
-        sy__avdec_release(s->av);
-        *got = 0;
-    }
-    return st;
+    return sy__avdec_receive_stream(((hevc_stream *)base)->av, &base->params, pic, tag, got, err);
 }
 
 static void hevc_release(sy__vstream *base) { sy__avdec_release(((hevc_stream *)base)->av); }

@@ -27,6 +27,7 @@
 #define SY_AVCODEC_H
 
 #include "base/sy_internal.h"
+#include "base/sy_video_stream.h"
 #include "base/sy_yuv.h"
 
 typedef enum sy__avcodec_id { SY__AVCODEC_HEVC, SY__AVCODEC_H264 } sy__avcodec_id;
@@ -49,6 +50,11 @@ sy_status sy__avdec_send(sy__avdec *d, const uint8_t *data, size_t len, uint32_t
  * (present = 1; unspecified values as the stream left them), *tag its sample. */
 sy_status sy__avdec_receive(sy__avdec *d, sy__yuv *out, int depth[3], uint32_t *tag, int *got, sy_error *err);
 void sy__avdec_release(sy__avdec *d);
+
+/* receive() for a movie's stream decoder (base/sy_video_stream.h): the
+ * picture must have the stream's size and one bit depth in every plane. */
+sy_status sy__avdec_receive_stream(sy__avdec *d, const sy__vstream_params *p, sy__yuv *pic, uint32_t *tag,
+                                   int *got, sy_error *err);
 
 void sy__avdec_close(sy__avdec *d);
 
