@@ -13,7 +13,7 @@ SANITIZE     = --scratch-path .build/sanitize --sanitize=address \
                -Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=undefined
 OUT         ?= out
 
-APT_PACKAGES = pkg-config libjpeg62-turbo-dev libheif-dev libx265-dev libde265-dev libopenh264-dev \
+APT_PACKAGES = pkg-config libjpeg62-turbo-dev libheif-dev libx265-dev libavcodec-dev libavutil-dev \
                zlib1g-dev liblcms2-dev libsqlite3-dev \
                libimage-exiftool-perl ffmpeg libheif-examples imagemagick libvips-tools libjpeg-turbo-progs \
                python3 python3-pip tesseract-ocr tesseract-ocr-chi-sim

@@ -41,15 +41,15 @@ let package = Package(
         systemCodec("CJPEG", pkgConfig: "libjpeg", apt: "libjpeg62-turbo-dev"),
         systemCodec("CHeif", pkgConfig: "libheif", apt: "libheif-dev"),
         systemCodec("CX265", pkgConfig: "x265", apt: "libx265-dev"),
-        systemCodec("CDe265", pkgConfig: "libde265", apt: "libde265-dev"),
-        systemCodec("COpenH264", pkgConfig: "openh264", apt: "libopenh264-dev"),
+        systemCodec("CAVCodec", pkgConfig: "libavcodec", apt: "libavcodec-dev"),
+        systemCodec("CAVUtil", pkgConfig: "libavutil", apt: "libavutil-dev"),  // frames, pixel formats, log
         systemCodec("CZlib", pkgConfig: "zlib", apt: "zlib1g-dev"),
         systemCodec("CLcms2", pkgConfig: "lcms2", apt: "liblcms2-dev"),
         systemCodec("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
         // The engine in layers (README "Architecture"): each C target reaches
         // only the targets below it, so an upward #include does not build.
         engineTarget("CShiyingCore", path: "core",  // base, exif, codecs, colour (each library here only)
-                     dependencies: ["CJPEG", "CX265", "CDe265", "COpenH264", "CZlib", "CLcms2"], below: []),
+                     dependencies: ["CJPEG", "CX265", "CAVCodec", "CAVUtil", "CZlib", "CLcms2"], below: []),
         engineTarget("CShiyingMedia", path: "media",  // containers, still, render, gainmap (libheif fallback)
                      dependencies: ["CShiyingCore", "CHeif"], below: ["core"]),
         engineTarget("CShiying", path: "pipelines",  // collage, edit, video, organize, live, convert

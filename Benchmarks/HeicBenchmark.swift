@@ -321,7 +321,7 @@ private func printHeicReport(_ r: HeicReport) {
     }
     let name = { (p: ToolPair) in (p.input as NSString).lastPathComponent }
 
-    for (kind, peer, title) in [("decode", "heif-convert", "Decode to JPEG Q90: shiying convert (libde265 tiles) vs heif-convert (libheif whole image)"),
+    for (kind, peer, title) in [("decode", "heif-convert", "Decode to JPEG Q90: shiying convert (libavcodec tiles) vs heif-convert (libheif whole image)"),
                                 ("cell-decode", "vips", "Full-width collage cell: shiying collage --width W vs vips thumbnail IN OUT.jpg W")] {
         guard r.decode.contains(where: { $0.kind == kind }) else { continue }
         print("\n\(title); median of \(r.runsRequested), MPix/s = input pixels / wall s\n")

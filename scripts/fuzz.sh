@@ -13,7 +13,7 @@ engine=$(find CSources -name '*.c' -not -path 'CSources/system/*')
 layers=""
 for layer in core media pipelines fixtures; do layers="$layers -ICSources/$layer -ICSources/$layer/include"; done
 flags="-g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $layers"
-libs="$(pkg-config --libs libjpeg libheif libde265 x265 zlib openh264 lcms2) -lpthread -lm"
+libs="$(pkg-config --libs libjpeg libheif libavcodec libavutil x265 zlib lcms2) -lpthread -lm"
 
 # Seeds: small generated photos (baseline + progressive + oriented) and PNGs.
 seeds=$out/seeds

@@ -1,8 +1,8 @@
 import Foundation
 internal import CShiying
 
-/// The frames of a movie's video track, decoded (HEVC with libde265, H.264
-/// with openh264) and handed out upright as 8-bit RGB in presentation order
+/// The frames of a movie's video track, decoded (HEVC and H.264 with
+/// libavcodec) and handed out upright as 8-bit RGB in presentation order
 /// (`sy_video_reader`, issue 4). Holds the decoder's picture buffer and one
 /// frame, never the whole movie. One thread at a time.
 public final class VideoReader {

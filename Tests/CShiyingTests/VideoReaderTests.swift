@@ -6,6 +6,7 @@
 // truncated and damaged files, the memory budget and cancellation.
 // Issue 4 (video I/O, reader part).
 import CShiying
+import CShiyingInternal
 import Foundation
 import Testing
 
@@ -414,7 +415,7 @@ struct VideoReaderTests {
         #expect(p >= 35)
     }
 
-    // issue 4: the corpus H.264 Live Photo movie decodes (openh264), B-frames in order.
+    // issue 4: the corpus H.264 Live Photo movie decodes (libavcodec), B-frames in order.
     @Test(.enabled(if: VideoPaths.hasPaired && VideoPaths.hasFFmpeg))
     func pairedH264Movie() throws {
         let reader = try Reader.mustOpen(VideoPaths.paired)
@@ -431,6 +432,42 @@ struct VideoReaderTests {
         #expect(pts == (try ffprobeFramePts(VideoPaths.paired)))
         let ref = try ffmpegFrames(VideoPaths.paired, width: 720, height: 960, filter: nil, extra: ["-frames:v", "1"])
         #expect(psnr(try #require(first).rgb, try #require(ref.first)) >= 35)
+    }
+
+    // issue 15: libavcodec's frame threads give exactly the frames of a
+    // single-threaded decode (bytes, presentation order, each frame's sample
+    // and pts) on B-frame streams, and the order is ffprobe's.
+    @Test(.enabled(if: VideoPaths.hasFFmpeg), arguments: ["hevc8.mp4", "hevc10.mp4", "h264.mp4", "iphone"])
+    func frameThreadsMatchOneThread(_ name: String) throws {
+        if name == "iphone" && !VideoPaths.hasIphone { return }
+        let path = name == "iphone" ? VideoPaths.iphone : try Generated.need(name)
+        defer { sy__vstream_set_threads(0) }
+        struct Seen: Equatable { var index: UInt32, pts: Int64, digest: String }
+        func decode(threads: Int32) throws -> [Seen] {
+            sy__vstream_set_threads(threads)
+            let reader = try Reader.mustOpen(path)
+            var seen: [Seen] = []
+            while let f = try reader.next() {
+                var sha = sy__sha256()
+                sy__sha256_init(&sha)
+                f.rgb.withUnsafeBufferPointer { sy__sha256_update(&sha, $0.baseAddress, $0.count) }
+                var hex = [CChar](repeating: 0, count: 65)
+                sy__sha256_hex(&sha, &hex)
+                seen.append(Seen(index: f.index, pts: f.pts - reader.info.start_pts, digest: String(decoding: hex.prefix(64).map { UInt8(bitPattern: $0) }, as: UTF8.self)))
+            }
+            #expect(seen.count == Int(reader.info.frame_count), "\(name), \(threads) threads: one frame per sample")
+            return seen
+        }
+        let one = try decode(threads: 1)
+        let packets = try ffprobePacketPts(path)
+        #expect(packets != packets.sorted(), "\(name) really has B-frames")
+        #expect(one.map(\.pts) == packets.sorted(), "\(name): one thread, presentation order")
+        #expect(one.map(\.index) == (0..<UInt32(one.count)).map { $0 })
+        #expect(Set(one.map(\.digest)).count > one.count / 2, "\(name): the frames differ from each other")
+        for threads: Int32 in [2, 3, 4] {
+            let many = try decode(threads: threads)
+            #expect(many == one, "\(name): \(threads) frame threads give the single-threaded frames")
+        }
     }
 
     // issue 4: codecs other than HEVC / H.264 are refused by name.

@@ -2,7 +2,7 @@
  * is a 2-byte big-endian length, that many bytes of hvcC record, then the
  * item's length-prefixed NAL units. Creates a decoder, decodes, and converts
  * every row to RGB and to JFIF YCbCr. Built like scripts/fuzz.sh (needs
- * libde265 on the link line: $(pkg-config --libs libde265)). */
+ * libavcodec on the link line: $(pkg-config --libs libavcodec libavutil)). */
 #include <stdint.h>
 #include <stdio.h>
 

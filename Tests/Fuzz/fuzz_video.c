@@ -1,6 +1,6 @@
 /* fuzz_video.c — libFuzzer harness for the video reader (sy_video_reader_*),
  * and through it the MOV demuxer, the hvcC / avcC / SPS parsers and the
- * libde265 / openh264 stream decoders: open the main video track, check the
+ * libavcodec stream decoders (HEVC, H.264): open the main video track, check the
  * info, decode up to 4 frames (every RGB byte read so ASan sees the whole
  * frame), close, and require that every engine allocation and charge is
  * returned. Pictures are capped at 512x512 by a 64 MiB budget, so a hostile

@@ -202,7 +202,7 @@ struct VideoTranscodeTests {
         #expect(db.y >= 38 && db.average >= 33, "PSNR y \(db.y), average \(db.average) dB against the autorotated source")
     }
 
-    // H.264 in (openh264), HEVC out.
+    // H.264 in (libavcodec), HEVC out.
     @Test func h264Source() async throws {
         let dir = try TempDir("transcode-avc")
         defer { dir.remove() }

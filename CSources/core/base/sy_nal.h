@@ -14,9 +14,14 @@ static inline uint32_t sy__nal_length(const uint8_t *p, uint32_t size) {
     return v;
 }
 
+/* Offset of the first 00 00 00 / 00 00 01 / 00 00 02 inside a NAL unit's n
+ * bytes (emulation prevention forbids them: damaged data), n when none. */
+size_t sy__nal_forbidden_run(const uint8_t *nal, size_t n);
+
 /* Checks the length-prefixed framing of a movie sample (`tag` = its index,
- * for messages "sample N: ..."): every NAL unit inside it, none empty-headed.
- * Returns the NAL count in *count. */
+ * for messages "sample N: ..."): every NAL unit inside it, none empty-headed,
+ * none holding a sequence emulation prevention forbids. Returns the NAL
+ * count in *count. */
 sy_status sy__nal_framing(const uint8_t *data, size_t len, uint32_t length_size, uint32_t tag, uint32_t *count,
                           sy_error *err);
 

@@ -53,4 +53,12 @@ struct sy__vstream {
     sy__vstream_params params;
 };
 
+/* Decoding threads a stream decoder starts with: the online cores, at most
+ * SY__VSTREAM_MAX_THREADS, unless set. Set is process-wide and read when a
+ * decoder is created (0 = back to automatic); tests use it to compare thread
+ * counts, whose output must be bit-exact. */
+#define SY__VSTREAM_MAX_THREADS 4
+void sy__vstream_set_threads(int threads);
+int sy__vstream_threads(void);
+
 #endif

@@ -1,5 +1,5 @@
 /* sy_h264_sps.h — the H.264 sequence parameter set fields the reader needs
- * before openh264 sees the stream (engine-private): picture size and frame
+ * before libavcodec sees the stream (engine-private): picture size and frame
  * cropping, chroma format, bit depths, interlacing, reference frames and the
  * VUI colour description / reorder depth (ITU-T H.264 7.3.2.1.1, E.1.1). */
 #ifndef SY_H264_SPS_H

@@ -1,5 +1,5 @@
 /* hevc_params.c — hvcC records and HEVC sequence parameter sets, read with
- * the bounded RBSP reader before anything reaches libde265 (see
+ * the bounded RBSP reader before anything reaches libavcodec (see
  * sy_hevc_params.h). Every count read from the stream is range-checked
  * against the limits of ITU-T H.265 before it drives a loop. */
 #include <string.h>
@@ -123,7 +123,7 @@ int sy__hevc_sps_parse(const uint8_t *nal, size_t n, sy__hevc_sps *s) {
     if (sy__rbsp_bit(&r))
         for (int i = 0; i < 4; i++) crop[i] = sy__rbsp_ue(&r);
     uint32_t bd_y = sy__rbsp_ue(&r), bd_c = sy__rbsp_ue(&r);
-    if (r.bad || chroma > 3 || bd_y > 8 || bd_c > 8) return 0; /* libde265 refuses these too */
+    if (r.bad || chroma > 3 || bd_y > 8 || bd_c > 8) return 0; /* deeper than 16 bits: no decoder has them */
     s->width = w;
     s->height = h;
     s->chroma = (uint8_t)chroma;

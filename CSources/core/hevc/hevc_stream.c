@@ -1,80 +1,35 @@
-/* hevc_stream.c — a movie's HEVC track through one libde265 decoder (issue 4).
+/* hevc_stream.c — a movie's HEVC track through one libavcodec decoder (issues 4, 15).
  *
  * The hvcC parameter sets (or, for hev1 without them, those of sample 0) are
- * read with hevc_params.c before libde265 sees anything: the picture size,
- * chroma format, bit depth and DPB size bound what libde265 will allocate,
+ * read with hevc_params.c before libavcodec sees anything: the picture size,
+ * chroma format, bit depth and DPB size bound what libavcodec will allocate,
  * and that estimate is charged to the context for the decoder's lifetime.
- * Each sample's NAL units are pushed with the sample's tag as their PTS;
- * libde265 applies the DPB bumping process and hands pictures out in display
- * order, cropped to the conformance window. (de265_push_end_of_frame is not
- * used: in libde265 1.0.11 it also flushes the reorder buffer, which puts
- * B-frame streams out of order.) An in-band SPS asking for more
- * than the stream was set up for is refused before libde265 reads it.
+ * An in-band SPS asking for more than the stream was set up for is refused
+ * before libavcodec reads it. The hvcC record goes to libavcodec as its
+ * extradata (NAL length size included), each sample as one packet whose
+ * timestamp is the sample's tag; libavcodec applies the DPB bumping process
+ * and hands pictures out in display order, cropped to the conformance
+ * window, with the tag of their sample.
  *
- * libde265 reports damaged slices as warnings and carries on; a warning is
- * turned into an error naming the sample it concerns (decoding is drained
- * after every sample; see slice_data_warning for which sample that is). */
+ * Frame threads decode up to STREAM_THREADS pictures at once in the
+ * background, so the caller's colour conversion overlaps decoding; the output
+ * is bit-exact with a single thread. Damage is an error naming its sample
+ * (sy_avcodec.h). */
 #include <string.h>
-#include <unistd.h>
 
 #include "base/sy_nal.h"
-#include "hevc/sy_de265.h"
+#include "hevc/sy_avcodec.h"
 #include "hevc/sy_hevc.h"
+#include "hevc/sy_hevc_params.h"
 
 enum { NAL_RASL_N = 8, NAL_RASL_R = 9, NAL_FIRST_NON_VCL = 32 };
 
 typedef struct hevc_stream {
     sy__vstream base;
-    de265_decoder_context *de;
-    int de265_ref;
+    sy__avdec *av;
     uint32_t length_size;
-    sy__hevc_bound bound;   /* what the charge covers */
-    uint32_t tag;           /* sample whose NAL units were pushed last */
-    uint32_t data_tag;      /* sample whose slice data libde265 decodes now (see slice_data_warning) */
-    int64_t last_slice_tag; /* last sample with a slice NAL unit, -1 before the first */
-    uint32_t decode_budget; /* de265_decode calls left before "no progress" */
-    int holding;            /* a picture is borrowed */
+    sy__hevc_bound bound; /* what the charge covers */
 } hevc_stream;
-
-/* libde265 1.0.11 reads a slice header when its NAL unit is popped but
- * decodes that picture's slice data only when the next picture's first slice
- * arrives (or at the end of the stream): damage found in slice data belongs
- * to the previous picture's sample, damage in headers to the current one. */
-static int slice_data_warning(de265_error w) {
-    switch (w) {
-    case DE265_WARNING_PREMATURE_END_OF_SLICE_SEGMENT:
-    case DE265_WARNING_INCORRECT_ENTRY_POINT_OFFSET:
-    case DE265_WARNING_CTB_OUTSIDE_IMAGE_AREA:
-    case DE265_WARNING_INCORRECT_MOTION_VECTOR_SCALING:
-    case DE265_WARNING_BOTH_PREDFLAGS_ZERO:
-    case DE265_WARNING_NONEXISTING_REFERENCE_PICTURE_ACCESSED:
-    case DE265_WARNING_NUMMVP_NOT_EQUAL_TO_NUMMVQ:
-    case DE265_WARNING_EOSS_BIT_NOT_SET:
-    case DE265_WARNING_COLLOCATED_MOTION_VECTOR_OUTSIDE_IMAGE_AREA:
-    case DE265_WARNING_PCM_BITDEPTH_TOO_LARGE:
-    case DE265_WARNING_REFERENCE_IMAGE_BIT_DEPTH_DOES_NOT_MATCH:
-    case DE265_WARNING_REFERENCE_IMAGE_SIZE_DOES_NOT_MATCH_SPS:
-    case DE265_WARNING_REFERENCE_IMAGE_CHROMA_FORMAT_DOES_NOT_MATCH: return 1;
-    default: return 0;
-    }
-}
-
-/* Warnings that say nothing about the bitstream. */
-static int benign_warning(de265_error w) {
-    return w == DE265_WARNING_NO_WPP_CANNOT_USE_MULTITHREADING || w == DE265_WARNING_WARNING_BUFFER_FULL ||
-           w == DE265_WARNING_NUMBER_OF_THREADS_LIMITED_TO_MAXIMUM;
-}
-
-static sy_status check_warnings(hevc_stream *s, sy_error *err) {
-    for (int i = 0; i < 64; i++) { /* libde265 keeps a short queue */
-        de265_error w = de265_get_warning(s->de);
-        if (w == DE265_OK) break;
-        if (!benign_warning(w))
-            return sy__fail_sub(err, SY_E_INVALID_INPUT, (int32_t)w, "sample %u: libde265: %s",
-                                slice_data_warning(w) ? s->data_tag : s->tag, de265_get_error_text(w));
-    }
-    return SY_OK;
-}
 
 /* Finds the parameters of the first SPS among sample 0's length-prefixed NAL
  * units (hev1 may carry them there) and widens the bound with every SPS. */
@@ -128,104 +83,42 @@ static sy_status hevc_send(sy__vstream *base, const uint8_t *data, size_t len, u
         pos += n;
     }
     *may_vanish = first_vcl == NAL_RASL_N || first_vcl == NAL_RASL_R;
-    s->tag = tag;
-    s->data_tag = first_vcl >= 0 && s->last_slice_tag >= 0 ? (uint32_t)s->last_slice_tag : tag;
-    if (first_vcl >= 0) s->last_slice_tag = tag;
-    de265_error e = sy__de265_push_nals(s->de, data, len, s->length_size, (de265_PTS)tag);
-    if (!de265_isOK(e))
-        return sy__fail_sub(err, SY_E_CODEC, (int32_t)e, "sample %u: libde265: %s", tag, de265_get_error_text(e));
-    s->decode_budget = 2 * nals + 64;
-    return SY_OK;
+    return sy__avdec_send(s->av, data, len, tag, err);
 }
 
 static sy_status hevc_finish(sy__vstream *base, sy_error *err) {
-    hevc_stream *s = (hevc_stream *)base;
-    if (s->last_slice_tag >= 0) s->tag = s->data_tag = (uint32_t)s->last_slice_tag;
-    de265_error e = de265_flush_data(s->de);
-    if (!de265_isOK(e))
-        return sy__fail_sub(err, SY_E_CODEC, (int32_t)e, "libde265: flush: %s", de265_get_error_text(e));
-    s->decode_budget = 4096; /* the last picture's slices, then the DPB drains (a guard, not a limit) */
-    return SY_OK;
-}
-
-/* A borrowed view of libde265's planes, which must match the stream's parameters. */
-static sy_status view(hevc_stream *s, const struct de265_image *img, sy__yuv *out, sy_error *err) {
-    const sy__vstream_params *p = &s->base.params;
-    char where[32];
-    snprintf(where, sizeof where, "sample %u", s->tag);
-    int depth[3];
-    sy_status st = sy__de265_view(img, out, depth, where, err);
-    if (st != SY_OK) return st;
-    if (out->width != p->width || out->height != p->height)
-        return sy__fail(err, SY_E_UNSUPPORTED, "sample %u: picture of %ux%u in a %ux%u stream", s->tag, out->width,
-                        out->height, p->width, p->height);
-    for (int c = 1; c < (out->chroma == 0 ? 1 : 3); c++)
-        if (depth[c] != depth[0])
-            return sy__fail(err, SY_E_UNSUPPORTED, "sample %u: luma and chroma bit depths differ", s->tag);
-    return SY_OK;
+    return sy__avdec_send(((hevc_stream *)base)->av, NULL, 0, 0, err);
 }
 
 static sy_status hevc_receive(sy__vstream *base, sy__yuv *pic, uint32_t *tag, int *got, sy_error *err) {
-    hevc_stream *s = (hevc_stream *)base;
-    *got = 0;
-    if (s->holding) return sy__fail(err, SY_E_USAGE, "hevc stream: receive before release");
-    for (;;) {
-        const struct de265_image *img = de265_peek_next_picture(s->de);
-        if (img) {
-            de265_PTS pts = de265_get_image_PTS(img);
-            sy_status st = view(s, img, pic, err);
-            if (st != SY_OK) return st;
-            if (pts < 0 || pts > (de265_PTS)UINT32_MAX)
-                return sy__fail(err, SY_E_CODEC, "sample %u: libde265 returned a picture of no sample", s->tag);
-            *tag = (uint32_t)pts;
-            *got = 1;
-            s->holding = 1;
-            return SY_OK;
-        }
-        if (s->decode_budget == 0)
-            return sy__fail(err, SY_E_CODEC, "sample %u: libde265 made no progress", s->tag);
-        s->decode_budget--;
-        int more = 0;
-        de265_error e = de265_decode(s->de, &more);
-        sy_status st = check_warnings(s, err);
-        if (st != SY_OK) return st;
-        if (e == DE265_ERROR_WAITING_FOR_INPUT_DATA) return SY_OK;
-        if (!de265_isOK(e) && e != DE265_ERROR_IMAGE_BUFFER_FULL)
-            return sy__fail_sub(err, SY_E_INVALID_INPUT, (int32_t)e, "sample %u: libde265: %s", s->tag,
-                                de265_get_error_text(e));
-        if (!more && !de265_peek_next_picture(s->de)) return SY_OK; /* drained */
-    }
+    return sy__avdec_receive_stream(((hevc_stream *)base)->av, &base->params, pic, tag, got, err);
 }
 
-static void hevc_release(sy__vstream *base) {
-    hevc_stream *s = (hevc_stream *)base;
-    if (!s->holding) return;
-    de265_release_next_picture(s->de);
-    s->holding = 0;
-}
+static void hevc_release(sy__vstream *base) { sy__avdec_release(((hevc_stream *)base)->av); }
 
 static void hevc_destroy(sy__vstream *base) {
     if (!base) return;
     hevc_stream *s = (hevc_stream *)base;
     sy_context *ctx = base->ctx;
-    if (s->de) de265_free_decoder(s->de);
-    sy__de265_drop(s->de265_ref);
+    sy__avdec_close(s->av);
     if (base->params.charged) sy__discharge(ctx, base->params.charged);
     sy__free(ctx, s);
 }
 
 static const sy__vstream_ops hevc_ops = {hevc_send, hevc_finish, hevc_receive, hevc_release, hevc_destroy};
 
-/* libde265's heap for a stream, measured with mallinfo2 over whole decodes
- * (libde265 1.0.11, DPB size 5): 320x240 8-bit 1.8 MB, 10-bit 2.6 MB,
- * 1920x1440 8-bit 46 MB — max_dec_pic_buffering + 2 pictures, each its
- * samples plus ~0.9 bytes per pixel of metadata, and ~0.5 MB of tables.
- * Charged a little above. */
-static size_t stream_estimate(const sy__hevc_bound *b) {
+/* libavcodec's heap for a stream, measured with a malloc hook over whole
+ * decodes (libavcodec 59.37 / FFmpeg 5.1, two frame threads, DPB size 5):
+ * 320x240 8-bit 3.8 MB, 10-bit 4.7 MB, the iPhone Live movie 1920x1440 8-bit
+ * 49.8 MB (ffmpeg itself with one thread: 44.1 MB) — DPB + threads + 1
+ * pictures, each its samples plus ~0.65 bytes per pixel of motion and
+ * per-picture tables, and ~2.5 MB of contexts. Charged a little above
+ * (libde265 needed 46 MB for the iPhone movie). */
+static size_t stream_estimate(const sy__hevc_bound *b, int threads) {
     size_t px = (size_t)b->width * b->height;
-    size_t picture = sy__hevc_picture_bytes(b);
-    size_t pictures = (size_t)(b->dpb ? b->dpb : 16) + 2;
-    return (picture + picture / 10 + px * 6 / 5) * pictures + ((size_t)1 << 20);
+    size_t picture = sy__avcodec_picture_bytes(b->width, b->height, b->chroma, b->bit_depth) + px * 3 / 4;
+    size_t pictures = (size_t)(b->dpb ? b->dpb : 16) + 1 + (size_t)threads;
+    return picture * pictures + ((size_t)3 << 20);
 }
 
 sy_status sy__hevc_stream_create(sy_context *ctx, const uint8_t *config, size_t config_len, const uint8_t *first,
@@ -257,8 +150,9 @@ sy_status sy__hevc_stream_create(sy_context *ctx, const uint8_t *config, size_t 
         return sy__fail(err, SY_E_UNSUPPORTED, "luma %u-bit and chroma %u-bit differ", sps.bit_depth_luma,
                         sps.bit_depth_chroma);
 
-    size_t charge = stream_estimate(b);
-    if ((st = sy__charge(ctx, charge, "libde265 stream (estimate)", err)) != SY_OK) return st;
+    int threads = sy__vstream_threads();
+    size_t charge = stream_estimate(b, threads);
+    if ((st = sy__charge(ctx, charge, "libavcodec stream (estimate)", err)) != SY_OK) return st;
     hevc_stream *s = sy__calloc(ctx, 1, sizeof *s, "hevc stream", err);
     if (!s) {
         sy__discharge(ctx, charge);
@@ -273,25 +167,12 @@ sy_status sy__hevc_stream_create(sy_context *ctx, const uint8_t *config, size_t 
     s->base.params.colour = sps.colour;
     s->base.params.charged = charge;
     s->length_size = hvcc.length_size;
-    s->last_slice_tag = -1;
     s->bound = *b;
     if (!s->bound.dpb) s->bound.dpb = 16;
-    s->de265_ref = sy__de265_hold();
-    s->de = sy__de265_new_decoder();
-    if (!s->de) {
+    if ((st = sy__avdec_open(ctx, SY__AVCODEC_HEVC, config, config_len, threads, NULL, &s->av, err)) != SY_OK) {
         hevc_destroy(&s->base);
-        return sy__fail(err, SY_E_CODEC, "libde265 could not create a decoder");
+        return st;
     }
-    /* Worker threads decode the rows (WPP) or tiles of one picture in
-     * parallel; de265_decode still returns with the picture complete. */
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    if (cores > 1) de265_start_worker_threads(s->de, (int)(cores < 4 ? cores : 4));
-    de265_error e = sy__de265_push_parameter_sets(s->de, config, &hvcc);
-    if (!de265_isOK(e)) {
-        hevc_destroy(&s->base);
-        return sy__fail_sub(err, SY_E_CODEC, (int32_t)e, "libde265: parameter sets: %s", de265_get_error_text(e));
-    }
-    s->decode_budget = 2 * hvcc.ps_count + 64;
     *out = &s->base;
     return SY_OK;
 }

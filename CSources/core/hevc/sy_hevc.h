@@ -1,4 +1,4 @@
-/* sy_hevc.h — HEVC decoding with libde265 (engine-private): one still (a HEIF
+/* sy_hevc.h — HEVC decoding with libavcodec (engine-private): one still (a HEIF
  * tile or image item) into an engine-owned sy__yuv, a movie track as a stream
  * decoder behind sy_video_reader, and the conversion of decoded pictures to
  * 8-bit 3-channel rows. */
@@ -23,13 +23,17 @@ sy_status sy__hevc_decoder_create(sy_context *ctx, const uint8_t *hvcc, size_t h
  * sy__yuv_release). */
 sy_status sy__hevc_decode(sy__hevc_decoder *dec, const uint8_t *data, size_t len, sy__yuv *out, sy_error *err);
 void sy__hevc_decoder_destroy(sy__hevc_decoder *dec);
+/* What one sy__hevc_decode of a width x height picture holds at its peak:
+ * the codec's charged estimate and the engine copy of the picture (for
+ * callers that plan how many decodes may run at once). */
+size_t sy__hevc_decode_peak_bytes(uint32_t width, uint32_t height, uint8_t chroma, uint8_t bit_depth);
 /* Frees a picture sy__hevc_decode made and clears it. */
 void sy__yuv_release(sy_context *ctx, sy__yuv *yuv);
 
 /* ---- movie tracks ---- */
 
-/* A stream decoder (protocol in base/sy_video_stream.h) through one libde265
- * context. `config` is the hvcC payload; when it carries no SPS (hev1 may
+/* A stream decoder (protocol in base/sy_video_stream.h) through one libavcodec
+ * decoder. `config` is the hvcC payload; when it carries no SPS (hev1 may
  * keep them in-band), `first` (sample 0) is searched for one. */
 sy_status sy__hevc_stream_create(sy_context *ctx, const uint8_t *config, size_t config_len, const uint8_t *first,
                                  size_t first_len, sy__vstream **out, sy_error *err);

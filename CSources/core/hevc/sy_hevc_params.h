@@ -1,9 +1,9 @@
-/* sy_hevc_params.h — HEVC parameter sets read before libde265 sees anything
+/* sy_hevc_params.h — HEVC parameter sets read before libavcodec sees anything
  * (engine-private): the hvcC record's NAL arrays, the SPS fields that decide
- * what libde265 will allocate (size, chroma format, bit depth, DPB size) and
+ * what libavcodec will allocate (size, chroma format, bit depth, DPB size) and
  * its VUI colour description. Shared by the still decoder (HEIF tiles) and
  * the stream decoder (movie tracks), so both refuse oversized pictures and
- * charge libde265's memory the same way. */
+ * charge libavcodec's memory the same way. */
 #ifndef SY_HEVC_PARAMS_H
 #define SY_HEVC_PARAMS_H
 
@@ -36,7 +36,7 @@ typedef struct sy__hevc_sps {
 /* Parses an SPS NAL unit (with its 2-byte header). 1 on success. */
 int sy__hevc_sps_parse(const uint8_t *nal, size_t n, sy__hevc_sps *out);
 
-/* What the SPS units seen so far allow libde265 to allocate (maxima). */
+/* What the SPS units seen so far allow libavcodec to allocate (maxima). */
 typedef struct sy__hevc_bound {
     uint32_t width, height;
     uint8_t chroma;

@@ -1,6 +1,6 @@
 /* gainmap_decode.c — sy_gainmap_decode: the gain-map JPEG (MPF image 2) via
  * libjpeg, or the HEIF auxiliary item ('hvc1', or a 'grid' of them) via our
- * HEIF reader and libde265. Greyscale maps keep their luma plane (expanded to
+ * HEIF reader and libavcodec. Greyscale maps keep their luma plane (expanded to
  * full range when the stream says limited). */
 #include <stdio.h>
 #include <string.h>

@@ -528,12 +528,10 @@ static void tile_close(sy__source *self) {
     sy__free(ctx, s);
 }
 
-/* What one more tile worker holds while it decodes: the decoded picture in
- * the engine (1.5 bytes per pixel at 4:2:0) and the codec's own state
- * (libde265 1.0.11 is charged ~5 bytes per pixel, e.g. 3.1 MB for a 640x896
- * tile), per byte of sample. */
-static size_t tile_worker_bytes(const sy__heif_geometry *g, uint8_t bits) {
-    return (size_t)g->tile_width * g->tile_height * 7 * (bits > 8 ? 2 : 1);
+/* What one more tile worker holds while it decodes: the decoder's own
+ * figure for a tile (its codec estimate and the engine copy of the picture). */
+static size_t tile_worker_bytes(const sy__heif_geometry *g, uint8_t chroma, uint8_t bits) {
+    return sy__hevc_decode_peak_bytes(g->tile_width, g->tile_height, chroma, bits);
 }
 
 /* Workers for one tile row: as many as the caller's threads, the tile
@@ -659,8 +657,9 @@ sy_status sy__heif_source_open(sy_context *ctx, const char *path, uint32_t min_w
     }
     plan_ring(s, hvcc, hvcc_len);
     size_t ring_bytes = ring_plan_bytes(s);
-    const sy_heif_item_info *tile = sy_heif_item(s->file, g->tiles[0]);
-    size_t worker_bytes = tile_worker_bytes(g, tile ? tile->bits_per_channel : 8);
+    uint8_t chroma = 1, bits = 8;
+    if (!hvcc_format(hvcc, hvcc_len, &chroma, &bits)) chroma = 1, bits = 8;
+    size_t worker_bytes = tile_worker_bytes(g, chroma, bits);
     uint32_t workers = plan_workers(g, means, ring_bytes, worker_bytes);
     /* Helpers decode the next tile row while this one is read when the ring
      * for two tile rows fits too. */

@@ -37,7 +37,7 @@
  * HEVC: one x265 encoder (preset "medium", CTU 64, intra only, every tile an
  * IDR) per image size; parameter sets go to hvcC only, item data is 4-byte
  * length-prefixed VCL NAL units. 4:2:0 tiles are Main Still Picture; 4:0:0
- * auxiliary images are Format Range Extensions (profile 4), which libde265
+ * auxiliary images are Format Range Extensions (profile 4), which libavcodec
  * and libheif decode.
  *
  * Thread safety: a writer is used by one thread at a time; x265 runs its own

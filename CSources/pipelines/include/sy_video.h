@@ -1,7 +1,7 @@
 /* sy_video.h — decoded video frames and HEVC encoding (issue 4).
  *
  * Reader: the frames of one video track of a QuickTime / MP4 movie, decoded
- * (HEVC with libde265, H.264 with openh264) and handed out one at a time in
+ * (HEVC and H.264 with libavcodec) and handed out one at a time in
  * presentation order as upright 8-bit RGB: the stream's colour description
  * (matrix, range, bit depth) is honoured and the track's tkhd matrix
  * (rotation/mirror) applied, so a portrait phone movie stored landscape comes

@@ -1,10 +1,11 @@
 /* sy_internal_api.h — engine-internal interfaces the C API tests call
- * directly (containers, writers and row sources that no Swift facade code uses). Reached
+ * directly (containers, writers, row sources and decoders that no Swift facade code uses). Reached
  * only by the test targets; the engine's public headers stay what Swift calls. */
 #ifndef SY_INTERNAL_API_H
 #define SY_INTERNAL_API_H
 
 #include "base/sy_sha256.h"
+#include "base/sy_video_stream.h"
 #include "bmff/sy_bmff.h"
 #include "base/sy_icc.h"
 #include "color/sy_color_transform.h"
@@ -12,6 +13,7 @@
 #include "heif/sy_heif.h"
 #include "heif/sy_heif_source.h"
 #include "heif/sy_heif_writer.h"
+#include "hevc/sy_hevc.h"
 #include "mov/sy_mov_writer.h"
 
 #endif

@@ -1,0 +1,64 @@
+/* sy_avcodec.h — one FFmpeg libavcodec decoder, as the HEVC still decoder
+ * (hevc_decoder.c), the HEVC stream decoder (hevc_stream.c) and the H.264
+ * stream decoder (h264/h264_stream.c) use it (engine-private). libavcodec's
+ * headers are included by avcodec_support.c only: callers see no libavcodec
+ * type.
+ *
+ * Order of operations: open (configuration record as extradata), then per
+ * sample send() and receive() until nothing is ready; end of stream is
+ * send(NULL), then receive() until *got = 0; close(). Samples are
+ * length-prefixed NAL units whose framing the caller has already checked
+ * (sy__nal_framing, or the tile walk in hevc_decoder.c).
+ *
+ * Damage: libavcodec runs with AV_EF_EXPLODE, and every message it logs at
+ * error level for this decoder is kept (the log callback sees which sample
+ * the logging thread was decoding) and turned into an error naming that
+ * sample, so damaged data fails instead of being concealed. Messages of our
+ * decoders are never printed; other users' go to libavcodec's default log.
+ *
+ * Threads: `threads` > 1 runs libavcodec's frame threads (that many pictures
+ * decoded at once, in the background between calls; output is bit-exact with
+ * one thread). One sy__avdec is used by one thread at a time.
+ *
+ * Memory: libavcodec allocates outside the engine's allocator; callers charge
+ * a measured estimate (sy__avcodec_picture_bytes helps). The packet copies
+ * libavcodec keeps (one per frame thread plus one) are charged here. */
+#ifndef SY_AVCODEC_H
+#define SY_AVCODEC_H
+
+#include "base/sy_internal.h"
+#include "base/sy_video_stream.h"
+#include "base/sy_yuv.h"
+
+typedef enum sy__avcodec_id { SY__AVCODEC_HEVC, SY__AVCODEC_H264 } sy__avcodec_id;
+
+typedef struct sy__avdec sy__avdec;
+
+/* `label` starts error messages ("hevc"); NULL names the sample instead
+ * ("sample 12: ..."). `config` (hvcC / avcC payload) is copied. */
+sy_status sy__avdec_open(sy_context *ctx, sy__avcodec_id codec, const uint8_t *config, size_t config_len,
+                         int threads, const char *label, sy__avdec **out, sy_error *err);
+
+/* Hands one sample (tagged `tag`, given back with its picture) to libavcodec;
+ * data = NULL starts the drain at the end of the stream. */
+sy_status sy__avdec_send(sy__avdec *d, const uint8_t *data, size_t len, uint32_t tag, sy_error *err);
+
+/* The next picture in presentation order, if one is ready (*got = 1): a
+ * borrowed view (planes libavcodec's, cropped to the conformance window,
+ * valid until sy__avdec_release) in *out, each plane's bit depth in depth[],
+ * out->bit_depth the deepest, out->vui the frame's colour description
+ * (present = 1; unspecified values as the stream left them), *tag its sample. */
+sy_status sy__avdec_receive(sy__avdec *d, sy__yuv *out, int depth[3], uint32_t *tag, int *got, sy_error *err);
+void sy__avdec_release(sy__avdec *d);
+
+/* receive() for a movie's stream decoder (base/sy_video_stream.h): the
+ * picture must have the stream's size and one bit depth in every plane. */
+sy_status sy__avdec_receive_stream(sy__avdec *d, const sy__vstream_params *p, sy__yuv *pic, uint32_t *tag,
+                                   int *got, sy_error *err);
+
+void sy__avdec_close(sy__avdec *d);
+
+/* Bytes of one picture's samples at a size, chroma format (0..3) and depth. */
+size_t sy__avcodec_picture_bytes(uint32_t width, uint32_t height, unsigned chroma, unsigned bit_depth);
+
+#endif

@@ -1,0 +1,2 @@
+#include <libavutil/frame.h>
+#include <libavutil/pixdesc.h>

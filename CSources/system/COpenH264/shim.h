@@ -1,1 +1,0 @@
-#include <wels/codec_api.h>
