@@ -182,6 +182,10 @@ typedef struct sy_video_transcode_options {
     sy_video_frame_observer observer; /* may be NULL */
     void *observer_user;
     const sy_video_metadata_plan *metadata; /* NULL = none: metadata as copy_metadata says */
+    int copy_video;            /* 1: remux — the main video track's samples are copied byte for byte with
+                                  their timing, sample entry, edit list and track matrix (nothing decoded;
+                                  recipe, observer, bitrate, preset and threads are not used), the marker
+                                  frame counts in presentation order; audio and metadata as above */
 } sy_video_transcode_options;
 
 void sy_video_transcode_options_init(sy_video_transcode_options *opts);

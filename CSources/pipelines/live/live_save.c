@@ -5,7 +5,9 @@
  * rendered by sy_render, C14 bitrate, audio copied) and the Live metadata
  * plan (the identifier and the still-image-time track, live/sy_live_movie.h);
  * an observer keeps the rendered frame at the still time, which becomes the
- * still when there is no source still. */
+ * still when there is no source still. When nothing changes the movie's
+ * pixels (keeps_movie) its samples are remuxed instead, and that still is
+ * rendered from the one frame. */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -117,6 +119,15 @@ static sy_status render_frame(sy_context *ctx, const char *movie, double seconds
     return st;
 }
 
+/* Nothing in the movie changes — no recipe touches the pixels, nobody watches
+ * the frames, no particular encoding was asked for — so its samples are
+ * copied (remuxed) instead of decoded and re-encoded: "set as key photo"
+ * (SPEC E2) and video -> Live of a movie as it is keep every packet, and take
+ * the time of a file copy. */
+static int keeps_movie(const sy_recipe *recipe, const sy_live_save_options *o) {
+    return sy_recipe_is_identity(recipe) && !o->observer && o->bitrate == 0 && !o->preset;
+}
+
 /* SPEC E1: a bordered Live photo is saved as a still only, without identifier. */
 static sy_status save_still_only(sy_context *ctx, const char *movie, const char *still, const char *still_out,
                                  const sy_recipe *recipe, const sy_live_save_options *o, sy_live_save_report *rep,
@@ -202,16 +213,20 @@ static sy_status live_save(sy_context *ctx, const char *source_movie, const char
     sy_video_transcode_options to;
     sy_video_transcode_options_init(&to);
     to.container = SY_FOURCC('q', 't', ' ', ' ');
+    to.copy_video = keeps_movie(recipe, opts);
     to.bitrate = opts->bitrate;
     to.preset = opts->preset;
     to.threads = opts->threads;
     to.recipe = recipe;
-    to.observer = capture_frame;
+    to.observer = to.copy_video ? NULL : capture_frame;
     to.observer_user = &cap;
     sy__live_movie_plan plan;
     sy__live_movie_plan_init(&plan, rep->content_identifier, (int32_t)rep->still_frame);
     to.metadata = &plan.plan;
     st = sy_video_transcode(ctx, source_movie, pending, &to, &rep->movie, err);
+    /* a remux decodes nothing: the still is the key frame rendered on its own */
+    if (st == SY_OK && to.copy_video && !source_still)
+        st = render_frame(ctx, source_movie, rep->still_time, recipe, &cap.image, NULL, err);
     sy_edit_image still = {0};
     if (st == SY_OK && !source_still && !cap.image.pixels)
         st = sy__fail(err, SY_E_INVALID_INPUT, "%s: frame %u never reached the encoder", source_movie, rep->still_frame);
