@@ -354,10 +354,12 @@ struct HeifWriterTests {
     }
 
     /// Writes `pixels` with the default options but `quality`; returns the file's bytes.
-    private func save(_ pixels: [UInt8], width: Int, height: Int, quality: Int32?, to path: String) throws -> Int {
+    private func save(_ pixels: [UInt8], width: Int, height: Int, quality: Int32?, threads: UInt32 = 0,
+                      to path: String) throws -> Int {
         let ctx = try Context()
         var options = HW.options(width: width, height: height)
         if let quality { options.quality = quality }
+        options.threads = threads
         var writer: OpaquePointer?
         var err = sy_error()
         try #require(sy_heif_writer_create(ctx.raw, path, &options, &writer, &err) == SY_OK, "create: \(message(err))")
@@ -393,6 +395,22 @@ struct HeifWriterTests {
         #expect(bpp <= 2.0, "\(bpp) bits/pixel at the default quality")
         #expect(psnr >= 40, "PSNR \(psnr) dB at the default quality")
         #expect(low < bytes && bytes < high, "q80 \(low), q90 \(bytes), q95 \(high) bytes")
+    }
+
+    // issue 15: with two pool threads x265 encodes two tiles at once; the file is byte-identical
+    // to a one-thread encode, every time.
+    @Test("two tiles at once: the same bytes as one thread")
+    func threadsSameBytes() throws {
+        let width = 1536, height = 1024
+        let folder = try HW.Folder()
+        let pixels = HW.photo(width: width, height: height, seed: 5)
+        _ = try save(pixels, width: width, height: height, quality: nil, threads: 1, to: folder.file("one.heic"))
+        let one = HW.readFile(folder.file("one.heic"))
+        try #require(one.count > 1000)
+        for k in 0..<2 {
+            _ = try save(pixels, width: width, height: height, quality: nil, threads: 2, to: folder.file("two\(k).heic"))
+            #expect(HW.readFile(folder.file("two\(k).heic")) == one, "2-thread encode \(k) differs from the 1-thread file")
+        }
     }
 
     @Test("failed writes leave no file and keep an existing one")

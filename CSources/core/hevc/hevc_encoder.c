@@ -22,19 +22,19 @@
  * PPS, AUD, EOS, EOB and filler are dropped from packets; SEI, if any, kept.
  *
  * Threads and determinism: x265's pool (one thread per core unless asked)
- * runs wavefront rows, the look-ahead and two frame threads when the pool has
- * two or more threads (frame_threads): video frames overlap, and still tiles
- * (independent IDR pictures) are encoded two at a time. The bytes depend only
- * on the pictures, the options and that frame-thread count, never on timing:
- * x265's ABR starts the rate control of frame N only after frame
- * N - frame threads has ended (its start/end ordering), so the bits it sees
- * are the same in every run (checked: repeated 2-frame-thread encodes of the
- * real iPhone movie under load 12-14 on 2 cores gave identical packets; a
- * still is identical with 1 or 2 frame threads: CRF on intra pictures plans
- * each from its own look-ahead cost). What must stay off is the VBV (its
- * row-level re-planning under wavefront parallelism reads bits of rows still
- * being encoded); with a VBV, const-vbv would fix that but starves B-frames
- * on short clips (measured: 35 dB on B vs 48 dB on P frames of a 480x640 clip
+ * runs wavefront rows and the look-ahead. Stills also run two frame threads
+ * when the pool has two or more threads (frame_threads): tiles are
+ * independent IDR pictures whose CRF plan uses only their own look-ahead
+ * cost, so two are encoded at once and the bytes equal a one-thread encode
+ * (HeifWriterTests checks it). Video keeps one frame thread: with two,
+ * x265's ABR planning reads the bits of frames still in flight, and under
+ * load the packets differed between runs (39 of 40 in a test run with other
+ * suites in parallel, issue 15), though three runs of the iPhone movie alone
+ * had matched. With one frame thread and no VBV (its row-level re-planning
+ * under wavefront parallelism reads bits of rows still being encoded) the
+ * same pictures and options give the same bytes for any pool size. With a
+ * VBV, const-vbv would fix the timing dependence but starves B-frames on
+ * short clips (measured: 35 dB on B vs 48 dB on P frames of a 480x640 clip
  * at 12 Mbps); Live clips are 1.5-3 s, so the average is what matters.
  */
 #include <string.h>
@@ -168,12 +168,11 @@ static void configure_video(x265_param *p, const sy__hevc_encoder_options *o) {
     p->rc.vbvBufferSize = 0;
 }
 
-/* Pictures encoded at once: two with two or more pool threads, else one
- * (x265 would pick one frame thread below 4 cores, leaving the second core to
- * wavefront rows alone). The count is a function of the options and the core
- * count, never of timing, so output bytes depend only on them (see the file
- * comment). */
+/* Pictures encoded at once: stills two with two or more pool threads (x265
+ * would pick one frame thread below 4 cores, leaving the second core to the
+ * wavefront rows of one tile), video always one (see the file comment). */
 static uint32_t frame_threads(const sy__hevc_encoder_options *o) {
+    if (o->use == SY__HEVC_VIDEO) return 1;
     long pool = o->threads ? (long)o->threads : sysconf(_SC_NPROCESSORS_ONLN);
     return pool >= 2 ? 2 : 1;
 }
