@@ -43,6 +43,14 @@ private func magickPSNR(_ a: String, _ b: String, scratch: String, magickConfig:
     return nil
 }
 
+/// Image size from exiftool (libheif, and so vips and ImageMagick, cannot open the iPhone 15 file).
+private func exifSize(_ path: String, scratch: String) -> (width: Int, height: Int)? {
+    guard let r = try? runChild(["exiftool", "-s3", "-ImageWidth", "-ImageHeight", path], captureDirectory: scratch),
+          r.succeeded else { return nil }
+    let v = r.stdout.split(whereSeparator: \.isNewline).compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+    return v.count == 2 ? (v[0], v[1]) : nil
+}
+
 func heicSaveRows(root: String, shiying: String, runs: Int, scratch: String, outDir: String, magickDir: String,
                   singleRunOver: Double) -> [HeicSaveRow] {
     let real = URL(fileURLWithPath: root + "/../shared/corpus/real").standardized.path
@@ -72,7 +80,8 @@ func heicSaveRows(root: String, shiying: String, runs: Int, scratch: String, out
             vips: timeTool("vips heifsave", ["vips", "copy", reference, vips + "[Q=50]"], runs: runs, output: vips,
                            pixels: nil, scratch: scratch, singleRunOver: singleRunOver))
         let pixels = Double(size.width * size.height)
-        let sourcePixels = imageSize(input, scratch: scratch).map { Double($0.width * $0.height) }
+        let sourcePixels = (imageSize(input, scratch: scratch) ?? exifSize(input, scratch: scratch))
+            .map { Double($0.width * $0.height) }
         if let bytes = primaryBytes(input, root: root, scratch: scratch), let sourcePixels {
             row.sourceBitsPerPixel = Double(bytes * 8) / sourcePixels
         }
