@@ -9,7 +9,9 @@
 //    runs interleaved; wall and user CPU medians, peak RSS, ours' job delta and engine peak;
 // 3. decode: `shiying convert IN -o OUT.jpg` vs `heif-convert -q 90`, and (full-width cell)
 //    `shiying collage --width 4032` vs `vips thumbnail IN OUT.jpg 4032`;
-// 4. encode: `shiying convert IN.png -o OUT.heic --quality 90` vs `heif-enc -q 90`, sizes and PSNR.
+// 4. encode: `shiying convert IN.png -o OUT.heic --quality 90` vs `heif-enc -q 90`, sizes and PSNR;
+// 5. save (HeicSaveBenchmark.swift): an 80 % crop of the real iPhone HEICs saved as HEIC vs the
+//    same edit as JPEG vs `vips heifsave`, bits/pixel, PSNR and time ratios.
 // Writes .build/benchmarks/heic-latest.json and heic-<timestamp>.json.
 import Foundation
 
@@ -50,6 +52,7 @@ struct HeicReport: Codable {
     var targets: [TargetCheck]
     var decode: [ToolPair]
     var encode: [ToolPair]
+    var save: [HeicSaveRow]
 }
 
 private func fileSize(_ path: String) -> Int? {
@@ -269,13 +272,17 @@ func runHeicSuite(root: String, shiying: String, runs: Int, singleRunOver: Doubl
         encode.append(makePair("encode", input: png, size: size, a, b))
     }
 
+    // 5. save: real iPhone crops as HEIC vs JPEG vs vips heifsave
+    let save = heicSaveRows(root: root, shiying: shiying, runs: runs, scratch: scratch, outDir: outDir,
+                            magickDir: magickDir, singleRunOver: singleRunOver)
+
     let loadAfter = loadAverage()
     let stamp = timestamp()
     let report = HeicReport(
         timestamp: stamp, host: ProcessInfo.processInfo.hostName, cores: cores,
         loadAverageBefore: loadBefore, loadAverageAfter: loadAfter, runsRequested: runs,
         syntheticInputs: heics.count, realInput: real, imagemagickReadsHEIC: magickHEIC,
-        longImage: longImage, targets: targets, decode: decode, encode: encode)
+        longImage: longImage, targets: targets, decode: decode, encode: encode, save: save)
     printHeicReport(report)
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -339,6 +346,7 @@ private func printHeicReport(_ r: HeicReport) {
               [name(p)] + cell(p.shiying, mpix: false) + [db(p.shiying)] + cell(p.peer, mpix: false) + [db(p.peer)] + [ratio(p)]
           })
     }
+    printHeicSaveRows(r.save, runs: r.runsRequested)
     print(String(format: "\nload average %.2f before, %.2f after, %d cores", r.loadAverageBefore, r.loadAverageAfter, r.cores)
           + (max(r.loadAverageBefore, r.loadAverageAfter) > 0.5 * Double(r.cores) ? " - machine was busy, timings are unreliable" : ""))
 }

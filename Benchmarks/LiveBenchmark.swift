@@ -13,6 +13,12 @@
 //            in one run (movie only: no still, no identifier, no verification).
 // Reported: seconds per save, frames per second, the time ratio, and the C3
 // verification's own time (`shiying live validate` on the edited pair).
+//
+// Then, when ../shared/corpus/real has the iPhone 15 Plus pair (issue 15): the same
+// comparison on it with a crop to 80 % per side (`shiying live edit IMG.HEIC IMG.MOV
+// --recipe crop80 --allow-sdr` — still, movie and verification — vs ffmpeg re-encoding the
+// movie alone, crop + libx265 fast at the same C14 bitrate), and "set as key photo"
+// (`shiying live keyphoto`, a remux) on its own.
 // Writes .build/benchmarks/live-latest.json and live-<timestamp>.json.
 import Foundation
 
@@ -26,6 +32,39 @@ struct LiveReport: Codable {
     var frames: Int
     var edit: ToolPair
     var verifySeconds: Double?
+    var realEdit: ToolPair?
+    var realKeyPhoto: ToolTiming?
+}
+
+/// The iPhone pair's Live edit (crop 80 %) vs ffmpeg's movie-only re-encode, and the key-photo remux.
+private func realPairRows(root: String, shiying: String, runs: Int, scratch: String, outDir: String,
+                          singleRunOver: Double) -> (ToolPair, ToolTiming)? {
+    let real = URL(fileURLWithPath: root + "/../shared/corpus/real").standardized.path
+    let still = real + "/iphone15plus_IMG_3853.HEIC", movie = real + "/iphone15plus_IMG_3853.MOV"
+    guard isFile(still), isFile(movie),
+          let probe = try? runChild(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
+                                     "stream=width,height", "-of", "csv=p=0", movie], captureDirectory: scratch),
+          probe.succeeded else { return nil }
+    let sides = probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",").compactMap { Int($0) }
+    guard sides.count == 2 else { return nil }
+    let width = Int(Double(sides[0]) * 0.8) & ~1, height = Int(Double(sides[1]) * 0.8) & ~1
+    let rate = min(64_000_000, max(12_000_000, Int((12_000_000.0 * Double(width * height) / Double(1080 * 1440)).rounded())))
+    let recipe = outDir + "/crop80.json"
+    try? #"{"version":1,"crop":{"x":0.1,"y":0.1,"width":0.8,"height":0.8}}"#.write(toFile: recipe, atomically: true, encoding: .utf8)
+    progress("live edit, real iPhone pair: shiying (still + movie + verify) vs ffmpeg movie only at \(rate) bit/s")
+    let ours = timeTool("shiying", [shiying, "live", "edit", still, movie, "--recipe", recipe, "--allow-sdr",
+                                    "-o", outDir + "/real", "--json"],
+                        runs: runs, output: nil, pixels: nil, scratch: scratch, singleRunOver: singleRunOver)
+    let theirs = outDir + "/ffmpeg-real.mov"
+    let peer = timeTool("ffmpeg", ["ffmpeg", "-y", "-v", "error", "-i", movie, "-map", "0:v:0", "-vf",
+                                   "crop=\(width):\(height):\((sides[0] - width) / 2):\((sides[1] - height) / 2)",
+                                   "-c:v", "libx265", "-preset", "fast", "-x265-params", "log-level=error", "-b:v", "\(rate)",
+                                   "-tag:v", "hvc1", "-pix_fmt", "yuv420p", theirs],
+                        runs: runs, output: theirs, pixels: nil, scratch: scratch, singleRunOver: singleRunOver)
+    let key = timeTool("shiying keyphoto", [shiying, "live", "keyphoto", still, movie, "--at", "0.9",
+                                            "-o", outDir + "/real-key", "--json"],
+                       runs: runs, output: nil, pixels: nil, scratch: scratch, singleRunOver: singleRunOver)
+    return (makePair("live-edit-real", input: (movie as NSString).lastPathComponent, size: (width, height), ours, peer), key)
 }
 
 func runLiveSuite(root: String, shiying: String, runs: Int, singleRunOver: Double) {
@@ -64,6 +103,8 @@ func runLiveSuite(root: String, shiying: String, runs: Int, singleRunOver: Doubl
     let edited = outDir + "/testsrc2-1440x1080-3s_live_edited"
     let verify = timeTool("shiying", [shiying, "live", "validate", edited + ".jpg", edited + ".mov", "--json"], runs: 1,
                           output: nil, pixels: nil, scratch: scratch, singleRunOver: singleRunOver)
+    let real = realPairRows(root: root, shiying: shiying, runs: runs, scratch: scratch, outDir: outDir,
+                            singleRunOver: singleRunOver)
     let after = loadAverage()
     let pair = makePair("live-edit", input: (movie as NSString).lastPathComponent, size: (width, height), ours, peer)
 
@@ -73,11 +114,19 @@ func runLiveSuite(root: String, shiying: String, runs: Int, singleRunOver: Doubl
     print("  shiying live edit  \(secs(ours))  \(fps(ours))   (incl. still + C3 verify \(verify.secondsMedian.map { String(format: "%.2f s", $0) } ?? "-"))")
     print("  ffmpeg one run     \(secs(peer))  \(fps(peer))")
     print("  time ratio \(pair.shiyingOverPeerTime.map { String(format: "%.2fx", $0) } ?? "-")")
+    if let (edit, key) = real {
+        print("\nLive edit of the real iPhone pair (crop 80 % -> \(edit.width ?? 0)x\(edit.height ?? 0); ratio > 1: shiying slower)")
+        print("  shiying live edit (still + movie + verify)  \(secs(edit.shiying))")
+        print("  ffmpeg movie only, same bitrate             \(secs(edit.peer))")
+        print("  time ratio \(edit.shiyingOverPeerTime.map { String(format: "%.2fx", $0) } ?? "-")")
+        print("  shiying live keyphoto (remux + still + verify) \(secs(key))")
+    }
+    print(String(format: "  load average %.2f before, %.2f after", before, after))
     let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
     let report = LiveReport(timestamp: stamp, host: ProcessInfo.processInfo.hostName,
                             cores: ProcessInfo.processInfo.activeProcessorCount, loadAverageBefore: before,
                             loadAverageAfter: after, runsRequested: runs, frames: frames, edit: pair,
-                            verifySeconds: verify.secondsMedian)
+                            verifySeconds: verify.secondsMedian, realEdit: real?.0, realKeyPhoto: real?.1)
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
     if let data = try? encoder.encode(report) {

@@ -9,7 +9,7 @@
 // HDR suite (HDRBenchmark.swift): keeping the gain map vs an SDR-only save, same photo, same run.
 // Library suite (LibraryBenchmark.swift): `library import` of 1,000 photos + Live pairs vs exiftool -json -r; 100,000-row timeline.
 //
-//   swift run -c release Benchmarks [--suite longimage|search|heic|video|render|organize|hdr|live|library|all] [--n 7,20,50] [--runs 3] [--skip-imagemagick]
+//   swift run -c release Benchmarks [--suite longimage|search|heic|heic-save|video|render|organize|hdr|live|library|all] [--n 7,20,50] [--runs 3] [--skip-imagemagick]
 //                                   [--cases a,b] [--pyvips-variant V] [--single-run-over 60] [--search-seconds 2]
 //
 // Environment: SHIYING_BIN overrides the `shiying` binary.
@@ -29,7 +29,7 @@ struct Options {
     var searchSeconds = 2.0
 
     static let usage = """
-        usage: Benchmarks [--suite longimage|search|heic|video|render|organize|hdr|live|library|all] [--search-seconds 2] [--n 7,20,50] [--runs 3] [--skip-imagemagick] [--cases \(BenchCase.allCases.map(\.rawValue).joined(separator: ","))]
+        usage: Benchmarks [--suite longimage|search|heic|heic-save|video|render|organize|hdr|live|library|all] [--search-seconds 2] [--n 7,20,50] [--runs 3] [--skip-imagemagick] [--cases \(BenchCase.allCases.map(\.rawValue).joined(separator: ","))]
                           [--pyvips-variant runs|runs-nocache|fold|memory] [--single-run-over SECONDS] [--heic-long-only]
         """
 
@@ -58,7 +58,7 @@ struct Options {
                 options.pyvipsVariant = value(flag)
             case "--suite":
                 options.suite = value(flag)
-                guard ["longimage", "search", "heic", "video", "render", "organize", "hdr", "live", "library", "all"].contains(options.suite) else { fail("unknown suite \(options.suite)\n\(usage)") }
+                guard ["longimage", "search", "heic", "heic-save", "video", "render", "organize", "hdr", "live", "library", "all"].contains(options.suite) else { fail("unknown suite \(options.suite)\n\(usage)") }
             case "--search-seconds":
                 options.searchSeconds = required(Double(value(flag)), "bad --search-seconds")
             case "--single-run-over":
@@ -190,6 +190,14 @@ func runHeicIfWanted() {
                  longImageOnly: options.heicLongOnly)
 }
 if options.suite == "heic" { runHeicIfWanted(); exit(0) }
+if options.suite == "heic-save" { // the HEIC suite's save rows alone (issue 15)
+    let out = benchDir + "/heic-out"
+    try? FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+    printHeicSaveRows(heicSaveRows(root: root, shiying: shiying, runs: options.runs, scratch: scratch, outDir: out,
+                                   magickDir: magickDir, singleRunOver: options.singleRunOver), runs: options.runs)
+    print(String(format: "load average %.2f after", loadAverage()))
+    exit(0)
+}
 func runVideoIfWanted() {
     guard options.suite == "video" || options.suite == "all" else { return }
     runVideoSuite(root: root, shiying: shiying, runs: options.runs, singleRunOver: options.singleRunOver)

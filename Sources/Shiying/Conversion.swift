@@ -53,7 +53,7 @@ public enum Conversion {
     /// - Throws: `ShiyingError` naming the file and the reason; `HDRLossError`
     ///   when the target cannot carry the source's gain map (nothing written).
     /// - Parameter heicPreset: x265 speed preset for HEIC output ("ultrafast" … "veryslow");
-    ///   nil = "medium".
+    ///   nil = "ultrafast" (the measured default, docs/heic-quality.md).
     /// - Parameter progress: (phase, done, total) from the engine's thread: "rows"
     ///   of the decode and render, then "heif tiles" while a HEIC is encoded.
     /// - Parameter onHDRLoss: asked (SPEC E6) when the target cannot carry the gain map

@@ -10,7 +10,7 @@ public enum VideoTranscode {
     public struct Options: Sendable {
         /// Bits per second; nil = SPEC C14 for the output size.
         public var bitrate: Int?
-        /// x265 speed preset ("ultrafast" … "veryslow"); nil = the engine default ("fast").
+        /// x265 speed preset ("ultrafast" … "veryslow"); nil = the engine default ("veryfast").
         public var preset: String?
         public var copyAudio = true
         public var copyMetadata = true

@@ -110,6 +110,52 @@ struct LiveEditTests {
         }
     }
 
+    /// Every video packet of `movie` as ffmpeg demuxes it: pts, dts, size, flags and MD5 of the bytes.
+    private func videoPackets(_ movie: String) throws -> [Substring] {
+        try ExternalTools.check("ffmpeg", ["-v", "error", "-i", movie, "-map", "0:v:0", "-c", "copy", "-f", "framemd5", "-"])
+            .split(separator: "\n").filter { !$0.hasPrefix("#") }
+    }
+
+    @Test("issue 15: set as key photo keeps the pixels, so the movie is remuxed: packets are the source's bytes")
+    func keyPhotoRemuxes() throws {
+        let src = try LiveFixtures.source.get()
+        let dir = try LiveFixtures.fresh("keyphoto")
+        let ctx = try Context()
+        let pair = liveSave(ctx, movie: src, stillOut: dir + "/live.jpg", movieOut: dir + "/live.mov", at: 0.2)
+        try #require(pair.status == SY_OK, "\(message(pair.error))")
+        let key = liveSave(ctx, movie: dir + "/live.mov", stillOut: dir + "/key.jpg", movieOut: dir + "/key.mov", at: 1.0)
+        try #require(key.status == SY_OK, "\(message(key.error))")
+        let source = try videoPackets(src), moved = try videoPackets(dir + "/key.mov")
+        #expect(source.count == 45 && moved == source, "the key-photo movie's packets differ from the source's")
+        #expect(key.report.still_frame == 30 && abs(key.report.still_time - 1.0) < 0.001, "\(key.report.still_time)")
+        let movieID = try liveExiftoolMovieID(dir + "/key.mov")
+        #expect(key.id != pair.id && movieID == key.id)
+        var info = sy_live_movie_info()
+        var err = sy_error()
+        try #require(sy_live_movie_read(ctx.raw, dir + "/key.mov", &info, &err) == SY_OK, "\(message(err))")
+        #expect(info.has_still_time == 1 && abs(info.still_time - 1.0) < 0.001, "still-image time \(info.still_time)")
+        let audio = try ExternalTools.check("ffmpeg", ["-v", "error", "-i", dir + "/key.mov", "-map", "0:a:0", "-f", "md5", "-"])
+        let sourceAudio = try ExternalTools.check("ffmpeg", ["-v", "error", "-i", src, "-map", "0:a:0", "-f", "md5", "-"])
+        #expect(audio == sourceAudio, "decoded audio differs")
+        // the still is the frame at the new time, as sy_live_render_frame renders it
+        var frame = sy_edit_image()
+        try #require(sy_live_render_frame(ctx.raw, dir + "/live.mov", 1.0, nil, &frame, nil, &err) == SY_OK, "\(message(err))")
+        defer { sy_edit_image_free(ctx.raw, &frame) }
+        let still = try liveDecodeStill(ctx, dir + "/key.jpg")
+        #expect(still.width == Int(frame.width) && still.height == Int(frame.height))
+        let v = try liveVerify(ctx, dir + "/key.jpg", dir + "/key.mov")
+        #expect(v.ok && v.id == key.id, "\(v.reason)")
+        // a recipe that changes pixels still re-encodes (new packets)
+        var recipe = sy_recipe()
+        sy_recipe_init(&recipe)
+        recipe.adjustments.exposure = 0.3
+        let edited = liveSave(ctx, movie: dir + "/live.mov", still: dir + "/live.jpg", stillOut: dir + "/edit.jpg",
+                              movieOut: dir + "/edit.mov", recipe: &recipe)
+        try #require(edited.status == SY_OK, "\(message(edited.error))")
+        let reencoded = try videoPackets(dir + "/edit.mov")
+        #expect(reencoded.count == source.count && reencoded != source)
+    }
+
     @Test("portrait movie stored landscape: the pair comes out upright, still and movie both portrait")
     func portraitStoredLandscape() throws {
         let src = try LiveFixtures.source.get()

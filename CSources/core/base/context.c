@@ -28,6 +28,7 @@ struct sy_context {
     _Atomic uint64_t peak;
     _Atomic uint64_t count;
     atomic_int cancelled;
+    atomic_flag reporting; /* set while the progress callback runs */
 };
 
 void sy_context_options_init(sy_context_options *opts) {
@@ -53,6 +54,7 @@ sy_status sy_context_create(const sy_context_options *opts, sy_context **out, sy
         ctx->allocator = *opts->allocator;
         ctx->has_allocator = 1;
     }
+    atomic_flag_clear(&ctx->reporting);
     ctx->budget = opts->budget_bytes;
     ctx->progress = opts->progress;
     ctx->progress_user = opts->progress_user;
@@ -214,6 +216,10 @@ sy_status sy__check_cancel(sy_context *ctx, sy_error *err) {
     return SY_OK;
 }
 
+/* One report at a time: a job's helper thread may report too; progress is
+ * advisory, so a report that would overlap another is dropped. */
 void sy__progress(sy_context *ctx, const char *phase, uint64_t done, uint64_t total) {
-    if (ctx->progress) ctx->progress(ctx->progress_user, phase, done, total);
+    if (!ctx->progress || atomic_flag_test_and_set(&ctx->reporting)) return;
+    ctx->progress(ctx->progress_user, phase, done, total);
+    atomic_flag_clear(&ctx->reporting);
 }

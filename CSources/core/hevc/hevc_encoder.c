@@ -21,17 +21,24 @@
  * (x265's B-pyramid stays on); a bounded rate-control look-ahead. VPS, SPS,
  * PPS, AUD, EOS, EOB and filler are dropped from packets; SEI, if any, kept.
  *
- * Determinism (video): one frame thread (x265's frame-parallel rate planning
- * counts frames still in flight, which depends on thread timing) and no VBV
- * (its row-level re-planning under wavefront parallelism does too): the same
- * pictures and options give the same bytes. Wavefront rows and the
- * look-ahead still use every core; on 2 cores this costs ~8% against 2 frame
- * threads. With a VBV, const-vbv would fix the timing dependence but starves
- * B-frames on short clips (measured: 35 dB on B vs 48 dB on P frames of a
- * 480x640 clip at 12 Mbps); Live clips are 1.5-3 s, so the average is what
- * matters.
+ * Threads and determinism: x265's pool (one thread per core unless asked)
+ * runs wavefront rows and the look-ahead. Stills also run two frame threads
+ * when the pool has two or more threads (frame_threads): tiles are
+ * independent IDR pictures whose CRF plan uses only their own look-ahead
+ * cost, so two are encoded at once and the bytes equal a one-thread encode
+ * (HeifWriterTests checks it). Video keeps one frame thread: with two,
+ * x265's ABR planning reads the bits of frames still in flight, and under
+ * load the packets differed between runs (39 of 40 in a test run with other
+ * suites in parallel, issue 15), though three runs of the iPhone movie alone
+ * had matched. With one frame thread and no VBV (its row-level re-planning
+ * under wavefront parallelism reads bits of rows still being encoded) the
+ * same pictures and options give the same bytes for any pool size. With a
+ * VBV, const-vbv would fix the timing dependence but starves B-frames on
+ * short clips (measured: 35 dB on B vs 48 dB on P frames of a 480x640 clip
+ * at 12 Mbps); Live clips are 1.5-3 s, so the average is what matters.
  */
 #include <string.h>
+#include <unistd.h>
 #include <x265.h>
 
 #include "hevc/sy_hevc_encoder.h"
@@ -84,11 +91,12 @@ struct sy__hevc_encoder {
 
 /* Stills. Calibrated with peak RSS on 2 cores (512x512 tiles: ~10-15 MB
  * measured): fixed tables, pools and thread stacks, plus ~32 bytes per luma
- * sample for the frames in flight (source, reconstruction, lowres copies, CU
- * analysis). Deliberately on the high side. */
-static size_t still_estimate(uint32_t width, uint32_t height, int monochrome) {
+ * sample for each picture in flight (source, reconstruction, lowres copies,
+ * CU analysis; a second frame thread measured +4.4 MB peak RSS on a grid
+ * save, estimated +8 MB). Deliberately on the high side. */
+static size_t still_estimate(uint32_t width, uint32_t height, int monochrome, uint32_t frame_threads) {
     size_t w = (width + 63) & ~(size_t)63, h = (height + 63) & ~(size_t)63;
-    size_t per_sample = monochrome ? 24 : 32;
+    size_t per_sample = (monochrome ? 24 : 32) * (size_t)frame_threads;
     return ((size_t)12 << 20) + w * h * per_sample;
 }
 
@@ -112,12 +120,22 @@ static size_t video_estimate(uint32_t width, uint32_t height, uint32_t lookahead
 
 /* ---- configuration ---- */
 
-/* quality 1..100 -> CRF: libheif's x265 mapping, so heif-enc -q Q compares
- * like for like: q100 -> CRF 0, q90 -> 5, q80 -> 10, q50 -> 25, q1 -> 49.5. */
+/* quality 1..100 -> CRF for stills, piecewise linear through four anchors:
+ *   q100 -> CRF 12, q90 -> 22, q50 -> 34, q1 -> 51 (x265's worst).
+ * q90, every save's default, was chosen by measurement (docs/heic-quality.md,
+ * scripts/heic_sweep.py): an 80 % crop of the real iPhone HEICs saved at CRF
+ * 22 with preset ultrafast is 1.19-1.24x the source's bits per pixel at
+ * 42.4-42.7 dB PSNR against the lossless render of the same edit (targets:
+ * <= 1.5x, >= 40 dB); CRF 20 came to 1.40-1.46x, CRF 24 to 41.2-41.5 dB.
+ * libheif's table (q90 -> CRF 5) made files 4x the source's at 48-50 dB. Above
+ * q90 a point is one CRF step (q95 -> 17, the Live key photo's default);
+ * below, q80 -> 25 and q70 -> 28 stay usable for "smaller" exports. */
 static double quality_to_crf(int quality) {
     if (quality < 1) quality = 1;
     if (quality > 100) quality = 100;
-    return (100 - quality) / 2.0;
+    if (quality >= 90) return 22.0 - (quality - 90);
+    if (quality >= 50) return 22.0 + (90 - quality) * 0.3;
+    return 34.0 + (50 - quality) * (17.0 / 49.0);
 }
 
 static void configure_still(x265_param *p, const sy__hevc_encoder_options *o) {
@@ -148,6 +166,15 @@ static void configure_video(x265_param *p, const sy__hevc_encoder_options *o) {
     p->rc.bitrate = (int)o->video.kbps;
     p->rc.vbvMaxBitrate = 0;
     p->rc.vbvBufferSize = 0;
+}
+
+/* Pictures encoded at once: stills two with two or more pool threads (x265
+ * would pick one frame thread below 4 cores, leaving the second core to the
+ * wavefront rows of one tile), video always one (see the file comment). */
+static uint32_t frame_threads(const sy__hevc_encoder_options *o) {
+    if (o->use == SY__HEVC_VIDEO) return 1;
+    long pool = o->threads ? (long)o->threads : sysconf(_SC_NPROCESSORS_ONLN);
+    return pool >= 2 ? 2 : 1;
 }
 
 static sy_status configure(sy__hevc_encoder *enc, const sy__hevc_encoder_options *o, sy_error *err) {
@@ -190,9 +217,7 @@ static sy_status configure(sy__hevc_encoder *enc, const sy__hevc_encoder_options
         if (api->param_parse(p, "pools", pools) < 0)
             return sy__fail(err, SY_E_CODEC, "x265_param_parse(pools=%s) failed", pools);
     }
-    /* Video: one frame at a time (deterministic rate control, less memory);
-     * stills keep x265's frame threads unless asked for one thread. */
-    if (o->use == SY__HEVC_VIDEO || o->threads == 1) p->frameNumThreads = 1;
+    p->frameNumThreads = (int)frame_threads(o);
     return SY_OK;
 }
 
@@ -248,8 +273,9 @@ sy_status sy__hevc_encoder_open(sy_context *ctx, const sy__hevc_encoder_options 
     enc->sink = sink;
     enc->user = user;
     int video = o->use == SY__HEVC_VIDEO;
-    size_t estimate = video ? video_estimate(o->width, o->height, o->video.lookahead, o->video.bframes, 1)
-                            : still_estimate(o->width, o->height, monochrome);
+    uint32_t threads = frame_threads(o);
+    size_t estimate = video ? video_estimate(o->width, o->height, o->video.lookahead, o->video.bframes, threads)
+                            : still_estimate(o->width, o->height, monochrome, threads);
     sy_status st = sy__charge(ctx, estimate, video ? "x265 video encoder (estimate)" : "x265 encoder (estimate)", err);
     if (st != SY_OK) goto fail;
     enc->charged = estimate;

@@ -14,7 +14,10 @@
  * Memory: an estimate of x265's own allocations is charged to the context by
  * open and released by destroy (a budget below it fails open with
  * SY_E_BUDGET); plus one packet buffer grown to the largest picture.
- * Threads: x265 runs its own pool; the sink is called on the caller's thread. */
+ * Threads: x265 runs its own pool (stills: two tiles at once when it has two
+ * or more threads); output bytes depend only on the pictures and the
+ * options, not on timing or the pool size. The sink is called on the
+ * caller's thread. */
 #ifndef SY_HEVC_ENCODER_H
 #define SY_HEVC_ENCODER_H
 
@@ -29,7 +32,7 @@ typedef enum sy__hevc_use {
      * Picture for 4:2:0, RExt for 4:0:0. Pictures carry only slice data. */
     SY__HEVC_STILLS,
     /* A movie track: Main profile 4:2:0, closed GOPs, B-frames, average
-     * bitrate, one frame thread for deterministic bytes. SEI is kept. */
+     * bitrate without a VBV, one frame thread (deterministic bytes). SEI is kept. */
     SY__HEVC_VIDEO,
 } sy__hevc_use;
 
@@ -38,10 +41,10 @@ typedef struct sy__hevc_encoder_options {
     uint32_t width, height;     /* picture size: 64..16384 each, even for 4:2:0 */
     int monochrome;             /* stills only: 1 = 4:0:0 (luma plane only), 0 = 4:2:0 */
     const char *preset;         /* x265 preset name (required) */
-    uint32_t threads;           /* x265 pool threads; 0 = one per core */
+    uint32_t threads;           /* x265 pool threads; 0 = one per core (stills: 2+ also encode two tiles at once) */
     sy_cicp colour;             /* VUI colour description (`present` ignored: always written) */
     struct {
-        int quality;            /* 1..100, mapped to CRF like libheif (q100 -> 0, q50 -> 25, q1 -> 49.5) */
+        int quality;            /* 1..100 -> CRF: q100 -> 12, q90 -> 22, q50 -> 34, q1 -> 51 (hevc_encoder.c) */
     } still;
     struct {
         uint32_t fps_num, fps_den; /* frame rate, reduced */

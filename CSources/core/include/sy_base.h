@@ -49,7 +49,10 @@ typedef struct sy_allocator {
 } sy_allocator;
 
 /** Progress callback: `done` of `total` units of `phase` ("strips", ...).
- *  Called from the thread running the job; must not call back into the engine. */
+ *  Called from the thread running the job, or from a helper thread of it (a
+ *  Live edit writes its still while the movie encodes), never two at once: a
+ *  report arriving while another is being delivered is dropped. Must not call
+ *  back into the engine. */
 typedef void (*sy_progress_fn)(void *user, const char *phase, uint64_t done, uint64_t total);
 
 typedef struct sy_context_options {

@@ -34,8 +34,8 @@
  * complete: after any failure (including cancellation and destroy without
  * finish) no file is left and an existing file at `path` is untouched.
  *
- * HEVC: one x265 encoder (preset "medium", CTU 64, intra only, every tile an
- * IDR) per image size; parameter sets go to hvcC only, item data is 4-byte
+ * HEVC: one x265 encoder (preset "ultrafast" by default, CTU 64, intra only,
+ * every tile an IDR, two tiles in flight on 2+ cores) per image size; parameter sets go to hvcC only, item data is 4-byte
  * length-prefixed VCL NAL units. 4:2:0 tiles are Main Still Picture; 4:0:0
  * auxiliary images are Format Range Extensions (profile 4), which libavcodec
  * and libheif decode.
@@ -60,9 +60,11 @@ typedef struct sy_heif_writer sy_heif_writer;
 /** Most auxiliary images per file. */
 #define SY_HEIF_WRITER_MAX_AUXILIARY 16u
 
-/** Quality -> x265 CRF: crf = (100 - quality) / 2, libheif's x265 mapping, so
- *  `heif-enc -q Q` and quality Q compare like for like:
- *  100 -> 0, 95 -> 2.5, 90 -> 5, 80 -> 10, 70 -> 15, 50 -> 25, 1 -> 49.5. */
+/** Quality -> x265 CRF, piecewise linear: 100 -> 12, 95 -> 17, 90 -> 22,
+ *  80 -> 25, 70 -> 28, 50 -> 34, 1 -> 51. The default (90, preset
+ *  "ultrafast") re-saves an iPhone photo at about its own bits per pixel,
+ *  above 40 dB PSNR (docs/heic-quality.md); it is not libheif's table
+ *  (`heif-enc -q 90` is CRF 5, ~4x the bytes). */
 typedef struct sy_heif_writer_options {
     uint32_t version;        /* 1 */
     uint32_t width, height;  /* primary image size, 1..65535 each (grid tiles <= 256 x 256) */
@@ -78,7 +80,7 @@ typedef struct sy_heif_writer_options {
     uint16_t matrix_coefficients;
     uint8_t full_range;
     uint32_t threads;        /* x265 worker threads; 0 (default) = one per core */
-    const char *x265_preset; /* NULL (default) = "medium"; copied by create */
+    const char *x265_preset; /* NULL (default) = "ultrafast" (docs/heic-quality.md); copied by create */
     /* Display transform of the primary, written as irot then imir (both essential):
      * the pixels are stored as given and viewers turn them, as iPhones store portraits. */
     uint8_t rotation;        /* irot: anticlockwise quarter turns 0..3 (default 0 = none) */

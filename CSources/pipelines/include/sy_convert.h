@@ -24,7 +24,7 @@ typedef struct sy_convert_options {
     uint32_t version;          /* 1 */
     sy_still_format format;    /* JPEG (default), PNG or HEIC */
     int quality;               /* JPEG/HEIC 1..100 (default 90) */
-    const char *heic_preset;   /* x265 preset for HEIC output; NULL = the writer's default ("medium") */
+    const char *heic_preset;   /* x265 preset for HEIC output; NULL = the writer's default ("ultrafast") */
 } sy_convert_options;
 
 void sy_convert_options_init(sy_convert_options *opts);

@@ -113,7 +113,10 @@ typedef struct sy_live_save_report {
  *  before encoding. `source_still` given (Live edit): the still is that file
  *  re-rendered with the same recipe, keeping its metadata (new identifier).
  *  A recipe with a border (SPEC E1) writes the still only, without an
- *  identifier, and no movie. The movie is written first; if the still fails
+ *  identifier, and no movie. With the identity recipe, no observer, bitrate
+ *  or preset the movie's samples are copied, not re-encoded (a remux: the
+ *  packets stay the source's; only identifier and still-image time change).
+ *  The movie is written first; if the still fails
  *  the movie is removed: both files or neither. */
 sy_status sy_live_save(sy_context *ctx, const char *source_movie, const char *source_still, const char *still_out,
                        const char *movie_out, const sy_live_save_options *opts, sy_live_save_report *report,

@@ -83,7 +83,7 @@ typedef struct sy_video_encoder_options {
     uint32_t timescale;        /* units of pts/dts handed in and out (e.g. 600, 30000) */
     uint32_t frame_duration;   /* constant frame duration in timescale units (> 0) */
     uint64_t bitrate;          /* average bits per second; 0 = sy_video_bitrate_c14(width, height) */
-    const char *preset;        /* x265 preset; NULL = "fast" */
+    const char *preset;        /* x265 preset; NULL = "veryfast" */
     uint32_t bframes;          /* consecutive B-frames, 0..8 (default 3) */
     uint32_t lookahead;        /* rate-control look-ahead in frames, bounded to 1..60 (default 10) */
     uint32_t keyint;           /* max frames between keyframes (default 2 s worth) */
@@ -92,7 +92,7 @@ typedef struct sy_video_encoder_options {
     uint8_t full_range;        /* also selects the RGB -> YCbCr range */
 } sy_video_encoder_options;
 
-/** Defaults: version 1, BT.709 limited range, preset "fast", 3 B-frames,
+/** Defaults: version 1, BT.709 limited range, preset "veryfast", 3 B-frames,
  *  look-ahead 10, timescale 600 and 20 (30 fps), bitrate 0 (SPEC C14). */
 void sy_video_encoder_options_init(sy_video_encoder_options *opts);
 
@@ -182,6 +182,10 @@ typedef struct sy_video_transcode_options {
     sy_video_frame_observer observer; /* may be NULL */
     void *observer_user;
     const sy_video_metadata_plan *metadata; /* NULL = none: metadata as copy_metadata says */
+    int copy_video;            /* 1: remux — the main video track's samples are copied byte for byte with
+                                  their timing, sample entry, edit list and track matrix (nothing decoded;
+                                  recipe, observer, bitrate, preset and threads are not used), the marker
+                                  frame counts in presentation order; audio and metadata as above */
 } sy_video_transcode_options;
 
 void sy_video_transcode_options_init(sy_video_transcode_options *opts);

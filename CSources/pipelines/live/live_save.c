@@ -5,7 +5,10 @@
  * rendered by sy_render, C14 bitrate, audio copied) and the Live metadata
  * plan (the identifier and the still-image-time track, live/sy_live_movie.h);
  * an observer keeps the rendered frame at the still time, which becomes the
- * still when there is no source still. */
+ * still when there is no source still. When nothing changes the movie's
+ * pixels (keeps_movie) its samples are remuxed instead, and that still is
+ * rendered from the one frame. */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -117,6 +120,49 @@ static sy_status render_frame(sy_context *ctx, const char *movie, double seconds
     return st;
 }
 
+/* Nothing in the movie changes — no recipe touches the pixels, nobody watches
+ * the frames, no particular encoding was asked for — so its samples are
+ * copied (remuxed) instead of decoded and re-encoded: "set as key photo"
+ * (SPEC E2) and video -> Live of a movie as it is keep every packet, and take
+ * the time of a file copy. */
+static int keeps_movie(const sy_recipe *recipe, const sy_live_save_options *o) {
+    return sy_recipe_is_identity(recipe) && !o->observer && o->bitrate == 0 && !o->preset;
+}
+
+/* A Live edit's still: the source still re-rendered with the recipe and
+ * written with its metadata and the new identifier. It needs nothing from the
+ * movie, so it runs on a second thread while the movie encodes (x265 leaves
+ * part of a core to our decode; the still's decode and JPEG/HEIC encode fill
+ * it) and is written to a side name that is renamed with the movie. */
+typedef struct still_task {
+    sy_context *ctx;
+    const char *source, *identifier, *path;
+    const sy_recipe *recipe;
+    sy_still_format format;
+    int quality;
+    uint32_t width, height; /* of the written still */
+    sy_status st;
+    sy_error err;
+} still_task;
+
+static void *write_edited_still(void *arg) {
+    still_task *t = arg;
+    sy_edit_image img = {0};
+    sy_edit_options eo;
+    sy_edit_options_init(&eo);
+    eo.flags = SY_EDIT_FULL_DECODE;
+    sy_edit_job *job = NULL;
+    t->st = sy_edit_open(t->ctx, t->source, t->recipe, &eo, &job, NULL, &t->err);
+    if (t->st == SY_OK) t->st = sy_edit_job_render(job, &img, &t->err);
+    sy_edit_close(job);
+    if (t->st == SY_OK)
+        t->st = sy_live_write_still(t->ctx, &img, t->source, t->identifier, t->path, t->format, t->quality, &t->err);
+    t->width = img.width;
+    t->height = img.height;
+    sy_edit_image_free(t->ctx, &img);
+    return NULL;
+}
+
 /* SPEC E1: a bordered Live photo is saved as a still only, without identifier. */
 static sy_status save_still_only(sy_context *ctx, const char *movie, const char *still, const char *still_out,
                                  const sy_recipe *recipe, const sy_live_save_options *o, sy_live_save_report *rep,
@@ -192,55 +238,70 @@ static sy_status live_save(sy_context *ctx, const char *source_movie, const char
     double t = opts->still_time >= 0 ? opts->still_time : vi.duration_seconds / 2;
     rep->still_frame = sy_video_transcode_frame_at(&vi, t, &rep->still_time);
 
-    /* the movie goes to a side name until the still is written too */
-    size_t n = strlen(movie_out) + 32;
-    char *pending = sy__alloc(ctx, n, 1, "live movie path", err);
+    /* both files go to side names until both are written */
+    size_t n = strlen(movie_out) + 32, sn = strlen(still_out) + 32;
+    char *pending = sy__alloc(ctx, n + sn, 1, "live output paths", err);
     if (!pending) return err ? err->code : SY_E_BUDGET;
+    char *still_pending = pending + n;
     sy__output_sweep(movie_out);
+    sy__output_sweep(still_out);
     sy__output_side_name(movie_out, pending, n);
+    sy__output_side_name(still_out, still_pending, sn);
+    still_task task = {.ctx = ctx, .source = source_still, .identifier = rep->content_identifier,
+                       .path = still_pending, .recipe = recipe, .format = opts->still_format, .quality = opts->quality};
+    pthread_t helper;
+    int threaded = source_still && pthread_create(&helper, NULL, write_edited_still, &task) == 0;
     capture cap = {.ctx = ctx, .want = rep->still_frame, .next = opts->observer, .next_user = opts->observer_user};
     sy_video_transcode_options to;
     sy_video_transcode_options_init(&to);
     to.container = SY_FOURCC('q', 't', ' ', ' ');
+    to.copy_video = keeps_movie(recipe, opts);
     to.bitrate = opts->bitrate;
     to.preset = opts->preset;
     to.threads = opts->threads;
     to.recipe = recipe;
-    to.observer = capture_frame;
+    to.observer = to.copy_video ? NULL : capture_frame;
     to.observer_user = &cap;
     sy__live_movie_plan plan;
     sy__live_movie_plan_init(&plan, rep->content_identifier, (int32_t)rep->still_frame);
     to.metadata = &plan.plan;
     st = sy_video_transcode(ctx, source_movie, pending, &to, &rep->movie, err);
-    sy_edit_image still = {0};
-    if (st == SY_OK && !source_still && !cap.image.pixels)
-        st = sy__fail(err, SY_E_INVALID_INPUT, "%s: frame %u never reached the encoder", source_movie, rep->still_frame);
-    if (st == SY_OK && source_still) { /* Live edit: the still re-rendered from the same recipe */
-        sy_edit_options eo;
-        sy_edit_options_init(&eo);
-        eo.flags = SY_EDIT_FULL_DECODE;
-        sy_edit_job *job = NULL;
-        st = sy_edit_open(ctx, source_still, recipe, &eo, &job, NULL, err);
-        if (st == SY_OK) st = sy_edit_job_render(job, &still, err);
-        sy_edit_close(job);
+    if (source_still) { /* Live edit: the still from the helper thread (or here, if none could start) */
+        if (threaded) pthread_join(helper, NULL);
+        else if (st == SY_OK) write_edited_still(&task);
+        if (st == SY_OK && task.st != SY_OK) {
+            st = task.st;
+            if (err) *err = task.err;
+        }
+    } else {
+        /* a remux decodes nothing: the still is the key frame rendered on its own */
+        if (st == SY_OK && to.copy_video)
+            st = render_frame(ctx, source_movie, rep->still_time, recipe, &cap.image, NULL, err);
+        if (st == SY_OK && !cap.image.pixels)
+            st = sy__fail(err, SY_E_INVALID_INPUT, "%s: frame %u never reached the encoder", source_movie,
+                          rep->still_frame);
+        if (st == SY_OK)
+            st = sy_live_write_still(ctx, &cap.image, opts->metadata_source, rep->content_identifier, still_pending,
+                                     opts->still_format, opts->quality, err);
+        task.width = cap.image.width;
+        task.height = cap.image.height;
     }
-    const sy_edit_image *img = source_still ? &still : &cap.image;
-    const char *metadata = source_still ? source_still : opts->metadata_source;
-    if (st == SY_OK)
-        st = sy_live_write_still(ctx, img, metadata, rep->content_identifier, still_out, opts->still_format,
-                                 opts->quality, err);
+    if (st == SY_OK && rename(still_pending, still_out) != 0)
+        st = sy__fail(err, SY_E_IO, "%s: cannot move the still into place", still_out);
     if (st == SY_OK && rename(pending, movie_out) != 0) {
         unlink(still_out);
         st = sy__fail(err, SY_E_IO, "%s: cannot move the movie into place", movie_out);
     }
-    if (st != SY_OK) unlink(pending); /* both files or neither */
+    if (st != SY_OK) { /* both files or neither */
+        unlink(pending);
+        unlink(still_pending);
+    }
     if (st == SY_OK) {
         rep->live = 1;
         rep->still_time = rep->movie.marker_time;
-        rep->still_width = img->width;
-        rep->still_height = img->height;
+        rep->still_width = task.width;
+        rep->still_height = task.height;
     }
-    sy_edit_image_free(ctx, &still);
     sy_edit_image_free(ctx, &cap.image);
     sy__free(ctx, pending);
     return st;

@@ -16,7 +16,6 @@
  * is written instead).
  */
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 
 #include "base/sy_internal.h"
@@ -26,12 +25,10 @@
 #include "mov/sy_mov_writer.h"
 #include "sy_video.h"
 #include "video/sy_frame_path.h"
+#include "video/sy_movie_copy.h"
 
 #define QT SY_FOURCC('q', 't', ' ', ' ')
 #define ISOM SY_FOURCC('i', 's', 'o', 'm')
-/* Audio is written up to this far ahead of the last video packet (seconds),
- * which keeps chunks interleaved the way players read them. */
-#define AUDIO_LEAD_SECONDS 0.5
 
 void sy_video_transcode_options_init(sy_video_transcode_options *opts) {
     memset(opts, 0, sizeof *opts);
@@ -39,26 +36,6 @@ void sy_video_transcode_options_init(sy_video_transcode_options *opts) {
     opts->copy_audio = 1;
     opts->copy_metadata = 1;
 }
-
-static uint32_t container_from_path(const char *path) {
-    const char *dot = strrchr(path, '.');
-    if (!dot) return 0;
-    if (!strcasecmp(dot, ".mov") || !strcasecmp(dot, ".qt")) return QT;
-    if (!strcasecmp(dot, ".mp4") || !strcasecmp(dot, ".m4v")) return ISOM;
-    return 0;
-}
-
-/* The copied audio track: a second demuxer handle on the input. */
-typedef struct audio_copy {
-    sy_mov *mov;
-    int32_t track;            /* source track index, -1 = none */
-    uint32_t out_id;
-    uint32_t timescale;
-    uint32_t next, count;     /* next sample to copy */
-    uint8_t *buffer;
-    size_t cap;
-    uint32_t codec;
-} audio_copy;
 
 typedef struct job {
     sy_context *ctx;
@@ -75,89 +52,13 @@ typedef struct job {
     int have_held;
     int64_t first_dts, min_pts;
     uint32_t packets;
-    audio_copy audio;
+    sy_mov *source;           /* a second demuxer handle on the input: audio and metadata */
+    int32_t audio_track;      /* -1 = none */
+    sy__copied_track audio;
     sy__frame_path path;      /* the shared frame path (a renderer with a recipe) */
     uint8_t *rendered;
     size_t rendered_stride;
 } job;
-
-/* ---- audio ---- */
-
-static sy_status audio_open(job *j, sy_error *err) {
-    audio_copy *a = &j->audio;
-    a->track = -1;
-    sy_status st = sy_mov_open(j->ctx, j->input, &a->mov, err);
-    if (st != SY_OK) return st;
-    for (uint32_t t = 0; t < sy_mov_track_count(a->mov); t++) {
-        const sy_mov_track_info *ti = sy_mov_track(a->mov, t);
-        if (ti->handler == SY_FOURCC('s', 'o', 'u', 'n') && ti->sample_count > 0 && ti->timescale > 0) {
-            a->track = (int32_t)t;
-            a->count = ti->sample_count;
-            a->timescale = ti->timescale;
-            a->codec = ti->codec;
-            break;
-        }
-    }
-    return SY_OK;
-}
-
-/* The source's edit list for the copied track: a leading empty edit and the
- * media time of the first real edit carry over (AAC priming, audio offset). */
-static sy_status audio_copy_edit(job *j, uint32_t movie_timescale_out, sy_error *err) {
-    audio_copy *a = &j->audio;
-    const sy_mov_track_info *ti = sy_mov_track(a->mov, (uint32_t)a->track);
-    const sy_mov_info *mi = sy_mov_info_get(a->mov);
-    uint64_t empty_ticks = 0;
-    int64_t media_time = 0;
-    for (uint32_t k = 0; k < ti->edit_count && k < 2; k++) {
-        uint64_t segment;
-        int64_t mt;
-        int32_t rate;
-        sy_status st = sy_mov_edit(a->mov, (uint32_t)a->track, k, &segment, &mt, &rate, err);
-        if (st != SY_OK) return st;
-        if (mt < 0) {
-            if (mi->timescale) empty_ticks += segment * movie_timescale_out / mi->timescale;
-            continue;
-        }
-        media_time = mt;
-        break;
-    }
-    if (empty_ticks == 0 && media_time == 0) return SY_OK;
-    return sy_mov_writer_set_edit(j->writer, a->out_id, empty_ticks, media_time, err);
-}
-
-/* Copies audio samples whose decode time is at or before `until_seconds`. */
-static sy_status audio_pump(job *j, double until_seconds, sy_error *err) {
-    audio_copy *a = &j->audio;
-    if (a->track < 0 || !a->out_id) return SY_OK;
-    while (a->next < a->count) {
-        sy_mov_sample_info s;
-        sy_status st = sy_mov_sample(a->mov, (uint32_t)a->track, a->next, &s, err);
-        if (st != SY_OK) return st;
-        if ((double)s.dts / a->timescale > until_seconds) return SY_OK;
-        if (s.size > a->cap) {
-            size_t cap = s.size < 4096 ? 4096 : s.size;
-            uint8_t *grown = sy__alloc(j->ctx, cap, 1, "audio sample", err);
-            if (!grown) return err ? err->code : SY_E_BUDGET;
-            sy__free(j->ctx, a->buffer);
-            a->buffer = grown;
-            a->cap = cap;
-        }
-        size_t len = 0;
-        st = sy_mov_read_sample(a->mov, (uint32_t)a->track, a->next, a->buffer, a->cap, &len, err);
-        if (st != SY_OK) return st;
-        st = sy_mov_writer_add_sample(j->writer, a->out_id, a->buffer, len, s.duration, (int32_t)(s.pts - s.dts),
-                                      (int)s.sync, err);
-        if (st != SY_OK) return st;
-        a->next++;
-    }
-    return SY_OK;
-}
-
-static void audio_close(job *j) {
-    sy__free(j->ctx, j->audio.buffer);
-    sy_mov_close(j->audio.mov);
-}
 
 /* ---- video packets ---- */
 
@@ -169,7 +70,8 @@ static sy_status write_held(job *j, uint32_t duration, sy_error *err) {
                                             (int)j->held_key, err);
     if (st != SY_OK) return st;
     j->packets++;
-    return audio_pump(j, (double)(j->held_dts - j->first_dts) / j->timescale + AUDIO_LEAD_SECONDS, err);
+    return sy__copied_track_pump(j->ctx, j->writer, &j->audio,
+                                 (double)(j->held_dts - j->first_dts) / j->timescale + SY__AUDIO_LEAD_SECONDS, err);
 }
 
 static sy_status on_packet(void *user, const sy_video_packet *p, sy_error *err) {
@@ -220,67 +122,6 @@ uint32_t sy_video_transcode_frame_at(const sy_video_reader_info *vi, double seco
     uint32_t index = k <= 0 || k != k ? 0 : k >= last ? last : (uint32_t)(k + 0.5);
     if (frame_seconds) *frame_seconds = vi->timescale ? (double)index * d / vi->timescale : 0;
     return index;
-}
-
-/* ---- the caller's metadata plan ---- */
-
-#define MARKER_VALUE_MAX 256
-
-static int plan_drops(const sy_video_metadata_plan *plan, const char *key) {
-    for (size_t i = 0; plan && i < plan->drop_count; i++)
-        if (strcmp(plan->drop[i], key) == 0) return 1;
-    return 0;
-}
-
-static sy_status check_plan(const sy_video_metadata_plan *plan, sy_error *err) {
-    if (!plan) return SY_OK;
-    if ((plan->drop_count && !plan->drop) || (plan->add_count && !plan->add))
-        return sy__fail(err, SY_E_USAGE, "sy_video_transcode: metadata plan with a count but no list");
-    const sy_video_frame_marker *m = plan->marker;
-    if (m && (!m->key || !m->value || m->len == 0 || m->len > MARKER_VALUE_MAX))
-        return sy__fail(err, SY_E_USAGE, "sy_video_transcode: frame marker needs a key and 1 to %d value bytes",
-                        MARKER_VALUE_MAX);
-    return SY_OK;
-}
-
-/* Movie-level items: the source's (unless dropped), then the plan's. */
-static sy_status write_metadata(job *j, const sy_video_transcode_options *o, sy_error *err) {
-    const sy_video_metadata_plan *plan = o->metadata;
-    sy_status st = SY_OK;
-    for (uint32_t i = 0; o->copy_metadata && st == SY_OK && i < sy_mov_metadata_count(j->audio.mov); i++) {
-        const char *key;
-        uint32_t type;
-        const uint8_t *value;
-        size_t len;
-        if (sy_mov_metadata_at(j->audio.mov, i, &key, &type, &value, &len) != SY_OK) continue;
-        if (plan_drops(plan, key)) continue;
-        st = sy_mov_writer_add_metadata(j->writer, key, type, value, len, err);
-    }
-    for (size_t i = 0; plan && st == SY_OK && i < plan->add_count; i++) {
-        const sy_video_mdta_item *item = &plan->add[i];
-        st = sy_mov_writer_add_metadata(j->writer, item->key, item->type, item->value, item->len, err);
-    }
-    return st;
-}
-
-/* The frame marker's track: one sample (size, key local id 1, value) lasting
- * one movie tick, placed on the movie timeline by an empty edit of the
- * marked frame's time x movie timescale. */
-static sy_status add_marker_track(job *j, const sy_video_frame_marker *m, uint32_t movie_timescale, double seconds,
-                                  sy_error *err) {
-    uint8_t sample[8 + MARKER_VALUE_MAX];
-    uint32_t size = (uint32_t)(8 + m->len);
-    const uint8_t head[8] = {(uint8_t)(size >> 24), (uint8_t)(size >> 16), (uint8_t)(size >> 8), (uint8_t)size,
-                             0, 0, 0, 1};
-    memcpy(sample, head, sizeof head);
-    memcpy(sample + sizeof head, m->value, m->len);
-    sy_mov_mebx_key_spec key = {m->key, m->datatype};
-    uint32_t id = 0;
-    sy_status st = sy_mov_writer_add_mebx(j->writer, &key, 1, j->video_id, movie_timescale, &id, err);
-    if (st == SY_OK) st = sy_mov_writer_add_sample(j->writer, id, sample, size, 1, 0, 1, err);
-    uint64_t empty = (uint64_t)(seconds * movie_timescale + 0.5);
-    if (st == SY_OK) st = sy_mov_writer_set_edit(j->writer, id, empty, 0, err);
-    return st;
 }
 
 /* A matrix the encoder converts with: BT.709 (1), BT.601 (5, 6), BT.2020 NCL (9); others decode as BT.601. */
@@ -346,11 +187,9 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
         vt.full_range = eo.full_range;
         st = sy_mov_writer_add_video(j->writer, &vt, &j->video_id, err);
     }
-    if (st == SY_OK && j->audio.track >= 0 && o->copy_audio) {
-        st = sy_mov_writer_add_copied_track(j->writer, j->audio.mov, (uint32_t)j->audio.track, &j->audio.out_id, err);
-        if (st == SY_OK) st = audio_copy_edit(j, movie_timescale, err);
-    }
-    if (st == SY_OK) st = write_metadata(j, o, err);
+    if (st == SY_OK && j->audio_track >= 0 && o->copy_audio)
+        st = sy__copied_track_add(j->writer, j->source, (uint32_t)j->audio_track, movie_timescale, &j->audio, err);
+    if (st == SY_OK) st = sy__movie_write_metadata(j->writer, j->source, o->copy_metadata, o->metadata, err);
 
     uint32_t frames = 0;
     while (st == SY_OK) {
@@ -378,13 +217,13 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
      * earliest pts on the muxer's dts-from-zero timeline. */
     if (st == SY_OK && j->min_pts != j->first_dts)
         st = sy_mov_writer_set_edit(j->writer, j->video_id, 0, j->min_pts - j->first_dts, err);
-    if (st == SY_OK) st = audio_pump(j, 1e300, err);
+    if (st == SY_OK) st = sy__copied_track_pump(j->ctx, j->writer, &j->audio, 1e300, err);
     double marker_seconds = -1;
     const sy_video_frame_marker *marker = o->metadata ? o->metadata->marker : NULL;
     if (st == SY_OK && marker) {
         uint32_t k = marker->frame < frames ? marker->frame : frames - 1;
         marker_seconds = (double)k * eo.frame_duration / eo.timescale;
-        st = add_marker_track(j, marker, movie_timescale, marker_seconds, err);
+        st = sy__movie_add_marker(j->writer, j->video_id, marker, movie_timescale, marker_seconds, err);
     }
     if (st == SY_OK) st = sy_mov_writer_finish(j->writer, err);
     if (st == SY_OK && rep) {
@@ -413,18 +252,21 @@ sy_status sy_video_transcode(sy_context *ctx, const char *input, const char *out
         opts = &defaults;
     }
     if (opts->version != 1) return sy__fail(err, SY_E_USAGE, "sy_video_transcode: options version %u", opts->version);
-    uint32_t container = opts->container ? opts->container : container_from_path(output);
+    uint32_t container = opts->container ? opts->container : sy__movie_container_from_path(output);
     if (container != QT && container != ISOM)
         return sy__fail(err, SY_E_USAGE, "%s: unknown movie type; use .mov or .mp4", output);
-    sy_status st = check_plan(opts->metadata, err);
+    sy_status st = sy__movie_check_plan(opts->metadata, "sy_video_transcode", err);
     if (st == SY_OK) st = sy__output_check(output, &input, 1, err); /* before minutes of encoding */
     if (st != SY_OK) return st;
     if (report) memset(report, 0, sizeof *report);
+    if (opts->copy_video) st = sy__movie_remux(ctx, input, output, opts, container, report, err);
+    if (opts->copy_video || st != SY_OK) return st;
 
-    job j = {.ctx = ctx, .input = input};
+    job j = {.ctx = ctx, .input = input, .audio_track = -1};
     sy_video_reader *reader = NULL;
     st = sy_video_reader_open(ctx, input, -1, &reader, err);
-    if (st == SY_OK) st = audio_open(&j, err);
+    if (st == SY_OK) st = sy_mov_open(ctx, input, &j.source, err);
+    if (st == SY_OK) j.audio_track = sy__movie_first_audio(j.source);
     if (st == SY_OK) st = run(&j, reader, output, opts, container, report, err);
     if (st == SY_OK && report) {
         struct stat info;
@@ -434,7 +276,8 @@ sy_status sy_video_transcode(sy_context *ctx, const char *input, const char *out
     sy__free(ctx, j.held);
     sy__free(ctx, j.rendered);
     sy__frame_path_close(&j.path);
-    audio_close(&j);
+    sy__copied_track_free(ctx, &j.audio);
+    sy_mov_close(j.source);
     sy_video_reader_close(reader);
     return st;
 }

@@ -1,0 +1,120 @@
+/* remux.c — sy_video_transcode with copy_video: a new movie around the
+ * source's own video samples (SPEC E2 "set as key photo", video -> Live with
+ * nothing to render). Nothing is decoded or encoded, so the pixels and the
+ * packets stay the source's exactly, and it takes as long as copying the file.
+ *
+ * The main video track is copied with its sample entry (hvcC/avcC, colour),
+ * matrix (rotation stays metadata, not pixels), timing and first edit; the
+ * first audio track is interleaved behind it as a transcode does; movie-level
+ * metadata follows the plan; the plan's frame marker is placed at the marked
+ * frame's presentation time on the movie timeline, frames counted in
+ * presentation order (the order sy_video_reader delivers them). Memory: one
+ * sample buffer per copied track and the presentation times of the video
+ * samples (8 bytes each) while the marker is placed. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/sy_internal.h"
+#include "base/sy_fourcc.h"
+#include "video/sy_movie_copy.h"
+
+static int compare_ticks(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The presentation time (movie seconds) of the frame `index` in presentation order. */
+static sy_status frame_seconds(sy_context *ctx, const sy__copied_track *video, uint32_t index, double *seconds,
+                               sy_error *err) {
+    int64_t *pts = sy__alloc(ctx, video->count, sizeof *pts, "remux presentation times", err);
+    if (!pts) return err ? err->code : SY_E_BUDGET;
+    sy_status st = SY_OK;
+    for (uint32_t i = 0; i < video->count && st == SY_OK; i++) {
+        sy_mov_sample_info s;
+        st = sy_mov_sample(video->mov, video->track, i, &s, err);
+        pts[i] = s.pts;
+    }
+    if (st == SY_OK) {
+        qsort(pts, video->count, sizeof *pts, compare_ticks);
+        *seconds = sy__copied_track_seconds(video, pts[index < video->count ? index : video->count - 1]);
+    }
+    sy__free(ctx, pts);
+    return st;
+}
+
+static void fill_report(const sy_mov *mov, const sy__copied_track *video, const sy__copied_track *audio,
+                        uint64_t video_bytes, double marker_seconds, sy_video_transcode_report *rep) {
+    const sy_mov_track_info *ti = sy_mov_track(mov, video->track);
+    int quarter = ti->rotation == 90 || ti->rotation == 270;
+    rep->width = quarter ? ti->height : ti->width;
+    rep->height = quarter ? ti->width : ti->height;
+    rep->frames = video->next;
+    rep->audio_samples = audio->out_id ? audio->next : 0;
+    rep->audio_codec = audio->out_id ? audio->codec : 0;
+    rep->duration_seconds = ti->duration_seconds;
+    rep->bitrate = ti->duration_seconds > 0 ? (uint64_t)((double)video_bytes * 8 / ti->duration_seconds) : 0;
+    rep->source_codec = ti->codec;
+    rep->source_rotation = ti->rotation;
+    rep->marker_time = marker_seconds;
+}
+
+static sy_status copy_movie(sy_context *ctx, sy_mov *mov, const char *input, const char *output,
+                            const sy_video_transcode_options *o, uint32_t container, sy_mov_writer **writer,
+                            sy__copied_track *video, sy__copied_track *audio, sy_video_transcode_report *rep,
+                            sy_error *err) {
+    int32_t v = sy_mov_main_video_track(mov);
+    if (v < 0 || sy_mov_track(mov, (uint32_t)v)->sample_count == 0)
+        return sy__fail(err, SY_E_INVALID_INPUT, "%s: no video frames", input);
+    uint32_t movie_timescale = container == SY_FOURCC('q', 't', ' ', ' ') ? 600 : 1000;
+    sy_mov_writer_options wo;
+    sy_mov_writer_options_init(&wo);
+    wo.brand = container;
+    wo.movie_timescale = movie_timescale;
+    sy_status st = sy_mov_writer_open(ctx, output, &wo, writer, err);
+    if (st == SY_OK) st = sy__copied_track_add(*writer, mov, (uint32_t)v, movie_timescale, video, err);
+    int32_t a = o->copy_audio ? sy__movie_first_audio(mov) : -1;
+    if (st == SY_OK && a >= 0) st = sy__copied_track_add(*writer, mov, (uint32_t)a, movie_timescale, audio, err);
+    if (st == SY_OK) st = sy__movie_write_metadata(*writer, mov, o->copy_metadata, o->metadata, err);
+    /* video in decode order, audio up to half a second ahead of it */
+    uint64_t video_bytes = 0;
+    while (st == SY_OK && video->next < video->count) {
+        sy_mov_sample_info s;
+        if ((st = sy__check_cancel(ctx, err)) != SY_OK) break;
+        if ((st = sy_mov_sample(mov, video->track, video->next, &s, err)) != SY_OK) break;
+        video_bytes += s.size;
+        st = sy__copied_track_pump(ctx, *writer, video, (double)s.dts / video->timescale, err);
+        if (st == SY_OK)
+            st = sy__copied_track_pump(ctx, *writer, audio, (double)s.dts / video->timescale + SY__AUDIO_LEAD_SECONDS,
+                                       err);
+        sy__progress(ctx, "frames", video->next, video->count);
+    }
+    if (st == SY_OK) st = sy__copied_track_pump(ctx, *writer, audio, 1e300, err);
+    double marker_seconds = -1;
+    const sy_video_frame_marker *marker = o->metadata ? o->metadata->marker : NULL;
+    if (st == SY_OK && marker) st = frame_seconds(ctx, video, marker->frame, &marker_seconds, err);
+    if (st == SY_OK && marker)
+        st = sy__movie_add_marker(*writer, video->out_id, marker, movie_timescale, marker_seconds, err);
+    if (st == SY_OK) st = sy_mov_writer_finish(*writer, err);
+    if (st == SY_OK && rep) fill_report(mov, video, audio, video_bytes, marker_seconds, rep);
+    return st;
+}
+
+sy_status sy__movie_remux(sy_context *ctx, const char *input, const char *output,
+                          const sy_video_transcode_options *opts, uint32_t container,
+                          sy_video_transcode_report *report, sy_error *err) {
+    sy_mov *mov = NULL;
+    sy_mov_writer *writer = NULL;
+    sy__copied_track video = {0}, audio = {0};
+    sy_status st = sy_mov_open(ctx, input, &mov, err);
+    if (st == SY_OK) st = copy_movie(ctx, mov, input, output, opts, container, &writer, &video, &audio, report, err);
+    if (st == SY_OK && report) {
+        struct stat info;
+        if (stat(output, &info) == 0) report->bytes_written = (uint64_t)info.st_size;
+    }
+    sy_mov_writer_destroy(writer); /* removes the temporary file unless finished */
+    sy__copied_track_free(ctx, &video);
+    sy__copied_track_free(ctx, &audio);
+    sy_mov_close(mov);
+    return st;
+}
