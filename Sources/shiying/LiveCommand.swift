@@ -9,7 +9,7 @@ enum LiveCommand {
           shiying live validate STILL MOVIE [--timeout SEC] [--json]
           shiying live edit STILL MOVIE --recipe R.json -o DIR [--format jpeg|heic] [--allow-sdr] [--json]
           shiying live frame STILL MOVIE --at SEC [--recipe R.json] -o OUT [--json]
-          shiying live keyphoto STILL MOVIE --at SEC -o DIR [--json]
+          shiying live keyphoto STILL MOVIE --at SEC -o DIR [--allow-sdr] [--json]
           shiying live strip STILL -o OUT [--json]
         """
 
@@ -64,13 +64,14 @@ enum LiveCommand {
 
     /// "Set as key photo" (SPEC E2): moves the still-image time and re-renders the still from that frame.
     static func keyPhoto(_ args: [String]) throws -> Int32 {
-        let parsed = try Arguments(args, booleans: ["json"])
+        let parsed = try Arguments(args, booleans: ["json", "allow-sdr"])
         try parsed.rejectUnknown(["at", "o", "output", "format"])
         let (still, movie) = try pair(parsed)
         guard let at = try parsed.double("at", in: 0...86_400) else { throw UsageError("--at SEC is required\n\(usage)") }
         var options = try saveOptions(parsed)
         options.stillTime = at
         options.metadataFrom = still
+        options.allowSDR = parsed.flags.contains("allow-sdr") // SPEC E6: a movie frame has no gain map
         return try saveAndDeliver(movie: movie, still: nil, stem: stem(still) + "_key", parsed: parsed, options: options)
     }
 

@@ -194,22 +194,111 @@ struct LiveEditTests {
         #expect(try liveVerify(ctx, dir + "/live.jpg", dir + "/live.mov").ok)
     }
 
-    @Test("SPEC E6: a Live edit whose still has an HDR gain map is refused (nothing written) unless SDR is allowed")
-    func gainMapStillNeedsConsent() throws {
+    @Test("SPEC E6: a Live edit keeps the still's HDR gain map through the crop, with no consent asked")
+    func gainMapKeptThroughLiveEdit() throws {
         let src = try LiveFixtures.source.get()
         let dir = try LiveFixtures.fresh("hdr")
         let hdr = try HDRSampleFolder(width: 480, height: 360)
         let ctx = try Context()
-        for still in [hdr.jpeg, hdr.heic] {
-            let refused = liveSave(ctx, movie: src, still: still, stillOut: dir + "/e.jpg", movieOut: dir + "/e.mov")
-            #expect(refused.status == SY_E_UNSUPPORTED && message(refused.error).contains("gain map"),
-                    "\(message(refused.error))")
-            #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
+        var recipe = sy_recipe()
+        sy_recipe_init(&recipe)
+        recipe.crop = sy_recipe_rect(x: 0.25, y: 0, width: 0.5, height: 1)
+        recipe.adjustments.exposure = 0.3
+        // Apple HEIC -> HEIC (Apple aux map) and -> JPEG (Ultra HDR); Ultra HDR JPEG -> JPEG.
+        for (n, (still, format)) in [(hdr.heic, SY_STILL_HEIC), (hdr.heic, SY_STILL_JPEG), (hdr.jpeg, SY_STILL_JPEG)].enumerated() {
+            let ext = format == SY_STILL_HEIC ? "heic" : "jpg"
+            let stillOut = dir + "/e\(n).\(ext)", movieOut = dir + "/e\(n).mov"
+            let e = liveSave(ctx, movie: src, still: still, stillOut: stillOut, movieOut: movieOut, recipe: &recipe,
+                             format: format)
+            try #require(e.status == SY_OK, "\(still) -> \(ext): \(message(e.error))")
+            #expect(e.report.hdr == SY_HDR_KEPT)
+            #expect(try liveVerify(ctx, stillOut, movieOut).ok)
+            #expect(try liveStillID(ctx, stillOut) == e.id)
+            let map = try DecodedGainMap(ctx, stillOut)
+            // HEIC: the Apple auxiliary map; JPEG: an MPF map in the source's family (Apple or Ultra HDR)
+            let expected = format == SY_STILL_HEIC ? SY_GAINMAP_APPLE_HEIC
+                : still == hdr.heic ? SY_GAINMAP_APPLE_JPEG : SY_GAINMAP_ULTRAHDR_JPEG
+            #expect(map.info.kind == expected, "\(still) -> \(ext)")
+            // the map went through the same crop: half the source map's width, all of its height
+            let source = try DecodedGainMap(ctx, still)
+            #expect(abs(map.width * 2 - source.width) <= 2 && abs(map.height - source.height) <= 1,
+                    "map \(map.width)x\(map.height) vs source \(source.width)x\(source.height)")
         }
-        let consented = liveSave(ctx, movie: src, still: hdr.jpeg, stillOut: dir + "/e.jpg", movieOut: dir + "/e.mov",
-                                 allowSDR: true)
+    }
+
+    @Test("SPEC E6: where the map cannot be kept (Ultra HDR -> HEIC, a key photo from the SDR movie) the save asks first")
+    func gainMapLossNeedsConsent() throws {
+        let src = try LiveFixtures.source.get()
+        let dir = try LiveFixtures.fresh("hdr-consent")
+        let hdr = try HDRSampleFolder(width: 480, height: 360)
+        let ctx = try Context()
+        let refused = liveSave(ctx, movie: src, still: hdr.jpeg, stillOut: dir + "/e.heic", movieOut: dir + "/e.mov",
+                               format: SY_STILL_HEIC)
+        #expect(refused.status == SY_E_UNSUPPORTED && message(refused.error).contains("gain map"), "\(message(refused.error))")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
+        let consented = liveSave(ctx, movie: src, still: hdr.jpeg, stillOut: dir + "/e.heic", movieOut: dir + "/e.mov",
+                                 format: SY_STILL_HEIC, allowSDR: true)
         try #require(consented.status == SY_OK, "\(message(consented.error))")
-        #expect(try liveVerify(ctx, dir + "/e.jpg", dir + "/e.mov").ok)
+        #expect(consented.report.hdr == SY_HDR_DROPPED_WITH_CONSENT)
+        #expect(try liveVerify(ctx, dir + "/e.heic", dir + "/e.mov").ok)
+        // "set as key photo": the new still is a movie frame; the old still's map cannot describe it
+        for allow in [false, true] {
+            var o = sy_live_save_options()
+            sy_live_save_options_init(&o)
+            o.still_time = 0.5
+            o.allow_sdr = allow ? 1 : 0
+            var report = sy_live_save_report()
+            var err = sy_error()
+            let st = hdr.heic.withCString { meta in
+                o.metadata_source = meta
+                return sy_live_save(ctx.raw, src, nil, dir + "/k.jpg", dir + "/k.mov", &o, &report, &err)
+            }
+            if allow {
+                try #require(st == SY_OK, "\(message(err))")
+                #expect(report.hdr == SY_HDR_DROPPED_WITH_CONSENT)
+            } else {
+                #expect(st == SY_E_UNSUPPORTED && message(err).contains("key photo"), "\(message(err))")
+                #expect(!FileManager.default.fileExists(atPath: dir + "/k.jpg"))
+            }
+        }
+    }
+
+    @Test("SPEC E6 on a real iPhone still: the Live edit keeps the Apple gain map; heif-info sees its aux type")
+    func realIPhoneStillKeepsGainMap() throws {
+        let heic = LiveFixtures.corpus + "/iphone15plus_IMG_3853.HEIC"
+        try #require(FileManager.default.fileExists(atPath: heic), "corpus missing at \(LiveFixtures.corpus)")
+        let src = try LiveFixtures.source.get() // the movie side is the same path for any movie; kept small
+        let dir = try LiveFixtures.fresh("hdr-iphone")
+        let ctx = try Context()
+        var recipe = sy_recipe()
+        sy_recipe_init(&recipe)
+        recipe.crop = sy_recipe_rect(x: 0.1, y: 0.1, width: 0.8, height: 0.8)
+        let e = liveSave(ctx, movie: src, still: heic, stillOut: dir + "/e.heic", movieOut: dir + "/e.mov",
+                         recipe: &recipe, format: SY_STILL_HEIC)
+        try #require(e.status == SY_OK, "\(message(e.error))")
+        #expect(e.report.hdr == SY_HDR_KEPT)
+        #expect(try liveVerify(ctx, dir + "/e.heic", dir + "/e.mov").ok)
+        let info = try ExternalTools.check("heif-info", ["-d", dir + "/e.heic"])
+        #expect(info.contains("urn:com:apple:photo:2020:aux:hdrgainmap"), "\(info.prefix(2000))")
+        #expect(try liveExiftoolStillID(dir + "/e.heic") == e.id)
+    }
+
+    @Test("SPEC E1 + E6: a bordered Live edit is a still alone that keeps its gain map")
+    func borderedStillKeepsGainMap() throws {
+        let src = try LiveFixtures.source.get()
+        let dir = try LiveFixtures.fresh("hdr-border")
+        let hdr = try HDRSampleFolder(width: 480, height: 360)
+        let ctx = try Context()
+        var recipe = sy_recipe()
+        sy_recipe_init(&recipe)
+        recipe.border_width = 0.05
+        let e = liveSave(ctx, movie: src, still: hdr.heic, stillOut: dir + "/b.heic", movieOut: dir + "/b.mov",
+                         recipe: &recipe, format: SY_STILL_HEIC)
+        try #require(e.status == SY_OK, "\(message(e.error))")
+        #expect(e.report.live == 0 && e.report.hdr == SY_HDR_KEPT)
+        #expect(!FileManager.default.fileExists(atPath: dir + "/b.mov"))
+        #expect(try liveStillID(ctx, dir + "/b.heic") == nil)
+        #expect(try DecodedGainMap(ctx, dir + "/b.heic").info.kind == SY_GAINMAP_APPLE_HEIC)
     }
 
     @Test("a user .cube filter (\"cube:<path>\") works in Live saves and frames, the same bytes as the loaded LUT")

@@ -293,6 +293,21 @@ sy_status sy__edit_job_write_sdr(sy_edit_job *job, const char *output, sy_error 
     return sy__edit_job_write_extra(job, output, &extra, err);
 }
 
+sy_status sy__edit_job_carry_identifier(sy_edit_job *job, const char *id, sy_error *err) {
+    if (!job || !id || !sy__content_id_valid(id))
+        return sy__fail(err, SY_E_USAGE, "sy__edit_job_carry_identifier: not a content identifier");
+    uint8_t *tagged = NULL;
+    size_t tagged_len = 0;
+    sy_status st = sy__content_id_with(job->ctx, job->md.exif, job->md.exif_len, id, &tagged, &tagged_len, err);
+    if (st != SY_OK) return st;
+    sy__exif_set_dimensions(tagged, tagged_len, job->report.width, job->report.height);
+    sy__free(job->ctx, job->md.exif);
+    job->md.exif = tagged;
+    job->md.exif_len = tagged_len;
+    job->report.dropped &= ~(uint32_t)SY_DROPPED_CONTENT_IDENTIFIER; /* replaced, not dropped */
+    return SY_OK;
+}
+
 sy__edit_job_view sy__edit_job_view_of(const sy_edit_job *job) {
     return (sy__edit_job_view){job->ctx, job->input, &job->opts, &job->report, &job->geometry};
 }

@@ -143,34 +143,49 @@ sy_status sy_gainmap_edit(sy_context *ctx, const char *input, const char *output
     return st;
 }
 
+/* The write of an open job once the decision is made: the map kept (rendered
+ * with the job's geometry at its own resolution), the base alone (PLAIN), or
+ * the SDR save the user agreed to (DROP). */
+sy_status sy__gainmap_job_write_decided(sy_edit_job *job, const char *output, sy__hdr_decision *d,
+                                        sy_gainmap_edit_report *rep, sy_error *err) {
+    const sy__edit_job_view v = sy__edit_job_view_of(job);
+    sy_context *ctx = v.ctx;
+    rep->edit = *v.report;
+    rep->source_kind = d->info.kind;
+    if (d->verdict == SY__HDR_ASK)
+        return sy__fail(err, SY_E_USAGE, "%s: the HDR decision was not made before the write", v.input);
+    if (d->verdict == SY__HDR_PLAIN) return sy__edit_job_write_extra(job, output, NULL, err);
+    if (d->verdict == SY__HDR_DROP) {
+        sy_status st = sy__edit_job_write_sdr(job, output, err);
+        if (st == SY_OK) rep->outcome = SY_HDR_DROPPED_WITH_CONSENT;
+        return st;
+    }
+    sy_gainmap_image map = {0};
+    sy__gainmap_save save;
+    memset(&save, 0, sizeof save);
+    sy_status st = prepare_map(ctx, output, v.geometry, v.opts, &d->info, &d->map, v.report, &map, &save, rep, err);
+    if (st == SY_OK) st = sy__edit_job_write_extra(job, output, &save.extra, err);
+    if (st == SY_OK) rep->outcome = SY_HDR_KEPT;
+    else rep->map_width = rep->map_height = 0;
+    sy__gainmap_save_free(&save);
+    sy_gainmap_image_free(ctx, &map);
+    return st;
+}
+
 sy_status sy_gainmap_edit_job_write(sy_edit_job *job, const char *output, sy_hdr_loss_hook hook, void *hook_context,
                                     sy_gainmap_edit_report *report, sy_error *err) {
     sy_gainmap_edit_report local, *rep = report ? report : &local;
     memset(rep, 0, sizeof *rep);
     if (!job || !output) return sy__fail(err, SY_E_USAGE, "sy_gainmap_edit_job_write: NULL argument");
     const sy__edit_job_view v = sy__edit_job_view_of(job);
-    sy_context *ctx = v.ctx;
-    rep->edit = *v.report;
     sy__hdr_decision d;
-    sy_status st = sy__hdr_decide(ctx, v.input, SY__HDR_SAVE_CARRIES_MAP, v.opts->format, 0, &d, err);
+    sy_status st = sy__hdr_decide(v.ctx, v.input, SY__HDR_SAVE_CARRIES_MAP, v.opts->format, 0, &d, err);
     if (st != SY_OK) return st;
-    rep->source_kind = d.info.kind;
-    if (d.verdict == SY__HDR_KEEP) {
-        sy_gainmap_image map = {0};
-        sy__gainmap_save save;
-        memset(&save, 0, sizeof save);
-        st = prepare_map(ctx, output, v.geometry, v.opts, &d.info, &d.map, v.report, &map, &save, rep, err);
-        if (st == SY_OK) st = sy__edit_job_write_extra(job, output, &save.extra, err);
-        if (st == SY_OK) rep->outcome = SY_HDR_KEPT;
-        else rep->map_width = rep->map_height = 0;
-        sy__gainmap_save_free(&save);
-        sy_gainmap_image_free(ctx, &map);
-        sy__hdr_decision_free(ctx, &d);
-        return st;
+    if (d.verdict == SY__HDR_ASK) {
+        if ((st = ask(&d, v.input, hook, hook_context, rep, err)) != SY_OK) return st;
+        d.verdict = SY__HDR_DROP;
     }
-    if (d.verdict == SY__HDR_ASK && (st = ask(&d, v.input, hook, hook_context, rep, err)) != SY_OK) return st;
-    if (d.verdict == SY__HDR_PLAIN) return sy__edit_job_write_extra(job, output, NULL, err);
-    st = sy__edit_job_write_sdr(job, output, err);
-    if (st == SY_OK) rep->outcome = SY_HDR_DROPPED_WITH_CONSENT;
+    st = sy__gainmap_job_write_decided(job, output, &d, rep, err);
+    sy__hdr_decision_free(v.ctx, &d);
     return st;
 }

@@ -74,4 +74,15 @@ sy_status sy__hdr_decide(sy_context *ctx, const char *input, sy__hdr_save save, 
                          sy__hdr_decision *d, sy_error *err);
 void sy__hdr_decision_free(sy_context *ctx, sy__hdr_decision *d);
 
+/* sy_gainmap_edit_job_write with the decision already made (not ASK) — for
+ * a save that must decide before other work starts (a Live edit decides
+ * before its movie is encoded). KEEP consumes d->map; the caller still
+ * frees `d`. `rep` is filled as sy_gainmap_edit_job_write fills it. */
+sy_status sy__gainmap_job_write_decided(sy_edit_job *job, const char *output, sy__hdr_decision *d,
+                                        sy_gainmap_edit_report *rep, sy_error *err);
+
+/* The job's still will be half of a Live pair: its Exif carries `id` (36
+ * characters) instead of dropping the source's identifier. */
+sy_status sy__edit_job_carry_identifier(sy_edit_job *job, const char *id, sy_error *err);
+
 #endif

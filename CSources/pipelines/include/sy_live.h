@@ -16,6 +16,7 @@
 
 #include "sy_base.h"
 #include "sy_edit.h"
+#include "sy_gainmap_edit.h"
 #include "sy_render.h"
 #include "sy_video.h"
 
@@ -93,7 +94,10 @@ typedef struct sy_live_save_options {
     void *observer_user;
     const char *metadata_source;  /* no source still ("set as key photo"): Exif/XMP/ICC copied from this
                                      still, its identifier replaced; NULL = a minimal Exif */
-    int allow_sdr;                /* SPEC E6: a source still with an HDR gain map is refused (SY_E_UNSUPPORTED,
+    int allow_sdr;                /* SPEC E6: a Live edit keeps the source still's HDR gain map through the same
+                                     geometry (as sy_gainmap_edit does); where it cannot (PNG-like targets, an
+                                     undecodable or uninterpretable map, a key photo taken from the SDR movie
+                                     with metadata_source's gain map) the save is refused (SY_E_UNSUPPORTED,
                                      nothing written) unless 1 records the user's consent to an SDR still */
 } sy_live_save_options;
 
@@ -106,6 +110,8 @@ typedef struct sy_live_save_report {
     double still_time;            /* its presentation time, seconds */
     uint32_t still_width, still_height;
     sy_video_transcode_report movie;
+    sy_hdr_outcome hdr;           /* the still's gain map: NOT_HDR, KEPT, or DROPPED_WITH_CONSENT */
+    uint32_t still_dropped;       /* SY_DROPPED_* bits (sy_still.h): metadata the still did not carry over */
 } sy_live_save_report;
 
 /** Writes a Live pair. `source_still` NULL (video -> Live): the still is the

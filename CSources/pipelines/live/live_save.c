@@ -130,99 +130,106 @@ static int keeps_movie(const sy_recipe *recipe, const sy_live_save_options *o) {
 }
 
 /* A Live edit's still: the source still re-rendered with the recipe and
- * written with its metadata and the new identifier. It needs nothing from the
+ * written with its metadata, the new identifier and — as a still edit keeps
+ * it (sy_gainmap_edit) — its HDR gain map through the same geometry, as the
+ * HDR decision made before the movie started says. It needs nothing from the
  * movie, so it runs on a second thread while the movie encodes (x265 leaves
  * part of a core to our decode; the still's decode and JPEG/HEIC encode fill
  * it) and is written to a side name that is renamed with the movie. */
 typedef struct still_task {
     sy_context *ctx;
-    const char *source, *identifier, *path;
+    const char *source, *identifier, *path; /* identifier NULL: a still apart from any movie (SPEC E1) */
     const sy_recipe *recipe;
     sy_still_format format;
     int quality;
+    sy__hdr_decision *hdr;  /* made by the caller, never ASK; KEEP's map is consumed */
     uint32_t width, height; /* of the written still */
+    sy_hdr_outcome outcome;
+    uint32_t dropped;
     sy_status st;
     sy_error err;
 } still_task;
 
 static void *write_edited_still(void *arg) {
     still_task *t = arg;
-    sy_edit_image img = {0};
     sy_edit_options eo;
     sy_edit_options_init(&eo);
     eo.flags = SY_EDIT_FULL_DECODE;
+    eo.format = t->format;
+    eo.quality = t->quality;
     sy_edit_job *job = NULL;
+    sy_gainmap_edit_report gr;
+    memset(&gr, 0, sizeof gr);
     t->st = sy_edit_open(t->ctx, t->source, t->recipe, &eo, &job, NULL, &t->err);
-    if (t->st == SY_OK) t->st = sy_edit_job_render(job, &img, &t->err);
+    if (t->st == SY_OK && t->identifier) t->st = sy__edit_job_carry_identifier(job, t->identifier, &t->err);
+    if (t->st == SY_OK) t->st = sy__gainmap_job_write_decided(job, t->path, t->hdr, &gr, &t->err);
     sy_edit_close(job);
-    if (t->st == SY_OK)
-        t->st = sy_live_write_still(t->ctx, &img, t->source, t->identifier, t->path, t->format, t->quality, &t->err);
-    t->width = img.width;
-    t->height = img.height;
-    sy_edit_image_free(t->ctx, &img);
+    t->width = gr.edit.width;
+    t->height = gr.edit.height;
+    t->outcome = gr.outcome;
+    t->dropped = gr.edit.dropped;
     return NULL;
+}
+
+/* SPEC E6 before any work: what happens to a gain map in the still. A Live
+ * edit keeps the source still's map where a still edit would; a key photo
+ * taken from the movie (no source still) cannot keep the map of the still
+ * whose metadata it inherits. Refused without consent, nothing written. */
+static sy_status decide_hdr(sy_context *ctx, const char *source_still, const sy_live_save_options *o,
+                            sy__hdr_decision *d, sy_error *err) {
+    memset(d, 0, sizeof *d);
+    const char *from = source_still ? source_still : o->metadata_source;
+    if (!from) return SY_OK;
+    sy__hdr_save save = source_still ? SY__HDR_SAVE_CARRIES_MAP : SY__HDR_SAVE_BASE_ONLY;
+    sy_status st = sy__hdr_decide(ctx, from, save, o->still_format, o->allow_sdr, d, err);
+    if (st != SY_OK || d->verdict != SY__HDR_ASK) return st;
+    sy_status refused = sy__fail(err, SY_E_UNSUPPORTED,
+                                 "%s: has an HDR gain map that this Live save cannot keep (%s); allow_sdr records the "
+                                 "user's consent to an SDR still; nothing was written",
+                                 from, source_still ? d->detail : "the new key photo is a frame of the SDR movie");
+    sy__hdr_decision_free(ctx, d);
+    return refused;
 }
 
 /* SPEC E1: a bordered Live photo is saved as a still only, without identifier. */
 static sy_status save_still_only(sy_context *ctx, const char *movie, const char *still, const char *still_out,
-                                 const sy_recipe *recipe, const sy_live_save_options *o, sy_live_save_report *rep,
-                                 sy_error *err) {
-    sy_edit_image img = {0};
-    sy_status st;
-    if (still) {
-        sy_edit_options eo;
-        sy_edit_options_init(&eo);
-        eo.flags = SY_EDIT_FULL_DECODE;
-        sy_edit_job *job = NULL;
-        st = sy_edit_open(ctx, still, recipe, &eo, &job, NULL, err);
-        if (st == SY_OK) st = sy_edit_job_render(job, &img, err);
-        sy_edit_close(job);
-    } else {
-        double t = o->still_time;
-        if (t < 0) {
-            sy_video_reader_info vi;
-            st = movie_facts(ctx, movie, &vi, err);
-            if (st != SY_OK) return st;
-            t = vi.duration_seconds / 2;
-        }
-        st = render_frame(ctx, movie, t, recipe, &img, &rep->still_frame, err);
+                                 const sy_recipe *recipe, const sy_live_save_options *o, sy__hdr_decision *hdr,
+                                 sy_live_save_report *rep, sy_error *err) {
+    if (still) { /* the edited still, its gain map kept as the decision says */
+        still_task task = {.ctx = ctx, .source = still, .path = still_out, .recipe = recipe,
+                           .format = o->still_format, .quality = o->quality, .hdr = hdr};
+        write_edited_still(&task);
+        if (task.st != SY_OK && err) *err = task.err;
+        rep->still_width = task.width;
+        rep->still_height = task.height;
+        rep->hdr = task.outcome;
+        rep->still_dropped = task.dropped;
+        return task.st;
     }
-    if (st == SY_OK) st = sy_live_write_still(ctx, &img, still, NULL, still_out, o->still_format, o->quality, err);
+    double t = o->still_time;
+    sy_status st;
+    if (t < 0) {
+        sy_video_reader_info vi;
+        st = movie_facts(ctx, movie, &vi, err);
+        if (st != SY_OK) return st;
+        t = vi.duration_seconds / 2;
+    }
+    sy_edit_image img = {0};
+    st = render_frame(ctx, movie, t, recipe, &img, &rep->still_frame, err);
+    if (st == SY_OK) st = sy_live_write_still(ctx, &img, NULL, NULL, still_out, o->still_format, o->quality, err);
     rep->still_width = img.width;
     rep->still_height = img.height;
     sy_edit_image_free(ctx, &img);
     return st;
 }
 
-static sy_status live_save(sy_context *ctx, const char *source_movie, const char *source_still, const char *still_out,
-                           const char *movie_out, const sy_live_save_options *opts, sy_live_save_report *report,
-                           sy_error *err) {
-    sy_live_save_options defaults;
-    if (!opts) {
-        sy_live_save_options_init(&defaults);
-        opts = &defaults;
-    }
-    if (opts->version != 1) return sy__fail(err, SY_E_USAGE, "sy_live_save: options version %u", opts->version);
-    sy_live_save_report local;
-    sy_live_save_report *rep = report ? report : &local;
-    memset(rep, 0, sizeof *rep);
-    sy_recipe identity;
-    sy_recipe_init(&identity);
-    const sy_recipe *recipe = opts->recipe ? opts->recipe : &identity;
-    sy_status st = sy_recipe_validate(recipe, err);
-    if (st != SY_OK) return st;
-    if (source_still && !opts->allow_sdr) { /* SPEC E6: the re-rendered still has no gain map */
-        sy__hdr_decision d;
-        if ((st = sy__hdr_decide(ctx, source_still, SY__HDR_SAVE_BASE_ONLY, opts->still_format, 0, &d, err)) != SY_OK)
-            return st;
-        if (d.verdict == SY__HDR_ASK)
-            return sy__fail(err, SY_E_UNSUPPORTED,
-                            "%s: has an HDR gain map that a Live save would drop (the still is re-rendered without "
-                            "it); allow_sdr records the user's consent; nothing was written",
-                            source_still);
-    }
+/* The pair (or, with a border, the still alone) once the HDR decision is made. */
+static sy_status live_pair(sy_context *ctx, const char *source_movie, const char *source_still, const char *still_out,
+                           const char *movie_out, const sy_live_save_options *opts, const sy_recipe *recipe,
+                           sy__hdr_decision *hdr, sy_live_save_report *rep, sy_error *err) {
+    sy_status st;
     if (recipe->border_width > 0)
-        return save_still_only(ctx, source_movie, source_still, still_out, recipe, opts, rep, err);
+        return save_still_only(ctx, source_movie, source_still, still_out, recipe, opts, hdr, rep, err);
     if (!movie_out) return sy__fail(err, SY_E_USAGE, "sy_live_save: no movie output");
     if (opts->content_identifier) {
         if (strlen(opts->content_identifier) != SY_LIVE_ID_LEN)
@@ -248,7 +255,8 @@ static sy_status live_save(sy_context *ctx, const char *source_movie, const char
     sy__output_side_name(movie_out, pending, n);
     sy__output_side_name(still_out, still_pending, sn);
     still_task task = {.ctx = ctx, .source = source_still, .identifier = rep->content_identifier,
-                       .path = still_pending, .recipe = recipe, .format = opts->still_format, .quality = opts->quality};
+                       .path = still_pending, .recipe = recipe, .format = opts->still_format, .quality = opts->quality,
+                       .hdr = hdr};
     pthread_t helper;
     int threaded = source_still && pthread_create(&helper, NULL, write_edited_still, &task) == 0;
     capture cap = {.ctx = ctx, .want = rep->still_frame, .next = opts->observer, .next_user = opts->observer_user};
@@ -301,11 +309,38 @@ static sy_status live_save(sy_context *ctx, const char *source_movie, const char
         rep->still_time = rep->movie.marker_time;
         rep->still_width = task.width;
         rep->still_height = task.height;
+        if (source_still) rep->hdr = task.outcome, rep->still_dropped = task.dropped;
     }
     sy_edit_image_free(ctx, &cap.image);
     sy__free(ctx, pending);
     return st;
 }
+
+static sy_status live_save(sy_context *ctx, const char *source_movie, const char *source_still, const char *still_out,
+                           const char *movie_out, const sy_live_save_options *opts, sy_live_save_report *report,
+                           sy_error *err) {
+    sy_live_save_options defaults;
+    if (!opts) {
+        sy_live_save_options_init(&defaults);
+        opts = &defaults;
+    }
+    if (opts->version != 1) return sy__fail(err, SY_E_USAGE, "sy_live_save: options version %u", opts->version);
+    sy_live_save_report local;
+    sy_live_save_report *rep = report ? report : &local;
+    memset(rep, 0, sizeof *rep);
+    sy_recipe identity;
+    sy_recipe_init(&identity);
+    const sy_recipe *recipe = opts->recipe ? opts->recipe : &identity;
+    sy_status st = sy_recipe_validate(recipe, err);
+    if (st != SY_OK) return st;
+    sy__hdr_decision hdr;
+    if ((st = decide_hdr(ctx, source_still, opts, &hdr, err)) != SY_OK) return st;
+    if (!source_still && hdr.verdict == SY__HDR_DROP) rep->hdr = SY_HDR_DROPPED_WITH_CONSENT;
+    st = live_pair(ctx, source_movie, source_still, still_out, movie_out, opts, recipe, &hdr, rep, err);
+    sy__hdr_decision_free(ctx, &hdr);
+    return st;
+}
+
 
 /* The public entry points resolve a "cube:<path>" filter (as sy_edit does)
  * once, so every frame and the still use the same loaded LUT. */

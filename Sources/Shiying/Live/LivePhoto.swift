@@ -66,8 +66,9 @@ public enum LivePhoto {
         /// Without a source still ("set as key photo"): the still whose metadata
         /// (Exif, XMP, ICC; identifier replaced) the new still carries.
         public var metadataFrom: String?
-        /// SPEC E6: a source still with an HDR gain map is refused unless the
-        /// user agreed to an SDR still (the Live still is re-rendered without the map).
+        /// SPEC E6: a Live edit keeps the still's HDR gain map through the same
+        /// geometry; where it cannot (an undecodable map, a key photo taken from
+        /// the SDR movie) the save is refused unless the user agreed to an SDR still.
         public var allowSDR = false
         public init() {}
     }
@@ -91,6 +92,10 @@ public enum LivePhoto {
         public var audioSamples: Int
         public var enginePeakBytes: UInt64
         public var seconds: Double
+        /// The still's HDR gain map: "kept", "dropped-with-consent" or "none" (the source had none).
+        public var hdr: String
+        /// Metadata the still did not carry over from its source, with the reason.
+        public var dropped: [DroppedMetadata]
     }
 
     /// `sy_live_save`: video → Live (`still` nil, SPEC S3) or a Live edit
@@ -134,7 +139,9 @@ public enum LivePhoto {
             movieWidth: Int(m.width), movieHeight: Int(m.height), frames: Int(m.frames),
             durationSeconds: m.duration_seconds, bitrate: Int(m.bitrate),
             audioCodec: m.audio_codec != 0 ? fourCC(m.audio_codec) : nil, audioSamples: Int(m.audio_samples),
-            enginePeakBytes: engine.memoryStats.peakBytes, seconds: seconds(clock.now - start))
+            enginePeakBytes: engine.memoryStats.peakBytes, seconds: seconds(clock.now - start),
+            hdr: report.hdr == SY_HDR_KEPT ? "kept" : report.hdr == SY_HDR_DROPPED_WITH_CONSENT ? "dropped-with-consent" : "none",
+            dropped: DroppedMetadata.list(report.still_dropped))
     }
 
     /// A rendered frame: RGB8 rows of `width * 3` bytes.
