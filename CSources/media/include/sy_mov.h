@@ -145,6 +145,15 @@ sy_status sy_mov_edit(const sy_mov *mov, uint32_t track, uint32_t k, uint64_t *s
  *  (may fail with SY_E_BUDGET / SY_E_INVALID_INPUT). */
 sy_status sy_mov_sample(sy_mov *mov, uint32_t track, uint32_t index, sy_mov_sample_info *out, sy_error *err);
 
+/** The presentation times (pts, media timescale) of every sample of `track`,
+ *  sorted: entry k is the k-th frame in presentation order, the order
+ *  sy_video_reader delivers frames. *out is allocated on `ctx` (count
+ *  entries, 8 bytes each; NULL for an empty track); free it with
+ *  sy_mov_presentation_times_free on the same context. */
+sy_status sy_mov_presentation_times(sy_context *ctx, sy_mov *mov, uint32_t track, int64_t **out, uint32_t *count,
+                                    sy_error *err);
+void sy_mov_presentation_times_free(sy_context *ctx, int64_t *times);
+
 /** Keyframes as sorted 0-based sample indices, borrowed (NULL, 0 when every
  *  sample is a sync sample: info.all_sync). Entries past sample_count are dropped. */
 sy_status sy_mov_keyframes(sy_mov *mov, uint32_t track, const uint32_t **list, uint32_t *count, sy_error *err);

@@ -309,6 +309,17 @@ sy_status sy_mov_writer_set_edit(sy_mov_writer *w, uint32_t track_id, uint64_t e
     return SY_OK;
 }
 
+sy_status sy_mov_writer_set_presentation_end(sy_mov_writer *w, uint32_t track_id, int64_t media_end, sy_error *err) {
+    static const char fn[] = "sy_mov_writer_set_presentation_end";
+    MW_TRY(usable(w, fn, err));
+    mw_track *t;
+    MW_TRY(find_track(w, track_id, fn, &t, err));
+    if (media_end <= 0)
+        return sy__fail(err, SY_E_USAGE, "%s: track %u: end %lld", fn, track_id, (long long)media_end);
+    t->presentation_end = media_end;
+    return SY_OK;
+}
+
 static void meta_item_free(sy_context *ctx, mw_meta_item *it) {
     sy__free(ctx, it->key);
     sy__free(ctx, it->value);

@@ -41,7 +41,8 @@ static uint32_t track_edits(const sy_mov_writer *w, const mw_track *t, mw_edit o
     if (t->has_edit && t->empty_ticks) out[n++] = (mw_edit){t->empty_ticks, -1};
     int64_t start = t->has_edit ? t->media_time : 0;
     if (t->sample_count) {
-        uint64_t span = t->pts_end > start ? (uint64_t)(t->pts_end - start) : 0;
+        int64_t end = t->presentation_end > 0 ? t->presentation_end : t->pts_end;
+        uint64_t span = end > start ? (uint64_t)(end - start) : 0;
         out[n++] = (mw_edit){rescale(span, t->timescale, w->movie_timescale), start};
     }
     return n;

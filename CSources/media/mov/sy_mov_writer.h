@@ -100,6 +100,13 @@ sy_status sy_mov_writer_add_sample(sy_mov_writer *w, uint32_t track_id, const vo
 sy_status sy_mov_writer_set_edit(sy_mov_writer *w, uint32_t track_id, uint64_t empty_movie_ticks, int64_t media_time,
                                  sy_error *err);
 
+/** Where the track's edit stops: at `media_end` (media timescale, on the
+ *  samples' decode timeline from 0) instead of the end of the sample shown
+ *  last (max pts + its stts duration, which with variable frame intervals
+ *  is the duration of a different frame). For a re-encoded variable-rate
+ *  movie that must keep its source's length exactly. */
+sy_status sy_mov_writer_set_presentation_end(sy_mov_writer *w, uint32_t track_id, int64_t media_end, sy_error *err);
+
 /** A movie-level metadata item (`mdta` key, ilst data with type indicator:
  *  1 = UTF-8, 21 = signed BE int, 22 = unsigned BE int, 23 = float32 BE). Copied. */
 sy_status sy_mov_writer_add_metadata(sy_mov_writer *w, const char *key, uint32_t type, const void *value, size_t len,

@@ -81,6 +81,7 @@ typedef struct mw_track {
     uint64_t media_duration; /* sum of durations */
     int64_t dts;             /* of the next sample */
     int64_t pts_end;         /* max(pts + duration): end of presentation */
+    int64_t presentation_end; /* > 0: set_presentation_end's value, used instead of pts_end */
     uint32_t const_size;     /* size of every sample while sizes_vary == 0 */
     int sizes_vary;
     mw_vec sizes;            /* uint32_t, only once sizes vary */

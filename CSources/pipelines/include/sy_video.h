@@ -73,6 +73,20 @@ const sy_video_reader_info *sy_video_reader_info_get(const sy_video_reader *r);
 sy_status sy_video_reader_next(sy_video_reader *r, sy_video_frame *frame, int *end, sy_error *err);
 void sy_video_reader_close(sy_video_reader *r);
 
+/** Tolerance of "the frame shown at T": a time typed to the millisecond
+ *  (1.433 for a frame at 860/600 s) still names that frame. */
+#define SY_VIDEO_FRAME_TIME_TOLERANCE 0.001
+
+/** The frame shown at `seconds` on the movie timeline (frame.seconds' scale):
+ *  the last frame, in presentation order, whose time is at most `seconds`
+ *  (+ SY_VIDEO_FRAME_TIME_TOLERANCE); the first frame for earlier times.
+ *  Exact for variable frame rates: read from the track's timestamps, nothing
+ *  decoded. *index is the frame.index sy_video_reader_next gives it;
+ *  *frame_seconds (may be NULL) its frame.seconds. Independent of how far the
+ *  reader has read. */
+sy_status sy_video_reader_frame_at(sy_video_reader *r, double seconds, uint32_t *index, double *frame_seconds,
+                                   sy_error *err);
+
 /* ---- encoding ---- */
 
 typedef struct sy_video_encoder sy_video_encoder;
@@ -202,12 +216,6 @@ typedef struct sy_video_transcode_report {
     uint32_t source_rotation;  /* applied to the pixels (output matrix is identity) */
     double marker_time;        /* with a frame marker: the marked frame's presentation time in seconds, else -1 */
 } sy_video_transcode_report;
-
-/** The output frame a transcode shows at `seconds` (nearest, clamped to the
- *  movie) for a source with reader info `vi`: transcoded movies run at the
- *  source's mean constant frame rate. *frame_seconds (may be NULL) gets that
- *  frame's presentation time. */
-uint32_t sy_video_transcode_frame_at(const sy_video_reader_info *vi, double seconds, double *frame_seconds);
 
 /** Decodes `input`'s main video track, passes every frame upright through the
  *  shared frame path, encodes HEVC (`hvc1`) at the chosen bitrate and writes

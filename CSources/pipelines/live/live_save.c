@@ -55,11 +55,16 @@ static sy_status capture_frame(void *user, uint32_t index, const uint8_t *rgb, s
     return c->next ? c->next(c->next_user, index, rgb, stride, width, height, err) : SY_OK;
 }
 
-/* The source movie's reader facts (frame count, timing) without decoding. */
-static sy_status movie_facts(sy_context *ctx, const char *movie, sy_video_reader_info *out, sy_error *err) {
+/* The source movie's reader facts (frame count, timing) without decoding;
+ * with `frame` non-NULL also the frame shown at `seconds` (< 0: the middle
+ * of the movie) and its time. */
+static sy_status movie_facts(sy_context *ctx, const char *movie, double seconds, sy_video_reader_info *out,
+                             uint32_t *frame, double *frame_seconds, sy_error *err) {
     sy_video_reader *r = NULL;
     sy_status st = sy_video_reader_open(ctx, movie, -1, &r, err);
     if (st == SY_OK) *out = *sy_video_reader_info_get(r);
+    if (st == SY_OK && frame)
+        st = sy_video_reader_frame_at(r, seconds >= 0 ? seconds : out->duration_seconds / 2, frame, frame_seconds, err);
     sy_video_reader_close(r);
     return st;
 }
@@ -85,9 +90,10 @@ static sy_status render_frame(sy_context *ctx, const char *movie, double seconds
     sy_status st = sy_video_reader_open(ctx, movie, -1, &r, err);
     if (st != SY_OK) return st;
     const sy_video_reader_info *vi = sy_video_reader_info_get(r);
-    uint32_t want = sy_video_transcode_frame_at(vi, seconds, NULL);
-    /* the frame path exactly as sy_video_transcode opens it for every frame */
+    uint32_t want = 0;
     st = check_time(movie, vi, seconds, err);
+    if (st == SY_OK) st = sy_video_reader_frame_at(r, seconds, &want, NULL, err);
+    /* the frame path exactly as sy_video_transcode opens it for every frame */
     if (st == SY_OK) st = sy__frame_path_open(ctx, recipe, vi, &path, err);
     size_t stride = (size_t)path.frame_width * 3;
     if (st == SY_OK && !(full = sy__alloc(ctx, stride, path.frame_height, "live frame", err)))
@@ -210,7 +216,7 @@ static sy_status save_still_only(sy_context *ctx, const char *movie, const char 
     sy_status st;
     if (t < 0) {
         sy_video_reader_info vi;
-        st = movie_facts(ctx, movie, &vi, err);
+        st = movie_facts(ctx, movie, -1, &vi, NULL, NULL, err);
         if (st != SY_OK) return st;
         t = vi.duration_seconds / 2;
     }
@@ -239,11 +245,9 @@ static sy_status live_pair(sy_context *ctx, const char *source_movie, const char
         return st;
     }
     sy_video_reader_info vi;
-    st = movie_facts(ctx, source_movie, &vi, err);
+    st = movie_facts(ctx, source_movie, opts->still_time, &vi, &rep->still_frame, &rep->still_time, err);
     if (st != SY_OK) return st;
     if (opts->still_time >= 0 && (st = check_time(source_movie, &vi, opts->still_time, err)) != SY_OK) return st;
-    double t = opts->still_time >= 0 ? opts->still_time : vi.duration_seconds / 2;
-    rep->still_frame = sy_video_transcode_frame_at(&vi, t, &rep->still_time);
 
     /* both files go to side names until both are written */
     size_t n = strlen(movie_out) + 32, sn = strlen(still_out) + 32;

@@ -11,7 +11,6 @@
  * presentation order (the order sy_video_reader delivers them). Memory: one
  * sample buffer per copied track and the presentation times of the video
  * samples (8 bytes each) while the marker is placed. */
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -19,27 +18,13 @@
 #include "base/sy_fourcc.h"
 #include "video/sy_movie_copy.h"
 
-static int compare_ticks(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* The presentation time (movie seconds) of the frame `index` in presentation order. */
 static sy_status frame_seconds(sy_context *ctx, const sy__copied_track *video, uint32_t index, double *seconds,
                                sy_error *err) {
-    int64_t *pts = sy__alloc(ctx, video->count, sizeof *pts, "remux presentation times", err);
-    if (!pts) return err ? err->code : SY_E_BUDGET;
-    sy_status st = SY_OK;
-    for (uint32_t i = 0; i < video->count && st == SY_OK; i++) {
-        sy_mov_sample_info s;
-        st = sy_mov_sample(video->mov, video->track, i, &s, err);
-        pts[i] = s.pts;
-    }
-    if (st == SY_OK) {
-        qsort(pts, video->count, sizeof *pts, compare_ticks);
-        *seconds = sy__copied_track_seconds(video, pts[index < video->count ? index : video->count - 1]);
-    }
-    sy__free(ctx, pts);
+    int64_t *pts = NULL;
+    uint32_t n = 0;
+    sy_status st = sy_mov_presentation_times(ctx, video->mov, video->track, &pts, &n, err);
+    if (st == SY_OK && n) *seconds = sy__copied_track_seconds(video, pts[index < n ? index : n - 1]);
+    sy_mov_presentation_times_free(ctx, pts);
     return st;
 }
 

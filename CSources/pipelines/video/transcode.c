@@ -8,12 +8,13 @@
  * bounded: the decoder's picture buffer, one RGB frame, the encoder's
  * look-ahead, one pending packet and one audio sample.
  *
- * Frame timing: the output has a constant frame rate taken from the source
- * (media duration / frame count, in the source's media timescale), so a
- * variable-rate iPhone clip becomes its nearest constant-rate equivalent of the
- * same length and audio stays in sync. Timed-metadata (`mebx`) tracks are not
- * copied: their samples describe the source's frames (a plan's frame marker
- * is written instead).
+ * Frame timing: every frame keeps its source presentation time (in the
+ * source's media timescale, counted from the first frame shown), so a
+ * variable-rate iPhone clip (33-75 ms intervals) stays variable, the track
+ * keeps the source's length and the copied audio stays in sync; the encoder's
+ * rate control runs at the source's mean rate. Timed-metadata (`mebx`) tracks
+ * are not copied: their samples describe the source's frames (a plan's frame
+ * marker is written instead).
  */
 #include <string.h>
 #include <sys/stat.h>
@@ -107,7 +108,8 @@ static sy_status on_packet(void *user, const sy_video_packet *p, sy_error *err) 
 
 /* ---- the job ---- */
 
-/* Constant frame duration from the source's mean (media timescale units). */
+/* The source's mean frame interval (media timescale units): the rate the
+ * encoder's rate control plans for. */
 static uint32_t constant_frame_duration(const sy_video_reader_info *vi) {
     if (vi->frame_count == 0 || vi->duration_seconds <= 0) return vi->timescale / 30 ? vi->timescale / 30 : 1;
     double mean = vi->duration_seconds * vi->timescale / vi->frame_count;
@@ -115,17 +117,20 @@ static uint32_t constant_frame_duration(const sy_video_reader_info *vi) {
     return d ? d : 1;
 }
 
-uint32_t sy_video_transcode_frame_at(const sy_video_reader_info *vi, double seconds, double *frame_seconds) {
-    uint32_t d = constant_frame_duration(vi);
-    double k = vi->timescale ? seconds * vi->timescale / d : 0;
-    uint32_t last = vi->frame_count ? vi->frame_count - 1 : 0;
-    uint32_t index = k <= 0 || k != k ? 0 : k >= last ? last : (uint32_t)(k + 0.5);
-    if (frame_seconds) *frame_seconds = vi->timescale ? (double)index * d / vi->timescale : 0;
-    return index;
-}
-
 /* A matrix the encoder converts with: BT.709 (1), BT.601 (5, 6), BT.2020 NCL (9); others decode as BT.601. */
 static uint16_t encodable_matrix(uint16_t code) { return code == 1 || code == 5 || code == 6 || code == 9 ? code : 6; }
+
+/* Where the output's presentation ends, in ticks from the first frame shown:
+ * where the source's does (its media duration, less any frames its edit hides
+ * before the first one shown), or one mean interval past the last frame for a
+ * track whose duration does not cover its own frames. */
+static int64_t presentation_end(const sy_video_reader_info *vi, int64_t first_pts, int64_t last_pts) {
+    int64_t media = (int64_t)(vi->duration_seconds * vi->timescale + 0.5);
+    int64_t hidden = first_pts > vi->start_pts ? first_pts - vi->start_pts : 0;
+    int64_t end = media - hidden;
+    int64_t last = last_pts - first_pts;
+    return end > last ? end : last + constant_frame_duration(vi);
+}
 
 static sy_status run(job *j, sy_video_reader *reader, const char *output, const sy_video_transcode_options *o,
                      uint32_t container, sy_video_transcode_report *rep, sy_error *err) {
@@ -191,7 +196,9 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
         st = sy__copied_track_add(j->writer, j->source, (uint32_t)j->audio_track, movie_timescale, &j->audio, err);
     if (st == SY_OK) st = sy__movie_write_metadata(j->writer, j->source, o->copy_metadata, o->metadata, err);
 
+    const sy_video_frame_marker *marker = o->metadata ? o->metadata->marker : NULL;
     uint32_t frames = 0;
+    int64_t first_pts = 0, last_pts = 0, marker_pts = -1;
     while (st == SY_OK) {
         sy_video_frame frame;
         int end = 0;
@@ -206,23 +213,31 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
         }
         if (st == SY_OK && o->observer)
             st = o->observer(o->observer_user, frames, rgb, stride, out_width, out_height, err);
-        if (st == SY_OK) st = sy_video_encoder_push_rgb(enc, rgb, stride, (int64_t)frames * eo.frame_duration, err);
+        if (frames == 0) first_pts = frame.pts; /* the reader's pts increase strictly */
+        last_pts = frame.pts;
+        if (marker && marker->frame == frames) marker_pts = frame.pts - first_pts;
+        if (st == SY_OK) st = sy_video_encoder_push_rgb(enc, rgb, stride, frame.pts - first_pts, err);
         frames++;
         sy__progress(j->ctx, "frames", frames, vi->frame_count);
     }
+    int64_t end_pts = frames ? presentation_end(vi, first_pts, last_pts) : 0;
     if (st == SY_OK) st = sy_video_encoder_flush(enc, err);
-    if (st == SY_OK && j->have_held) st = write_held(j, eo.frame_duration, err);
+    if (st == SY_OK && j->have_held) { /* the last in decode order runs to the end of presentation */
+        int64_t tail = end_pts - j->held_dts;
+        st = write_held(j, tail > 0 && tail <= UINT32_MAX ? (uint32_t)tail : eo.frame_duration, err);
+    }
     if (st == SY_OK && frames == 0) st = sy__fail(err, SY_E_INVALID_INPUT, "%s: no video frames", j->input);
     /* B-frames delay the first presentation: the edit starts the track at the
-     * earliest pts on the muxer's dts-from-zero timeline. */
+     * earliest pts on the muxer's dts-from-zero timeline and ends it where
+     * the source's presentation ends. */
     if (st == SY_OK && j->min_pts != j->first_dts)
         st = sy_mov_writer_set_edit(j->writer, j->video_id, 0, j->min_pts - j->first_dts, err);
+    if (st == SY_OK) st = sy_mov_writer_set_presentation_end(j->writer, j->video_id, end_pts - j->first_dts, err);
     if (st == SY_OK) st = sy__copied_track_pump(j->ctx, j->writer, &j->audio, 1e300, err);
     double marker_seconds = -1;
-    const sy_video_frame_marker *marker = o->metadata ? o->metadata->marker : NULL;
     if (st == SY_OK && marker) {
-        uint32_t k = marker->frame < frames ? marker->frame : frames - 1;
-        marker_seconds = (double)k * eo.frame_duration / eo.timescale;
+        if (marker_pts < 0) marker_pts = last_pts - first_pts; /* past the last frame: the last one */
+        marker_seconds = (double)marker_pts / eo.timescale;
         st = sy__movie_add_marker(j->writer, j->video_id, marker, movie_timescale, marker_seconds, err);
     }
     if (st == SY_OK) st = sy_mov_writer_finish(j->writer, err);
@@ -233,7 +248,7 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
         rep->audio_samples = j->audio.out_id ? j->audio.next : 0;
         rep->audio_codec = j->audio.out_id ? j->audio.codec : 0;
         rep->bitrate = eo.bitrate;
-        rep->duration_seconds = (double)frames * eo.frame_duration / eo.timescale;
+        rep->duration_seconds = (double)end_pts / eo.timescale;
         rep->source_codec = vi->codec;
         rep->source_rotation = vi->rotation;
         rep->marker_time = marker_seconds;

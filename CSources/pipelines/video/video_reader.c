@@ -215,6 +215,31 @@ sy_status sy_video_reader_open(sy_context *ctx, const char *path, int32_t track,
     return SY_OK;
 }
 
+/* ---- time ---- */
+
+sy_status sy_video_reader_frame_at(sy_video_reader *r, double seconds, uint32_t *index, double *frame_seconds,
+                                   sy_error *err) {
+    if (!r || !index) return sy__fail(err, SY_E_USAGE, "sy_video_reader_frame_at: NULL argument");
+    int64_t *pts = NULL;
+    uint32_t n = 0;
+    sy_status st = sy_mov_presentation_times(r->ctx, r->mov, r->track, &pts, &n, err);
+    if (st != SY_OK) return st;
+    if (n == 0) return sy__fail(err, SY_E_INVALID_INPUT, "%s: no video frames", where(r));
+    double ts = r->info.timescale ? r->info.timescale : 1;
+    double limit = seconds + SY_VIDEO_FRAME_TIME_TOLERANCE;
+    uint32_t lo = 0, hi = n; /* first frame whose time is past the limit */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if ((double)(pts[mid] - r->info.start_pts) / ts <= limit) lo = mid + 1;
+        else hi = mid;
+    }
+    uint32_t k = lo ? lo - 1 : 0;
+    *index = k;
+    if (frame_seconds) *frame_seconds = (double)(pts[k] - r->info.start_pts) / ts;
+    sy_mov_presentation_times_free(r->ctx, pts);
+    return SY_OK;
+}
+
 /* ---- decoding loop ---- */
 
 static sy_status send_next(sy_video_reader *r, sy_error *err) {

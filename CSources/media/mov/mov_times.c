@@ -1,0 +1,43 @@
+/* mov_times.c — a track's presentation times in presentation order: what
+ * "the frame shown at time T" and a frame's place on the timeline are read
+ * from, exactly, for variable frame rates too (iPhone movies have 33-75 ms
+ * frame intervals). Built from the sample table only; nothing is decoded. */
+#include <stdlib.h>
+
+#include "base/sy_internal.h"
+#include "sy_mov.h"
+
+static int compare_ticks(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+sy_status sy_mov_presentation_times(sy_context *ctx, sy_mov *mov, uint32_t track, int64_t **out, uint32_t *count,
+                                    sy_error *err) {
+    if (!ctx || !mov || !out || !count) return sy__fail(err, SY_E_USAGE, "sy_mov_presentation_times: NULL argument");
+    *out = NULL;
+    *count = 0;
+    const sy_mov_track_info *ti = sy_mov_track(mov, track);
+    if (!ti) return sy__fail(err, SY_E_USAGE, "sy_mov_presentation_times: track %u out of range", track);
+    uint32_t n = ti->sample_count;
+    if (n == 0) return SY_OK;
+    int64_t *pts = sy__alloc(ctx, n, sizeof *pts, "presentation times", err);
+    if (!pts) return err ? err->code : SY_E_BUDGET;
+    for (uint32_t i = 0; i < n; i++) {
+        sy_mov_sample_info s;
+        sy_status st = sy_mov_sample(mov, track, i, &s, err);
+        if (st != SY_OK) {
+            sy__free(ctx, pts);
+            return st;
+        }
+        pts[i] = s.pts;
+    }
+    qsort(pts, n, sizeof *pts, compare_ticks);
+    *out = pts;
+    *count = n;
+    return SY_OK;
+}
+
+void sy_mov_presentation_times_free(sy_context *ctx, int64_t *times) {
+    if (ctx && times) sy__free(ctx, times);
+}
