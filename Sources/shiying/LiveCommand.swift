@@ -178,8 +178,15 @@ enum LiveCommand {
         let stillOut = dir + "/" + stem + (options.stillFormat == .heic ? ".heic" : ".jpg")
         let movieOut = dir + "/" + stem + ".mov"
         let progress = StderrProgress(label: "live")
-        let report = try LivePhoto.save(movie: movie, still: still, stillOut: stillOut, movieOut: movieOut,
+        let report: LivePhoto.SaveReport
+        do {
+            report = try LivePhoto.save(movie: movie, still: still, stillOut: stillOut, movieOut: movieOut,
                                         options: options, progress: progress.report)
+        } catch let error as ShiyingError where error.code == .unsupported && error.message.contains("allow_sdr") {
+            // SPEC E6: say how to consent in the CLI's own terms
+            let text = error.message.replacingOccurrences(of: "allow_sdr records", with: "--allow-sdr records")
+            throw ShiyingError(code: error.code, message: text, file: error.file)
+        }
         progress.finish()
         var line = SaveLine(result: "still", still: stillOut, save: report)
         if report.live {

@@ -21,7 +21,7 @@ struct FrameTimeTests {
             "-f", "lavfi", "-i", "sine=frequency=440", "-t", "2",
             "-vf", "setpts='(N*20+20*floor(N/3))/600/TB'", "-fps_mode", "vfr",
             "-c:v", "libx265", "-x265-params", "log-level=error", "-tag:v", "hvc1", "-video_track_timescale", "600",
-            "-c:a", "aac", "-shortest", out,
+            "-c:a", "aac", "-shortest", "-metadata", "creation_time=2025-01-01T02:11:23Z", out,
         ], timeout: 120)
         guard run.succeeded else { throw TestFailure("ffmpeg: \(run)") }
         return out
@@ -69,6 +69,10 @@ struct FrameTimeTests {
         #expect(abs(report.durationSeconds - sv) <= 0.001)
         let (sa, oa) = (try #require(src["audio"]), try #require(out["audio"]))
         #expect(abs((ov - oa) - (sv - sa)) <= 0.002, "audio sync: video−audio \(ov - oa) vs source's \(sv - sa)")
+        // when it was shot: the movie's creation time is the source's
+        let created = try await runTool("ffprobe", ["-v", "error", "-show_entries", "format_tags=creation_time",
+                                                    "-of", "csv=p=0", dir.file("l.mov")])
+        #expect(created.stdout.hasPrefix("2025-01-01T02:11:23"), "creation_time \(created.stdout)")
         // the key photo is the frame shown at the middle, and the marker says its time
         let middle = (sourceTimes.last! + intervals.last!) / 2
         let shown = sourceTimes.last { $0 <= middle + 0.001 }!

@@ -42,6 +42,7 @@ typedef struct sy_mov_info {
     uint32_t timescale;       /* mvhd */
     uint64_t duration;        /* mvhd, in movie timescale units */
     double duration_seconds;  /* duration / timescale (0 when timescale is 0) */
+    uint64_t creation_time;   /* mvhd, seconds since 1904-01-01 UTC (0 = not recorded) */
     uint32_t track_count;
     uint32_t fragmented;      /* 1 when an mvex or moof box was seen (fragments are not indexed) */
     uint64_t file_size;

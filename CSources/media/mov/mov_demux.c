@@ -162,17 +162,19 @@ static sy_status parse_ftyp(sy_mov *m, uint64_t pos, uint64_t payload_offset, ui
 static sy_status parse_mvhd(sy_mov *m, const sy_bmff_box *b, sy_error *err) {
     sy_bmff_span s = span_of(m, b);
     uint8_t v;
-    uint32_t flags, ts = 0, d32 = 0;
-    uint64_t d64 = 0;
+    uint32_t flags, ts = 0, d32 = 0, c32 = 0;
+    uint64_t d64 = 0, c64 = 0;
     int ok = sy_bmff_full_header(&s, &v, &flags);
-    if (ok && v == 1) ok = sy_bmff_skip(&s, 16) && sy_bmff_u32(&s, &ts) && sy_bmff_u64(&s, &d64);
+    if (ok && v == 1) ok = sy_bmff_u64(&s, &c64) && sy_bmff_skip(&s, 8) && sy_bmff_u32(&s, &ts) && sy_bmff_u64(&s, &d64);
     else if (ok && v == 0) {
-        ok = sy_bmff_skip(&s, 8) && sy_bmff_u32(&s, &ts) && sy_bmff_u32(&s, &d32);
+        ok = sy_bmff_u32(&s, &c32) && sy_bmff_skip(&s, 4) && sy_bmff_u32(&s, &ts) && sy_bmff_u32(&s, &d32);
+        c64 = c32;
         d64 = d32 == 0xFFFFFFFFu ? 0 : d32;
     } else if (ok)
         return bad(m, err, SY_E_UNSUPPORTED, b->type, abs_off(m, b->offset), "mvhd version %u", v);
     if (!ok) return bad(m, err, SY_E_INVALID_INPUT, b->type, abs_off(m, b->offset), "mvhd too short");
     m->info.timescale = ts;
+    m->info.creation_time = c64;
     m->info.duration = d64;
     m->info.duration_seconds = ts ? (double)d64 / ts : 0;
     return SY_OK;

@@ -112,6 +112,7 @@ sy_status sy_mov_writer_open(sy_context *ctx, const char *path, const sy_mov_wri
     w->brand = opts->brand;
     w->qt = opts->brand == BRAND_QT;
     w->movie_timescale = opts->movie_timescale ? opts->movie_timescale : w->qt ? 600 : 1000;
+    w->creation_time = opts->creation_time;
     sy_status st = sy__output_open(ctx, path, &w->out, err);
     if (st == SY_OK) st = write_head(w, err);
     if (st != SY_OK) {

@@ -66,15 +66,18 @@ static sy_status put_matrix(sy_bmff_writer *b, const int32_t m[9], sy_error *err
     return SY_OK;
 }
 
-/* creation + modification time (0: deterministic output), then a 32- or
- * 64-bit field pair written by the caller. */
-static sy_status put_times(sy_bmff_writer *b, int v1, sy_error *err) {
+/* creation + modification time: the options' (the source movie's, so an
+ * edit keeps when it was shot; 0 = deterministic output). A time past 32 bits
+ * in a version-0 box is left out rather than wrapped. */
+static sy_status put_times(const sy_mov_writer *w, sy_bmff_writer *b, int v1, sy_error *err) {
+    uint64_t t = w->creation_time;
     if (v1) {
-        MW_TRY(sy_bmff_writer_u64(b, 0, err));
-        return sy_bmff_writer_u64(b, 0, err);
+        MW_TRY(sy_bmff_writer_u64(b, t, err));
+        return sy_bmff_writer_u64(b, t, err);
     }
-    MW_TRY(sy_bmff_writer_u32(b, 0, err));
-    return sy_bmff_writer_u32(b, 0, err);
+    uint32_t t32 = t > UINT32_MAX ? 0 : (uint32_t)t;
+    MW_TRY(sy_bmff_writer_u32(b, t32, err));
+    return sy_bmff_writer_u32(b, t32, err);
 }
 
 static sy_status put_duration(sy_bmff_writer *b, int v1, uint64_t d, sy_error *err) {
@@ -117,7 +120,7 @@ static sy_status put_mvhd(const sy_mov_writer *w, sy_bmff_writer *b, sy_error *e
     for (uint32_t i = 0; i < w->track_count; i++) duration = SY__MAX(duration, track_duration(w, &w->tracks[i]));
     const int v1 = duration > UINT32_MAX;
     MW_TRY(sy_bmff_writer_begin(b, MW_FCC('m', 'v', 'h', 'd'), v1, 0, err));
-    MW_TRY(put_times(b, v1, err));
+    MW_TRY(put_times(w, b, v1, err));
     MW_TRY(sy_bmff_writer_u32(b, w->movie_timescale, err));
     MW_TRY(put_duration(b, v1, duration, err));
     MW_TRY(sy_bmff_writer_u32(b, 0x00010000, err)); /* rate 1.0 */
@@ -136,7 +139,7 @@ static sy_status put_tkhd(const sy_mov_writer *w, const mw_track *t, sy_bmff_wri
     const uint64_t duration = track_duration(w, t);
     const int v1 = duration > UINT32_MAX;
     MW_TRY(sy_bmff_writer_begin(b, MW_FCC('t', 'k', 'h', 'd'), v1, t->tkhd_flags, err));
-    MW_TRY(put_times(b, v1, err));
+    MW_TRY(put_times(w, b, v1, err));
     MW_TRY(sy_bmff_writer_u32(b, t->id, err));
     MW_TRY(sy_bmff_writer_u32(b, 0, err));
     MW_TRY(put_duration(b, v1, duration, err));
@@ -228,10 +231,10 @@ static sy_status put_dinf(const sy_mov_writer *w, sy_bmff_writer *b, sy_error *e
     return sy_bmff_writer_end(b, err);
 }
 
-static sy_status put_mdhd(const mw_track *t, sy_bmff_writer *b, sy_error *err) {
+static sy_status put_mdhd(const sy_mov_writer *w, const mw_track *t, sy_bmff_writer *b, sy_error *err) {
     const int v1 = t->media_duration > UINT32_MAX;
     MW_TRY(sy_bmff_writer_begin(b, MW_FCC('m', 'd', 'h', 'd'), v1, 0, err));
-    MW_TRY(put_times(b, v1, err));
+    MW_TRY(put_times(w, b, v1, err));
     MW_TRY(sy_bmff_writer_u32(b, t->timescale, err));
     MW_TRY(put_duration(b, v1, t->media_duration, err));
     MW_TRY(sy_bmff_writer_u16(b, t->language, err));
@@ -255,7 +258,7 @@ static sy_status trak_head(const sy_mov_writer *w, const mw_track *t, uint64_t t
     }
     MW_TRY(put_edts(w, t, b, err));
     MW_TRY(open_box(b, MW_FCC('m', 'd', 'i', 'a'), &mdia, err));
-    MW_TRY(put_mdhd(t, b, err));
+    MW_TRY(put_mdhd(w, t, b, err));
     /* Apple marks its metadata media handlers with component flag 1 */
     const uint32_t flags = t->handler == MW_FCC('m', 'e', 't', 'a') ? 1 : 0;
     MW_TRY(put_hdlr(b, w->qt, MW_FCC('m', 'h', 'l', 'r'), t->handler, flags, handler_name(w->qt, t->handler), err));

@@ -36,6 +36,8 @@ typedef struct sy_mov_writer_options {
     uint32_t version;          /* 1 */
     uint32_t brand;            /* SY_FOURCC('q','t',' ',' ') for .mov, SY_FOURCC('i','s','o','m') for .mp4 */
     uint32_t movie_timescale;  /* 0 = 600 ('qt  ') or 1000 ('isom') */
+    uint64_t creation_time;    /* seconds since 1904-01-01 UTC for mvhd/tkhd/mdhd creation and modification
+                                  times (e.g. the source movie's, sy_mov_info); 0 = none, deterministic bytes */
 } sy_mov_writer_options;
 
 void sy_mov_writer_options_init(sy_mov_writer_options *opts);

@@ -106,6 +106,7 @@ struct sy_mov_writer {
     sy__output out;
     int qt;                   /* QuickTime ('qt  ') rather than ISO ('isom') layout */
     uint32_t brand, movie_timescale;
+    uint64_t creation_time; /* options: mvhd/tkhd/mdhd times */
     uint64_t pos;             /* bytes written to the file so far */
     uint64_t wide_offset;     /* `wide` placeholder; the mdat header follows it */
     uint64_t mdat_payload;    /* first byte of sample data */

@@ -56,6 +56,7 @@ static sy_status copy_movie(sy_context *ctx, sy_mov *mov, const char *input, con
     sy_mov_writer_options_init(&wo);
     wo.brand = container;
     wo.movie_timescale = movie_timescale;
+    if (o->copy_metadata) wo.creation_time = sy_mov_info_get(mov)->creation_time; /* when it was shot */
     sy_status st = sy_mov_writer_open(ctx, output, &wo, writer, err);
     if (st == SY_OK) st = sy__copied_track_add(*writer, mov, (uint32_t)v, movie_timescale, video, err);
     int32_t a = o->copy_audio ? sy__movie_first_audio(mov) : -1;

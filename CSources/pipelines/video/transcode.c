@@ -177,6 +177,7 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
         sy_mov_writer_options_init(&wo);
         wo.brand = container;
         wo.movie_timescale = movie_timescale;
+        if (o->copy_metadata) wo.creation_time = sy_mov_info_get(j->source)->creation_time; /* when it was shot */
         st = sy_mov_writer_open(j->ctx, output, &wo, &j->writer, err);
     }
     if (st == SY_OK) {
