@@ -1,10 +1,12 @@
 internal import CShiying
 
-/// Metadata a written still did not carry over from its source, and why
-/// (an Exif too large for JPEG, a Live identifier or Motion Photo claim the
-/// new file could not honour).
+/// Metadata a written still or movie did not carry over from its source, and
+/// why (an Exif too large for JPEG, a Live identifier or Motion Photo claim the
+/// new file could not honour, a movie's timed-metadata or extra tracks).
 public struct DroppedMetadata: Sendable, Codable, Equatable {
-    /// "exif-thumbnail", "makernote", "large-exif-values", "content-identifier" or "motion-photo".
+    /// "exif-thumbnail", "makernote", "large-exif-values", "content-identifier", "motion-photo",
+    /// "iso-21496-gain-map", "heic-thumbnail", "auxiliary-images" (stills);
+    /// "timed-metadata-tracks", "extra-video-tracks", "extra-audio-tracks" (movies).
     public var name: String
     public var reason: String
 

@@ -40,6 +40,8 @@ public enum VideoTranscode {
         public var bytesWritten: UInt64
         public var enginePeakBytes: UInt64
         public var seconds: Double
+        /// Tracks of the source the output leaves out (timed metadata, other video or audio tracks), with the reason.
+        public var dropped: [DroppedMetadata]
     }
 
     /// - Throws: `ShiyingError` naming the file: unsupported codec, corrupt movie, unknown output type.
@@ -71,6 +73,7 @@ public enum VideoTranscode {
             audioCodec: report.audio_codec != 0 ? fourCC(report.audio_codec) : nil,
             audioSamples: Int(report.audio_samples), bytesWritten: report.bytes_written,
             enginePeakBytes: engine.memoryStats.peakBytes,
-            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18,
+            dropped: DroppedMetadata.list(report.dropped))
     }
 }

@@ -75,6 +75,21 @@ struct MetadataHonestyTests {
                 "the rest of the Apple MakerNote stays")
     }
 
+    @Test("a Live movie made from a real iPhone movie says which source tracks it leaves out, and keeps the shooting date")
+    func movieDropsAreReported() async throws {
+        let dir = try TempDir("md-movie-drops")
+        defer { dir.remove() }
+        let mov = Paths.corpus.appendingPathComponent("real/iphone15plus_IMG_3853.MOV").path
+        let report = try LivePhoto.save(movie: mov, stillOut: dir.file("l.jpg"), movieOut: dir.file("l.mov"))
+        #expect(report.movieDropped.map(\.name) == ["timed-metadata-tracks"], "\(report.movieDropped)")
+        // the source's three mebx tracks are gone; ours is the one still-image-time track
+        let tracks = try await runTool("ffprobe", ["-v", "error", "-show_entries", "stream=codec_tag_string",
+                                                   "-of", "csv=p=0", dir.file("l.mov")])
+        #expect(tracks.stdout.split(separator: "\n").filter { $0 == "mebx" }.count == 1, "\(tracks.stdout)")
+        let source = try await Self.exiftool(["-s3", "-CreateDate", mov])
+        #expect(try await Self.exiftool(["-s3", "-CreateDate", dir.file("l.mov")]) == source)
+    }
+
     @Test("convert of an HDR photo to PNG: refused without --allow-sdr (nothing written), with it SDR and 'dropped' says so")
     func convertAllowSDR() async throws {
         let dir = try TempDir("md-allow-sdr")

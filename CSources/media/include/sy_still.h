@@ -16,8 +16,9 @@ typedef enum sy_still_format {
     SY_STILL_HEIC = 2,
 } sy_still_format;
 
-/** Metadata a written still does not carry over from its source, and why
- *  (bits of the reports' `dropped`; names from sy_metadata_dropped_name). */
+/** Metadata a written still (bits 0-7) or movie (bits 8-) does not carry
+ *  over from its source, and why (bits of the reports' `dropped`; names from
+ *  sy_metadata_dropped_name). */
 typedef enum sy_metadata_dropped {
     SY_DROPPED_EXIF_THUMBNAIL = 1u << 0,      /**< the Exif's embedded thumbnail (IFD1): JPEG's 64 KB APP1 limit */
     SY_DROPPED_MAKERNOTE = 1u << 1,           /**< the camera's MakerNote: JPEG's 64 KB APP1 limit */
@@ -27,6 +28,9 @@ typedef enum sy_metadata_dropped {
     SY_DROPPED_ISO_GAIN_MAP = 1u << 5,        /**< a HEIC's ISO 21496-1 'tmap' item: not rewritten (the Apple map is) */
     SY_DROPPED_HEIC_THUMBNAIL = 1u << 6,      /**< a HEIC's 'thmb' thumbnail item: it would show the old picture */
     SY_DROPPED_AUXILIARY_IMAGES = 1u << 7,    /**< HEIC auxiliary images other than the gain map (depth, mattes) */
+    SY_DROPPED_TIMED_METADATA = 1u << 8,      /**< a movie's timed-metadata ('mebx') tracks: they describe the source's frames */
+    SY_DROPPED_EXTRA_VIDEO_TRACKS = 1u << 9,  /**< video tracks besides the main one (auxiliary pictures) */
+    SY_DROPPED_EXTRA_AUDIO_TRACKS = 1u << 10, /**< audio tracks besides the first, or all when audio is not copied */
 } sy_metadata_dropped;
 
 /** Name ("exif-thumbnail", ...) and reason of one SY_DROPPED_* bit; NULL for others. */

@@ -81,6 +81,9 @@ const char *sy_metadata_dropped_name(uint32_t bit) {
     case SY_DROPPED_ISO_GAIN_MAP: return "iso-21496-gain-map";
     case SY_DROPPED_HEIC_THUMBNAIL: return "heic-thumbnail";
     case SY_DROPPED_AUXILIARY_IMAGES: return "auxiliary-images";
+    case SY_DROPPED_TIMED_METADATA: return "timed-metadata-tracks";
+    case SY_DROPPED_EXTRA_VIDEO_TRACKS: return "extra-video-tracks";
+    case SY_DROPPED_EXTRA_AUDIO_TRACKS: return "extra-audio-tracks";
     default: return NULL;
     }
 }
@@ -95,6 +98,11 @@ const char *sy_metadata_dropped_reason(uint32_t bit) {
     case SY_DROPPED_ISO_GAIN_MAP: return "ISO 21496-1 tone-map items are not written yet (the Apple gain map carries the HDR where the output keeps one)";
     case SY_DROPPED_HEIC_THUMBNAIL: return "the stored thumbnail shows the picture before the edit";
     case SY_DROPPED_AUXILIARY_IMAGES: return "depth maps and mattes are not carried through edits";
+    case SY_DROPPED_TIMED_METADATA:
+        return "timed metadata (e.g. Apple's live-photo-info, still-image time) describes the source's frames; "
+               "the still-image time is written anew";
+    case SY_DROPPED_EXTRA_VIDEO_TRACKS: return "only the main video track is written";
+    case SY_DROPPED_EXTRA_AUDIO_TRACKS: return "only the first audio track is copied";
     default: return NULL;
     }
 }

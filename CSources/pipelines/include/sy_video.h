@@ -215,6 +215,7 @@ typedef struct sy_video_transcode_report {
     uint32_t source_codec;
     uint32_t source_rotation;  /* applied to the pixels (output matrix is identity) */
     double marker_time;        /* with a frame marker: the marked frame's presentation time in seconds, else -1 */
+    uint32_t dropped;          /* SY_DROPPED_* bits (sy_still.h): source tracks the output leaves out */
 } sy_video_transcode_report;
 
 /** Decodes `input`'s main video track, passes every frame upright through the

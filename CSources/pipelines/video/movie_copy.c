@@ -4,6 +4,7 @@
 #include <strings.h>
 
 #include "base/sy_fourcc.h"
+#include "sy_still.h"
 #include "video/sy_movie_copy.h"
 
 int32_t sy__movie_first_audio(const sy_mov *mov) {
@@ -13,6 +14,18 @@ int32_t sy__movie_first_audio(const sy_mov *mov) {
             return (int32_t)t;
     }
     return -1;
+}
+
+uint32_t sy__movie_uncarried(const sy_mov *mov, int32_t video, int32_t audio) {
+    uint32_t dropped = 0;
+    for (uint32_t t = 0; t < sy_mov_track_count(mov); t++) {
+        const sy_mov_track_info *ti = sy_mov_track(mov, t);
+        if (ti->sample_count == 0 || (int32_t)t == video || (int32_t)t == audio) continue;
+        if (ti->codec == SY_FOURCC('m', 'e', 'b', 'x')) dropped |= SY_DROPPED_TIMED_METADATA;
+        else if (ti->handler == SY_FOURCC('v', 'i', 'd', 'e')) dropped |= SY_DROPPED_EXTRA_VIDEO_TRACKS;
+        else if (ti->handler == SY_FOURCC('s', 'o', 'u', 'n')) dropped |= SY_DROPPED_EXTRA_AUDIO_TRACKS;
+    }
+    return dropped;
 }
 
 /* The first empty edit(s) and the first real edit's media time carry over. */

@@ -42,6 +42,7 @@ static void fill_report(const sy_mov *mov, const sy__copied_track *video, const 
     rep->source_codec = ti->codec;
     rep->source_rotation = ti->rotation;
     rep->marker_time = marker_seconds;
+    rep->dropped = sy__movie_uncarried(mov, (int32_t)video->track, audio->out_id ? (int32_t)audio->track : -1);
 }
 
 static sy_status copy_movie(sy_context *ctx, sy_mov *mov, const char *input, const char *output,

@@ -38,6 +38,11 @@ typedef struct sy__copied_track {
 /* The first audio track with samples, -1 when there is none. */
 int32_t sy__movie_first_audio(const sy_mov *mov);
 
+/* SY_DROPPED_* bits (sy_still.h) for the source's tracks an output with
+ * video track `video` and copied audio track `audio` (-1 = none) leaves out:
+ * timed metadata, other video tracks, other audio tracks. */
+uint32_t sy__movie_uncarried(const sy_mov *mov, int32_t video, int32_t audio);
+
 /* Adds track `track` of `mov` to `w` with its sample entry and the first
  * empty + real edit of its edit list (AAC priming, audio offset, B-frame
  * delay), converted to `movie_timescale`. */

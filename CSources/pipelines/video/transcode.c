@@ -253,6 +253,7 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
         rep->source_codec = vi->codec;
         rep->source_rotation = vi->rotation;
         rep->marker_time = marker_seconds;
+        rep->dropped = sy__movie_uncarried(j->source, (int32_t)vi->track, j->audio.out_id ? j->audio_track : -1);
     }
     sy_video_encoder_destroy(enc);
     return st;

@@ -96,6 +96,8 @@ public enum LivePhoto {
         public var hdr: String
         /// Metadata the still did not carry over from its source, with the reason.
         public var dropped: [DroppedMetadata]
+        /// Tracks of the source movie the new movie leaves out, with the reason.
+        public var movieDropped: [DroppedMetadata]
     }
 
     /// `sy_live_save`: video → Live (`still` nil, SPEC S3) or a Live edit
@@ -141,7 +143,7 @@ public enum LivePhoto {
             audioCodec: m.audio_codec != 0 ? fourCC(m.audio_codec) : nil, audioSamples: Int(m.audio_samples),
             enginePeakBytes: engine.memoryStats.peakBytes, seconds: seconds(clock.now - start),
             hdr: report.hdr == SY_HDR_KEPT ? "kept" : report.hdr == SY_HDR_DROPPED_WITH_CONSENT ? "dropped-with-consent" : "none",
-            dropped: DroppedMetadata.list(report.still_dropped))
+            dropped: DroppedMetadata.list(report.still_dropped), movieDropped: DroppedMetadata.list(m.dropped))
     }
 
     /// A rendered frame: RGB8 rows of `width * 3` bytes.
