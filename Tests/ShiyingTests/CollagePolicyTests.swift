@@ -27,6 +27,7 @@ struct LiveWaitTests {
             try await Task.sleep(for: .milliseconds(50))
             #expect(!done.isSet, "\(wait): gave up before \(wait.deadline)")
             clock.advance(by: .milliseconds(1))
+            try await liveEventually("\(wait): timed out at \(wait.deadline)") { done.isSet }
             let end = try await task.value
             #expect(end == .verified(.timeout) && end.failure == .timeout, "\(wait): \(end)")
             #expect(end.failure?.title == "这次没能生成实况" && end.failure?.message == "实况准备超时了，稍后再试。")
@@ -199,6 +200,7 @@ struct CollageFetchPolicyTests {
         try await Task.sleep(for: .milliseconds(50))
         #expect(!done.isSet, "gave up less than 3 s after the last progress")
         clock.advance(by: .milliseconds(1)) // 5 s: 3 s since the progress at 2 s
+        try await liveEventually("gave up 3 s after the last progress") { done.isSet }
         let source = try await task.value
         #expect(source.isGrey)
         if case let .grey(reason) = source { #expect(reason.contains("no progress for 3 s"), "\(reason)") }
@@ -282,6 +284,7 @@ struct CollageSuggestionRuleTests {
         try await Task.sleep(for: .milliseconds(50))
         #expect(!done.isSet, "decided before 10 s although a check was still out")
         clock.advance(by: .milliseconds(1))
+        try await liveEventually("decided at 10 s") { done.isSet }
         let (joining, verdicts) = try await task.value
         #expect(joining.map(\.photo) == ["still", "live-local", "live-late-local"])
         #expect(verdicts == [.joins, .joins, .joins, .movieNotLocal, .undetermined, .undetermined])

@@ -67,7 +67,7 @@ public actor ExportQueue<Key: Hashable & Sendable, Output: Sendable> {
     /// Runs `job` for `key` when its turn comes, or joins the same key's request.
     /// - Throws: what the job threw; `CancellationError` when this caller is cancelled.
     public func run(_ key: Key, _ job: @escaping Job) async throws -> Output {
-        let request = requests.first { $0.value.key == key && !$0.value.abandoned }?.key ?? enqueue(key, job)
+        let request = joinable(key) ?? enqueue(key, job)
         let caller = newID()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Output, Error>) in
@@ -96,6 +96,11 @@ public actor ExportQueue<Key: Hashable & Sendable, Output: Sendable> {
     private func newID() -> Int {
         nextID += 1
         return nextID
+    }
+
+    /// The running or waiting request for `key` that a caller may still join.
+    private func joinable(_ key: Key) -> Int? {
+        requests.first { $0.value.key == key && !$0.value.abandoned }?.key
     }
 
     private func enqueue(_ key: Key, _ job: @escaping Job) -> Int {
