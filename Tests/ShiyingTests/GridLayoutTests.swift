@@ -90,20 +90,25 @@ struct GridLayoutTests {
 
     // Issue 17: 7 photos used to leave two blank squares (3 + 3 + 1 centred).
     // Rendered on a magenta background: with no spacing or margin not one pixel
-    // is background; with the default 8 px spacing no 24×24 window is all
-    // background (an empty cell would be one), and the canvas is fully used.
-    @Test("issue 17: a grid of 7 photos has no blank region (pixels checked)")
-    func sevenPhotosNoBlank() async throws {
-        let photos = try await FixtureCache.shared.samples("grid7", count: 7, seed: 17, width: 640, height: 480)
-        let dir = try TempDir("grid7")
+    // is background; with 8 px spacing no 24×24 window is all background (an
+    // empty cell would be one), and the background is no more than the margins
+    // and gaps. Also the one-big-two-small template (3 photos, the first
+    // portrait) and explicit columns (7 in 3 columns, last row widened).
+    @Test("issue 17: grids have no blank region (pixels checked)",
+          arguments: [("7 photos", [0, 1, 2, 3, 4, 5, 6], [String]()), ("3, portrait first", [1, 0, 2], []),
+                      ("7 in 3 columns", [0, 1, 2, 3, 4, 5, 6], ["--columns", "3"])])
+    func noBlankRegion(name: String, picks: [Int], options: [String]) async throws {
+        let samples = try await FixtureCache.shared.samples("grid7", count: 7, seed: 17, width: 640, height: 480)
+        let photos = picks.map { samples[$0] } // index % 3 == 1 is a portrait (orientation 6)
+        let dir = try TempDir("grid-blank")
         defer { dir.remove() }
         for (spacing, window) in [(0, 1), (8, 24)] {
-            let out = dir.file("grid7-\(spacing).png")
+            let out = dir.file("grid-\(spacing).png")
             let (run, json) = try await CLI.collage(["--layout", "grid", "--spacing", "\(spacing)", "--margin", "\(spacing)",
-                                                     "--background", "ff00ff", "--format", "png", "-o", out] + photos)
-            #expect(run.succeeded, "\(run)")
-            let report = try #require(json, "no JSON report: \(run)")
-            #expect(report.cells == 7 && report.greyCells.isEmpty)
+                                                     "--background", "ff00ff", "--format", "png", "-o", out] + options + photos)
+            #expect(run.succeeded, "\(name): \(run)")
+            let report = try #require(json, "\(name): no JSON report: \(run)")
+            #expect(report.cells == photos.count && report.greyCells.isEmpty)
             let (w, h) = (report.width, report.height)
             let px = try await Magick.pixels(out, Rect(x: 0, y: 0, width: w, height: h))
             // summed-area table of background pixels
@@ -124,12 +129,12 @@ struct GridLayoutTests {
                     if a == window * window { blank = (x, y); break outer }
                 }
             }
-            #expect(blank == nil, "spacing \(spacing): a \(window)x\(window) window at \(blank.map { "(\($0.x), \($0.y))" } ?? "") is all background")
+            #expect(blank == nil, "\(name), spacing \(spacing): a \(window)x\(window) window at \(blank.map { "(\($0.x), \($0.y))" } ?? "") is all background")
             let background = sums[h * (w + 1) + w]
-            if spacing == 0 { #expect(background == 0, "\(background) background pixels with no spacing") }
-            // margins (2w + 2h), two row gaps (2w), at most two column gaps per row (2h), each 8 px
+            if spacing == 0 { #expect(background == 0, "\(name): \(background) background pixels with no spacing") }
+            // margins (2w + 2h), at most two row gaps (2w), at most two column gaps per row (2h), each 8 px
             let lines = 8 * (4 * w + 4 * h)
-            if spacing == 8 { #expect(background <= lines, "\(background) background px, spacing and margins are at most \(lines)") }
+            if spacing == 8 { #expect(background <= lines, "\(name): \(background) background px, margins and gaps are at most \(lines)") }
         }
     }
 
