@@ -11,7 +11,9 @@ public struct CollageRequest: Sendable, Codable, Equatable {
     public var output: String
     /// Output width in pixels.
     public var width: Int = 1080
-    /// Grid columns; nil picks the template for the photo count.
+    /// Grid columns; nil picks the template for the photo count (rows of
+    /// different lengths, cells shaped to their photos); N = rows of N equal
+    /// cells, a short last row widened to fill the width.
     public var columns: Int? = nil
     /// Pixels between cells; nil = 0 for long, 8 for grid.
     public var spacing: Int? = nil

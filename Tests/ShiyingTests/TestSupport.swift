@@ -294,7 +294,7 @@ enum Photos {
     }
 }
 
-// MARK: - Layout arithmetic (mirrors CSources/collage/layout.c)
+// MARK: - Layout arithmetic (mirrors CSources/pipelines/collage/layout.c and grid.c)
 
 struct Rect: Sendable, Equatable, CustomStringConvertible {
     var x, y, width, height: Int
@@ -456,20 +456,36 @@ func expectExactColour(_ path: String, _ rect: Rect, _ rgb: (UInt8, UInt8, UInt8
 }
 
 extension ExpectedLayout {
-    /// Grid layout without 4:2:0 rounding (PNG output): square cells of
-    /// (width - 2*margin - (cols-1)*spacing) / cols, block centred, short last row centred.
-    static func grid(count: Int, width: Int, columns: Int, spacing: Int, margin: Int) -> (rects: [Rect], height: Int) {
-        let cols = min(columns, count)
-        let rows = (count + cols - 1) / cols
-        let gaps = (cols - 1) * spacing
-        let cell = (width - 2 * margin - gaps) / cols
-        let x0 = (width - (cols * cell + gaps)) / 2
-        let rects = (0..<count).map { i -> Rect in
-            let r = i / cols, c = i % cols
-            let inRow = r + 1 < rows ? cols : count - r * cols
-            let shift = (cols - inRow) * (cell + spacing) / 2
-            return Rect(x: x0 + shift + c * (cell + spacing), y: margin + r * (cell + spacing), width: cell, height: cell)
+    /// Grid layout without 4:2:0 rounding (PNG output), the template for the
+    /// photo count (mirrors grid.c's rows; not its three-photo portrait-first
+    /// template). Rows: base columns 2/3/4/5/6 up to 4/9/16/25/30 photos, the photos
+    /// spread evenly over ceil(n / columns) rows, shorter rows on top. Each row is
+    /// as tall as its width over the sum of its photos' aspects (width/height in
+    /// 1/4096 units, clamped to 3:4 … 4:3); cell edges are rounded cumulative
+    /// fractions of the row, so the row fills the inner width exactly.
+    static func grid(sizes: [(w: Int, h: Int)], width: Int, spacing: Int, margin: Int) -> (rects: [Rect], height: Int) {
+        let n = sizes.count
+        let base = n <= 4 ? 2 : n <= 9 ? 3 : n <= 16 ? 4 : n <= 25 ? 5 : 6
+        let rows = (n + base - 1) / base
+        let perRow = (0..<rows).map { n / rows + ($0 >= rows - n % rows ? 1 : 0) }
+        func rounded(_ p: Int, _ q: Int) -> Int { (2 * p + q) / (2 * q) }
+        let aspects = sizes.map { min(max(rounded($0.w * 4096, $0.h), 3072), 5461) }
+        let inner = width - 2 * margin
+        var rects: [Rect] = []
+        var y = margin
+        for k in perRow {
+            let row = aspects[rects.count..<(rects.count + k)]
+            let avail = inner - (k - 1) * spacing, total = row.reduce(0, +)
+            let height = rounded(avail * 4096, total)
+            var cum = 0, left = 0
+            for (j, a) in row.enumerated() {
+                cum += a
+                let right = j + 1 == k ? avail : rounded(avail * cum, total)
+                rects.append(Rect(x: margin + j * spacing + left, y: y, width: right - left, height: height))
+                left = right
+            }
+            y += height + spacing
         }
-        return (rects, 2 * margin + rows * cell + (rows - 1) * spacing)
+        return (rects, y - spacing + margin)
     }
 }

@@ -1,18 +1,10 @@
-/* layout.c — long (stacked at a common width) and grid (rows x columns,
- * square cells, last row centred) layouts. */
+/* layout.c — sy__layout_compute: the long layout (stacked at a common width,
+ * shrunk to fit a JPEG when asked) and the canvas around a grid (grid.c). */
 #include <math.h>
 #include <string.h>
 
 #include "base/sy_internal.h"
 #include "collage/sy_layout.h"
-
-uint32_t sy__grid_columns(uint32_t n) {
-    if (n <= 4) return 2;
-    if (n <= 9) return 3;
-    if (n <= 16) return 4;
-    if (n <= 25) return 5;
-    return 6;
-}
 
 static uint32_t even_down(uint32_t v, int even) { return even ? v & ~1u : v; }
 static uint32_t even_up(uint32_t v, int even) { return even ? (v + 1) & ~1u : v; }
@@ -86,25 +78,17 @@ sy_status sy__layout_compute(sy_context *ctx, const sy_collage_options *opts, co
         sy__layout_free(ctx, out);
         return sy__fail(err, SY_E_USAGE, "collage: a grid takes 2 to 30 photos, not %u", count);
     }
-    uint32_t cols = opts->columns ? opts->columns : sy__grid_columns(count);
-    if (cols > count) cols = count;
-    uint32_t rows = (count + cols - 1) / cols;
-    uint64_t gaps = (uint64_t)(cols - 1) * spacing;
-    if (gaps + 2 * (uint64_t)margin + 2 * cols > width) {
+    uint32_t inner = even_down(width - 2 * margin, even);
+    uint64_t grid_height = sy__grid_place(infos, count, opts->columns, margin, margin, inner, spacing, even, cells);
+    if (grid_height == 0) {
         sy__layout_free(ctx, out);
-        return sy__fail(err, SY_E_USAGE, "collage: %u columns with spacing %u do not fit width %u", cols, spacing,
-                        width);
+        if (opts->columns)
+            return sy__fail(err, SY_E_USAGE, "collage: %u columns with spacing %u do not fit width %u", opts->columns,
+                            spacing, width);
+        return sy__fail(err, SY_E_USAGE, "collage: a grid of %u photos with spacing %u does not fit width %u", count,
+                        spacing, width);
     }
-    uint32_t cell = even_down((uint32_t)((width - 2 * margin - gaps) / cols), even);
-    uint32_t used = cols * cell + (uint32_t)gaps;
-    uint32_t x0 = even_down((width - used) / 2, even);
-    for (uint32_t i = 0; i < count; i++) {
-        uint32_t r = i / cols, c = i % cols;
-        uint32_t in_row = r + 1 < rows ? cols : count - r * cols;
-        uint32_t shift = even_down((cols - in_row) * (cell + spacing) / 2, even); /* centre a short last row */
-        cells[i] = (sy__rect){x0 + shift + c * (cell + spacing), margin + r * (cell + spacing), cell, cell};
-    }
-    uint64_t height = 2 * (uint64_t)margin + (uint64_t)rows * cell + (uint64_t)(rows - 1) * spacing;
+    uint64_t height = 2 * (uint64_t)margin + grid_height;
     if (height > max_height) {
         sy__layout_free(ctx, out);
         return sy__fail(err, SY_E_BUDGET, "collage: grid is %llu px tall, over the limit", (unsigned long long)height);

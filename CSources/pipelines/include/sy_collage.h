@@ -25,7 +25,7 @@ extern "C" {
 
 typedef enum sy_layout_kind {
     SY_LAYOUT_LONG = 0, /* photos stacked vertically at a common width */
-    SY_LAYOUT_GRID = 1, /* rows x columns of equal cells, centre-cropped to fill */
+    SY_LAYOUT_GRID = 1, /* 2..30 photos in a template that fills the canvas, cells centre-cropped to fill */
 } sy_layout_kind;
 
 /** Largest JPEG side libjpeg-turbo can write (its JPEG_MAX_DIMENSION). */
@@ -35,7 +35,8 @@ typedef struct sy_collage_options {
     uint32_t version;        /* 1 */
     sy_layout_kind layout;
     uint32_t width;          /* output width in px (default 1080) */
-    uint32_t columns;        /* grid: 0 = template for the photo count */
+    uint32_t columns;        /* grid: 0 = template for the photo count, cells shaped to their photos;
+                                N = rows of N equal cells, a short last row widened to fill */
     uint32_t spacing;        /* px between cells (default 0 long, 8 grid) */
     uint32_t margin;         /* outer margin in px (default 0 long, 8 grid) */
     uint8_t background[3];   /* RGB of spacing/margins (default white) */

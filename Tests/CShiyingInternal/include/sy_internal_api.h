@@ -15,5 +15,6 @@
 #include "heif/sy_heif_writer.h"
 #include "hevc/sy_hevc.h"
 #include "mov/sy_mov_writer.h"
+#include "collage/sy_layout.h"
 
 #endif
