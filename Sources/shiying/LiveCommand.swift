@@ -193,7 +193,8 @@ enum LiveCommand {
             let plain = dir + "/" + stem + "_still" + (options.stillFormat == .heic ? ".heic" : ".jpg")
             let delivery = try blocking {
                 try await LivePhoto.deliver(still: stillOut, movie: movieOut, plainStill: plain,
-                                            verifier: LiveVerifier(deadline: LiveVerifier<ContinuousClock>.collageDeadline))
+                                            verifier: LiveVerifier(deadline: LiveVerifier<ContinuousClock>.collageDeadline),
+                                            failedMovie: .delete) // SPEC C4: the movie this command just wrote
             }
             switch delivery {
             case let .live(s, m, id):

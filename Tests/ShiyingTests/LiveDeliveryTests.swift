@@ -64,11 +64,16 @@ struct LiveDeliveryTests {
         #expect(a.live && b.live && a.contentIdentifier != b.contentIdentifier)
         let verifier = LiveVerifier(clock: LiveTestClock(), deadline: LiveVerifier<ContinuousClock>.collageDeadline)
         let good = try await LivePhoto.deliver(still: dir.file("a.jpg"), movie: dir.file("a.mov"), plainStill: dir.file("a-plain.jpg"),
-                                               verifier: verifier)
+                                               verifier: verifier, failedMovie: .delete)
         let aID = try #require(a.contentIdentifier)
         #expect(good == .live(still: dir.file("a.jpg"), movie: dir.file("a.mov"), contentIdentifier: aID))
+        // a caller's own movie stays unless it asks for C4's deletion
+        let kept = try await LivePhoto.deliver(still: dir.file("a.jpg"), movie: dir.file("b.mov"), plainStill: dir.file("kept.jpg"),
+                                               verifier: verifier, failedMovie: .keep)
+        guard case .still = kept else { throw TestFailure("expected a still, got \(kept)") }
+        #expect(FileManager.default.fileExists(atPath: dir.file("b.mov")), "a movie the caller keeps must stay")
         let bad = try await LivePhoto.deliver(still: dir.file("a.jpg"), movie: dir.file("b.mov"), plainStill: dir.file("plain.jpg"),
-                                              verifier: verifier)
+                                              verifier: verifier, failedMovie: .delete)
         guard case let .still(path, failure, reason) = bad else { throw TestFailure("expected a still, got \(bad)") }
         #expect(path == dir.file("plain.jpg") && failure == .mismatch && reason?.contains("content identifiers differ") == true)
         #expect(!FileManager.default.fileExists(atPath: dir.file("b.mov")), "the movie of a failing pair must be gone")
@@ -97,7 +102,7 @@ struct LiveDeliveryTests {
         let verifier = LiveVerifier(clock: LiveTestClock(), deadline: .seconds(45))
         await #expect(throws: ShiyingError.self) {
             _ = try await LivePhoto.deliver(still: dir.file("tagged.jpg"), movie: dir.file("other.mov"),
-                                            plainStill: dir.file("plain.jpg"), verifier: verifier)
+                                            plainStill: dir.file("plain.jpg"), verifier: verifier, failedMovie: .delete)
         }
         #expect(dir.contents() == ["a.mov", "tagged.jpg"], "left behind: \(dir.contents())")
     }

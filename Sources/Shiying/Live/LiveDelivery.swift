@@ -9,15 +9,26 @@ public enum LiveDelivery: Sendable, Equatable {
     case still(String, failure: LiveFailure, reason: String?)
 }
 
+/// What `LivePhoto.deliver` does with the movie of a pair that fails SPEC C3.
+public enum FailedPairMovie: Sendable, Equatable {
+    /// SPEC C4 for a pair the caller just wrote: the movie is deleted, so
+    /// nothing that is not Live is left looking like half of a Live photo.
+    case delete
+    /// The movie is the caller's to keep (e.g. it came from the user).
+    case keep
+}
+
 extension LivePhoto {
-    /// SPEC C3 + C4: verifies a pair this app wrote; when it fails (mismatch or
-    /// timeout) writes `plainStill` = the still without its identifier (pixels
-    /// untouched) and deletes the movie, so nothing looks Live that is not.
+    /// SPEC C3 + C4: verifies a pair; when it fails (mismatch or timeout)
+    /// writes `plainStill` = the still without its identifier (pixels
+    /// untouched) and, only when `failedMovie` is `.delete`, deletes the movie,
+    /// so nothing looks Live that is not. The caller's movie is never removed
+    /// unless asked.
     /// - Throws: `ShiyingError` when the identifier cannot be removed — then no
-    ///   plain still exists and the movie is deleted: never a fake Live photo;
-    ///   `CancellationError` when cancelled (files left as they were).
+    ///   plain still exists (and the movie is deleted when asked): never a fake
+    ///   Live photo; `CancellationError` when cancelled (files left as they were).
     public static func deliver<C: Clock>(still: String, movie: String, plainStill: String,
-                                         verifier: LiveVerifier<C>) async throws -> LiveDelivery
+                                         verifier: LiveVerifier<C>, failedMovie: FailedPairMovie) async throws -> LiveDelivery
     where C.Duration == Duration {
         let outcome = try await verifier.verify(still: still, movie: movie)
         let reason: String?
@@ -26,7 +37,7 @@ extension LivePhoto {
         case let .mismatch(r): reason = r
         case .timeout: reason = nil
         }
-        defer { try? FileManager.default.removeItem(atPath: movie) }
+        defer { if failedMovie == .delete { try? FileManager.default.removeItem(atPath: movie) } }
         try strip(still, to: plainStill)
         return .still(plainStill, failure: outcome.failure ?? .mismatch, reason: reason)
     }
