@@ -75,6 +75,8 @@ public struct MovingCollageReport: Sendable, Codable, Equatable {
         public var movie: String?
         /// Why a cell with a movie stays static, or why it is grey.
         public var reason: String?
+        /// The cell on the canvas (pixels).
+        public var x, y, width, height: Int
     }
     public var delivered: MovingCollageRequest.Tier
     /// Why the tier asked for was not delivered (SPEC C4, C5, C6); nil when it was.
@@ -121,6 +123,18 @@ public enum MovingCollage {
                               progress: ((String, UInt64, UInt64) -> Void)? = nil,
                               cancel: (@Sendable (@escaping @Sendable () -> Void) -> Void)? = nil)
         throws -> MovingCollageReport {
+        try export(request, progress: progress, cancel: cancel, beforeVerify: nil)
+    }
+
+    /// Sees the written Live pair (still, movie) just before verification: the tests' way to break it.
+    package final class PairHook {
+        let body: (String, String) -> Void
+        package init(_ body: @escaping (String, String) -> Void) { self.body = body }
+    }
+
+    package static func export(_ request: MovingCollageRequest, progress: ((String, UInt64, UInt64) -> Void)?,
+                               cancel: (@Sendable (@escaping @Sendable () -> Void) -> Void)?,
+                               beforeVerify: PairHook?) throws -> MovingCollageReport {
         let engine = try EngineContext(progress: progress)
         cancel?({ [engine] in engine.cancel() })
         try FileManager.default.createDirectory(atPath: request.directory, withIntermediateDirectories: true)
@@ -150,6 +164,14 @@ public enum MovingCollage {
         options.fps = UInt32(clamping: request.fps)
         options.bitrate = UInt64(clamping: request.bitrate ?? 0)
         options.threads = UInt32(clamping: request.threads)
+        if let beforeVerify {
+            options.hook_user = Unmanaged.passUnretained(beforeVerify).toOpaque()
+            options.before_verify = { user, still, movie, _ in
+                guard let user, let still, let movie else { return sy_status(SY_OK) }
+                Unmanaged<PairHook>.fromOpaque(user).takeUnretainedValue().body(String(cString: still), String(cString: movie))
+                return sy_status(SY_OK)
+            }
+        }
 
         let stills = request.inputs.map { strdup($0.still) }
         let movies = request.inputs.map { $0.movie.map { strdup($0) } ?? nil }
@@ -175,6 +197,7 @@ public enum MovingCollage {
             status = job()
         }
         let elapsed = clock.now - start
+        withExtendedLifetime(beforeVerify) {}
         try check(status, error, file: request.stillPath)
         return makeReport(report.pointee, request: request, rssDelta: rssDelta,
                           seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
@@ -209,7 +232,8 @@ public enum MovingCollage {
                 let cell = list[i]
                 let movie = cString(cell.movie), reason = cString(cell.reason)
                 return .init(index: i, live: cell.live != 0, grey: cell.grey != 0, movie: movie.isEmpty ? nil : movie,
-                             reason: reason.isEmpty ? nil : reason)
+                             reason: reason.isEmpty ? nil : reason, x: Int(cell.x), y: Int(cell.y),
+                             width: Int(cell.width), height: Int(cell.height))
             }
         }
         let delivered: MovingCollageRequest.Tier = switch r.delivered {

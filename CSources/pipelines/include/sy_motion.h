@@ -102,6 +102,7 @@ void sy_motion_options_init(sy_motion_options *opts);
 typedef struct sy_motion_cell {
     int live;                  /* 1 = its movie plays */
     int grey;                  /* 1 = the still was unreadable (SPEC C12) */
+    uint32_t x, y, width, height; /* the cell on the canvas */
     char movie[1024];          /* the movie used or rejected ("" = none found) */
     char reason[256];          /* why a cell with a movie stays static, or why it is grey */
 } sy_motion_cell;

@@ -14,6 +14,11 @@ sy_status sy__motion_layout(sy__motion_job *job, sy_error *err) {
     for (uint32_t i = 0; i < job->count; i++) infos[i] = job->cells[i].readable ? &job->cells[i].info : NULL;
     sy_status st = sy__layout_compute(job->ctx, &job->o->layout, infos, job->count, 1, &job->layout, err);
     if (st != SY_OK) return st;
+    for (uint32_t i = 0; i < job->count; i++) {
+        const sy__rect *r = &job->layout.cells[i];
+        sy_motion_cell *rc = &job->report->cell[i];
+        rc->x = r->x, rc->y = r->y, rc->width = r->width, rc->height = r->height;
+    }
     job->width = job->layout.width & ~1u; /* the movie's 4:2:0 frame; the still is the same picture */
     job->height = job->layout.height & ~1u;
     if (job->width < 64 || job->height < 64)
@@ -80,6 +85,7 @@ sy_status sy__motion_compose_stills(sy__motion_job *job, sy_error *err) {
         if (st != SY_OK) return st;
         sy_motion_cell *rc = &job->report->cell[i];
         sy_error e = {0};
+        sy__motion_note_peak(job);
         if (job->cells[i].readable) st = draw_still(job, i, &e);
         if (st == SY_E_CANCELLED || st == SY_E_BUDGET) {
             if (err) *err = e;
@@ -104,6 +110,12 @@ sy_status sy__motion_compose_stills(sy__motion_job *job, sy_error *err) {
                         job->count, first.code ? first.message : job->report->cell[0].reason);
     memcpy(job->live, job->key, job->stride * job->layout.height);
     return SY_OK;
+}
+
+void sy__motion_note_peak(sy__motion_job *job) {
+    sy_memory_stats stats;
+    sy_context_memory_stats(job->ctx, &stats);
+    if (stats.peak_bytes > job->peak) job->peak = stats.peak_bytes;
 }
 
 void sy__motion_job_free(sy__motion_job *job) {

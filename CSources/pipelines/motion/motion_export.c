@@ -68,6 +68,7 @@ static sy_status verify_or_fall_back(sy__motion_job *job, const char *still_path
                                      sy_error *err) {
     sy_motion_report *rep = job->report;
     const sy_motion_options *o = job->o;
+    sy__motion_note_peak(job);
     sy_status st = o->before_verify ? o->before_verify(o->hook_user, still_path, movie_path, err) : SY_OK;
     sy_live_verdict verdict;
     if (st == SY_OK) st = sy_live_verify(job->ctx, still_path, movie_path, &verdict, err);
@@ -108,6 +109,7 @@ static sy_status deliver(sy__motion_job *job, const char *still_path, const char
     }
     if (tier == SY_MOTION_TIER_STILL) {
         rep->delivered = SY_MOTION_TIER_STILL;
+        sy__motion_note_peak(job);
         return write_still(job, still_path, NULL, err);
     }
     sy_status st = sy__motion_timeline(job, err);
@@ -117,6 +119,7 @@ static sy_status deliver(sy__motion_job *job, const char *still_path, const char
     if (st == SY_OK) st = sy__motion_write_movie(job, movie_path, tier == SY_MOTION_TIER_LIVE ? id : NULL, err);
     if (st != SY_OK) return st;
     rep->movie_written = 1;
+    sy__motion_note_peak(job);
     st = write_still(job, still_path, tier == SY_MOTION_TIER_LIVE ? id : NULL, err);
     if (st != SY_OK) {
         unlink(movie_path); /* both files or neither */
@@ -165,10 +168,9 @@ sy_status sy_motion_export(sy_context *ctx, const sy_motion_input *inputs, uint3
         report->static_cells = count - job->live_count;
         st = deliver(job, still_path, movie_path, err);
     }
+    sy__motion_note_peak(job);
+    report->engine_peak_bytes = job->peak;
     sy__motion_job_free(job);
     sy__free(ctx, job);
-    sy_memory_stats stats;
-    sy_context_memory_stats(ctx, &stats);
-    report->engine_peak_bytes = stats.peak_bytes;
     return st;
 }

@@ -53,7 +53,11 @@ typedef struct sy__motion_job {
     double hold_seconds, zoom_seconds, total_seconds;
     uint32_t frames, key_frame;
     sy_motion_report *report;
+    uint64_t peak;             /* the context's peak so far: the still decoder resets the context's own */
 } sy__motion_job;
+
+/* Folds the context's peak into job->peak; called before anything that resets it. */
+void sy__motion_note_peak(sy__motion_job *job);
 
 /* Probes every still, finds each movie (explicit or same stem), checks the
  * identifier and that the movie's first frame decodes. Fills job->cells and
