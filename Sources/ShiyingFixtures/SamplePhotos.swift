@@ -52,6 +52,11 @@ public enum SampleLivePhotos {
         public var still: String
         public var movie: String
         public var contentIdentifier: String
+        public init(still: String, movie: String, contentIdentifier: String) {
+            self.still = still
+            self.movie = movie
+            self.contentIdentifier = contentIdentifier
+        }
     }
 
     /// Writes `count` pairs into `directory`. Frames are `width`×`height`

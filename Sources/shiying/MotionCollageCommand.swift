@@ -118,6 +118,8 @@ struct MotionCollageJSON: Encodable {
     let greyCells: [Int]
     let liveCells: [Int]
     let cellReasons: [String: String]
+    /// Each cell on the canvas as [x, y, width, height], in input order.
+    let cellRects: [[Int]]
     let still: String
     let movie: String?
     let contentIdentifier: String?
@@ -142,6 +144,7 @@ struct MotionCollageJSON: Encodable {
         staticCells = r.staticCells
         greyCells = r.greyCells
         liveCells = r.cells.filter(\.live).map(\.index)
+        cellRects = r.cells.map { [$0.x, $0.y, $0.width, $0.height] }
         cellReasons = Dictionary(uniqueKeysWithValues: r.cells.compactMap { c in c.reason.map { (String(c.index), $0) } })
         still = r.still
         movie = r.movie
