@@ -108,10 +108,19 @@ enum MotionCollageCommand {
     }
 }
 
-/// The `--json` line (snake_case keys).
+/// An optional that is written as `null` instead of being left out: the line's keys are its contract.
+struct Nullable<Value: Encodable>: Encodable {
+    let value: Value?
+    func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        if let value { try container.encode(value) } else { try container.encodeNil() }
+    }
+}
+
+/// The `--json` line (snake_case keys; absent values are null).
 struct MotionCollageJSON: Encodable {
     let delivered: String
-    let fallbackReason: String?
+    let fallbackReason: Nullable<String>
     let caption: String
     let mode: String
     let staticCells: [Int]
@@ -121,11 +130,11 @@ struct MotionCollageJSON: Encodable {
     /// Each cell on the canvas as [x, y, width, height], in input order.
     let cellRects: [[Int]]
     let still: String
-    let movie: String?
-    let contentIdentifier: String?
+    let movie: Nullable<String>
+    let contentIdentifier: Nullable<String>
     let width: Int
     let height: Int
-    let hero: Int?
+    let hero: Nullable<Int>
     let frames: Int
     let durationSeconds: Double
     let stillTime: Double
@@ -138,7 +147,7 @@ struct MotionCollageJSON: Encodable {
 
     init(_ r: MovingCollageReport) {
         delivered = r.delivered.rawValue
-        fallbackReason = r.fallbackReason
+        fallbackReason = Nullable(value: r.fallbackReason)
         caption = r.caption
         mode = r.mode.rawValue
         staticCells = r.staticCells
@@ -147,11 +156,11 @@ struct MotionCollageJSON: Encodable {
         cellRects = r.cells.map { [$0.x, $0.y, $0.width, $0.height] }
         cellReasons = Dictionary(uniqueKeysWithValues: r.cells.compactMap { c in c.reason.map { (String(c.index), $0) } })
         still = r.still
-        movie = r.movie
-        contentIdentifier = r.contentIdentifier
+        movie = Nullable(value: r.movie)
+        contentIdentifier = Nullable(value: r.contentIdentifier)
         width = r.width
         height = r.height
-        hero = r.hero
+        hero = Nullable(value: r.hero)
         frames = r.frames
         durationSeconds = r.durationSeconds
         stillTime = r.stillTime

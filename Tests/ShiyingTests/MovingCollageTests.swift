@@ -253,4 +253,30 @@ struct MovingCollageTests {
         #expect(!FileManager.default.fileExists(atPath: dir.file("out/collage.mov")))
         #expect(!FileManager.default.fileExists(atPath: dir.file("out/collage.jpg")))
     }
+
+    @Test("CLI: --motion/--export with an explicit --live pair; the JSON line has the report's fields")
+    func cli() async throws {
+        let dir = try TempDir("motion-cli")
+        defer { dir.remove() }
+        let live = try Self.pairs(dir, count: 2)
+        let explicit = dir.file("pair")
+        try FileManager.default.createDirectory(atPath: explicit, withIntermediateDirectories: true)
+        let renamed = (still: explicit + "/key.jpg", movie: explicit + "/clip.mov") // no same stem: explicit only
+        try FileManager.default.moveItem(atPath: live[1].still, toPath: renamed.still)
+        try FileManager.default.moveItem(atPath: live[1].movie, toPath: renamed.movie)
+        let run = try await CLI.run(["collage", "--layout", "grid", "--width", "320", "--motion", "relay", "--export",
+                                     "live", "--preset", "ultrafast", "--json", "-o", dir.file("out"),
+                                     "--live", renamed.still, renamed.movie, live[0].still])
+        #expect(run.succeeded, "\(run)")
+        let line = try #require(run.lastLine)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        for key in ["delivered", "fallback_reason", "caption", "static_cells", "grey_cells", "still", "movie",
+                    "content_identifier", "frames", "duration_seconds", "seconds", "peak_rss_delta_bytes"] {
+            #expect(json[key] != nil, "missing \(key) in \(line)")
+        }
+        #expect(json["delivered"] as? String == "live")
+        #expect((json["live_cells"] as? [Int]) == [0, 1])
+        #expect(json["caption"] as? String == "长按会依次动起来，带声音")
+        #expect(run.stderr.contains("frames"), "progress on stderr")
+    }
 }
