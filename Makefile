@@ -62,7 +62,10 @@ demo: release
 	.build/release/shiying sample-photos --count 7 --seed 1 -o $(OUT)/samples
 	.build/release/shiying collage --layout long --width 1080 -o $(OUT)/long.jpg $(OUT)/samples/*.jpg
 	.build/release/shiying collage --layout grid --width 1080 -o $(OUT)/grid.jpg $(OUT)/samples/*.jpg
-	@echo "demo: wrote $(OUT)/long.jpg and $(OUT)/grid.jpg"
+	.build/release/shiying sample-photos --live --count 4 --seed 1 --width 240 --height 320 -o $(OUT)/live-samples
+	.build/release/shiying collage --layout grid --width 480 --motion together --export live --name moving \
+		-o $(OUT) $(OUT)/live-samples/*.JPG
+	@echo "demo: wrote $(OUT)/long.jpg, $(OUT)/grid.jpg and the Live collage $(OUT)/moving.jpg + $(OUT)/moving.mov"
 
 clean:
 	rm -rf .build $(OUT)

@@ -7,9 +7,10 @@
 // Live suite (LiveBenchmark.swift): Live photo edit save vs ffmpeg crop+eq+libx265.
 // Render suite (RenderBenchmark.swift): `shiying edit` full size and 1170-px preview vs pyvips.
 // HDR suite (HDRBenchmark.swift): keeping the gain map vs an SDR-only save, same photo, same run.
+// Motion suite (MotionBenchmark.swift): moving collage exported as a verified Live photo vs ffmpeg xstack.
 // Library suite (LibraryBenchmark.swift): `library import` of 1,000 photos + Live pairs vs exiftool -json -r; 100,000-row timeline.
 //
-//   swift run -c release Benchmarks [--suite longimage|search|heic|heic-save|video|render|organize|hdr|live|library|all] [--n 7,20,50] [--runs 3] [--skip-imagemagick]
+//   swift run -c release Benchmarks [--suite longimage|search|heic|heic-save|video|render|organize|hdr|live|motion|library|all] [--n 7,20,50] [--runs 3] [--skip-imagemagick]
 //                                   [--cases a,b] [--pyvips-variant V] [--single-run-over 60] [--search-seconds 2]
 //
 // Environment: SHIYING_BIN overrides the `shiying` binary.
@@ -29,7 +30,7 @@ struct Options {
     var searchSeconds = 2.0
 
     static let usage = """
-        usage: Benchmarks [--suite longimage|search|heic|heic-save|video|render|organize|hdr|live|library|all] [--search-seconds 2] [--n 7,20,50] [--runs 3] [--skip-imagemagick] [--cases \(BenchCase.allCases.map(\.rawValue).joined(separator: ","))]
+        usage: Benchmarks [--suite longimage|search|heic|heic-save|video|render|organize|hdr|live|motion|library|all] [--search-seconds 2] [--n 7,20,50] [--runs 3] [--skip-imagemagick] [--cases \(BenchCase.allCases.map(\.rawValue).joined(separator: ","))]
                           [--pyvips-variant runs|runs-nocache|fold|memory] [--single-run-over SECONDS] [--heic-long-only]
         """
 
@@ -58,7 +59,7 @@ struct Options {
                 options.pyvipsVariant = value(flag)
             case "--suite":
                 options.suite = value(flag)
-                guard ["longimage", "search", "heic", "heic-save", "video", "render", "organize", "hdr", "live", "library", "all"].contains(options.suite) else { fail("unknown suite \(options.suite)\n\(usage)") }
+                guard ["longimage", "search", "heic", "heic-save", "video", "render", "organize", "hdr", "live", "motion", "library", "all"].contains(options.suite) else { fail("unknown suite \(options.suite)\n\(usage)") }
             case "--search-seconds":
                 options.searchSeconds = required(Double(value(flag)), "bad --search-seconds")
             case "--single-run-over":
@@ -218,6 +219,10 @@ func runLibraryIfWanted() {
     runLibrarySuite(root: root, shiying: shiying, runs: options.runs)
 }
 if options.suite == "library" { runLibraryIfWanted(); exit(0) }
+if options.suite == "motion" {
+    runMotionSuite(root: root, shiying: shiying, runs: options.runs)
+    exit(0)
+}
 if options.suite == "live" {
     runLiveSuite(root: root, shiying: shiying, runs: options.runs, singleRunOver: options.singleRunOver)
     exit(0)

@@ -43,6 +43,54 @@ public enum SamplePhotos {
     }
 }
 
+/// Deterministic sample Live photos (`sy_sample_write_live`): a still and a
+/// QuickTime movie with one content identifier, named like an iPhone export
+/// (`LIVE_0001.JPG` + `LIVE_0001.MOV`, same stem), the movie panning across a
+/// sample scene with a ball circling over it and (optionally) a tone.
+public enum SampleLivePhotos {
+    public struct Pair: Sendable, Equatable {
+        public var still: String
+        public var movie: String
+        public var contentIdentifier: String
+        public init(still: String, movie: String, contentIdentifier: String) {
+            self.still = still
+            self.movie = movie
+            self.contentIdentifier = contentIdentifier
+        }
+    }
+
+    /// Writes `count` pairs into `directory`. Frames are `width`×`height`
+    /// (even) at `fps`; movie `index` lasts `frames + index * framesStep` frames,
+    /// so pairs of one call differ in length; the key photo is the middle frame.
+    public static func write(count: Int, seed: UInt64 = 1, width: Int = 360, height: Int = 480, fps: Int = 30,
+                             frames: Int = 45, framesStep: Int = 0, heic: Bool = false, sound: Bool = true,
+                             to directory: String, progress: ((Int, Int) -> Void)? = nil) throws -> [Pair] {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let engine = try EngineContext()
+        var pairs: [Pair] = []
+        for index in 0..<count {
+            var options = sy_sample_live_options()
+            sy_sample_live_options_init(&options)
+            options.width = UInt32(width)
+            options.height = UInt32(height)
+            options.fps = UInt32(fps)
+            options.frames = UInt32(frames + index * framesStep)
+            options.seed = seed &* 1000 &+ UInt64(index)
+            options.still_format = heic ? SY_STILL_HEIC : SY_STILL_JPEG
+            options.sound = sound ? 1 : 0
+            let stem = (directory as NSString).appendingPathComponent(String(format: "LIVE_%04d", index + 1))
+            let still = stem + (heic ? ".HEIC" : ".JPG"), movie = stem + ".MOV"
+            try writeFixture(still) { error in sy_sample_write_live(engine.raw, &options, still, movie, &error) }
+            var id = [CChar](repeating: 0, count: 37)
+            sy_sample_live_identifier(options.seed, &id)
+            let identifier = String(decoding: id.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            pairs.append(Pair(still: still, movie: movie, contentIdentifier: identifier))
+            progress?(index + 1, count)
+        }
+        return pairs
+    }
+}
+
 /// HDR test photos (`sy_hdr_sample_write`): a synthetic scene with real
 /// highlights as an SDR base + gain map.
 public enum HDRSamplePhotos {

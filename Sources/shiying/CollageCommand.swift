@@ -9,9 +9,10 @@ enum CollageCommand {
         shiying collage --layout long|grid [--width 1080] [--columns N] [--spacing PX] [--margin PX]
                         [--background RRGGBB] [--format jpeg|png] [--quality Q] [--threads N]
                         [--naive] [--fail-too-tall] [--json] (-o OUT | --library DIR [-o NAME]) IN...
-        """
+        """ + "\n" + MotionCollageCommand.usage
 
     static func run(_ args: [String]) throws -> Int32 {
+        if MotionCollageCommand.wanted(args) { return try MotionCollageCommand.run(args) }
         let parsed = try Arguments(args, booleans: ["naive", "json", "fail-too-tall"])
         try parsed.rejectUnknown(["layout", "width", "columns", "spacing", "margin", "background", "format",
                                   "quality", "threads", "o", "output", "library"])

@@ -7,14 +7,17 @@ enum SampleCommand {
     static let usage = """
         shiying sample-photos --count N [--seed S] [--width W --height H] [--format jpeg|heic] [--progressive] [--json] -o DIR
         shiying sample-photos --hdr [--count N] [--seed S] [--width W --height H] [--json] -o DIR
+        shiying sample-photos --live [--count N] [--seed S] [--width W --height H] [--frames N] [--fps F]
+                              [--format jpeg|heic] [--silent] [--json] -o DIR
         """
     /// Stored sides the sample writers accept (the JPEG limit; sy_sample_write_jpeg checks it too).
     static let sampleSides = 16...65500
 
     static func run(_ args: [String]) throws -> Int32 {
-        let parsed = try Arguments(args, booleans: ["json", "progressive", "hdr"])
-        try parsed.rejectUnknown(["count", "seed", "o", "output", "width", "height", "format"])
+        let parsed = try Arguments(args, booleans: ["json", "progressive", "hdr", "live", "silent"])
+        try parsed.rejectUnknown(["count", "seed", "o", "output", "width", "height", "format", "frames", "fps"])
         if parsed.has("hdr") { return try runHDR(parsed) }
+        if parsed.has("live") { return try runLive(parsed) }
         let format = parsed.options["format"] ?? "jpeg"
         guard ["jpeg", "jpg", "heic"].contains(format) else { throw UsageError("--format jpeg|heic") }
         guard let directory = parsed.options["o"] ?? parsed.options["output"] else { throw UsageError("-o DIR is required") }
@@ -56,6 +59,34 @@ extension SampleCommand {
             print(try JSONReport.line(Report(files: paths)))
         } else {
             paths.forEach { print($0) }
+        }
+        return 0
+    }
+}
+
+extension SampleCommand {
+    /// `--live`: Live pairs (still + same-stem MOV sharing one content identifier), issue 17.
+    static func runLive(_ parsed: Arguments) throws -> Int32 {
+        guard let directory = parsed.options["o"] ?? parsed.options["output"] else { throw UsageError("-o DIR is required") }
+        let format = parsed.options["format"] ?? "jpeg"
+        guard ["jpeg", "jpg", "heic"].contains(format) else { throw UsageError("--format jpeg|heic") }
+        let width = try parsed.int("width", in: 64...4096) ?? 360, height = try parsed.int("height", in: 64...4096) ?? 480
+        guard width % 2 == 0, height % 2 == 0 else { throw UsageError("--width and --height must be even") }
+        let fps = try parsed.int("fps", in: 1...60) ?? 30
+        guard 600 % fps == 0 else { throw UsageError("--fps must divide 600 (24, 25, 30, 60 ...)") }
+        let progress = StderrProgress(label: "sample-photos --live")
+        let pairs = try SampleLivePhotos.write(
+            count: try parsed.int("count", in: 1...100) ?? 2, seed: try parsed.uint64("seed") ?? 1, width: width,
+            height: height, fps: fps, frames: try parsed.int("frames", in: 1...3600) ?? 45, heic: format == "heic",
+            sound: !parsed.has("silent"), to: directory,
+            progress: { progress.report("pairs", UInt64($0), UInt64($1)) })
+        progress.finish()
+        if parsed.has("json") {
+            struct Report: Encodable { let files: [String]; let contentIdentifiers: [String] }
+            print(try JSONReport.line(Report(files: pairs.flatMap { [$0.still, $0.movie] },
+                                             contentIdentifiers: pairs.map(\.contentIdentifier))))
+        } else {
+            pairs.forEach { print("\($0.still) \($0.movie) \($0.contentIdentifier)") }
         }
         return 0
     }

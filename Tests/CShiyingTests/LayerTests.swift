@@ -11,7 +11,7 @@ struct LayerTests {
     static let order = [
         "base", "exif", "jpeg", "png", "hevc", "h264", "color",  // core: foundation, Exif, codecs, colour
         "bmff", "heif", "mov", "still", "render", "gainmap",  // media: containers, still, rendering
-        "collage", "edit", "video", "organize", "live", "convert",  // pipelines
+        "collage", "edit", "video", "organize", "live", "motion", "convert",  // pipelines
     ]
     static let layers = ["core", "media", "pipelines"]
     /// System library headers and the one engine folder allowed to include each.

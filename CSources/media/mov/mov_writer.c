@@ -231,6 +231,23 @@ sy_status sy_mov_writer_add_copied_track(sy_mov_writer *w, sy_mov *src, uint32_t
     return commit_track(w, t, st, track_id);
 }
 
+sy_status sy_mov_writer_add_pcm_audio(sy_mov_writer *w, uint32_t sample_rate, uint16_t channels, uint32_t *track_id,
+                                      sy_error *err) {
+    static const char fn[] = "sy_mov_writer_add_pcm_audio";
+    if (track_id) *track_id = 0;
+    MW_TRY(usable(w, fn, err));
+    if (sample_rate == 0 || sample_rate > 65535 || channels == 0 || channels > 8)
+        return sy__fail(err, SY_E_USAGE, "%s: %u Hz x %u channels (1..65535 Hz, 1..8 channels)", fn, sample_rate,
+                        channels);
+    mw_track *t;
+    MW_TRY(new_track(w, fn, &t, err));
+    t->kind = MW_COPIED; /* samples arrive ready-made, as for a copied track */
+    t->handler = MW_FCC('s', 'o', 'u', 'n');
+    t->timescale = sample_rate;
+    t->volume = 0x0100;
+    return commit_track(w, t, mw__pcm_entry(w->ctx, sample_rate, channels, t, err), track_id);
+}
+
 sy_status sy_mov_writer_add_mebx(sy_mov_writer *w, const sy_mov_mebx_key_spec *keys, uint32_t count,
                                  uint32_t describes_track_id, uint32_t timescale, uint32_t *track_id, sy_error *err) {
     static const char fn[] = "sy_mov_writer_add_mebx";
@@ -289,6 +306,15 @@ sy_status sy_mov_writer_add_sample(sy_mov_writer *w, uint32_t track_id, const vo
         return st;
     }
     w->chunk_track = index;
+    return SY_OK;
+}
+
+sy_status sy_mov_writer_set_alternate_group(sy_mov_writer *w, uint32_t track_id, int16_t group, sy_error *err) {
+    static const char fn[] = "sy_mov_writer_set_alternate_group";
+    MW_TRY(usable(w, fn, err));
+    mw_track *t;
+    MW_TRY(find_track(w, track_id, fn, &t, err));
+    t->alternate_group = group;
     return SY_OK;
 }
 

@@ -7,6 +7,8 @@
  *  - mebx (timed metadata, live-photo.md §4.3): 6 reserved bytes, data
  *    reference 1, then a PLAIN `keys` box whose children are typed by local
  *    key id (1..n) and hold `keyd` ('mdta' + name) and `dtyp` (0, type).
+ *  - sowt (16-bit little-endian PCM): a version-0 QuickTime SoundDescription
+ *    (channels, sample size 16, sample rate 16.16), one sample per PCM frame.
  */
 #include <string.h>
 
@@ -99,6 +101,31 @@ sy_status mw__mebx_entry(sy_context *ctx, const sy_mov_mebx_key_spec *keys, uint
     sy_bmff_writer *b = NULL;
     sy_status st = sy_bmff_writer_create(ctx, &b, err);
     if (st == SY_OK) st = mebx_entry(b, keys, count, err);
+    if (st == SY_OK) st = take_entry(ctx, b, t, err);
+    sy_bmff_writer_destroy(b);
+    return st;
+}
+
+static sy_status pcm_entry(sy_bmff_writer *b, uint32_t sample_rate, uint16_t channels, sy_error *err) {
+    MW_TRY(sy_bmff_writer_begin(b, MW_FCC('s', 'o', 'w', 't'), -1, 0, err));
+    static const uint8_t reserved[6] = {0};
+    MW_TRY(sy_bmff_writer_bytes(b, reserved, 6, err));
+    MW_TRY(sy_bmff_writer_u16(b, 1, err)); /* data reference index */
+    MW_TRY(sy_bmff_writer_u16(b, 0, err)); /* sound description version 0 */
+    MW_TRY(sy_bmff_writer_u16(b, 0, err)); /* revision */
+    MW_TRY(sy_bmff_writer_u32(b, 0, err)); /* vendor */
+    MW_TRY(sy_bmff_writer_u16(b, channels, err));
+    MW_TRY(sy_bmff_writer_u16(b, 16, err)); /* bits per sample */
+    MW_TRY(sy_bmff_writer_u16(b, 0, err));  /* compression id: uncompressed */
+    MW_TRY(sy_bmff_writer_u16(b, 0, err));  /* packet size */
+    MW_TRY(sy_bmff_writer_u32(b, sample_rate << 16, err));
+    return sy_bmff_writer_end(b, err);
+}
+
+sy_status mw__pcm_entry(sy_context *ctx, uint32_t sample_rate, uint16_t channels, mw_track *t, sy_error *err) {
+    sy_bmff_writer *b = NULL;
+    sy_status st = sy_bmff_writer_create(ctx, &b, err);
+    if (st == SY_OK) st = pcm_entry(b, sample_rate, channels, err);
     if (st == SY_OK) st = take_entry(ctx, b, t, err);
     sy_bmff_writer_destroy(b);
     return st;

@@ -71,6 +71,16 @@ sy_status sy_mov_writer_add_video(sy_mov_writer *w, const sy_mov_video_track *tr
 sy_status sy_mov_writer_add_copied_track(sy_mov_writer *w, sy_mov *src, uint32_t src_track, uint32_t *track_id,
                                          sy_error *err);
 
+/** Adds a sound track of 16-bit little-endian PCM ('sowt'), `channels`
+ *  interleaved, media timescale = `sample_rate` (1..65535 Hz); each sample is
+ *  one PCM frame (2 x channels bytes, duration 1). Volume 1.0, alternate group 0. */
+sy_status sy_mov_writer_add_pcm_audio(sy_mov_writer *w, uint32_t sample_rate, uint16_t channels, uint32_t *track_id,
+                                      sy_error *err);
+
+/** Takes a track out of any alternate group (tkhd alternate_group 0), so a
+ *  player plays it together with the other enabled tracks instead of choosing one. */
+sy_status sy_mov_writer_set_alternate_group(sy_mov_writer *w, uint32_t track_id, int16_t group, sy_error *err);
+
 /** One key of a timed-metadata (`mebx`) track. */
 typedef struct sy_mov_mebx_key_spec {
     const char *name;          /* e.g. "com.apple.quicktime.still-image-time" (namespace 'mdta') */

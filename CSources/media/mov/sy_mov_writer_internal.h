@@ -139,6 +139,8 @@ void mw__track_free(sy_context *ctx, mw_track *t);
 /* Builds the hvc1/avc1 visual sample entry into t->entry. */
 sy_status mw__video_entry(sy_context *ctx, int qt, const sy_mov_video_track *v, mw_track *t, sy_error *err);
 /* Builds the mebx sample entry (keys box with keyd/dtyp per key) into t->entry. */
+/* Builds the sowt (16-bit LE PCM) sound sample entry into t->entry. */
+sy_status mw__pcm_entry(sy_context *ctx, uint32_t sample_rate, uint16_t channels, mw_track *t, sy_error *err);
 sy_status mw__mebx_entry(sy_context *ctx, const sy_mov_mebx_key_spec *keys, uint32_t count, mw_track *t, sy_error *err);
 
 /* ---- mov_writer_moov.c ---- */

@@ -1,0 +1,269 @@
+/* motion_movie.c — the moving collage's movie: per output frame the timeline
+ * says what each Live cell shows; its player draws the frame due into the
+ * live canvas (only when it changed: the canvas keeps every other pixel), and
+ * the frame's view (live canvas, the still, a zoom, the hero) goes to the
+ * encoder (x265, SPEC C14, no B-frames, so packets arrive in presentation
+ * order) and the muxer. Sound is copied sample for sample from each cell that
+ * plays with it, on its own track placed by an empty edit at the cell's turn,
+ * outside any alternate group, so players play the tracks one after another. */
+#include <math.h>
+#include <string.h>
+
+#include "base/sy_fourcc.h"
+#include "live/sy_live_movie.h"
+#include "motion/sy_motion_internal.h"
+#include "mov/sy_mov_writer.h"
+#include "sy_mov.h"
+#include "video/sy_movie_copy.h"
+
+#define MEDIA_TIMESCALE 600
+
+typedef struct sound {
+    sy_mov *mov;
+    sy__copied_track track;
+    double start;
+} sound;
+
+typedef struct movie {
+    sy__motion_job *job;
+    sy_mov_writer *writer;
+    uint32_t video_id, movie_timescale, frame_duration;
+    sy__motion_player players[SY_MOTION_MAX_CELLS];
+    int playing[SY_MOTION_MAX_CELLS], finished[SY_MOTION_MAX_CELLS];
+    sound sounds[SY_MOTION_MAX_CELLS];
+    uint32_t sound_count;
+} movie;
+
+static sy_status pump_sound(movie *m, double until_seconds, sy_error *err) {
+    for (uint32_t s = 0; s < m->sound_count; s++) {
+        double local = until_seconds - m->sounds[s].start;
+        if (local <= 0) continue;
+        sy_status st = sy__copied_track_pump(m->job->ctx, m->writer, &m->sounds[s].track, local, err);
+        if (st != SY_OK) return st;
+    }
+    return SY_OK;
+}
+
+static sy_status on_packet(void *user, const sy_video_packet *p, sy_error *err) {
+    movie *m = user;
+    sy_status st = sy_mov_writer_add_sample(m->writer, m->video_id, p->data, p->size, m->frame_duration,
+                                            (int32_t)(p->pts - p->dts), (int)p->keyframe, err);
+    if (st != SY_OK) return st;
+    return pump_sound(m, (double)(p->pts + m->frame_duration) / MEDIA_TIMESCALE + SY__AUDIO_LEAD_SECONDS, err);
+}
+
+static sy_status add_sound(movie *m, uint32_t cell, sy_error *err) {
+    sy__motion_job *job = m->job;
+    if (!job->cells[cell].has_audio) return SY_OK;
+    sound *s = &m->sounds[m->sound_count];
+    memset(s, 0, sizeof *s);
+    s->start = job->start[cell];
+    sy_status st = sy_mov_open(job->ctx, job->cells[cell].movie, &s->mov, err);
+    int32_t track = st == SY_OK ? sy__movie_first_audio(s->mov) : -1;
+    if (st == SY_OK && track < 0) {
+        sy_mov_close(s->mov);
+        return SY_OK;
+    }
+    m->sound_count++; /* from here on it is freed with the others */
+    if (st == SY_OK) st = sy__copied_track_add(m->writer, s->mov, (uint32_t)track, m->movie_timescale, &s->track, err);
+    if (st == SY_OK) {
+        double empty = s->start + s->track.empty_seconds;
+        st = sy_mov_writer_set_edit(m->writer, s->track.out_id, (uint64_t)llround(empty * m->movie_timescale),
+                                    s->track.media_time, err);
+    }
+    if (st == SY_OK) st = sy_mov_writer_set_alternate_group(m->writer, s->track.out_id, 0, err);
+    return st;
+}
+
+/* ---- what each frame shows ---- */
+
+static sy_status start_player(movie *m, uint32_t cell, sy_error *err) {
+    sy__motion_job *job = m->job;
+    const sy__rect *r = &job->layout.cells[cell];
+    sy__motion_player *p = &m->players[cell];
+    sy_status st = sy__motion_player_open(job->ctx, job->cells[cell].movie, r->width, r->height, p, err);
+    if (st == SY_OK && (int32_t)cell == job->hero) {
+        const sy_video_reader_info *vi = sy_video_reader_info_get(p->reader);
+        sy_recipe identity;
+        sy_recipe_init(&identity);
+        st = sy_renderer_create(job->ctx, &identity, vi->width, vi->height, job->width, job->height, &p->to_canvas,
+                                err);
+    }
+    if (st == SY_OK) m->playing[cell] = 1;
+    return st;
+}
+
+static sy_status show(movie *m, uint32_t cell, double seconds, sy_error *err) {
+    sy__motion_job *job = m->job;
+    if (m->finished[cell]) return SY_OK;
+    if (!m->playing[cell]) {
+        sy_status st = start_player(m, cell, err);
+        if (st != SY_OK) return st;
+    }
+    const sy__rect *r = &job->layout.cells[cell];
+    sy__motion_player *p = &m->players[cell];
+    sy__motion_target targets[2] = {
+        {p->to_cell, job->live + r->y * job->stride + (size_t)r->x * 3, job->stride, r->height},
+        {p->to_canvas, job->hero_full, job->stride, job->height},
+    };
+    return sy__motion_player_show(p, seconds, targets, p->to_canvas ? 2 : 1, err);
+}
+
+/* Relay: a cell whose turn is over closes its decoder and shows its still again. */
+static void finish(movie *m, uint32_t cell) {
+    sy__motion_job *job = m->job;
+    sy__motion_player_close(&m->players[cell]);
+    m->playing[cell] = 0;
+    m->finished[cell] = 1;
+    const sy__rect *r = &job->layout.cells[cell];
+    for (uint32_t y = r->y; y < r->y + r->height; y++)
+        memcpy(job->live + y * job->stride + (size_t)r->x * 3, job->key + y * job->stride + (size_t)r->x * 3,
+               (size_t)r->width * 3);
+}
+
+/* Focus: the canvas crop `f` of the way (eased) from the whole canvas to the
+ * hero's cell cropped to the canvas's aspect, rendered at canvas size. */
+static sy_status render_zoom(sy__motion_job *job, double f, sy_error *err) {
+    const sy__rect *r = &job->layout.cells[job->hero];
+    double aspect = (double)job->width / job->height;
+    double cw = r->width, ch = r->height, cx = r->x, cy = r->y;
+    if (cw / ch > aspect) cx += (cw - ch * aspect) / 2, cw = ch * aspect;
+    else cy += (ch - cw / aspect) / 2, ch = cw / aspect;
+    double e = f * f * (3 - 2 * f);
+    double W = job->layout.width, H = job->layout.height;
+    sy_recipe zoom;
+    sy_recipe_init(&zoom);
+    zoom.crop = (sy_recipe_rect){e * cx / W, e * cy / H, (W + e * (cw - W)) / W, (H + e * (ch - H)) / H};
+    if (zoom.crop.x + zoom.crop.width > 1) zoom.crop.width = 1 - zoom.crop.x;
+    if (zoom.crop.y + zoom.crop.height > 1) zoom.crop.height = 1 - zoom.crop.y;
+    sy_renderer *r2 = NULL;
+    sy_status st = sy_renderer_create(job->ctx, &zoom, job->layout.width, job->layout.height, job->width, job->height,
+                                      &r2, err);
+    if (st == SY_OK) {
+        sy_pixels src = {job->live, job->stride, job->layout.width, job->layout.height};
+        st = sy_renderer_render_rows(r2, &src, 0, job->height, job->zoom, job->stride, err);
+    }
+    sy_renderer_destroy(r2);
+    return st;
+}
+
+/* Brings the cells to output time t and returns the pixels frame k shows. */
+static sy_status compose(movie *m, uint32_t k, const uint8_t **pixels, sy_error *err) {
+    sy__motion_job *job = m->job;
+    double t = (double)k / job->o->fps;
+    sy_status st = SY_OK;
+    *pixels = job->live;
+    if (job->o->mode == SY_MOTION_FOCUS) {
+        uint32_t h = (uint32_t)job->hero;
+        double play = job->start[h], end = play + job->cells[h].duration;
+        if (t < job->hold_seconds) {
+            *pixels = job->key;
+        } else if (t < play) {
+            st = show(m, h, 0, err);
+            if (st == SY_OK) st = render_zoom(job, job->zoom_seconds > 0 ? (t - job->hold_seconds) / job->zoom_seconds : 1, err);
+            *pixels = job->zoom;
+        } else if (t < end) {
+            st = show(m, h, t - play, err);
+            *pixels = job->hero_full;
+        } else {
+            st = show(m, h, t - play, err);
+            double f = job->zoom_seconds > 0 ? 1 - (t - end) / job->zoom_seconds : 0;
+            if (st == SY_OK) st = render_zoom(job, f < 0 ? 0 : f, err);
+            *pixels = job->zoom;
+        }
+    } else {
+        for (uint32_t n = 0; n < job->live_count && st == SY_OK; n++) {
+            uint32_t c = job->order[n];
+            double local = t - job->start[c];
+            if (job->o->mode == SY_MOTION_RELAY) {
+                if (local < 0) continue;
+                if (local >= job->cells[c].duration && n + 1 < job->live_count) {
+                    if (!m->finished[c]) finish(m, c);
+                    continue;
+                }
+            }
+            st = show(m, c, local, err);
+        }
+    }
+    if (k == job->key_frame) *pixels = job->key; /* the still-image time shows the still itself */
+    return st;
+}
+
+static sy_status encode_frames(movie *m, sy_video_encoder *enc, sy_error *err) {
+    sy__motion_job *job = m->job;
+    sy_status st = SY_OK;
+    for (uint32_t k = 0; k < job->frames && st == SY_OK; k++) {
+        if ((st = sy__check_cancel(job->ctx, err)) != SY_OK) break;
+        const uint8_t *pixels = NULL;
+        st = compose(m, k, &pixels, err);
+        if (st == SY_OK) st = sy_video_encoder_push_rgb(enc, pixels, job->stride, (int64_t)k * m->frame_duration, err);
+        sy__progress(job->ctx, "frames", k + 1, job->frames);
+    }
+    return st;
+}
+
+sy_status sy__motion_write_movie(sy__motion_job *job, const char *movie_path, const char *content_identifier,
+                                 sy_error *err) {
+    const sy_motion_options *o = job->o;
+    const int qt = content_identifier != NULL; /* Live: QuickTime; the video tier: MP4 */
+    movie m = {.job = job, .movie_timescale = qt ? 600 : 1000, .frame_duration = MEDIA_TIMESCALE / o->fps};
+    sy_video_encoder_options eo;
+    sy_video_encoder_options_init(&eo);
+    eo.width = job->width;
+    eo.height = job->height;
+    eo.timescale = MEDIA_TIMESCALE;
+    eo.frame_duration = m.frame_duration;
+    eo.bitrate = o->bitrate ? o->bitrate : sy_video_bitrate_c14(job->width, job->height);
+    if (o->preset) eo.preset = o->preset;
+    eo.bframes = 0;
+    eo.threads = o->threads;
+    eo.primaries = eo.transfer = eo.matrix = 1; /* BT.709, limited range */
+    job->report->bitrate = eo.bitrate;
+    sy_video_encoder *enc = NULL;
+    sy_status st = sy_video_encoder_create(job->ctx, &eo, on_packet, &m, &enc, err);
+    sy_mov_writer_options wo;
+    sy_mov_writer_options_init(&wo);
+    wo.brand = qt ? SY_FOURCC('q', 't', ' ', ' ') : SY_FOURCC('i', 's', 'o', 'm');
+    wo.movie_timescale = m.movie_timescale;
+    if (st == SY_OK) st = sy_mov_writer_open(job->ctx, movie_path, &wo, &m.writer, err);
+    if (st == SY_OK) {
+        sy_mov_video_track vt = {0};
+        vt.codec = SY_FOURCC('h', 'v', 'c', '1');
+        vt.width = job->width;
+        vt.height = job->height;
+        vt.timescale = MEDIA_TIMESCALE;
+        vt.config = sy_video_encoder_hvcc(enc, &vt.config_len);
+        vt.primaries = vt.transfer = vt.matrix_coefficients = 1;
+        st = sy_mov_writer_add_video(m.writer, &vt, &m.video_id, err);
+    }
+    if (o->mode == SY_MOTION_RELAY)
+        for (uint32_t n = 0; n < job->live_count && st == SY_OK; n++) st = add_sound(&m, job->order[n], err);
+    if (o->mode == SY_MOTION_FOCUS && st == SY_OK) st = add_sound(&m, (uint32_t)job->hero, err);
+    sy__live_movie_plan plan;
+    if (qt) sy__live_movie_plan_init(&plan, content_identifier, (int32_t)job->key_frame);
+    if (st == SY_OK && qt)
+        st = sy_mov_writer_add_metadata(m.writer, plan.add[0].key, plan.add[0].type, plan.add[0].value,
+                                        plan.add[0].len, err);
+    if (st == SY_OK) st = encode_frames(&m, enc, err);
+    if (st == SY_OK) st = sy_video_encoder_flush(enc, err);
+    if (st == SY_OK) st = pump_sound(&m, 1e300, err);
+    double key_seconds = (double)job->key_frame * m.frame_duration / MEDIA_TIMESCALE;
+    if (st == SY_OK && qt) st = sy__movie_add_marker(m.writer, m.video_id, &plan.marker, m.movie_timescale, key_seconds, err);
+    if (st == SY_OK) st = sy_mov_writer_finish(m.writer, err);
+    if (st == SY_OK) {
+        sy_motion_report *rep = job->report;
+        rep->frames = job->frames;
+        rep->duration_seconds = (double)job->frames * m.frame_duration / MEDIA_TIMESCALE;
+        rep->still_frame = job->key_frame;
+        rep->still_time = key_seconds;
+        for (uint32_t s = 0; s < m.sound_count; s++) rep->audio_tracks += m.sounds[s].track.out_id != 0;
+    }
+    for (uint32_t c = 0; c < job->count; c++) sy__motion_player_close(&m.players[c]);
+    sy_mov_writer_destroy(m.writer); /* removes the temporary file unless finished */
+    for (uint32_t s = 0; s < m.sound_count; s++) {
+        sy__copied_track_free(job->ctx, &m.sounds[s].track);
+        sy_mov_close(m.sounds[s].mov);
+    }
+    sy_video_encoder_destroy(enc);
+    return st;
+}

@@ -1,0 +1,62 @@
+/* motion_player.c — one Live cell's movie streamed into the collage: frames
+ * decoded in presentation order, each shown frame rendered (sy_render,
+ * centre-cropped to cover) into its targets. Holds one decoder and the one
+ * frame it has decoded ahead; never more, whatever the movie's length. */
+#include <string.h>
+
+#include "motion/sy_motion_internal.h"
+
+sy_status sy__motion_player_open(sy_context *ctx, const char *movie, uint32_t cell_width, uint32_t cell_height,
+                                 sy__motion_player *p, sy_error *err) {
+    memset(p, 0, sizeof *p);
+    sy_status st = sy_video_reader_open(ctx, movie, -1, &p->reader, err);
+    const sy_video_reader_info *vi = st == SY_OK ? sy_video_reader_info_get(p->reader) : NULL;
+    sy_recipe identity;
+    sy_recipe_init(&identity);
+    if (st == SY_OK)
+        st = sy_renderer_create(ctx, &identity, vi->width, vi->height, cell_width, cell_height, &p->to_cell, err);
+    int end = 0;
+    if (st == SY_OK) st = sy_video_reader_next(p->reader, &p->next, &end, err);
+    if (st == SY_OK && end) st = sy__fail(err, SY_E_INVALID_INPUT, "%s: the movie has no video frames", movie);
+    if (st == SY_OK) p->have_next = 1;
+    else sy__motion_player_close(p);
+    return st;
+}
+
+static sy_status draw(const sy__motion_player *p, const sy__motion_target *targets, uint32_t count, sy_error *err) {
+    sy_pixels src = {p->next.rgb, p->next.stride, p->next.width, p->next.height};
+    for (uint32_t i = 0; i < count; i++) {
+        sy_status st = sy_renderer_render_rows(targets[i].renderer, &src, 0, targets[i].rows, targets[i].dst,
+                                               targets[i].stride, err);
+        if (st != SY_OK) return st;
+    }
+    return SY_OK;
+}
+
+sy_status sy__motion_player_show(sy__motion_player *p, double seconds, const sy__motion_target *targets,
+                                 uint32_t target_count, sy_error *err) {
+    /* The frame ahead is shown once its time has come (the first one at once):
+     * drawn while its pixels are still the reader's, then the next is decoded. */
+    while (p->have_next && !p->failed && (!p->shown || p->next.seconds <= seconds + 1e-9)) {
+        sy_status st = draw(p, targets, target_count, err);
+        if (st != SY_OK) return st;
+        p->shown = 1;
+        int end = 0;
+        sy_error decode_err = {0};
+        st = sy_video_reader_next(p->reader, &p->next, &end, &decode_err);
+        if (st == SY_E_CANCELLED) {
+            if (err) *err = decode_err;
+            return st;
+        }
+        if (st != SY_OK) p->failed = 1; /* SPEC C6 in spirit: the cell keeps its last good frame */
+        if (end || st != SY_OK) p->have_next = 0;
+    }
+    return SY_OK;
+}
+
+void sy__motion_player_close(sy__motion_player *p) {
+    sy_renderer_destroy(p->to_cell);
+    sy_renderer_destroy(p->to_canvas);
+    sy_video_reader_close(p->reader);
+    memset(p, 0, sizeof *p);
+}

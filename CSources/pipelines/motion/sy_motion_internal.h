@@ -1,0 +1,116 @@
+/* sy_motion_internal.h — the moving collage's parts (engine-private).
+ *
+ * Order of operations in sy_motion_export: sy__motion_cells_resolve (probe
+ * stills, find and check movies), sy__motion_layout (cells placed, canvases
+ * allocated), sy__motion_compose_stills (the key-photo canvas), then
+ * sy__motion_timeline (who plays when), sy__motion_write_movie (frames
+ * composed, encoded, muxed), the still, verification. The job owns the
+ * canvases and the layout; sy__motion_job_free releases them. */
+#ifndef SY_MOTION_INTERNAL_H
+#define SY_MOTION_INTERNAL_H
+
+#include "base/sy_internal.h"
+#include "collage/sy_layout.h"
+#include "sy_live.h"
+#include "sy_motion.h"
+#include "sy_render.h"
+#include "sy_video.h"
+
+typedef struct sy__motion_cell {
+    const char *still;
+    sy_image_info info;
+    int readable;              /* the still probed fine (else a grey cell) */
+    int live;                  /* its movie plays */
+    char movie[1024];
+    double still_time;         /* the key photo's moment on the movie timeline, seconds */
+    double duration;           /* main video track, seconds */
+    int has_audio;
+} sy__motion_cell;
+
+/* What one output frame shows (sy__motion_timeline decides). */
+typedef enum sy__motion_view {
+    SY__VIEW_LIVE = 0,         /* the live composition */
+    SY__VIEW_STILL = 1,        /* the key-photo composition: the still itself */
+    SY__VIEW_ZOOM = 2,         /* a crop of the live composition towards the hero */
+    SY__VIEW_HERO = 3,         /* the hero's movie frame filling the canvas */
+} sy__motion_view;
+
+typedef struct sy__motion_job {
+    sy_context *ctx;
+    const sy_motion_options *o;
+    uint32_t count;
+    sy__motion_cell cells[SY_MOTION_MAX_CELLS];
+    sy__layout layout;
+    uint32_t width, height;    /* even canvas (movie frame and still) */
+    size_t stride;             /* bytes per canvas row */
+    uint8_t *live, *key;       /* canvases: the live composition, the key photos' (the still) */
+    uint8_t *zoom, *hero_full; /* focus only: the zoomed view, the hero's frame at canvas size */
+    /* the timeline */
+    uint32_t order[SY_MOTION_MAX_CELLS]; /* Live cells in layout order */
+    uint32_t live_count;
+    double start[SY_MOTION_MAX_CELLS];   /* output time at which cell i's movie time 0 plays */
+    int32_t hero;
+    double hold_seconds, zoom_seconds, total_seconds;
+    uint32_t frames, key_frame;
+    sy_motion_report *report;
+    uint64_t peak;             /* the context's peak so far: the still decoder resets the context's own */
+} sy__motion_job;
+
+/* Folds the context's peak into job->peak; called before anything that resets it. */
+void sy__motion_note_peak(sy__motion_job *job);
+
+/* Probes every still, finds each movie (explicit or same stem), checks the
+ * identifier and that the movie's first frame decodes. Fills job->cells and
+ * the report's cell entries; *readable = number of readable stills. */
+sy_status sy__motion_cells_resolve(sy__motion_job *job, const sy_motion_input *inputs, uint32_t *readable,
+                                   sy_error *err);
+
+/* Lays the cells out (the still collage's layout, even edges) and allocates the canvases. */
+sy_status sy__motion_layout(sy__motion_job *job, sy_error *err);
+
+/* Paints the background, each still centre-cropped into its cell through the
+ * renderer (unreadable ones grey) into job->key, and copies it to job->live. */
+sy_status sy__motion_compose_stills(sy__motion_job *job, sy_error *err);
+
+/* Start times, hero, length, frame count and key frame for the mode. */
+sy_status sy__motion_timeline(sy__motion_job *job, sy_error *err);
+
+/* Writes the movie: every frame composed, encoded (HEVC, C14), muxed with the
+ * sound the mode has; a `content_identifier` (may be NULL) adds the Live
+ * metadata and the still-image-time track at the key frame. */
+sy_status sy__motion_write_movie(sy__motion_job *job, const char *movie_path, const char *content_identifier,
+                                 sy_error *err);
+
+void sy__motion_job_free(sy__motion_job *job);
+
+/* ---- one Live cell's movie, streamed (motion_player.c) ---- */
+
+typedef struct sy__motion_target {
+    const sy_renderer *renderer; /* source frame -> this target */
+    uint8_t *dst;              /* first row of the target */
+    size_t stride;
+    uint32_t rows;
+} sy__motion_target;
+
+typedef struct sy__motion_player {
+    sy_video_reader *reader;
+    sy_renderer *to_cell;      /* frame -> its cell */
+    sy_renderer *to_canvas;    /* frame -> the whole canvas (focus hero), NULL until asked */
+    sy_video_frame next;       /* the first frame not yet shown, borrowed from the reader */
+    int have_next;
+    int shown;                 /* a frame has been drawn */
+    int failed;                /* a decode error froze the cell at its last frame */
+} sy__motion_player;
+
+/* Opens the movie's main video track and decodes its first frame. */
+sy_status sy__motion_player_open(sy_context *ctx, const char *movie, uint32_t cell_width, uint32_t cell_height,
+                                 sy__motion_player *p, sy_error *err);
+/* Draws into the targets the newest frame whose presentation time is <= `seconds`
+ * (the first frame before it starts; the last after it ends), decoding forward as
+ * needed. Nothing is drawn when the frame shown is already the right one. A corrupt
+ * frame freezes the cell (p->failed) instead of failing the export; cancellation fails. */
+sy_status sy__motion_player_show(sy__motion_player *p, double seconds, const sy__motion_target *targets,
+                                 uint32_t target_count, sy_error *err);
+void sy__motion_player_close(sy__motion_player *p);
+
+#endif

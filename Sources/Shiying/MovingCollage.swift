@@ -1,0 +1,254 @@
+import Foundation
+internal import CShiying
+
+/// A collage of (Live) photos exported as a Live photo, a video or a still
+/// (issue 17; SPEC C1–C7, C9, C12, C14) — `sy_motion_export`.
+public struct MovingCollageRequest: Sendable, Codable, Equatable {
+    /// SPEC C1 motion modes.
+    public enum Mode: String, Sendable, Codable, CaseIterable { case together, relay, focus }
+    /// SPEC C1 export tiers.
+    public enum Tier: String, Sendable, Codable { case live, video, still }
+    public enum StillFormat: String, Sendable, Codable { case jpeg, heic }
+
+    /// One photo; `movie` names its Live movie explicitly (no identifier check),
+    /// nil looks for a same-stem `.MOV` beside the still sharing its content identifier.
+    public struct Input: Sendable, Codable, Equatable {
+        public var still: String
+        public var movie: String?
+        public init(still: String, movie: String? = nil) {
+            self.still = still
+            self.movie = movie
+        }
+    }
+
+    public var layout: CollageRequest.Layout = .grid
+    public var inputs: [Input]
+    /// Where `<name>.jpg|heic` and `<name>.mov|mp4` are written.
+    public var directory: String
+    public var name: String = "collage"
+    public var width: Int = 1080
+    public var columns: Int? = nil
+    public var spacing: Int? = nil
+    public var margin: Int? = nil
+    public var background: [UInt8] = [255, 255, 255]
+    public var mode: Mode = .together
+    /// Focus: the hero's input index; nil = the first Live cell.
+    public var hero: Int? = nil
+    public var tier: Tier = .live
+    public var format: StillFormat = .jpeg
+    public var quality: Int = 92
+    public var fps: Int = 30
+    /// Bits per second; nil = SPEC C14 for the canvas.
+    public var bitrate: Int? = nil
+    /// x265 preset; nil = the encoder's default.
+    public var preset: String? = nil
+    public var threads: Int = 0
+    /// Measure the process's peak resident set over the export (see `CollageRequest.measureProcessPeak`).
+    public var measureProcessPeak: Bool = false
+
+    public init(inputs: [Input], directory: String) {
+        self.inputs = inputs
+        self.directory = directory
+    }
+
+    /// The still's path (`<name>.jpg` / `.heic`).
+    public var stillPath: String {
+        (directory as NSString).appendingPathComponent(name + (format == .heic ? ".heic" : ".jpg"))
+    }
+
+    /// The movie's path: `.mov` for a Live photo, `.mp4` for the video tier, nil for a still.
+    public var moviePath: String? {
+        switch tier {
+        case .live: (directory as NSString).appendingPathComponent(name + ".mov")
+        case .video: (directory as NSString).appendingPathComponent(name + ".mp4")
+        case .still: nil
+        }
+    }
+}
+
+/// What a moving-collage export delivered.
+public struct MovingCollageReport: Sendable, Codable, Equatable {
+    public struct Cell: Sendable, Codable, Equatable {
+        public var index: Int
+        public var live: Bool
+        public var grey: Bool
+        public var movie: String?
+        /// Why a cell with a movie stays static, or why it is grey.
+        public var reason: String?
+        /// The cell on the canvas (pixels).
+        public var x, y, width, height: Int
+    }
+    public var delivered: MovingCollageRequest.Tier
+    /// Why the tier asked for was not delivered (SPEC C4, C5, C6); nil when it was.
+    public var fallbackReason: String?
+    /// SPEC C1: the Live tier's caption for the mode; "" for a video or a still.
+    public var caption: String
+    public var mode: MovingCollageRequest.Mode
+    public var cells: [Cell]
+    public var staticCells: [Int] { cells.filter { !$0.live }.map(\.index) }
+    public var greyCells: [Int] { cells.filter(\.grey).map(\.index) }
+    public var still: String
+    public var movie: String?
+    public var contentIdentifier: String?
+    public var width: Int
+    public var height: Int
+    public var hero: Int?
+    public var frames: Int
+    public var durationSeconds: Double
+    public var stillFrame: Int
+    public var stillTime: Double
+    public var audioTracks: Int
+    public var bitrate: UInt64
+    public var enginePeakBytes: UInt64
+    public var peakRSSDeltaBytes: UInt64?
+    public var seconds: Double
+}
+
+public enum MovingCollage {
+    /// SPEC C1 captions of the Live tier, per motion mode.
+    public static func caption(for mode: MovingCollageRequest.Mode) -> String {
+        switch mode {
+        case .together: "长按会动起来"
+        case .relay: "长按会依次动起来，带声音"
+        case .focus: "长按会放大主角，播完回到拼图"
+        }
+    }
+
+    /// Exports the collage, blocking the calling thread. Memory is bounded
+    /// independently of the movies' length (see sy_motion.h).
+    /// - Throws: `ShiyingError` — `.invalidInput` when no still is readable,
+    ///   `.unsupported` when a failing pair's identifier cannot be removed
+    ///   (nothing delivered), `.cancelled`, `.usage`, `.io`, `.codec`, `.budget`.
+    public static func export(_ request: MovingCollageRequest,
+                              progress: ((String, UInt64, UInt64) -> Void)? = nil,
+                              cancel: (@Sendable (@escaping @Sendable () -> Void) -> Void)? = nil)
+        throws -> MovingCollageReport {
+        try export(request, progress: progress, cancel: cancel, beforeVerify: nil)
+    }
+
+    /// Sees the written Live pair (still, movie) just before verification: the tests' way to break it.
+    package final class PairHook {
+        let body: (String, String) -> Void
+        package init(_ body: @escaping (String, String) -> Void) { self.body = body }
+    }
+
+    package static func export(_ request: MovingCollageRequest, progress: ((String, UInt64, UInt64) -> Void)?,
+                               cancel: (@Sendable (@escaping @Sendable () -> Void) -> Void)?,
+                               beforeVerify: PairHook?) throws -> MovingCollageReport {
+        let engine = try EngineContext(progress: progress)
+        cancel?({ [engine] in engine.cancel() })
+        try FileManager.default.createDirectory(atPath: request.directory, withIntermediateDirectories: true)
+        var options = sy_motion_options()
+        sy_motion_options_init(&options)
+        sy_collage_options_init(&options.layout, request.layout == .grid ? SY_LAYOUT_GRID : SY_LAYOUT_LONG)
+        options.layout.width = UInt32(clamping: request.width)
+        if let columns = request.columns { options.layout.columns = UInt32(clamping: columns) }
+        if let spacing = request.spacing { options.layout.spacing = UInt32(clamping: spacing) }
+        if let margin = request.margin { options.layout.margin = UInt32(clamping: margin) }
+        if request.background.count == 3 {
+            options.layout.background = (request.background[0], request.background[1], request.background[2])
+        }
+        options.mode = switch request.mode {
+        case .together: SY_MOTION_TOGETHER
+        case .relay: SY_MOTION_RELAY
+        case .focus: SY_MOTION_FOCUS
+        }
+        options.hero = Int32(clamping: request.hero ?? -1)
+        options.tier = switch request.tier {
+        case .live: SY_MOTION_TIER_LIVE
+        case .video: SY_MOTION_TIER_VIDEO
+        case .still: SY_MOTION_TIER_STILL
+        }
+        options.still_format = request.format == .heic ? SY_STILL_HEIC : SY_STILL_JPEG
+        options.quality = Int32(clamping: request.quality)
+        options.fps = UInt32(clamping: request.fps)
+        options.bitrate = UInt64(clamping: request.bitrate ?? 0)
+        options.threads = UInt32(clamping: request.threads)
+        if let beforeVerify {
+            options.hook_user = Unmanaged.passUnretained(beforeVerify).toOpaque()
+            options.before_verify = { user, still, movie, _ in
+                guard let user, let still, let movie else { return sy_status(SY_OK) }
+                Unmanaged<PairHook>.fromOpaque(user).takeUnretainedValue().body(String(cString: still), String(cString: movie))
+                return sy_status(SY_OK)
+            }
+        }
+
+        let stills = request.inputs.map { strdup($0.still) }
+        let movies = request.inputs.map { $0.movie.map { strdup($0) } ?? nil }
+        let preset = request.preset.map { strdup($0) } ?? nil
+        defer { (stills + movies + [preset]).forEach { free($0) } }
+        options.preset = UnsafePointer(preset)
+        var inputs = zip(stills, movies).map { sy_motion_input(still: UnsafePointer($0), movie: UnsafePointer($1)) }
+        let report = UnsafeMutablePointer<sy_motion_report>.allocate(capacity: 1) // ~40 KB: off the stack
+        defer { report.deallocate() }
+        var error = sy_error()
+        let clock = ContinuousClock()
+        let start = clock.now
+        let job = {
+            sy_motion_export(engine.raw, &inputs, UInt32(inputs.count), &options, request.stillPath, request.moviePath,
+                             report, &error)
+        }
+        var rssDelta: UInt64? = nil
+        let status: sy_status
+        if request.measureProcessPeak {
+            let measured = ProcessMemory.measure(job)
+            (status, rssDelta) = (measured.0, measured.peakDeltaBytes)
+        } else {
+            status = job()
+        }
+        let elapsed = clock.now - start
+        withExtendedLifetime(beforeVerify) {}
+        try check(status, error, file: request.stillPath)
+        return makeReport(report.pointee, request: request, rssDelta: rssDelta,
+                          seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+    }
+
+    /// Async form: runs on its own thread; task cancellation sets the engine's
+    /// flag, polled once per frame (and inside the decoders and the encoder).
+    /// `progress` gets (phase, done, total): "cells" then "frames".
+    public static func export(_ request: MovingCollageRequest,
+                              progress: (@Sendable (String, UInt64, UInt64) -> Void)? = nil) async throws
+        -> MovingCollageReport {
+        let canceller = CancelRelay()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                Thread.detachNewThread {
+                    continuation.resume(with: Result {
+                        try export(request, progress: progress, cancel: { canceller.install($0) })
+                    })
+                }
+            }
+        } onCancel: {
+            canceller.fire()
+        }
+    }
+
+    private static func makeReport(_ r: sy_motion_report, request: MovingCollageRequest, rssDelta: UInt64?,
+                                   seconds: Double) -> MovingCollageReport {
+        var r = r
+        let cells: [MovingCollageReport.Cell] = withUnsafeBytes(of: &r.cell) { raw in
+            let list = raw.bindMemory(to: sy_motion_cell.self)
+            return (0..<Int(r.cells)).map { i in
+                let cell = list[i]
+                let movie = cString(cell.movie), reason = cString(cell.reason)
+                return .init(index: i, live: cell.live != 0, grey: cell.grey != 0, movie: movie.isEmpty ? nil : movie,
+                             reason: reason.isEmpty ? nil : reason, x: Int(cell.x), y: Int(cell.y),
+                             width: Int(cell.width), height: Int(cell.height))
+            }
+        }
+        let delivered: MovingCollageRequest.Tier = switch r.delivered {
+        case SY_MOTION_TIER_LIVE: .live
+        case SY_MOTION_TIER_VIDEO: .video
+        default: .still
+        }
+        let fallback = cString(r.fallback_reason), identifier = cString(r.content_identifier)
+        return MovingCollageReport(
+            delivered: delivered, fallbackReason: fallback.isEmpty ? nil : fallback,
+            caption: delivered == .live ? caption(for: request.mode) : "", mode: request.mode, cells: cells,
+            still: request.stillPath, movie: r.movie_written != 0 ? request.moviePath : nil,
+            contentIdentifier: identifier.isEmpty ? nil : identifier, width: Int(r.width), height: Int(r.height),
+            hero: r.hero >= 0 ? Int(r.hero) : nil, frames: Int(r.frames), durationSeconds: r.duration_seconds,
+            stillFrame: Int(r.still_frame), stillTime: r.still_time, audioTracks: Int(r.audio_tracks),
+            bitrate: r.bitrate, enginePeakBytes: r.engine_peak_bytes, peakRSSDeltaBytes: rssDelta, seconds: seconds)
+    }
+}

@@ -1,0 +1,282 @@
+import Foundation
+import Testing
+@testable import Shiying
+import ShiyingFixtures
+
+/// Frames and stills read back by ffmpeg (an oracle nobody here wrote) as RGB24.
+enum MotionOracle {
+    static let ffmpegPresent = FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg")
+    static let exiftoolPresent = FileManager.default.isExecutableFile(atPath: "/usr/bin/exiftool")
+
+    static func frame(_ movie: String, _ index: Int) async throws -> [UInt8] {
+        let run = try await runTool("ffmpeg", ["-v", "error", "-i", movie, "-vf", "select=eq(n\\,\(index))", "-vframes", "1",
+                                               "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+        guard run.succeeded, !run.stdoutData.isEmpty else { throw TestFailure("ffmpeg frame \(index): \(run)") }
+        return [UInt8](run.stdoutData)
+    }
+
+    static func image(_ path: String) async throws -> [UInt8] {
+        let run = try await runTool("ffmpeg", ["-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+        guard run.succeeded else { throw TestFailure("ffmpeg image: \(run)") }
+        return [UInt8](run.stdoutData)
+    }
+
+    static func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double {
+        guard a.count == b.count, !a.isEmpty else { return 0 }
+        var sum = 0.0
+        for i in 0..<a.count { let d = Double(a[i]) - Double(b[i]); sum += d * d }
+        let mse = sum / Double(a.count)
+        return mse == 0 ? 99 : 10 * log10(255 * 255 / mse)
+    }
+
+    /// Mean absolute difference of two frames inside a cell.
+    static func difference(_ a: [UInt8], _ b: [UInt8], width: Int, cell c: MovingCollageReport.Cell) -> Double {
+        var sum = 0.0
+        for y in c.y..<(c.y + c.height) {
+            for x in c.x..<(c.x + c.width) {
+                let i = (y * width + x) * 3
+                for k in 0..<3 { sum += abs(Double(a[i + k]) - Double(b[i + k])) }
+            }
+        }
+        return sum / Double(c.width * c.height * 3)
+    }
+
+    static func mean(_ a: [UInt8], width: Int, x: Int, y: Int, w: Int, h: Int) -> Double {
+        var sum = 0.0
+        for row in y..<(y + h) { for col in x..<(x + w) { for k in 0..<3 { sum += Double(a[(row * width + col) * 3 + k]) } } }
+        return sum / Double(w * h * 3)
+    }
+
+    static func streams(_ movie: String) async throws -> [String] {
+        let run = try await runTool("ffprobe", ["-v", "error", "-show_entries", "stream=codec_type", "-of", "csv=p=0", movie])
+        return run.stdout.split(separator: "\n").map(String.init)
+    }
+}
+
+@Suite("Moving collages (issue 17; SPEC C1–C7, C9, C12, C14)",
+       .enabled(if: MotionOracle.ffmpegPresent, "ffmpeg/ffprobe are needed to read the movies back"))
+struct MovingCollageTests {
+    /// Small, short Live pairs: 128x160 frames, `frames` at 30 fps.
+    static func pairs(_ dir: TempDir, count: Int, frames: Int = 15, seed: UInt64 = 3,
+                      sound: Bool = true) throws -> [SampleLivePhotos.Pair] {
+        try SampleLivePhotos.write(count: count, seed: seed, width: 128, height: 160, frames: frames, sound: sound,
+                                   to: dir.file("in"))
+    }
+
+    static func request(_ stills: [String], _ dir: TempDir, mode: MovingCollageRequest.Mode = .together,
+                        tier: MovingCollageRequest.Tier = .live) -> MovingCollageRequest {
+        var r = MovingCollageRequest(inputs: stills.map { .init(still: $0) }, directory: dir.file("out"))
+        r.width = 320
+        r.mode = mode
+        r.tier = tier
+        r.preset = "ultrafast"
+        return r
+    }
+
+    @Test("together: a verified Live pair; one identifier; every frame decodes; still = key frame; every Live cell moves")
+    func together() async throws {
+        let dir = try TempDir("motion-together")
+        defer { dir.remove() }
+        let live = try Self.pairs(dir, count: 3)
+        let plain = try SamplePhotos.write(count: 1, seed: 9, width: 320, height: 240, to: dir.file("plain"))
+        let report = try await MovingCollage.export(Self.request(live.map(\.still) + plain, dir))
+        #expect(report.delivered == .live && report.fallbackReason == nil)
+        #expect(report.caption == "长按会动起来")
+        #expect(report.cells.filter(\.live).map(\.index) == [0, 1, 2] && report.staticCells == [3])
+        let movie = try #require(report.movie)
+        let id = try #require(report.contentIdentifier)
+        #expect(try LivePhoto.stillIdentifier(report.still) == id)
+        #expect(try LivePhoto.movieInfo(movie).contentIdentifier == id)
+        if MotionOracle.exiftoolPresent {
+            let still = try await runTool("exiftool", ["-s3", "-Apple:ContentIdentifier", "-Apple:MediaGroupUUID", report.still])
+            let mov = try await runTool("exiftool", ["-s3", "-Keys:ContentIdentifier", movie])
+            #expect(still.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == id)
+            #expect(mov.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == id)
+        }
+        let decode = try await runTool("ffmpeg", ["-v", "error", "-i", movie, "-f", "null", "-"])
+        #expect(decode.succeeded && decode.stderr.isEmpty, "ffmpeg: \(decode.stderr)")
+        // the still is the movie's frame at the still-image time (encoding loss only)
+        let key = try await MotionOracle.frame(movie, report.stillFrame)
+        let still = try await MotionOracle.image(report.still)
+        #expect(MotionOracle.psnr(key, still) > 34, "PSNR \(MotionOracle.psnr(key, still))")
+        // key-photo moments aligned: 15 frames each, the same key frame -> 15 frames in all
+        #expect(report.frames == 15 && abs(report.stillTime - 7.0 / 30) < 1e-6)
+        let first = try await MotionOracle.frame(movie, 0), last = try await MotionOracle.frame(movie, report.frames - 1)
+        for cell in report.cells {
+            let moved = MotionOracle.difference(first, last, width: report.width, cell: cell)
+            if cell.live { #expect(moved > 6, "cell \(cell.index) moved \(moved)") }
+            else { #expect(moved < 2, "static cell \(cell.index) changed \(moved)") }
+        }
+    }
+
+    @Test("relay with a real iPhone pair: sound per cell in layout order, duration = sum, no location in the still")
+    func relayReal() async throws {
+        let heic = Paths.corpus.appendingPathComponent("real/iphone15plus_IMG_3853.HEIC").path
+        guard FileManager.default.fileExists(atPath: heic) else { return } // corpus absent: nothing to read
+        let dir = try TempDir("motion-relay")
+        defer { dir.remove() }
+        let live = try Self.pairs(dir, count: 1)
+        var request = Self.request([heic, live[0].still], dir, mode: .relay)
+        request.inputs[0].movie = Paths.corpus.appendingPathComponent("real/iphone15plus_IMG_3853.MOV").path
+        let report = try await MovingCollage.export(request)
+        #expect(report.delivered == .live && report.caption == "长按会依次动起来，带声音")
+        #expect(report.audioTracks == 2)
+        #expect(abs(report.durationSeconds - (1.4 + 0.5)) < 0.05, "duration \(report.durationSeconds)")
+        let movie = try #require(report.movie)
+        #expect(try await MotionOracle.streams(movie).filter { $0 == "audio" }.count == 2)
+        let starts = try await runTool("ffprobe", ["-v", "error", "-select_streams", "a", "-show_entries",
+                                                   "stream=start_time", "-of", "csv=p=0", movie])
+        let times = starts.stdout.split(separator: "\n").compactMap { Double($0) }
+        #expect(times.count == 2 && abs(times[0]) < 0.01 && abs(times[1] - 1.4) < 0.02, "audio starts \(times)")
+        if MotionOracle.exiftoolPresent {
+            let gps = try await runTool("exiftool", ["-s3", "-gps:all", report.still])
+            #expect(gps.stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "GPS: \(gps.stdout)")
+        }
+    }
+
+    @Test("focus: the middle frames show the hero filling the frame, then the collage comes back")
+    func focus() async throws {
+        let dir = try TempDir("motion-focus")
+        defer { dir.remove() }
+        let live = try Self.pairs(dir, count: 2, frames: 30)
+        var request = Self.request(live.map(\.still), dir, mode: .focus)
+        request.hero = 1
+        request.background = [0, 0, 0]
+        let report = try await MovingCollage.export(request)
+        #expect(report.delivered == .live && report.hero == 1 && report.caption == "长按会放大主角，播完回到拼图")
+        let movie = try #require(report.movie)
+        let still = try await MotionOracle.image(report.still)
+        let middle = try await MotionOracle.frame(movie, report.frames / 2)
+        let end = try await MotionOracle.frame(movie, report.frames - 1)
+        let w = report.width
+        // the black margin is gone while the hero fills the frame, and back at the end
+        #expect(MotionOracle.mean(middle, width: w, x: 0, y: 0, w: w, h: 4) > 30)
+        #expect(MotionOracle.mean(end, width: w, x: 0, y: 0, w: w, h: 4) < 10)
+        let hero = report.cells[1], other = report.cells[0]
+        let frameMean = MotionOracle.mean(middle, width: w, x: 0, y: 0, w: w, h: report.height)
+        let heroMean = MotionOracle.mean(still, width: w, x: hero.x, y: hero.y, w: hero.width, h: hero.height)
+        let otherMean = MotionOracle.mean(still, width: w, x: other.x, y: other.y, w: other.width, h: other.height)
+        #expect(abs(frameMean - heroMean) < abs(frameMean - otherMean), "\(frameMean) \(heroMean) \(otherMean)")
+        #expect(report.audioTracks == 1)
+    }
+
+    @Test("video tier: MP4 with no identifier plus its poster still")
+    func video() async throws {
+        let dir = try TempDir("motion-video")
+        defer { dir.remove() }
+        let live = try Self.pairs(dir, count: 2)
+        let report = try await MovingCollage.export(Self.request(live.map(\.still), dir, mode: .relay, tier: .video))
+        #expect(report.delivered == .video && report.caption.isEmpty && report.contentIdentifier == nil)
+        let movie = try #require(report.movie)
+        #expect(movie.hasSuffix(".mp4"))
+        #expect(try LivePhoto.stillIdentifier(report.still) == nil)
+        #expect(try LivePhoto.movieInfo(movie).contentIdentifier == nil)
+        let decode = try await runTool("ffmpeg", ["-v", "error", "-i", movie, "-f", "null", "-"])
+        #expect(decode.succeeded && decode.stderr.isEmpty)
+    }
+
+    @Test("SPEC C5: no Live cell -> a still, no movie")
+    func noLiveCell() async throws {
+        let dir = try TempDir("motion-c5")
+        defer { dir.remove() }
+        let plain = try SamplePhotos.write(count: 2, seed: 4, width: 320, height: 240, to: dir.file("in"))
+        let report = try await MovingCollage.export(Self.request(plain, dir))
+        #expect(report.delivered == .still && report.movie == nil && report.fallbackReason?.contains("C5") == true)
+        #expect(!FileManager.default.fileExists(atPath: dir.file("out/collage.mov")))
+        #expect(try LivePhoto.stillIdentifier(report.still) == nil)
+    }
+
+    @Test("SPEC C6: an unreadable movie leaves its cell static; none readable -> a still")
+    func unreadableMovies() async throws {
+        let dir = try TempDir("motion-c6")
+        defer { dir.remove() }
+        let live = try Self.pairs(dir, count: 2)
+        try Data("not a movie".utf8).write(to: URL(fileURLWithPath: live[1].movie))
+        let one = try await MovingCollage.export(Self.request(live.map(\.still), dir))
+        #expect(one.delivered == .live && one.staticCells == [1] && one.cells[1].reason != nil)
+        try Data("not a movie either".utf8).write(to: URL(fileURLWithPath: live[0].movie))
+        var again = Self.request(live.map(\.still), dir)
+        again.name = "none"
+        let none = try await MovingCollage.export(again)
+        #expect(none.delivered == .still && none.fallbackReason?.contains("C6") == true && none.movie == nil)
+        #expect(!FileManager.default.fileExists(atPath: dir.file("out/none.mov")))
+    }
+
+    @Test("SPEC C4: a pair failing verification becomes a plain still, identifier removed, movie deleted")
+    func failingPair() async throws {
+        let dir = try TempDir("motion-c4")
+        defer { dir.remove() }
+        let live = try Self.pairs(dir, count: 2)
+        let breakMovie = MovingCollage.PairHook { _, movie in
+            try? Data("truncated".utf8).write(to: URL(fileURLWithPath: movie))
+        }
+        let report = try MovingCollage.export(Self.request(live.map(\.still), dir), progress: nil, cancel: nil,
+                                              beforeVerify: breakMovie)
+        #expect(report.delivered == .still && report.movie == nil && report.contentIdentifier == nil)
+        #expect(report.fallbackReason?.contains("verification") == true)
+        #expect(!FileManager.default.fileExists(atPath: dir.file("out/collage.mov")))
+        #expect(try LivePhoto.stillIdentifier(report.still) == nil)
+        if MotionOracle.exiftoolPresent {
+            let left = try await runTool("exiftool", ["-s3", "-Apple:ContentIdentifier", "-Apple:MediaGroupUUID", report.still])
+            #expect(left.stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty)
+        }
+    }
+
+    @Test("memory: the engine peak does not grow with the movies' length")
+    func memoryIndependentOfDuration() async throws {
+        let dir = try TempDir("motion-memory")
+        defer { dir.remove() }
+        var peaks: [UInt64] = []
+        for (n, frames) in [15, 90].enumerated() {
+            let live = try SampleLivePhotos.write(count: 2, seed: 7, width: 128, height: 160, frames: frames,
+                                                  to: dir.file("in\(n)"))
+            var request = Self.request(live.map(\.still), dir, tier: .video)
+            request.name = "m\(n)"
+            let report = try await MovingCollage.export(request)
+            #expect(report.frames == frames)
+            peaks.append(report.enginePeakBytes)
+        }
+        #expect(peaks[1] <= peaks[0] + peaks[0] / 20, "peaks \(peaks) (15 vs 90 frames)")
+        #expect(peaks[1] < 96 << 20, "peak \(peaks[1]) bytes (x265 and libavcodec estimates included)")
+    }
+
+    @Test("cancellation stops the export and leaves no file")
+    func cancellation() async throws {
+        let dir = try TempDir("motion-cancel")
+        defer { dir.remove() }
+        let live = try Self.pairs(dir, count: 2, frames: 300, sound: false)
+        let request = Self.request(live.map(\.still), dir)
+        let task = Task { try await MovingCollage.export(request) }
+        try await Task.sleep(for: .milliseconds(300))
+        task.cancel()
+        await #expect(throws: ShiyingError.self) { _ = try await task.value }
+        #expect(!FileManager.default.fileExists(atPath: dir.file("out/collage.mov")))
+        #expect(!FileManager.default.fileExists(atPath: dir.file("out/collage.jpg")))
+    }
+
+    @Test("CLI: --motion/--export with an explicit --live pair; the JSON line has the report's fields")
+    func cli() async throws {
+        let dir = try TempDir("motion-cli")
+        defer { dir.remove() }
+        let live = try Self.pairs(dir, count: 2)
+        let explicit = dir.file("pair")
+        try FileManager.default.createDirectory(atPath: explicit, withIntermediateDirectories: true)
+        let renamed = (still: explicit + "/key.jpg", movie: explicit + "/clip.mov") // no same stem: explicit only
+        try FileManager.default.moveItem(atPath: live[1].still, toPath: renamed.still)
+        try FileManager.default.moveItem(atPath: live[1].movie, toPath: renamed.movie)
+        let run = try await CLI.run(["collage", "--layout", "grid", "--width", "320", "--motion", "relay", "--export",
+                                     "live", "--preset", "ultrafast", "--json", "-o", dir.file("out"),
+                                     "--live", renamed.still, renamed.movie, live[0].still])
+        #expect(run.succeeded, "\(run)")
+        let line = try #require(run.lastLine)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        for key in ["delivered", "fallback_reason", "caption", "static_cells", "grey_cells", "still", "movie",
+                    "content_identifier", "frames", "duration_seconds", "seconds", "peak_rss_delta_bytes"] {
+            #expect(json[key] != nil, "missing \(key) in \(line)")
+        }
+        #expect(json["delivered"] as? String == "live")
+        #expect((json["live_cells"] as? [Int]) == [0, 1])
+        #expect(json["caption"] as? String == "长按会依次动起来，带声音")
+        #expect(run.stderr.contains("frames"), "progress on stderr")
+    }
+}
