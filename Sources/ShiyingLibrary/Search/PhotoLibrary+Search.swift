@@ -22,6 +22,14 @@ public struct LibrarySearchBatch: Sendable {
     public let context: SearchContext
 }
 
+/// Every match of a search.
+public struct LibrarySearchResult: Sendable {
+    /// The parsed query.
+    public let query: LibrarySearchQuery
+    /// Matching assets, newest capture first.
+    public let ids: [Int64]
+}
+
 extension PhotoLibrary {
     /// 200 thumbnails: a few screens of a grid.
     public static let searchBatchSize = 200
@@ -41,8 +49,8 @@ extension PhotoLibrary {
     ///   - limit: assets per batch.
     ///   - access: the library access the caller has now (none: nothing is found).
     /// - Throws: `LibraryError` (D4 when the rebuild cannot be recorded).
-    public func search(_ text: String, today: Day, after: LibrarySearchCursor? = nil,
-                       limit: Int = PhotoLibrary.searchBatchSize, access: LibraryAccess = .full) throws -> LibrarySearchBatch {
+    public func searchBatch(_ text: String, today: Day, after: LibrarySearchCursor? = nil,
+                            limit: Int = PhotoLibrary.searchBatchSize, access: LibraryAccess = .full) throws -> LibrarySearchBatch {
         let query = LibrarySearchQuery(text, today: today)
         try refreshSearchWords()
         let context = try searchContext(query: text, access: access)
@@ -58,15 +66,16 @@ extension PhotoLibrary {
         return LibrarySearchBatch(query: query, ids: rows.map(\.id), next: next, context: context)
     }
 
-    /// Every match of a search, newest first (all batches, read in one go).
-    public func search(_ text: String, today: Day) throws -> (query: LibrarySearchQuery, ids: [Int64]) {
-        var batch = try search(text, today: today, after: nil)
+    /// Every match of a search, newest first: `searchBatch` until the last batch.
+    /// - Parameters: as `searchBatch`.
+    public func search(_ text: String, today: Day, access: LibraryAccess = .full) throws -> LibrarySearchResult {
+        var batch = try searchBatch(text, today: today, access: access)
         var ids = batch.ids
         while let next = batch.next {
-            batch = try search(text, today: today, after: next)
+            batch = try searchBatch(text, today: today, after: next, access: access)
             ids += batch.ids
         }
-        return (batch.query, ids)
+        return LibrarySearchResult(query: batch.query, ids: ids)
     }
 
     /// The state SPEC Q3 compares: `query` and `access` as given, the
