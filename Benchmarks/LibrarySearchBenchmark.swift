@@ -21,7 +21,7 @@ struct LatencySummary: Codable {
 }
 
 struct SearchMethodTiming: Codable {
-    var method: String
+    var method: String   // "FTS5 trigram (ours)": PhotoLibrary.searchBatch (window, then trigram index)
     var latency: LatencySummary
     var cpuSeconds: Double
 }
@@ -58,7 +58,7 @@ private let categories: [(String, [String])] = [
     ("date only", ["上周六", "上个月", "去年五月一日", "今年初"]),
     ("word", ["beach", "Geburtstag", "iphone", "fête"]),
     ("rare word", ["rechnung", "flore", "谢谢惠顾", "xylophone"]),   // recognized text on ~1% of assets; none
-    ("Chinese substring", ["海边", "日本", "生日聚会", "本"]),
+    ("Chinese substring", ["海边", "日本", "生日聚会", "本", "惠顾"]),
     ("date + word", ["上周日本", "去年 beach", "上个月 猫", "2024年5月1日 海边"]),
 ]
 

@@ -3,6 +3,7 @@
 // and SPEC Q3's late-batch rule; recent searches per library; the CLI.
 import Foundation
 import ShiyingLibrary
+import ShiyingOrganize
 import Testing
 
 @Suite("Library search")
@@ -159,6 +160,74 @@ struct LibrarySearchTests {
         #expect(changed.decision == .reject(.libraryChanged) && changed.list == merged.list)
         // no access: nothing is found
         #expect(try await lib.search("今年", today: today, access: .none).ids.isEmpty)
+    }
+
+    @Test("a real iPhone HEIC is found by its camera and, from its GPS, by Tokyo / 东京 / 日本 (skipped without the corpus)")
+    func realPhoto() async throws {
+        // shared/corpus beside the package, as the engine tests find it
+        let heic = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/corpus/real/iphone15plus_IMG_3853.HEIC").path
+        guard FileManager.default.fileExists(atPath: heic) else { return }
+        let dir = try TempFolder()
+        defer { dir.remove() }
+        try FileManager.default.createDirectory(atPath: dir.file("in"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: heic, toPath: dir.file("in/IMG_3853.HEIC"))
+        let lib = try PhotoLibrary.create(at: dir.file("lib"))
+        _ = try await lib.importFiles([dir.file("in")], reader: EngineMediaReader())
+        let id = try #require(try await lib.list().first?.id)
+        let today = LibrarySearchFixture.today
+        for q in ["iphone 15 plus", "Tokyo", "东京", "東京", "日本", "japan", "img_3853"] {
+            #expect(try await lib.search(q, today: today).ids == [id], "\(q)")
+        }
+        #expect(try await lib.search("Osaka", today: today).ids.isEmpty)
+    }
+
+    private static let day: Int64 = 86_400_000
+    /// Tags of synthetic asset n: half beach, half Straße; rare Xylophon and 惠顾; 笔记本 on a third.
+    @Sendable private static func tags(_ n: Int) -> [String] {
+        [n % 2 == 0 ? "beach" : "Straße", n % 600 == 7 ? "Xylophon" : "", n % 1000 == 3 ? "惠顾" : "", n % 3 == 0 ? "笔记本" : ""]
+            .filter { !$0.isEmpty }
+    }
+    /// Capture time of synthetic asset n over 430 days from 2024-01-01; 1 in 97 undated.
+    @Sendable private static func capturedAt(_ n: Int) -> Int64? {
+        n % 97 == 0 ? nil : Int64(Day(iso: "2024-01-01")!.daysSinceEpoch) * day + Int64((n * 7919) % 430) * day + Int64(n % 24) * 3_600_000
+    }
+
+    @Test("6,000 assets: common terms from the newest window, rare ones through the trigram index, the same as a brute-force scan")
+    func windowAndIndex() async throws {
+        let dir = try TempFolder()
+        defer { dir.remove() }
+        let lib = try PhotoLibrary.create(at: dir.file("lib"))
+        let day = Self.day, tagsOf = Self.tags, at = Self.capturedAt
+        try await lib.withStore { s in
+            try s.transaction { s in
+                for n in 0..<6000 {
+                    try s.execute("INSERT INTO library_assets(id, kind, captured_at_ms, width, height, origin, added_at_ms) VALUES (?, 'photo', ?, 1, 1, 'import', 0)",
+                                  [.integer(Int64(n + 1)), at(n).map(SQLValue.integer) ?? .null])
+                    for tag in tagsOf(n) { try s.execute("INSERT INTO library_tags(asset_id, tag) VALUES (?, ?)", [.integer(Int64(n + 1)), .text(tag)]) }
+                }
+            }
+        }
+        func expected(_ term: String, in range: Range<Int64>? = nil) -> [Int64] {
+            (0..<6000).filter { n in
+                tagsOf(n).contains { SearchFolding.fold($0).contains(term) } && (range == nil || at(n).map { range!.contains($0) } == true)
+            }.sorted { a, b in (at(a) ?? .min, a) > (at(b) ?? .min, b) }.map { Int64($0 + 1) }
+        }
+        let today = Day(iso: "2025-03-12")!
+        for (q, term) in [("beach", "beach"), ("STRAßE", "straße"), ("xylophon", "xylophon"), ("惠顾", "惠顾"), ("记本", "记本"), ("本", "本")] {
+            let all = expected(term)
+            #expect(!all.isEmpty, "\(q)")
+            let batch = try await lib.searchBatch(q, today: today)
+            #expect(batch.ids == Array(all.prefix(PhotoLibrary.searchBatchSize)), "\(q): first batch")
+            #expect(try await lib.search(q, today: today).ids == all, "\(q): every batch")
+        }
+        // a date with a common and with a rare term (today 2024-03-12: 今年 = 2024)
+        let year2024 = Int64(Day(iso: "2024-01-01")!.daysSinceEpoch) * day..<Int64(Day(iso: "2025-01-01")!.daysSinceEpoch) * day
+        for term in ["beach", "xylophon"] {
+            let inYear = expected(term, in: year2024)
+            #expect(!inYear.isEmpty && inYear.count < expected(term).count, "\(term): the date leaves some out")
+            #expect(try await lib.search("今年 " + term, today: Day(iso: "2024-03-12")!).ids == inYear, "今年 \(term)")
+        }
     }
 
     @Test("recent searches belong to the library (SPEC Q1)")

@@ -37,11 +37,12 @@ extension PhotoLibrary {
     /// One batch of a search.
     ///
     /// Order of operations: words made stale by earlier writes are rebuilt
-    /// (one write transaction, nothing when none is stale); then one read:
-    /// the capture-date ranges through the timeline index, terms of three or
-    /// more characters through the trigram index, shorter ones (「本」, 「海边」)
-    /// by substring over the candidates' words. Recently Deleted and hidden
-    /// assets are never found.
+    /// (one write transaction, nothing when none is stale); then the read
+    /// (`LibrarySearchSQL`): the capture-date ranges through the timeline
+    /// index; terms first by substring over the newest 4096 candidates' words,
+    /// and when those do not fill the batch, terms of three or more characters
+    /// through the trigram index (shorter ones, 「本」 「海边」, by substring).
+    /// Recently Deleted and hidden assets are never found.
     /// - Parameters:
     ///   - text: the query as typed.
     ///   - today: the day 「今天」 means.
@@ -57,9 +58,15 @@ extension PhotoLibrary {
         guard !query.isEmpty, access != .none, limit > 0 else {
             return LibrarySearchBatch(query: query, ids: [], next: nil, context: context)
         }
-        let (sql, values) = LibrarySearchSQL.select(query, after: after, limit: limit + 1)
-        var rows: [(id: Int64, at: Int64?)] = []
-        try store.forEachRow(sql, values) { c in rows.append((c.int64(0), c.isNull(1) ? nil : c.int64(1))) }
+        // A common term fills the batch from the newest assets; otherwise, unless
+        // the window already held every candidate, the trigram index finds the rare ones.
+        let window = max(LibrarySearchSQL.window, limit + 1)
+        var rows = try matches(LibrarySearchSQL.select(query, after: after, limit: limit + 1,
+                                                       window: query.terms.isEmpty ? nil : window))
+        let count = LibrarySearchSQL.windowCount(query, after: after, window: window)
+        if rows.count <= limit, !query.terms.isEmpty, try store.query(count.0, count.1)[0][0].int64 ?? 0 >= Int64(window) {
+            rows = try matches(LibrarySearchSQL.select(query, after: after, limit: limit + 1, window: nil))
+        }
         let more = rows.count > limit
         if more { rows.removeLast() }
         let next = more ? rows.last.map { LibrarySearchCursor(capturedAtMs: $0.at, id: $0.id) } : nil
@@ -97,6 +104,12 @@ extension PhotoLibrary {
         return try write { s in try LibrarySearchWords.refresh(in: s, root: root, places: PlaceNames()) }
     }
 
+    private func matches(_ statement: (String, [SQLValue])) throws -> [(id: Int64, at: Int64?)] {
+        var rows: [(id: Int64, at: Int64?)] = []
+        try store.forEachRow(statement.0, statement.1) { c in rows.append((c.int64(0), c.isNull(1) ? nil : c.int64(1))) }
+        return rows
+    }
+
     // MARK: - recent searches (SPEC Q1), per library
 
     /// This library's recent searches, newest first (at most 10).
@@ -115,14 +128,70 @@ extension PhotoLibrary {
     private func recent() -> RecentSearches { RecentSearches(store: store, clock: clock) }
 }
 
-/// The SELECT of one search batch.
+/// The SELECTs of one search batch, two ways.
+///
+/// - Window: the newest `window` assets that pass the date and cursor
+///   conditions (read in order from the timeline index), each term checked
+///   with `instr` on their words. A term on more than a few percent of the
+///   library fills a batch here without touching the trigram index.
+/// - Index: every term of three or more characters through FTS5 trigram
+///   (shorter ones by `instr` on what is left), then ordered: fast for rare
+///   terms, whose matches the window would not reach.
 enum LibrarySearchSQL {
-    /// Terms this long or longer go through the trigram index (FTS5 needs three characters).
+    /// Terms this long or longer can go through the trigram index (FTS5 needs three characters).
     static let trigramLength = 3
+    /// Assets the window looks at: a term on 1 in 20 assets fills a batch of 200 within it.
+    static let window = 4096
 
-    static func select(_ query: LibrarySearchQuery, after: LibrarySearchCursor?, limit: Int) -> (String, [SQLValue]) {
-        var conditions = ["a.deleted_at_ms IS NULL", "a.hidden = 0"]
+    /// - Parameter window: nil for the index way.
+    static func select(_ query: LibrarySearchQuery, after: LibrarySearchCursor?, limit: Int, window: Int?) -> (String, [SQLValue]) {
         var values: [SQLValue] = []
+        let candidates = conditions(query, after: after, &values)
+        var termConditions: [String] = []
+        let bind = { (v: SQLValue) -> String in
+            values.append(v)
+            return "?\(values.count)"
+        }
+        let long = window == nil ? query.terms.filter { $0.unicodeScalars.count >= trigramLength } : []
+        if !long.isEmpty {
+            let match = long.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: " AND ")
+            termConditions.append("a.id IN (SELECT rowid FROM library_search_fts WHERE library_search_fts MATCH \(bind(.text(match))))")
+        }
+        for term in query.terms where !long.contains(term) {
+            termConditions.append("instr(w.words, \(bind(.text(term)))) > 0")
+        }
+        let join = termConditions.contains { $0.hasPrefix("instr") } ? " JOIN library_search_words w ON w.asset_id = a.id" : ""
+        let order = "ORDER BY a.captured_at_ms DESC, a.id DESC"
+        let sql: String
+        if let window {
+            sql = """
+                SELECT a.id, a.captured_at_ms FROM (SELECT a.id, a.captured_at_ms FROM library_assets a
+                    WHERE \(candidates.joined(separator: " AND ")) \(order) LIMIT \(bind(.integer(Int64(window))))) a\(join)
+                \(termConditions.isEmpty ? "" : "WHERE " + termConditions.joined(separator: " AND "))
+                \(order) LIMIT \(bind(.integer(Int64(limit))))
+                """
+        } else {
+            sql = """
+                SELECT a.id, a.captured_at_ms FROM library_assets a\(join)
+                WHERE \((candidates + termConditions).joined(separator: " AND "))
+                \(order) LIMIT \(bind(.integer(Int64(limit))))
+                """
+        }
+        return (sql, values)
+    }
+
+    /// How many assets the window held (up to `window`): fewer = every candidate was looked at.
+    static func windowCount(_ query: LibrarySearchQuery, after: LibrarySearchCursor?, window: Int) -> (String, [SQLValue]) {
+        var values: [SQLValue] = []
+        let candidates = conditions(query, after: after, &values)
+        values.append(.integer(Int64(window)))
+        return ("SELECT COUNT(*) FROM (SELECT 1 FROM library_assets a WHERE \(candidates.joined(separator: " AND ")) LIMIT ?\(values.count))",
+                values)
+    }
+
+    /// In the library, not hidden, in a date range, after the cursor.
+    private static func conditions(_ query: LibrarySearchQuery, after: LibrarySearchCursor?, _ values: inout [SQLValue]) -> [String] {
+        var conditions = ["a.deleted_at_ms IS NULL", "a.hidden = 0"]
         func bind(_ v: SQLValue) -> String {
             values.append(v)
             return "?\(values.count)"
@@ -133,13 +202,6 @@ enum LibrarySearchSQL {
                 "(a.captured_at_ms >= \(bind(.integer($0.lowerBound))) AND a.captured_at_ms < \(bind(.integer($0.upperBound))))"
             }.joined(separator: " OR ") + ")")
         }
-        let long = query.terms.filter { $0.unicodeScalars.count >= trigramLength }
-        let short = query.terms.filter { $0.unicodeScalars.count < trigramLength }
-        if !long.isEmpty {
-            let match = long.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: " AND ")
-            conditions.append("a.id IN (SELECT rowid FROM library_search_fts WHERE library_search_fts MATCH \(bind(.text(match))))")
-        }
-        for term in short { conditions.append("instr(w.words, \(bind(.text(term)))) > 0") }
         if let after {
             if let at = after.capturedAtMs {
                 let t = bind(.integer(at)), i = bind(.integer(after.id))
@@ -148,12 +210,6 @@ enum LibrarySearchSQL {
                 conditions.append("(a.captured_at_ms IS NULL AND a.id < \(bind(.integer(after.id))))")
             }
         }
-        let join = short.isEmpty ? "" : " JOIN library_search_words w ON w.asset_id = a.id"
-        let sql = """
-            SELECT a.id, a.captured_at_ms FROM library_assets a\(join)
-            WHERE \(conditions.joined(separator: " AND "))
-            ORDER BY a.captured_at_ms DESC, a.id DESC LIMIT \(bind(.integer(Int64(limit))))
-            """
-        return (sql, values)
+        return conditions
     }
 }

@@ -12,6 +12,11 @@ public enum SearchFolding {
     /// - Parameter text: any text.
     /// - Returns: the folded text (Chinese, Japanese and Korean characters unchanged).
     public static func fold(_ text: String) -> String {
+        // ASCII (file names, cameras, most Latin words) folds to its lower
+        // case: NFKC and the diacritic removal leave it as it is.
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            return String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
+        }
         let compatible = text.precomposedStringWithCompatibilityMapping
         var scalars = String.UnicodeScalarView()
         for s in compatible.decomposedStringWithCanonicalMapping.unicodeScalars where !isDiacritic(s.value) {
