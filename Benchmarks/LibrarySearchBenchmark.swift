@@ -172,20 +172,9 @@ private func cpuSecondsNow() -> Double {
         + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
 }
 
-/// Runs async work from the benchmark's synchronous code.
+/// `waitFor` (LibraryBenchmark.swift), throwing.
 private func blockingAwait<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
-    let box = ResultBox<T>()
-    let done = DispatchSemaphore(value: 0)
-    Task {
-        do { box.result = .success(try await work()) } catch { box.result = .failure(error) }
-        done.signal()
-    }
-    done.wait()
-    return try box.result!.get()
-}
-
-private final class ResultBox<T>: @unchecked Sendable {
-    var result: Result<T, Error>?
+    try waitFor(work).get()
 }
 
 /// Deterministic rows: capture dates over 2024-01-01 … 2025-03-12 (1% undated),

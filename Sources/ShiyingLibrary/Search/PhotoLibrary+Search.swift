@@ -58,14 +58,26 @@ extension PhotoLibrary {
         guard !query.isEmpty, access != .none, limit > 0 else {
             return LibrarySearchBatch(query: query, ids: [], next: nil, context: context)
         }
-        // A common term fills the batch from the newest assets; otherwise, unless
-        // the window already held every candidate, the trigram index finds the rare ones.
-        let window = max(LibrarySearchSQL.window, limit + 1)
-        var rows = try matches(LibrarySearchSQL.select(query, after: after, limit: limit + 1,
-                                                       window: query.terms.isEmpty ? nil : window))
-        let count = LibrarySearchSQL.windowCount(query, after: after, window: window)
-        if rows.count <= limit, !query.terms.isEmpty, try store.query(count.0, count.1)[0][0].int64 ?? 0 >= Int64(window) {
-            rows = try matches(LibrarySearchSQL.select(query, after: after, limit: limit + 1, window: nil))
+        var rows: [(id: Int64, at: Int64?)]
+        if query.terms.isEmpty {
+            rows = try matches(LibrarySearchSQL.select(query, after: after, limit: limit + 1, way: .index))
+        } else {
+            // A common term fills the batch from the newest candidates; a rare one
+            // goes through the trigram index unless the window held every candidate.
+            let window = max(LibrarySearchSQL.window, limit + 1)
+            let edge = LibrarySearchSQL.windowEdge(query, after: after, window: window)
+            let last = try store.query(edge.0, edge.1).first
+            if let last, last[0] != .null, let id = last[1].int64 {
+                rows = try matches(LibrarySearchSQL.select(query, after: after, limit: limit + 1,
+                                                           way: .substring(from: LibrarySearchCursor(capturedAtMs: last[0].int64, id: id))))
+                if rows.count <= limit {
+                    rows = try matches(LibrarySearchSQL.select(query, after: after, limit: limit + 1, way: .index))
+                }
+            } else {
+                // at most `window` candidates (or the window reaches undated ones): look at all of them
+                rows = try matches(LibrarySearchSQL.select(query, after: after, limit: limit + 1,
+                                                           way: last == nil ? .substring(from: nil) : .index))
+            }
         }
         let more = rows.count > limit
         if more { rows.removeLast() }
@@ -130,63 +142,66 @@ extension PhotoLibrary {
 
 /// The SELECTs of one search batch, two ways.
 ///
-/// - Window: the newest `window` assets that pass the date and cursor
-///   conditions (read in order from the timeline index), each term checked
-///   with `instr` on their words. A term on more than a few percent of the
-///   library fills a batch here without touching the trigram index.
+/// - Substring: candidates (date and cursor conditions) in order from the
+///   timeline index, each term checked with `instr` on their words, no older
+///   than the window's edge. A term on more than a few percent of the library
+///   fills a batch within the newest 4096 candidates and the scan stops there.
 /// - Index: every term of three or more characters through FTS5 trigram
 ///   (shorter ones by `instr` on what is left), then ordered: fast for rare
-///   terms, whose matches the window would not reach.
+///   terms, which the window would not reach.
 enum LibrarySearchSQL {
     /// Terms this long or longer can go through the trigram index (FTS5 needs three characters).
     static let trigramLength = 3
-    /// Assets the window looks at: a term on 1 in 20 assets fills a batch of 200 within it.
+    /// Candidates the substring way looks at: a term on 1 in 20 assets fills a batch of 200 within them.
     static let window = 4096
 
-    /// - Parameter window: nil for the index way.
-    static func select(_ query: LibrarySearchQuery, after: LibrarySearchCursor?, limit: Int, window: Int?) -> (String, [SQLValue]) {
+    enum Way {
+        /// Substring checks down to (and including) `from`; nil = every candidate.
+        case substring(from: LibrarySearchCursor?)
+        case index
+    }
+
+    static func select(_ query: LibrarySearchQuery, after: LibrarySearchCursor?, limit: Int, way: Way) -> (String, [SQLValue]) {
         var values: [SQLValue] = []
-        let candidates = conditions(query, after: after, &values)
-        var termConditions: [String] = []
+        var all = conditions(query, after: after, &values)
         let bind = { (v: SQLValue) -> String in
             values.append(v)
             return "?\(values.count)"
         }
-        let long = window == nil ? query.terms.filter { $0.unicodeScalars.count >= trigramLength } : []
+        var long: [String] = []
+        switch way {
+        case .substring(let edge?):
+            let t = bind(edge.capturedAtMs.map(SQLValue.integer) ?? .null), i = bind(.integer(edge.id))
+            all.append("(a.captured_at_ms > \(t) OR (a.captured_at_ms = \(t) AND a.id >= \(i)))")
+        case .substring(nil):
+            break
+        case .index:
+            long = query.terms.filter { $0.unicodeScalars.count >= trigramLength }
+        }
         if !long.isEmpty {
             let match = long.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: " AND ")
-            termConditions.append("a.id IN (SELECT rowid FROM library_search_fts WHERE library_search_fts MATCH \(bind(.text(match))))")
+            all.append("a.id IN (SELECT rowid FROM library_search_fts WHERE library_search_fts MATCH \(bind(.text(match))))")
         }
-        for term in query.terms where !long.contains(term) {
-            termConditions.append("instr(w.words, \(bind(.text(term)))) > 0")
-        }
-        let join = termConditions.contains { $0.hasPrefix("instr") } ? " JOIN library_search_words w ON w.asset_id = a.id" : ""
-        let order = "ORDER BY a.captured_at_ms DESC, a.id DESC"
-        let sql: String
-        if let window {
-            sql = """
-                SELECT a.id, a.captured_at_ms FROM (SELECT a.id, a.captured_at_ms FROM library_assets a
-                    WHERE \(candidates.joined(separator: " AND ")) \(order) LIMIT \(bind(.integer(Int64(window))))) a\(join)
-                \(termConditions.isEmpty ? "" : "WHERE " + termConditions.joined(separator: " AND "))
-                \(order) LIMIT \(bind(.integer(Int64(limit))))
-                """
-        } else {
-            sql = """
-                SELECT a.id, a.captured_at_ms FROM library_assets a\(join)
-                WHERE \((candidates + termConditions).joined(separator: " AND "))
-                \(order) LIMIT \(bind(.integer(Int64(limit))))
-                """
-        }
+        let short = query.terms.filter { !long.contains($0) }
+        for term in short { all.append("instr(w.words, \(bind(.text(term)))) > 0") }
+        let join = short.isEmpty ? "" : " JOIN library_search_words w ON w.asset_id = a.id"
+        let sql = """
+            SELECT a.id, a.captured_at_ms FROM library_assets a\(join)
+            WHERE \(all.joined(separator: " AND "))
+            ORDER BY a.captured_at_ms DESC, a.id DESC LIMIT \(bind(.integer(Int64(limit))))
+            """
         return (sql, values)
     }
 
-    /// How many assets the window held (up to `window`): fewer = every candidate was looked at.
-    static func windowCount(_ query: LibrarySearchQuery, after: LibrarySearchCursor?, window: Int) -> (String, [SQLValue]) {
+    /// The `window`-th newest candidate (captured_at_ms, id); no row when there are fewer.
+    static func windowEdge(_ query: LibrarySearchQuery, after: LibrarySearchCursor?, window: Int) -> (String, [SQLValue]) {
         var values: [SQLValue] = []
         let candidates = conditions(query, after: after, &values)
-        values.append(.integer(Int64(window)))
-        return ("SELECT COUNT(*) FROM (SELECT 1 FROM library_assets a WHERE \(candidates.joined(separator: " AND ")) LIMIT ?\(values.count))",
-                values)
+        values.append(.integer(Int64(window - 1)))
+        return ("""
+            SELECT a.captured_at_ms, a.id FROM library_assets a WHERE \(candidates.joined(separator: " AND "))
+            ORDER BY a.captured_at_ms DESC, a.id DESC LIMIT 1 OFFSET ?\(values.count)
+            """, values)
     }
 
     /// In the library, not hidden, in a date range, after the cursor.
