@@ -146,9 +146,9 @@ extension PhotoLibrary {
 ///   timeline index, each term checked with `instr` on their words, no older
 ///   than the window's edge. A term on more than a few percent of the library
 ///   fills a batch within the newest 4096 candidates and the scan stops there.
-/// - Index: every term of three or more characters through FTS5 trigram
-///   (shorter ones by `instr` on what is left), then ordered: fast for rare
-///   terms, which the window would not reach.
+/// - Index: every term of three or more characters through FTS5 trigram,
+///   shorter ones by `instr` in one pass over the words table, then ordered:
+///   fast for rare terms, which the window would not reach.
 enum LibrarySearchSQL {
     /// Terms this long or longer can go through the trigram index (FTS5 needs three characters).
     static let trigramLength = 3
@@ -183,8 +183,15 @@ enum LibrarySearchSQL {
             all.append("a.id IN (SELECT rowid FROM library_search_fts WHERE library_search_fts MATCH \(bind(.text(match))))")
         }
         let short = query.terms.filter { !long.contains($0) }
-        for term in short { all.append("instr(w.words, \(bind(.text(term)))) > 0") }
-        let join = short.isEmpty ? "" : " JOIN library_search_words w ON w.asset_id = a.id"
+        var join = ""
+        if case .index = way, !short.isEmpty {
+            // one sequential pass over the words table, not one look-up per candidate
+            let checks = short.map { "instr(words, \(bind(.text($0)))) > 0" }.joined(separator: " AND ")
+            all.append("a.id IN (SELECT asset_id FROM library_search_words WHERE \(checks))")
+        } else if !short.isEmpty {
+            for term in short { all.append("instr(w.words, \(bind(.text(term)))) > 0") }
+            join = " JOIN library_search_words w ON w.asset_id = a.id"
+        }
         let sql = """
             SELECT a.id, a.captured_at_ms FROM library_assets a\(join)
             WHERE \(all.joined(separator: " AND "))
