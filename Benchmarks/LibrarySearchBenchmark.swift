@@ -228,9 +228,8 @@ private func insertCatalogue(_ s: RecordStore, count: Int, root: String) throws 
 /// The same first batch as `searchBatch`, found by a plain LIKE scan of the folded words.
 private func likeScan(_ s: RecordStore, _ text: String) throws -> [Int64] {
     let query = LibrarySearchQuery(text, today: today)
-    var sql = "SELECT a.id FROM library_assets a JOIN library_search_words w ON w.asset_id = a.id WHERE a.deleted_at_ms IS NULL AND a.hidden = 0"
     var values: [SQLValue] = []
-    sql += dateCondition(query, &values)
+    var sql = candidatesSelect(query, &values)
     for term in query.terms {
         values.append(.text("%" + term.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
                               .replacingOccurrences(of: "_", with: "\\_") + "%"))
@@ -238,6 +237,12 @@ private func likeScan(_ s: RecordStore, _ text: String) throws -> [Int64] {
     }
     sql += " ORDER BY a.captured_at_ms DESC, a.id DESC LIMIT 200"
     return try s.query(sql, values).compactMap { $0[0].int64 }
+}
+
+/// Assets in the library, not hidden, in the query's date ranges, joined to their words.
+private func candidatesSelect(_ query: LibrarySearchQuery, _ values: inout [SQLValue]) -> String {
+    "SELECT a.id FROM library_assets a JOIN library_search_words w ON w.asset_id = a.id WHERE a.deleted_at_ms IS NULL AND a.hidden = 0"
+        + dateCondition(query, &values)
 }
 
 private func dateCondition(_ query: LibrarySearchQuery, _ values: inout [SQLValue]) -> String {
@@ -279,9 +284,8 @@ private func grams(_ text: String) -> Set<Int64> {
 /// bigram otherwise), then the substring check on their words.
 private func ownIndexSearch(_ s: RecordStore, _ text: String) throws -> [Int64] {
     let query = LibrarySearchQuery(text, today: today)
-    var sql = "SELECT a.id FROM library_assets a JOIN library_search_words w ON w.asset_id = a.id WHERE a.deleted_at_ms IS NULL AND a.hidden = 0"
     var values: [SQLValue] = []
-    sql += dateCondition(query, &values)
+    var sql = candidatesSelect(query, &values)
     for term in query.terms {
         let v = term.unicodeScalars.map { Int64($0.value) }
         let keys = v.count == 1 ? [v[0]] : (0..<(v.count - 1)).map { (v[$0] << 21) | v[$0 + 1] | (1 << 42) }
