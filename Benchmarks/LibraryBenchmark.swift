@@ -198,7 +198,7 @@ private func measureTimeline(scratch: String) -> (timeline: [Double], full: [Dou
 }
 
 /// Runs `work` and waits for it from synchronous code (the benchmark's main thread).
-private func waitFor<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) -> Result<T, Error> {
+func waitFor<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) -> Result<T, Error> {
     let box = BenchResultBox<T>()
     let done = DispatchSemaphore(value: 0)
     Task.detached {

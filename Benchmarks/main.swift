@@ -12,6 +12,7 @@
 //
 //   swift run -c release Benchmarks [--suite longimage|search|heic|heic-save|video|render|organize|hdr|live|motion|library|all] [--n 7,20,50] [--runs 3] [--skip-imagemagick]
 //                                   [--cases a,b] [--pyvips-variant V] [--single-run-over 60] [--search-seconds 2]
+//                                   [--search-assets 100000] [--search-reps 30]
 //
 // Environment: SHIYING_BIN overrides the `shiying` binary.
 // Writes .build/benchmarks/longimage-<timestamp>.json and latest.json (long image),
@@ -28,9 +29,11 @@ struct Options {
     var singleRunOver = 60.0   // a case whose first run exceeds this many seconds runs once
     var suite = "all"          // longimage, search, heic, video, render, hdr or all
     var searchSeconds = 2.0
+    var searchAssets = 100_000
+    var searchRepetitions = 30
 
     static let usage = """
-        usage: Benchmarks [--suite longimage|search|heic|heic-save|video|render|organize|hdr|live|motion|library|all] [--search-seconds 2] [--n 7,20,50] [--runs 3] [--skip-imagemagick] [--cases \(BenchCase.allCases.map(\.rawValue).joined(separator: ","))]
+        usage: Benchmarks [--suite longimage|search|heic|heic-save|video|render|organize|hdr|live|motion|library|all] [--search-seconds 2] [--search-assets 100000] [--search-reps 30] [--n 7,20,50] [--runs 3] [--skip-imagemagick] [--cases \(BenchCase.allCases.map(\.rawValue).joined(separator: ","))]
                           [--pyvips-variant runs|runs-nocache|fold|memory] [--single-run-over SECONDS] [--heic-long-only]
         """
 
@@ -62,6 +65,10 @@ struct Options {
                 guard ["longimage", "search", "heic", "heic-save", "video", "render", "organize", "hdr", "live", "motion", "library", "all"].contains(options.suite) else { fail("unknown suite \(options.suite)\n\(usage)") }
             case "--search-seconds":
                 options.searchSeconds = required(Double(value(flag)), "bad --search-seconds")
+            case "--search-assets":
+                options.searchAssets = required(Int(value(flag)).flatMap { $0 > 0 ? $0 : nil }, "bad --search-assets")
+            case "--search-reps":
+                options.searchRepetitions = required(Int(value(flag)).flatMap { $0 > 0 ? $0 : nil }, "bad --search-reps")
             case "--single-run-over":
                 options.singleRunOver = required(Double(value(flag)), "bad --single-run-over")
             case "-h", "--help":
@@ -172,6 +179,7 @@ if options.suite == "hdr" || options.suite == "all" {
 }
 if options.suite == "search" || options.suite == "all" {
     runSearchSuite(root: packageRoot(), seconds: options.searchSeconds)
+    runLibrarySearchSuite(root: packageRoot(), assets: options.searchAssets, repetitions: options.searchRepetitions)
     if options.suite == "search" { exit(0) }
 }
 let root = packageRoot()

@@ -1,5 +1,5 @@
 // What a photo library catalogues about a still (`sy_still_read_facts`): the
-// header, the capture date and the GPS position, without decoding a pixel.
+// header, the capture date, the GPS position and the camera, without decoding a pixel.
 internal import CShiying
 
 /// A position in signed decimal degrees (north and east positive).
@@ -22,6 +22,8 @@ public struct StillFacts: Sendable, Codable, Equatable {
     public var captureDate: String?
     /// The Exif GPS position; nil when absent or incomplete.
     public var location: GeoPosition?
+    /// Exif Make + Model ("Apple iPhone 15 Plus"); nil when absent.
+    public var camera: String? = nil
 }
 
 /// Reads stills' catalogue facts with one engine context (reuse it for a batch).
@@ -42,11 +44,13 @@ public final class StillFactsReader: @unchecked Sendable {
         let info = ImageInfo(format: String(cString: sy_image_format_name(i.format)), width: Int(i.width),
                              height: Int(i.height), storedWidth: Int(i.stored_width), storedHeight: Int(i.stored_height),
                              orientation: Int(i.orientation), progressive: i.progressive != 0)
-        let date = withUnsafeBytes(of: facts.capture_date) { raw in
-            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        func text<T>(_ field: T) -> String? {
+            let s = withUnsafeBytes(of: field) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            return s.isEmpty ? nil : s
         }
-        return StillFacts(info: info, captureDate: date.isEmpty ? nil : date,
+        return StillFacts(info: info, captureDate: text(facts.capture_date),
                           location: facts.has_location != 0
-                              ? GeoPosition(latitude: facts.latitude, longitude: facts.longitude) : nil)
+                              ? GeoPosition(latitude: facts.latitude, longitude: facts.longitude) : nil,
+                          camera: text(facts.camera))
     }
 }

@@ -24,13 +24,22 @@ public struct EngineMediaReader: LibraryMediaReader {
         return LibraryMediaFacts(medium: .still, width: still.info.width, height: still.info.height,
                                  captureDate: still.captureDate,
                                  location: still.location.map { LibraryLocation(latitude: $0.latitude, longitude: $0.longitude) },
-                                 contentIdentifier: identifier)
+                                 contentIdentifier: identifier, camera: still.camera)
     }
 
     /// QuickTime keys a phone writes (Apple's `mdta` names).
     private static let identifierKey = "com.apple.quicktime.content.identifier"
     private static let creationKey = "com.apple.quicktime.creationdate"
     private static let locationKey = "com.apple.quicktime.location.ISO6709"
+    private static let makeKey = "com.apple.quicktime.make"
+    private static let modelKey = "com.apple.quicktime.model"
+
+    /// "Apple" + "iPhone 15 Plus" → "Apple iPhone 15 Plus" (the make once when the model repeats it).
+    static func cameraName(make: String?, model: String?) -> String? {
+        let make = make?.trimmingCharacters(in: .whitespaces) ?? "", model = model?.trimmingCharacters(in: .whitespaces) ?? ""
+        if make.isEmpty || model.lowercased().hasPrefix(make.lowercased()) { return model.isEmpty ? nil : model }
+        return model.isEmpty ? make : make + " " + model
+    }
 
     private func movieFacts(_ path: String) throws -> LibraryMediaFacts {
         let info = try VideoInfo.read(path)
@@ -41,7 +50,8 @@ public struct EngineMediaReader: LibraryMediaReader {
                                  durationMs: Int((info.durationSeconds * 1000).rounded()),
                                  captureDate: info.metadataValue(Self.creationKey).flatMap(Self.exifDate),
                                  location: info.metadataValue(Self.locationKey).flatMap(Self.iso6709),
-                                 contentIdentifier: info.metadataValue(Self.identifierKey))
+                                 contentIdentifier: info.metadataValue(Self.identifierKey),
+                                 camera: Self.cameraName(make: info.metadataValue(Self.makeKey), model: info.metadataValue(Self.modelKey)))
     }
 
     /// "2023-10-01T12:34:56+0800" → "2023:10:01 12:34:56" (the local time as written, like Exif).

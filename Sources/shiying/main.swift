@@ -17,6 +17,7 @@ let usage = """
       \(OrganizeCommand.usage)
       \(LiveCommand.usage)
       \(LibraryCommand.usage)
+      \(SearchCommand.usage)
     """
 
 /// The tool's version (this source tree's release line).
@@ -28,7 +29,7 @@ let commandUsage: [String: String] = [
     "convert": ConvertCommand.usage, "edit": EditCommand.usage, "hdr": HDRCommand.usage,
     "filters": FiltersCommand.usage, "date-phrase": DatePhraseCommand.usage, "recent": RecentCommand.usage,
     "video": VideoCommand.usage, "organize": OrganizeCommand.usage, "live": LiveCommand.usage,
-    "library": LibraryCommand.usage,
+    "library": LibraryCommand.usage, "search": SearchCommand.usage,
 ]
 
 func runMain() -> Int32 {
@@ -61,6 +62,7 @@ func runMain() -> Int32 {
         case "organize": return try OrganizeCommand.run(args)
         case "live": return try LiveCommand.run(args)
         case "library": return try LibraryCommand.run(args)
+        case "search": return try SearchCommand.run(args)
         case "-h", "--help", "help":
             print(usage)
             return 0

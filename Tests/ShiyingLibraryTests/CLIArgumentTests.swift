@@ -8,7 +8,7 @@ import Testing
 struct CLIArgumentTests {
     @Test("every command answers --help with its own usage and exit 0",
           arguments: ["collage", "sample-photos", "probe", "convert", "edit", "hdr", "filters", "date-phrase",
-                      "recent", "video", "organize", "live"])
+                      "recent", "video", "organize", "live", "search"])
     func helpPerCommand(_ command: String) async throws {
         let result = try await ShiyingBinary.shiying([command, "--help"])
         #expect(result.status == 0, "\(command) --help: \(result.stderr)")

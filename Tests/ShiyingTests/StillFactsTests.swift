@@ -48,6 +48,24 @@ struct StillFactsTests {
         let position = try #require(facts.location)
         #expect(abs(position.latitude - 35.7142722) < 1e-5 && abs(position.longitude - 139.7963555) < 1e-5)
         #expect(facts.captureDate != nil)
+        #expect(facts.camera == "Apple iPhone 15 Plus")
+        for (name, camera) in [("real/iphoneSE2_grid.heic", "Apple iPhone SE (2nd generation)"), ("real/samsung_camera.jpeg", "samsung SM-G960F")] {
+            let other = Paths.corpus.appendingPathComponent(name).path
+            if FileManager.default.fileExists(atPath: other) { #expect(try StillFactsReader().read(other).camera == camera, "\(name)") }
+        }
+    }
+
+    @Test("Camera name: Make + Model, the make once when the model repeats it, none without either (exiftool; skipped when absent)")
+    func camera() async throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/exiftool") else { return }
+        let dir = try TempDir("facts-camera")
+        defer { dir.remove() }
+        let path = try SamplePhotos.write(count: 1, seed: 5, width: 160, height: 120, to: dir.path)[0]
+        for (make, model, expected) in [("Canon", "Canon EOS R5", "Canon EOS R5"), ("FUJIFILM", "X-T5  ", "FUJIFILM X-T5"),
+                                        ("", "Pixel 8", "Pixel 8"), ("", "", nil)] as [(String, String, String?)] {
+            _ = try await runTool("exiftool", ["-q", "-overwrite_original", "-Make=\(make)", "-Model=\(model)", path])
+            #expect(try StillFactsReader().read(path).camera == expected, "\(make) / \(model)")
+        }
     }
 
     @Test("Not a still: an error naming the file")

@@ -1,6 +1,8 @@
 /* exif_reader.c — the Exif facts the engine reads: orientation, capture
- * date, GPS and camera presence, and the sub-IFDs the other readers start from. */
+ * date, GPS, the camera's name, and the sub-IFDs the other readers start from. */
+#include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "exif/sy_exif.h"
 
@@ -112,4 +114,38 @@ int sy__exif_gps_position(const uint8_t *tiff, size_t len, double *latitude, dou
 
 int sy__exif_has_camera(const uint8_t *tiff, size_t len) {
     return ifd0_has(tiff, len, TAG_MAKE) || ifd0_has(tiff, len, TAG_MODEL);
+}
+
+/* An IFD0 ASCII value as printable ASCII (others dropped), trimmed, into out[cap]. */
+static size_t ifd0_text(const sy__tiff *t, const sy__tiff_ifd *ifd0, uint16_t tag, char *out, size_t cap) {
+    sy__tiff_entry e;
+    size_t n = 0;
+    out[0] = 0;
+    if (!sy__tiff_find(t, ifd0, tag, &e) || e.type != SY__TIFF_ASCII || e.count < 1) return 0;
+    const uint8_t *p = sy__tiff_value(t, &e);
+    if (!p) return 0;
+    for (uint32_t i = 0; i < e.count && p[i] && n + 1 < cap; i++) {
+        if (p[i] < 0x20 || p[i] > 0x7E || (p[i] == ' ' && (n == 0 || out[n - 1] == ' '))) continue;
+        out[n++] = (char)p[i];
+    }
+    while (n > 0 && out[n - 1] == ' ') n--;
+    out[n] = 0;
+    return n;
+}
+
+size_t sy__exif_camera(const uint8_t *tiff, size_t len, char *out, size_t cap) {
+    sy__tiff t;
+    sy__tiff_ifd ifd0;
+    if (!out || cap == 0) return 0;
+    out[0] = 0;
+    if (!sy__tiff_open(&t, tiff, len) || !sy__tiff_ifd0(&t, &ifd0)) return 0;
+    char make[64], model[64];
+    size_t make_len = ifd0_text(&t, &ifd0, TAG_MAKE, make, sizeof make);
+    size_t model_len = ifd0_text(&t, &ifd0, TAG_MODEL, model, sizeof model);
+    /* "Canon" + "Canon EOS R5" names the maker once */
+    int repeats = make_len > 0 && model_len >= make_len && strncasecmp(model, make, make_len) == 0;
+    int n = repeats || make_len == 0 ? snprintf(out, cap, "%s", model)
+            : model_len == 0         ? snprintf(out, cap, "%s", make)
+                                     : snprintf(out, cap, "%s %s", make, model);
+    return n < 0 ? 0 : ((size_t)n < cap ? (size_t)n : cap - 1);
 }

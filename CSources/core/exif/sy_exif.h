@@ -36,6 +36,10 @@ int sy__exif_has_gps(const uint8_t *tiff, size_t len);
 int sy__exif_gps_position(const uint8_t *tiff, size_t len, double *latitude, double *longitude);
 /* 1 when IFD0 names a camera (Make 0x010F or Model 0x0110). */
 int sy__exif_has_camera(const uint8_t *tiff, size_t len);
+/* The camera's name, "Make Model" ("Apple iPhone 15 Plus"; the make once when
+ * the model starts with it), printable ASCII only, into out[cap]; returns its
+ * length, 0 (and "") when IFD0 has neither tag. */
+size_t sy__exif_camera(const uint8_t *tiff, size_t len, char *out, size_t cap);
 /* 1 when Exif UserComment (0x9286) contains `needle` (ASCII, any case; ASCII or UTF-16 text). */
 int sy__exif_user_comment_has(const uint8_t *tiff, size_t len, const char *needle);
 /* 1 when an XMP packet's exif:UserComment property contains `needle` (any case). */

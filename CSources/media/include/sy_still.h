@@ -55,10 +55,11 @@ typedef struct sy_still_facts {
     uint8_t has_location;  /* 1 when the GPS IFD holds a complete, in-range position */
     double latitude;       /* signed decimal degrees: north positive */
     double longitude;      /* east positive */
+    char camera[96];       /* Exif Make + Model, "Apple iPhone 15 Plus" (printable ASCII); "" when absent */
 } sy_still_facts;
 
 /** Probes `path` (as sy_image_probe) and reads its capture date and GPS
- *  position from the Exif it carries (JPEG APP1, HEIF Exif item; PNG: none
+ *  position and camera name from the Exif it carries (JPEG APP1, HEIF Exif item; PNG: none
  *  yet). Metadata that is absent or unreadable leaves the fact empty; only an
  *  unreadable file fails. Memory: the Exif/XMP/ICC blobs, freed before return.
  *  Thread-safe with one context per thread. */

@@ -1,4 +1,4 @@
-/* still_facts.c — a still's catalogue facts (header, capture date, GPS) in one
+/* still_facts.c — a still's catalogue facts (header, capture date, GPS, camera) in one
  * probe and one metadata read: what a photo library import records. */
 #include <string.h>
 
@@ -19,6 +19,7 @@ sy_status sy_still_read_facts(sy_context *ctx, const char *path, sy_still_facts 
     if (md.exif) {
         if (!sy__exif_capture_date(md.exif, md.exif_len, out->capture_date)) out->capture_date[0] = 0;
         out->has_location = (uint8_t)sy__exif_gps_position(md.exif, md.exif_len, &out->latitude, &out->longitude);
+        sy__exif_camera(md.exif, md.exif_len, out->camera, sizeof out->camera);
     }
     sy__metadata_free(ctx, &md);
     return SY_OK;

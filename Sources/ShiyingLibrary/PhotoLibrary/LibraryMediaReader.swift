@@ -19,9 +19,11 @@ public struct LibraryMediaFacts: Sendable, Hashable {
     public var location: LibraryLocation?
     /// The Live content identifier (still MakerNote / movie metadata), nil when none.
     public var contentIdentifier: String?
+    /// The camera's make and model ("Apple iPhone 15 Plus"), nil when unknown.
+    public var camera: String?
 
     public init(medium: Medium, width: Int, height: Int, durationMs: Int = 0, captureDate: String? = nil,
-                location: LibraryLocation? = nil, contentIdentifier: String? = nil) {
+                location: LibraryLocation? = nil, contentIdentifier: String? = nil, camera: String? = nil) {
         self.medium = medium
         self.width = width
         self.height = height
@@ -29,6 +31,7 @@ public struct LibraryMediaFacts: Sendable, Hashable {
         self.captureDate = captureDate
         self.location = location
         self.contentIdentifier = contentIdentifier
+        self.camera = camera
     }
 }
 

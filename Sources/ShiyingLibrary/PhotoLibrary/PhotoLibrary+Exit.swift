@@ -143,14 +143,14 @@ extension PhotoLibrary {
             id = try write { s in
                 let id = try s.query("""
                     INSERT INTO library_assets(kind, capture_date, captured_at_ms, latitude, longitude, width, height,
-                        duration_ms, content_identifier, favorite, origin, source_asset_id, added_at_ms)
-                    VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id
+                        duration_ms, content_identifier, camera, favorite, origin, source_asset_id, added_at_ms)
+                    VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id
                     """, [.text(kind.rawValue), captureDate.map(SQLValue.text) ?? .null,
                           .integer(ms ?? now),
                           location.map { .real($0.latitude) } ?? .null, location.map { .real($0.longitude) } ?? .null,
                           .int(facts.width), .int(facts.height), .int(movieFacts?.durationMs ?? facts.durationMs),
                           (movieFacts?.contentIdentifier ?? facts.contentIdentifier).map(SQLValue.text) ?? .null,
-                          .bool(favorite), .text(Self.origin(output.purpose).rawValue),
+                          facts.camera.map(SQLValue.text) ?? .null, .bool(favorite), .text(Self.origin(output.purpose).rawValue),
                           source.map(SQLValue.integer) ?? .null, .integer(now)])[0][0].int64!
                 try s.execute("INSERT INTO library_files(asset_id, role, path, bytes, sha256, width, height) VALUES (?,?,?,?,?,?,?)",
                               [.integer(id), .text(FileRole.original.rawValue),

@@ -329,11 +329,13 @@ extension PhotoLibrary {
                 try s.execute("""
                     UPDATE library_assets SET kind = 'live', width = ?, height = ?,
                         capture_date = COALESCE(?, capture_date), captured_at_ms = COALESCE(?, captured_at_ms),
-                        latitude = COALESCE(?, latitude), longitude = COALESCE(?, longitude) WHERE id = ?
+                        latitude = COALESCE(?, latitude), longitude = COALESCE(?, longitude),
+                        camera = COALESCE(?, camera) WHERE id = ?
                     """, [.int(facts.width), .int(facts.height), facts.captureDate.map(SQLValue.text) ?? .null,
                           facts.captureDate.flatMap(ExifCaptureTime.milliseconds).map(SQLValue.integer) ?? .null,
                           facts.location.map { .real($0.latitude) } ?? .null,
-                          facts.location.map { .real($0.longitude) } ?? .null, .integer(target)])
+                          facts.location.map { .real($0.longitude) } ?? .null,
+                          facts.camera.map(SQLValue.text) ?? .null, .integer(target)])
                 try insertFile(target, .original, still, file, in: s)
             }
             return target
@@ -342,13 +344,15 @@ extension PhotoLibrary {
         let location = unit.still?.facts.location ?? unit.movie?.facts.location
         let id = try s.query("""
             INSERT INTO library_assets(kind, capture_date, captured_at_ms, latitude, longitude, width, height,
-                duration_ms, content_identifier, origin, added_at_ms)
-            VALUES (?,?,?,?,?,?,?,?,?,'import',?) RETURNING id
+                duration_ms, content_identifier, camera, origin, added_at_ms)
+            VALUES (?,?,?,?,?,?,?,?,?,?,'import',?) RETURNING id
             """, [.text(unit.kind.rawValue), date.map(SQLValue.text) ?? .null,
                   date.flatMap(ExifCaptureTime.milliseconds).map(SQLValue.integer) ?? .null,
                   location.map { .real($0.latitude) } ?? .null, location.map { .real($0.longitude) } ?? .null,
                   .int(facts.width), .int(facts.height), .int(unit.movie?.facts.durationMs ?? 0),
-                  facts.contentIdentifier.map(SQLValue.text) ?? .null, .integer(nowMs)])[0][0].int64!
+                  facts.contentIdentifier.map(SQLValue.text) ?? .null,
+                  (unit.still?.facts.camera ?? unit.movie?.facts.camera).map(SQLValue.text) ?? .null,
+                  .integer(nowMs)])[0][0].int64!
         if let still, let file = unit.still { try insertFile(id, .original, still, file, in: s) }
         if let movie, let file = unit.movie { try insertFile(id, unit.still == nil ? .original : .originalMovie, movie, file, in: s) }
         return id

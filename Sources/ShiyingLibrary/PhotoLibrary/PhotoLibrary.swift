@@ -265,6 +265,22 @@ public actor PhotoLibrary {
         }
     }
 
+    /// Renames an album (its members stay; search finds them by the new name).
+    /// - Throws: `LibraryError.invalid` when the album does not exist or the new name is taken.
+    public func renameAlbum(_ name: String, to newName: String) throws {
+        let newName = try Self.names([newName], what: "album name")[0]
+        try write { s in
+            guard try !s.query("SELECT 1 FROM library_albums WHERE name = ?", [.text(name)]).isEmpty else {
+                throw LibraryError(.invalid, "there is no album named \(name)")
+            }
+            let taken = try !s.query("SELECT 1 FROM library_albums WHERE name = ?", [.text(newName)]).isEmpty
+            guard newName == name || !taken else {
+                throw LibraryError(.invalid, "an album named \(newName) already exists")
+            }
+            try s.execute("UPDATE library_albums SET name = ? WHERE name = ?", [.text(newName), .text(name)])
+        }
+    }
+
     static func add(_ ids: [Int64], toAlbum name: String, nowMs: Int64, in s: RecordStore) throws {
         try s.execute("INSERT OR IGNORE INTO library_albums(name, created_at_ms) VALUES (?, ?)", [.text(name), .integer(nowMs)])
         for id in ids {

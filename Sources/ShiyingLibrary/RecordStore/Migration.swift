@@ -39,6 +39,7 @@ public enum RecordSchema {
         ]),
         OrganizeSchema.migration,
         LibrarySchema.migration,
+        LibrarySearchSchema.migration,
     ]
 
     /// The newest version this build knows.
