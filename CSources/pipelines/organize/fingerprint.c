@@ -1,9 +1,15 @@
-/* fingerprint.c — sy_fingerprint_file: one full-resolution decode per photo.
- * A pass-through source ("tee") converts rows to R'G'B' and feeds them to the
- * pixel SHA-256 while the one frame renderer pulls them down to the analysis
- * plane; rows the renderer leaves unread are drained through the tee
- * afterwards so the digest always covers every row. */
-#include <math.h>
+/* fingerprint.c — sy_fingerprint_file: the analysis plane from a decode at
+ * the size it needs where the exact-content digest allows it.
+ *
+ * JPEG and PNG: one full-resolution, strip-wise decode. A pass-through source
+ * ("tee") converts rows to R'G'B' and feeds them to the pixel SHA-256 while
+ * the frame renderer pulls them down to the analysis plane; rows the renderer
+ * leaves unread are drained through the tee afterwards so the digest always
+ * covers every row.
+ * HEVC HEIF: the digest comes from the coded tiles (heif/sy_heif_digest.h), so
+ * the picture is decoded only at the analysis size — the row source's
+ * thumbnail pick or its box-averaged tile rows, the same streaming loop
+ * collage cells use — and a 24 MP grid needs a few hundred kilobytes. */
 #include <string.h>
 
 #include "sy_still.h"
@@ -15,6 +21,7 @@
 #include "still/sy_metadata.h"
 #include "exif/sy_exif.h"
 #include "png/sy_png_metadata.h"
+#include "heif/sy_heif_digest.h"
 #include "render/sy_render_window.h"
 #include "organize/sy_analysis.h"
 
@@ -22,6 +29,7 @@ typedef struct tee {
     sy__source base;
     sy__source *inner;
     sy_context *ctx;
+    int hashing;      /* 0: only converts to R'G'B' (the digest comes from elsewhere) */
     sy__sha256 sha;
     uint32_t rows_done;
     uint8_t *scratch; /* one row, for skips and the final drain */
@@ -32,20 +40,21 @@ static sy_status tee_read(sy__source *self, uint8_t *const *rows, uint32_t count
     sy_status st = t->inner->read_rows(t->inner, rows, count, err);
     if (st != SY_OK) return st;
     if (t->inner->pixels == SY__PIX_YCC) sy__ycc_rows_to_rgb(rows, count, t->base.width);
-    for (uint32_t i = 0; i < count; i++) sy__sha256_update(&t->sha, rows[i], (size_t)t->base.width * 3);
+    if (t->hashing)
+        for (uint32_t i = 0; i < count; i++) sy__sha256_update(&t->sha, rows[i], (size_t)t->base.width * 3);
     t->rows_done += count;
     return (t->rows_done & 63) < count ? sy__check_cancel(t->ctx, err) : SY_OK;
 }
 
 static sy_status tee_skip(sy__source *self, uint32_t count, sy_error *err) {
     tee *t = (tee *)self;
+    if (!t->hashing) return t->inner->skip_rows(t->inner, count, err);
     for (uint32_t i = 0; i < count; i++) {
         sy_status st = tee_read(self, &t->scratch, 1, err);
         if (st != SY_OK) return st;
     }
     return SY_OK;
 }
-
 static void tee_close(sy__source *self) { (void)self; /* owned by sy_fingerprint_file */ }
 
 typedef struct analysis {
@@ -56,11 +65,7 @@ typedef struct analysis {
 static sy_status analysis_sink(void *user, uint32_t y, uint8_t *row, sy_error *err) {
     (void)err;
     analysis *a = user;
-    uint8_t *out = a->luma + (size_t)y * a->w;
-    for (uint32_t x = 0; x < a->w; x++) {
-        const uint8_t *p = row + 3 * (size_t)x;
-        out[x] = (uint8_t)((19595 * p[0] + 38470 * p[1] + 7471 * p[2] + 32768) >> 16);
-    }
+    sy__analysis_luma_row(row, a->w, a->luma + (size_t)y * a->w);
     return SY_OK;
 }
 
@@ -87,6 +92,35 @@ static sy_status read_flags(sy_context *ctx, const char *path, const sy_image_in
     return SY_OK;
 }
 
+/* Renders `t` (opened over a source) down to the analysis plane and measures
+ * it; with t->hashing, drains the rows the renderer skipped into the digest. */
+static sy_status analyse(sy_context *ctx, tee *t, uint8_t orientation, sy_fingerprint *out, sy_error *err) {
+    uint32_t sw = t->base.width, sh = t->base.height, ah;
+    analysis a = {0};
+    sy__analysis_size(sw, sh, 0, &a.w, &ah);
+    sy_renderer *renderer = NULL;
+    sy_status st = SY_OK;
+    t->scratch = t->hashing ? sy__alloc(ctx, sw, 3, "fingerprint scratch row", err) : NULL;
+    a.luma = sy__alloc(ctx, (size_t)a.w * ah, 1, "fingerprint analysis plane", err);
+    if ((t->hashing && !t->scratch) || !a.luma) {
+        st = err ? err->code : SY_E_BUDGET;
+        goto done;
+    }
+    sy_recipe identity;
+    sy_recipe_init(&identity);
+    if ((st = sy_renderer_create(ctx, &identity, sw, sh, a.w, ah, &renderer, err)) != SY_OK ||
+        (st = sy__render_source(ctx, &t->base, renderer, analysis_sink, &a, err)) != SY_OK)
+        goto done;
+    if (t->hashing && t->rows_done < sh && (st = tee_skip(&t->base, sh - t->rows_done, err)) != SY_OK) goto done;
+    out->phash = sy__phash_luma(a.luma, a.w, ah, orientation);
+    sy__quality_luma(a.luma, a.w, ah, out);
+done:
+    sy_renderer_destroy(renderer);
+    sy__free(ctx, a.luma);
+    sy__free(ctx, t->scratch);
+    return st;
+}
+
 sy_status sy_fingerprint_file(sy_context *ctx, const char *path, sy_fingerprint *out, sy_error *err) {
     if (!ctx || !path || !out) return sy__fail(err, SY_E_USAGE, "sy_fingerprint_file: NULL argument");
     memset(out, 0, sizeof *out);
@@ -100,42 +134,32 @@ sy_status sy_fingerprint_file(sy_context *ctx, const char *path, sy_fingerprint 
     if ((st = sy__file_identity(ctx, path, NULL, &out->file_bytes, out->file_sha256, err)) != SY_OK) return st;
     if ((st = read_flags(ctx, path, &info, out, err)) != SY_OK) return st;
 
+    /* HEVC HEIF: digest from the coded tiles, pixels at the analysis size.
+     * Other HEIF codings (libheif's full-size decode) hash their rows. */
+    int coded = 0;
+    if (info.format == SY_FORMAT_HEIF) {
+        sy_error digest_err = {0};
+        st = sy__heif_coded_digest(ctx, path, out->pixel_sha256, &digest_err);
+        if (st == SY_OK) coded = 1;
+        else if (st != SY_E_UNSUPPORTED) return sy__fail(err, st, "%s", digest_err.message);
+    }
+    uint32_t need_w = info.stored_width, need_h = info.stored_height;
+    if (coded) sy__analysis_size(info.stored_width, info.stored_height, 1, &need_w, &need_h);
     sy__source *src = NULL;
-    st = info.format == SY_FORMAT_JPEG
-             ? sy__jpeg_source_open_rgb(ctx, path, info.stored_width, info.stored_height, &src, err)
-             : sy__source_open(ctx, path, &info, info.stored_width, info.stored_height, NULL, &src, err);
+    st = info.format == SY_FORMAT_JPEG ? sy__jpeg_source_open_rgb(ctx, path, need_w, need_h, &src, err)
+                                       : sy__source_open(ctx, path, &info, need_w, need_h, NULL, &src, err);
     if (st != SY_OK) return st;
-    tee t = {.base = *src, .inner = src, .ctx = ctx};
-    sy_renderer *renderer = NULL;
+    tee t = {.base = *src, .inner = src, .ctx = ctx, .hashing = !coded};
     t.base.pixels = SY__PIX_RGB;
     t.base.read_rows = tee_read, t.base.skip_rows = tee_skip, t.base.close = tee_close;
-    uint32_t sw = src->width, sh = src->height;
-    double scale = fmin(1.0, (double)SY_FINGERPRINT_ANALYSIS_EDGE / (sw > sh ? sw : sh));
-    analysis a = {.w = (uint32_t)fmax(1.0, round(sw * scale))};
-    uint32_t ah = (uint32_t)fmax(1.0, round(sh * scale));
-    t.scratch = sy__alloc(ctx, sw, 3, "fingerprint scratch row", err);
-    a.luma = sy__alloc(ctx, (size_t)a.w * ah, 1, "fingerprint analysis plane", err);
-    if (!t.scratch || !a.luma) {
-        st = err ? err->code : SY_E_BUDGET;
-        goto done;
+    if (t.hashing) {
+        sy__sha256_init(&t.sha);
+        uint8_t header[5 + 9] = {'S', 'Y', 'P', 'X', '1'};
+        put_le32(header + 5, src->width), put_le32(header + 9, src->height), header[13] = info.orientation;
+        sy__sha256_update(&t.sha, header, sizeof header);
     }
-    sy__sha256_init(&t.sha);
-    uint8_t header[5 + 9] = {'S', 'Y', 'P', 'X', '1'};
-    put_le32(header + 5, sw), put_le32(header + 9, sh), header[13] = info.orientation;
-    sy__sha256_update(&t.sha, header, sizeof header);
-    sy_recipe identity;
-    sy_recipe_init(&identity);
-    if ((st = sy_renderer_create(ctx, &identity, sw, sh, a.w, ah, &renderer, err)) != SY_OK ||
-        (st = sy__render_source(ctx, &t.base, renderer, analysis_sink, &a, err)) != SY_OK)
-        goto done;
-    if (t.rows_done < sh && (st = tee_skip(&t.base, sh - t.rows_done, err)) != SY_OK) goto done;
-    sy__sha256_hex(&t.sha, out->pixel_sha256);
-    out->phash = sy__phash_luma(a.luma, a.w, ah, info.orientation);
-    sy__quality_luma(a.luma, a.w, ah, out);
-done:
-    sy_renderer_destroy(renderer);
-    sy__free(ctx, a.luma);
-    sy__free(ctx, t.scratch);
+    st = analyse(ctx, &t, src->orientation, out, err);
+    if (st == SY_OK && t.hashing) sy__sha256_hex(&t.sha, out->pixel_sha256);
     src->close(src);
     return st;
 }
