@@ -44,6 +44,18 @@ public struct OrganizeAsset: Sendable, Codable, Hashable {
     public var isFavorite: Bool = false
     /// Text already recognized in the image (OCR), nil = none recorded (SPEC D9).
     public var recognizedText: String? = nil
+    /// "jpeg", "png", "heif", "movie" ("" when not recorded).
+    public var format: String = ""
+    /// Modification time of the file (Unix ms) when it was scanned; nil = unknown.
+    public var fileModifiedMs: Int64? = nil
+    /// The Live photo content identifier (Apple MakerNote of a still, QuickTime
+    /// key of a movie) that pairs a still with its movie; nil = none.
+    public var contentIdentifier: String? = nil
+    /// A Live photo's movie (the still is `path`), with its size and
+    /// modification time when scanned; nil for anything else.
+    public var pairedPath: String? = nil
+    public var pairedBytes: Int64? = nil
+    public var pairedModifiedMs: Int64? = nil
 
     /// - Parameters: see the properties.
     public init(id: Int64 = 0, path: String, mediaType: OrganizeMediaType = .photo, width: Int, height: Int,

@@ -42,7 +42,8 @@ public enum OrganizeGrouping {
             result.append(OrganizeGroup(kind: .duplicate, members: members.map(\.id), evidence: key.pixels))
             members.dropFirst().forEach { duplicateOf.insert($0.id) }
         }
-        let distinct = ordered.filter { !duplicateOf.contains($0.id) && $0.mediaType == .photo }
+        let distinctMedia = ordered.filter { !duplicateOf.contains($0.id) }
+        let distinct = distinctMedia.filter { $0.mediaType == .photo }
 
         // Bursts (SPEC D8): screenshots are never burst members, even with a burst flag.
         var inBurst: Set<Int64> = []
@@ -76,8 +77,9 @@ public enum OrganizeGrouping {
         }
         closeRun()
 
-        // Similar: single-link clusters over the remaining photos.
-        let pool = distinct.filter { !inBurst.contains($0.id) }
+        // Similar: single-link clusters over the remaining photos (Live ones
+        // included) and, apart from them, over the videos.
+        let pool = distinctMedia.filter { !inBurst.contains($0.id) }
         var parent = Array(pool.indices)
         func root(_ i: Int) -> Int {
             var i = i
@@ -102,8 +104,9 @@ public enum OrganizeGrouping {
         return result
     }
 
-    /// Perceptual distance plus, when both are known, capture-time proximity.
+    /// Same media type, perceptual distance plus, when both are known, capture-time proximity.
     public static func isSimilar(_ a: OrganizeAsset, _ b: OrganizeAsset, _ rule: GroupingRule) -> Bool {
+        guard a.mediaType == b.mediaType else { return false }
         let distance = (a.phash ^ b.phash).nonzeroBitCount
         if let ta = a.capturedAtMs, let tb = b.capturedAtMs {
             return distance <= rule.similarDistance && abs(ta - tb) <= rule.similarWindowMs

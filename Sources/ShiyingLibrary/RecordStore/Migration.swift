@@ -39,6 +39,7 @@ public enum RecordSchema {
         ]),
         OrganizeSchema.migration,
         LibrarySchema.migration,
+        OrganizeSchema.scanMigration,
     ]
 
     /// The newest version this build knows.
