@@ -17,6 +17,8 @@ public struct PhotoFingerprint: Sendable, Codable, Equatable {
     public var pixelSHA256: String
     /// 64-bit DCT perceptual hash (imagehash.phash layout).
     public var phash: UInt64
+    /// The pHash of the upright picture turned 90, 180, 270 degrees clockwise.
+    public var phashTurned: [UInt64] = []
     /// Laplacian variance of the analysis plane.
     public var sharpness: Double
     public var clippedFraction: Double
@@ -79,7 +81,7 @@ public final class Fingerprinter: @unchecked Sendable {
             path: path, format: String(cString: sy_image_format_name(fp.format)), width: Int(fp.width),
             height: Int(fp.height), orientation: Int(fp.orientation), fileBytes: Int64(fp.file_bytes),
             fileSHA256: fixedString(fp.file_sha256), pixelSHA256: fixedString(fp.pixel_sha256), phash: fp.phash,
-            sharpness: fp.sharpness, clippedFraction: fp.clipped_fraction, meanLuma: fp.mean_luma,
+            phashTurned: [fp.phash_turned.0, fp.phash_turned.1, fp.phash_turned.2], sharpness: fp.sharpness, clippedFraction: fp.clipped_fraction, meanLuma: fp.mean_luma,
             quality: fp.quality, captureDate: date.isEmpty ? nil : date, hasCamera: fp.has_camera != 0,
             screenshotMarker: fp.screenshot_marker != 0, animated: fp.animated != 0,
             durationMs: Int(fp.duration_ms), framesSampled: Int(fp.frames_sampled))

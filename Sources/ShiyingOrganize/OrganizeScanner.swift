@@ -101,8 +101,8 @@ public enum OrganizeScanner {
         try store.record(assets, nowMs: nowMs)
         let groups = try store.regroup(nowMs: nowMs)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let decoded = first.filter { if case .success = $0 { true } else { false } }.count + pairing.videos.count
-            - pairing.reusedVideos
+        let decoded = first.filter { if case .success(let f) = $0 { !f.isMovie } else { false } }.count
+            + pairing.videos.count - pairing.reusedVideos
         return OrganizeScanReport(
             scanned: assets.count, skipped: skipped.sorted { $0.path < $1.path },
             duplicateGroups: groups.filter { $0.kind == .duplicate }.count,
@@ -151,6 +151,7 @@ extension OrganizeAsset {
                   capturedAtMs: fp.captureDate.flatMap(ExifCaptureTime.milliseconds), hasCamera: fp.hasCamera,
                   isScreenshot: fp.screenshotMarker, isAnimated: fp.animated, recognizedText: recognizedText)
         format = fp.format
+        phashTurned = fp.phashTurned
     }
 }
 

@@ -105,6 +105,7 @@ struct ScanPlan: Sendable {
         a.fileSHA256 = fp.fileSHA256
         a.pixelSHA256 = fp.pixelSHA256
         a.phash = fp.phash
+        a.phashTurned = fp.phashTurned
         a.quality = fp.quality
         a.format = "movie"
         return a
@@ -131,10 +132,19 @@ struct LivePairing {
             guard let f = facts[path], let id = f.asset.contentIdentifier, !id.isEmpty else { continue }
             if f.isMovie { movies[id, default: []].append(path) } else { stills[id, default: []].append(path) }
         }
+        // The still named like the movie first (IMG_3853.HEIC with IMG_3853.MOV),
+        // so an exported copy that kept the identifier stays a plain still.
+        func base(_ p: String) -> String { ((p as NSString).lastPathComponent as NSString).deletingPathExtension }
         for (id, s) in stills {
-            for (still, movie) in zip(s, movies[id] ?? []) {
-                movieOf[still] = movie
-                stillOf[movie] = still
+            var free = movies[id] ?? []
+            let names = Set(free.map(base))
+            let named = s.filter { names.contains(base($0)) }
+            for still in named + s.filter({ !names.contains(base($0)) }) {
+                guard !free.isEmpty else { break }
+                let movie = free.firstIndex { base($0) == base(still) } ?? 0
+                movieOf[still] = free[movie]
+                stillOf[free[movie]] = still
+                free.remove(at: movie)
             }
         }
         var reused: [String: OrganizeAsset] = [:]

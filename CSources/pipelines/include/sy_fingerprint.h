@@ -70,6 +70,10 @@ typedef struct sy_fingerprint {
     uint8_t screenshot_marker;
     uint8_t animated;                /* animated PNG (acTL before the image data) */
 
+    /** The pHash of the upright picture turned 90, 180 and 270 degrees
+     *  clockwise: a rotated copy's phash is close to one of these. */
+    uint64_t phash_turned[3];
+
     /* Movies only (sy_fingerprint_movie): 0 for stills. */
     uint32_t duration_ms;            /* the video track's media duration, rounded */
     uint32_t frames_sampled;         /* frames the pHash and quality were measured on */

@@ -25,36 +25,74 @@
 #include "render/sy_render_window.h"
 #include "organize/sy_analysis.h"
 
+/* The source the renderer reads. Over a full-size decoder (`hashing`) each
+ * row is converted to R'G'B' and hashed, then k x k boxes are averaged — the
+ * same reduction the HEIF source applies to its tiles, so sharpness reads
+ * alike whatever the coding; over HEIF's already reduced source (k = 1, no
+ * hashing) rows are only converted. */
 typedef struct tee {
     sy__source base;
     sy__source *inner;
     sy_context *ctx;
-    int hashing;      /* 0: only converts to R'G'B' (the digest comes from elsewhere) */
+    int hashing;       /* 0: the digest comes from elsewhere */
+    uint32_t k;        /* box side, a power of two */
     sy__sha256 sha;
-    uint32_t rows_done;
-    uint8_t *scratch; /* one row, for skips and the final drain */
+    uint32_t rows_done; /* inner rows read */
+    uint8_t *scratch;  /* one inner row */
+    uint32_t *sums;    /* one reduced row of box sums */
 } tee;
+
+/* The next inner row into t->scratch: converted, hashed. */
+static sy_status inner_row(tee *t, sy_error *err) {
+    sy_status st = t->inner->read_rows(t->inner, &t->scratch, 1, err);
+    if (st != SY_OK) return st;
+    if (t->inner->pixels == SY__PIX_YCC) sy__ycc_rows_to_rgb(&t->scratch, 1, t->inner->width);
+    sy__sha256_update(&t->sha, t->scratch, (size_t)t->inner->width * 3);
+    t->rows_done++;
+    return (t->rows_done & 63) == 0 ? sy__check_cancel(t->ctx, err) : SY_OK;
+}
 
 static sy_status tee_read(sy__source *self, uint8_t *const *rows, uint32_t count, sy_error *err) {
     tee *t = (tee *)self;
-    sy_status st = t->inner->read_rows(t->inner, rows, count, err);
-    if (st != SY_OK) return st;
-    if (t->inner->pixels == SY__PIX_YCC) sy__ycc_rows_to_rgb(rows, count, t->base.width);
-    if (t->hashing)
-        for (uint32_t i = 0; i < count; i++) sy__sha256_update(&t->sha, rows[i], (size_t)t->base.width * 3);
-    t->rows_done += count;
-    return (t->rows_done & 63) < count ? sy__check_cancel(t->ctx, err) : SY_OK;
+    size_t n = (size_t)t->base.width * 3;
+    if (!t->hashing) {
+        sy_status st = t->inner->read_rows(t->inner, rows, count, err);
+        if (st == SY_OK && t->inner->pixels == SY__PIX_YCC) sy__ycc_rows_to_rgb(rows, count, t->base.width);
+        return st;
+    }
+    for (uint32_t r = 0; r < count; r++) {
+        memset(t->sums, 0, n * sizeof *t->sums);
+        for (uint32_t i = 0; i < t->k; i++) {
+            sy_status st = inner_row(t, err);
+            if (st != SY_OK) return st;
+            for (size_t j = 0; j < n; j++) {
+                const uint8_t *p = t->scratch + (j / 3) * t->k * 3 + j % 3;
+                for (uint32_t b = 0; b < t->k; b++) t->sums[j] += p[3 * b];
+            }
+        }
+        uint32_t area = t->k * t->k;
+        for (size_t j = 0; j < n; j++) rows[r][j] = (uint8_t)((t->sums[j] + area / 2) / area);
+    }
+    return SY_OK;
 }
 
 static sy_status tee_skip(sy__source *self, uint32_t count, sy_error *err) {
     tee *t = (tee *)self;
     if (!t->hashing) return t->inner->skip_rows(t->inner, count, err);
-    for (uint32_t i = 0; i < count; i++) {
-        sy_status st = tee_read(self, &t->scratch, 1, err);
+    for (uint64_t i = 0; i < (uint64_t)count * t->k; i++) {
+        sy_status st = inner_row(t, err);
         if (st != SY_OK) return st;
     }
     return SY_OK;
 }
+
+/* The largest power of two k that keeps a w x h frame at least need_w x need_h. */
+static uint32_t box_side(uint32_t w, uint32_t h, uint32_t need_w, uint32_t need_h) {
+    uint32_t k = 1;
+    while (w / (2 * k) >= need_w && h / (2 * k) >= need_h) k *= 2;
+    return k;
+}
+
 static void tee_close(sy__source *self) { (void)self; /* owned by sy_fingerprint_file */ }
 
 typedef struct analysis {
@@ -100,9 +138,12 @@ static sy_status analyse(sy_context *ctx, tee *t, uint8_t orientation, sy_finger
     sy__analysis_size(sw, sh, 0, &a.w, &ah);
     sy_renderer *renderer = NULL;
     sy_status st = SY_OK;
-    t->scratch = t->hashing ? sy__alloc(ctx, sw, 3, "fingerprint scratch row", err) : NULL;
+    if (t->hashing) {
+        t->scratch = sy__alloc(ctx, t->inner->width, 3, "fingerprint scratch row", err);
+        t->sums = t->scratch ? sy__alloc(ctx, (size_t)sw * 3, sizeof *t->sums, "fingerprint box sums", err) : NULL;
+    }
     a.luma = sy__alloc(ctx, (size_t)a.w * ah, 1, "fingerprint analysis plane", err);
-    if ((t->hashing && !t->scratch) || !a.luma) {
+    if ((t->hashing && !t->sums) || !a.luma) {
         st = err ? err->code : SY_E_BUDGET;
         goto done;
     }
@@ -111,12 +152,17 @@ static sy_status analyse(sy_context *ctx, tee *t, uint8_t orientation, sy_finger
     if ((st = sy_renderer_create(ctx, &identity, sw, sh, a.w, ah, &renderer, err)) != SY_OK ||
         (st = sy__render_source(ctx, &t->base, renderer, analysis_sink, &a, err)) != SY_OK)
         goto done;
-    if (t->hashing && t->rows_done < sh && (st = tee_skip(&t->base, sh - t->rows_done, err)) != SY_OK) goto done;
-    out->phash = sy__phash_luma(a.luma, a.w, ah, orientation);
+    while (t->hashing && t->rows_done < t->inner->height)  /* rows no band read, and the last partial box */
+        if ((st = inner_row(t, err)) != SY_OK) goto done;
+    uint64_t hashes[4];
+    sy__phash_luma(a.luma, a.w, ah, orientation, hashes);
+    out->phash = hashes[0];
+    memcpy(out->phash_turned, hashes + 1, sizeof out->phash_turned);
     sy__quality_luma(a.luma, a.w, ah, out);
 done:
     sy_renderer_destroy(renderer);
     sy__free(ctx, a.luma);
+    sy__free(ctx, t->sums);
     sy__free(ctx, t->scratch);
     return st;
 }
@@ -143,13 +189,19 @@ sy_status sy_fingerprint_file(sy_context *ctx, const char *path, sy_fingerprint 
         if (st == SY_OK) coded = 1;
         else if (st != SY_E_UNSUPPORTED) return sy__fail(err, st, "%s", digest_err.message);
     }
-    uint32_t need_w = info.stored_width, need_h = info.stored_height;
-    if (coded) sy__analysis_size(info.stored_width, info.stored_height, 1, &need_w, &need_h);
+    uint32_t need_w, need_h;
+    sy__analysis_size(info.stored_width, info.stored_height, 1, &need_w, &need_h);
     sy__source *src = NULL;
-    st = info.format == SY_FORMAT_JPEG ? sy__jpeg_source_open_rgb(ctx, path, need_w, need_h, &src, err)
-                                       : sy__source_open(ctx, path, &info, need_w, need_h, NULL, &src, err);
+    if (coded) st = sy__source_open(ctx, path, &info, need_w, need_h, NULL, &src, err);
+    else if (info.format == SY_FORMAT_JPEG)
+        st = sy__jpeg_source_open_rgb(ctx, path, info.stored_width, info.stored_height, &src, err);
+    else st = sy__source_open(ctx, path, &info, info.stored_width, info.stored_height, NULL, &src, err);
     if (st != SY_OK) return st;
-    tee t = {.base = *src, .inner = src, .ctx = ctx, .hashing = !coded};
+    tee t = {.base = *src, .inner = src, .ctx = ctx, .hashing = !coded, .k = 1};
+    if (t.hashing) {
+        t.k = box_side(src->width, src->height, need_w, need_h);
+        t.base.width = src->width / t.k, t.base.height = src->height / t.k;
+    }
     t.base.pixels = SY__PIX_RGB;
     t.base.read_rows = tee_read, t.base.skip_rows = tee_skip, t.base.close = tee_close;
     if (t.hashing) {

@@ -46,7 +46,10 @@ static void finish(sampler *s, sy_fingerprint *out) {
     size_t n = (size_t)s->w * s->h;
     uint32_t k = out->frames_sampled;
     for (size_t i = 0; i < n; i++) s->luma[i] = (uint8_t)((s->sum[i] + k / 2) / k);
-    out->phash = sy__phash_luma(s->luma, s->w, s->h, 1);
+    uint64_t hashes[4];
+    sy__phash_luma(s->luma, s->w, s->h, 1, hashes);
+    out->phash = hashes[0];
+    memcpy(out->phash_turned, hashes + 1, sizeof out->phash_turned);
     out->sharpness /= k, out->clipped_fraction /= k, out->mean_luma /= k, out->quality /= k;
     sy__sha256_hex(&s->sha, out->pixel_sha256);
 }

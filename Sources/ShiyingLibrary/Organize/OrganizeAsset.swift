@@ -27,6 +27,8 @@ public struct OrganizeAsset: Sendable, Codable, Hashable {
     public var pixelSHA256: String
     /// 64-bit DCT perceptual hash.
     public var phash: UInt64
+    /// The pHash of the picture turned 90, 180, 270 degrees clockwise ([] = not recorded).
+    public var phashTurned: [UInt64] = []
     /// Quality score in [0, 1]; nil = no score (SPEC D6: the first is kept).
     public var quality: Double? = nil
     /// Capture time (Unix ms, Exif local time read as UTC); nil = unknown.

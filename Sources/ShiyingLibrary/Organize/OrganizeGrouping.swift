@@ -64,9 +64,14 @@ public enum OrganizeGrouping {
         }
         var run: [OrganizeAsset] = []
         func closeRun() {
-            if run.count >= rule.burstMinimumCount {
-                result.append(OrganizeGroup(kind: .burst, members: run.map(\.id)))
-                run.forEach { inBurst.insert($0.id) }
+            // Copies of one shot (same capture time, similar picture: an export,
+            // a resized or rotated copy) are not burst shots; they stay for "similar".
+            let shots = run.filter { a in
+                !run.contains { b in b.id != a.id && b.capturedAtMs == a.capturedAtMs && isSimilar(a, b, rule) }
+            }
+            if shots.count >= rule.burstMinimumCount {
+                result.append(OrganizeGroup(kind: .burst, members: shots.map(\.id)))
+                shots.forEach { inBurst.insert($0.id) }
             }
             run.removeAll()
         }
@@ -104,10 +109,13 @@ public enum OrganizeGrouping {
         return result
     }
 
-    /// Same media type, perceptual distance plus, when both are known, capture-time proximity.
+    /// Same media type, perceptual distance (the nearer of the pictures as
+    /// they are and turned: a rotated copy is the same photo) plus, when both
+    /// are known, capture-time proximity.
     public static func isSimilar(_ a: OrganizeAsset, _ b: OrganizeAsset, _ rule: GroupingRule) -> Bool {
         guard a.mediaType == b.mediaType else { return false }
-        let distance = (a.phash ^ b.phash).nonzeroBitCount
+        let turns = b.phashTurned.map { (a.phash ^ $0).nonzeroBitCount } + a.phashTurned.map { (b.phash ^ $0).nonzeroBitCount }
+        let distance = min((a.phash ^ b.phash).nonzeroBitCount, turns.min() ?? 64)
         if let ta = a.capturedAtMs, let tb = b.capturedAtMs {
             return distance <= rule.similarDistance && abs(ta - tb) <= rule.similarWindowMs
         }

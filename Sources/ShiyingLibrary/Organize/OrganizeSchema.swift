@@ -104,6 +104,7 @@ public enum OrganizeSchema {
         "ALTER TABLE organize_assets ADD COLUMN paired_path TEXT",  // a Live photo's movie
         "ALTER TABLE organize_assets ADD COLUMN paired_bytes INTEGER",
         "ALTER TABLE organize_assets ADD COLUMN paired_modified_ms INTEGER",
+        "ALTER TABLE organize_fingerprints ADD COLUMN phash_turned TEXT",  // three 64-bit hashes in hex, comma-separated
     ])
 }
 

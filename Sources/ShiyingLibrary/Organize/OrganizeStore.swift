@@ -71,10 +71,11 @@ public final class OrganizeStore {
                           a.pairedModifiedMs.map(SQLValue.integer) ?? .null])
                 let id = try s.query("SELECT id FROM organize_assets WHERE path = ?", [.text(a.path)])[0][0].int64!
                 try s.execute("""
-                    INSERT OR REPLACE INTO organize_fingerprints(asset_id, file_sha256, pixel_sha256, phash, quality)
-                    VALUES (?,?,?,?,?)
+                    INSERT OR REPLACE INTO organize_fingerprints(asset_id, file_sha256, pixel_sha256, phash, quality,
+                        phash_turned) VALUES (?,?,?,?,?,?)
                     """, [.integer(id), .text(a.fileSHA256), .text(a.pixelSHA256),
-                          .integer(Int64(bitPattern: a.phash)), a.quality.map(SQLValue.real) ?? .null])
+                          .integer(Int64(bitPattern: a.phash)), a.quality.map(SQLValue.real) ?? .null,
+                          .text(a.phashTurned.map { String($0, radix: 16) }.joined(separator: ","))])
                 var stored = a
                 stored.id = id
                 return stored
@@ -90,7 +91,7 @@ public final class OrganizeStore {
                    a.burst_representative, a.favorite, a.recognized_text,
                    f.file_sha256, f.pixel_sha256, f.phash, f.quality,
                    a.format, a.file_modified_ms, a.paired_path, a.paired_bytes, a.paired_modified_ms,
-                   a.content_identifier
+                   a.content_identifier, f.phash_turned
             FROM organize_assets a JOIN organize_fingerprints f ON f.asset_id = a.id ORDER BY a.id
             """).map { r in
             var a = OrganizeAsset(id: r[0].int64!, path: r[1].string!, mediaType: OrganizeMediaType(rawValue: r[2].string!) ?? .photo,
@@ -107,6 +108,7 @@ public final class OrganizeStore {
             a.pairedBytes = r[24].int64
             a.pairedModifiedMs = r[25].int64
             a.contentIdentifier = r[26].string
+            a.phashTurned = (r[27].string ?? "").split(separator: ",").compactMap { UInt64($0, radix: 16) }
             return a
         }
     }
