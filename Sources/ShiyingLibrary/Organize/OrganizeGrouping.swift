@@ -62,25 +62,28 @@ public enum OrganizeGrouping {
                                         systemRepresentative: rep))
             members.forEach { inBurst.insert($0.id) }
         }
-        var run: [OrganizeAsset] = []
-        func closeRun() {
-            // Copies of one shot (same capture time, similar picture: an export,
-            // a resized or rotated copy) are not burst shots; they stay for "similar".
-            let shots = run.filter { a in
-                !run.contains { b in b.id != a.id && b.capturedAtMs == a.capturedAtMs && isSimilar(a, b, rule) }
+        // Runs per camera output (size and coding): the shots of one burst share
+        // it, while an export, a resized or a rotated copy of a shot does not
+        // and stays for "similar".
+        struct Output: Hashable { var w: Int, h: Int, format: String }
+        var runs: [Output: [OrganizeAsset]] = [:]
+        var runOrder: [Output] = []
+        func closeRun(_ key: Output) {
+            let run = runs[key] ?? []
+            if run.count >= rule.burstMinimumCount {
+                result.append(OrganizeGroup(kind: .burst, members: run.map(\.id)))
+                run.forEach { inBurst.insert($0.id) }
             }
-            if shots.count >= rule.burstMinimumCount {
-                result.append(OrganizeGroup(kind: .burst, members: shots.map(\.id)))
-                shots.forEach { inBurst.insert($0.id) }
-            }
-            run.removeAll()
+            runs[key] = []
         }
         for a in distinct where !a.isScreenshot && a.burstID == nil {
             guard let t = a.capturedAtMs else { continue }
-            if let last = run.last?.capturedAtMs, t - last > rule.burstGapMs { closeRun() }
-            run.append(a)
+            let key = Output(w: a.width, h: a.height, format: a.format)
+            if runs[key] == nil { runOrder.append(key) }
+            if let last = runs[key]?.last?.capturedAtMs, t - last > rule.burstGapMs { closeRun(key) }
+            runs[key, default: []].append(a)
         }
-        closeRun()
+        runOrder.forEach(closeRun)
 
         // Similar: single-link clusters over the remaining photos (Live ones
         // included) and, apart from them, over the videos.
