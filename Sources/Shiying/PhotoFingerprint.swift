@@ -54,12 +54,15 @@ public final class Fingerprinter: @unchecked Sendable {
 
     /// Fingerprints one still: JPEG and PNG in one full-resolution strip-wise
     /// decode, HEVC HEIF at the analysis size (sy_fingerprint.h).
+    /// - Parameter pixelDigest: false leaves `pixelSHA256` "" for JPEG and PNG,
+    ///   which then decode at the analysis size too (HEVC HEIF keeps its coded digest).
     /// - Throws: `ShiyingError` naming the file and the reason.
-    /// Wraps `sy_fingerprint_file`.
-    public func fingerprint(_ path: String) throws -> PhotoFingerprint {
+    /// Wraps `sy_fingerprint_file_ex`.
+    public func fingerprint(_ path: String, pixelDigest: Bool = true) throws -> PhotoFingerprint {
         var fp = sy_fingerprint()
         var error = sy_error()
-        try check(sy_fingerprint_file(engine.raw, path, &fp, &error), error, file: path)
+        let flags = pixelDigest ? 0 : UInt32(SY_FINGERPRINT_NO_PIXEL_DIGEST)
+        try check(sy_fingerprint_file_ex(engine.raw, path, flags, &fp, &error), error, file: path)
         return Self.facts(path, fp)
     }
 

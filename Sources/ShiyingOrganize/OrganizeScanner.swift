@@ -94,7 +94,25 @@ public enum OrganizeScanner {
             case .failure(let e): throw e
             }
         }
-        let assets = pairing.assets()
+        var assets = pairing.assets()
+        // Exact-duplicate evidence only where a duplicate is possible: a
+        // full-resolution decode of those stills (HEVC HEIF has its coded digest).
+        let exact = ScanPlan.needingPixelDigest(assets)
+        let digests = try await runAll(exact, with: fingerprinters, phase: "pixels", progress: progress) { fp, path in
+            try fp.fingerprint(path)
+        }
+        var digestByFile: [String: String] = [:]
+        for outcome in digests {
+            switch outcome {
+            case .success(let fp): digestByFile[fp.fileSHA256] = fp.pixelSHA256
+            case .failure(let e as ShiyingError) where e.code != .cancelled:
+                continue  // the still keeps its byte evidence: no pixel duplicate is claimed
+            case .failure(let e): throw e
+            }
+        }
+        for i in assets.indices where assets[i].pixelSHA256.hasPrefix(ScanPlan.byteEvidence) {
+            if let digest = digestByFile[assets[i].fileSHA256] { assets[i].pixelSHA256 = digest }
+        }
         let elapsed = ContinuousClock.now - start
         let nowMs = Int64(Date().timeIntervalSince1970 * 1000)
         try store.forget(paths: pairing.pairedMoviePaths.filter { plan.knownPaths.contains($0) })

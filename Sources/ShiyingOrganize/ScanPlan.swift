@@ -68,12 +68,38 @@ struct ScanPlan: Sendable {
             a.fileModifiedMs = modified[path]?.ms
             return ScanFacts(asset: a, isMovie: true, fingerprinted: false)
         }
-        let fp = try fingerprinter.fingerprint(path)
+        let fp = try fingerprinter.fingerprint(path, pixelDigest: false)
         var a = OrganizeAsset(fp, recognizedText: ocr ? try TesseractOCR.recognize(path) : nil)
+        if a.pixelSHA256.isEmpty { a.pixelSHA256 = Self.byteEvidence + fp.fileSHA256 }
         a.fileModifiedMs = modified[path]?.ms
         // Only JPEG and HEIC carry a Live identifier (Apple MakerNote).
         a.contentIdentifier = fp.format == "png" ? nil : try LivePhoto.stillIdentifier(path)
         return ScanFacts(asset: a, isMovie: false, fingerprinted: true)
+    }
+
+    /// Exact-content evidence of a still whose pixel digest was not needed
+    /// yet: its file's SHA-256 (byte copies still agree).
+    static let byteEvidence = "file:"
+
+    /// Stills whose full-resolution pixel digest an exact-duplicate check
+    /// needs: those still holding byte evidence that share a bucket (media
+    /// type, size, duration) with a photo at most `distance` pHash bits away
+    /// — decoded pixels that are equal hash alike. One path per file digest.
+    static func needingPixelDigest(_ assets: [OrganizeAsset], distance: Int = 4) -> [String] {
+        struct Bucket: Hashable { var w: Int, h: Int, duration: Int }
+        var buckets: [Bucket: [OrganizeAsset]] = [:]
+        for a in assets where a.mediaType == .photo {
+            buckets[Bucket(w: a.width, h: a.height, duration: a.durationMs), default: []].append(a)
+        }
+        var wanted: [String: String] = [:]  // file SHA-256 -> a path with it
+        for members in buckets.values where members.count > 1 {
+            for a in members where a.pixelSHA256.hasPrefix(byteEvidence) && wanted[a.fileSHA256] == nil {
+                if members.contains(where: { $0.path != a.path && ($0.phash ^ a.phash).nonzeroBitCount <= distance }) {
+                    wanted[a.fileSHA256] = a.path
+                }
+            }
+        }
+        return wanted.values.sorted()
     }
 
     /// A movie's record from its metadata (QuickTime keys a phone writes).

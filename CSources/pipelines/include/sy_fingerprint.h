@@ -89,6 +89,16 @@ typedef struct sy_fingerprint {
  *  Thread-safe for distinct `out`. */
 sy_status sy_fingerprint_file(sy_context *ctx, const char *path, sy_fingerprint *out, sy_error *err);
 
+/** sy_fingerprint_file_ex flag: leave pixel_sha256 "" for JPEG, PNG and
+ *  libheif-decoded HEIF, which then decode at the analysis size too (JPEG
+ *  DCT scaling); HEVC HEIF still gets its coded digest. A scan asks for the
+ *  full-resolution digest only where an exact duplicate is possible. */
+#define SY_FINGERPRINT_NO_PIXEL_DIGEST 1u
+
+/** sy_fingerprint_file with `flags` (0 or SY_FINGERPRINT_NO_PIXEL_DIGEST). */
+sy_status sy_fingerprint_file_ex(sy_context *ctx, const char *path, uint32_t flags, sy_fingerprint *out,
+                                 sy_error *err);
+
 /** Fingerprints the main video track of the movie at `path` (QuickTime/MP4,
  *  HEVC or H.264) from up to SY_FINGERPRINT_MOVIE_FRAMES frames: upright
  *  size, duration, file and sampled-frame digests, the pHash of the mean

@@ -1,15 +1,16 @@
 /* fingerprint.c — sy_fingerprint_file: the analysis plane from a decode at
  * the size it needs where the exact-content digest allows it.
  *
- * JPEG and PNG: one full-resolution, strip-wise decode. A pass-through source
- * ("tee") converts rows to R'G'B' and feeds them to the pixel SHA-256 while
- * the frame renderer pulls them down to the analysis plane; rows the renderer
- * leaves unread are drained through the tee afterwards so the digest always
- * covers every row.
+ * JPEG, PNG (and HEIF codings only libheif decodes): one full-resolution,
+ * strip-wise decode. A pass-through source ("tee") converts rows to R'G'B',
+ * feeds them to the pixel SHA-256 and box-averages them by a power of two
+ * for the frame renderer, which pulls them down to the analysis plane; rows
+ * the renderer leaves unread are drained through the tee afterwards so the
+ * digest always covers every row.
  * HEVC HEIF: the digest comes from the coded tiles (heif/sy_heif_digest.h), so
  * the picture is decoded only at the analysis size — the row source's
  * thumbnail pick or its box-averaged tile rows, the same streaming loop
- * collage cells use — and a 24 MP grid needs a few hundred kilobytes. */
+ * collage cells use — in a few megabytes for a 24 MP grid. */
 #include <string.h>
 
 #include "sy_still.h"
@@ -34,7 +35,7 @@ typedef struct tee {
     sy__source base;
     sy__source *inner;
     sy_context *ctx;
-    int hashing;       /* 0: the digest comes from elsewhere */
+    int hashing;       /* 0: no pixel digest here (from the coded tiles, or not asked for) */
     uint32_t k;        /* box side, a power of two */
     sy__sha256 sha;
     uint32_t rows_done; /* inner rows read */
@@ -47,7 +48,7 @@ static sy_status inner_row(tee *t, sy_error *err) {
     sy_status st = t->inner->read_rows(t->inner, &t->scratch, 1, err);
     if (st != SY_OK) return st;
     if (t->inner->pixels == SY__PIX_YCC) sy__ycc_rows_to_rgb(&t->scratch, 1, t->inner->width);
-    sy__sha256_update(&t->sha, t->scratch, (size_t)t->inner->width * 3);
+    if (t->hashing) sy__sha256_update(&t->sha, t->scratch, (size_t)t->inner->width * 3);
     t->rows_done++;
     return (t->rows_done & 63) == 0 ? sy__check_cancel(t->ctx, err) : SY_OK;
 }
@@ -55,7 +56,7 @@ static sy_status inner_row(tee *t, sy_error *err) {
 static sy_status tee_read(sy__source *self, uint8_t *const *rows, uint32_t count, sy_error *err) {
     tee *t = (tee *)self;
     size_t n = (size_t)t->base.width * 3;
-    if (!t->hashing) {
+    if (t->k == 1 && !t->hashing) {
         sy_status st = t->inner->read_rows(t->inner, rows, count, err);
         if (st == SY_OK && t->inner->pixels == SY__PIX_YCC) sy__ycc_rows_to_rgb(rows, count, t->base.width);
         return st;
@@ -78,7 +79,7 @@ static sy_status tee_read(sy__source *self, uint8_t *const *rows, uint32_t count
 
 static sy_status tee_skip(sy__source *self, uint32_t count, sy_error *err) {
     tee *t = (tee *)self;
-    if (!t->hashing) return t->inner->skip_rows(t->inner, count, err);
+    if (!t->hashing) return t->inner->skip_rows(t->inner, count * t->k, err);
     for (uint64_t i = 0; i < (uint64_t)count * t->k; i++) {
         sy_status st = inner_row(t, err);
         if (st != SY_OK) return st;
@@ -138,12 +139,13 @@ static sy_status analyse(sy_context *ctx, tee *t, uint8_t orientation, sy_finger
     sy__analysis_size(sw, sh, 0, &a.w, &ah);
     sy_renderer *renderer = NULL;
     sy_status st = SY_OK;
-    if (t->hashing) {
+    int boxing = t->hashing || t->k > 1;
+    if (boxing) {
         t->scratch = sy__alloc(ctx, t->inner->width, 3, "fingerprint scratch row", err);
         t->sums = t->scratch ? sy__alloc(ctx, (size_t)sw * 3, sizeof *t->sums, "fingerprint box sums", err) : NULL;
     }
     a.luma = sy__alloc(ctx, (size_t)a.w * ah, 1, "fingerprint analysis plane", err);
-    if ((t->hashing && !t->sums) || !a.luma) {
+    if ((boxing && !t->sums) || !a.luma) {
         st = err ? err->code : SY_E_BUDGET;
         goto done;
     }
@@ -168,6 +170,11 @@ done:
 }
 
 sy_status sy_fingerprint_file(sy_context *ctx, const char *path, sy_fingerprint *out, sy_error *err) {
+    return sy_fingerprint_file_ex(ctx, path, 0, out, err);
+}
+
+sy_status sy_fingerprint_file_ex(sy_context *ctx, const char *path, uint32_t flags, sy_fingerprint *out,
+                                 sy_error *err) {
     if (!ctx || !path || !out) return sy__fail(err, SY_E_USAGE, "sy_fingerprint_file: NULL argument");
     memset(out, 0, sizeof *out);
     sy_image_info info;
@@ -191,14 +198,15 @@ sy_status sy_fingerprint_file(sy_context *ctx, const char *path, sy_fingerprint 
     }
     uint32_t need_w, need_h;
     sy__analysis_size(info.stored_width, info.stored_height, 1, &need_w, &need_h);
+    /* Without a pixel digest every decoder may reduce: JPEG by its DCT scale. */
+    int hashing = !coded && !(flags & SY_FINGERPRINT_NO_PIXEL_DIGEST);
+    uint32_t open_w = hashing ? info.stored_width : need_w, open_h = hashing ? info.stored_height : need_h;
     sy__source *src = NULL;
-    if (coded) st = sy__source_open(ctx, path, &info, need_w, need_h, NULL, &src, err);
-    else if (info.format == SY_FORMAT_JPEG)
-        st = sy__jpeg_source_open_rgb(ctx, path, info.stored_width, info.stored_height, &src, err);
-    else st = sy__source_open(ctx, path, &info, info.stored_width, info.stored_height, NULL, &src, err);
+    st = info.format == SY_FORMAT_JPEG ? sy__jpeg_source_open_rgb(ctx, path, open_w, open_h, &src, err)
+                                       : sy__source_open(ctx, path, &info, open_w, open_h, NULL, &src, err);
     if (st != SY_OK) return st;
-    tee t = {.base = *src, .inner = src, .ctx = ctx, .hashing = !coded, .k = 1};
-    if (t.hashing) {
+    tee t = {.base = *src, .inner = src, .ctx = ctx, .hashing = hashing, .k = 1};
+    if (!coded) { /* the HEIF source reduced its tiles already */
         t.k = box_side(src->width, src->height, need_w, need_h);
         t.base.width = src->width / t.k, t.base.height = src->height / t.k;
     }
