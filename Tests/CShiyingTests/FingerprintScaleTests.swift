@@ -47,6 +47,23 @@ struct FingerprintScaleTests {
         #expect(cString(try fingerprint(ctx, other).pixel_sha256) != cString(h.pixel_sha256))
     }
 
+    @Test("Without the pixel digest a JPEG decodes at its DCT scale: same hashes and a comparable sharpness, less memory")
+    func jpegAtAnalysisSize() throws {
+        let folder = try SampleFolder(count: 1, width: 4032, height: 3024)
+        let full = try Context(budget: 12 << 20), reduced = try Context(budget: 12 << 20)
+        let f = try fingerprint(full, folder.photos[0])
+        var r = sy_fingerprint()
+        var err = sy_error()
+        #expect(sy_fingerprint_file_ex(reduced.raw, folder.photos[0], UInt32(SY_FINGERPRINT_NO_PIXEL_DIGEST), &r, &err) == SY_OK,
+                "\(message(err))")
+        #expect(cString(r.pixel_sha256).isEmpty && cString(f.pixel_sha256).count == 64)
+        #expect(cString(r.file_sha256) == cString(f.file_sha256) && r.width == f.width && r.has_camera == f.has_camera)
+        #expect(sy_phash_distance(r.phash, f.phash) <= 2, "\(r.phash) vs \(f.phash)")
+        #expect(abs(r.sharpness - f.sharpness) <= 0.1 * f.sharpness, "sharpness \(r.sharpness) vs \(f.sharpness)")
+        print("12 MP JPEG engine peak: full digest \(full.stats.peak_bytes), analysis only \(reduced.stats.peak_bytes)")
+        #expect(reduced.stats.peak_bytes < full.stats.peak_bytes && reduced.stats.current_bytes == 0)
+    }
+
     @Test("Real iPhone HEICs (15 Plus, SE 2) fingerprint within 12 MB, upright")
     func realIphoneHeics() throws {
         guard RealCorpus.has("iphone15plus_IMG_3853.HEIC", "iphoneSE2_grid.heic") else {
