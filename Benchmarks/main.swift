@@ -10,7 +10,7 @@
 // Motion suite (MotionBenchmark.swift): moving collage exported as a verified Live photo vs ffmpeg xstack.
 // Library suite (LibraryBenchmark.swift): `library import` of 1,000 photos + Live pairs vs exiftool -json -r; 100,000-row timeline.
 //
-//   swift run -c release Benchmarks [--suite longimage|search|heic|heic-save|video|render|organize|hdr|live|motion|library|all] [--n 7,20,50] [--runs 3] [--skip-imagemagick]
+//   swift run -c release Benchmarks [--suite longimage|search|heic|heic-save|video|render|organize|organize-phone|hdr|live|motion|library|all] [--n 7,20,50] [--runs 3] [--skip-imagemagick]
 //                                   [--cases a,b] [--pyvips-variant V] [--single-run-over 60] [--search-seconds 2]
 //                                   [--search-assets 100000] [--search-reps 30]
 //
@@ -24,6 +24,7 @@ struct Options {
     var nsGiven = false        // --n given: the HEIC suite uses it too (else N = 7, 20)
     var heicLongOnly = false   // HEIC suite: the long image only (no decode / encode tables)
     var runs = 3
+    var phonePhotos = 50       // organize-phone suite: files in the mixed library (a fifth 24 MP HEICs)
     var cases = BenchCase.allCases
     var pyvipsVariant = "threads"   // fastest of the vips_longimage.py variants here (6.1 s vs 7.5 s "runs" at N=50)
     var singleRunOver = 60.0   // a case whose first run exceeds this many seconds runs once
@@ -33,7 +34,7 @@ struct Options {
     var searchRepetitions = 30
 
     static let usage = """
-        usage: Benchmarks [--suite longimage|search|heic|heic-save|video|render|organize|hdr|live|motion|library|all] [--search-seconds 2] [--search-assets 100000] [--search-reps 30] [--n 7,20,50] [--runs 3] [--skip-imagemagick] [--cases \(BenchCase.allCases.map(\.rawValue).joined(separator: ","))]
+        usage: Benchmarks [--suite longimage|search|heic|heic-save|video|render|organize|organize-phone|hdr|live|motion|library|all] [--search-seconds 2] [--search-assets 100000] [--search-reps 30] [--n 7,20,50] [--runs 3] [--skip-imagemagick] [--cases \(BenchCase.allCases.map(\.rawValue).joined(separator: ","))]
                           [--pyvips-variant runs|runs-nocache|fold|memory] [--single-run-over SECONDS] [--heic-long-only]
         """
 
@@ -62,7 +63,9 @@ struct Options {
                 options.pyvipsVariant = value(flag)
             case "--suite":
                 options.suite = value(flag)
-                guard ["longimage", "search", "heic", "heic-save", "video", "render", "organize", "hdr", "live", "motion", "library", "all"].contains(options.suite) else { fail("unknown suite \(options.suite)\n\(usage)") }
+                guard ["longimage", "search", "heic", "heic-save", "video", "render", "organize", "organize-phone", "hdr", "live", "motion", "library", "all"].contains(options.suite) else { fail("unknown suite \(options.suite)\n\(usage)") }
+            case "--phone-photos":
+                options.phonePhotos = required(Int(value(flag)), "bad --phone-photos")
             case "--search-seconds":
                 options.searchSeconds = required(Double(value(flag)), "bad --search-seconds")
             case "--search-assets":
@@ -222,6 +225,11 @@ func runOrganizeIfWanted() {
     runOrganizeSuite(root: root, shiying: shiying, runs: options.runs)
 }
 if options.suite == "organize" { runOrganizeIfWanted(); exit(0) }
+func runOrganizePhoneIfWanted() {
+    guard options.suite == "organize-phone" || options.suite == "all" else { return }
+    runOrganizePhoneSuite(root: root, shiying: shiying, runs: options.runs, photos: options.phonePhotos)
+}
+if options.suite == "organize-phone" { runOrganizePhoneIfWanted(); exit(0) }
 func runLibraryIfWanted() {
     guard options.suite == "library" || options.suite == "all" else { return }
     runLibrarySuite(root: root, shiying: shiying, runs: options.runs)
@@ -313,4 +321,5 @@ runHeicIfWanted()
 runVideoIfWanted()
 runRenderIfWanted()
 runOrganizeIfWanted()
+runOrganizePhoneIfWanted()
 runLibraryIfWanted()

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Baseline for `Benchmarks --suite organize`: Python imagehash over a folder.
 
-For every JPEG/PNG/HEIC under DIR: SHA-256 of the file's bytes and
+For every JPEG/PNG (and HEIC, with pillow-heif) under DIR: SHA-256 of the file's bytes and
 imagehash.phash (PIL decode, grey, 32x32 LANCZOS, DCT) — the closest
 equivalent of `shiying organize scan` (which additionally hashes the decoded
 pixels, scores quality, reads metadata and writes SQLite). Prints one JSON
@@ -16,6 +16,14 @@ import time
 import imagehash
 from PIL import Image
 
+try:
+    import pillow_heif
+
+    pillow_heif.register_heif_opener()
+    EXTENSIONS = (".jpg", ".jpeg", ".png", ".heic", ".heif")
+except ImportError:
+    EXTENSIONS = (".jpg", ".jpeg", ".png")
+
 
 def main():
     root = sys.argv[1]
@@ -23,7 +31,7 @@ def main():
         os.path.join(d, f)
         for d, _, files in os.walk(root)
         for f in files
-        if f.lower().endswith((".jpg", ".jpeg", ".png"))
+        if f.lower().endswith(EXTENSIONS)
     )
     start = time.perf_counter()
     hashes = {}

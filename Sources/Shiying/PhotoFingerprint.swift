@@ -17,6 +17,8 @@ public struct PhotoFingerprint: Sendable, Codable, Equatable {
     public var pixelSHA256: String
     /// 64-bit DCT perceptual hash (imagehash.phash layout).
     public var phash: UInt64
+    /// The pHash of the upright picture turned 90, 180, 270 degrees clockwise.
+    public var phashTurned: [UInt64] = []
     /// Laplacian variance of the analysis plane.
     public var sharpness: Double
     public var clippedFraction: Double
@@ -29,43 +31,81 @@ public struct PhotoFingerprint: Sendable, Codable, Equatable {
     /// A real screenshot marker (Exif UserComment / XMP), never "no camera data".
     public var screenshotMarker: Bool
     public var animated: Bool
+    /// Movies (`Fingerprinter.fingerprintMovie`): the video track's duration and
+    /// how many frames were measured; 0 for stills.
+    public var durationMs: Int = 0
+    public var framesSampled: Int = 0
 }
 
 /// Computes fingerprints with one engine context (accounting allocator, budget).
 /// Not Sendable: one scan at a time; `cancel()` may be called from any thread.
 public final class Fingerprinter: @unchecked Sendable {
     private let engine: EngineContext
+    private let movieEngine: EngineContext
 
-    /// - Parameter budgetBytes: the engine's hard cap (12 MB by default, the strip budget).
-    public init(budgetBytes: Int = 12 << 20) throws {
+    /// - Parameters:
+    ///   - budgetBytes: the engine's hard cap for stills (12 MB by default, the strip budget).
+    ///   - movieBudgetBytes: the cap for movies, whose decoder holds whole
+    ///     frames (a 1440p HEVC movie needs about 64 MB); a context of its own.
+    public init(budgetBytes: Int = 12 << 20, movieBudgetBytes: Int = 192 << 20) throws {
         engine = try EngineContext(budgetBytes: budgetBytes)
+        movieEngine = try EngineContext(budgetBytes: movieBudgetBytes)
     }
 
-    /// Fingerprints one still: one full-resolution strip-wise decode.
+    /// Fingerprints one still: JPEG and PNG in one full-resolution strip-wise
+    /// decode, HEVC HEIF at the analysis size (sy_fingerprint.h).
+    /// - Parameter pixelDigest: false leaves `pixelSHA256` "" for JPEG and PNG,
+    ///   which then decode at the analysis size too (HEVC HEIF keeps its coded digest).
     /// - Throws: `ShiyingError` naming the file and the reason.
-    /// Wraps `sy_fingerprint_file`.
-    public func fingerprint(_ path: String) throws -> PhotoFingerprint {
+    /// Wraps `sy_fingerprint_file_ex`.
+    public func fingerprint(_ path: String, pixelDigest: Bool = true) throws -> PhotoFingerprint {
         var fp = sy_fingerprint()
         var error = sy_error()
-        try check(sy_fingerprint_file(engine.raw, path, &fp, &error), error, file: path)
+        let flags = pixelDigest ? 0 : UInt32(SY_FINGERPRINT_NO_PIXEL_DIGEST)
+        try check(sy_fingerprint_file_ex(engine.raw, path, flags, &fp, &error), error, file: path)
+        return Self.facts(path, fp)
+    }
+
+    /// Fingerprints a movie's video track from a few frames (format "movie";
+    /// metadata flags are not read). Wraps `sy_fingerprint_movie`.
+    /// - Throws: `ShiyingError` naming the file and the reason.
+    public func fingerprintMovie(_ path: String) throws -> PhotoFingerprint {
+        var fp = sy_fingerprint()
+        var error = sy_error()
+        try check(sy_fingerprint_movie(movieEngine.raw, path, &fp, &error), error, file: path)
+        var facts = Self.facts(path, fp)
+        facts.format = "movie"
+        return facts
+    }
+
+    private static func facts(_ path: String, _ fp: sy_fingerprint) -> PhotoFingerprint {
         let date = fixedString(fp.capture_date)
         return PhotoFingerprint(
             path: path, format: String(cString: sy_image_format_name(fp.format)), width: Int(fp.width),
             height: Int(fp.height), orientation: Int(fp.orientation), fileBytes: Int64(fp.file_bytes),
             fileSHA256: fixedString(fp.file_sha256), pixelSHA256: fixedString(fp.pixel_sha256), phash: fp.phash,
-            sharpness: fp.sharpness, clippedFraction: fp.clipped_fraction, meanLuma: fp.mean_luma,
+            phashTurned: [fp.phash_turned.0, fp.phash_turned.1, fp.phash_turned.2], sharpness: fp.sharpness, clippedFraction: fp.clipped_fraction, meanLuma: fp.mean_luma,
             quality: fp.quality, captureDate: date.isEmpty ? nil : date, hasCamera: fp.has_camera != 0,
-            screenshotMarker: fp.screenshot_marker != 0, animated: fp.animated != 0)
+            screenshotMarker: fp.screenshot_marker != 0, animated: fp.animated != 0,
+            durationMs: Int(fp.duration_ms), framesSampled: Int(fp.frames_sampled))
     }
 
-    /// The engine allocator's figures (peak since the last `resetPeak()`).
+    /// The still engine's allocator figures (peak since the last `resetPeak()`).
     public var memoryStats: MemoryStats { engine.memoryStats }
+    /// The movie engine's figures.
+    public var movieMemoryStats: MemoryStats { movieEngine.memoryStats }
 
-    /// Restarts the engine's peak from current use.
-    public func resetPeak() { sy_context_reset_peak(engine.raw) }
+    /// Restarts both engines' peaks from current use.
+    public func resetPeak() {
+        sy_context_reset_peak(engine.raw)
+        sy_context_reset_peak(movieEngine.raw)
+    }
 
-    /// Stops a running fingerprint at its next strip.
-    public func cancel() { engine.cancel() }
+    /// Stops a running fingerprint at its next strip or frame.
+    public func cancel() {
+        engine.cancel()
+        movieEngine.cancel()
+    }
 
     /// Hamming distance of two perceptual hashes (`sy_phash_distance`).
     public static func distance(_ a: UInt64, _ b: UInt64) -> Int { Int(sy_phash_distance(a, b)) }

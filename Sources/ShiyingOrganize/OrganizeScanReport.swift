@@ -8,7 +8,7 @@ public struct OrganizeScanReport: Sendable, Codable, Equatable {
         public var error: String
     }
 
-    /// Photos recorded.
+    /// Items recorded: stills (a Live photo's still and movie count once) and movies.
     public var scanned: Int
     /// In folder order.
     public var skipped: [Skipped]
@@ -19,9 +19,16 @@ public struct OrganizeScanReport: Sendable, Codable, Equatable {
     public var ocr: Bool
     /// Fingerprinting (and OCR) time, without the store updates.
     public var seconds: Double
+    /// Files decoded per second.
     public var photosPerSecond: Double
-    /// Sum of the workers' engine allocator peaks.
+    /// Sum of the workers' engine allocator peaks (stills).
     public var enginePeakBytes: UInt64
+    /// Live photos (still + movie) and other movies among `scanned`.
+    public var livePhotos: Int = 0
+    public var videos: Int = 0
+    /// Items fingerprinted in this scan, and items taken unchanged from the store.
+    public var decoded: Int = 0
+    public var unchanged: Int = 0
 }
 
 /// Why a scan could not start.

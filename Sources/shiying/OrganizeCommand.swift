@@ -62,7 +62,8 @@ enum OrganizeCommand {
         }
         progress.finish()
         try emit(report, json: json) {
-            "scanned \(report.scanned) photos (\(report.skipped.count) skipped) in \(String(format: "%.2f", report.seconds)) s: "
+            "scanned \(report.scanned) items (\(report.livePhotos) Live photos, \(report.videos) videos; "
+                + "\(report.unchanged) unchanged, \(report.skipped.count) skipped) in \(String(format: "%.2f", report.seconds)) s: "
                 + "\(report.duplicateGroups) duplicate, \(report.similarGroups) similar, \(report.burstGroups) burst groups"
                 + report.skipped.map { "\nskipped \($0.path): \($0.error)" }.joined()
         }

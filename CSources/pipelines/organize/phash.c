@@ -44,16 +44,8 @@ static int compare_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-uint64_t sy__phash_luma(const uint8_t *luma, uint32_t w, uint32_t h, uint8_t orientation) {
-    double stored[GRID][GRID], grid[GRID][GRID];
-    for (int y = 0; y < GRID; y++)
-        for (int x = 0; x < GRID; x++) stored[y][x] = cell_mean(luma, w, h, x, y);
-    for (int y = 0; y < GRID; y++)
-        for (int x = 0; x < GRID; x++) {
-            int sx, sy;
-            stored_cell(orientation, x, y, &sx, &sy);
-            grid[y][x] = stored[sy][sx];
-        }
+/* The 64-bit hash of an upright GRID x GRID plane. */
+static uint64_t hash_grid(const double grid[GRID][GRID]) {
     double basis[LOW][GRID]; /* cos(pi k (2n+1) / 2N) for the low frequencies only */
     for (int k = 0; k < LOW; k++)
         for (int n = 0; n < GRID; n++) basis[k][n] = cos(M_PI * k * (2 * n + 1) / (2.0 * GRID));
@@ -78,6 +70,25 @@ uint64_t sy__phash_luma(const uint8_t *luma, uint32_t w, uint32_t h, uint8_t ori
     for (int i = 0; i < LOW * LOW; i++)
         if (low[i] > median) hash |= (uint64_t)1 << (63 - i);
     return hash;
+}
+
+void sy__phash_luma(const uint8_t *luma, uint32_t w, uint32_t h, uint8_t orientation, uint64_t out[4]) {
+    double stored[GRID][GRID], grid[GRID][GRID], turned[GRID][GRID];
+    for (int y = 0; y < GRID; y++)
+        for (int x = 0; x < GRID; x++) stored[y][x] = cell_mean(luma, w, h, x, y);
+    for (int y = 0; y < GRID; y++)
+        for (int x = 0; x < GRID; x++) {
+            int sx, sy;
+            stored_cell(orientation, x, y, &sx, &sy);
+            grid[y][x] = stored[sy][sx];
+        }
+    out[0] = hash_grid(grid);
+    for (int k = 1; k < 4; k++) { /* one more quarter turn clockwise: turned[y][x] = grid[n - x][y] */
+        for (int y = 0; y < GRID; y++)
+            for (int x = 0; x < GRID; x++) turned[y][x] = grid[GRID - 1 - x][y];
+        memcpy(grid, turned, sizeof grid);
+        out[k] = hash_grid(grid);
+    }
 }
 
 int sy_phash_distance(uint64_t a, uint64_t b) { return __builtin_popcountll(a ^ b); }

@@ -27,6 +27,8 @@ public struct OrganizeAsset: Sendable, Codable, Hashable {
     public var pixelSHA256: String
     /// 64-bit DCT perceptual hash.
     public var phash: UInt64
+    /// The pHash of the picture turned 90, 180, 270 degrees clockwise ([] = not recorded).
+    public var phashTurned: [UInt64] = []
     /// Quality score in [0, 1]; nil = no score (SPEC D6: the first is kept).
     public var quality: Double? = nil
     /// Capture time (Unix ms, Exif local time read as UTC); nil = unknown.
@@ -44,6 +46,18 @@ public struct OrganizeAsset: Sendable, Codable, Hashable {
     public var isFavorite: Bool = false
     /// Text already recognized in the image (OCR), nil = none recorded (SPEC D9).
     public var recognizedText: String? = nil
+    /// "jpeg", "png", "heif", "movie" ("" when not recorded).
+    public var format: String = ""
+    /// Modification time of the file (Unix ms) when it was scanned; nil = unknown.
+    public var fileModifiedMs: Int64? = nil
+    /// The Live photo content identifier (Apple MakerNote of a still, QuickTime
+    /// key of a movie) that pairs a still with its movie; nil = none.
+    public var contentIdentifier: String? = nil
+    /// A Live photo's movie (the still is `path`), with its size and
+    /// modification time when scanned; nil for anything else.
+    public var pairedPath: String? = nil
+    public var pairedBytes: Int64? = nil
+    public var pairedModifiedMs: Int64? = nil
 
     /// - Parameters: see the properties.
     public init(id: Int64 = 0, path: String, mediaType: OrganizeMediaType = .photo, width: Int, height: Int,

@@ -42,7 +42,8 @@ public enum OrganizeGrouping {
             result.append(OrganizeGroup(kind: .duplicate, members: members.map(\.id), evidence: key.pixels))
             members.dropFirst().forEach { duplicateOf.insert($0.id) }
         }
-        let distinct = ordered.filter { !duplicateOf.contains($0.id) && $0.mediaType == .photo }
+        let distinctMedia = ordered.filter { !duplicateOf.contains($0.id) }
+        let distinct = distinctMedia.filter { $0.mediaType == .photo }
 
         // Bursts (SPEC D8): screenshots are never burst members, even with a burst flag.
         var inBurst: Set<Int64> = []
@@ -61,23 +62,32 @@ public enum OrganizeGrouping {
                                         systemRepresentative: rep))
             members.forEach { inBurst.insert($0.id) }
         }
-        var run: [OrganizeAsset] = []
-        func closeRun() {
+        // Runs per camera output (size and coding): the shots of one burst share
+        // it, while an export, a resized or a rotated copy of a shot does not
+        // and stays for "similar".
+        struct Output: Hashable { var w: Int, h: Int, format: String }
+        var runs: [Output: [OrganizeAsset]] = [:]
+        var runOrder: [Output] = []
+        func closeRun(_ key: Output) {
+            let run = runs[key] ?? []
             if run.count >= rule.burstMinimumCount {
                 result.append(OrganizeGroup(kind: .burst, members: run.map(\.id)))
                 run.forEach { inBurst.insert($0.id) }
             }
-            run.removeAll()
+            runs[key] = []
         }
         for a in distinct where !a.isScreenshot && a.burstID == nil {
             guard let t = a.capturedAtMs else { continue }
-            if let last = run.last?.capturedAtMs, t - last > rule.burstGapMs { closeRun() }
-            run.append(a)
+            let key = Output(w: a.width, h: a.height, format: a.format)
+            if runs[key] == nil { runOrder.append(key) }
+            if let last = runs[key]?.last?.capturedAtMs, t - last > rule.burstGapMs { closeRun(key) }
+            runs[key, default: []].append(a)
         }
-        closeRun()
+        runOrder.forEach(closeRun)
 
-        // Similar: single-link clusters over the remaining photos.
-        let pool = distinct.filter { !inBurst.contains($0.id) }
+        // Similar: single-link clusters over the remaining photos (Live ones
+        // included) and, apart from them, over the videos.
+        let pool = distinctMedia.filter { !inBurst.contains($0.id) }
         var parent = Array(pool.indices)
         func root(_ i: Int) -> Int {
             var i = i
@@ -102,9 +112,13 @@ public enum OrganizeGrouping {
         return result
     }
 
-    /// Perceptual distance plus, when both are known, capture-time proximity.
+    /// Same media type, perceptual distance (the nearer of the pictures as
+    /// they are and turned: a rotated copy is the same photo) plus, when both
+    /// are known, capture-time proximity.
     public static func isSimilar(_ a: OrganizeAsset, _ b: OrganizeAsset, _ rule: GroupingRule) -> Bool {
-        let distance = (a.phash ^ b.phash).nonzeroBitCount
+        guard a.mediaType == b.mediaType else { return false }
+        let turns = b.phashTurned.map { (a.phash ^ $0).nonzeroBitCount } + a.phashTurned.map { (b.phash ^ $0).nonzeroBitCount }
+        let distance = min((a.phash ^ b.phash).nonzeroBitCount, turns.min() ?? 64)
         if let ta = a.capturedAtMs, let tb = b.capturedAtMs {
             return distance <= rule.similarDistance && abs(ta - tb) <= rule.similarWindowMs
         }

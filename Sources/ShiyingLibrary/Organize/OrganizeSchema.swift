@@ -94,4 +94,17 @@ public enum OrganizeSchema {
         )
         """,
     ])
+
+    /// Schema step 5 (issue 22): what the keeper score and an incremental scan
+    /// need — the coding, the file's modification time, and a Live photo's movie.
+    public static let scanMigration = RecordStoreMigration(version: 5, name: "organize: formats, Live movies, incremental scans (issue 22)", statements: [
+        "ALTER TABLE organize_assets ADD COLUMN format TEXT NOT NULL DEFAULT ''",  // jpeg, png, heif, movie
+        "ALTER TABLE organize_assets ADD COLUMN file_modified_ms INTEGER",  // NULL = unknown: scan again
+        "ALTER TABLE organize_assets ADD COLUMN content_identifier TEXT",  // the Live pairing key
+        "ALTER TABLE organize_assets ADD COLUMN paired_path TEXT",  // a Live photo's movie
+        "ALTER TABLE organize_assets ADD COLUMN paired_bytes INTEGER",
+        "ALTER TABLE organize_assets ADD COLUMN paired_modified_ms INTEGER",
+        "ALTER TABLE organize_fingerprints ADD COLUMN phash_turned TEXT",  // three 64-bit hashes in hex, comma-separated
+    ])
 }
+

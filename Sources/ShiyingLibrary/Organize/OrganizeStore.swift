@@ -44,8 +44,9 @@ public final class OrganizeStore {
                 try s.execute("""
                     INSERT INTO organize_assets(path, media_type, width, height, duration_ms, file_bytes,
                         full_resource_bytes, captured_at_ms, has_camera, screenshot, screen_recording, animated,
-                        burst_id, burst_representative, favorite, recognized_text, scanned_at_ms)
-                    VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+                        burst_id, burst_representative, favorite, recognized_text, scanned_at_ms, format,
+                        file_modified_ms, content_identifier, paired_path, paired_bytes, paired_modified_ms)
+                    VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
                     ON CONFLICT(path) DO UPDATE SET media_type=excluded.media_type, width=excluded.width,
                         height=excluded.height, duration_ms=excluded.duration_ms, file_bytes=excluded.file_bytes,
                         full_resource_bytes=excluded.full_resource_bytes, captured_at_ms=excluded.captured_at_ms,
@@ -54,19 +55,27 @@ public final class OrganizeStore {
                         burst_id=excluded.burst_id, burst_representative=excluded.burst_representative,
                         favorite=excluded.favorite,
                         recognized_text=COALESCE(excluded.recognized_text, organize_assets.recognized_text),
-                        scanned_at_ms=excluded.scanned_at_ms
+                        scanned_at_ms=excluded.scanned_at_ms, format=excluded.format,
+                        file_modified_ms=excluded.file_modified_ms,
+                        content_identifier=excluded.content_identifier, paired_path=excluded.paired_path,
+                        paired_bytes=excluded.paired_bytes, paired_modified_ms=excluded.paired_modified_ms
                     """, [.text(a.path), .text(a.mediaType.rawValue), .int(a.width), .int(a.height),
                           .int(a.durationMs), .integer(a.fileBytes), a.fullResourceBytes.map(SQLValue.integer) ?? .null,
                           a.capturedAtMs.map(SQLValue.integer) ?? .null, .bool(a.hasCamera), .bool(a.isScreenshot),
                           .bool(a.isScreenRecording), .bool(a.isAnimated), a.burstID.map(SQLValue.text) ?? .null,
                           .bool(a.isBurstRepresentative), .bool(a.isFavorite),
-                          a.recognizedText.map(SQLValue.text) ?? .null, .integer(nowMs)])
+                          a.recognizedText.map(SQLValue.text) ?? .null, .integer(nowMs), .text(a.format),
+                          a.fileModifiedMs.map(SQLValue.integer) ?? .null,
+                          a.contentIdentifier.map(SQLValue.text) ?? .null, a.pairedPath.map(SQLValue.text) ?? .null,
+                          a.pairedBytes.map(SQLValue.integer) ?? .null,
+                          a.pairedModifiedMs.map(SQLValue.integer) ?? .null])
                 let id = try s.query("SELECT id FROM organize_assets WHERE path = ?", [.text(a.path)])[0][0].int64!
                 try s.execute("""
-                    INSERT OR REPLACE INTO organize_fingerprints(asset_id, file_sha256, pixel_sha256, phash, quality)
-                    VALUES (?,?,?,?,?)
+                    INSERT OR REPLACE INTO organize_fingerprints(asset_id, file_sha256, pixel_sha256, phash, quality,
+                        phash_turned) VALUES (?,?,?,?,?,?)
                     """, [.integer(id), .text(a.fileSHA256), .text(a.pixelSHA256),
-                          .integer(Int64(bitPattern: a.phash)), a.quality.map(SQLValue.real) ?? .null])
+                          .integer(Int64(bitPattern: a.phash)), a.quality.map(SQLValue.real) ?? .null,
+                          .text(a.phashTurned.map { String($0, radix: 16) }.joined(separator: ","))])
                 var stored = a
                 stored.id = id
                 return stored
@@ -80,10 +89,12 @@ public final class OrganizeStore {
             SELECT a.id, a.path, a.media_type, a.width, a.height, a.duration_ms, a.file_bytes, a.full_resource_bytes,
                    a.captured_at_ms, a.has_camera, a.screenshot, a.screen_recording, a.animated, a.burst_id,
                    a.burst_representative, a.favorite, a.recognized_text,
-                   f.file_sha256, f.pixel_sha256, f.phash, f.quality
+                   f.file_sha256, f.pixel_sha256, f.phash, f.quality,
+                   a.format, a.file_modified_ms, a.paired_path, a.paired_bytes, a.paired_modified_ms,
+                   a.content_identifier, f.phash_turned
             FROM organize_assets a JOIN organize_fingerprints f ON f.asset_id = a.id ORDER BY a.id
             """).map { r in
-            OrganizeAsset(id: r[0].int64!, path: r[1].string!, mediaType: OrganizeMediaType(rawValue: r[2].string!) ?? .photo,
+            var a = OrganizeAsset(id: r[0].int64!, path: r[1].string!, mediaType: OrganizeMediaType(rawValue: r[2].string!) ?? .photo,
                           width: Int(r[3].int64!), height: Int(r[4].int64!), durationMs: Int(r[5].int64!),
                           fileBytes: r[6].int64!, fullResourceBytes: r[7].int64, fileSHA256: r[17].string!,
                           pixelSHA256: r[18].string!, phash: UInt64(bitPattern: r[19].int64!), quality: r[20].double,
@@ -91,6 +102,23 @@ public final class OrganizeStore {
                           isScreenRecording: r[11].int64 == 1, isAnimated: r[12].int64 == 1, burstID: r[13].string,
                           isBurstRepresentative: r[14].int64 == 1, isFavorite: r[15].int64 == 1,
                           recognizedText: r[16].string)
+            a.format = r[21].string ?? ""
+            a.fileModifiedMs = r[22].int64
+            a.pairedPath = r[23].string
+            a.pairedBytes = r[24].int64
+            a.pairedModifiedMs = r[25].int64
+            a.contentIdentifier = r[26].string
+            a.phashTurned = (r[27].string ?? "").split(separator: ",").compactMap { UInt64($0, radix: 16) }
+            return a
+        }
+    }
+
+    /// Forgets the assets recorded under `paths` (a movie that is now part of
+    /// a Live photo, say), with their fingerprints and group memberships.
+    public func forget(paths: [String]) throws {
+        guard !paths.isEmpty else { return }
+        try store.transaction { s in
+            for path in paths { try s.execute("DELETE FROM organize_assets WHERE path = ?", [.text(path)]) }
         }
     }
 
@@ -151,11 +179,13 @@ public final class OrganizeStore {
 
     /// Groups with their default keepers and organized state.
     public func groupViews() throws -> [OrganizeGroupView] {
-        let quality = Dictionary(uniqueKeysWithValues: try assets().map { ($0.id, $0.quality) })
+        let byID = Dictionary(uniqueKeysWithValues: try assets().map { ($0.id, $0) })
         let marked = try userKeepers()
         let done = Set(try store.query("SELECT group_id FROM organize_decisions WHERE state = 'done'").map { $0[0].int64! })
         return try groups().map { g in
-            OrganizeGroupView(group: g, keeper: keeper(of: g, quality: quality, marked: marked), organized: done.contains(g.id))
+            let scores = KeeperScore.scores(g.members.compactMap { byID[$0] })
+            return OrganizeGroupView(group: g, keeper: keeper(of: g, quality: scores, marked: marked),
+                                     organized: done.contains(g.id))
         }
     }
 
@@ -167,6 +197,7 @@ public final class OrganizeStore {
             """, [.integer(assetID)])
     }
 
+    /// `quality`: the members' keeper scores (`KeeperScore`).
     func keeper(of g: OrganizeGroup, quality: [Int64: Double?], marked: Set<Int64>) -> Int64? {
         let candidates = g.members.map { KeeperCandidate(id: $0, quality: quality[$0] ?? nil, userMarked: marked.contains($0)) }
         return g.kind == .burst ? KeeperRule.burstKeeper(candidates, systemRepresentative: g.systemRepresentative)

@@ -40,6 +40,7 @@ public enum RecordSchema {
         OrganizeSchema.migration,
         LibrarySchema.migration,
         LibrarySearchSchema.migration,
+        OrganizeSchema.scanMigration,
     ]
 
     /// The newest version this build knows.
