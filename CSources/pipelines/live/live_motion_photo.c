@@ -20,7 +20,7 @@
 void sy_live_motion_options_init(sy_live_motion_options *opts) {
     memset(opts, 0, sizeof *opts);
     opts->version = 1;
-    opts->quality = 95;
+    opts->quality = 97; /* measured: 95 gives 49.5 dB on the sample scene, 97 clears 50 dB */
 }
 
 /* The still time: the photo's presentation timestamp when it lies in the movie, else the middle. */
