@@ -26,7 +26,7 @@ extension Conversion {
     ///   - fps: at most this many frames per second (0 = every frame).
     ///   - progress: (phase, done, total): "gif palette" then "gif frames".
     public static func videoToGIF(_ input: String, to output: String, maxWidth: Int = 0, maxHeight: Int = 0,
-                                  fps: Double = 0, colors: Int = 255, dither: Double = 12,
+                                  fps: Double = 0, colors: Int = 255, dither: Double = 2,
                                   progress: ((String, UInt64, UInt64) -> Void)? = nil) throws -> GIFReport {
         let engine = try EngineContext(progress: progress)
         var o = sy_gif_options()

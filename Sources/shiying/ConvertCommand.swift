@@ -10,7 +10,7 @@ enum ConvertCommand {
           shiying convert IN --library DIR [-o NAME.(heic|jpg|png) | --format heic|jpeg|png] [--quality Q] [--json]
           shiying convert (VIDEO|MOTION_PHOTO) --to live (-o DIR | --library DIR) [--json]
           shiying convert (VIDEO|MOTION_PHOTO) --to gif (-o OUT.gif | --library DIR) [--fps N (15)] [--size PX (640)]
-            [--colors N (255)] [--dither A (12)] [--json]
+            [--colors N (255)] [--dither A (2)] [--json]
         """
 
     static func run(_ args: [String]) throws -> Int32 {

@@ -10,7 +10,7 @@ enum ConvertGIFCommand {
         let fps = try parsed.double("fps", in: 0...120) ?? 15
         let size = try parsed.int("size", in: 0...8192) ?? 640
         let colors = try parsed.int("colors", in: 2...255) ?? 255
-        let dither = try parsed.double("dither", in: 0...128) ?? 12
+        let dither = try parsed.double("dither", in: 0...128) ?? 2
         let progress = StderrProgress(label: "convert")
         let named = parsed.options["o"] ?? parsed.options["output"]
         if let dir = parsed.options["library"] {

@@ -65,7 +65,7 @@ typedef struct sy_gif_options {
     uint32_t max_width, max_height; /* fit inside (keeping the aspect, never upscaled); 0 = native */
     double fps;                /* keep at most this many frames per second; 0 = every frame */
     uint32_t colors;           /* palette entries 2..255 (default 255; one more index is the transparent one) */
-    float dither;              /* ordered dither peak-to-peak in 8-bit sRGB units (default 12; 0 = none) */
+    float dither;              /* ordered dither peak-to-peak in 8-bit sRGB units (default 2; 0 = none) */
 } sy_gif_options;
 
 void sy_gif_options_init(sy_gif_options *opts);
