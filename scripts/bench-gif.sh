@@ -3,6 +3,8 @@
 # paletteuse (Floyd-Steinberg), back to back, same size and frame rate.
 # Prints per movie: bytes, SSIM against the source scaled the same way
 # (ffmpeg's ssim filter, All), wall and user CPU seconds (median of REPS).
+# Both keep the first frame of each 1/fps slot (ffmpeg: fps round=down), so
+# the two GIFs and the reference show the same source frames.
 # Usage: scripts/bench-gif.sh MOVIE... (REPS=3 SIZE=640 FPS=15 DITHER=2)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,8 +17,8 @@ timed() { /usr/bin/time -f "%e %U" -o "$out/t" "$@" >/dev/null 2>&1; cat "$out/t
 ssim() { # GIF vs the source at the GIF's size and rate
   local gif=$1 src=$2 wh
   wh=$(ffprobe -v error -select_streams v:0 -show_entries stream=width,height -of csv=p=0:s=x "$gif")
-  ffmpeg -v error -i "$gif" -i "$src" -filter_complex \
-    "[1:v]fps=$fps,scale=${wh/x/:}:flags=lanczos,format=rgb24[r];[0:v]format=rgb24[g];[g][r]ssim=shortest=1" \
+  ffmpeg -v info -i "$gif" -i "$src" -filter_complex \
+    "[1:v]fps=$fps:round=down,scale=${wh/x/:}:flags=lanczos,format=rgb24[r];[0:v]format=rgb24[g];[g][r]ssim=shortest=1" \
     -f null - 2>&1 | sed -n 's/.*All:\([0-9.]*\).*/\1/p' | tail -1
 }
 for src in "$@"; do
@@ -27,7 +29,7 @@ for src in "$@"; do
         timed "$bin" convert "$src" --to gif --size "$size" --fps "$fps" --dither "$dither" -o "$out/ours.gif" >> "$out/$tool.times"
       else
         timed ffmpeg -v error -y -i "$src" -filter_complex \
-          "fps=$fps,scale=w=$size:h=$size:force_original_aspect_ratio=decrease:flags=lanczos,split[a][b];[a]palettegen=stats_mode=diff[p];[b][p]paletteuse=dither=floyd_steinberg" \
+          "fps=$fps:round=down,scale=w=$size:h=$size:force_original_aspect_ratio=decrease:flags=lanczos,split[a][b];[a]palettegen=stats_mode=diff[p];[b][p]paletteuse=dither=floyd_steinberg" \
           "$out/ffmpeg.gif" >> "$out/$tool.times"
       fi
     done

@@ -119,8 +119,9 @@ typedef struct sy_mov_mebx_key {
  * a JPEG with the movie appended, located by its XMP (Camera:MotionPhoto and
  * the Container:Directory item lengths, or the older Camera:MicroVideoOffset),
  * or a HEIC with the movie as the payload of a top-level `mpvd` box. The
- * lengths are checked against the file and the movie must start with an
- * `ftyp` box before anything is believed. sy_mov_open opens such a file as
+ * lengths are checked against the file and the movie must start with a
+ * movie's first box (`ftyp`, or QuickTime's `wide`/`mdat`/...) before
+ * anything is believed. sy_mov_open opens such a file as
  * its movie, so every movie reader (video info, frames, Live) sees it. */
 
 typedef struct sy_motion_photo_info {

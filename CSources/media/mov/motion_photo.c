@@ -6,7 +6,8 @@
  * order, each after the previous item's padding, and the last ends the file,
  * so the movie's start is counted back from the end of the file. HEIC: the
  * movie is the payload of a top-level `mpvd` box. Either way the result must
- * lie inside the file, after the still's header, and start with `ftyp`. */
+ * lie inside the file, after the still's header, and start with a movie's
+ * first box (`ftyp`, or QuickTime's `wide`/`mdat`/`moov`/`free`/`skip`). */
 #include <string.h>
 
 #include "base/sy_fourcc.h"
@@ -33,7 +34,14 @@ __attribute__((format(printf, 3, 4))) static sy_status hostile(sy_error *err, co
     return sy__fail(err, SY_E_INVALID_INPUT, "%s: Motion Photo: %s", sy__short_path(path), why);
 }
 
-/* The embedded movie must open with an ftyp box that fits in it. */
+/* The box types a QuickTime / MP4 file starts with: phones write `ftyp`
+ * first; QuickTime movies may open with `wide` padding or `mdat`. */
+static int movie_start(uint32_t type) {
+    return type == FCC('f', 't', 'y', 'p') || type == FCC('w', 'i', 'd', 'e') || type == FCC('m', 'd', 'a', 't') ||
+           type == FCC('m', 'o', 'o', 'v') || type == FCC('f', 'r', 'e', 'e') || type == FCC('s', 'k', 'i', 'p');
+}
+
+/* The embedded movie must open with a movie's first box, and that box must fit in it. */
 static sy_status check_movie_start(int fd, const char *path, const sy_motion_photo_info *mp, sy_error *err) {
     uint8_t h[8];
     if (mp->movie_length < 16)
@@ -42,7 +50,7 @@ static sy_status check_movie_start(int fd, const char *path, const sy_motion_pho
     sy_status st = sy__bmff_read_at(fd, path, mp->movie_offset, h, sizeof h, err);
     if (st != SY_OK) return st;
     uint32_t size = be32(h);
-    if (be32(h + 4) != FCC('f', 't', 'y', 'p') || size < 16 || size > mp->movie_length)
+    if (!movie_start(be32(h + 4)) || size < 8 || size > mp->movie_length)
         return hostile(err, path,
                        "no movie (ftyp box) at byte %llu where the metadata puts its %llu bytes: the lengths do "
                        "not match the file",
