@@ -3,8 +3,10 @@
 # paletteuse (Floyd-Steinberg), back to back, same size and frame rate.
 # Prints per movie: bytes, SSIM against the source scaled the same way
 # (ffmpeg's ssim filter, All), wall and user CPU seconds (median of REPS).
-# Both keep the first frame of each 1/fps slot (ffmpeg: fps round=down), so
-# the two GIFs and the reference show the same source frames.
+# Both keep every K-th source frame from the first (K = source rate / FPS,
+# what ours keeps for a constant-rate movie; ffmpeg: select), and SSIM pairs
+# frames by index (setpts=N), so the two GIFs and the reference show the same
+# source frames whatever the GIF delays round to.
 # Usage: scripts/bench-gif.sh MOVIE... (REPS=3 SIZE=640 FPS=15 DITHER=2)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,10 +20,12 @@ ssim() { # GIF vs the source at the GIF's size and rate
   local gif=$1 src=$2 wh
   wh=$(ffprobe -v error -select_streams v:0 -show_entries stream=width,height -of csv=p=0:s=x "$gif")
   ffmpeg -v info -i "$gif" -i "$src" -filter_complex \
-    "[1:v]fps=$fps:round=down,scale=${wh/x/:}:flags=lanczos,format=rgb24[r];[0:v]format=rgb24[g];[g][r]ssim=shortest=1" \
+    "[1:v]select='not(mod(n\\,$step))',setpts=N/TB,scale=${wh/x/:}:flags=lanczos,format=rgb24[r];[0:v]setpts=N/TB,format=rgb24[g];[g][r]ssim=shortest=1" \
     -f null - 2>&1 | sed -n 's/.*All:\([0-9.]*\).*/\1/p' | tail -1
 }
 for src in "$@"; do
+  rate=$(ffprobe -v error -select_streams v:0 -show_entries stream=r_frame_rate -of csv=p=0 "$src")
+  step=$(awk -v r="$rate" -v f="$fps" 'BEGIN {split(r, a, "/"); s = a[1] / a[2] / f; print (s < 1 ? 1 : int(s + 0.5))}')
   for tool in ours ffmpeg; do
     : > "$out/$tool.times"
     for _ in $(seq "$reps"); do
@@ -29,7 +33,7 @@ for src in "$@"; do
         timed "$bin" convert "$src" --to gif --size "$size" --fps "$fps" --dither "$dither" -o "$out/ours.gif" >> "$out/$tool.times"
       else
         timed ffmpeg -v error -y -i "$src" -filter_complex \
-          "fps=$fps:round=down,scale=w=$size:h=$size:force_original_aspect_ratio=decrease:flags=lanczos,split[a][b];[a]palettegen=stats_mode=diff[p];[b][p]paletteuse=dither=floyd_steinberg" \
+          "select='not(mod(n\\,$step))',setpts=N/($fps*TB),scale=w=$size:h=$size:force_original_aspect_ratio=decrease:flags=lanczos,split[a][b];[a]palettegen=stats_mode=diff[p];[b][p]paletteuse=dither=floyd_steinberg" \
           "$out/ffmpeg.gif" >> "$out/$tool.times"
       fi
     done
