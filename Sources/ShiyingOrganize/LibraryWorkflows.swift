@@ -37,6 +37,25 @@ public enum LibraryWorkflows {
         return ConversionResult(conversion: report, library: try await library.deposit(output, reader: reader))
     }
 
+    /// Deposits files a conversion already wrote into the staging folder
+    /// (`PhotoLibrary.stagingPath`) as a copy of `input` in 「拾映转换」,
+    /// carrying the source asset's capture date, location, favourite, albums
+    /// and tags (SPEC S3). `movie` makes it a Live pair. The staged files are consumed.
+    public static func deposit(converted staged: String, movie: String? = nil, from input: String,
+                               into library: PhotoLibrary, name: String,
+                               reader: EngineMediaReader = EngineMediaReader()) async throws -> LibraryOutputReport {
+        let source: Int64?
+        do {
+            source = try await library.assetID(forFile: input, reader: reader)
+        } catch {
+            unlink(staged)
+            if let movie { unlink(movie) }
+            throw error
+        }
+        let output = LibraryOutput(purpose: .conversion(source: source), primary: staged, movie: movie, name: name)
+        return try await library.deposit(output, reader: reader)
+    }
+
     /// A collage and where it went.
     public struct CollageResult: Sendable {
         public var collage: CollageReport

@@ -8,13 +8,22 @@ enum ConvertCommand {
     static let usage = """
         shiying convert IN -o OUT.(heic|jpg|png) [--format heic|jpeg|png] [--quality Q] [--allow-sdr] [--json]
           shiying convert IN --library DIR [-o NAME.(heic|jpg|png) | --format heic|jpeg|png] [--quality Q] [--json]
+          shiying convert (VIDEO|MOTION_PHOTO) --to live (-o DIR | --library DIR) [--json]
+          shiying convert (VIDEO|MOTION_PHOTO) --to gif (-o OUT.gif | --library DIR) [--fps N (15)] [--size PX (640)]
+            [--colors N (255)] [--dither A (2)] [--json]
         """
 
     static func run(_ args: [String]) throws -> Int32 {
         let parsed = try Arguments(args, booleans: ["json", "allow-sdr"])
-        try parsed.rejectUnknown(["o", "output", "quality", "format", "library"])
+        try parsed.rejectUnknown(["o", "output", "quality", "format", "library", "to", "fps", "size", "colors", "dither"])
         guard parsed.positionals.count == 1, let input = parsed.positionals.first else {
             throw UsageError("one input photo\n\(usage)")
+        }
+        switch parsed.options["to"] {
+        case nil, "photo": break
+        case "live": return try ConvertLiveCommand.run(input, parsed)
+        case "gif": return try ConvertGIFCommand.run(input, parsed)
+        case let other?: throw UsageError("--to \(other): use live or gif\n\(usage)")
         }
         if let library = parsed.options["library"] { return try intoLibrary(input, library, parsed) }
         guard let output = parsed.options["o"] ?? parsed.options["output"] else { throw UsageError("-o OUT is required") }

@@ -69,6 +69,33 @@ sy_status sy__exif_with_makernote(sy_context *ctx, const sy__tiff *t, const uint
  * Returns the new length; *removed = 1 when anything was removed. */
 size_t sy__xmp_strip_motion_photo(uint8_t *xmp, size_t len, int *removed);
 
+/* What an XMP packet says about a Motion Photo's appended video (Google's
+ * Motion Photo format 1.0, Samsung's use of it, and the older MicroVideo
+ * properties). Numbers are as written; the caller checks them against the
+ * file (sy__xmp_motion_photo_read trusts nothing, but knows no file size). */
+#define SY__XMP_MOTION_ITEMS 8
+
+typedef struct sy__xmp_motion_item {
+    char semantic[24];         /* Item:Semantic ("Primary", "MotionPhoto", "GainMap", ...) */
+    char mime[40];             /* Item:Mime */
+    int64_t length;            /* Item:Length; -1 = absent, -2 = not a byte count */
+    int64_t padding;           /* Item:Padding (bytes before the next item); 0 when absent, -2 = bad */
+} sy__xmp_motion_item;
+
+typedef struct sy__xmp_motion_photo {
+    int motion_photo;          /* Camera:MotionPhoto = 1 */
+    int micro_video;           /* Camera:MicroVideo = 1 (the pre-2021 form) */
+    int64_t version;           /* MotionPhotoVersion / MicroVideoVersion; -1 absent */
+    int64_t presentation_us;   /* MotionPhotoPresentationTimestampUs / MicroVideoPresentationTimestampUs; -1 unset */
+    int64_t micro_video_offset;/* MicroVideoOffset: bytes from the video's start to the end of the file; -1 absent */
+    uint32_t item_count;       /* Container:Directory items kept (at most SY__XMP_MOTION_ITEMS) */
+    uint32_t items_seen;       /* all items seen (more than kept: the directory is refused) */
+    sy__xmp_motion_item items[SY__XMP_MOTION_ITEMS];
+} sy__xmp_motion_photo;
+
+/* Fills *out from the packet (zeroed first, numbers -1 when absent). Bounded by the packet. */
+void sy__xmp_motion_photo_read(const uint8_t *xmp, size_t len, sy__xmp_motion_photo *out);
+
 /* What sy__exif_fit shed (bits of *dropped). */
 #define SY__EXIF_FIT_THUMBNAIL 1u    /* IFD1 and later IFDs: the embedded thumbnail */
 #define SY__EXIF_FIT_MAKERNOTE 2u    /* the Exif IFD's MakerNote (0x927C) */

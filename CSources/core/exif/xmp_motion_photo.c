@@ -14,49 +14,14 @@
 #include <string.h>
 
 #include "exif/sy_exif.h"
+#include "exif/sy_xmp_text.h"
 
-#define NS_CAMERA "http://ns.google.com/photos/1.0/camera/"
-#define NS_ITEM "http://ns.google.com/photos/1.0/container/item/"
-#define MAX_PREFIX 32
+#define MAX_PREFIX SY__XMP_MAX_PREFIX
 
 typedef struct xmp_text {
     uint8_t *p;
     size_t len;
 } xmp_text;
-
-static const uint8_t *find(const uint8_t *from, const uint8_t *end, const char *needle) {
-    size_t n = strlen(needle);
-    for (const uint8_t *s = from; n && (size_t)(end - s) >= n; s++)
-        if (*s == (uint8_t)needle[0] && memcmp(s, needle, n) == 0) return s;
-    return NULL;
-}
-
-static int name_char(uint8_t c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
-           c == '.';
-}
-
-/* The prefix bound to `ns` (xmlns:PREFIX="ns"), or `fallback` when none is. */
-static void prefix_for(const xmp_text *x, const char *ns, const char *fallback, char out[MAX_PREFIX]) {
-    const uint8_t *end = x->p + x->len;
-    for (const uint8_t *s = find(x->p, end, "xmlns:"); s; s = find(s + 6, end, "xmlns:")) {
-        const uint8_t *name = s + 6, *q = name;
-        while (q < end && name_char(*q)) q++;
-        size_t n = (size_t)(q - name);
-        while (q < end && (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')) q++;
-        if (q >= end || *q != '=') continue;
-        for (q++; q < end && (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r');) q++;
-        if (q >= end || (*q != '"' && *q != '\'')) continue;
-        size_t ns_len = strlen(ns);
-        if (n && n < MAX_PREFIX && (size_t)(end - q - 1) >= ns_len && memcmp(q + 1, ns, ns_len) == 0 &&
-            q + 1 + ns_len < end && q[1 + ns_len] == *q) {
-            memcpy(out, name, n);
-            out[n] = 0;
-            return;
-        }
-    }
-    snprintf(out, MAX_PREFIX, "%s", fallback);
-}
 
 static void cut(xmp_text *x, size_t from, size_t to) {
     memmove(x->p + from, x->p + to, x->len - to);
@@ -72,7 +37,7 @@ static size_t property_at(const xmp_text *x, size_t at, const char *prefix) {
         size_t nn = strlen(names[i]);
         if (end - at - pn - 1 >= nn && memcmp(x->p + at + pn + 1, names[i], nn) == 0) {
             size_t q = at + pn + 1 + nn;
-            while (q < end && name_char(x->p[q])) q++;
+            while (q < end && sy__xmp_name_char(x->p[q])) q++;
             return q - at; /* the whole qualified name */
         }
     }
@@ -89,13 +54,13 @@ static int strip_properties(xmp_text *x, const char *prefix) {
         if (before == '<') { /* element: up to its end tag, or a self-closing tag */
             char close[MAX_PREFIX + 48];
             snprintf(close, sizeof close, "</%.*s>", (int)name, (const char *)x->p + i);
-            const uint8_t *gt = find(x->p + i, x->p + x->len, ">");
+            const uint8_t *gt = sy__xmp_find(x->p + i, x->p + x->len, ">");
             if (!gt) break;
             size_t stop;
             if (gt[-1] == '/') {
                 stop = (size_t)(gt + 1 - x->p);
             } else {
-                const uint8_t *c = find(gt, x->p + x->len, close);
+                const uint8_t *c = sy__xmp_find(gt, x->p + x->len, close);
                 if (!c) break;
                 stop = (size_t)(c - x->p) + strlen(close);
             }
@@ -125,21 +90,21 @@ static int strip_directory_item(xmp_text *x, const char *item_prefix) {
     snprintf(elem, sizeof elem, "<%s:Semantic>", item_prefix);
     int removed = 0;
     for (size_t from = 0; from < x->len;) {
-        const uint8_t *end = x->p + x->len, *s = find(x->p + from, end, attr);
+        const uint8_t *end = x->p + x->len, *s = sy__xmp_find(x->p + from, end, attr);
         size_t skip = strlen(attr);
-        const uint8_t *e = find(x->p + from, end, elem);
+        const uint8_t *e = sy__xmp_find(x->p + from, end, elem);
         if (!s || (e && e < s)) s = e, skip = strlen(elem);
         if (!s) break;
         const uint8_t *value = s + skip;
         if (value < end && (*value == '"' || *value == '\'')) value++;
         if ((size_t)(end - value) < 11 || memcmp(value, "MotionPhoto", 11) != 0 ||
-            (value + 11 < end && name_char(value[11]))) {
+            (value + 11 < end && sy__xmp_name_char(value[11]))) {
             from = (size_t)(s - x->p) + skip;
             continue;
         }
         const uint8_t *open = NULL; /* the last <rdf:li before the property */
-        for (const uint8_t *o = find(x->p, s, "<rdf:li"); o; o = find(o + 1, s, "<rdf:li")) open = o;
-        const uint8_t *close = find(s, end, "</rdf:li>");
+        for (const uint8_t *o = sy__xmp_find(x->p, s, "<rdf:li"); o; o = sy__xmp_find(o + 1, s, "<rdf:li")) open = o;
+        const uint8_t *close = sy__xmp_find(s, end, "</rdf:li>");
         if (!open || !close) break;
         cut(x, (size_t)(open - x->p), (size_t)(close - x->p) + 9);
         removed = 1;
@@ -153,8 +118,8 @@ size_t sy__xmp_strip_motion_photo(uint8_t *xmp, size_t len, int *removed) {
     if (!xmp || !len) return len;
     xmp_text x = {xmp, len};
     char camera[MAX_PREFIX], item[MAX_PREFIX];
-    prefix_for(&x, NS_CAMERA, "GCamera", camera);
-    prefix_for(&x, NS_ITEM, "Item", item);
+    sy__xmp_prefix_for(x.p, x.len, SY__XMP_NS_CAMERA, "GCamera", camera);
+    sy__xmp_prefix_for(x.p, x.len, SY__XMP_NS_ITEM, "Item", item);
     *removed = strip_properties(&x, camera);
     *removed |= strip_directory_item(&x, item);
     return x.len;

@@ -47,6 +47,11 @@ typedef struct sy_mov_info {
     uint32_t fragmented;      /* 1 when an mvex or moof box was seen (fragments are not indexed) */
     uint64_t file_size;
     uint64_t moov_offset, moov_size;
+    /* A Motion Photo (sy_motion_photo_probe) opens as the movie embedded in
+     * it: file_size and every offset above and in sy_mov_sample_info are then
+     * within that movie, which starts at byte embedded_offset of the file. */
+    uint32_t embedded_in;     /* 0 = a plain movie; 'jpeg' or 'heic' = the movie of that Motion Photo */
+    uint64_t embedded_offset;
 } sy_mov_info;
 
 typedef struct sy_mov_track_info {
@@ -109,6 +114,33 @@ typedef struct sy_mov_mebx_key {
     uint32_t datatype_namespace; /* dtyp: 0 = well-known types */
     uint32_t datatype;        /* dtyp well-known type (65 = int8, 23 = float32, ...); 0 if absent */
 } sy_mov_mebx_key;
+
+/* ---- Motion Photos ----
+ * A Samsung / Google / Xiaomi Motion Photo is a still with an MP4 inside:
+ * a JPEG with the movie appended, located by its XMP (Camera:MotionPhoto and
+ * the Container:Directory item lengths, or the older Camera:MicroVideoOffset),
+ * or a HEIC with the movie as the payload of a top-level `mpvd` box. The
+ * lengths are checked against the file and the movie must start with a
+ * movie's first box (`ftyp`, or QuickTime's `wide`/`mdat`/...) before
+ * anything is believed. sy_mov_open opens such a file as
+ * its movie, so every movie reader (video info, frames, Live) sees it. */
+
+typedef struct sy_motion_photo_info {
+    uint32_t container;       /* 0 = not a Motion Photo; 'jpeg' or 'heic' */
+    uint32_t located_by;      /* 'cdir' Container:Directory, 'mvof' MicroVideoOffset, 'mpvd' box */
+    uint64_t movie_offset;    /* the embedded movie: bytes [movie_offset, movie_offset + movie_length) */
+    uint64_t movie_length;
+    uint64_t still_length;    /* bytes before the movie: the photo (and any other items, padding) */
+    int64_t presentation_us;  /* the still's frame on the movie timeline, microseconds; -1 = unspecified */
+    int64_t version;          /* MotionPhotoVersion (or MicroVideoVersion); -1 when not written */
+} sy_motion_photo_info;
+
+/** Is `path` a Motion Photo, and where is its movie? SY_OK with
+ *  out->container = 0 for any file that does not claim to be one (an
+ *  ordinary JPEG, HEIC or movie, or an unreadable still); SY_E_INVALID_INPUT
+ *  naming the reason when it claims one whose lengths do not fit the file
+ *  (hostile or truncated); SY_E_IO when it cannot be read. Reads headers only. */
+sy_status sy_motion_photo_probe(sy_context *ctx, const char *path, sy_motion_photo_info *out, sy_error *err);
 
 /** Opens `path` and indexes its `moov`. On failure *out is NULL and err says why. */
 sy_status sy_mov_open(sy_context *ctx, const char *path, sy_mov **out, sy_error *err);

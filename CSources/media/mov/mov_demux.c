@@ -26,6 +26,7 @@
 
 #include "bmff/sy_bmff.h"
 #include "bmff/sy_bmff_file.h"
+#include "mov/sy_motion_photo.h"
 #include "sy_mov.h"
 #include "base/sy_internal.h"
 
@@ -85,6 +86,7 @@ struct sy_mov {
     FILE *fp;
     int fd;
     char *path;
+    uint64_t base; /* file offset of the movie: 0, or where a Motion Photo's embedded movie starts */
     sy_mov_info info;
     uint8_t *moov; /* whole moov box, header included */
     mov_track *tracks;
@@ -140,7 +142,7 @@ static void *block_alloc(sy_mov *m, size_t count, size_t size, const char *reaso
 }
 
 static sy_status read_at(const sy_mov *m, uint64_t offset, void *dst, size_t n, sy_error *err) {
-    return sy__bmff_read_at(m->fd, m->path, offset, dst, n, err);
+    return sy__bmff_read_at(m->fd, m->path, m->base + offset, dst, n, err);
 }
 
 /* ---- ftyp ---- */
@@ -838,6 +840,30 @@ static sy_status parse_moov(sy_mov *m, uint64_t header, sy_error *err) {
 
 /* ---- open / close ---- */
 
+/* A Motion Photo opens as its embedded movie: reads and offsets are shifted
+ * into [movie_offset, movie_offset + movie_length). A JPEG without one is
+ * not a movie, said plainly. */
+static sy_status open_embedded(sy_mov *m, sy_error *err) {
+    sy_motion_photo_info mp;
+    sy_status st = sy__motion_photo_locate(m->ctx, m->fd, m->path, m->info.file_size, &mp, err);
+    if (st != SY_OK) return st;
+    if (!mp.container) {
+        uint8_t soi[3] = {0};
+        if (m->info.file_size >= 3 && read_at(m, 0, soi, 3, NULL) == SY_OK && soi[0] == 0xFF && soi[1] == 0xD8 &&
+            soi[2] == 0xFF)
+            return sy__fail(err, SY_E_INVALID_INPUT,
+                            "%s: a JPEG photo without a Motion Photo video (no Camera:MotionPhoto or MicroVideo "
+                            "XMP), not a movie",
+                            sy__short_path(m->path));
+        return SY_OK;
+    }
+    m->base = mp.movie_offset;
+    m->info.file_size = mp.movie_length;
+    m->info.embedded_in = mp.container;
+    m->info.embedded_offset = mp.movie_offset;
+    return SY_OK;
+}
+
 sy_status sy_mov_open(sy_context *ctx, const char *path, sy_mov **out, sy_error *err) {
     if (out) *out = NULL;
     if (!ctx || !path || !out) return sy__fail(err, SY_E_USAGE, "sy_mov_open: NULL argument");
@@ -847,6 +873,7 @@ sy_status sy_mov_open(sy_context *ctx, const char *path, sy_mov **out, sy_error 
     m->fd = -1;
     sy_status st = sy__bmff_file_open(ctx, path, &m->path, &m->fp, &m->fd, &m->info.file_size, err);
     if (st != SY_OK) goto fail;
+    if ((st = open_embedded(m, err)) != SY_OK) goto fail;
     const uint64_t fsize = m->info.file_size;
     uint64_t pos = 0, moov_header = 0;
     uint32_t boxes = 0;

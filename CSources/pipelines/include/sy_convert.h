@@ -15,6 +15,7 @@
 #include "sy_base.h"
 #include "sy_image.h"
 #include "sy_still.h"
+#include "sy_video.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -46,6 +47,42 @@ typedef struct sy_convert_report {
  *  identity recipe, which keeps the map or asks. */
 sy_status sy_convert(sy_context *ctx, const char *input, const char *output, const sy_convert_options *opts,
                      sy_convert_report *report, sy_error *err);
+
+/* ---- video -> GIF (SPEC S3) ----
+ * The movie's main video track decoded and rendered frame by frame through
+ * one renderer (the transcoder's frame path, scaled to fit), one palette for
+ * the whole animation chosen in Oklab from every kept frame (a first pass),
+ * an ordered dither that stays put where the picture does, and our own LZW
+ * GIF writer (a second pass) that sends only the rectangle of pixels that
+ * changed, the rest transparent. Timing: each frame is shown until the next
+ * kept frame's presentation time, in GIF's 1/100 s units (rounded on the
+ * running total, so the animation's length is the movie's). Memory: the
+ * decoder, one rendered frame, two index frames (width x height bytes each),
+ * the 1 MB histogram and 512 KB colour cache — never the whole movie. */
+
+typedef struct sy_gif_options {
+    uint32_t version;          /* 1 */
+    uint32_t max_width, max_height; /* fit inside (keeping the aspect, never upscaled); 0 = native */
+    double fps;                /* keep at most this many frames per second; 0 = every frame */
+    uint32_t colors;           /* palette entries 2..255 (default 255; one more index is the transparent one) */
+    float dither;              /* ordered dither peak-to-peak in 8-bit sRGB units (default 2; 0 = none) */
+} sy_gif_options;
+
+void sy_gif_options_init(sy_gif_options *opts);
+
+typedef struct sy_gif_report {
+    uint32_t width, height;
+    uint32_t frames;           /* frames written */
+    uint32_t source_frames;    /* frames decoded per pass */
+    uint32_t colors;           /* palette entries used */
+    uint64_t bytes;            /* file size */
+    double duration_seconds;   /* sum of the frame delays */
+} sy_gif_report;
+
+/** Writes `input`'s video as an animated GIF at `output` (temp file +
+ *  rename). Progress phase "gif palette" then "gif frames" (source frames). */
+sy_status sy_convert_video_to_gif(sy_context *ctx, const char *input, const char *output, const sy_gif_options *opts,
+                                  sy_gif_report *report, sy_error *err);
 
 #ifdef __cplusplus
 }

@@ -128,6 +128,44 @@ sy_status sy_live_save(sy_context *ctx, const char *source_movie, const char *so
                        const char *movie_out, const sy_live_save_options *opts, sy_live_save_report *report,
                        sy_error *err);
 
+/* ---- Motion Photo -> Live (SPEC S3) ---- */
+
+typedef struct sy_live_motion_options {
+    uint32_t version;             /* 1 */
+    const char *content_identifier; /* NULL = a fresh one */
+    int quality;                  /* HEIC still, when it must be re-encoded (default 97: >= 50 dB PSNR) */
+} sy_live_motion_options;
+
+void sy_live_motion_options_init(sy_live_motion_options *opts);
+
+typedef struct sy_live_motion_report {
+    char content_identifier[SY_LIVE_ID_LEN + 1];
+    uint32_t container;           /* 'jpeg' or 'heic': the Motion Photo's (and the still's) format */
+    uint32_t still_frame;         /* movie frame the still shows */
+    double still_time;            /* its presentation time, seconds */
+    int still_time_from_photo;    /* 1 = the Motion Photo's presentation timestamp; 0 = it had none (or one
+                                     outside the movie) and the middle frame is used */
+    int still_reencoded;          /* 0 = the photo's image data copied byte for byte (JPEG); 1 = decoded and
+                                     re-encoded (HEIC: the identifier needs a rewritten Exif item) */
+    uint32_t still_width, still_height;
+    sy_video_transcode_report movie; /* a remux: the embedded movie's packets, copied */
+} sy_live_motion_report;
+
+/** Writes a Live pair from a Motion Photo (sy_motion_photo_probe): the movie
+ *  is the embedded one remuxed into a QuickTime file (no re-encode: every
+ *  sample copied with its timing, audio kept) with the identifier and the
+ *  still-image-time track at the Motion Photo's presentation timestamp
+ *  (the middle frame when it has none); the still is the photo — a JPEG with
+ *  only its Exif (identifier) and XMP (Motion Photo claims removed) segments
+ *  rewritten, a HEIC re-encoded with its metadata and the identifier.
+ *  `still_out` must name the still's format (.jpg for a JPEG Motion Photo,
+ *  .heic for a HEIC one). SY_E_UNSUPPORTED for a file that is not a Motion
+ *  Photo; SY_E_INVALID_INPUT for one whose lengths do not fit. Both files or
+ *  neither. Progress phase "frames" (the remux). */
+sy_status sy_live_from_motion_photo(sy_context *ctx, const char *input, const char *still_out, const char *movie_out,
+                                    const sy_live_motion_options *opts, sy_live_motion_report *report,
+                                    sy_error *err);
+
 /** SPEC E2: the frame of `movie` a Live save shows at `seconds`, rendered with
  *  `recipe` (NULL = identity) by the same renderer the save uses for every
  *  frame, cropped to the encoded (even) size: byte-identical to what the save

@@ -27,6 +27,11 @@ sy_status sy__frame_path_open(sy_context *ctx, const sy_recipe *recipe, const sy
 sy_status sy__frame_path_render(sy__frame_path *p, const sy_video_frame *frame, uint8_t *dst, size_t dst_stride,
                                 sy_error *err);
 
+/* Same, the rendered size fitted inside max_w x max_h (0 = no limit; never
+ * above native), so a smaller output (a GIF) still has one renderer. */
+sy_status sy__frame_path_open_fitted(sy_context *ctx, const sy_recipe *recipe, const sy_video_reader_info *vi,
+                                     uint32_t max_w, uint32_t max_h, sy__frame_path *out, sy_error *err);
+
 /* Frees the renderer; a zeroed or failed path is fine. */
 void sy__frame_path_close(sy__frame_path *p);
 

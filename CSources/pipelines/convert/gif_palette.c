@@ -1,0 +1,246 @@
+/* gif_palette.c — a GIF palette chosen in Oklab and ordered-dither mapping
+ * (convert/sy_gif_palette.h).
+ *
+ * Oklab (Björn Ottosson, 2020) is perceptually even enough that Euclidean
+ * distance in it ranks colour errors as the eye does, so boxes are cut and
+ * nearest colours found there rather than in sRGB. Median cut splits the
+ * box with the largest count-weighted variance at its weighted median on
+ * its widest axis; three k-means passes over the histogram bins then move
+ * each entry to the mean of the colours it serves. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convert/sy_gif_palette.h"
+
+#define BINS (1u << 15)     /* 5 bits per channel */
+#define CACHE (1u << 18)    /* 6 bits per channel */
+#define KMEANS_PASSES 3
+
+typedef struct bin {
+    uint64_t count, r, g, b;
+} bin;
+
+struct sy__gif_histogram {
+    sy_context *ctx;
+    bin bins[BINS];
+};
+
+typedef struct colour {
+    float lab[3];
+    float key;              /* the sort key: lab on the axis being cut */
+    double weight, r, g, b; /* count and sRGB sums */
+} colour;
+
+struct sy__gif_mapper {
+    sy_context *ctx;
+    uint32_t count;
+    float lab[256][3];
+    float amplitude;
+    uint16_t cache[CACHE]; /* palette index + 1; 0 = not yet known */
+};
+
+static float linear(float v) {
+    v /= 255.0f;
+    return v <= 0.04045f ? v / 12.92f : powf((v + 0.055f) / 1.055f, 2.4f);
+}
+
+static void to_oklab(float r8, float g8, float b8, float out[3]) {
+    float r = linear(r8), g = linear(g8), b = linear(b8);
+    float l = cbrtf(0.4122214708f * r + 0.5363325363f * g + 0.0514459929f * b);
+    float m = cbrtf(0.2119034982f * r + 0.6806995451f * g + 0.1073969566f * b);
+    float s = cbrtf(0.0883024619f * r + 0.2817188376f * g + 0.6299787005f * b);
+    out[0] = 0.2104542553f * l + 0.7936177850f * m - 0.0040720468f * s;
+    out[1] = 1.9779984951f * l - 2.4285922050f * m + 0.4505937099f * s;
+    out[2] = 0.0259040371f * l + 0.7827717662f * m - 0.8086757660f * s;
+}
+
+static float distance2(const float a[3], const float b[3]) {
+    float d0 = a[0] - b[0], d1 = a[1] - b[1], d2 = a[2] - b[2];
+    return d0 * d0 + d1 * d1 + d2 * d2;
+}
+
+sy_status sy__gif_histogram_create(sy_context *ctx, sy__gif_histogram **out, sy_error *err) {
+    *out = sy__calloc(ctx, 1, sizeof **out, "gif histogram", err);
+    if (!*out) return err ? err->code : SY_E_BUDGET;
+    (*out)->ctx = ctx;
+    return SY_OK;
+}
+
+void sy__gif_histogram_add(sy__gif_histogram *h, const uint8_t *rgb, size_t stride, uint32_t width, uint32_t height) {
+    for (uint32_t y = 0; y < height; y++) {
+        const uint8_t *p = rgb + (size_t)y * stride;
+        for (uint32_t x = 0; x < width; x++, p += 3) {
+            bin *b = &h->bins[(uint32_t)(p[0] >> 3) << 10 | (uint32_t)(p[1] >> 3) << 5 | (uint32_t)(p[2] >> 3)];
+            b->count++, b->r += p[0], b->g += p[1], b->b += p[2];
+        }
+    }
+}
+
+void sy__gif_histogram_destroy(sy__gif_histogram *h) {
+    if (h) sy__free(h->ctx, h);
+}
+
+typedef struct box {
+    uint32_t start, end; /* into the colour array */
+    double score;        /* count-weighted variance summed over the axes; < 0 = cannot split */
+    int axis;
+} box;
+
+static int by_key(const void *a, const void *b) {
+    float x = ((const colour *)a)->key, y = ((const colour *)b)->key;
+    return (x > y) - (x < y);
+}
+
+static void score(box *bx, const colour *c) {
+    double w = 0, mean[3] = {0}, var[3] = {0};
+    for (uint32_t i = bx->start; i < bx->end; i++) {
+        w += c[i].weight;
+        for (int k = 0; k < 3; k++) mean[k] += c[i].weight * c[i].lab[k];
+    }
+    for (int k = 0; k < 3; k++) mean[k] /= w;
+    for (uint32_t i = bx->start; i < bx->end; i++)
+        for (int k = 0; k < 3; k++) var[k] += c[i].weight * (c[i].lab[k] - mean[k]) * (c[i].lab[k] - mean[k]);
+    bx->axis = var[0] >= var[1] && var[0] >= var[2] ? 0 : var[1] >= var[2] ? 1 : 2;
+    bx->score = bx->end - bx->start < 2 ? -1 : var[0] + var[1] + var[2];
+}
+
+static void mean_colour(const colour *c, uint32_t start, uint32_t end, uint8_t out[3]) {
+    double w = 0, r = 0, g = 0, b = 0;
+    for (uint32_t i = start; i < end; i++) w += c[i].weight, r += c[i].r, g += c[i].g, b += c[i].b;
+    out[0] = (uint8_t)lround(r / w), out[1] = (uint8_t)lround(g / w), out[2] = (uint8_t)lround(b / w);
+}
+
+/* k-means over the colours: each moves to its nearest entry, each entry to the mean of its colours. */
+static void refine(colour *c, uint32_t n, uint8_t *palette, uint32_t count) {
+    float lab[256][3];
+    double sums[256][4];
+    for (int pass = 0; pass < KMEANS_PASSES; pass++) {
+        for (uint32_t k = 0; k < count; k++) to_oklab(palette[3 * k], palette[3 * k + 1], palette[3 * k + 2], lab[k]);
+        memset(sums, 0, sizeof sums);
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t best = 0;
+            float bd = distance2(c[i].lab, lab[0]);
+            for (uint32_t k = 1; k < count; k++) {
+                float d = distance2(c[i].lab, lab[k]);
+                if (d < bd) bd = d, best = k;
+            }
+            sums[best][0] += c[i].weight, sums[best][1] += c[i].r, sums[best][2] += c[i].g, sums[best][3] += c[i].b;
+        }
+        for (uint32_t k = 0; k < count; k++)
+            if (sums[k][0] > 0)
+                for (int j = 0; j < 3; j++) palette[3 * k + j] = (uint8_t)lround(sums[k][j + 1] / sums[k][0]);
+    }
+}
+
+sy_status sy__gif_palette_build(sy__gif_histogram *h, uint32_t colors, uint8_t palette[256 * 3], uint32_t *count,
+                                sy_error *err) {
+    if (colors < 2 || colors > 256) return sy__fail(err, SY_E_USAGE, "gif palette: %u colours (2..256)", colors);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < BINS; i++) n += h->bins[i].count != 0;
+    colour *c = sy__alloc(h->ctx, n ? n : 1, sizeof *c, "gif palette colours", err);
+    box *boxes = sy__alloc(h->ctx, colors, sizeof *boxes, "gif palette boxes", err);
+    if (!c || !boxes) {
+        sy__free(h->ctx, c);
+        sy__free(h->ctx, boxes);
+        return err ? err->code : SY_E_BUDGET;
+    }
+    n = 0;
+    for (uint32_t i = 0; i < BINS; i++) {
+        const bin *b = &h->bins[i];
+        if (!b->count) continue;
+        colour *o = &c[n++];
+        o->weight = (double)b->count, o->r = (double)b->r, o->g = (double)b->g, o->b = (double)b->b;
+        to_oklab((float)(o->r / o->weight), (float)(o->g / o->weight), (float)(o->b / o->weight), o->lab);
+    }
+    uint32_t made = 0;
+    if (n) {
+        boxes[0] = (box){0, n, 0, 0};
+        score(&boxes[0], c);
+        made = 1;
+        while (made < colors) {
+            uint32_t pick = 0;
+            for (uint32_t k = 1; k < made; k++)
+                if (boxes[k].score > boxes[pick].score) pick = k;
+            box *bx = &boxes[pick];
+            if (bx->score <= 0) break;
+            for (uint32_t i = bx->start; i < bx->end; i++) c[i].key = c[i].lab[bx->axis];
+            qsort(c + bx->start, bx->end - bx->start, sizeof *c, by_key);
+            double total = 0, run = 0;
+            for (uint32_t i = bx->start; i < bx->end; i++) total += c[i].weight;
+            uint32_t cut = bx->start + 1;
+            for (uint32_t i = bx->start; i < bx->end - 1; i++) {
+                run += c[i].weight;
+                cut = i + 1;
+                if (run >= total / 2) break;
+            }
+            boxes[made] = (box){cut, bx->end, 0, 0};
+            bx->end = cut;
+            score(bx, c);
+            score(&boxes[made], c);
+            made++;
+        }
+        for (uint32_t k = 0; k < made; k++) mean_colour(c, boxes[k].start, boxes[k].end, palette + 3 * k);
+        refine(c, n, palette, made);
+    }
+    if (made < 2) { /* a flat picture still needs a 2-colour table */
+        if (!made) memset(palette, 0, 3);
+        memcpy(palette + 3, palette, 3);
+        made = 2;
+    }
+    *count = made;
+    sy__free(h->ctx, c);
+    sy__free(h->ctx, boxes);
+    return SY_OK;
+}
+
+sy_status sy__gif_mapper_create(sy_context *ctx, const uint8_t *palette, uint32_t count, float amplitude,
+                                sy__gif_mapper **out, sy_error *err) {
+    sy__gif_mapper *m = sy__calloc(ctx, 1, sizeof *m, "gif colour mapper", err);
+    if (!m) return err ? err->code : SY_E_BUDGET;
+    m->ctx = ctx, m->count = count, m->amplitude = amplitude;
+    for (uint32_t k = 0; k < count; k++) to_oklab(palette[3 * k], palette[3 * k + 1], palette[3 * k + 2], m->lab[k]);
+    *out = m;
+    return SY_OK;
+}
+
+static uint8_t nearest(sy__gif_mapper *m, uint32_t key) {
+    uint16_t *slot = &m->cache[key];
+    if (*slot) return (uint8_t)(*slot - 1);
+    float lab[3];
+    to_oklab((float)((key >> 12) << 2 | 2), (float)(((key >> 6) & 63) << 2 | 2), (float)((key & 63) << 2 | 2), lab);
+    uint32_t best = 0;
+    float bd = distance2(lab, m->lab[0]);
+    for (uint32_t k = 1; k < m->count; k++) {
+        float d = distance2(lab, m->lab[k]);
+        if (d < bd) bd = d, best = k;
+    }
+    *slot = (uint16_t)(best + 1);
+    return (uint8_t)best;
+}
+
+/* 8x8 Bayer thresholds 0..63 */
+static const uint8_t BAYER[8][8] = {
+    {0, 32, 8, 40, 2, 34, 10, 42},  {48, 16, 56, 24, 50, 18, 58, 26}, {12, 44, 4, 36, 14, 46, 6, 38},
+    {60, 28, 52, 20, 62, 30, 54, 22}, {3, 35, 11, 43, 1, 33, 9, 41},  {51, 19, 59, 27, 49, 17, 57, 25},
+    {15, 47, 7, 39, 13, 45, 5, 37},  {63, 31, 55, 23, 61, 29, 53, 21}};
+
+void sy__gif_mapper_row(sy__gif_mapper *m, const uint8_t *rgb, uint32_t width, uint32_t y, uint8_t *indices) {
+    int offsets[8];
+    for (int x = 0; x < 8; x++) offsets[x] = (int)lroundf(((float)BAYER[y & 7][x] + 0.5f) / 64.0f * m->amplitude -
+                                                          m->amplitude / 2);
+    for (uint32_t x = 0; x < width; x++, rgb += 3) {
+        int d = offsets[x & 7];
+        uint32_t key = 0;
+        for (int k = 0; k < 3; k++) {
+            int v = rgb[k] + d;
+            v = v < 0 ? 0 : v > 255 ? 255 : v;
+            key = key << 6 | (uint32_t)(v >> 2);
+        }
+        indices[x] = nearest(m, key);
+    }
+}
+
+void sy__gif_mapper_destroy(sy__gif_mapper *m) {
+    if (m) sy__free(m->ctx, m);
+}

@@ -1,0 +1,141 @@
+/* live_motion_photo.c — a Motion Photo converted into a Live pair (sy_live.h,
+ * SPEC S3). The movie is the embedded one remuxed (sy_mov_open opens a
+ * Motion Photo as its movie, so the transcoder's copy path reads it as any
+ * movie); the still is the photo itself (live/sy_live_motion.h). Files are
+ * written to side names and renamed together: both or neither. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/sy_fourcc.h"
+#include "base/sy_internal.h"
+#include "base/sy_output.h"
+#include "exif/sy_content_id.h"
+#include "live/sy_live_motion.h"
+#include "live/sy_live_movie.h"
+#include "sy_live.h"
+#include "sy_mov.h"
+#include "sy_still.h"
+
+void sy_live_motion_options_init(sy_live_motion_options *opts) {
+    memset(opts, 0, sizeof *opts);
+    opts->version = 1;
+    opts->quality = 97; /* measured: 95 gives 49.5 dB on the sample scene, 97 clears 50 dB */
+}
+
+/* The still time: the photo's presentation timestamp when it lies in the movie, else the middle. */
+static double still_time(const sy_motion_photo_info *mp, const sy_video_reader_info *vi, int *from_photo) {
+    double t = mp->presentation_us >= 0 ? (double)mp->presentation_us / 1e6 : -1;
+    *from_photo = t >= 0 && t <= vi->duration_seconds + 1e-6;
+    return *from_photo ? t : vi->duration_seconds / 2;
+}
+
+/* A HEIC Motion Photo's still: decoded and written with its metadata and the identifier. */
+static sy_status heic_still(sy_context *ctx, const char *input, const char *id, const char *path, int quality,
+                            uint32_t *width, uint32_t *height, sy_error *err) {
+    sy_recipe identity;
+    sy_recipe_init(&identity);
+    sy_edit_options eo;
+    sy_edit_options_init(&eo);
+    eo.flags = SY_EDIT_FULL_DECODE;
+    sy_edit_job *job = NULL;
+    sy_edit_image img = {0};
+    sy_status st = sy_edit_open(ctx, input, &identity, &eo, &job, NULL, err);
+    if (st == SY_OK) st = sy_edit_job_render(job, &img, err);
+    sy_edit_close(job);
+    if (st == SY_OK) st = sy_live_write_still(ctx, &img, input, id, path, SY_STILL_HEIC, quality, err);
+    *width = img.width;
+    *height = img.height;
+    sy_edit_image_free(ctx, &img);
+    return st;
+}
+
+static sy_status write_pair(sy_context *ctx, const char *input, const sy_motion_photo_info *mp, const char *still_path,
+                            const char *movie_path, int quality, sy_live_motion_report *rep, sy_error *err) {
+    sy_video_reader *r = NULL;
+    sy_status st = sy_video_reader_open(ctx, input, -1, &r, err);
+    if (st != SY_OK) return st;
+    sy_video_reader_info vi = *sy_video_reader_info_get(r);
+    sy_video_reader_close(r);
+    double t = still_time(mp, &vi, &rep->still_time_from_photo);
+    rep->still_frame = sy_video_transcode_frame_at(&vi, t, &rep->still_time);
+
+    sy_video_transcode_options to;
+    sy_video_transcode_options_init(&to);
+    to.container = SY_FOURCC('q', 't', ' ', ' ');
+    to.copy_video = 1;
+    sy__live_movie_plan plan;
+    sy__live_movie_plan_init(&plan, rep->content_identifier, (int32_t)rep->still_frame);
+    to.metadata = &plan.plan;
+    st = sy_video_transcode(ctx, input, movie_path, &to, &rep->movie, err);
+    if (st != SY_OK) return st;
+    rep->still_time = rep->movie.marker_time;
+    if (mp->container == SY_FOURCC('j', 'p', 'e', 'g')) {
+        st = sy__live_motion_still_jpeg(ctx, input, mp->still_length, rep->content_identifier, still_path, err);
+        sy_image_info info;
+        if (st == SY_OK) st = sy_image_probe(ctx, still_path, &info, err);
+        if (st == SY_OK) rep->still_width = info.width, rep->still_height = info.height;
+    } else {
+        rep->still_reencoded = 1;
+        st = heic_still(ctx, input, rep->content_identifier, still_path, quality, &rep->still_width,
+                        &rep->still_height, err);
+    }
+    if (st == SY_OK) { /* read back: the still carries the identifier the movie does */
+        char back[SY_LIVE_ID_LEN + 1];
+        int found = 0;
+        st = sy_live_still_read_id(ctx, still_path, back, &found, err);
+        if (st == SY_OK && (!found || strcmp(back, rep->content_identifier) != 0))
+            st = sy__fail(err, SY_E_CODEC, "%s: the written still does not carry the content identifier", input);
+    }
+    return st;
+}
+
+sy_status sy_live_from_motion_photo(sy_context *ctx, const char *input, const char *still_out, const char *movie_out,
+                                    const sy_live_motion_options *opts, sy_live_motion_report *report,
+                                    sy_error *err) {
+    if (!ctx || !input || !still_out || !movie_out || !report)
+        return sy__fail(err, SY_E_USAGE, "sy_live_from_motion_photo: NULL argument");
+    memset(report, 0, sizeof *report);
+    sy_live_motion_options defaults;
+    if (!opts) sy_live_motion_options_init(&defaults), opts = &defaults;
+    if (opts->version != 1) return sy__fail(err, SY_E_USAGE, "sy_live_from_motion_photo: options version %u", opts->version);
+    const char *inputs[] = {input, movie_out};
+    sy_status st = sy__output_check(still_out, inputs, 2, err);
+    if (st == SY_OK) st = sy__output_check(movie_out, inputs, 1, err);
+    if (st == SY_OK && strcmp(still_out, movie_out) == 0)
+        st = sy__fail(err, SY_E_USAGE, "%s: the still and the movie cannot be one file", still_out);
+    if (st != SY_OK) return st;
+    sy_motion_photo_info mp;
+    if ((st = sy_motion_photo_probe(ctx, input, &mp, err)) != SY_OK) return st;
+    if (!mp.container)
+        return sy__fail(err, SY_E_UNSUPPORTED, "%s: not a Motion Photo (no embedded movie)", input);
+    report->container = mp.container;
+    if (opts->content_identifier) {
+        if (!sy__content_id_valid(opts->content_identifier))
+            return sy__fail(err, SY_E_USAGE, "sy_live_from_motion_photo: content identifier must be a UUID");
+        memcpy(report->content_identifier, opts->content_identifier, SY_LIVE_ID_LEN + 1);
+    } else if ((st = sy_live_new_identifier(report->content_identifier, err)) != SY_OK) {
+        return st;
+    }
+    size_t n = strlen(movie_out) + 32, sn = strlen(still_out) + 32;
+    char *pending = sy__alloc(ctx, n + sn, 1, "live output paths", err);
+    if (!pending) return err ? err->code : SY_E_BUDGET;
+    char *still_pending = pending + n;
+    sy__output_sweep(movie_out);
+    sy__output_sweep(still_out);
+    sy__output_side_name(movie_out, pending, n);
+    sy__output_side_name(still_out, still_pending, sn);
+    st = write_pair(ctx, input, &mp, still_pending, pending, opts->quality, report, err);
+    if (st == SY_OK && rename(still_pending, still_out) != 0)
+        st = sy__fail(err, SY_E_IO, "%s: cannot move the still into place", still_out);
+    if (st == SY_OK && rename(pending, movie_out) != 0) {
+        unlink(still_out);
+        st = sy__fail(err, SY_E_IO, "%s: cannot move the movie into place", movie_out);
+    }
+    if (st != SY_OK) {
+        unlink(pending);
+        unlink(still_pending);
+    }
+    sy__free(ctx, pending);
+    return st;
+}

@@ -1,0 +1,94 @@
+import Foundation
+internal import CShiying
+
+/// Android Motion Photos (Samsung, Google, Xiaomi): a JPEG with an MP4
+/// appended (XMP `Camera:MotionPhoto`, `Container:Directory`) or a HEIC with
+/// the MP4 in an `mpvd` box. Every movie reader opens one as its movie;
+/// `toLive` turns one into a Live pair (SPEC S3).
+public enum MotionPhoto {
+    /// Where the embedded movie is (`sy_motion_photo_probe`).
+    public struct Info: Sendable, Codable, Equatable {
+        /// "jpeg" or "heic".
+        public var container: String
+        /// How the movie was found: "container-directory", "micro-video-offset" or "mpvd".
+        public var locatedBy: String
+        public var movieOffset: UInt64
+        public var movieLength: UInt64
+        /// The still frame's time on the movie timeline, seconds; nil when the photo does not say.
+        public var presentationSeconds: Double?
+    }
+
+    /// nil when `path` is not a Motion Photo.
+    /// - Throws: `ShiyingError` (`.invalidInput`) when it claims to be one whose lengths do not fit the file.
+    public static func probe(_ path: String) throws -> Info? {
+        let engine = try EngineContext()
+        var info = sy_motion_photo_info()
+        var error = sy_error()
+        try check(sy_motion_photo_probe(engine.raw, path, &info, &error), error, file: path)
+        guard info.container != 0 else { return nil }
+        let by: String
+        switch fourCC(info.located_by) {
+        case "cdir": by = "container-directory"
+        case "mvof": by = "micro-video-offset"
+        default: by = "mpvd"
+        }
+        return Info(container: fourCC(info.container), locatedBy: by, movieOffset: info.movie_offset,
+                    movieLength: info.movie_length,
+                    presentationSeconds: info.presentation_us >= 0 ? Double(info.presentation_us) / 1e6 : nil)
+    }
+
+    /// What `toLive` wrote.
+    public struct LiveReport: Sendable, Codable, Equatable {
+        public var still: String
+        public var movie: String
+        public var contentIdentifier: String
+        public var stillFrame: Int
+        public var stillTime: Double
+        /// "presentation-timestamp" (the Motion Photo's own) or "middle" (it had none usable).
+        public var stillTimeSource: String
+        /// False: the photo's image data was copied byte for byte (JPEG); true: re-encoded (HEIC).
+        public var stillReencoded: Bool
+        public var stillWidth: Int
+        public var stillHeight: Int
+        public var movieWidth: Int
+        public var movieHeight: Int
+        public var frames: Int
+        public var durationSeconds: Double
+        public var audioCodec: String?
+        public var movieBytes: UInt64
+        public var enginePeakBytes: UInt64
+        public var seconds: Double
+    }
+
+    /// The still's extension for a Motion Photo of `container` ("jpeg" → "jpg").
+    public static func stillExtension(_ info: Info) -> String { info.container == "heic" ? "heic" : "jpg" }
+
+    /// `sy_live_from_motion_photo`: a Live pair, the movie remuxed (never
+    /// re-encoded), the still the photo itself; both files or neither.
+    /// - Throws: `ShiyingError` (`.unsupported` for a file that is not a Motion Photo).
+    public static func toLive(_ input: String, stillOut: String, movieOut: String, contentIdentifier: String? = nil,
+                              progress: ((String, UInt64, UInt64) -> Void)? = nil) throws -> LiveReport {
+        let engine = try EngineContext(progress: progress)
+        var o = sy_live_motion_options()
+        sy_live_motion_options_init(&o)
+        var r = sy_live_motion_report()
+        var error = sy_error()
+        let clock = ContinuousClock(), start = clock.now
+        let status = withOptionalCString(contentIdentifier) { id in
+            o.content_identifier = id
+            return sy_live_from_motion_photo(engine.raw, input, stillOut, movieOut, &o, &r, &error)
+        }
+        try check(status, error, file: input)
+        let elapsed = clock.now - start
+        let m = r.movie
+        return LiveReport(
+            still: stillOut, movie: movieOut, contentIdentifier: cString(r.content_identifier),
+            stillFrame: Int(r.still_frame), stillTime: r.still_time,
+            stillTimeSource: r.still_time_from_photo != 0 ? "presentation-timestamp" : "middle",
+            stillReencoded: r.still_reencoded != 0, stillWidth: Int(r.still_width), stillHeight: Int(r.still_height),
+            movieWidth: Int(m.width), movieHeight: Int(m.height), frames: Int(m.frames),
+            durationSeconds: m.duration_seconds, audioCodec: m.audio_codec != 0 ? fourCC(m.audio_codec) : nil,
+            movieBytes: m.bytes_written, enginePeakBytes: engine.memoryStats.peakBytes,
+            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+    }
+}
