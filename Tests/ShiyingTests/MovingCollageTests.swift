@@ -152,10 +152,21 @@ struct MovingCollageTests {
         // the black margin is gone while the hero fills the frame, and back at the end
         #expect(MotionOracle.mean(middle, width: w, x: 0, y: 0, w: w, h: 4) > 30)
         #expect(MotionOracle.mean(end, width: w, x: 0, y: 0, w: w, h: 4) < 10)
-        let hero = report.cells[1], other = report.cells[0]
+        // the hero's view is its cell cropped to the canvas's aspect (centred): compare the
+        // frame with that part of each cell in the still (cells are shaped to their photos)
+        func band(_ c: MovingCollageReport.Cell) -> (x: Int, y: Int, w: Int, h: Int) {
+            let aspect = Double(w) / Double(report.height)
+            if Double(c.width) / Double(c.height) > aspect {
+                let bw = Int(Double(c.height) * aspect)
+                return (c.x + (c.width - bw) / 2, c.y, bw, c.height)
+            }
+            let bh = Int(Double(c.width) / aspect)
+            return (c.x, c.y + (c.height - bh) / 2, c.width, bh)
+        }
+        let hero = band(report.cells[1]), other = band(report.cells[0])
         let frameMean = MotionOracle.mean(middle, width: w, x: 0, y: 0, w: w, h: report.height)
-        let heroMean = MotionOracle.mean(still, width: w, x: hero.x, y: hero.y, w: hero.width, h: hero.height)
-        let otherMean = MotionOracle.mean(still, width: w, x: other.x, y: other.y, w: other.width, h: other.height)
+        let heroMean = MotionOracle.mean(still, width: w, x: hero.x, y: hero.y, w: hero.w, h: hero.h)
+        let otherMean = MotionOracle.mean(still, width: w, x: other.x, y: other.y, w: other.w, h: other.h)
         #expect(abs(frameMean - heroMean) < abs(frameMean - otherMean), "\(frameMean) \(heroMean) \(otherMean)")
         #expect(report.audioTracks == 1)
     }

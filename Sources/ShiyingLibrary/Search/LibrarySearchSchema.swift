@@ -65,7 +65,18 @@ public enum LibrarySearchSchema {
     private static let changeTriggers: [String] = {
         let change = "UPDATE library_change_state SET changes = changes + 1, token = token + 1 WHERE id = 1;"
         let tokenOnly = "UPDATE library_change_state SET token = token + 1 WHERE id = 1;"
-        func stale(_ row: String) -> String { "INSERT OR IGNORE INTO library_search_stale(asset_id) VALUES (\(row));" }
+        // Never "INSERT OR IGNORE" in a trigger body: the statement that fires
+        // the trigger imposes its own conflict policy on it (an UPSERT into
+        // organize_assets turned the IGNORE into an abort). These inserts
+        // cannot conflict at all.
+        func stale(_ row: String) -> String {
+            "INSERT INTO library_search_stale(asset_id) SELECT \(row) "
+                + "WHERE NOT EXISTS (SELECT 1 FROM library_search_stale WHERE asset_id = \(row));"
+        }
+        func stalePath(_ path: String) -> String {
+            "INSERT INTO library_search_stale_paths(path) SELECT \(path) "
+                + "WHERE NOT EXISTS (SELECT 1 FROM library_search_stale_paths WHERE path = \(path));"
+        }
         func trigger(_ name: String, _ event: String, _ body: String) -> String {
             "CREATE TRIGGER \(name) AFTER \(event) BEGIN \(body) END"
         }
@@ -82,13 +93,14 @@ public enum LibrarySearchSchema {
             trigger("library_album_members_search_ai", "INSERT ON library_album_members", stale("new.asset_id") + change),
             trigger("library_album_members_search_ad", "DELETE ON library_album_members", stale("old.asset_id") + change),
             trigger("library_albums_search_au", "UPDATE OF name ON library_albums",
-                    "INSERT OR IGNORE INTO library_search_stale(asset_id) SELECT asset_id FROM library_album_members WHERE album_id = new.id;"
-                        + change),
+                    "INSERT INTO library_search_stale(asset_id) SELECT DISTINCT m.asset_id FROM library_album_members m "
+                        + "WHERE m.album_id = new.id AND NOT EXISTS "
+                        + "(SELECT 1 FROM library_search_stale s WHERE s.asset_id = m.asset_id);" + change),
             // Organize keys its rows by absolute path; the rebuild maps them to library files.
             trigger("organize_assets_search_ai", "INSERT ON organize_assets",
-                    "INSERT OR IGNORE INTO library_search_stale_paths(path) VALUES (new.path);" + change),
+                    stalePath("new.path") + change),
             trigger("organize_assets_search_au", "UPDATE OF recognized_text ON organize_assets",
-                    "INSERT OR IGNORE INTO library_search_stale_paths(path) VALUES (new.path);" + change),
+                    stalePath("new.path") + change),
             trigger("recent_searches_token_ai", "INSERT ON recent_searches", tokenOnly),
             trigger("recent_searches_token_au", "UPDATE ON recent_searches", tokenOnly),
             trigger("recent_searches_token_ad", "DELETE ON recent_searches", tokenOnly),
