@@ -171,6 +171,30 @@ struct MovingCollageTests {
         #expect(report.audioTracks == 1)
     }
 
+    @Test("C11 wired: two identical moving exports run once and share the report; a different one runs after")
+    func oneSaveAtATime() async throws {
+        let dir = try TempDir("motion-queue")
+        defer { dir.remove() }
+        let live = try Self.pairs(dir, count: 2, frames: 8)
+        let a = Self.request(live.map(\.still), dir, mode: .together, tier: .still)
+        var elsewhere = a
+        elsewhere.directory = dir.file("other") // where it is written is not part of "the same request"
+        var different = a
+        different.mode = .relay
+        different.name = "relay"
+        let before = await MovingCollage.queue.jobsStarted
+        async let first = MovingCollage.exportOneAtATime(a)
+        async let second = MovingCollage.exportOneAtATime(elsewhere)
+        async let third = MovingCollage.exportOneAtATime(different)
+        let (r1, r2, r3) = try await (first, second, third)
+        let started = await MovingCollage.queue.jobsStarted - before
+        #expect(r1 == r2, "the joiner gets the running save's report")
+        #expect(r3.still != r1.still)
+        // the identical pair ran once, the different request once more (other tests may share the queue)
+        #expect(started == 2 || (r1.still == r2.still && started >= 2), "jobs started: \(started)")
+        #expect(!FileManager.default.fileExists(atPath: dir.file("other")), "the joiner's folder is not written")
+    }
+
     @Test("video tier: MP4 with no identifier plus its poster still")
     func video() async throws {
         let dir = try TempDir("motion-video")
