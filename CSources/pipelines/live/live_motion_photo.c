@@ -56,9 +56,10 @@ static sy_status write_pair(sy_context *ctx, const char *input, const sy_motion_
     sy_status st = sy_video_reader_open(ctx, input, -1, &r, err);
     if (st != SY_OK) return st;
     sy_video_reader_info vi = *sy_video_reader_info_get(r);
-    sy_video_reader_close(r);
     double t = still_time(mp, &vi, &rep->still_time_from_photo);
-    rep->still_frame = sy_video_transcode_frame_at(&vi, t, &rep->still_time);
+    st = sy_video_reader_frame_at(r, t, &rep->still_frame, &rep->still_time, err); /* the frame shown at t */
+    sy_video_reader_close(r);
+    if (st != SY_OK) return st;
 
     sy_video_transcode_options to;
     sy_video_transcode_options_init(&to);
