@@ -67,8 +67,11 @@ enum LibraryCommand {
                 let ids = try assetIDs(operands)
                 try blocking { parsed.has("keep") ? try await library.keep(ids) : try await library.setAside(ids) }
                 return try show(ids, library, json: json)
-            case "compress": return try LibraryCompressCommand.compress(parsed, operands, library)
-            case "undo-compress": return try LibraryCompressCommand.undo(operands, library, json: json)
+            case "compress":
+                let ids = try assetIDs(operands)
+                guard ids.count == 1 else { throw UsageError("library compress takes one asset id") }
+                return try CompressCommand.compress(parsed, ids[0], library)
+            case "undo-compress": return try CompressCommand.undo(operands, library, json: json)
             case "delete": return try delete(operands, library, confirmed: parsed.has("yes"), json: json)
             case "restore":
                 let restored = try blocking { try await library.restore(try assetIDs(operands)) }

@@ -27,9 +27,10 @@ struct LibraryCompressionTests {
         let originalDigest = try sha256(originalPath)
 
         let result = try await LibraryWorkflows.compress(id, in: library)
-        let copy = result.library
-        #expect(result.compressedBytes > 0 && result.compressedBytes < result.originalBytes, "\(result.compressedBytes) < \(result.originalBytes)")
-        #expect(result.originalBytes == before.file(.original)?.bytes && result.photo?.format == .heic)
+        let copy = result.library, sizes = result.compression
+        #expect(sizes.compressedBytes > 0 && sizes.compressedBytes < sizes.originalBytes, "\(sizes.compressedBytes) < \(sizes.originalBytes)")
+        #expect(sizes.compressedBytes == Int64(try Data(contentsOf: URL(fileURLWithPath: copy.files[0])).count))
+        #expect(sizes.originalBytes == before.file(.original)?.bytes && sizes.photo?.format == .heic && sizes.photo?.kept.contains("gps") == (fixture.gpsPhoto != nil))
         #expect(copy.album == LibraryAlbum.conversions && copy.sourceAssetID == id && copy.kind == .photo)
         #expect(copy.favorite && copy.tags == ["海边"] && copy.albums == ["Holiday", LibraryAlbum.conversions])
         #expect(copy.captureDate == before.captureDate && copy.location == before.location)
@@ -67,8 +68,8 @@ struct LibraryCompressionTests {
         _ = try await library.importFiles([fixture.input], reader: reader)
         let photoID = try #require(try await library.assetID(forFile: fixture.photos[0], reader: reader))
         let jpeg = try await LibraryWorkflows.compress(photoID, in: library, options: .init(format: .jpeg, quality: 50))
-        #expect(jpeg.library.files[0].hasSuffix("-compressed.jpg") && jpeg.savedBytes > 0)
-        await #expect(throws: LibraryError.self) {
+        #expect(jpeg.library.files[0].hasSuffix("-compressed.jpg") && jpeg.compression.savedBytes > 0)
+        await #expect(throws: ShiyingError.self) {
             try await LibraryWorkflows.compress(photoID, in: library, options: .init(format: .png))
         }
         guard let video = fixture.video, let live = fixture.livePairs.first else { return }  // no ffmpeg
@@ -76,8 +77,16 @@ struct LibraryCompressionTests {
         await #expect(throws: LibraryError.self) { try await LibraryWorkflows.compress(liveID, in: library) }
         let videoID = try #require(try await library.assetID(forFile: video, reader: reader))
         let result = try await LibraryWorkflows.compress(videoID, in: library)
-        #expect(result.savedBytes > 0 && result.library.kind == .video && result.library.album == LibraryAlbum.conversions)
-        #expect(result.video?.frames == 15 && result.library.files[0].hasSuffix("-compressed.mov"))
+        #expect(result.compression.savedBytes > 0 && result.library.kind == .video && result.library.album == LibraryAlbum.conversions)
+        #expect(result.compression.video?.frames == 15 && result.library.files[0].hasSuffix("-compressed.mov"))
+        let assetsBefore = try await library.list(.all).count
+        let twice = dir.file("twice.mov")  // a copy of the compressed copy at its own bitrate saves nothing: refused
+        #expect(throws: ShiyingError.self) {
+            try Compression.compress(result.library.files[0], to: twice, movie: true,
+                                     options: .init(videoBitrate: 50_000_000))
+        }
+        let assetsAfter = try await library.list(.all).count
+        #expect(!FileManager.default.fileExists(atPath: twice) && assetsAfter == assetsBefore)
         let undone = try await library.undoCompression(result.library.id)
         #expect(undone.originalID == videoID && undone.message == PhotoLibrary.compressionUndoneMessage)
     }
@@ -110,5 +119,19 @@ struct LibraryCompressionTests {
         #expect(try await library.list(.setAside).map(\.id) == [Int64(copyID)])
         let bad = try await ShiyingBinary.shiying(["library", "undo-compress", "\(id)", "--library", lib])
         #expect(bad.status != 0 && bad.stderr.contains("not a compressed copy"))
+
+        // the issue's names: `compress IN --library`, `compress --undo ID`, `compress IN -o OUT`
+        let byFile = try await ShiyingBinary.shiying(["compress", fixture.photos[0], "--library", lib, "--format", "jpeg", "--json"])
+        #expect(byFile.status == 0, "\(byFile.stderr)")
+        let second = try #require(try JSONSerialization.jsonObject(with: Data(byFile.stdout.utf8)) as? [String: Any])
+        #expect(second["source_asset_id"] as? Int == Int(id) && (second["files"] as? [String])?.first?.hasSuffix(".jpg") == true)
+        let undo = try await ShiyingBinary.shiying(["compress", "--undo", "\(try #require(second["id"] as? Int))", "--library", lib])
+        #expect(undo.status == 0 && undo.stdout == PhotoLibrary.compressionUndoneMessage + "\n", "\(undo.stderr)")
+        let out = dir.file("small.heic")
+        let plain = try await ShiyingBinary.shiying(["compress", fixture.photos[0], "-o", out, "--json"])
+        #expect(plain.status == 0, "\(plain.stderr)")
+        let p = try #require(try JSONSerialization.jsonObject(with: Data(plain.stdout.utf8)) as? [String: Any])
+        #expect(p["compressed_bytes"] as? Int == (try Data(contentsOf: URL(fileURLWithPath: out))).count)
+        #expect((p["compressed_bytes"] as? Int ?? .max) < (p["original_bytes"] as? Int ?? 0))
     }
 }
