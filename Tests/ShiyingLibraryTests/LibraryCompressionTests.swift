@@ -67,8 +67,9 @@ struct LibraryCompressionTests {
         let library = try PhotoLibrary.create(at: dir.file("lib"))
         _ = try await library.importFiles([fixture.input], reader: reader)
         let photoID = try #require(try await library.assetID(forFile: fixture.photos[0], reader: reader))
-        let jpeg = try await LibraryWorkflows.compress(photoID, in: library, options: .init(format: .jpeg, quality: 50))
+        let jpeg = try await LibraryWorkflows.compress(photoID, in: library, options: .init(format: .jpeg))
         #expect(jpeg.library.files[0].hasSuffix("-compressed.jpg") && jpeg.compression.savedBytes > 0)
+        if let ssim = try await ffmpegSSIM(jpeg.library.files[0], fixture.photos[0]) { #expect(ssim >= 0.95, "SSIM \(ssim)") }
         await #expect(throws: ShiyingError.self) {
             try await LibraryWorkflows.compress(photoID, in: library, options: .init(format: .png))
         }
@@ -79,6 +80,7 @@ struct LibraryCompressionTests {
         let result = try await LibraryWorkflows.compress(videoID, in: library)
         #expect(result.compression.savedBytes > 0 && result.library.kind == .video && result.library.album == LibraryAlbum.conversions)
         #expect(result.compression.video?.frames == 15 && result.library.files[0].hasSuffix("-compressed.mov"))
+        if let ssim = try await ffmpegSSIM(result.library.files[0], video) { #expect(ssim >= 0.95, "SSIM \(ssim)") }
         let assetsBefore = try await library.list(.all).count
         let twice = dir.file("twice.mov")  // a copy of the compressed copy at its own bitrate saves nothing: refused
         #expect(throws: ShiyingError.self) {
@@ -134,4 +136,12 @@ struct LibraryCompressionTests {
         #expect(p["compressed_bytes"] as? Int == (try Data(contentsOf: URL(fileURLWithPath: out))).count)
         #expect((p["compressed_bytes"] as? Int ?? .max) < (p["original_bytes"] as? Int ?? 0))
     }
+}
+
+/// ffmpeg's mean SSIM ("All:") of `a` against `b` (every frame of a movie), nil without ffmpeg.
+func ffmpegSSIM(_ a: String, _ b: String) async throws -> Double? {
+    guard let ffmpeg = ExternalTool.find("ffmpeg") else { return nil }
+    let r = try await ShiyingBinary.run(ffmpeg, ["-hide_banner", "-i", a, "-i", b, "-lavfi", "[0:v][1:v]ssim", "-f", "null", "-"])
+    guard let range = r.stderr.range(of: "All:") else { return nil }
+    return Double(r.stderr[range.upperBound...].prefix { $0.isNumber || $0 == "." })
 }
