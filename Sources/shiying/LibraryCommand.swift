@@ -20,11 +20,14 @@ enum LibraryCommand {
           shiying library restore ID... --library DIR [--json]
           shiying library purge [--all] --library DIR [--json]
           shiying library recover --library DIR [--json]
+          shiying library compress ID [--format heic|jpeg] [--quality Q (75)] [--bitrate BPS] [--allow-sdr] --library DIR [--json]
+          shiying library undo-compress ID --library DIR [--json]
         """
 
     static func run(_ args: [String]) throws -> Int32 {
-        let parsed = try Arguments(args, booleans: ["json", "off", "remove", "keep", "yes", "all"])
-        try parsed.rejectUnknown(["library", "scope", "album", "add", "remove-tags", "recipe", "from", "batch"])
+        let parsed = try Arguments(args, booleans: ["json", "off", "remove", "keep", "yes", "all", "allow-sdr"])
+        try parsed.rejectUnknown(["library", "scope", "album", "add", "remove-tags", "recipe", "from", "batch",
+                                  "format", "quality", "bitrate"])
         guard let action = parsed.positionals.first else { throw UsageError("usage:\n\(usage)") }
         let operands = Array(parsed.positionals.dropFirst())
         let json = parsed.has("json")
@@ -64,6 +67,11 @@ enum LibraryCommand {
                 let ids = try assetIDs(operands)
                 try blocking { parsed.has("keep") ? try await library.keep(ids) : try await library.setAside(ids) }
                 return try show(ids, library, json: json)
+            case "compress":
+                let ids = try assetIDs(operands)
+                guard ids.count == 1 else { throw UsageError("library compress takes one asset id") }
+                return try CompressCommand.compress(parsed, ids[0], library)
+            case "undo-compress": return try CompressCommand.undo(operands, library, json: json)
             case "delete": return try delete(operands, library, confirmed: parsed.has("yes"), json: json)
             case "restore":
                 let restored = try blocking { try await library.restore(try assetIDs(operands)) }
@@ -244,7 +252,7 @@ enum LibraryCommand {
         }
     }
 
-    private static func emit<T: Encodable>(_ value: T, json: Bool, text: () -> String) throws {
+    static func emit<T: Encodable>(_ value: T, json: Bool, text: () -> String) throws {
         print(json ? try JSONReport.line(value) : text())
     }
 }

@@ -8,6 +8,7 @@ let usage = """
       \(SampleCommand.usage)
       \(ProbeCommand.usage)
       \(ConvertCommand.usage)
+      \(CompressCommand.usage)
       \(EditCommand.usage)
       \(HDRCommand.usage)
       \(FiltersCommand.usage)
@@ -29,7 +30,7 @@ let commandUsage: [String: String] = [
     "convert": ConvertCommand.usage, "edit": EditCommand.usage, "hdr": HDRCommand.usage,
     "filters": FiltersCommand.usage, "date-phrase": DatePhraseCommand.usage, "recent": RecentCommand.usage,
     "video": VideoCommand.usage, "organize": OrganizeCommand.usage, "live": LiveCommand.usage,
-    "library": LibraryCommand.usage, "search": SearchCommand.usage,
+    "library": LibraryCommand.usage, "search": SearchCommand.usage, "compress": CompressCommand.usage,
 ]
 
 func runMain() -> Int32 {
@@ -53,6 +54,7 @@ func runMain() -> Int32 {
         case "sample-photos": return try SampleCommand.run(args)
         case "probe": return try ProbeCommand.run(args)
         case "convert": return try ConvertCommand.run(args)
+        case "compress": return try CompressCommand.run(args)
         case "edit": return try EditCommand.run(args)
         case "hdr": return try HDRCommand.run(args)
         case "filters": return try FiltersCommand.run(args)

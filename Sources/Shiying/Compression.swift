@@ -1,0 +1,94 @@
+import Foundation
+
+/// Compression (issue 19, share menu SPEC S5): a smaller copy of a photo
+/// (re-encoded HEIC or JPEG, through `Conversion`) or a movie (re-encoded
+/// HEVC at a lower bitrate, through `VideoTranscode`). The input is only read.
+public enum Compression {
+    /// How to compress.
+    public struct Options: Sendable {
+        /// A photo's copy format; PNG is refused (it is lossless).
+        public var format: Conversion.Format = .heic
+        /// A photo's encoder quality, 1…100.
+        public var quality: Int = 75
+        /// A movie's bitrate in bits/s; nil = half the original's average bitrate.
+        public var videoBitrate: Int?
+        /// SPEC E6: asked when the copy cannot carry the photo's gain map; nil refuses.
+        public var onHDRLoss: (@Sendable (HDRLossReason) -> Bool)?
+
+        public init(format: Conversion.Format = .heic, quality: Int = 75, videoBitrate: Int? = nil,
+                    onHDRLoss: (@Sendable (HDRLossReason) -> Bool)? = nil) {
+            self.format = format
+            self.quality = quality
+            self.videoBitrate = videoBitrate
+            self.onHDRLoss = onHDRLoss
+        }
+    }
+
+    /// What a compression wrote.
+    public struct Report: Sendable, Codable, Equatable {
+        public var originalBytes: Int64
+        public var compressedBytes: Int64
+        /// The photo's conversion report, or nil for a movie.
+        public var photo: Conversion.Report?
+        /// The movie's transcode report, or nil for a photo.
+        public var video: VideoTranscode.Report?
+
+        /// Bytes the copy saves (always > 0: a copy that saves nothing is refused).
+        public var savedBytes: Int64 { originalBytes - compressedBytes }
+    }
+
+    /// The extension a copy of `input` gets: "mov" for a movie, else the photo format's.
+    public static func outputExtension(movie: Bool, options: Options) -> String {
+        movie ? "mov" : options.format == .jpeg ? "jpg" : options.format.rawValue
+    }
+
+    /// Compresses `input` (`movie`: a movie, else a photo) into `output`. A
+    /// photo keeps Exif, date, GPS, XMP, ICC and its gain map as `Conversion`
+    /// keeps them (SPEC E6 asks before dropping HDR); a movie keeps its audio
+    /// and metadata (`VideoTranscode`). A copy that would not be smaller than
+    /// the input is removed and refused.
+    /// - Throws: `ShiyingError` (usage: PNG target; unsupported: nothing saved;
+    ///   engine failures), `HDRLossError`. Nothing is left at `output` on failure.
+    public static func compress(_ input: String, to output: String, movie: Bool, options: Options = Options(),
+                                progress: ((String, UInt64, UInt64) -> Void)? = nil) throws -> Report {
+        let originalBytes = try bytes(of: input)
+        var report = Report(originalBytes: originalBytes, compressedBytes: 0)
+        do {
+            if movie {
+                let bitrate = try options.videoBitrate ?? halfAverageBitrate(input, bytes: originalBytes)
+                report.video = try VideoTranscode.run(input, to: output, options: VideoTranscode.Options(bitrate: bitrate),
+                                                      progress: progress)
+            } else {
+                guard options.format != .png else {
+                    throw ShiyingError(code: .usage, message: "compress writes HEIC or JPEG, not PNG", file: output)
+                }
+                report.photo = try Conversion.convert(input, to: output, format: options.format, quality: options.quality,
+                                                      onHDRLoss: options.onHDRLoss, progress: progress)
+            }
+            report.compressedBytes = try bytes(of: output)
+            guard report.compressedBytes < originalBytes else {
+                throw ShiyingError(code: .unsupported, message: "\(input): already small: its compressed copy would be "
+                                   + "\(report.compressedBytes) bytes, the original is \(originalBytes)", file: input)
+            }
+        } catch {
+            unlink(output)
+            throw error
+        }
+        return report
+    }
+
+    /// Half a movie's average bitrate (all tracks); nil (the engine's SPEC C14
+    /// rate) when its duration is unknown.
+    static func halfAverageBitrate(_ input: String, bytes: Int64) throws -> Int? {
+        let seconds = try VideoInfo.read(input).durationSeconds
+        guard seconds > 0 else { return nil }
+        return Int(Double(bytes) * 8 / seconds / 2)
+    }
+
+    static func bytes(of path: String) throws -> Int64 {
+        guard let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber else {
+            throw ShiyingError(code: .io, message: "\(path): cannot read its size", file: path)
+        }
+        return size.int64Value
+    }
+}

@@ -1,0 +1,38 @@
+// Compression from the share menu (issue 19; SPEC S3, S5, D5): a smaller copy
+// of a library photo or video, through the library's one exit path into
+// 「拾映转换」. The original is only read; undo is `PhotoLibrary.undoCompression`.
+import Foundation
+import Shiying
+import ShiyingLibrary
+
+extension LibraryWorkflows {
+    /// A compression and where its copy went.
+    public struct CompressionResult: Sendable {
+        public var library: LibraryOutputReport
+        public var originalID: Int64
+        public var compression: Compression.Report
+    }
+
+    /// Compresses asset `id` (a photo or a video; `Compression.compress`)
+    /// into a copy in 「拾映转换」 carrying its capture date, location,
+    /// favourite, albums and tags (SPEC S3). Live photos are refused (their
+    /// pair would need both halves compressed as one), and so is a copy that
+    /// would not be smaller (nothing deposited).
+    /// - Throws: `LibraryError` (unknown asset, Live), `ShiyingError`, `HDRLossError`.
+    public static func compress(_ id: Int64, in library: PhotoLibrary,
+                                options: Compression.Options = Compression.Options(),
+                                reader: EngineMediaReader = EngineMediaReader(),
+                                progress: ((String, UInt64, UInt64) -> Void)? = nil) async throws -> CompressionResult {
+        let original = try await library.original(of: id)
+        guard original.kind != .live else {
+            throw LibraryError(.invalid, "asset \(id) is a Live photo; compress takes photos and videos")
+        }
+        let movie = original.kind == .video
+        let ext = Compression.outputExtension(movie: movie, options: options)
+        let stem = ((original.path as NSString).lastPathComponent as NSString).deletingPathExtension
+        let staged = library.stagingPath(extension: ext)
+        let report = try Compression.compress(original.path, to: staged, movie: movie, options: options, progress: progress)
+        let output = LibraryOutput(purpose: .conversion(source: id), primary: staged, name: "\(stem)-compressed.\(ext)")
+        return CompressionResult(library: try await library.deposit(output, reader: reader), originalID: id, compression: report)
+    }
+}
