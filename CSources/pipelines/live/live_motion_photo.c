@@ -13,6 +13,7 @@
 #include "exif/sy_content_id.h"
 #include "live/sy_live_motion.h"
 #include "live/sy_live_movie.h"
+#include "live/sy_live_pair_files.h"
 #include "sy_live.h"
 #include "sy_mov.h"
 #include "sy_still.h"
@@ -118,25 +119,10 @@ sy_status sy_live_from_motion_photo(sy_context *ctx, const char *input, const ch
     } else if ((st = sy_live_new_identifier(report->content_identifier, err)) != SY_OK) {
         return st;
     }
-    size_t n = strlen(movie_out) + 32, sn = strlen(still_out) + 32;
-    char *pending = sy__alloc(ctx, n + sn, 1, "live output paths", err);
-    if (!pending) return err ? err->code : SY_E_BUDGET;
-    char *still_pending = pending + n;
-    sy__output_sweep(movie_out);
-    sy__output_sweep(still_out);
-    sy__output_side_name(movie_out, pending, n);
-    sy__output_side_name(still_out, still_pending, sn);
-    st = write_pair(ctx, input, &mp, still_pending, pending, opts->quality, report, err);
-    if (st == SY_OK && rename(still_pending, still_out) != 0)
-        st = sy__fail(err, SY_E_IO, "%s: cannot move the still into place", still_out);
-    if (st == SY_OK && rename(pending, movie_out) != 0) {
-        unlink(still_out);
-        st = sy__fail(err, SY_E_IO, "%s: cannot move the movie into place", movie_out);
-    }
-    if (st != SY_OK) {
-        unlink(pending);
-        unlink(still_pending);
-    }
-    sy__free(ctx, pending);
+    sy__live_pair_files pf;
+    if ((st = sy__live_pair_files_open(ctx, still_out, movie_out, &pf, err)) != SY_OK) return st;
+    st = write_pair(ctx, input, &mp, pf.still_pending, pf.movie_pending, opts->quality, report, err);
+    st = sy__live_pair_files_finish(&pf, st, err);
+    sy__live_pair_files_close(ctx, &pf);
     return st;
 }

@@ -20,6 +20,7 @@
 #include "sy_gainmap.h"
 #include "sy_live.h"
 #include "live/sy_live_movie.h"
+#include "live/sy_live_pair_files.h"
 #include "video/sy_frame_path.h"
 
 void sy_live_save_options_init(sy_live_save_options *opts) {
@@ -250,14 +251,9 @@ static sy_status live_pair(sy_context *ctx, const char *source_movie, const char
     if (opts->still_time >= 0 && (st = check_time(source_movie, &vi, opts->still_time, err)) != SY_OK) return st;
 
     /* both files go to side names until both are written */
-    size_t n = strlen(movie_out) + 32, sn = strlen(still_out) + 32;
-    char *pending = sy__alloc(ctx, n + sn, 1, "live output paths", err);
-    if (!pending) return err ? err->code : SY_E_BUDGET;
-    char *still_pending = pending + n;
-    sy__output_sweep(movie_out);
-    sy__output_sweep(still_out);
-    sy__output_side_name(movie_out, pending, n);
-    sy__output_side_name(still_out, still_pending, sn);
+    sy__live_pair_files pf;
+    if ((st = sy__live_pair_files_open(ctx, still_out, movie_out, &pf, err)) != SY_OK) return st;
+    const char *pending = pf.movie_pending, *still_pending = pf.still_pending;
     still_task task = {.ctx = ctx, .source = source_still, .identifier = rep->content_identifier,
                        .path = still_pending, .recipe = recipe, .format = opts->still_format, .quality = opts->quality,
                        .hdr = hdr};
@@ -298,16 +294,7 @@ static sy_status live_pair(sy_context *ctx, const char *source_movie, const char
         task.width = cap.image.width;
         task.height = cap.image.height;
     }
-    if (st == SY_OK && rename(still_pending, still_out) != 0)
-        st = sy__fail(err, SY_E_IO, "%s: cannot move the still into place", still_out);
-    if (st == SY_OK && rename(pending, movie_out) != 0) {
-        unlink(still_out);
-        st = sy__fail(err, SY_E_IO, "%s: cannot move the movie into place", movie_out);
-    }
-    if (st != SY_OK) { /* both files or neither */
-        unlink(pending);
-        unlink(still_pending);
-    }
+    st = sy__live_pair_files_finish(&pf, st, err); /* both files or neither */
     if (st == SY_OK) {
         rep->live = 1;
         rep->still_time = rep->movie.marker_time;
@@ -316,7 +303,7 @@ static sy_status live_pair(sy_context *ctx, const char *source_movie, const char
         if (source_still) rep->hdr = task.outcome, rep->still_dropped = task.dropped;
     }
     sy_edit_image_free(ctx, &cap.image);
-    sy__free(ctx, pending);
+    sy__live_pair_files_close(ctx, &pf);
     return st;
 }
 
