@@ -15,6 +15,11 @@
 
 #define BINS (1u << 15)     /* 5 bits per channel */
 #define CACHE (1u << 18)    /* 6 bits per channel */
+/* Below this level on every channel a colour is looked up exactly: Oklab's
+ * cube root spreads the darkest levels far apart, so a 6-bit bucket's centre
+ * (2, 2, 2) is nearer a dark blue than black itself, and a flat black
+ * background came out navy and dithered. */
+#define DARK 16u
 #define KMEANS_PASSES 3
 
 typedef struct bin {
@@ -36,8 +41,10 @@ struct sy__gif_mapper {
     sy_context *ctx;
     uint32_t count;
     float lab[256][3];
+    uint8_t rgb[256][3];    /* the palette as given */
     float amplitude;
     uint16_t cache[CACHE]; /* palette index + 1; 0 = not yet known */
+    uint16_t dark[DARK * DARK * DARK]; /* the same for exact colours with every channel < DARK */
 };
 
 static float linear(float v) {
@@ -199,24 +206,40 @@ sy_status sy__gif_mapper_create(sy_context *ctx, const uint8_t *palette, uint32_
     sy__gif_mapper *m = sy__calloc(ctx, 1, sizeof *m, "gif colour mapper", err);
     if (!m) return err ? err->code : SY_E_BUDGET;
     m->ctx = ctx, m->count = count, m->amplitude = amplitude;
-    for (uint32_t k = 0; k < count; k++) to_oklab(palette[3 * k], palette[3 * k + 1], palette[3 * k + 2], m->lab[k]);
+    for (uint32_t k = 0; k < count; k++) {
+        to_oklab(palette[3 * k], palette[3 * k + 1], palette[3 * k + 2], m->lab[k]);
+        memcpy(m->rgb[k], palette + 3 * k, 3);
+    }
     *out = m;
     return SY_OK;
 }
 
-static uint8_t nearest(sy__gif_mapper *m, uint32_t key) {
-    uint16_t *slot = &m->cache[key];
-    if (*slot) return (uint8_t)(*slot - 1);
+static uint8_t nearest_to(const sy__gif_mapper *m, float r, float g, float b) {
     float lab[3];
-    to_oklab((float)((key >> 12) << 2 | 2), (float)(((key >> 6) & 63) << 2 | 2), (float)((key & 63) << 2 | 2), lab);
+    to_oklab(r, g, b, lab);
     uint32_t best = 0;
     float bd = distance2(lab, m->lab[0]);
     for (uint32_t k = 1; k < m->count; k++) {
         float d = distance2(lab, m->lab[k]);
         if (d < bd) bd = d, best = k;
     }
-    *slot = (uint16_t)(best + 1);
     return (uint8_t)best;
+}
+
+/* The palette entry for an sRGB colour, cached: exactly for dark colours,
+ * by 6-bit bucket (its centre) otherwise. */
+static uint8_t nearest(sy__gif_mapper *m, int r, int g, int b) {
+    if (r < (int)DARK && g < (int)DARK && b < (int)DARK) {
+        uint16_t *slot = &m->dark[((uint32_t)r * DARK + (uint32_t)g) * DARK + (uint32_t)b];
+        if (!*slot) *slot = (uint16_t)(nearest_to(m, (float)r, (float)g, (float)b) + 1);
+        return (uint8_t)(*slot - 1);
+    }
+    uint32_t key = (uint32_t)(r >> 2) << 12 | (uint32_t)(g >> 2) << 6 | (uint32_t)(b >> 2);
+    uint16_t *slot = &m->cache[key];
+    if (!*slot)
+        *slot = (uint16_t)(nearest_to(m, (float)((r >> 2) << 2 | 2), (float)((g >> 2) << 2 | 2),
+                                      (float)((b >> 2) << 2 | 2)) + 1);
+    return (uint8_t)(*slot - 1);
 }
 
 /* 8x8 Bayer thresholds 0..63 */
@@ -230,14 +253,20 @@ void sy__gif_mapper_row(sy__gif_mapper *m, const uint8_t *rgb, uint32_t width, u
     for (int x = 0; x < 8; x++) offsets[x] = (int)lroundf(((float)BAYER[y & 7][x] + 0.5f) / 64.0f * m->amplitude -
                                                           m->amplitude / 2);
     for (uint32_t x = 0; x < width; x++, rgb += 3) {
-        int d = offsets[x & 7];
-        uint32_t key = 0;
-        for (int k = 0; k < 3; k++) {
-            int v = rgb[k] + d;
-            v = v < 0 ? 0 : v > 255 ? 255 : v;
-            key = key << 6 | (uint32_t)(v >> 2);
+        /* a colour the palette holds (within one level) is not dithered:
+         * flat areas of it stay flat instead of carrying the pattern */
+        uint8_t plain = nearest(m, rgb[0], rgb[1], rgb[2]);
+        const uint8_t *p = m->rgb[plain];
+        if (abs(p[0] - rgb[0]) <= 1 && abs(p[1] - rgb[1]) <= 1 && abs(p[2] - rgb[2]) <= 1) {
+            indices[x] = plain;
+            continue;
         }
-        indices[x] = nearest(m, key);
+        int d = offsets[x & 7], v[3];
+        for (int k = 0; k < 3; k++) {
+            v[k] = rgb[k] + d;
+            v[k] = v[k] < 0 ? 0 : v[k] > 255 ? 255 : v[k];
+        }
+        indices[x] = nearest(m, v[0], v[1], v[2]);
     }
 }
 
