@@ -135,25 +135,14 @@ public enum Collage {
             scaleFactor: report.scale_factor, enginePeakBytes: report.engine_peak_bytes,
             cellPeakBytes: report.cell_peak_bytes, peakRSSDeltaBytes: rssDelta,
             colorSpace: report.display_p3 != 0 ? "Display P3" : "sRGB",
-            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+            seconds: elapsed.seconds)
     }
 
     /// Async form of `render`: runs on its own thread; Swift task cancellation
     /// sets the engine's cancellation flag, polled once per strip.
     public static func render(_ request: CollageRequest,
                               progress: (@Sendable (String, UInt64, UInt64) -> Void)? = nil) async throws -> CollageReport {
-        let canceller = CancelRelay()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                Thread.detachNewThread {
-                    continuation.resume(with: Result {
-                        try render(request, progress: progress, cancel: { canceller.install($0) })
-                    })
-                }
-            }
-        } onCancel: {
-            canceller.fire()
-        }
+        try await runOffPool { cancel in try render(request, progress: progress, cancel: cancel) }
     }
 }
 
@@ -178,6 +167,28 @@ final class CancelRelay: @unchecked Sendable {
         lock.unlock()
         action?()
     }
+}
+
+/// Runs a blocking engine call on its own thread (never a cooperative-pool
+/// thread) and relays Swift task cancellation to the engine's cancel action,
+/// which the call installs through the closure it is given.
+func runOffPool<T: Sendable>(_ body: @escaping @Sendable (_ cancel: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) throws -> T)
+    async throws -> T {
+    let canceller = CancelRelay()
+    return try await withTaskCancellationHandler {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try body({ canceller.install($0) }) })
+            }
+        }
+    } onCancel: {
+        canceller.fire()
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, for reports.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
 }
 
 /// Calls `body` with a C array of C strings valid for its duration.

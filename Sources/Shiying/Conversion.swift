@@ -104,7 +104,7 @@ public enum Conversion {
             dropped: DroppedMetadata.list(report.dropped),
             captureDate: report.kept_capture_date != 0 ? cString(report.capture_date) : nil,
             enginePeakBytes: engine.memoryStats.peakBytes,
-            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+            seconds: elapsed.seconds)
     }
 }
 

@@ -44,6 +44,6 @@ extension Conversion {
         return GIFReport(input: input, output: output, width: Int(r.width), height: Int(r.height), frames: Int(r.frames),
                          sourceFrames: Int(r.source_frames), colors: Int(r.colors), bytes: r.bytes,
                          durationSeconds: r.duration_seconds, enginePeakBytes: engine.memoryStats.peakBytes,
-                         seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+                         seconds: elapsed.seconds)
     }
 }

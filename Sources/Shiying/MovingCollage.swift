@@ -200,7 +200,7 @@ public enum MovingCollage {
         withExtendedLifetime(beforeVerify) {}
         try check(status, error, file: request.stillPath)
         return makeReport(report.pointee, request: request, rssDelta: rssDelta,
-                          seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+                          seconds: elapsed.seconds)
     }
 
     /// Async form: runs on its own thread; task cancellation sets the engine's
@@ -209,18 +209,7 @@ public enum MovingCollage {
     public static func export(_ request: MovingCollageRequest,
                               progress: (@Sendable (String, UInt64, UInt64) -> Void)? = nil) async throws
         -> MovingCollageReport {
-        let canceller = CancelRelay()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                Thread.detachNewThread {
-                    continuation.resume(with: Result {
-                        try export(request, progress: progress, cancel: { canceller.install($0) })
-                    })
-                }
-            }
-        } onCancel: {
-            canceller.fire()
-        }
+        try await runOffPool { cancel in try export(request, progress: progress, cancel: cancel) }
     }
 
     private static func makeReport(_ r: sy_motion_report, request: MovingCollageRequest, rssDelta: UInt64?,

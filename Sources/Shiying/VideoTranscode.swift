@@ -73,7 +73,7 @@ public enum VideoTranscode {
             audioCodec: report.audio_codec != 0 ? fourCC(report.audio_codec) : nil,
             audioSamples: Int(report.audio_samples), bytesWritten: report.bytes_written,
             enginePeakBytes: engine.memoryStats.peakBytes,
-            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18,
+            seconds: elapsed.seconds,
             dropped: DroppedMetadata.list(report.dropped))
     }
 }

@@ -172,7 +172,7 @@ public enum Editor {
         let elapsed = clock.now - start
         return editReport(report, input: input, output: output, format: format, recipe: recipe,
                           peakBytes: engine.memoryStats.peakBytes,
-                          seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+                          seconds: elapsed.seconds)
     }
 
     /// The Swift report of a C edit report (shared with the HDR save).

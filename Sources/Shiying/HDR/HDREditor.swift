@@ -79,7 +79,7 @@ public enum HDREditor {
         let elapsed = ContinuousClock.now - start
         return Editor.editReport(report, input: input, output: output, format: format, recipe: recipe,
                                  peakBytes: engine.memoryStats.peakBytes,
-                                 seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+                                 seconds: elapsed.seconds)
     }
 
     /// `Editor.save`'s write: the engine decides (SPEC E6) — an SDR photo is
@@ -136,7 +136,7 @@ public enum HDREditor {
         let elapsed = clock.now - start
         let edit = Editor.editReport(report.edit, input: input, output: output, format: format, recipe: recipe,
                                      peakBytes: max(engine.memoryStats.peakBytes, report.map_peak_bytes),
-                                     seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+                                     seconds: elapsed.seconds)
         let kept = report.outcome == SY_HDR_KEPT
         return Report(edit: edit,
                       hdr: kept ? "kept" : report.outcome == SY_HDR_DROPPED_WITH_CONSENT ? "dropped-with-consent" : "none",

@@ -141,7 +141,7 @@ public enum LivePhoto {
             movieWidth: Int(m.width), movieHeight: Int(m.height), frames: Int(m.frames),
             durationSeconds: m.duration_seconds, bitrate: Int(m.bitrate),
             audioCodec: m.audio_codec != 0 ? fourCC(m.audio_codec) : nil, audioSamples: Int(m.audio_samples),
-            enginePeakBytes: engine.memoryStats.peakBytes, seconds: seconds(clock.now - start),
+            enginePeakBytes: engine.memoryStats.peakBytes, seconds: (clock.now - start).seconds,
             hdr: report.hdr == SY_HDR_KEPT ? "kept" : report.hdr == SY_HDR_DROPPED_WITH_CONSENT ? "dropped-with-consent" : "none",
             dropped: DroppedMetadata.list(report.still_dropped), movieDropped: DroppedMetadata.list(m.dropped))
     }
@@ -192,7 +192,6 @@ public enum LivePhoto {
     }
 }
 
-private func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18 }
 
 /// A NUL-terminated C buffer as a String.
 private func cText(_ chars: [CChar]) -> String {

@@ -89,6 +89,6 @@ public enum MotionPhoto {
             movieWidth: Int(m.width), movieHeight: Int(m.height), frames: Int(m.frames),
             durationSeconds: m.duration_seconds, audioCodec: m.audio_codec != 0 ? fourCC(m.audio_codec) : nil,
             movieBytes: m.bytes_written, enginePeakBytes: engine.memoryStats.peakBytes,
-            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+            seconds: elapsed.seconds)
     }
 }
