@@ -21,6 +21,8 @@ typedef struct sy__yuv {
     uint32_t stride[3];          /* in bytes */
     uint32_t plane_width[3], plane_height[3];
     size_t bytes;                /* size of an engine-allocated block (0 for a borrowed picture) */
+    void *block;                 /* that block when the planes lie inside it (a decoder's own picture
+                                    handed over); NULL when plane[0] starts it */
     sy_cicp vui;                 /* colour description from the SPS VUI (2 = unspecified when absent);
                                     sy__yuv_rows uses it when the colour it is given is NULL or not present */
 } sy__yuv;

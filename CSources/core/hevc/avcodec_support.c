@@ -4,6 +4,7 @@
  * libavcodec's error messages into errors naming the damaged sample. */
 #include <libavcodec/avcodec.h>
 #include <libavutil/frame.h>
+#include <libavutil/imgutils.h>
 #include <libavutil/log.h>
 #include <libavutil/mem.h>
 #include <libavutil/pixdesc.h>
@@ -23,6 +24,7 @@ struct sy__avdec {
     AVFrame *frame;       /* the picture received (borrowed until release) */
     int holding;
     int threads;          /* frame threads, 1 = none */
+    int engine_pictures;  /* pictures in engine blocks (sy__avdec_open_picture) */
     char label[16];       /* "" = name the sample */
     uint8_t *buffer;      /* padded copy of the sample being sent */
     size_t buffer_cap;
@@ -132,10 +134,80 @@ static sy_status fail_averror(sy__avdec *d, int e, uint32_t tag, sy_error *err) 
     return sy__fail_sub(err, code, e, "%s: libavcodec: %s", at, text);
 }
 
+/* ---- pictures in engine blocks ---- */
+
+/* A still's pictures are allocated by the engine (charged to its context, so
+ * no estimate is needed for them) and the one returned is handed over as the
+ * caller's block instead of being copied: for a 24 MP iPhone HEIC that is one
+ * tile picture less per decoding worker, and one copy less per tile.
+ * Layout of a block: this header, then the planes from the first 64-byte
+ * boundary (libavcodec's SIMD wants aligned planes and rows). */
+typedef struct engine_picture {
+    sy_context *ctx;
+    int taken; /* handed to the caller: the buffer's last unref must not free it */
+} engine_picture;
+
+#define ENGINE_ALIGN 64
+
+static void engine_picture_free(void *opaque, uint8_t *data) {
+    engine_picture *p = opaque;
+    if (!p->taken) sy__free(p->ctx, p);
+}
+
+static int engine_get_buffer(AVCodecContext *av, AVFrame *f, int flags) {
+    sy__avdec *d = av->opaque;
+    const AVPixFmtDescriptor *desc = av_pix_fmt_desc_get((enum AVPixelFormat)f->format);
+    /* Never libavcodec's own pool here, so every buffer of this decoder is an
+     * engine_picture (sy__avdec_take_picture relies on it); view_frame refuses
+     * these formats anyway. */
+    if (!desc || (desc->flags & (AV_PIX_FMT_FLAG_HWACCEL | AV_PIX_FMT_FLAG_PAL | AV_PIX_FMT_FLAG_BITSTREAM)) ||
+        f->width <= 0 || f->height <= 0)
+        return AVERROR(ENOSYS);
+    int w = f->width, h = f->height, align[AV_NUM_DATA_POINTERS];
+    avcodec_align_dimensions2(av, &w, &h, align);
+    int linesize[4];
+    if (av_image_fill_linesizes(linesize, (enum AVPixelFormat)f->format, w) < 0) return AVERROR(EINVAL);
+    int planes = av_pix_fmt_count_planes((enum AVPixelFormat)f->format);
+    size_t offset[4] = {0}, total = 0;
+    for (int c = 0; c < planes; c++) {
+        linesize[c] = FFALIGN(linesize[c], SY__MAX(align[c], ENGINE_ALIGN));
+        int rows = c == 0 || c == 3 ? h : -((-h) >> desc->log2_chroma_h);
+        offset[c] = total;
+        total += (size_t)linesize[c] * (size_t)rows;
+    }
+    /* libavcodec may read 16 + STRIDE_ALIGN - 1 bytes past the last plane. */
+    size_t head = (sizeof(engine_picture) + ENGINE_ALIGN - 1) / ENGINE_ALIGN * ENGINE_ALIGN;
+    size_t bytes = ENGINE_ALIGN - 1 + head + total + 16 + ENGINE_ALIGN;
+    engine_picture *p = sy__alloc(d->ctx, bytes, 1, "libavcodec picture", NULL);
+    if (!p) return AVERROR(ENOMEM);
+    p->ctx = d->ctx;
+    p->taken = 0;
+    uint8_t *base = (uint8_t *)(((uintptr_t)p + head + ENGINE_ALIGN - 1) & ~(uintptr_t)(ENGINE_ALIGN - 1));
+    f->buf[0] = av_buffer_create(base, total, engine_picture_free, p, 0);
+    if (!f->buf[0]) {
+        sy__free(d->ctx, p);
+        return AVERROR(ENOMEM);
+    }
+    for (int c = 0; c < planes; c++) {
+        f->data[c] = base + offset[c];
+        f->linesize[c] = linesize[c];
+    }
+    f->extended_data = f->data;
+    return 0;
+}
+
+uint8_t *sy__avdec_take_picture(sy__avdec *d) {
+    if (!d->holding || !d->engine_pictures || !d->frame->buf[0] || d->frame->buf[1]) return NULL;
+    engine_picture *p = av_buffer_get_opaque(d->frame->buf[0]);
+    if (!p || p->taken) return NULL;
+    p->taken = 1;
+    return (uint8_t *)p;
+}
+
 /* ---- open / close ---- */
 
-sy_status sy__avdec_open(sy_context *ctx, sy__avcodec_id codec, const uint8_t *config, size_t config_len,
-                         int threads, const char *label, sy__avdec **out, sy_error *err) {
+static sy_status open_decoder(sy_context *ctx, sy__avcodec_id codec, const uint8_t *config, size_t config_len,
+                              int threads, int engine_pictures, const char *label, sy__avdec **out, sy_error *err) {
     *out = NULL;
     if (config_len > (size_t)INT32_MAX - AV_INPUT_BUFFER_PADDING_SIZE || (!config && config_len))
         return sy__fail(err, SY_E_USAGE, "sy__avdec_open: bad configuration record");
@@ -147,6 +219,7 @@ sy_status sy__avdec_open(sy_context *ctx, sy__avcodec_id codec, const uint8_t *c
     if (!d) return err ? err->code : SY_E_BUDGET;
     d->ctx = ctx;
     d->threads = threads < 1 ? 1 : threads > MAX_THREADS ? MAX_THREADS : threads;
+    d->engine_pictures = engine_pictures && d->threads == 1;
     if (label) snprintf(d->label, sizeof d->label, "%s", label);
     pthread_once(&log_once, install_log_callback);
     registry_add(d); /* before open: libavcodec logs while it reads the extradata */
@@ -168,6 +241,7 @@ sy_status sy__avdec_open(sy_context *ctx, sy__avcodec_id codec, const uint8_t *c
         memcpy(av->extradata, config, config_len);
         av->extradata_size = (int)config_len;
     }
+    if (d->engine_pictures) av->get_buffer2 = engine_get_buffer;
     av->thread_count = d->threads;
     av->thread_type = d->threads > 1 ? FF_THREAD_FRAME : 0;
     av->err_recognition = AV_EF_EXPLODE | AV_EF_BITSTREAM | AV_EF_BUFFER;
@@ -185,6 +259,16 @@ sy_status sy__avdec_open(sy_context *ctx, sy__avcodec_id codec, const uint8_t *c
     }
     *out = d;
     return SY_OK;
+}
+
+sy_status sy__avdec_open(sy_context *ctx, sy__avcodec_id codec, const uint8_t *config, size_t config_len,
+                         int threads, const char *label, sy__avdec **out, sy_error *err) {
+    return open_decoder(ctx, codec, config, config_len, threads, 0, label, out, err);
+}
+
+sy_status sy__avdec_open_picture(sy_context *ctx, sy__avcodec_id codec, const uint8_t *config, size_t config_len,
+                                 const char *label, sy__avdec **out, sy_error *err) {
+    return open_decoder(ctx, codec, config, config_len, 1, 1, label, out, err);
 }
 
 void sy__avdec_close(sy__avdec *d) {

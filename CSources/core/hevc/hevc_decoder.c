@@ -59,7 +59,8 @@ void sy__hevc_decoder_destroy(sy__hevc_decoder *dec) {
 
 void sy__yuv_release(sy_context *ctx, sy__yuv *yuv) {
     if (!yuv) return;
-    if (yuv->plane[0]) sy__free(ctx, yuv->plane[0]);
+    if (yuv->block) sy__free(ctx, yuv->block);
+    else if (yuv->plane[0]) sy__free(ctx, yuv->plane[0]);
     memset(yuv, 0, sizeof *yuv);
 }
 
@@ -68,18 +69,20 @@ void sy__yuv_release(sy_context *ctx, sy__yuv *yuv) {
  * thread): 512x512 4:2:0 8-bit 2.4 MB, 2048x1536 4:2:0 19.7 MB, 4:0:0
  * 15.0 MB, 4:4:4 31.7 MB, i.e. ~2 x the picture + ~3.3 bytes per pixel of
  * per-block tables (motion, modes, deblocking, SAO) + ~0.7 MB of context.
- * Charged a little above that, plus libavcodec's copy of the item's data.
- * (libde265 needed about two thirds of that: 11.9 MB at 2048x1536.) */
+ * The pictures (the decoded one and SAO's working copy) are engine blocks
+ * now (sy__avdec_open_picture), charged as they are allocated; the rest is
+ * charged a little above the measure, plus libavcodec's copy of the item's
+ * data. (libde265 needed about two thirds of the whole: 11.9 MB at 2048x1536.) */
 static size_t estimate_avcodec(const sy__hevc_bound *b, size_t data_len) {
     size_t px = (size_t)b->width * b->height;
-    return sy__avcodec_picture_bytes(b->width, b->height, b->chroma, b->bit_depth) * 5 / 2 + px * 3 +
-           ((size_t)1 << 20) + data_len;
+    return px * 7 / 2 + ((size_t)1 << 20) + data_len;
 }
 
 size_t sy__hevc_decode_peak_bytes(uint32_t width, uint32_t height, uint8_t chroma, uint8_t bit_depth) {
     sy__hevc_bound b = {.width = width, .height = height, .chroma = chroma, .bit_depth = bit_depth};
     size_t picture = sy__avcodec_picture_bytes(width, height, chroma, bit_depth);
-    return estimate_avcodec(&b, picture / 4) + picture; /* coded data well under a quarter of the samples */
+    /* the tables, the two pictures (one of them handed out), coded data well under a quarter of the samples */
+    return estimate_avcodec(&b, picture / 4) + 2 * picture;
 }
 
 /* Copies a decoded picture into one engine block, each plane at the deepest
@@ -126,7 +129,7 @@ static sy_status copy_picture(sy_context *ctx, const sy__yuv *view, const int de
  * every decoder a parallel tile source runs. */
 static sy_status run_avcodec(sy__hevc_decoder *dec, const uint8_t *data, size_t len, sy__yuv *out, sy_error *err) {
     sy__avdec *av = NULL;
-    sy_status st = sy__avdec_open(dec->ctx, SY__AVCODEC_HEVC, dec->record, dec->record_len, 1, "hevc", &av, err);
+    sy_status st = sy__avdec_open_picture(dec->ctx, SY__AVCODEC_HEVC, dec->record, dec->record_len, "hevc", &av, err);
     if (st == SY_OK) st = sy__avdec_send(av, data, len, 0, err);
     if (st == SY_OK) st = sy__avdec_send(av, NULL, 0, 0, err);
     sy__yuv view;
@@ -134,7 +137,21 @@ static sy_status run_avcodec(sy__hevc_decoder *dec, const uint8_t *data, size_t 
     uint32_t tag = 0;
     if (st == SY_OK) st = sy__avdec_receive(av, &view, depth, &tag, &got, err);
     if (st == SY_OK && !got) st = sy__fail(err, SY_E_INVALID_INPUT, "hevc: the stream holds no picture");
-    if (st == SY_OK) st = copy_picture(dec->ctx, &view, depth, out, err);
+    /* One bit depth in every plane (the usual case): the decoder's picture is
+     * handed over as it is, no copy. */
+    int planes = st == SY_OK && view.chroma ? 3 : 1, one_depth = 1;
+    for (int c = 1; c < planes; c++) one_depth = one_depth && depth[c] == depth[0];
+    uint8_t *block = st == SY_OK && one_depth && view.width <= SY__HEVC_MAX_SIDE && view.height <= SY__HEVC_MAX_SIDE
+                         ? sy__avdec_take_picture(av)
+                         : NULL;
+    if (block) {
+        *out = view;
+        out->block = block;
+        out->bytes = 0;
+        for (int c = 0; c < planes; c++) out->bytes += (size_t)out->stride[c] * out->plane_height[c];
+    } else if (st == SY_OK) {
+        st = copy_picture(dec->ctx, &view, depth, out, err);
+    }
     sy__avdec_close(av);
     /* libavcodec's ~2.4 MB per tile goes back to the system now, not into the
      * free lists of whichever thread's malloc arena decoded it: with tile and

@@ -20,8 +20,9 @@
  * decoded at once, in the background between calls; output is bit-exact with
  * one thread). One sy__avdec is used by one thread at a time.
  *
- * Memory: libavcodec allocates outside the engine's allocator; callers charge
- * a measured estimate (sy__avcodec_picture_bytes helps). The packet copies
+ * Memory: libavcodec allocates outside the engine's allocator (except the
+ * pictures of an open_picture() decoder); callers charge a measured estimate
+ * of the rest (sy__avcodec_picture_bytes helps). The packet copies
  * libavcodec keeps (one per frame thread plus one) are charged here. */
 #ifndef SY_AVCODEC_H
 #define SY_AVCODEC_H
@@ -38,6 +39,17 @@ typedef struct sy__avdec sy__avdec;
  * ("sample 12: ..."). `config` (hvcC / avcC payload) is copied. */
 sy_status sy__avdec_open(sy_context *ctx, sy__avcodec_id codec, const uint8_t *config, size_t config_len,
                          int threads, const char *label, sy__avdec **out, sy_error *err);
+
+/* open() for one still picture (one thread): libavcodec's pictures are
+ * engine blocks, charged to ctx as they are allocated, and the one received
+ * can be taken over by sy__avdec_take_picture instead of copied. */
+sy_status sy__avdec_open_picture(sy_context *ctx, sy__avcodec_id codec, const uint8_t *config, size_t config_len,
+                                 const char *label, sy__avdec **out, sy_error *err);
+
+/* After receive() on an open_picture() decoder: the received picture's block
+ * becomes the caller's (free it with sy__free on the same context, after
+ * close() — the view's planes point into it), or NULL when it cannot be taken. */
+uint8_t *sy__avdec_take_picture(sy__avdec *d);
 
 /* Hands one sample (tagged `tag`, given back with its picture) to libavcodec;
  * data = NULL starts the drain at the end of the stream. */
