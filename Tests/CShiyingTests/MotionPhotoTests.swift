@@ -103,9 +103,9 @@ enum MotionPhotoFixtures {
     }
 
     /// A HEIC Motion Photo: the sample HEIC with a top-level `mpvd` box holding the MP4.
-    static func heic(_ name: String, declaredSize: UInt32? = nil) throws -> String {
+    static func heic(_ name: String, declaredSize: UInt32? = nil, still stillPath: String? = nil) throws -> String {
         let mp4 = ExternalTools.readFile(try movie.get())
-        let still = ExternalTools.readFile(try heicPhoto.get())
+        let still = ExternalTools.readFile(try stillPath ?? heicPhoto.get())
         let size = declaredSize ?? UInt32(mp4.count + 8)
         let header: [UInt8] = [UInt8(size >> 24), UInt8((size >> 16) & 0xFF), UInt8((size >> 8) & 0xFF),
                                UInt8(size & 0xFF)] + Array("mpvd".utf8)
@@ -299,5 +299,29 @@ struct MotionPhotoTests {
         let a = try liveDecodeStill(ctx, still), b = try liveDecodeStill(ctx, path)
         try #require(a.width == b.width && a.height == b.height)
         #expect(livePSNR(a.pixels, b.pixels) >= 50, "PSNR \(livePSNR(a.pixels, b.pixels))")
+    }
+
+    @Test("SPEC E6: a HEIC Motion Photo with a gain map becomes a Live pair whose still keeps the map")
+    func toLiveHEICKeepsGainMap() throws {
+        let ctx = try Context()
+        let hdr = try HDRSampleFolder()
+        let path = try MotionPhotoFixtures.heic("tolive-hdr.heic", still: hdr.heic)
+        let source = try DecodedGainMap(ctx, path)
+        let dir = try MotionPhotoFixtures.fresh("tolive-hdr")
+        let still = dir + "/IMG.heic", movie = dir + "/IMG.mov"
+        var report = sy_live_motion_report()
+        var err = sy_error()
+        try #require(sy_live_from_motion_photo(ctx.raw, path, still, movie, nil, &report, &err) == SY_OK, "\(message(err))")
+        #expect(report.still_hdr == SY_HDR_KEPT)
+        let verdict = try liveVerify(ctx, still, movie)
+        #expect(verdict.ok, "\(verdict.reason)")
+        #expect(try liveExiftoolStillID(still) == verdict.id)
+        // The map survives the identity re-encode: same size, close to the source's samples.
+        let kept = try DecodedGainMap(ctx, still)
+        #expect(kept.info.kind == source.info.kind)
+        try #require(kept.width == source.width && kept.height == source.height && kept.channels == source.channels)
+        #expect(psnr8(kept.pixels, source.pixels) >= 40, "gain map PSNR \(psnr8(kept.pixels, source.pixels))")
+        let a = try liveDecodeStill(ctx, still), b = try liveDecodeStill(ctx, path)
+        #expect(livePSNR(a.pixels, b.pixels) >= 45, "base PSNR \(livePSNR(a.pixels, b.pixels))")
     }
 }

@@ -134,6 +134,7 @@ typedef struct sy_live_motion_options {
     uint32_t version;             /* 1 */
     const char *content_identifier; /* NULL = a fresh one */
     int quality;                  /* HEIC still, when it must be re-encoded (default 97: >= 50 dB PSNR) */
+    int allow_sdr;                /* SPEC E6: the user agreed to lose a HEIC still's gain map that cannot be kept */
 } sy_live_motion_options;
 
 void sy_live_motion_options_init(sy_live_motion_options *opts);
@@ -148,6 +149,8 @@ typedef struct sy_live_motion_report {
     int still_reencoded;          /* 0 = the photo's image data copied byte for byte (JPEG); 1 = decoded and
                                      re-encoded (HEIC: the identifier needs a rewritten Exif item) */
     uint32_t still_width, still_height;
+    sy_hdr_outcome still_hdr;     /* a re-encoded HEIC still's gain map: NOT_HDR, KEPT or DROPPED_WITH_CONSENT
+                                     (a JPEG still is the photo's own bytes: its map is copied, NOT_HDR here) */
     sy_video_transcode_report movie; /* a remux: the embedded movie's packets, copied */
 } sy_live_motion_report;
 
@@ -157,7 +160,9 @@ typedef struct sy_live_motion_report {
  *  still-image-time track at the Motion Photo's presentation timestamp
  *  (the middle frame when it has none); the still is the photo — a JPEG with
  *  only its Exif (identifier) and XMP (Motion Photo claims removed) segments
- *  rewritten, a HEIC re-encoded with its metadata and the identifier.
+ *  rewritten, a HEIC re-encoded as a still edit is, with its metadata, the
+ *  identifier and its HDR gain map (SPEC E6: a map that cannot be kept is
+ *  refused, SY_E_UNSUPPORTED, unless allow_sdr).
  *  `still_out` must name the still's format (.jpg for a JPEG Motion Photo,
  *  .heic for a HEIC one). SY_E_UNSUPPORTED for a file that is not a Motion
  *  Photo; SY_E_INVALID_INPUT for one whose lengths do not fit. Both files or

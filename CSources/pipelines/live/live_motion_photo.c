@@ -10,10 +10,12 @@
 #include "base/sy_fourcc.h"
 #include "base/sy_internal.h"
 #include "base/sy_output.h"
+#include "edit/sy_edit_internal.h"
 #include "exif/sy_content_id.h"
 #include "live/sy_live_motion.h"
 #include "live/sy_live_movie.h"
 #include "live/sy_live_pair_files.h"
+#include "sy_gainmap.h"
 #include "sy_live.h"
 #include "sy_mov.h"
 #include "sy_still.h"
@@ -31,28 +33,47 @@ static double still_time(const sy_motion_photo_info *mp, const sy_video_reader_i
     return *from_photo ? t : vi->duration_seconds / 2;
 }
 
-/* A HEIC Motion Photo's still: decoded and written with its metadata and the identifier. */
+/* A HEIC Motion Photo's still: re-encoded as any still edit is (the identity
+ * recipe through the edit job), so it keeps what a still edit keeps — its
+ * metadata, the new identifier instead of none, and its HDR gain map (SPEC E6:
+ * decided first; a map that cannot be kept is refused unless allow_sdr). */
 static sy_status heic_still(sy_context *ctx, const char *input, const char *id, const char *path, int quality,
-                            uint32_t *width, uint32_t *height, sy_error *err) {
+                            int allow_sdr, sy_live_motion_report *rep, sy_error *err) {
+    sy__hdr_decision hdr;
+    sy_status st = sy__hdr_decide(ctx, input, SY__HDR_SAVE_CARRIES_MAP, SY_STILL_HEIC, allow_sdr, &hdr, err);
+    if (st != SY_OK) return st;
+    if (hdr.verdict == SY__HDR_ASK) {
+        st = sy__fail(err, SY_E_UNSUPPORTED,
+                      "%s: has an HDR gain map that the Live still cannot keep (%s); allow_sdr records the user's "
+                      "consent to an SDR still; nothing was written",
+                      input, hdr.detail);
+        sy__hdr_decision_free(ctx, &hdr);
+        return st;
+    }
     sy_recipe identity;
     sy_recipe_init(&identity);
     sy_edit_options eo;
     sy_edit_options_init(&eo);
     eo.flags = SY_EDIT_FULL_DECODE;
+    eo.format = SY_STILL_HEIC;
+    eo.quality = quality;
     sy_edit_job *job = NULL;
-    sy_edit_image img = {0};
-    sy_status st = sy_edit_open(ctx, input, &identity, &eo, &job, NULL, err);
-    if (st == SY_OK) st = sy_edit_job_render(job, &img, err);
+    sy_gainmap_edit_report gr;
+    memset(&gr, 0, sizeof gr);
+    st = sy_edit_open(ctx, input, &identity, &eo, &job, NULL, err);
+    if (st == SY_OK) st = sy__edit_job_carry_identifier(job, id, err);
+    if (st == SY_OK) st = sy__gainmap_job_write_decided(job, path, &hdr, &gr, err);
     sy_edit_close(job);
-    if (st == SY_OK) st = sy_live_write_still(ctx, &img, input, id, path, SY_STILL_HEIC, quality, err);
-    *width = img.width;
-    *height = img.height;
-    sy_edit_image_free(ctx, &img);
+    sy__hdr_decision_free(ctx, &hdr);
+    rep->still_width = gr.edit.width;
+    rep->still_height = gr.edit.height;
+    rep->still_hdr = gr.outcome;
     return st;
 }
 
 static sy_status write_pair(sy_context *ctx, const char *input, const sy_motion_photo_info *mp, const char *still_path,
-                            const char *movie_path, int quality, sy_live_motion_report *rep, sy_error *err) {
+                            const char *movie_path, const sy_live_motion_options *o, sy_live_motion_report *rep,
+                            sy_error *err) {
     sy_video_reader *r = NULL;
     sy_status st = sy_video_reader_open(ctx, input, -1, &r, err);
     if (st != SY_OK) return st;
@@ -79,8 +100,7 @@ static sy_status write_pair(sy_context *ctx, const char *input, const sy_motion_
         if (st == SY_OK) rep->still_width = info.width, rep->still_height = info.height;
     } else {
         rep->still_reencoded = 1;
-        st = heic_still(ctx, input, rep->content_identifier, still_path, quality, &rep->still_width,
-                        &rep->still_height, err);
+        st = heic_still(ctx, input, rep->content_identifier, still_path, o->quality, o->allow_sdr, rep, err);
     }
     if (st == SY_OK) { /* read back: the still carries the identifier the movie does */
         char back[SY_LIVE_ID_LEN + 1];
@@ -121,7 +141,7 @@ sy_status sy_live_from_motion_photo(sy_context *ctx, const char *input, const ch
     }
     sy__live_pair_files pf;
     if ((st = sy__live_pair_files_open(ctx, still_out, movie_out, &pf, err)) != SY_OK) return st;
-    st = write_pair(ctx, input, &mp, pf.still_pending, pf.movie_pending, opts->quality, report, err);
+    st = write_pair(ctx, input, &mp, pf.still_pending, pf.movie_pending, opts, report, err);
     st = sy__live_pair_files_finish(&pf, st, err);
     sy__live_pair_files_close(ctx, &pf);
     return st;
