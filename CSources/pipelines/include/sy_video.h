@@ -46,6 +46,7 @@ typedef struct sy_video_reader_info {
     uint32_t frame_count;      /* samples in the track */
     double frame_rate;         /* frame_count / media duration (0 when unknown) */
     double duration_seconds;   /* media duration */
+    uint64_t duration;         /* the same in timescale units, exactly as the track's mdhd says */
     int64_t start_pts;         /* edit-list media time of the first edit (0 without edits):
                                   presentation time on the movie timeline = (pts - start_pts) / timescale */
     uint8_t bit_depth;         /* luma bit depth of the stream (8, 10, ...) as far as known at open */

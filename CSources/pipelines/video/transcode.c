@@ -125,7 +125,7 @@ static uint16_t encodable_matrix(uint16_t code) { return code == 1 || code == 5 
  * before the first one shown), or one mean interval past the last frame for a
  * track whose duration does not cover its own frames. */
 static int64_t presentation_end(const sy_video_reader_info *vi, int64_t first_pts, int64_t last_pts) {
-    int64_t media = (int64_t)(vi->duration_seconds * vi->timescale + 0.5);
+    int64_t media = vi->duration > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)vi->duration; /* ticks, not a rounded double */
     int64_t hidden = first_pts > vi->start_pts ? first_pts - vi->start_pts : 0;
     int64_t end = media - hidden;
     int64_t last = last_pts - first_pts;

@@ -55,6 +55,8 @@ struct sy_video_reader {
     int have_last;
     sy_status failed; /* sticky: every later call repeats it */
     sy_error failure;
+    int64_t *times;   /* presentation times in order, built by the first frame_at (a Live save asks twice) */
+    uint32_t times_n;
 };
 
 static const char *where(const sy_video_reader *r) { return sy__short_path(r->path); }
@@ -90,6 +92,7 @@ void sy_video_reader_close(sy_video_reader *r) {
     if (r->sample) sy__free(ctx, r->sample);
     if (r->rgb) sy__free(ctx, r->rgb);
     if (r->scratch) sy__free(ctx, r->scratch);
+    if (r->times) sy_mov_presentation_times_free(ctx, r->times);
     if (r->mov) sy_mov_close(r->mov);
     if (r->path) sy__free(ctx, r->path);
     sy__free(ctx, r);
@@ -158,6 +161,7 @@ static void fill_info(sy_video_reader *r) {
     in->timescale = ti->timescale;
     in->frame_count = ti->sample_count;
     in->duration_seconds = ti->duration_seconds;
+    in->duration = ti->duration;
     in->frame_rate = ti->duration_seconds > 0 ? (double)ti->sample_count / ti->duration_seconds : 0;
     in->start_pts = 0;
     for (uint32_t k = 0; k < ti->edit_count; k++) { /* the first non-empty edit */
@@ -220,10 +224,12 @@ sy_status sy_video_reader_open(sy_context *ctx, const char *path, int32_t track,
 sy_status sy_video_reader_frame_at(sy_video_reader *r, double seconds, uint32_t *index, double *frame_seconds,
                                    sy_error *err) {
     if (!r || !index) return sy__fail(err, SY_E_USAGE, "sy_video_reader_frame_at: NULL argument");
-    int64_t *pts = NULL;
-    uint32_t n = 0;
-    sy_status st = sy_mov_presentation_times(r->ctx, r->mov, r->track, &pts, &n, err);
-    if (st != SY_OK) return st;
+    if (!r->times) {
+        sy_status st = sy_mov_presentation_times(r->ctx, r->mov, r->track, &r->times, &r->times_n, err);
+        if (st != SY_OK) return st;
+    }
+    const int64_t *pts = r->times;
+    uint32_t n = r->times_n;
     if (n == 0) return sy__fail(err, SY_E_INVALID_INPUT, "%s: no video frames", where(r));
     double ts = r->info.timescale ? r->info.timescale : 1;
     double limit = seconds + SY_VIDEO_FRAME_TIME_TOLERANCE;
@@ -236,7 +242,6 @@ sy_status sy_video_reader_frame_at(sy_video_reader *r, double seconds, uint32_t 
     uint32_t k = lo ? lo - 1 : 0;
     *index = k;
     if (frame_seconds) *frame_seconds = (double)(pts[k] - r->info.start_pts) / ts;
-    sy_mov_presentation_times_free(r->ctx, pts);
     return SY_OK;
 }
 
