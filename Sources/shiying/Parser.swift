@@ -142,9 +142,6 @@ struct ParsedArguments {
         return values[name] ?? option.defaultValue
     }
 
-    /// Whether the option was given on the command line (a default does not count).
-    func given(_ name: String) -> Bool { _ = raw(name); return values[name] != nil || flags.contains(name) }
-
     func string(_ name: String) -> String? { raw(name) }
     func int(_ name: String) -> Int? { raw(name).flatMap { Int($0) } }
     func double(_ name: String) -> Double? { raw(name).flatMap { Double($0) } }

@@ -48,7 +48,7 @@ enum SampleCommand {
         let paths = try SamplePhotos.write(
             count: count, seed: seed, width: width, height: height,
             progressive: parsed.has("progressive"), heic: parsed.string("format") == "heic", to: directory,
-            progress: { progress.report("photos", UInt64($0), UInt64($1)) })
+            progress: progress.counter("photos"))
         progress.finish()
         let elapsed = clock.now - start
         if parsed.json {
@@ -71,7 +71,7 @@ extension SampleCommand {
         let progress = ProgressReporter(label: "sample-photos --hdr")
         defer { progress.finish() }
         let paths = try HDRSamplePhotos.write(count: count, seed: seed, width: width, height: height,
-                                              to: directory, progress: { progress.report("photos", UInt64($0), UInt64($1)) })
+                                              to: directory, progress: progress.counter("photos"))
         progress.finish()
         if parsed.json {
             struct Report: Encodable { let files: [String] }
@@ -99,7 +99,7 @@ extension SampleCommand {
             count: count, seed: seed, width: width,
             height: height, fps: fps, frames: frames, heic: parsed.string("format") == "heic",
             sound: !parsed.has("silent"), to: directory,
-            progress: { progress.report("pairs", UInt64($0), UInt64($1)) })
+            progress: progress.counter("pairs"))
         progress.finish()
         if parsed.json {
             struct Report: Encodable { let files: [String]; let contentIdentifiers: [String] }
