@@ -121,4 +121,18 @@ struct CLIConventionTests {
         let result = try await ShiyingBinary.shiying(["live", "strip", dir.file("sample-0001.jpg"), "-o", dir.file("x.heic")])
         #expect(result.status == 2 && result.stderr.contains("disagrees with the extension"), "\(result.stderr)")
     }
+
+    @Test("progress on a pipe: plain lines (no carriage return or escape), each phase's last at 100 %")
+    func progressOnAPipe() async throws {
+        let dir = try TempFolder()
+        defer { dir.remove() }
+        let made = try await ShiyingBinary.shiying(["sample-photos", "--count", "3", "--width", "640", "--height", "480",
+                                                    "-o", dir.path])
+        #expect(made.status == 0, "\(made.stderr)")
+        let lines = made.stderr.split(separator: "\n").map(String.init)
+        #expect(!made.stderr.contains("\r") && !made.stderr.contains("\u{1B}"), "\(made.stderr)")
+        #expect(lines.allSatisfy { $0.range(of: #"^sample-photos: photos \d+/3 \(\d+%\)$"#, options: .regularExpression) != nil },
+                "\(lines)")
+        #expect(lines.last == "sample-photos: photos 3/3 (100%)", "\(lines)")
+    }
 }
