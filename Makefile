@@ -18,7 +18,7 @@ APT_PACKAGES = pkg-config libjpeg62-turbo-dev libheif-dev libx265-dev libavcodec
                libimage-exiftool-perl ffmpeg libheif-examples imagemagick libvips-tools libjpeg-turbo-progs \
                python3 python3-pip tesseract-ocr tesseract-ocr-chi-sim
 
-.PHONY: deps build release test sanitize fuzz fuzz-cli bench demo clean
+.PHONY: deps build release test sanitize fuzz fuzz-cli bench demo cli-docs man clean
 
 ## deps: every build dependency and the outside validators (Debian 12)
 deps:
@@ -66,6 +66,14 @@ demo: release
 	.build/release/shiying collage --layout grid --width 480 --motion together --export live --name moving \
 		-o $(OUT) $(OUT)/live-samples/*.JPG
 	@echo "demo: wrote $(OUT)/long.jpg, $(OUT)/grid.jpg and the Live collage $(OUT)/moving.jpg + $(OUT)/moving.mov"
+
+## cli-docs: README's CLI reference and docs/shiying.1, generated from the option tables (the drift test checks both)
+cli-docs:
+	$(SWIFT) build $(CFLAGS_SWIFT) --product shiying
+	scripts/cli-docs.sh
+
+## man: the man page docs/shiying.1 (and README's CLI reference with it)
+man: cli-docs
 
 clean:
 	rm -rf .build $(OUT)

@@ -41,7 +41,7 @@ COMMANDS = {
         ["convert", "IN", "-o", "OUT.jpg"],
         ["edit", "IN", "--recipe", "RECIPE", "--size", "320x320", "-o", "OUT.png"],
         ["collage", "--layout", "grid", "--width", "480", "-o", "OUT.jpg", "IN", "IN"],
-        ["live", "strip", "IN", "-o", "OUT.jpg"],
+        ["live", "strip", "IN", "-o", "OUT.IN"],   # strip keeps the still's format: OUT gets IN's extension
     ],
     "movie": [
         ["video", "info", "--json", "IN"],
@@ -171,6 +171,7 @@ def main():
         results = []
         for cmd in plans:
             args = [mutated if x == "IN" else recipe if x == "RECIPE" else r.choice(stills) if x == "STILL"
+                    else os.path.join(work, "out" + os.path.splitext(mutated)[1]) if x == "OUT.IN"
                     else os.path.join(work, "out" + x[3:]) if x.startswith("OUT") else x for x in cmd]
             status, signaled, hung, sanitizer, rss, err = run(a.bin, args, a.limit)
             name = " ".join(cmd[:2]) if cmd[0] in ("video", "live", "hdr") else cmd[0]

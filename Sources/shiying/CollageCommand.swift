@@ -5,44 +5,58 @@ import ShiyingOrganize
 
 /// `shiying collage --layout long|grid [...] -o OUT IN...`
 enum CollageCommand {
-    static let usage = """
-        shiying collage --layout long|grid [--width 1080] [--columns N] [--spacing PX] [--margin PX]
-                        [--background RRGGBB] [--format jpeg|png] [--quality Q] [--threads N]
-                        [--naive] [--fail-too-tall] [--json] (-o OUT | --library DIR [-o NAME]) IN...
-        """ + "\n" + MotionCollageCommand.usage
+    static let formats: KeyValuePairs<String, String> = ["jpg": "jpeg", "jpeg": "jpeg", "png": "png"]
 
-    static func run(_ args: [String]) throws -> Int32 {
-        if MotionCollageCommand.wanted(args) { return try MotionCollageCommand.run(args) }
-        let parsed = try Arguments(args, booleans: ["naive", "json", "fail-too-tall"])
-        try parsed.rejectUnknown(["layout", "width", "columns", "spacing", "margin", "background", "format",
-                                  "quality", "threads", "o", "output", "library"])
-        guard let layoutName = parsed.options["layout"], let layout = CollageRequest.Layout(rawValue: layoutName)
-        else { throw UsageError("--layout long|grid is required\n\(usage)") }
-        let library = parsed.options["library"]
-        guard let output = parsed.options["o"] ?? parsed.options["output"]
-            ?? library.map({ _ in "collage." + (parsed.options["format"] == "png" ? "png" : "jpg") })
-        else { throw UsageError("-o OUT (or --library DIR) is required") }
-        guard !parsed.positionals.isEmpty else { throw UsageError("no input photos\n\(usage)") }
+    static let spec = CommandSpec(
+        path: ["collage"], summary: "a long image (超长图) or a grid collage, still or moving",
+        forms: [stillSpec, MotionCollageCommand.spec])
+
+    static let stillSpec = CommandSpec(
+        path: ["collage"], summary: "a still collage drawn strip by strip (SPEC C1–C15)",
+        operands: [OperandSpec("IN", .oneOrMore, "the photos, in order (JPEG, PNG, HEIC)", missing: "no input photos")],
+        options: [
+            .choice("layout", ["long", "grid"], "long image or grid collage", required: true),
+            .output("OUT", "the collage (.jpg, .jpeg, .png); with --library only its name"),
+            .path("library", "DIR", "deposit the collage into this library's 「拾映创作」 (SPEC C9)"),
+            .int("width", "PX", 16...65500, "canvas width", default: 1080),
+            .int("columns", "N", 1...100, "grid columns (default: chosen for the count)"),
+            .int("spacing", "PX", 0...4096, "space between cells"),
+            .int("margin", "PX", 0...4096, "space around the canvas"),
+            .text("background", "RRGGBB", "background colour, hex (`#` optional)"),
+            .choice("format", ["jpeg", "png"], "output format; must agree with -o's extension"),
+            .int("quality", "Q", 1...100, "JPEG quality", default: 90),
+            .int("threads", "N", 0...64, "decode threads (0 = one per core)"),
+            .flag("naive", "decode every photo whole instead of strip by strip (for comparison)"),
+            .flag("fail-too-tall", "refuse a long image taller than JPEG's 65,500 px instead of scaling it"),
+            .json,
+        ],
+        oneOf: ["output", "library"],
+        formTitle: "still collage", run: { try run($0) })
+
+    static func run(_ parsed: ParsedArguments) throws -> Int32 {
+        guard let layout = parsed.string("layout").flatMap(CollageRequest.Layout.init(rawValue:)) else {
+            throw UsageError("--layout long|grid is required")
+        }
+        let library = parsed.string("library")
+        guard let output = parsed.string("output")
+            ?? library.map({ _ in "collage." + (parsed.string("format") == "png" ? "png" : "jpg") })
+        else { throw UsageError("collage: -o OUT (or --library DIR) is required") }
 
         var request = CollageRequest(layout: layout, inputs: parsed.positionals, output: output)
-        if let width = try parsed.int("width", in: 16...65500) { request.width = width }
-        request.columns = try parsed.int("columns", in: 1...100)
-        request.spacing = try parsed.int("spacing", in: 0...4096)
-        request.margin = try parsed.int("margin", in: 0...4096)
-        if let quality = try parsed.int("quality", in: 1...100) { request.quality = quality }
-        if let threads = try parsed.int("threads", in: 0...64) { request.threads = threads }
-        if let hex = parsed.options["background"] { request.background = try rgb(hex) }
-        if let format = parsed.options["format"], CollageRequest.Format(rawValue: format) == nil {
-            throw UsageError("--format jpeg|png")
-        }
-        let format = try outputFormat(output, command: "collage", formats: ["jpg": "jpeg", "jpeg": "jpeg", "png": "png"],
-                                      chosen: parsed.options["format"])
+        if let width = parsed.int("width") { request.width = width }
+        request.columns = parsed.int("columns")
+        request.spacing = parsed.int("spacing")
+        request.margin = parsed.int("margin")
+        if let quality = parsed.int("quality") { request.quality = quality }
+        if let threads = parsed.int("threads") { request.threads = threads }
+        if let hex = parsed.string("background") { request.background = try rgb(hex) }
+        let format = try outputFormat(output, command: "collage", formats: formats, chosen: parsed.string("format"))
         request.format = CollageRequest.Format(rawValue: format) ?? .jpeg
         request.naive = parsed.has("naive")
         request.failWhenTooTall = parsed.has("fail-too-tall")
         request.measureProcessPeak = true // the CLI is its own process: its peak is the job's
 
-        let progress = StderrProgress(label: "collage")
+        let progress = ProgressReporter(label: "collage")
         var deposited: LibraryOutputReport?
         let report: CollageReport
         if let library {
@@ -54,7 +68,12 @@ enum CollageCommand {
             }
             (report, deposited) = (result.collage, result.library)
         } else {
-            report = try Collage.render(request, progress: progress.report)
+            do {
+                report = try Collage.render(request, progress: progress.report)
+            } catch {
+                progress.finish()
+                throw error
+            }
         }
         progress.finish()
         for grey in report.greyCells {
@@ -66,7 +85,7 @@ enum CollageCommand {
             FileHandle.standardError.write(Data(note.utf8))
         }
         if let deposited {
-            if parsed.has("json") {
+            if parsed.json {
                 var placed = request
                 placed.output = deposited.files.first ?? request.output
                 print(try JSONReport.line(LibraryExitJSON(deposited, conversion: CollageJSON(report, request: placed))))
@@ -74,7 +93,7 @@ enum CollageCommand {
                 print("\(deposited.files.joined(separator: " ")): asset \(deposited.id) in 「\(deposited.album)」, "
                       + "\(report.width)x\(report.height), \(report.cells) cells")
             }
-        } else if parsed.has("json") {
+        } else if parsed.json {
             print(try JSONReport.line(CollageJSON(report, request: request)))
         } else {
             print("\(output): \(report.width)x\(report.height), \(report.cells) cells, "

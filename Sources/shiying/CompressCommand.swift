@@ -6,38 +6,51 @@ import ShiyingOrganize
 /// Compression (issue 19; SPEC S3, D5): `shiying compress …` and its library
 /// forms `shiying library compress ID` / `shiying library undo-compress ID`.
 enum CompressCommand {
-    static let usage = """
-        shiying compress IN -o OUT.(heic|jpg|mov) [--quality Q (75)] [--bitrate BPS] [--allow-sdr] [--json]
-          shiying compress IN --library DIR [--format heic|jpeg] [--quality Q] [--bitrate BPS] [--allow-sdr] [--json]
-          shiying compress --undo ID --library DIR [--json]
-        """
+    /// The options a compression takes, here and in `library compress`.
+    static let compressionOptions: [OptionSpec] = [
+        .choice("format", ["heic", "jpeg"], "the photo's format", aliases: ["heif": "heic", "jpg": "jpeg"]),
+        .int("quality", "Q", 1...100, "photo quality", default: 75),
+        .int("bitrate", "BPS", 100_000...200_000_000, "a movie's bitrate in bits per second"),
+        .flag("allow-sdr", "consent to dropping an HDR gain map (SPEC E6)"),
+    ]
+
+    static let spec = CommandSpec(
+        path: ["compress"], summary: "a smaller copy of a photo or movie; with --library through 「拾映转换」, undoable (issue 19; SPEC S3, D5)",
+        operands: [OperandSpec("IN", .optional, "the photo or movie (not with --undo)")],
+        options: [.output("OUT", "the compressed copy (.heic, .heif, .jpg, .jpeg, .mov)"), .library,
+                  .text("undo", "ID", "undo the compression that made asset ID (with --library)")]
+            + compressionOptions + [.json],
+        oneOf: ["output", "library", "undo"],
+        notes: ["--undo ID takes --library DIR and no IN."],
+        run: { try run($0) })
 
     /// `shiying compress`.
-    static func run(_ args: [String]) throws -> Int32 {
-        let parsed = try Arguments(args, booleans: ["json", "allow-sdr"])
-        try parsed.rejectUnknown(["o", "output", "library", "undo", "format", "quality", "bitrate"])
-        if let undo = parsed.options["undo"] {
-            guard let dir = parsed.options["library"] else { throw UsageError("compress --undo needs --library DIR\n\(usage)") }
-            return try self.undo([undo], try PhotoLibrary(at: dir), json: parsed.has("json"))
+    static func run(_ parsed: ParsedArguments) throws -> Int32 {
+        if let undo = parsed.string("undo") {
+            guard let dir = parsed.string("library") else { throw UsageError("compress --undo needs --library DIR") }
+            guard parsed.positionals.isEmpty else { throw UsageError("compress --undo takes no IN") }
+            return try self.undo([undo], try PhotoLibrary(at: dir), json: parsed.json)
         }
-        guard parsed.positionals.count == 1, let input = parsed.positionals.first else { throw UsageError("one input\n\(usage)") }
-        if let dir = parsed.options["library"] {
+        guard parsed.positionals.count == 1, let input = parsed.positionals.first else {
+            throw UsageError("compress: IN is required (see shiying compress --help)")
+        }
+        if let dir = parsed.string("library") {
             let library = try PhotoLibrary(at: dir)
             guard let id = try blocking({ try await library.assetID(forFile: input, reader: EngineMediaReader()) }) else {
                 throw UsageError("\(input) is not in the library \(dir); import it first")
             }
             return try compress(parsed, id, library)
         }
-        guard let output = parsed.options["o"] ?? parsed.options["output"] else { throw UsageError("-o OUT or --library DIR\n\(usage)") }
+        guard let output = parsed.string("output") else { throw UsageError("compress: -o OUT or --library DIR is required") }
         let kind = try outputFormat(output, command: "compress",
                                     formats: ["heic": "heic", "heif": "heic", "jpg": "jpeg", "jpeg": "jpeg", "mov": "mov"],
-                                    chosen: parsed.options["format"])
-        var options = try self.options(parsed)
+                                    chosen: parsed.string("format"))
+        var options = self.options(parsed)
         options.format = kind == "jpeg" ? .jpeg : .heic
         let report = try withProgress { progress in
             try Compression.compress(input, to: output, movie: kind == "mov", options: options, progress: progress.report)
         }
-        if parsed.has("json") {
+        if parsed.json {
             print(try JSONReport.line(CompressionJSON(report, originalID: nil)))
         } else {
             print("\(output): \(bytesText(report))")
@@ -46,12 +59,12 @@ enum CompressCommand {
     }
 
     /// `shiying library compress ID`: the copy goes through the exit path into 「拾映转换」.
-    static func compress(_ parsed: Arguments, _ id: Int64, _ library: PhotoLibrary) throws -> Int32 {
-        let options = try self.options(parsed)
+    static func compress(_ parsed: ParsedArguments, _ id: Int64, _ library: PhotoLibrary) throws -> Int32 {
+        let options = self.options(parsed)
         let result = try withProgress { progress in
             try blocking { try await LibraryWorkflows.compress(id, in: library, options: options, progress: progress.report) }
         }
-        if parsed.has("json") {
+        if parsed.json {
             print(try JSONReport.line(LibraryExitJSON(result.library, conversion: CompressionJSON(result.compression,
                                                                                                  originalID: id))))
         } else {
@@ -70,22 +83,18 @@ enum CompressCommand {
         return 0
     }
 
-    static func options(_ parsed: Arguments) throws -> Compression.Options {
+    static func options(_ parsed: ParsedArguments) -> Compression.Options {
         var options = Compression.Options()
-        switch parsed.options["format"] {
-        case nil, "heic", "heif": options.format = .heic
-        case "jpeg", "jpg": options.format = .jpeg
-        case let other?: throw UsageError("--format \(other): compress writes heic or jpeg")
-        }
-        options.quality = try parsed.int("quality", in: 1...100) ?? options.quality
-        options.videoBitrate = try parsed.int("bitrate", in: 100_000...200_000_000)
+        options.format = parsed.string("format") == "jpeg" ? .jpeg : .heic
+        options.quality = parsed.int("quality") ?? options.quality
+        options.videoBitrate = parsed.int("bitrate")
         if parsed.has("allow-sdr") { options.onHDRLoss = { _ in true } }
         return options
     }
 
     /// Runs `body` with progress on stderr; SPEC E6's refusal names --allow-sdr.
-    private static func withProgress<T>(_ body: (StderrProgress) throws -> T) throws -> T {
-        let progress = StderrProgress(label: "compress")
+    private static func withProgress<T>(_ body: (ProgressReporter) throws -> T) throws -> T {
+        let progress = ProgressReporter(label: "compress")
         defer { progress.finish() }
         do {
             return try body(progress)

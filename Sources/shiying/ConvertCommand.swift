@@ -3,41 +3,44 @@ import Shiying
 import ShiyingLibrary
 import ShiyingOrganize
 
-/// `shiying convert IN -o OUT.(heic|jpg|png) [--quality Q] [--json]`
+/// `shiying convert IN -o OUT.(heic|jpg|png) [--quality Q] [--json]`, and `--to live|gif`.
 enum ConvertCommand {
-    static let usage = """
-        shiying convert IN -o OUT.(heic|jpg|png) [--format heic|jpeg|png] [--quality Q] [--allow-sdr] [--json]
-          shiying convert IN --library DIR [-o NAME.(heic|jpg|png) | --format heic|jpeg|png] [--quality Q] [--json]
-          shiying convert (VIDEO|MOTION_PHOTO) --to live (-o DIR | --library DIR) [--json]
-          shiying convert (VIDEO|MOTION_PHOTO) --to gif (-o OUT.gif | --library DIR) [--fps N (15)] [--size PX (640)]
-            [--colors N (255)] [--dither A (2)] [--json]
-        """
+    static let spec = CommandSpec(
+        path: ["convert"], summary: "a photo to HEIC/JPEG/PNG, a video or Motion Photo to a Live pair or a GIF",
+        operands: [OperandSpec("IN", .one, "the photo, video or Motion Photo", missing: "one input photo")],
+        options: [
+            .output("OUT", "the converted file (.heic, .jpg, .png; .gif with --to gif; a folder with --to live); "
+                    + "with --library only its name"),
+            .library,
+            .choice("to", ["photo", "live", "gif"], "what to make", default: "photo"),
+            .choice("format", ["heic", "jpeg", "png"], "output format; must agree with -o's extension",
+                    aliases: ["jpg": "jpeg"]),
+            .int("quality", "Q", 1...100, "JPEG/HEIC quality", default: 90),
+            .flag("allow-sdr", "consent to dropping an HDR gain map (SPEC E6)"),
+            .double("fps", "N", 0...120, "GIF frame rate (--to gif)", default: 15),
+            .int("size", "PX", 0...8192, "GIF's longest side (--to gif)", default: 640),
+            .int("colors", "N", 2...255, "GIF palette size (--to gif)", default: 255),
+            .double("dither", "A", 0...128, "GIF dither amount (--to gif)", default: 2),
+            .json,
+        ],
+        oneOf: ["output", "library"],
+        notes: ["With --library the copy goes into the library's 「拾映转换」 (SPEC S3)."],
+        run: { try run($0) })
 
-    static func run(_ args: [String]) throws -> Int32 {
-        let parsed = try Arguments(args, booleans: ["json", "allow-sdr"])
-        try parsed.rejectUnknown(["o", "output", "quality", "format", "library", "to", "fps", "size", "colors", "dither"])
-        guard parsed.positionals.count == 1, let input = parsed.positionals.first else {
-            throw UsageError("one input photo\n\(usage)")
-        }
-        switch parsed.options["to"] {
-        case nil, "photo": break
+    static func run(_ parsed: ParsedArguments) throws -> Int32 {
+        let input = parsed.positionals[0]
+        switch parsed.string("to") {
         case "live": return try ConvertLiveCommand.run(input, parsed)
         case "gif": return try ConvertGIFCommand.run(input, parsed)
-        case let other?: throw UsageError("--to \(other): use live or gif\n\(usage)")
+        default: break
         }
-        if let library = parsed.options["library"] { return try intoLibrary(input, library, parsed) }
-        guard let output = parsed.options["o"] ?? parsed.options["output"] else { throw UsageError("-o OUT is required") }
-        var format: Conversion.Format?
-        if let name = parsed.options["format"] {
-            guard let value = Conversion.Format(rawValue: name == "jpg" ? "jpeg" : name) else {
-                throw UsageError("--format heic|jpeg|png")
-            }
-            format = value
-        }
+        if let library = parsed.string("library") { return try intoLibrary(input, library, parsed) }
+        guard let output = parsed.string("output") else { throw UsageError("convert: -o OUT (or --library DIR) is required") }
+        var format = parsed.string("format").flatMap(Conversion.Format.init(rawValue:))
         let implied = try outputFormat(output, command: "convert", formats: stillFormats, chosen: format?.rawValue)
         format = Conversion.Format(rawValue: implied)
-        let quality = try parsed.int("quality", in: 1...100) ?? 90
-        let progress = StderrProgress(label: "convert")
+        let quality = parsed.int("quality") ?? 90
+        let progress = ProgressReporter(label: "convert")
         let report: Conversion.Report
         do { // SPEC E6: a gain map is kept; SDR only with --allow-sdr
             report = try Conversion.convert(input, to: output, format: format, quality: quality,
@@ -46,9 +49,12 @@ enum ConvertCommand {
         } catch let error as HDRLossError {
             progress.finish()
             throw ShiyingError(code: .cancelled, message: "\(error.description) (use --allow-sdr to save SDR)", file: input)
+        } catch {
+            progress.finish()
+            throw error
         }
         progress.finish()
-        if parsed.has("json") {
+        if parsed.json {
             print(try JSONReport.line(report))
         } else {
             let kept = report.kept.isEmpty ? "no metadata" : report.kept.joined(separator: ", ")
@@ -59,22 +65,28 @@ enum ConvertCommand {
 
     /// SPEC S3: the copy goes through the library's exit path into 「拾映转换」
     /// (nothing is written outside the library; `-o` only names the copy).
-    private static func intoLibrary(_ input: String, _ dir: String, _ parsed: Arguments) throws -> Int32 {
-        let named = parsed.options["o"] ?? parsed.options["output"]
-        let implied = try named.map { try outputFormat($0, command: "convert", formats: stillFormats, chosen: parsed.options["format"]) }
-        guard let format = Conversion.Format(rawValue: implied ?? parsed.options["format"].map { $0 == "jpg" ? "jpeg" : $0 } ?? "jpeg") else {
-            throw UsageError("--format heic|jpeg|png")
+    private static func intoLibrary(_ input: String, _ dir: String, _ parsed: ParsedArguments) throws -> Int32 {
+        let named = parsed.string("output")
+        let implied = try named.map { try outputFormat($0, command: "convert", formats: stillFormats, chosen: parsed.string("format")) }
+        guard let format = Conversion.Format(rawValue: implied ?? parsed.string("format") ?? "jpeg") else {
+            preconditionFailure("the table's formats are the conversion's")
         }
-        let quality = try parsed.int("quality", in: 1...100) ?? 90
+        let quality = parsed.int("quality") ?? 90
         let library = try PhotoLibrary(at: dir)
-        let progress = StderrProgress(label: "convert")
+        let progress = ProgressReporter(label: "convert")
         let name = named.map { ($0 as NSString).lastPathComponent }
-        let result = try blocking {
-            try await LibraryWorkflows.convert(input, into: library, format: format, quality: quality, name: name,
-                                               progress: progress.report)
+        let result: LibraryWorkflows.ConversionResult
+        do {
+            result = try blocking {
+                try await LibraryWorkflows.convert(input, into: library, format: format, quality: quality, name: name,
+                                                   progress: progress.report)
+            }
+        } catch {
+            progress.finish()
+            throw error
         }
         progress.finish()
-        if parsed.has("json") {
+        if parsed.json {
             print(try JSONReport.line(LibraryExitJSON(result.library, conversion: result.conversion)))
         } else {
             print("\(result.library.files.joined(separator: " ")): asset \(result.library.id) in 「\(result.library.album)」")

@@ -6,14 +6,15 @@ import ShiyingOrganize
 /// `shiying convert IN --to gif (-o OUT.gif | --library DIR) [--fps N] [--size PX]
 /// [--colors N] [--dither A] [--json]`: a video or a Motion Photo's movie as an animated GIF.
 enum ConvertGIFCommand {
-    static func run(_ input: String, _ parsed: Arguments) throws -> Int32 {
-        let fps = try parsed.double("fps", in: 0...120) ?? 15
-        let size = try parsed.int("size", in: 0...8192) ?? 640
-        let colors = try parsed.int("colors", in: 2...255) ?? 255
-        let dither = try parsed.double("dither", in: 0...128) ?? 2
-        let progress = StderrProgress(label: "convert")
-        let named = parsed.options["o"] ?? parsed.options["output"]
-        if let dir = parsed.options["library"] {
+    static func run(_ input: String, _ parsed: ParsedArguments) throws -> Int32 {
+        let fps = parsed.double("fps") ?? 15
+        let size = parsed.int("size") ?? 640
+        let colors = parsed.int("colors") ?? 255
+        let dither = parsed.double("dither") ?? 2
+        let progress = ProgressReporter(label: "convert")
+        let named = parsed.string("output")
+        if let named { _ = try outputFormat(named, command: "convert --to gif", formats: ["gif": "gif"]) }
+        if let dir = parsed.string("library") {
             let library = try PhotoLibrary(at: dir)
             let staged = library.stagingPath(extension: "gif")
             let report: Conversion.GIFReport
@@ -31,18 +32,24 @@ enum ConvertGIFCommand {
                 try await LibraryWorkflows.deposit(converted: staged, from: input, into: library,
                                                    name: named.map { ($0 as NSString).lastPathComponent } ?? "\(stem).gif")
             }
-            if parsed.has("json") {
+            if parsed.json {
                 print(try JSONReport.line(LibraryExitJSON(result, conversion: report)))
             } else {
                 print("\(result.files.joined(separator: " ")): asset \(result.id) in 「\(result.album)」")
             }
             return 0
         }
-        guard let output = named else { throw UsageError("-o OUT.gif is required") }
-        let report = try Conversion.videoToGIF(input, to: output, maxWidth: size, maxHeight: size, fps: fps,
+        guard let output = named else { throw UsageError("convert --to gif: -o OUT.gif (or --library DIR) is required") }
+        let report: Conversion.GIFReport
+        do {
+            report = try Conversion.videoToGIF(input, to: output, maxWidth: size, maxHeight: size, fps: fps,
                                                colors: colors, dither: dither, progress: progress.report)
+        } catch {
+            progress.finish()
+            throw error
+        }
         progress.finish()
-        if parsed.has("json") {
+        if parsed.json {
             print(try JSONReport.line(report))
         } else {
             print("\(output): gif \(report.width)x\(report.height), \(report.frames) frames, \(report.bytes) bytes")

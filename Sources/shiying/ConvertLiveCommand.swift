@@ -17,17 +17,18 @@ enum ConvertLiveCommand {
         var video: LivePhoto.SaveReport?
     }
 
-    static func run(_ input: String, _ parsed: Arguments) throws -> Int32 {
+    static func run(_ input: String, _ parsed: ParsedArguments) throws -> Int32 {
         let stem = ((input as NSString).lastPathComponent as NSString).deletingPathExtension + "_live"
-        if let dir = parsed.options["library"] { return try intoLibrary(input, dir, stem: stem, parsed) }
-        guard let dir = parsed.options["o"] ?? parsed.options["output"] else { throw UsageError("-o DIR is required") }
+        if let dir = parsed.string("library") { return try intoLibrary(input, dir, stem: stem, parsed) }
+        guard let dir = parsed.string("output") else { throw UsageError("convert --to live: -o DIR (or --library DIR) is required") }
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let progress = StderrProgress(label: "convert")
+        let progress = ProgressReporter(label: "convert")
+        defer { progress.finish() }
         let line = try convert(input, stillBase: dir + "/" + stem, movieOut: dir + "/" + stem + ".mov",
                                progress: progress.report)
+        try progress.waiting("verifying the Live pair") { try verify(line) }
         progress.finish()
-        try verify(line)
-        if parsed.has("json") {
+        if parsed.json {
             print(try JSONReport.line(line))
         } else {
             print("live: \(line.still) + \(line.movie) (\(line.contentIdentifier))")
@@ -65,29 +66,29 @@ enum ConvertLiveCommand {
     }
 
     /// SPEC S3: both files through the library's exit path into 「拾映转换」.
-    private static func intoLibrary(_ input: String, _ dir: String, stem: String, _ parsed: Arguments) throws -> Int32 {
+    private static func intoLibrary(_ input: String, _ dir: String, stem: String, _ parsed: ParsedArguments) throws -> Int32 {
         let library = try PhotoLibrary(at: dir)
-        let progress = StderrProgress(label: "convert")
+        let progress = ProgressReporter(label: "convert")
         let base = library.stagingPath(extension: "live")
         let movie = library.stagingPath(extension: "mov")
         let line: Line
         do {
             line = try convert(input, stillBase: (base as NSString).deletingPathExtension, movieOut: movie,
                                progress: progress.report)
-            try verify(line)
+            try progress.waiting("verifying the Live pair") { try verify(line) }
         } catch {
             progress.finish()
             throw error
         }
         progress.finish()
         let ext = (line.still as NSString).pathExtension
-        let named = (parsed.options["o"] ?? parsed.options["output"]).map { ($0 as NSString).lastPathComponent }
+        let named = parsed.string("output").map { ($0 as NSString).lastPathComponent }
         let result = try blocking {
             try await LibraryWorkflows.deposit(converted: line.still, movie: line.movie, from: input, into: library,
                                                name: named.map { ($0 as NSString).deletingPathExtension + "." + ext }
                                                    ?? "\(stem).\(ext)")
         }
-        if parsed.has("json") {
+        if parsed.json {
             print(try JSONReport.line(LibraryExitJSON(result, conversion: line)))
         } else {
             print("\(result.files.joined(separator: " ")): asset \(result.id) in 「\(result.album)」")

@@ -3,7 +3,18 @@ import ShiyingLibrary
 
 /// `shiying date-phrase "TEXT" [--today YYYY-MM-DD] [--json]` (SPEC Q2).
 enum DatePhraseCommand {
-    static let usage = "shiying date-phrase TEXT [--today YYYY-MM-DD] [--json]"
+    static let spec = CommandSpec(
+        path: ["date-phrase"], summary: "the date ranges a phrase names, in eight languages (SPEC Q2)",
+        operands: [OperandSpec("TEXT", .one, "the phrase (`上周`, `last summer` …)", missing: "date-phrase takes one TEXT argument")],
+        options: [.text("today", "YYYY-MM-DD", "the day the phrase counts from (default: today)"), .json],
+        run: { try run($0) })
+
+    /// `--today YYYY-MM-DD`, or the real day.
+    static func today(_ parsed: ParsedArguments) throws -> Day {
+        guard let text = parsed.string("today") else { return Day.today() }
+        guard let day = Day(iso: text) else { throw UsageError("--today expects YYYY-MM-DD, got \(text)") }
+        return day
+    }
 
     private struct Report: Encodable {
         struct Range: Encodable {
@@ -14,19 +25,10 @@ enum DatePhraseCommand {
         var rest: String
     }
 
-    static func run(_ args: [String]) throws -> Int32 {
-        let parsed = try Arguments(args, booleans: ["json"])
-        try parsed.rejectUnknown(["today"])
-        guard parsed.positionals.count == 1 else { throw UsageError("date-phrase takes one TEXT argument\nusage: \(usage)") }
-        let today: Day
-        if let text = parsed.options["today"] {
-            guard let day = Day(iso: text) else { throw UsageError("--today expects YYYY-MM-DD, got \(text)") }
-            today = day
-        } else {
-            today = Day.today()
-        }
+    static func run(_ parsed: ParsedArguments) throws -> Int32 {
+        let today = try today(parsed)
         let result = DatePhraseParser().parse(parsed.positionals[0], today: today)
-        if parsed.has("json") {
+        if parsed.json {
             let report = Report(ranges: result.ranges.map { .init(start: $0.start.iso, end: $0.end.iso) }, rest: result.rest)
             print(try JSONReport.line(report))
         } else {

@@ -4,40 +4,49 @@ import Shiying
 /// `shiying edit IN --recipe R.json -o OUT [--size WxH] [--quality Q] [--format jpeg|png|heic] [--json]`
 /// (issue 5): render a recipe onto a photo and save it with its metadata.
 enum EditCommand {
-    static let usage = "shiying edit IN --recipe R.json -o OUT [--size WxH] [--quality Q] [--format jpeg|png|heic] [--allow-sdr] [--json]"
+    static let spec = CommandSpec(
+        path: ["edit"], summary: "render an edit recipe onto a photo and save it with its metadata (issue 5)",
+        operands: [OperandSpec("IN", .one, "the photo", missing: "one input photo")],
+        options: [
+            .output("OUT", "the edited photo (.jpg, .jpeg, .png, .heic, .heif)", required: true),
+            .path("recipe", "R.json", "the edit recipe (docs/recipe-schema.md)", required: true),
+            .text("size", "WxH", "fit within W x H pixels (0 = no limit on that side)"),
+            .int("quality", "Q", 1...100, "JPEG/HEIC quality", default: 90),
+            .choice("format", ["jpeg", "png", "heic"], "output format; must agree with -o's extension",
+                    aliases: ["jpg": "jpeg"]),
+            .flag("allow-sdr", "consent to dropping an HDR gain map (SPEC E6)"),
+            .json,
+        ],
+        run: { try run($0) })
 
-    static func run(_ args: [String]) throws -> Int32 {
-        let parsed = try Arguments(args, booleans: ["json", "allow-sdr"])
-        try parsed.rejectUnknown(["o", "output", "recipe", "size", "quality", "format"])
-        guard parsed.positionals.count == 1, let input = parsed.positionals.first else {
-            throw UsageError("one input photo\n\(usage)")
+    static func run(_ parsed: ParsedArguments) throws -> Int32 {
+        let input = parsed.positionals[0]
+        guard let output = parsed.string("output"), let recipePath = parsed.string("recipe") else {
+            preconditionFailure("required by the table")
         }
-        guard let output = parsed.options["o"] ?? parsed.options["output"] else { throw UsageError("-o OUT is required") }
-        guard let recipePath = parsed.options["recipe"] else { throw UsageError("--recipe R.json is required") }
-        var format: Editor.Format?
-        if let name = parsed.options["format"] {
-            guard let value = Editor.Format(rawValue: name == "jpg" ? "jpeg" : name) else { throw UsageError("--format jpeg|png|heic") }
-            format = value
-        }
+        var format = parsed.string("format").flatMap(Editor.Format.init(rawValue:))
         let implied = try outputFormat(output, command: "edit", formats: stillFormats, chosen: format?.rawValue)
         format = Editor.Format(rawValue: implied)
-        let maxSize = try parsed.options["size"].map(parseSize)
+        let maxSize = try parsed.string("size").map(parseSize)
         let recipe = try loadRecipe(recipePath)
-        let progress = LateProgress(label: "edit")
+        let progress = ProgressReporter(label: "edit", quietFor: .seconds(1)) // short edits stay quiet
         // SPEC E6: HDR gain maps are kept; SDR only with --allow-sdr.
         let allowSDR = parsed.has("allow-sdr")
         let hdr: HDREditor.Report
         do {
             hdr = try HDREditor.saveBlocking(input, recipe: recipe, to: output, format: format,
-                                             quality: try parsed.int("quality", in: 1...100) ?? 90, maxSize: maxSize,
+                                             quality: parsed.int("quality") ?? 90, maxSize: maxSize,
                                              onHDRLoss: allowSDR ? { _ in true } : nil, progress: progress.report)
         } catch let error as HDRLossError {
             progress.finish()
             throw ShiyingError(code: .cancelled, message: "\(error.description) (use --allow-sdr to save SDR)", file: input)
+        } catch {
+            progress.finish()
+            throw error
         }
         progress.finish()
         let report = hdr.edit
-        if parsed.has("json") {
+        if parsed.json {
             print(try reportLine(report, hdr: hdr))
         } else {
             let kept = report.kept.isEmpty ? "no metadata" : report.kept.joined(separator: ", ")
@@ -100,15 +109,15 @@ enum EditCommand {
 
 /// `shiying filters [--json]`: the built-in filters by family.
 enum FiltersCommand {
-    static let usage = "shiying filters [--json]"
+    static let spec = CommandSpec(
+        path: ["filters"], summary: "list the built-in filters by family, and how to name a .cube filter",
+        options: [.json], run: { try run($0) })
 
-    static func run(_ args: [String]) throws -> Int32 {
-        let parsed = try Arguments(args, booleans: ["json"])
-        try parsed.rejectUnknown([])
+    static func run(_ parsed: ParsedArguments) throws -> Int32 {
         let filters = BuiltInFilter.all
         var families: [String] = []
         for filter in filters where !families.contains(filter.family) { families.append(filter.family) }
-        if parsed.has("json") {
+        if parsed.json {
             struct Family: Encodable { let id: String; let filters: [BuiltInFilter] }
             struct Listing: Encodable { let families: [Family]; let cubePrefix: String }
             print(try JSONReport.line(Listing(families: families.map { f in Family(id: f, filters: filters.filter { $0.family == f }) },
@@ -122,19 +131,4 @@ enum FiltersCommand {
         }
         return 0
     }
-}
-
-/// Progress on stderr only once a job has run for a second (short edits stay quiet).
-final class LateProgress: @unchecked Sendable {
-    private let inner: StderrProgress
-    private let start = ContinuousClock.now
-
-    init(label: String) { inner = StderrProgress(label: label) }
-
-    func report(_ phase: String, _ done: UInt64, _ total: UInt64) {
-        guard ContinuousClock.now - start > .seconds(1) else { return }
-        inner.report(phase, done, total)
-    }
-
-    func finish() { inner.finish() }
 }

@@ -4,18 +4,20 @@ import Shiying
 /// `shiying hdr info IN... [--json]` (issue 7): the gain map of each photo —
 /// its form, size, headroom, min/max/gamma and base rendition.
 enum HDRCommand {
-    static let usage = "shiying hdr info IN... [--json]"
+    static let spec = CommandSpec(
+        path: ["hdr"], summary: "HDR gain maps (issue 7)",
+        subcommands: [
+            CommandSpec(path: ["hdr", "info"], summary: "each photo's gain map: form, size, headroom, min/max/gamma, base rendition; exit 1 if one cannot be read",
+                        operands: [OperandSpec("IN", .oneOrMore, "the photos", missing: "at least one photo")],
+                        options: [.json], run: { try run($0) }),
+        ])
 
-    static func run(_ args: [String]) throws -> Int32 {
-        guard args.first == "info" else { throw UsageError(usage) }
-        let parsed = try Arguments(Array(args.dropFirst()), booleans: ["json"])
-        try parsed.rejectUnknown([])
-        guard !parsed.positionals.isEmpty else { throw UsageError("at least one photo\n\(usage)") }
+    static func run(_ parsed: ParsedArguments) throws -> Int32 {
         var failed = false
         for path in parsed.positionals {
             do {
                 let info = try GainMapInfo.probe(path)
-                if parsed.has("json") {
+                if parsed.json {
                     struct Line: Encodable { let file: String; let gainMap: GainMapInfo }
                     print(try JSONReport.line(Line(file: path, gainMap: info)))
                 } else {

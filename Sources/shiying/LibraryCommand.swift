@@ -5,105 +5,128 @@ import ShiyingOrganize
 
 /// `shiying library …` (issue 18): the photo library, a thin shell over `PhotoLibrary`.
 enum LibraryCommand {
-    static let usage = """
-        shiying library init DIR [--json]
-          shiying library import PATH... --library DIR [--batch N] [--json]   (N assets per catalogue commit, default 256)
-          shiying library list --library DIR [--scope library|recently-deleted|set-aside|all] [--album NAME] [--json]
-          shiying library favorite ID... [--off] --library DIR [--json]
-          shiying library hide ID... [--off] --library DIR [--json]
-          shiying library tag ID... (--add T,T… | --remove-tags T,T…) --library DIR [--json]
-          shiying library album NAME ID... [--remove] --library DIR [--json]
-          shiying library edit ID --recipe R.json [--from PROXY] --library DIR [--json]
-          shiying library revert ID --library DIR [--json]
-          shiying library set-aside ID... [--keep] --library DIR [--json]
-          shiying library delete ID... [--yes] --library DIR [--json]
-          shiying library restore ID... --library DIR [--json]
-          shiying library purge [--all] --library DIR [--json]
-          shiying library recover --library DIR [--json]
-          shiying library compress ID [--format heic|jpeg] [--quality Q (75)] [--bitrate BPS] [--allow-sdr] --library DIR [--json]
-          shiying library undo-compress ID --library DIR [--json]
-        """
+    static let libraryRequired = OptionSpec.path("library", "DIR", "the photo library (made by `shiying library init`)",
+                                                 required: true)
+    static let ids = OperandSpec("ID", .oneOrMore, "asset ids (also comma-separated)", missing: "no asset ids")
 
-    static func run(_ args: [String]) throws -> Int32 {
-        let parsed = try Arguments(args, booleans: ["json", "off", "remove", "keep", "yes", "all", "allow-sdr"])
-        try parsed.rejectUnknown(["library", "scope", "album", "add", "remove-tags", "recipe", "from", "batch",
-                                  "format", "quality", "bitrate"])
-        guard let action = parsed.positionals.first else { throw UsageError("usage:\n\(usage)") }
-        let operands = Array(parsed.positionals.dropFirst())
-        let json = parsed.has("json")
-        do {
-            if action == "init" {
-                guard operands.count == 1 else { throw UsageError("library init takes one DIR") }
-                let library = try PhotoLibrary.create(at: operands[0])
-                try emit(["library": library.folder.root], json: json) { "library \(library.folder.root) ready" }
-                return 0
-            }
-            guard let dir = parsed.options["library"] else { throw UsageError("library \(action) needs --library DIR\nusage:\n\(usage)") }
-            let library = try PhotoLibrary(at: dir)
-            switch action {
-            case "import": return try importFiles(operands, library, batch: try parsed.int("batch", in: 1...10_000) ?? 256, json: json)
-            case "list": return try list(parsed, library)
-            case "favorite", "hide":
-                let ids = try assetIDs(operands)
-                try blocking {
-                    action == "favorite" ? try await library.setFavorite(!parsed.has("off"), ids)
-                                         : try await library.setHidden(!parsed.has("off"), ids)
-                }
-                return try show(ids, library, json: json)
-            case "tag": return try tag(parsed, operands, library)
-            case "album":
-                guard let name = operands.first else { throw UsageError("library album NAME ID...") }
-                let ids = try assetIDs(Array(operands.dropFirst()))
-                try blocking {
-                    parsed.has("remove") ? try await library.removeFromAlbum(name, ids) : try await library.addToAlbum(name, ids)
-                }
-                return try show(ids, library, json: json)
-            case "edit": return try edit(parsed, operands, library)
-            case "revert":
-                let ids = try assetIDs(operands)
+    /// A subcommand on an open library: `--library DIR` and `--json` are always in its table.
+    private static func action(_ name: String, _ summary: String, operands: [OperandSpec] = [], options: [OptionSpec] = [],
+                               _ body: @escaping @Sendable (ParsedArguments, PhotoLibrary) throws -> Int32) -> CommandSpec {
+        CommandSpec(path: ["library", name], summary: summary, operands: operands,
+                    options: options + [libraryRequired, .json],
+                    run: { parsed in try body(parsed, try PhotoLibrary(at: parsed.string("library")!)) })
+    }
+
+    static let spec = CommandSpec(
+        path: ["library"], summary: "the photo library: a folder + SQLite catalogue (issue 18; SPEC S3, C9, D1–D8, E1, E7)",
+        subcommands: [
+            CommandSpec(path: ["library", "init"], summary: "make a new, empty library",
+                        operands: [OperandSpec("DIR", .one, "the library's folder")], options: [.json],
+                        run: { parsed in
+                            let library = try PhotoLibrary.create(at: parsed.positionals[0])
+                            try emit(["library": library.folder.root], json: parsed.json) { "library \(library.folder.root) ready" }
+                            return 0
+                        }),
+            action("import", "import photos, Live pairs and videos (files or folders)",
+                   operands: [OperandSpec("PATH", .oneOrMore, "files or folders", missing: "library import needs PATH...")],
+                   options: [.int("batch", "N", 1...10_000, "assets per catalogue commit", default: 256)]) { parsed, library in
+                try importFiles(parsed.positionals, library, batch: parsed.int("batch") ?? 256, json: parsed.json)
+            },
+            action("list", "list the assets of a scope or album",
+                   options: [.choice("scope", ["library", "recently-deleted", "set-aside", "all"], "which assets",
+                                     default: "library"),
+                             .text("album", "NAME", "only this album's assets")]) { parsed, library in
+                try list(parsed, library)
+            },
+            action("favorite", "mark assets as favourites (--off: unmark)", operands: [ids],
+                   options: [.flag("off", "unmark")]) { parsed, library in
+                let ids = try assetIDs(parsed.positionals)
+                let on = !parsed.has("off")
+                try blocking { try await library.setFavorite(on, ids) }
+                return try show(ids, library, json: parsed.json)
+            },
+            action("hide", "hide assets (--off: show them again)", operands: [ids],
+                   options: [.flag("off", "show again")]) { parsed, library in
+                let ids = try assetIDs(parsed.positionals)
+                let on = !parsed.has("off")
+                try blocking { try await library.setHidden(on, ids) }
+                return try show(ids, library, json: parsed.json)
+            },
+            action("tag", "add or remove tags", operands: [ids],
+                   options: [.text("add", "T,T…", "tags to add"), .text("remove-tags", "T,T…", "tags to remove")]) { parsed, library in
+                try tag(parsed, parsed.positionals, library)
+            },
+            action("album", "add assets to an album (--remove: take them out)",
+                   operands: [OperandSpec("NAME", .one, "the album"), ids],
+                   options: [.flag("remove", "take the assets out of the album")]) { parsed, library in
+                let name = parsed.positionals[0]
+                let ids = try assetIDs(Array(parsed.positionals.dropFirst()))
+                let remove = parsed.has("remove")
+                try blocking { remove ? try await library.removeFromAlbum(name, ids) : try await library.addToAlbum(name, ids) }
+                return try show(ids, library, json: parsed.json)
+            },
+            action("edit", "edit a photo or Live photo with a recipe, as a new version (SPEC E1, E7)",
+                   operands: [OperandSpec("ID", .one, "the asset id")],
+                   options: [.path("recipe", "R.json", "the edit recipe", required: true),
+                             .path("from", "PROXY", "render from this proxy (refused unless proven full size, SPEC E7)")]) { parsed, library in
+                try edit(parsed, parsed.positionals, library)
+            },
+            action("revert", "back to the original", operands: [ids]) { parsed, library in
+                let ids = try assetIDs(parsed.positionals)
                 for id in ids { _ = try blocking { try await library.revert(id) } }
-                return try show(ids, library, json: json)
-            case "set-aside":
-                let ids = try assetIDs(operands)
-                try blocking { parsed.has("keep") ? try await library.keep(ids) : try await library.setAside(ids) }
-                return try show(ids, library, json: json)
-            case "compress":
-                let ids = try assetIDs(operands)
-                guard ids.count == 1 else { throw UsageError("library compress takes one asset id") }
-                return try CompressCommand.compress(parsed, ids[0], library)
-            case "undo-compress": return try CompressCommand.undo(operands, library, json: json)
-            case "delete": return try delete(operands, library, confirmed: parsed.has("yes"), json: json)
-            case "restore":
-                let restored = try blocking { try await library.restore(try assetIDs(operands)) }
-                try emit(["restored": restored], json: json) { "restored \(restored.count) of \(operands.count)" }
-                return restored.count == operands.count ? 0 : 1
-            case "purge":
-                let report = try blocking { try await library.purge(everything: parsed.has("all")) }
-                try emit(report, json: json) {
+                return try show(ids, library, json: parsed.json)
+            },
+            action("set-aside", "set assets aside (--keep: keep them after all)", operands: [ids],
+                   options: [.flag("keep", "keep them: no longer set aside")]) { parsed, library in
+                let ids = try assetIDs(parsed.positionals)
+                let keep = parsed.has("keep")
+                try blocking { keep ? try await library.keep(ids) : try await library.setAside(ids) }
+                return try show(ids, library, json: parsed.json)
+            },
+            action("delete", "move assets to Recently Deleted, after the confirmation (SPEC D1)", operands: [ids],
+                   options: [.flag("yes", "answer the confirmation (needed without a terminal)")]) { parsed, library in
+                try delete(parsed.positionals, library, confirmed: parsed.has("yes"), json: parsed.json)
+            },
+            action("restore", "bring assets back from Recently Deleted; exit 1 unless all came back", operands: [ids]) { parsed, library in
+                let ids = try assetIDs(parsed.positionals)
+                let restored = try blocking { try await library.restore(ids) }
+                try emit(["restored": restored], json: parsed.json) { "restored \(restored.count) of \(ids.count)" }
+                return restored.count == ids.count ? 0 : 1
+            },
+            action("purge", "empty Recently Deleted of what has expired (--all: everything)",
+                   options: [.flag("all", "everything in Recently Deleted")]) { parsed, library in
+                let everything = parsed.has("all")
+                let report = try blocking { try await library.purge(everything: everything) }
+                try emit(report, json: parsed.json) {
                     "purged \(report.purged.count) from Recently Deleted, \(SetAsideDeletion.byteText(report.freedBytes)) freed"
                 }
                 return 0
-            case "recover":
+            },
+            action("recover", "finish or undo what an interrupted run left (staging files, orphans)") { parsed, library in
                 let report = try blocking { try await library.recoverNow() }
-                try emit(report, json: json) {
+                try emit(report, json: parsed.json) {
                     "removed \(report.stagingRemoved) staging files and \(report.orphansRemoved) orphans; put back \(report.filesPutBack) files"
                 }
                 return 0
-            default: throw UsageError("unknown library action \(action)\nusage:\n\(usage)")
-            }
-        } catch let error as LibraryError {
-            // SPEC D4 and the library's other failures: the sentence, then the cause
-            FileHandle.standardError.write(Data("shiying: \(error.description)\n".utf8))
-            if json { print(try JSONReport.line(["error": error.message, "kind": error.kind.rawValue, "detail": error.detail])) }
-            return 1
-        }
-    }
+            },
+            action("compress", "a compressed copy into 「拾映转换」, the original kept (SPEC S3, D5)",
+                   operands: [OperandSpec("ID", .one, "the asset id")], options: CompressCommand.compressionOptions) { parsed, library in
+                let ids = try assetIDs(parsed.positionals)
+                guard ids.count == 1 else { throw UsageError("library compress takes one asset id") }
+                return try CompressCommand.compress(parsed, ids[0], library)
+            },
+            action("undo-compress", "undo a compression: the original kept, the copy set aside (SPEC D5)",
+                   operands: [OperandSpec("ID", .one, "the compressed copy's asset id")]) { parsed, library in
+                try CompressCommand.undo(parsed.positionals, library, json: parsed.json)
+            },
+        ])
 
     // MARK: - import
 
     private static func importFiles(_ paths: [String], _ library: PhotoLibrary, batch: Int, json: Bool) throws -> Int32 {
         guard !paths.isEmpty else { throw UsageError("library import needs PATH...") }
-        let progress = StderrProgress(label: "library import")
+        let progress = ProgressReporter(label: "library import")
+        defer { progress.finish() }
         let report = try blocking {
             try await library.importFiles(paths, reader: EngineMediaReader(), batchSize: batch, progress: progress.report)
         }
@@ -156,15 +179,14 @@ enum LibraryCommand {
         }
     }
 
-    private static func list(_ parsed: Arguments, _ library: PhotoLibrary) throws -> Int32 {
-        let scopeName = parsed.options["scope"] ?? "library"
-        guard let scope = PhotoLibrary.Scope(rawValue: scopeName) else {
-            throw UsageError("--scope library|recently-deleted|set-aside|all")
+    private static func list(_ parsed: ParsedArguments, _ library: PhotoLibrary) throws -> Int32 {
+        guard let scope = parsed.string("scope").flatMap(PhotoLibrary.Scope.init(rawValue:)) else {
+            preconditionFailure("the table's scopes are the library's")
         }
-        let album = parsed.options["album"]
+        let album = parsed.string("album")
         let assets = try blocking { try await library.list(scope, album: album) }
         for asset in assets {
-            if parsed.has("json") {
+            if parsed.json {
                 print(try JSONReport.line(AssetLine(asset: asset, root: library.folder)))
             } else {
                 let flags = (asset.favorite ? " ♥" : "") + (asset.edited ? " edited" : "") + (asset.hidden ? " hidden" : "")
@@ -189,12 +211,12 @@ enum LibraryCommand {
 
     // MARK: - tag, edit, delete
 
-    private static func tag(_ parsed: Arguments, _ operands: [String], _ library: PhotoLibrary) throws -> Int32 {
+    private static func tag(_ parsed: ParsedArguments, _ operands: [String], _ library: PhotoLibrary) throws -> Int32 {
         let ids = try assetIDs(operands)
         let split = { (text: String) in text.split(separator: ",").map(String.init) }
-        if let add = parsed.options["add"] {
+        if let add = parsed.string("add") {
             try blocking { try await library.addTags(split(add), to: ids) }
-        } else if let remove = parsed.options["remove-tags"] {
+        } else if let remove = parsed.string("remove-tags") {
             try blocking { try await library.removeTags(split(remove), from: ids) }
         } else {
             throw UsageError("library tag ID... --add T,T… (or --remove-tags T,T…)")
@@ -202,17 +224,22 @@ enum LibraryCommand {
         return try show(ids, library, json: parsed.has("json"))
     }
 
-    private static func edit(_ parsed: Arguments, _ operands: [String], _ library: PhotoLibrary) throws -> Int32 {
-        guard operands.count == 1, let id = Int64(operands[0]) else { throw UsageError("library edit takes one ID") }
-        guard let recipePath = parsed.options["recipe"] else { throw UsageError("--recipe R.json is required") }
+    private static func edit(_ parsed: ParsedArguments, _ operands: [String], _ library: PhotoLibrary) throws -> Int32 {
+        guard let id = Int64(operands[0]) else { throw UsageError("bad asset id \(operands[0])") }
+        guard let recipePath = parsed.string("recipe") else { preconditionFailure("required by the table") }
         let recipe = try EditCommand.loadRecipe(recipePath)
-        let proxy = parsed.options["from"]
+        let proxy = parsed.string("from")
+        let progress = ProgressReporter(label: "library edit")
+        defer { progress.finish() }
         do {
-            _ = try blocking { try await LibraryWorkflows.edit(id, recipe: recipe, in: library, renderingFrom: proxy) }
+            _ = try progress.waiting("rendering and saving") {
+                try blocking { try await LibraryWorkflows.edit(id, recipe: recipe, in: library, renderingFrom: proxy) }
+            }
+            progress.finish()
         } catch let error as FullSizeGateError {
             // SPEC E7: not proven full size: nothing written
             FileHandle.standardError.write(Data("shiying: \(error.message)\n".utf8))
-            if parsed.has("json") { print(try JSONReport.line(["error": error.message])) }
+            if parsed.json { print(try JSONReport.line(["error": error.message])) }
             return 1
         }
         return try show([id], library, json: parsed.has("json"))

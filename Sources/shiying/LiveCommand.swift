@@ -4,27 +4,47 @@ import Shiying
 /// `shiying live …` (issue 6): Live photo pairs — make (video → Live, SPEC S3),
 /// validate (SPEC C3/C8), edit (SPEC E1), frame (SPEC E2), key photo, strip (SPEC C4).
 enum LiveCommand {
-    static let usage = """
-        shiying live make --video V [--at SEC] [--recipe R.json] [--format jpeg|heic] -o DIR [--json]
-          shiying live validate STILL MOVIE [--timeout SEC] [--json]
-          shiying live edit STILL MOVIE --recipe R.json -o DIR [--format jpeg|heic] [--allow-sdr] [--json]
-          shiying live frame STILL MOVIE --at SEC [--recipe R.json] -o OUT [--json]
-          shiying live keyphoto STILL MOVIE --at SEC -o DIR [--allow-sdr] [--json]
-          shiying live strip STILL -o OUT [--json]
-        """
+    static let formatOption = OptionSpec.choice("format", ["jpeg", "heic"], "the still's format", aliases: ["jpg": "jpeg"])
+    static let recipeOption = OptionSpec.path("recipe", "R.json", "an edit recipe applied to every frame and the still")
+    static let allowSDR = OptionSpec.flag("allow-sdr", "consent to dropping an HDR gain map (SPEC E6)")
+    static let at = OptionSpec.double("at", "SEC", 0...86_400, "the still-image time in seconds")
+    static let pairOperands = [OperandSpec("STILL", .one, "the pair's still (JPEG or HEIC)", missing: "STILL MOVIE expected"),
+                   OperandSpec("MOVIE", .one, "the pair's movie (.MOV)", missing: "STILL MOVIE expected")]
 
-    static func run(_ args: [String]) throws -> Int32 {
-        let rest = Array(args.dropFirst())
-        switch args.first {
-        case "make": return try make(rest)
-        case "validate": return try validate(rest)
-        case "edit": return try edit(rest)
-        case "frame": return try frame(rest)
-        case "keyphoto": return try keyPhoto(rest)
-        case "strip": return try strip(rest)
-        default: throw UsageError("live: unknown subcommand\n\(usage)")
-        }
-    }
+    static let spec = CommandSpec(
+        path: ["live"], summary: "Live photo pairs: make, validate (SPEC C3/C8), edit (E1), frame and key photo (E2), strip (C4)",
+        subcommands: [
+            CommandSpec(path: ["live", "make"], summary: "a video as a verified Live pair (SPEC S3)",
+                        options: [.path("video", "V", "the video", required: true), at, recipeOption, formatOption,
+                                  .output("DIR", "the folder the pair is written into", required: true), .json],
+                        run: { try make($0) }),
+            CommandSpec(path: ["live", "validate"], summary: "check a pair as the Photos app would (SPEC C3/C8); exit 1 when it fails",
+                        operands: pairOperands,
+                        options: [.double("timeout", "SEC", 0.001...3600, "give up after this long", default: 45), .json],
+                        run: { try validate($0) }),
+            CommandSpec(path: ["live", "edit"], summary: "edit both halves of a pair with one recipe (SPEC E1)",
+                        operands: pairOperands,
+                        options: [OptionSpec.path("recipe", "R.json", "the edit recipe", required: true), formatOption, allowSDR,
+                                  OptionSpec.double("at", "SEC", 0...86_400, "move the still-image time (default: keep it)"),
+                                  .output("DIR", "the folder the pair is written into", required: true), .json],
+                        run: { try edit($0) }),
+            CommandSpec(path: ["live", "frame"], summary: "save one frame of the movie as a plain photo (SPEC E2)",
+                        operands: pairOperands,
+                        options: [OptionSpec.double("at", "SEC", 0...86_400, "the frame's time in seconds", required: true),
+                                  recipeOption, .output("OUT", "the photo (.jpg, .jpeg, .heic, .heif)", required: true), .json],
+                        run: { try frame($0) }),
+            CommandSpec(path: ["live", "keyphoto"], summary: "set the key photo: move the still-image time and re-render the still (SPEC E2)",
+                        operands: pairOperands,
+                        options: [OptionSpec.double("at", "SEC", 0...86_400, "the new still-image time", required: true),
+                                  formatOption, allowSDR,
+                                  .output("DIR", "the folder the pair is written into", required: true), .json],
+                        run: { try keyPhoto($0) }),
+            CommandSpec(path: ["live", "strip"], summary: "a copy of the still without its content identifier (SPEC C4)",
+                        operands: [OperandSpec("STILL", .one, "the still", missing: "one still")],
+                        options: [.output("OUT", "the plain still (.jpg, .jpeg, .heic, .heif; the still's own format)",
+                                          required: true), .json],
+                        run: { try strip($0) }),
+        ])
 
     /// The `--json` line of a save: the pair (or the fallback still) and the C3 outcome.
     struct SaveLine: Encodable {
@@ -38,23 +58,18 @@ enum LiveCommand {
         var save: LivePhoto.SaveReport
     }
 
-    static func make(_ args: [String]) throws -> Int32 {
-        let parsed = try Arguments(args, booleans: ["json"])
-        try parsed.rejectUnknown(["video", "at", "recipe", "format", "o", "output"])
-        guard let video = parsed.options["video"] else { throw UsageError("--video V is required\n\(usage)") }
+    static func make(_ parsed: ParsedArguments) throws -> Int32 {
+        guard let video = parsed.string("video") else { preconditionFailure("required by the table") }
         var options = try saveOptions(parsed)
-        options.stillTime = try parsed.double("at", in: 0...86_400)
+        options.stillTime = parsed.double("at")
         return try saveAndDeliver(movie: video, still: nil, stem: stem(video) + "_live", parsed: parsed, options: options)
     }
 
-    static func edit(_ args: [String]) throws -> Int32 {
-        let parsed = try Arguments(args, booleans: ["json", "allow-sdr"])
-        try parsed.rejectUnknown(["recipe", "format", "o", "output", "at"])
-        let (still, movie) = try pair(parsed)
-        guard parsed.options["recipe"] != nil else { throw UsageError("--recipe R.json is required\n\(usage)") }
+    static func edit(_ parsed: ParsedArguments) throws -> Int32 {
+        let (still, movie) = pair(parsed)
         var options = try saveOptions(parsed)
-        options.allowSDR = parsed.flags.contains("allow-sdr")
-        if let at = try parsed.double("at", in: 0...86_400) {
+        options.allowSDR = parsed.has("allow-sdr")
+        if let at = parsed.double("at") {
             options.stillTime = at
         } else if let t = try LivePhoto.movieInfo(movie).stillTime {
             options.stillTime = t // keep the key photo where it was
@@ -63,26 +78,27 @@ enum LiveCommand {
     }
 
     /// "Set as key photo" (SPEC E2): moves the still-image time and re-renders the still from that frame.
-    static func keyPhoto(_ args: [String]) throws -> Int32 {
-        let parsed = try Arguments(args, booleans: ["json", "allow-sdr"])
-        try parsed.rejectUnknown(["at", "o", "output", "format"])
-        let (still, movie) = try pair(parsed)
-        guard let at = try parsed.double("at", in: 0...86_400) else { throw UsageError("--at SEC is required\n\(usage)") }
+    static func keyPhoto(_ parsed: ParsedArguments) throws -> Int32 {
+        let (still, movie) = pair(parsed)
+        guard let at = parsed.double("at") else { preconditionFailure("required by the table") }
         var options = try saveOptions(parsed)
         options.stillTime = at
         options.metadataFrom = still
-        options.allowSDR = parsed.flags.contains("allow-sdr") // SPEC E6: a movie frame has no gain map
+        options.allowSDR = parsed.has("allow-sdr") // SPEC E6: a movie frame has no gain map
         return try saveAndDeliver(movie: movie, still: nil, stem: stem(still) + "_key", parsed: parsed, options: options)
     }
 
-    static func validate(_ args: [String]) throws -> Int32 {
-        let parsed = try Arguments(args, booleans: ["json"])
-        try parsed.rejectUnknown(["timeout"])
-        let (still, movie) = try pair(parsed)
-        let timeout = try parsed.double("timeout", in: 0.001...3600) ?? 45
-        let outcome = try blocking {
-            try await LiveVerifier(deadline: .milliseconds(Int64(timeout * 1000))).verify(still: still, movie: movie)
+    static func validate(_ parsed: ParsedArguments) throws -> Int32 {
+        let (still, movie) = pair(parsed)
+        let timeout = parsed.double("timeout") ?? 45
+        let progress = ProgressReporter(label: "live validate")
+        defer { progress.finish() }
+        let outcome = try progress.waiting("verifying") {
+            try blocking {
+                try await LiveVerifier(deadline: .milliseconds(Int64(timeout * 1000))).verify(still: still, movie: movie)
+            }
         }
+        progress.finish()
         struct Line: Encodable {
             var result: String
             var reason: String?
@@ -106,7 +122,7 @@ enum LiveCommand {
         }
         line.title = outcome.failure?.title
         line.message = outcome.failure?.message
-        if parsed.has("json") {
+        if parsed.json {
             print(try JSONReport.line(line))
         } else {
             print("\(line.result)\(line.reason.map { ": \($0)" } ?? "")\(line.contentIdentifier.map { " (\($0))" } ?? "")")
@@ -114,31 +130,35 @@ enum LiveCommand {
         return outcome.failure == nil ? 0 : 1
     }
 
-    static func frame(_ args: [String]) throws -> Int32 {
-        let parsed = try Arguments(args, booleans: ["json"])
-        try parsed.rejectUnknown(["at", "recipe", "o", "output"])
-        let (still, movie) = try pair(parsed)
-        guard let at = try parsed.double("at", in: 0...86_400) else { throw UsageError("--at SEC is required\n\(usage)") }
-        guard let output = parsed.options["o"] ?? parsed.options["output"] else { throw UsageError("-o OUT is required") }
-        let recipe = try parsed.options["recipe"].map(EditCommand.loadRecipe) ?? .identity
-        let format = try outputFormat(output, command: "live frame",
-                                      formats: ["jpg": "jpeg", "jpeg": "jpeg", "heic": "heic", "heif": "heic"])
-        let frame = try LivePhoto.saveFrame(movie: movie, at: at, recipe: recipe, metadataFrom: still, to: output,
-                                            format: format == "heic" ? .heic : .jpeg)
+    static func frame(_ parsed: ParsedArguments) throws -> Int32 {
+        let (still, movie) = pair(parsed)
+        guard let at = parsed.double("at"), let output = parsed.string("output") else {
+            preconditionFailure("required by the table")
+        }
+        let format = try outputFormat(output, command: "live frame", formats: liveStillFormats)
+        let recipe = try parsed.string("recipe").map(EditCommand.loadRecipe) ?? .identity
+        let progress = ProgressReporter(label: "live frame")
+        defer { progress.finish() }
+        let frame = try progress.waiting("rendering the frame") {
+            try LivePhoto.saveFrame(movie: movie, at: at, recipe: recipe, metadataFrom: still, to: output,
+                                    format: format == "heic" ? .heic : .jpeg)
+        }
+        progress.finish()
         struct Line: Encodable { var output: String; var frame: Int; var width: Int; var height: Int }
         let line = Line(output: output, frame: frame.index, width: frame.width, height: frame.height)
-        if parsed.has("json") { print(try JSONReport.line(line)) } else { print("\(output): frame \(frame.index), \(frame.width)x\(frame.height)") }
+        if parsed.json { print(try JSONReport.line(line)) } else { print("\(output): frame \(frame.index), \(frame.width)x\(frame.height)") }
         return 0
     }
 
-    static func strip(_ args: [String]) throws -> Int32 {
-        let parsed = try Arguments(args, booleans: ["json"])
-        try parsed.rejectUnknown(["o", "output"])
-        guard parsed.positionals.count == 1, let still = parsed.positionals.first else { throw UsageError("one still\n\(usage)") }
-        guard let output = parsed.options["o"] ?? parsed.options["output"] else { throw UsageError("-o OUT is required") }
+    static func strip(_ parsed: ParsedArguments) throws -> Int32 {
+        let still = parsed.positionals[0]
+        guard let output = parsed.string("output") else { preconditionFailure("required by the table") }
+        // The copy keeps the still's bytes and format: the extension must say so.
+        let kept = liveStillFormats.first { $0.key == (still as NSString).pathExtension.lowercased() }?.value
+        _ = try outputFormat(output, command: "live strip", formats: liveStillFormats, chosen: kept)
         let removed = try LivePhoto.strip(still, to: output)
         struct Line: Encodable { var output: String; var removedIdentifier: Bool }
-        if parsed.has("json") {
+        if parsed.json {
             print(try JSONReport.line(Line(output: output, removedIdentifier: removed)))
         } else {
             print("\(output): \(removed ? "content identifier removed" : "had no content identifier")")
@@ -148,36 +168,36 @@ enum LiveCommand {
 
     // MARK: - shared
 
-    private static func pair(_ parsed: Arguments) throws -> (String, String) {
-        guard parsed.positionals.count == 2 else { throw UsageError("STILL MOVIE expected\n\(usage)") }
-        return (parsed.positionals[0], parsed.positionals[1])
+    private static func pair(_ parsed: ParsedArguments) -> (String, String) {
+        (parsed.positionals[0], parsed.positionals[1]) // two operands, checked by the table
     }
+
+    /// What a Live still can be, by extension.
+    static let liveStillFormats: KeyValuePairs<String, String> = ["jpg": "jpeg", "jpeg": "jpeg", "heic": "heic", "heif": "heic"]
 
     private static func stem(_ path: String) -> String {
         ((path as NSString).lastPathComponent as NSString).deletingPathExtension
     }
 
-    private static func saveOptions(_ parsed: Arguments) throws -> LivePhoto.SaveOptions {
+    private static func saveOptions(_ parsed: ParsedArguments) throws -> LivePhoto.SaveOptions {
         var options = LivePhoto.SaveOptions()
-        if let path = parsed.options["recipe"] { options.recipe = try EditCommand.loadRecipe(path) }
-        if let format = parsed.options["format"] {
-            guard let f = LivePhoto.StillFormat(rawValue: format == "jpg" ? "jpeg" : format) else {
-                throw UsageError("--format jpeg|heic")
-            }
-            options.stillFormat = f
+        if parsed.spec.option(named: "recipe") != nil, let path = parsed.string("recipe") {
+            options.recipe = try EditCommand.loadRecipe(path)
         }
+        if let format = parsed.string("format").flatMap(LivePhoto.StillFormat.init(rawValue:)) { options.stillFormat = format }
         return options
     }
 
     /// Saves the pair into the output folder, verifies it (SPEC C3, 45 s) and
     /// falls back to a plain still when it fails (SPEC C4).
-    private static func saveAndDeliver(movie: String, still: String?, stem: String, parsed: Arguments,
+    private static func saveAndDeliver(movie: String, still: String?, stem: String, parsed: ParsedArguments,
                                        options: LivePhoto.SaveOptions) throws -> Int32 {
-        guard let dir = parsed.options["o"] ?? parsed.options["output"] else { throw UsageError("-o DIR is required") }
+        guard let dir = parsed.string("output") else { preconditionFailure("required by the table") }
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let stillOut = dir + "/" + stem + (options.stillFormat == .heic ? ".heic" : ".jpg")
         let movieOut = dir + "/" + stem + ".mov"
-        let progress = StderrProgress(label: "live")
+        let progress = ProgressReporter(label: "live")
+        defer { progress.finish() }
         let report: LivePhoto.SaveReport
         do {
             report = try LivePhoto.save(movie: movie, still: still, stillOut: stillOut, movieOut: movieOut,
@@ -191,11 +211,14 @@ enum LiveCommand {
         var line = SaveLine(result: "still", still: stillOut, save: report)
         if report.live {
             let plain = dir + "/" + stem + "_still" + (options.stillFormat == .heic ? ".heic" : ".jpg")
-            let delivery = try blocking {
-                try await LivePhoto.deliver(still: stillOut, movie: movieOut, plainStill: plain,
-                                            verifier: LiveVerifier(deadline: LiveVerifier<ContinuousClock>.collageDeadline),
-                                            failedMovie: .delete) // SPEC C4: the movie this command just wrote
+            let delivery = try progress.waiting("verifying the Live pair") {
+                try blocking {
+                    try await LivePhoto.deliver(still: stillOut, movie: movieOut, plainStill: plain,
+                                                verifier: LiveVerifier(deadline: LiveVerifier<ContinuousClock>.collageDeadline),
+                                                failedMovie: .delete) // SPEC C4: the movie this command just wrote
+                }
             }
+            progress.finish()
             switch delivery {
             case let .live(s, m, id):
                 line = SaveLine(result: "live", still: s, movie: m, contentIdentifier: id, save: report)
@@ -205,7 +228,7 @@ enum LiveCommand {
                                 reason: reason, save: report)
             }
         }
-        if parsed.has("json") {
+        if parsed.json {
             print(try JSONReport.line(line))
         } else {
             print("\(line.result): \(line.still)\(line.movie.map { " + \($0)" } ?? "")"

@@ -5,62 +5,47 @@ import Shiying
 /// collage (issue 17). Reached from `collage` when --motion, --export or
 /// --live is given; the still collage's behaviour is untouched otherwise.
 enum MotionCollageCommand {
-    static let usage = """
-        shiying collage --layout grid|long [--columns N] [--width 1080] [--spacing PX] [--margin PX]
-                        --motion together|relay|focus [--hero N] --export live|video|still
-                        [--format jpeg|heic] [--quality Q] [--fps F] [--bitrate BPS] [--preset P] [--name NAME]
-                        [--json] -o DIR [--live STILL MOVIE]... IN...
-          A still is a Live cell when a same-stem .MOV beside it shares its content identifier;
-          --live names a pair explicitly (in place among the inputs). Writes DIR/NAME.jpg|heic and
-          DIR/NAME.mov (live) or DIR/NAME.mp4 (video).
-        """
+    static let spec = CommandSpec(
+        path: ["collage"], summary: "a moving collage exported as a Live photo, an MP4 or a still (issue 17)",
+        operands: [OperandSpec("IN", .oneOrMore, "the photos, in order; at most 30", missing: "no input photos")],
+        options: [
+            .choice("motion", ["together", "relay", "focus"], "how the Live cells move", default: "together"),
+            .choice("export", ["live", "video", "still"], "what is written", default: "live"),
+            .pair("live", "STILL", "MOVIE", "a Live pair named explicitly, in place among the inputs"),
+            .output("DIR", "the folder written into", required: true),
+            .choice("layout", ["grid", "long"], "grid or long image", default: "grid"),
+            .int("columns", "N", 1...30, "grid columns (default: chosen for the count)"),
+            .int("width", "PX", 64...8192, "canvas width", default: 1080),
+            .int("spacing", "PX", 0...1024, "space between cells"),
+            .int("margin", "PX", 0...1024, "space around the canvas"),
+            .int("hero", "N", 0...29, "the input (0-based) that leads in focus mode"),
+            .choice("format", ["jpeg", "heic"], "the still's format", aliases: ["jpg": "jpeg"], default: "jpeg"),
+            .int("quality", "Q", 1...100, "still quality", default: 92),
+            .int("fps", "F", 1...60, "movie frame rate", default: 30),
+            .int("bitrate", "BPS", 100_000...200_000_000, "movie bitrate in bits per second (default: SPEC C14)"),
+            .text("preset", "P", "x265 preset"),
+            .text("name", "NAME", "the files' stem (no /)"),
+            .int("threads", "N", 0...64, "decode threads (0 = one per core)"),
+            .json,
+        ],
+        notes: ["A still is a Live cell when a same-stem .MOV beside it shares its content identifier.",
+                "Writes DIR/NAME.jpg|heic and DIR/NAME.mov (live) or DIR/NAME.mp4 (video)."],
+        formTitle: "moving collage", selectors: ["motion", "export", "live"], run: { try run($0) })
 
-    static func wanted(_ args: [String]) -> Bool {
-        args.contains { ["--motion", "--export", "--live"].contains($0.split(separator: "=").first.map(String.init) ?? $0) }
-    }
-
-    /// `--live STILL MOVIE` pairs become placeholders among the positionals, so the order is kept.
-    private static func extractPairs(_ args: [String]) throws -> ([String], [MovingCollageRequest.Input]) {
-        var rest: [String] = [], pairs: [MovingCollageRequest.Input] = []
-        var i = 0
-        while i < args.count {
-            if args[i] == "--" { rest += args[i...]; break }
-            if args[i] == "--live" {
-                guard i + 2 < args.count else { throw UsageError("--live needs STILL MOVIE") }
-                rest.append("\u{1}live:\(pairs.count)")
-                pairs.append(.init(still: args[i + 1], movie: args[i + 2]))
-                i += 3
-                continue
+    static func run(_ parsed: ParsedArguments) throws -> Int32 {
+        guard let layout = parsed.string("layout").flatMap(CollageRequest.Layout.init(rawValue:)),
+              let mode = parsed.string("motion").flatMap(MovingCollageRequest.Mode.init(rawValue:)),
+              let tier = parsed.string("export").flatMap(MovingCollageRequest.Tier.init(rawValue:)),
+              let format = parsed.string("format").flatMap(MovingCollageRequest.StillFormat.init(rawValue:)),
+              let directory = parsed.string("output") else {
+            preconditionFailure("the table's choices and defaults match the request's cases")
+        }
+        let inputs: [MovingCollageRequest.Input] = parsed.items.map { item in
+            switch item {
+            case let .operand(still): return .init(still: still)
+            case let .pair(_, still, movie): return .init(still: still, movie: movie)
             }
-            rest.append(args[i])
-            i += 1
         }
-        return (rest, pairs)
-    }
-
-    static func run(_ args: [String]) throws -> Int32 {
-        let (rest, pairs) = try extractPairs(args)
-        let parsed = try Arguments(rest, booleans: ["json"])
-        try parsed.rejectUnknown(["layout", "columns", "width", "spacing", "margin", "motion", "hero", "export", "format",
-                                  "quality", "fps", "bitrate", "preset", "name", "threads", "o", "output"])
-        guard let layoutName = parsed.options["layout"] ?? Optional("grid"),
-              let layout = CollageRequest.Layout(rawValue: layoutName) else { throw UsageError("--layout long|grid") }
-        guard let modeName = parsed.options["motion"] ?? Optional("together"),
-              let mode = MovingCollageRequest.Mode(rawValue: modeName) else {
-            throw UsageError("--motion together|relay|focus")
-        }
-        guard let tierName = parsed.options["export"] ?? Optional("live"),
-              let tier = MovingCollageRequest.Tier(rawValue: tierName) else { throw UsageError("--export live|video|still") }
-        let formatName = parsed.options["format"] ?? "jpeg"
-        guard let format = MovingCollageRequest.StillFormat(rawValue: formatName == "jpg" ? "jpeg" : formatName) else {
-            throw UsageError("--format jpeg|heic")
-        }
-        guard let directory = parsed.options["o"] ?? parsed.options["output"] else { throw UsageError("-o DIR is required") }
-        let inputs: [MovingCollageRequest.Input] = parsed.positionals.map { arg in
-            if arg.hasPrefix("\u{1}live:"), let n = Int(arg.dropFirst(6)) { return pairs[n] }
-            return .init(still: arg)
-        }
-        guard !inputs.isEmpty else { throw UsageError("no input photos\n\(usage)") }
         guard inputs.count <= 30 else { throw UsageError("a moving collage takes at most 30 photos") }
 
         var request = MovingCollageRequest(inputs: inputs, directory: directory)
@@ -68,25 +53,36 @@ enum MotionCollageCommand {
         request.mode = mode
         request.tier = tier
         request.format = format
-        if let width = try parsed.int("width", in: 64...8192) { request.width = width }
-        request.columns = try parsed.int("columns", in: 1...30)
-        request.spacing = try parsed.int("spacing", in: 0...1024)
-        request.margin = try parsed.int("margin", in: 0...1024)
-        request.hero = try parsed.int("hero", in: 0...(inputs.count - 1))
-        if let quality = try parsed.int("quality", in: 1...100) { request.quality = quality }
-        if let fps = try parsed.int("fps", in: 1...60) { request.fps = fps }
-        request.bitrate = try parsed.int("bitrate", in: 100_000...200_000_000)
-        request.preset = parsed.options["preset"]
-        if let threads = try parsed.int("threads", in: 0...64) { request.threads = threads }
-        if let name = parsed.options["name"] {
+        if let width = parsed.int("width") { request.width = width }
+        request.columns = parsed.int("columns")
+        request.spacing = parsed.int("spacing")
+        request.margin = parsed.int("margin")
+        if let hero = parsed.int("hero") {
+            guard hero < inputs.count else {
+                throw UsageError("--hero expects a whole number in 0...\(inputs.count - 1), got \(hero)")
+            }
+            request.hero = hero
+        }
+        if let quality = parsed.int("quality") { request.quality = quality }
+        if let fps = parsed.int("fps") { request.fps = fps }
+        request.bitrate = parsed.int("bitrate")
+        request.preset = parsed.string("preset")
+        if let threads = parsed.int("threads") { request.threads = threads }
+        if let name = parsed.string("name") {
             guard !name.isEmpty, !name.contains("/") else { throw UsageError("--name is a file name without /") }
             request.name = name
         }
         request.measureProcessPeak = true
 
-        let progress = StderrProgress(label: "collage --motion")
+        let progress = ProgressReporter(label: "collage --motion")
         let wanted = request
-        let report = try blocking { try await MovingCollage.export(wanted, progress: progress.report) }
+        let report: MovingCollageReport
+        do {
+            report = try blocking { try await MovingCollage.export(wanted, progress: progress.report) }
+        } catch {
+            progress.finish()
+            throw error
+        }
         progress.finish()
         for cell in report.cells where !cell.live {
             if let reason = cell.reason {
@@ -96,7 +92,7 @@ enum MotionCollageCommand {
         if let reason = report.fallbackReason {
             FileHandle.standardError.write(Data("shiying: delivered as \(report.delivered.rawValue): \(reason)\n".utf8))
         }
-        if parsed.has("json") {
+        if parsed.json {
             print(try JSONReport.line(MotionCollageJSON(report)))
         } else {
             print("\(([report.still] + (report.movie.map { [$0] } ?? [])).joined(separator: " ")): "

@@ -5,53 +5,80 @@ import ShiyingOrganize
 
 /// `shiying organize scan|groups|decide|verify|life|set-aside` (issue 9; SPEC D1–D10).
 enum OrganizeCommand {
-    static let usage = """
-        shiying organize scan DIR --db FILE [--ocr] [--json]
-          shiying organize scan [DIR] --library LIB [--ocr] [--json]   (every organize action takes --library LIB for --db)
-          shiying organize groups --db FILE [--json]
-          shiying organize decide (--groups ID,ID,… | --all-similar) (--keep-one | --set-all-aside) [--keeper ASSET] --db FILE [--json]
-          shiying organize verify GROUP --db FILE [--json]
-          shiying organize life --db FILE [--set ASSET life|not-life|clear] [--json]
-          shiying organize set-aside --db FILE [--json]
-        """
-
-    static func run(_ args: [String]) throws -> Int32 {
-        let parsed = try Arguments(args, booleans: ["json", "ocr", "keep-one", "set-all-aside", "all-similar"])
-        try parsed.rejectUnknown(["db", "groups", "keeper", "set", "library"])
-        // A library's catalogue is a record store: organize runs on it in place of a separate --db.
-        let library = parsed.options["library"].map(LibraryFolder.init)
-        if let library, !FileManager.default.fileExists(atPath: library.catalogue) {
-            throw UsageError("\(library.root) is not a photo library (run shiying library init)")
-        }
-        guard let db = parsed.options["db"] ?? library?.catalogue else { throw UsageError("organize needs --db FILE or --library LIB\nusage: \(usage)") }
-        guard let action = parsed.positionals.first else { throw UsageError("usage: \(usage)") }
-        var operands = Array(parsed.positionals.dropFirst())
-        if action == "scan", operands.isEmpty, let library { operands = [library.originals] }
-        let org = OrganizeStore(store: try RecordStore(path: db))
-        switch action {
-        case "scan":
-            guard operands.count == 1 else { throw UsageError("organize scan takes one DIR\nusage: \(usage)") }
-            return try scan(operands[0], org, ocr: parsed.has("ocr"), json: parsed.has("json"))
-        case "groups": return try groups(org, json: parsed.has("json"))
-        case "decide": return try decide(parsed, org)
-        case "verify":
-            guard operands.count == 1, let id = Int64(operands[0]) else { throw UsageError("organize verify takes one GROUP id") }
-            let result = try org.verifyDuplicateGroup(id: id)
-            try emit(result, json: parsed.has("json")) {
-                result.verified ? "group \(id): verified" : "group \(id): NOT verified\n" + result.problems.joined(separator: "\n")
-            }
-            return result.verified ? 0 : 1
-        case "life": return try life(parsed, org)
-        case "set-aside": return try setAside(org, json: parsed.has("json"))
-        default: throw UsageError("unknown organize action \(action)\nusage: \(usage)")
-        }
+    /// Every organize action runs on a record store: `--db FILE`, or a library's catalogue with `--library LIB`.
+    private static func action(_ name: String, _ summary: String, operands: [OperandSpec] = [], options: [OptionSpec] = [],
+                               _ body: @escaping @Sendable (ParsedArguments, String, [String]) throws -> Int32) -> CommandSpec {
+        CommandSpec(path: ["organize", name], summary: summary, operands: operands,
+                    options: options + [.path("db", "FILE", "the organize record store (SQLite)"),
+                                        .path("library", "LIB", "a photo library: its catalogue instead of --db"), .json],
+                    oneOf: ["db", "library"],
+                    run: { parsed in
+                        // A library's catalogue is a record store: organize runs on it in place of a separate --db.
+                        let library = parsed.string("library").map(LibraryFolder.init)
+                        if let library, !FileManager.default.fileExists(atPath: library.catalogue) {
+                            throw UsageError("\(library.root) is not a photo library (run shiying library init)")
+                        }
+                        guard let db = parsed.string("db") ?? library?.catalogue else {
+                            throw UsageError("organize \(name) needs --db FILE or --library LIB")
+                        }
+                        var operands = parsed.positionals
+                        if name == "scan", operands.isEmpty, let library { operands = [library.originals] }
+                        return try body(parsed, db, operands)
+                    })
     }
+
+    static let spec = CommandSpec(
+        path: ["organize"], summary: "duplicates, similar shots and bursts; the Life view; set-aside (issue 9; SPEC D1–D10)",
+        subcommands: [
+            action("scan", "fingerprint every photo of a folder (with --library: the library's originals) and group them",
+                   operands: [OperandSpec("DIR", .optional, "the folder (default with --library: its originals)")],
+                   options: [.flag("ocr", "recognize text too (needs tesseract)")]) { parsed, db, operands in
+                let org = try open(db)
+                guard operands.count == 1 else { throw UsageError("organize scan takes one DIR (or --library LIB)") }
+                return try scan(operands[0], org, ocr: parsed.has("ocr"), json: parsed.json)
+            },
+            action("groups", "the groups found: duplicates, similar shots, bursts") { parsed, db, _ in
+                let org = try open(db)
+                return try groups(org, json: parsed.json)
+            },
+            action("decide", "organize groups: keep one (the best, or --keeper) or set all aside",
+                   options: [.text("groups", "ID,ID,…", "the groups"), .flag("all-similar", "every similar group not yet organized"),
+                             .flag("keep-one", "keep one of each group, set the rest aside"),
+                             .flag("set-all-aside", "set every member aside"),
+                             .text("keeper", "ASSET", "the asset to keep (an asset id)")]) { parsed, db, _ in
+                let org = try open(db)
+                return try decide(parsed, org)
+            },
+            action("verify", "check a duplicate group byte for byte; exit 1 when it is not verified",
+                   operands: [OperandSpec("GROUP", .one, "the group id")]) { parsed, db, operands in
+                let org = try open(db)
+                guard let id = Int64(operands[0]) else { throw UsageError("organize verify takes one GROUP id") }
+                let result = try org.verifyDuplicateGroup(id: id)
+                try emit(result, json: parsed.json) {
+                    result.verified ? "group \(id): verified" : "group \(id): NOT verified\n" + result.problems.joined(separator: "\n")
+                }
+                return result.verified ? 0 : 1
+            },
+            action("life", "the Life view: what is left out and why; --set ASSET VALUE overrides one asset",
+                   operands: [OperandSpec("VALUE", .optional, "with --set: life, not-life or clear")],
+                   options: [.text("set", "ASSET", "the asset id to override")]) { parsed, db, _ in
+                let org = try open(db)
+                return try life(parsed, org)
+            },
+            action("set-aside", "what is set aside, and the space deleting it would free") { parsed, db, _ in
+                let org = try open(db)
+                return try setAside(org, json: parsed.json)
+            },
+        ])
+
+    private static func open(_ db: String) throws -> OrganizeStore { OrganizeStore(store: try RecordStore(path: db)) }
 
     // MARK: - scan
 
     /// `OrganizeScanner.scan` with progress on stderr; the report as text or JSON.
     private static func scan(_ dir: String, _ org: sending OrganizeStore, ocr: Bool, json: Bool) throws -> Int32 {
-        let progress = StderrProgress(label: "organize scan")
+        let progress = ProgressReporter(label: "organize scan")
+        defer { progress.finish() }
         let report: OrganizeScanReport
         do {
             report = try blocking { try await OrganizeScanner.scan(folder: dir, store: org, ocr: ocr, progress: progress.report) }
@@ -105,13 +132,13 @@ enum OrganizeCommand {
         var setAside: [Int64]
     }
 
-    private static func decide(_ parsed: Arguments, _ org: OrganizeStore) throws -> Int32 {
+    private static func decide(_ parsed: ParsedArguments, _ org: OrganizeStore) throws -> Int32 {
         let keepOne = parsed.has("keep-one"), allAside = parsed.has("set-all-aside")
         guard keepOne != allAside else { throw UsageError("organize decide needs --keep-one or --set-all-aside") }
         var ids: [Int64]
         if parsed.has("all-similar") {
             ids = try org.groupViews().filter { $0.group.kind == .similar && !$0.organized }.map(\.group.id)
-        } else if let list = parsed.options["groups"] {
+        } else if let list = parsed.string("groups") {
             ids = try list.split(separator: ",").map {
                 guard let id = Int64($0.trimmingCharacters(in: .whitespaces)) else { throw UsageError("bad group id \($0)") }
                 return id
@@ -119,7 +146,7 @@ enum OrganizeCommand {
         } else {
             throw UsageError("organize decide needs --groups ID,… or --all-similar")
         }
-        if let keeper = parsed.options["keeper"] {
+        if let keeper = parsed.string("keeper") {
             guard let id = Int64(keeper) else { throw UsageError("--keeper expects an asset id") }
             try org.markKeeper(assetID: id)
         }
@@ -127,14 +154,14 @@ enum OrganizeCommand {
             let r = try org.decide(groupIDs: ids, action: keepOne ? .keepOne : .setAllAside,
                                    nowMs: Int64(Date().timeIntervalSince1970 * 1000))
             let report = DecideReport(batch: r.batchID, groups: r.groups, kept: r.kept.values.sorted(), setAside: r.setAside)
-            try emit(report, json: parsed.has("json")) {
+            try emit(report, json: parsed.json) {
                 "organized \(r.groups) groups: kept \(report.kept.count), set aside \(r.setAside.count)"
             }
             return 0
         } catch let error as OrganizeError {
             // SPEC D4: the page's message, nothing shown as organized
             FileHandle.standardError.write(Data("shiying: \(error.message) (\(error.detail))\n".utf8))
-            if parsed.has("json") { print(try JSONReport.line(["error": error.message, "detail": error.detail])) }
+            if parsed.json { print(try JSONReport.line(["error": error.message, "detail": error.detail])) }
             return 1
         }
     }
@@ -144,17 +171,19 @@ enum OrganizeCommand {
     private struct LifeLine: Encodable { var id: Int64; var path: String; var reason: String; var infoLine: String; var restoreAction: String }
     private struct LifeReport: Encodable { var inLife: Int; var notInLife: [LifeLine] }
 
-    private static func life(_ parsed: Arguments, _ org: OrganizeStore) throws -> Int32 {
-        if let set = parsed.options["set"] {
-            guard let id = Int64(set), parsed.positionals.count == 2 else {
+    private static func life(_ parsed: ParsedArguments, _ org: OrganizeStore) throws -> Int32 {
+        if let set = parsed.string("set") {
+            guard let id = Int64(set), parsed.positionals.count == 1 else {
                 throw UsageError("organize life --set ASSET life|not-life|clear")
             }
-            switch parsed.positionals[1] {
+            switch parsed.positionals[0] {
             case "life": try org.setLifeOverride(.life, assetID: id)
             case "not-life": try org.setLifeOverride(.notLife, assetID: id)
             case "clear": try org.setLifeOverride(nil, assetID: id)
             default: throw UsageError("organize life --set ASSET life|not-life|clear")
             }
+        } else if let value = parsed.positionals.first {
+            throw UsageError("organize life: \(value) needs --set ASSET")
         }
         let decisions = try org.lifeDecisions()
         let out = decisions.filter { !$0.decision.inLife }.map { d in
@@ -162,7 +191,7 @@ enum OrganizeCommand {
                      infoLine: d.decision.infoLine ?? "", restoreAction: d.decision.restoreAction ?? "")
         }
         let report = LifeReport(inLife: decisions.count - out.count, notInLife: out)
-        try emit(report, json: parsed.has("json")) {
+        try emit(report, json: parsed.json) {
             "\(report.inLife) in Life; \(out.count) not:" + out.map { "\n\($0.path): \($0.infoLine)" }.joined()
         }
         return 0

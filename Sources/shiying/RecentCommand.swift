@@ -3,34 +3,36 @@ import ShiyingLibrary
 
 /// `shiying recent add|list|remove|clear --db FILE [--json]` (SPEC Q1).
 enum RecentCommand {
-    static let usage = "shiying recent add QUERY | list | remove QUERY | clear  --db FILE [--json]"
+    private static func action(_ name: String, _ summary: String, operands: [OperandSpec] = []) -> CommandSpec {
+        CommandSpec(path: ["recent", name], summary: summary, operands: operands,
+                    options: [.path("db", "FILE", "the record store (SQLite)", required: true), .json],
+                    run: { try run(name, $0) })
+    }
+
+    static let spec = CommandSpec(
+        path: ["recent"], summary: "the recent searches of a record store (SPEC Q1); each action prints the list after it",
+        subcommands: [
+            action("add", "record a search", operands: [OperandSpec("QUERY", .one, "the search")]),
+            action("list", "the recent searches, newest first"),
+            action("remove", "forget one search", operands: [OperandSpec("QUERY", .one, "the search")]),
+            action("clear", "forget them all"),
+        ])
 
     private struct Report: Encodable {
         var recent: [String]
     }
 
-    static func run(_ args: [String]) throws -> Int32 {
-        let parsed = try Arguments(args, booleans: ["json"])
-        try parsed.rejectUnknown(["db"])
-        guard let db = parsed.options["db"] else { throw UsageError("recent needs --db FILE\nusage: \(usage)") }
-        guard let action = parsed.positionals.first else { throw UsageError("usage: \(usage)") }
-        let operands = Array(parsed.positionals.dropFirst())
-        let store = try RecordStore(path: db)
-        let recent = RecentSearches(store: store)
+    static func run(_ action: String, _ parsed: ParsedArguments) throws -> Int32 {
+        guard let db = parsed.string("db") else { preconditionFailure("required by the table") }
+        let recent = RecentSearches(store: try RecordStore(path: db))
         switch action {
-        case "add", "remove":
-            guard operands.count == 1 else { throw UsageError("recent \(action) takes one QUERY\nusage: \(usage)") }
-            if action == "add" { try recent.add(operands[0]) } else { try recent.remove(operands[0]) }
-        case "clear":
-            guard operands.isEmpty else { throw UsageError("usage: \(usage)") }
-            try recent.clear()
-        case "list":
-            guard operands.isEmpty else { throw UsageError("usage: \(usage)") }
-        default:
-            throw UsageError("unknown recent action \(action)\nusage: \(usage)")
+        case "add": try recent.add(parsed.positionals[0])
+        case "remove": try recent.remove(parsed.positionals[0])
+        case "clear": try recent.clear()
+        default: break // list
         }
         let entries = try recent.list().map(\.query)
-        if parsed.has("json") {
+        if parsed.json {
             print(try JSONReport.line(Report(recent: entries)))
         } else {
             for entry in entries { print(entry) }

@@ -4,36 +4,54 @@ import ShiyingFixtures
 
 /// `shiying sample-photos --count N [--seed S] -o DIR`
 enum SampleCommand {
-    static let usage = """
-        shiying sample-photos --count N [--seed S] [--width W --height H] [--format jpeg|heic] [--progressive] [--json] -o DIR
-        shiying sample-photos --hdr [--count N] [--seed S] [--width W --height H] [--json] -o DIR
-        shiying sample-photos --live [--count N] [--seed S] [--width W --height H] [--frames N] [--fps F]
-                              [--format jpeg|heic] [--silent] [--json] -o DIR
-        """
     /// Stored sides the sample writers accept (the JPEG limit; sy_sample_write_jpeg checks it too).
     static let sampleSides = 16...65500
+    static let directory = OptionSpec.output("DIR", "the folder written into", required: true)
 
-    static func run(_ args: [String]) throws -> Int32 {
-        let parsed = try Arguments(args, booleans: ["json", "progressive", "hdr", "live", "silent"])
-        try parsed.rejectUnknown(["count", "seed", "o", "output", "width", "height", "format", "frames", "fps"])
-        if parsed.has("hdr") { return try runHDR(parsed) }
-        if parsed.has("live") { return try runLive(parsed) }
-        let format = parsed.options["format"] ?? "jpeg"
-        guard ["jpeg", "jpg", "heic"].contains(format) else { throw UsageError("--format jpeg|heic") }
-        guard let directory = parsed.options["o"] ?? parsed.options["output"] else { throw UsageError("-o DIR is required") }
-        let count = try parsed.int("count", in: 1...1000) ?? 7
-        let seed = try parsed.uint64("seed") ?? 1
-        let progress = StderrProgress(label: "sample-photos")
+    static let spec = CommandSpec(
+        path: ["sample-photos"], summary: "deterministic photo-like samples: JPEG/HEIC photos, HDR photos, Live pairs",
+        forms: [
+            CommandSpec(path: ["sample-photos"], summary: "12 MP-style photos, one per count",
+                        options: [.int("count", "N", 1...1000, "how many", default: 7), .seed("seed", "the content's seed", default: 1),
+                                  .int("width", "W", sampleSides, "stored width", default: 4032),
+                                  .int("height", "H", sampleSides, "stored height", default: 3024),
+                                  .choice("format", ["jpeg", "heic"], "file format", aliases: ["jpg": "jpeg"], default: "jpeg"),
+                                  .flag("progressive", "progressive JPEGs"), directory, .json],
+                        formTitle: "photos", run: { try run($0) }),
+            CommandSpec(path: ["sample-photos"], summary: "an Ultra HDR JPEG and an Apple-style HEIC per count (issue 7)",
+                        options: [.flag("hdr", "HDR samples"), .int("count", "N", 1...100, "how many", default: 1),
+                                  .seed("seed", "the content's seed", default: 1),
+                                  .int("width", "W", sampleSides, "width", default: 1024),
+                                  .int("height", "H", sampleSides, "height", default: 768), directory, .json],
+                        formTitle: "HDR photos", selectors: ["hdr"], run: { try runHDR($0) }),
+            CommandSpec(path: ["sample-photos"], summary: "Live pairs: a still and a same-stem MOV sharing one content identifier (issue 17)",
+                        options: [.flag("live", "Live pairs"), .int("count", "N", 1...100, "how many", default: 2),
+                                  .seed("seed", "the content's seed", default: 1),
+                                  .int("width", "W", 64...4096, "width (even)", default: 360),
+                                  .int("height", "H", 64...4096, "height (even)", default: 480),
+                                  .int("frames", "N", 1...3600, "movie frames", default: 45),
+                                  .int("fps", "F", 1...60, "frame rate; must divide 600", default: 30),
+                                  .choice("format", ["jpeg", "heic"], "the still's format", aliases: ["jpg": "jpeg"], default: "jpeg"),
+                                  .flag("silent", "no sound track"), directory, .json],
+                        formTitle: "Live pairs", selectors: ["live"], run: { try runLive($0) }),
+        ])
+
+    static func run(_ parsed: ParsedArguments) throws -> Int32 {
+        guard let directory = parsed.string("output"), let count = parsed.int("count"), let seed = parsed.uint64("seed"),
+              let width = parsed.int("width"), let height = parsed.int("height") else {
+            preconditionFailure("required or defaulted by the table")
+        }
+        let progress = ProgressReporter(label: "sample-photos")
+        defer { progress.finish() }
         let clock = ContinuousClock()
         let start = clock.now
         let paths = try SamplePhotos.write(
-            count: count, seed: seed, width: try parsed.int("width", in: sampleSides) ?? 4032,
-            height: try parsed.int("height", in: sampleSides) ?? 3024,
-            progressive: parsed.has("progressive"), heic: format == "heic", to: directory,
-            progress: { progress.report("photos", UInt64($0), UInt64($1)) })
+            count: count, seed: seed, width: width, height: height,
+            progressive: parsed.has("progressive"), heic: parsed.string("format") == "heic", to: directory,
+            progress: progress.counter("photos"))
         progress.finish()
         let elapsed = clock.now - start
-        if parsed.has("json") {
+        if parsed.json {
             struct Report: Encodable { let files: [String]; let seconds: Double }
             print(try JSONReport.line(Report(files: paths, seconds: Double(elapsed.components.seconds))))
         } else {
@@ -45,16 +63,17 @@ enum SampleCommand {
 
 extension SampleCommand {
     /// `--hdr`: an Ultra HDR JPEG and an Apple-style HEIC per count (issue 7).
-    static func runHDR(_ parsed: Arguments) throws -> Int32 {
-        guard let directory = parsed.options["o"] ?? parsed.options["output"] else { throw UsageError("-o DIR is required") }
-        let count = try parsed.int("count", in: 1...100) ?? 1
-        let progress = StderrProgress(label: "sample-photos --hdr")
-        let paths = try HDRSamplePhotos.write(count: count, seed: try parsed.uint64("seed") ?? 1,
-                                              width: try parsed.int("width", in: sampleSides) ?? 1024,
-                                              height: try parsed.int("height", in: sampleSides) ?? 768,
-                                              to: directory, progress: { progress.report("photos", UInt64($0), UInt64($1)) })
+    static func runHDR(_ parsed: ParsedArguments) throws -> Int32 {
+        guard let directory = parsed.string("output"), let count = parsed.int("count"), let seed = parsed.uint64("seed"),
+              let width = parsed.int("width"), let height = parsed.int("height") else {
+            preconditionFailure("required or defaulted by the table")
+        }
+        let progress = ProgressReporter(label: "sample-photos --hdr")
+        defer { progress.finish() }
+        let paths = try HDRSamplePhotos.write(count: count, seed: seed, width: width, height: height,
+                                              to: directory, progress: progress.counter("photos"))
         progress.finish()
-        if parsed.has("json") {
+        if parsed.json {
             struct Report: Encodable { let files: [String] }
             print(try JSONReport.line(Report(files: paths)))
         } else {
@@ -66,22 +85,23 @@ extension SampleCommand {
 
 extension SampleCommand {
     /// `--live`: Live pairs (still + same-stem MOV sharing one content identifier), issue 17.
-    static func runLive(_ parsed: Arguments) throws -> Int32 {
-        guard let directory = parsed.options["o"] ?? parsed.options["output"] else { throw UsageError("-o DIR is required") }
-        let format = parsed.options["format"] ?? "jpeg"
-        guard ["jpeg", "jpg", "heic"].contains(format) else { throw UsageError("--format jpeg|heic") }
-        let width = try parsed.int("width", in: 64...4096) ?? 360, height = try parsed.int("height", in: 64...4096) ?? 480
+    static func runLive(_ parsed: ParsedArguments) throws -> Int32 {
+        guard let directory = parsed.string("output"), let count = parsed.int("count"), let seed = parsed.uint64("seed"),
+              let width = parsed.int("width"), let height = parsed.int("height"), let fps = parsed.int("fps"),
+              let frames = parsed.int("frames") else {
+            preconditionFailure("required or defaulted by the table")
+        }
         guard width % 2 == 0, height % 2 == 0 else { throw UsageError("--width and --height must be even") }
-        let fps = try parsed.int("fps", in: 1...60) ?? 30
         guard 600 % fps == 0 else { throw UsageError("--fps must divide 600 (24, 25, 30, 60 ...)") }
-        let progress = StderrProgress(label: "sample-photos --live")
+        let progress = ProgressReporter(label: "sample-photos --live")
+        defer { progress.finish() }
         let pairs = try SampleLivePhotos.write(
-            count: try parsed.int("count", in: 1...100) ?? 2, seed: try parsed.uint64("seed") ?? 1, width: width,
-            height: height, fps: fps, frames: try parsed.int("frames", in: 1...3600) ?? 45, heic: format == "heic",
+            count: count, seed: seed, width: width,
+            height: height, fps: fps, frames: frames, heic: parsed.string("format") == "heic",
             sound: !parsed.has("silent"), to: directory,
-            progress: { progress.report("pairs", UInt64($0), UInt64($1)) })
+            progress: progress.counter("pairs"))
         progress.finish()
-        if parsed.has("json") {
+        if parsed.json {
             struct Report: Encodable { let files: [String]; let contentIdentifiers: [String] }
             print(try JSONReport.line(Report(files: pairs.flatMap { [$0.still, $0.movie] },
                                              contentIdentifiers: pairs.map(\.contentIdentifier))))
@@ -94,17 +114,17 @@ extension SampleCommand {
 
 /// `shiying probe FILE...`
 enum ProbeCommand {
-    static let usage = "shiying probe [--json] FILE..."
+    static let spec = CommandSpec(
+        path: ["probe"], summary: "format, size, stored size and orientation of images; exit 1 if one cannot be read",
+        operands: [OperandSpec("FILE", .oneOrMore, "the images", missing: "no files to probe")],
+        options: [.json], run: { try run($0) })
 
-    static func run(_ args: [String]) throws -> Int32 {
-        let parsed = try Arguments(args, booleans: ["json"])
-        try parsed.rejectUnknown([])
-        guard !parsed.positionals.isEmpty else { throw UsageError("no files to probe\nusage: \(usage)") }
+    static func run(_ parsed: ParsedArguments) throws -> Int32 {
         var failed = false
         for path in parsed.positionals {
             do {
                 let info = try ImageInfo.probe(path)
-                if parsed.has("json") {
+                if parsed.json {
                     print(try JSONReport.line(info))
                 } else {
                     print("\(path): \(info.format) \(info.width)x\(info.height) (stored \(info.storedWidth)x"

@@ -11,30 +11,6 @@ enum JSONReport {
     }
 }
 
-/// Progress on stderr, at most a few updates per second, one rewritten line on a terminal.
-final class StderrProgress: @unchecked Sendable {
-    private let label: String
-    private var last = ContinuousClock.now
-    private var shown = false
-    private let isTerminal = isatty(2) != 0
-
-    init(label: String) { self.label = label }
-
-    func report(_ phase: String, _ done: UInt64, _ total: UInt64) {
-        let now = ContinuousClock.now
-        guard done == total || now - last > .milliseconds(250) else { return }
-        last = now
-        let percent = total > 0 ? Int(done * 100 / total) : 0
-        let text = "\(label): \(phase) \(done)/\(total) (\(percent)%)"
-        FileHandle.standardError.write(Data((isTerminal ? "\r\(text)\u{1B}[K" : "\(text)\n").utf8))
-        shown = true
-    }
-
-    func finish() {
-        if shown && isTerminal { FileHandle.standardError.write(Data("\n".utf8)) }
-    }
-}
-
 /// The one check of `-o` for commands that write one file: not `-` (outputs
 /// are written to a temporary file and renamed into place, which a pipe cannot
 /// be), and an extension that names the format written. Returns that format.

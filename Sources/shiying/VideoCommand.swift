@@ -4,20 +4,22 @@ import Shiying
 /// `shiying video info IN [--json]`,
 /// `shiying video transcode IN -o OUT.(mov|mp4) [--bitrate BPS] [--preset P] [--no-audio] [--json]`
 enum VideoCommand {
-    static let usage = """
-        shiying video info IN [--json]
-          shiying video decode IN [--json]
-          shiying video transcode IN -o OUT.(mov|mp4) [--bitrate BPS] [--preset P] [--no-audio] [--no-metadata] [--json]
-        """
-
-    static func run(_ args: [String]) throws -> Int32 {
-        switch args.first {
-        case "info": return try info(Array(args.dropFirst()))
-        case "decode": return try decode(Array(args.dropFirst()))
-        case "transcode": return try transcode(Array(args.dropFirst()))
-        default: throw UsageError("video: unknown subcommand\n\(usage)")
-        }
-    }
+    static let spec = CommandSpec(
+        path: ["video"], summary: "movies: tracks and metadata, a timed decode, an HEVC transcode",
+        subcommands: [
+            CommandSpec(path: ["video", "info"], summary: "tracks, codecs, rotation, frame rate and metadata keys",
+                        operands: [OperandSpec("IN", .one, "the movie (MOV/MP4)", missing: "one input movie")], options: [.json], run: { try info($0) }),
+            CommandSpec(path: ["video", "decode"], summary: "decode every frame (upright RGB), timed",
+                        operands: [OperandSpec("IN", .one, "the movie (MOV/MP4)", missing: "one input movie")], options: [.json], run: { try decode($0) }),
+            CommandSpec(path: ["video", "transcode"], summary: "re-encode as HEVC (x265), audio and metadata copied",
+                        operands: [OperandSpec("IN", .one, "the movie (MOV/MP4)", missing: "one input movie")],
+                        options: [.output("OUT", "the movie (.mov, .mp4)", required: true),
+                                  .int("bitrate", "BPS", 100_000...10_000_000_000, "bits per second (default: SPEC C14)"),
+                                  .text("preset", "P", "x265 preset"),
+                                  .flag("no-audio", "leave the audio out"), .flag("no-metadata", "leave the metadata out"),
+                                  .json],
+                        run: { try transcode($0) }),
+        ])
 
     /// What `video decode` reports: every frame decoded (upright RGB), timed.
     struct DecodeReport: Codable {
@@ -32,14 +34,11 @@ enum VideoCommand {
     }
 
     /// Decodes every frame (the decode half of transcode, for checks and benchmarks).
-    static func decode(_ args: [String]) throws -> Int32 {
-        let parsed = try Arguments(args, booleans: ["json"])
-        try parsed.rejectUnknown([])
-        guard parsed.positionals.count == 1, let input = parsed.positionals.first else {
-            throw UsageError("one input movie\n\(usage)")
-        }
+    static func decode(_ parsed: ParsedArguments) throws -> Int32 {
+        let input = parsed.positionals[0]
         let reader = try VideoReader(input)
-        let progress = StderrProgress(label: "decode")
+        let progress = ProgressReporter(label: "decode")
+        defer { progress.finish() }
         let clock = ContinuousClock(), start = clock.now
         var frames = 0, first: Double?, last: Double?
         while let frame = try reader.skip() {
@@ -54,7 +53,7 @@ enum VideoCommand {
         let report = DecodeReport(input: input, info: reader.info, frames: frames, firstSeconds: first, lastSeconds: last,
                                   seconds: seconds, framesPerSecond: seconds > 0 ? Double(frames) / seconds : 0,
                                   enginePeakBytes: reader.memoryStats.peakBytes)
-        if parsed.has("json") {
+        if parsed.json {
             print(try JSONReport.line(report))
         } else {
             print("\(input): \(report.info.codec) \(report.info.width)x\(report.info.height), \(frames) frames in "
@@ -63,22 +62,18 @@ enum VideoCommand {
         return 0
     }
 
-    static func transcode(_ args: [String]) throws -> Int32 {
-        let parsed = try Arguments(args, booleans: ["json", "no-audio", "no-metadata"])
-        try parsed.rejectUnknown(["o", "output", "bitrate", "preset"])
-        guard parsed.positionals.count == 1, let input = parsed.positionals.first else {
-            throw UsageError("one input movie\n\(usage)")
-        }
-        guard let output = parsed.options["o"] ?? parsed.options["output"] else { throw UsageError("-o OUT is required") }
-        var options = VideoTranscode.Options(bitrate: try parsed.int("bitrate", in: 1...10_000_000_000), preset: parsed.options["preset"])
+    static func transcode(_ parsed: ParsedArguments) throws -> Int32 {
+        let input = parsed.positionals[0]
+        guard let output = parsed.string("output") else { preconditionFailure("required by the table") }
         _ = try outputFormat(output, command: "video transcode", formats: ["mov": "mov", "mp4": "mp4"])
-        if let rate = options.bitrate, rate < 100_000 { throw UsageError("--bitrate is in bits per second (>= 100000)") }
+        var options = VideoTranscode.Options(bitrate: parsed.int("bitrate"), preset: parsed.string("preset"))
         options.copyAudio = !parsed.has("no-audio")
         options.copyMetadata = !parsed.has("no-metadata")
-        let progress = StderrProgress(label: "transcode")
+        let progress = ProgressReporter(label: "transcode")
+        defer { progress.finish() }
         let report = try VideoTranscode.run(input, to: output, options: options, progress: progress.report)
         progress.finish()
-        if parsed.has("json") {
+        if parsed.json {
             print(try JSONReport.line(report))
         } else {
             let audio = report.audioCodec.map { "\($0) audio copied (\(report.audioSamples) samples)" } ?? "no audio"
@@ -88,14 +83,10 @@ enum VideoCommand {
         return 0
     }
 
-    static func info(_ args: [String]) throws -> Int32 {
-        let parsed = try Arguments(args, booleans: ["json"])
-        try parsed.rejectUnknown([])
-        guard parsed.positionals.count == 1, let input = parsed.positionals.first else {
-            throw UsageError("one input movie\n\(usage)")
-        }
+    static func info(_ parsed: ParsedArguments) throws -> Int32 {
+        let input = parsed.positionals[0]
         let info = try VideoInfo.read(input)
-        if parsed.has("json") {
+        if parsed.json {
             print(try JSONReport.line(info))
             return 0
         }

@@ -1,93 +1,71 @@
 import Foundation
 import Shiying
+import ShiyingLibrary
 
 /// shiying — Shiying Core's command-line tool.
-let usage = """
-    usage:
-      \(CollageCommand.usage)
-      \(SampleCommand.usage)
-      \(ProbeCommand.usage)
-      \(ConvertCommand.usage)
-      \(CompressCommand.usage)
-      \(EditCommand.usage)
-      \(HDRCommand.usage)
-      \(FiltersCommand.usage)
-      \(DatePhraseCommand.usage)
-      \(RecentCommand.usage)
-      \(VideoCommand.usage)
-      \(OrganizeCommand.usage)
-      \(LiveCommand.usage)
-      \(LibraryCommand.usage)
-      \(SearchCommand.usage)
-    """
 
 /// The tool's version (this source tree's release line).
 let shiyingVersion = "0.3.0"
 
-/// Each command's own usage, printed by `shiying COMMAND --help`.
-let commandUsage: [String: String] = [
-    "collage": CollageCommand.usage, "sample-photos": SampleCommand.usage, "probe": ProbeCommand.usage,
-    "convert": ConvertCommand.usage, "edit": EditCommand.usage, "hdr": HDRCommand.usage,
-    "filters": FiltersCommand.usage, "date-phrase": DatePhraseCommand.usage, "recent": RecentCommand.usage,
-    "video": VideoCommand.usage, "organize": OrganizeCommand.usage, "live": LiveCommand.usage,
-    "library": LibraryCommand.usage, "search": SearchCommand.usage, "compress": CompressCommand.usage,
+/// Every command, in the order `shiying --help` lists them; each table is beside its command.
+let commandTable: [CommandSpec] = [
+    CollageCommand.spec, SampleCommand.spec, ProbeCommand.spec, ConvertCommand.spec, CompressCommand.spec,
+    EditCommand.spec, HDRCommand.spec, FiltersCommand.spec, DatePhraseCommand.spec, RecentCommand.spec,
+    VideoCommand.spec, OrganizeCommand.spec, LiveCommand.spec, LibraryCommand.spec, SearchCommand.spec,
+    HelpCommand.spec,
 ]
 
 func runMain() -> Int32 {
-    var args = Array(CommandLine.arguments.dropFirst())
-    guard !args.isEmpty else {
-        FileHandle.standardError.write(Data("\(usage)\n".utf8))
+    let args = Array(CommandLine.arguments.dropFirst())
+    guard let command = args.first else {
+        FileHandle.standardError.write(Data("\(Help.overview())\n".utf8))
         return 2
     }
-    let command = args.removeFirst()
-    if command == "--version" || command == "version" {
+    switch command {
+    case "--version", "version":
         print("shiying \(shiyingVersion)")
         return 0
-    }
-    if let first = args.first, first == "-h" || first == "--help", let own = commandUsage[command] {
-        print("usage:\n\(own)")  // `live --help`: before the subcommand is looked at
+    case "-h", "--help":
+        print(Help.overview())
         return 0
+    default:
+        break
     }
     do {
-        switch command {
-        case "collage": return try CollageCommand.run(args)
-        case "sample-photos": return try SampleCommand.run(args)
-        case "probe": return try ProbeCommand.run(args)
-        case "convert": return try ConvertCommand.run(args)
-        case "compress": return try CompressCommand.run(args)
-        case "edit": return try EditCommand.run(args)
-        case "hdr": return try HDRCommand.run(args)
-        case "filters": return try FiltersCommand.run(args)
-        case "date-phrase": return try DatePhraseCommand.run(args)
-        case "recent": return try RecentCommand.run(args)
-        case "video": return try VideoCommand.run(args)
-        case "organize": return try OrganizeCommand.run(args)
-        case "live": return try LiveCommand.run(args)
-        case "library": return try LibraryCommand.run(args)
-        case "search": return try SearchCommand.run(args)
-        case "-h", "--help", "help":
-            print(usage)
-            return 0
-        default:
-            throw UsageError("unknown command \(command)\n\(usage)")
-        }
-    } catch is HelpRequest {
-        print(commandUsage[command].map { "usage:\n\($0)" } ?? usage)
+        let (spec, rest) = try CommandResolver.resolve(args, in: commandTable)
+        let parsed = try ParsedArguments(rest, spec: spec)
+        guard let run = spec.run else { preconditionFailure("\(spec.name) has no run") }
+        return try run(parsed)
+    } catch let help as HelpRequest {
+        print(HelpCommand.text(for: help.path))
         return 0
     } catch let error as UsageError {
         FileHandle.standardError.write(Data("shiying: \(error.description)\n".utf8))
         return 2
     } catch let error as ShiyingError {
         FileHandle.standardError.write(Data("shiying: \(error.message)\n".utf8))
-        if args.contains("--json") {
+        if wantsJSON(args) {
             let payload = ["error": error.message, "code": error.code.description]
             if let line = try? JSONReport.line(payload) { print(line) }
+        }
+        return 1
+    } catch let error as LibraryError {
+        // SPEC D4 and the library's other failures: the sentence, then the cause
+        FileHandle.standardError.write(Data("shiying: \(error.description)\n".utf8))
+        if wantsJSON(args), let line = try? JSONReport.line(["error": error.message, "kind": error.kind.rawValue,
+                                                             "detail": error.detail]) {
+            print(line)
         }
         return 1
     } catch {
         FileHandle.standardError.write(Data("shiying: \(error)\n".utf8))
         return 1
     }
+}
+
+/// `--json` before `--`: failures are reported as a JSON line too.
+private func wantsJSON(_ args: [String]) -> Bool {
+    args[..<(args.firstIndex(of: "--") ?? args.endIndex)].contains("--json")
 }
 
 exit(runMain())
