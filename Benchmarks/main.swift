@@ -298,7 +298,7 @@ for n in options.ns {
 
 let loadAfter = loadAverage()
 print("\nLong image, width \(context.width), JPEG Q\(context.quality); wall = median, peak RSS = max of ru_maxrss (whole process, MiB = 2^20 B)")
-print("vips rows: vips-cli = thumbnail/arrayjoin/join pipeline, pyvips variant '\(options.pyvipsVariant)'; ratios vs the fastest vips row at that N\n")
+print("vips rows: vips-cli = thumbnail/arrayjoin/join pipeline, pyvips variant '\(options.pyvipsVariant)', pyvips-pipeline = new_from_file(shrink=2) + resize + join tree; ratios vs the fastest vips row at that N\n")
 printTable(results)
 print(String(format: "\nload average %.2f before, %.2f after, %d cores", loadBefore, loadAfter, cores)
       + (max(loadBefore, loadAfter) > 0.5 * Double(cores) ? " - machine was busy, timings are unreliable" : ""))
