@@ -6,7 +6,9 @@
  * geometry -> exposure table -> baked LUT -> vignette -> sharpen + round ->
  * the target rows (with the border columns). Sharpening needs one row above
  * and below, which each sub-band recomputes rather than shares, so a band's
- * bytes never depend on its neighbours. */
+ * bytes never depend on its neighbours. A plain downscale (collage cells,
+ * thumbnails: the grid is the output, no colour or finishing) rounds the
+ * grid rows straight to 8 bits, with no copy through the sub-band rows. */
 #include <pthread.h>
 #include <string.h>
 
@@ -27,6 +29,7 @@ struct sy_renderer {
     sy__axis ax, ay;
     sy__sampler sampler;
     int direct;                /* COPY with nothing else: bytes straight through */
+    int grid_direct;           /* downscale, then the grid rows as they are: rounded straight from the grid */
     uint16_t *exposure;        /* 65536 entries, or NULL; folded into lut_index when there is a LUT */
     sy__lut16 lut;             /* data NULL when no tone / colour / filter */
     uint32_t *lut_index;       /* 65536 entries: (exposure then) LUT cell and fraction */
@@ -182,8 +185,11 @@ sy_status sy_renderer_create(sy_context *ctx, const sy_recipe *recipe, uint32_t 
         sy_renderer_destroy(r);
         return st;
     }
-    r->direct = !r->grid && r->sampler.kind == SY__SAMPLE_COPY && !r->exposure && !r->lut.data &&
-                !r->finish.vignette && !r->finish.sharpen_q8;
+    int plain = !r->exposure && !r->lut.data && !r->finish.vignette && !r->finish.sharpen_q8;
+    r->direct = !r->grid && r->sampler.kind == SY__SAMPLE_COPY && plain;
+    const sy__sampler *s = &r->sampler;
+    r->grid_direct = r->grid && s->kind == SY__SAMPLE_COPY && s->cdxu == 1 && s->cdyu == 0 && s->cdxv == 0 &&
+                     s->cdyv == 1 && plain;
     *out = r;
     return SY_OK;
 }
@@ -222,6 +228,19 @@ static sy_status render_piece(const sy_renderer *r, const sy_pixels *src, uint32
         sy__sampler_bbox(&r->sampler, r->inner_w, ga, gb, box);
         region.x0 = box[0], region.y0 = box[1], region.x1 = box[2], region.y1 = box[3];
         if ((st = sy__resize_region(ctx, &r->ax, &r->ay, &r->tf, src, &region, scratch, err)) != SY_OK) return st;
+    }
+    if (r->grid_direct) { /* output row v is grid row cy0 + v from column cx0: no copy into `rows` */
+        for (uint32_t v = pa; v < pb; v++) {
+            if (((v - pa) & 31) == 0 && (st = sy__check_cancel(ctx, err)) != SY_OK) break;
+            const uint16_t *cur = region.px + (size_t)(r->sampler.cy0 + v - region.y0) * region.stride +
+                                  (size_t)(r->sampler.cx0 - region.x0) * 3;
+            uint8_t *out = dst + (size_t)(v + r->border - y0) * dst_stride;
+            fill_border(out, r->border, r->border_rgb);
+            sy__finish_row(&r->finish, cur, cur, cur, out + (size_t)r->border * 3);
+            fill_border(out + (size_t)(r->border + r->inner_w) * 3, r->border, r->border_rgb);
+        }
+        if (!scratch) sy__free(ctx, region.px);
+        return st;
     }
     for (uint32_t sa = pa; sa < pb && st == SY_OK; sa += SUB) {
         if ((st = sy__check_cancel(ctx, err)) != SY_OK) break;
