@@ -11,6 +11,7 @@
 #pragma STDC FP_CONTRACT OFF
 #include <string.h>
 
+#include "render/sy_render_encode.h"
 #include "render/sy_render_internal.h"
 
 #if defined(__x86_64__) && defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
@@ -132,6 +133,20 @@ __attribute__((target("avx2"))) static void encode_avx2(const float *sums, size_
     encode_portable(sums + i, n - i, encode, out + i);
 }
 #endif
+
+int sy__render_encode_paths(const float *lin, size_t n, uint16_t *portable, uint16_t *simd) {
+    static sy__transfer tf; /* built once per call: a test hook, not a hot path */
+    sy__transfer_init(&tf);
+    encode_portable(lin, n, tf.encode, portable);
+#if SY__X86_PATH
+    if (__builtin_cpu_supports("avx2")) {
+        encode_avx2(lin, n, tf.encode, simd);
+        return 1;
+    }
+#endif
+    encode_portable(lin, n, tf.encode, simd);
+    return 0;
+}
 
 /* One grid row: horizontal taps over the vertically filtered span (which
  * starts at source column `col0`; one spare float for the 4-lane loads)
