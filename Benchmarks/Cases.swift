@@ -9,9 +9,10 @@ enum BenchCase: String, CaseIterable {
     case imagemagickShrink = "imagemagick-shrink"
     case vipsCLI = "vips-cli"
     case pyvips = "pyvips"
+    case pyvipsPipeline = "pyvips-pipeline"
 
     var isShiying: Bool { self == .strip || self == .naive }
-    var isVips: Bool { self == .vipsCLI || self == .pyvips }
+    var isVips: Bool { self == .vipsCLI || self == .pyvips || self == .pyvipsPipeline }
     var isImageMagick: Bool { self == .imagemagick || self == .imagemagickShrink }
 
     /// What the row runs (recorded in the JSON).
@@ -25,6 +26,8 @@ enum BenchCase: String, CaseIterable {
         case .vipsCLI:
             return "vips thumbnail IN t.tif 1080 --height 10000000 (each); vipsheader -f height; vips arrayjoin --across 1 per equal-height run; vips join vertical tree -> OUT[Q=90]"
         case .pyvips: return "python3 Benchmarks/vips_longimage.py --variant V OUT IN... (Image.thumbnail, arrayjoin runs + join tree, Q=90)"
+        case .pyvipsPipeline:
+            return "python3 Benchmarks/vips_longimage.py --variant pipeline OUT IN... (new_from_file sequential shrink=2, autorot when tagged, resize lanczos3, join tree, Q=90 subsample on)"
         }
     }
 }
@@ -123,8 +126,9 @@ func runCase(_ benchCase: BenchCase, n: Int, inputs: [String], context: BenchCon
     case .vipsCLI:
         try runVipsCLI(inputs: inputs, output: output, context: context, pipeline: &pipeline)
 
-    case .pyvips:
-        try pipeline.run(["python3", context.pyScript, "--variant", context.pyvipsVariant,
+    case .pyvips, .pyvipsPipeline:
+        let variant = benchCase == .pyvips ? context.pyvipsVariant : "pipeline"
+        try pipeline.run(["python3", context.pyScript, "--variant", variant,
                           "--width", "\(context.width)", "--quality", "\(context.quality)", output] + inputs)
     }
     return RunMeasurement(seconds: pipeline.elapsedSeconds, maxRSSKiB: pipeline.maxRSSKiB,

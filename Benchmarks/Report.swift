@@ -105,9 +105,9 @@ struct BenchmarkReport: Codable {
     var targets: [TargetCheck]
 }
 
-/// Fastest successful vips row (vips-cli / pyvips) at N.
+/// Fastest successful vips row (vips-cli, pyvips, pyvips-pipeline) at N.
 func fastestVips(_ results: [CaseResult], n: Int) -> CaseResult? {
-    results.filter { $0.n == n && $0.ok && ($0.name == BenchCase.vipsCLI.rawValue || $0.name == BenchCase.pyvips.rawValue) }
+    results.filter { $0.n == n && $0.ok && (BenchCase(rawValue: $0.name)?.isVips ?? false) }
         .min { $0.wallSecondsMedian! < $1.wallSecondsMedian! }
 }
 

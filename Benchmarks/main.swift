@@ -1,5 +1,6 @@
 // Long-image benchmark: shiying (strip-wise and naive) vs ImageMagick, the vips
 // CLI and pyvips, every case as a child process measured with wait4() rusage.
+// Mix suite (MixBenchmark.swift): the long image of 10 phone-like inputs (portraits, progressive, 2 unreadable) vs pyvips.
 // Search suite (SearchBenchmark.swift): date-phrase parse throughput, in-process.
 // HEIC suite (HeicBenchmark.swift): long image from grid HEICs, decode vs libheif, encode vs heif-enc.
 // Video suite (VideoBenchmark.swift): decode and transcode fps vs ffmpeg.
@@ -10,7 +11,7 @@
 // Motion suite (MotionBenchmark.swift): moving collage exported as a verified Live photo vs ffmpeg xstack.
 // Library suite (LibraryBenchmark.swift): `library import` of 1,000 photos + Live pairs vs exiftool -json -r; 100,000-row timeline.
 //
-//   swift run -c release Benchmarks [--suite longimage|search|heic|heic-save|video|render|organize|organize-phone|hdr|live|motion|library|all] [--n 7,20,50] [--runs 3] [--skip-imagemagick]
+//   swift run -c release Benchmarks [--suite longimage|mix|search|heic|heic-save|video|render|organize|organize-phone|hdr|live|motion|library|all] [--n 7,20,50] [--runs 3] [--skip-imagemagick]
 //                                   [--cases a,b] [--pyvips-variant V] [--single-run-over 60] [--search-seconds 2]
 //                                   [--search-assets 100000] [--search-reps 30]
 //
@@ -34,7 +35,7 @@ struct Options {
     var searchRepetitions = 30
 
     static let usage = """
-        usage: Benchmarks [--suite longimage|search|heic|heic-save|video|render|organize|organize-phone|hdr|live|motion|library|all] [--search-seconds 2] [--search-assets 100000] [--search-reps 30] [--n 7,20,50] [--runs 3] [--skip-imagemagick] [--cases \(BenchCase.allCases.map(\.rawValue).joined(separator: ","))]
+        usage: Benchmarks [--suite longimage|mix|search|heic|heic-save|video|render|organize|organize-phone|hdr|live|motion|library|all] [--search-seconds 2] [--search-assets 100000] [--search-reps 30] [--n 7,20,50] [--runs 3] [--skip-imagemagick] [--cases \(BenchCase.allCases.map(\.rawValue).joined(separator: ","))]
                           [--pyvips-variant runs|runs-nocache|fold|memory] [--single-run-over SECONDS] [--heic-long-only]
         """
 
@@ -63,7 +64,7 @@ struct Options {
                 options.pyvipsVariant = value(flag)
             case "--suite":
                 options.suite = value(flag)
-                guard ["longimage", "search", "heic", "heic-save", "video", "render", "organize", "organize-phone", "hdr", "live", "motion", "library", "all"].contains(options.suite) else { fail("unknown suite \(options.suite)\n\(usage)") }
+                guard ["longimage", "mix", "search", "heic", "heic-save", "video", "render", "organize", "organize-phone", "hdr", "live", "motion", "library", "all"].contains(options.suite) else { fail("unknown suite \(options.suite)\n\(usage)") }
             case "--phone-photos":
                 options.phonePhotos = required(Int(value(flag)), "bad --phone-photos")
             case "--search-seconds":
@@ -248,6 +249,10 @@ let inputs = prepareInputs(shiying: shiying, directory: benchDir + "/inputs", co
 let context = BenchContext(shiying: shiying, pyScript: root + "/Benchmarks/vips_longimage.py",
                            pyvipsVariant: options.pyvipsVariant, outputDirectory: benchDir + "/out",
                            scratchDirectory: scratch, magickConfigDirectory: magickDir)
+if options.suite == "mix" {
+    runMixSuite(root: root, shiying: shiying, photos: inputs, runs: options.runs, context: context)
+    exit(0)
+}
 progress("root \(root)\nshiying \(shiying)\ncases \(options.cases.map(\.rawValue).joined(separator: ", ")); N \(options.ns); runs \(options.runs)")
 
 let cores = ProcessInfo.processInfo.activeProcessorCount
@@ -298,7 +303,7 @@ for n in options.ns {
 
 let loadAfter = loadAverage()
 print("\nLong image, width \(context.width), JPEG Q\(context.quality); wall = median, peak RSS = max of ru_maxrss (whole process, MiB = 2^20 B)")
-print("vips rows: vips-cli = thumbnail/arrayjoin/join pipeline, pyvips variant '\(options.pyvipsVariant)'; ratios vs the fastest vips row at that N\n")
+print("vips rows: vips-cli = thumbnail/arrayjoin/join pipeline, pyvips variant '\(options.pyvipsVariant)', pyvips-pipeline = new_from_file(shrink=2) + resize + join tree; ratios vs the fastest vips row at that N\n")
 printTable(results)
 print(String(format: "\nload average %.2f before, %.2f after, %d cores", loadBefore, loadAfter, cores)
       + (max(loadBefore, loadAfter) > 0.5 * Double(cores) ? " - machine was busy, timings are unreliable" : ""))
@@ -317,6 +322,7 @@ do {
 } catch {
     fail("cannot write JSON: \(error)")
 }
+if options.suite == "all" { runMixSuite(root: root, shiying: shiying, photos: inputs, runs: options.runs, context: context) }
 runHeicIfWanted()
 runVideoIfWanted()
 runRenderIfWanted()

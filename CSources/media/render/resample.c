@@ -250,6 +250,10 @@ SY__RENDER_CLONES void sy__sample_row16(const sy__sampler *s, const sy__grid_reg
     const size_t stride = g->stride;
     if (s->kind == SY__SAMPLE_COPY) {
         int64_t x = s->cx0 + s->cdxv * (int64_t)v - g->x0, y = s->cy0 + s->cdyv * (int64_t)v - g->y0;
+        if (s->cdxu == 1 && s->cdyu == 0) { /* a run of one grid row */
+            memcpy(out, base + (size_t)y * stride + (size_t)x * 3, (size_t)n * 3 * sizeof *out);
+            return;
+        }
         for (uint32_t u = 0; u < n; u++, x += s->cdxu, y += s->cdyu, out += 3)
             memcpy(out, base + (size_t)y * stride + (size_t)x * 3, 3 * sizeof *out);
         return;

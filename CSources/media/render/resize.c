@@ -11,7 +11,15 @@
 #pragma STDC FP_CONTRACT OFF
 #include <string.h>
 
+#include "render/sy_render_encode.h"
 #include "render/sy_render_internal.h"
+
+#if defined(__x86_64__) && defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define SY__X86_PATH 1
+#include <immintrin.h>
+#else
+#define SY__X86_PATH 0
+#endif
 
 static double cubic(double x) {
     x = fabs(x);
@@ -89,12 +97,63 @@ SY__RENDER_CLONES static void accumulate(float *restrict acc, const float *restr
 
 typedef float sy__f4 __attribute__((vector_size(16)));
 
+/* Linear 0..1 -> 16-bit sRGB code: sy__tf_lerp on the encode table, then
+ * x 65535 + 0.5 truncated. */
+static void encode_portable(const float *sums, size_t n, const float *encode, uint16_t *out) {
+    for (size_t i = 0; i < n; i++) out[i] = (uint16_t)(sy__tf_lerp(encode, sums[i]) * 65535.0f + 0.5f);
+}
+
+#if SY__X86_PATH
+/* The same steps on 8 values at a time (the two table entries by gather):
+ * the same IEEE multiplies, subtractions and additions in the same order,
+ * no fused multiply-add, so every value equals the portable one. */
+__attribute__((target("avx2"))) static void encode_avx2(const float *sums, size_t n, const float *encode,
+                                                        uint16_t *out) {
+    const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f), steps = _mm256_set1_ps((float)SY__TF_STEPS);
+    const __m256 lo = _mm256_set1_ps(encode[0]), hi = _mm256_set1_ps(encode[SY__TF_STEPS]);
+    const __m256 scale = _mm256_set1_ps(65535.0f), half = _mm256_set1_ps(0.5f);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_loadu_ps(sums + i);
+        __m256 positive = _mm256_cmp_ps(v, zero, _CMP_GT_OQ); /* false for NaN too */
+        __m256 top = _mm256_cmp_ps(v, one, _CMP_GE_OQ);
+        /* Out-of-range lanes index 0 (their result is replaced below). */
+        __m256 x = _mm256_and_ps(_mm256_andnot_ps(top, positive), _mm256_mul_ps(v, steps));
+        __m256i k = _mm256_cvttps_epi32(x);
+        __m256 f = _mm256_sub_ps(x, _mm256_cvtepi32_ps(k));
+        __m256 a = _mm256_i32gather_ps(encode, k, 4);
+        __m256 b = _mm256_i32gather_ps(encode + 1, k, 4);
+        __m256 y = _mm256_add_ps(a, _mm256_mul_ps(_mm256_sub_ps(b, a), f));
+        y = _mm256_blendv_ps(lo, y, positive);
+        y = _mm256_blendv_ps(y, hi, top);
+        __m256i q = _mm256_cvttps_epi32(_mm256_add_ps(_mm256_mul_ps(y, scale), half));
+        __m128i packed = _mm_packus_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+        _mm_storeu_si128((__m128i *)(out + i), packed);
+    }
+    encode_portable(sums + i, n - i, encode, out + i);
+}
+#endif
+
+int sy__render_encode_paths(const float *lin, size_t n, uint16_t *portable, uint16_t *simd) {
+    static sy__transfer tf; /* built once per call: a test hook, not a hot path */
+    sy__transfer_init(&tf);
+    encode_portable(lin, n, tf.encode, portable);
+#if SY__X86_PATH
+    if (__builtin_cpu_supports("avx2")) {
+        encode_avx2(lin, n, tf.encode, simd);
+        return 1;
+    }
+#endif
+    encode_portable(lin, n, tf.encode, simd);
+    return 0;
+}
+
 /* One grid row: horizontal taps over the vertically filtered span (which
- * starts at source column `col0`; one spare float for the 4-lane loads),
- * then linear -> 16-bit sRGB. */
-SY__RENDER_CLONES static void horizontal(const float *acc, int32_t col0, const sy__axis *ax, int32_t x0, int32_t x1,
-                                         const float *encode, uint16_t *out) {
-    for (int32_t i = x0; i <= x1; i++, out += 3) {
+ * starts at source column `col0`; one spare float for the 4-lane loads)
+ * into `sums` (3 floats a pixel), then linear -> 16-bit sRGB. */
+SY__RENDER_CLONES static void horizontal_sums(const float *acc, int32_t col0, const sy__axis *ax, int32_t x0,
+                                              int32_t x1, float *sums) {
+    for (int32_t i = x0; i <= x1; i++, sums += 3) {
         size_t k = (size_t)(i - ax->lo);
         const float *w = ax->w + k * ax->taps;
         const float *p = acc + (size_t)(ax->first[k] - col0) * 3;
@@ -104,15 +163,58 @@ SY__RENDER_CLONES static void horizontal(const float *acc, int32_t col0, const s
             __builtin_memcpy(&v, p, sizeof v);
             sum = sum + v * w[t];
         }
-        for (int c = 0; c < 3; c++) out[c] = (uint16_t)(sy__tf_lerp(encode, sum[c]) * 65535.0f + 0.5f);
+        sums[0] = sum[0], sums[1] = sum[1], sums[2] = sum[2];
     }
 }
 
+static void horizontal(const float *acc, int32_t col0, const sy__axis *ax, int32_t x0, int32_t x1,
+                       const float *encode, int simd, float *sums, uint16_t *out) {
+    horizontal_sums(acc, col0, ax, x0, x1, sums);
+    size_t n = (size_t)(x1 - x0 + 1) * 3;
+#if SY__X86_PATH
+    if (simd) {
+        encode_avx2(sums, n, encode, out);
+        return;
+    }
+#endif
+    (void)simd;
+    encode_portable(sums, n, encode, out);
+}
+
+void *sy__scratch_get(sy_context *ctx, sy__scratch_buf *b, size_t bytes, const char *reason, sy_error *err) {
+    if (bytes <= b->bytes && b->p) return b->p;
+    sy__free(ctx, b->p);
+    b->bytes = 0;
+    if (!(b->p = sy__alloc(ctx, bytes ? bytes : 1, 1, reason, err))) return NULL;
+    b->bytes = bytes;
+    return b->p;
+}
+
+void sy__scratch_free(sy_context *ctx, sy__scratch *s) {
+    sy__scratch_buf *all[] = {&s->rows, &s->region, &s->line, &s->acc, &s->sums};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
+        sy__free(ctx, all[i]->p);
+        all[i]->p = NULL;
+        all[i]->bytes = 0;
+    }
+}
+
+/* A buffer of count x size bytes: from the scratch when there is one, else allocated. */
+static void *buffer(sy_context *ctx, sy__scratch_buf *b, size_t count, size_t size, const char *reason,
+                    sy_error *err) {
+    if (!b) return sy__alloc(ctx, count, size, reason, err);
+    if (size && count > SIZE_MAX / size) {
+        sy__fail(err, SY_E_BUDGET, "%s: %zu x %zu bytes", reason, count, size);
+        return NULL;
+    }
+    return sy__scratch_get(ctx, b, count * size, reason, err);
+}
+
 sy_status sy__resize_region(sy_context *ctx, const sy__axis *ax, const sy__axis *ay, const sy__transfer *tf,
-                            const sy_pixels *src, sy__grid_region *g, sy_error *err) {
+                            const sy_pixels *src, sy__grid_region *g, sy__scratch *scratch, sy_error *err) {
     size_t gw = (size_t)(g->x1 - g->x0 + 1), gh = (size_t)(g->y1 - g->y0 + 1);
     g->stride = gw * 3 + 4; /* +4: the samplers' 4-lane loads may read one pixel past the end */
-    g->px = sy__alloc(ctx, gh, g->stride * sizeof(uint16_t), "render grid region", err);
+    g->px = buffer(ctx, scratch ? &scratch->region : NULL, gh, g->stride * sizeof(uint16_t), "render grid region", err);
     if (!g->px) return err ? err->code : SY_E_BUDGET;
     /* Source columns the region reads. */
     int32_t col0 = INT32_MAX, col1 = 0;
@@ -133,10 +235,19 @@ sy_status sy__resize_region(sy_context *ctx, const sy__axis *ax, const sy__axis 
         while (first[a] + (int32_t)count[a] <= first[b]) a++; /* rows finished before b opens */
         if ((uint32_t)(b - a + 1) > slots) slots = (uint32_t)(b - a + 1);
     }
-    float *line = sy__alloc(ctx, span + 4, sizeof(float), "render resize row", err);
-    float *acc = sy__alloc(ctx, slots, (span + 4) * sizeof(float), "render resize accumulators", err);
+    float *line = buffer(ctx, scratch ? &scratch->line : NULL, span + 4, sizeof(float), "render resize row", err);
+    float *acc = line ? buffer(ctx, scratch ? &scratch->acc : NULL, slots, (span + 4) * sizeof(float),
+                               "render resize accumulators", err)
+                      : NULL;
+    float *sums = acc ? buffer(ctx, scratch ? &scratch->sums : NULL, gw * 3, sizeof(float), "render resize sums", err)
+                      : NULL;
     sy_status st = SY_OK;
-    if (!line || !acc) {
+#if SY__X86_PATH
+    const int simd = __builtin_cpu_supports("avx2");
+#else
+    const int simd = 0;
+#endif
+    if (!line || !acc || !sums) {
         st = err ? err->code : SY_E_BUDGET;
         goto done;
     }
@@ -160,16 +271,20 @@ sy_status sy__resize_region(sy_context *ctx, const sy__axis *ax, const sy__axis 
         while (finished < opened && first[finished] + (int64_t)count[finished] - 1 <= y) {
             if (((finished - g->y0) & 31) == 31 && (st = sy__check_cancel(ctx, err)) != SY_OK) goto done;
             const float *a = acc + (size_t)((uint32_t)(finished - g->y0) % slots) * (span + 4);
-            horizontal(a, col0, ax, g->x0, g->x1, tf->encode, g->px + (size_t)(finished - g->y0) * g->stride);
+            horizontal(a, col0, ax, g->x0, g->x1, tf->encode, simd, sums,
+                       g->px + (size_t)(finished - g->y0) * g->stride);
             finished++;
         }
         y++;
     }
 done:
-    sy__free(ctx, line);
-    sy__free(ctx, acc);
+    if (!scratch) {
+        sy__free(ctx, line);
+        sy__free(ctx, acc);
+        sy__free(ctx, sums);
+    }
     if (st != SY_OK) {
-        sy__free(ctx, g->px);
+        if (!scratch) sy__free(ctx, g->px);
         g->px = NULL;
     }
     return st;

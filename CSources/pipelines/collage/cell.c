@@ -11,6 +11,16 @@
 #include "still/sy_still_internal.h"
 #include "collage/sy_cell.h"
 
+/* The fused 4:2:0 store gets an AVX2 clone picked at load time. */
+#if defined(__x86_64__) && defined(__has_attribute) && !defined(__SANITIZE_ADDRESS__)
+#if __has_attribute(target_clones)
+#define CELL_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef CELL_CLONES
+#define CELL_CLONES
+#endif
+
 size_t sy__cell_plane_bytes(uint32_t width, uint32_t height, uint32_t chroma_shift) {
     size_t luma = (size_t)width * height;
     size_t chroma = (size_t)(width >> chroma_shift) * (height >> chroma_shift);
@@ -58,8 +68,8 @@ typedef struct sink_state {
     sy__cell *cell;
     sy__orient map;       /* stored-orientation target -> upright cell */
     uint32_t tw;          /* stored-orientation target width */
-    int to_ycc;           /* convert RGB rows to YCbCr before storing */
     uint8_t *pending;     /* even row waiting for its pair (4:2:0) */
+    uint8_t *scratch;     /* turned 4:2:0 cells: the odd row as YCbCr */
     const sy__color_transform *colour; /* into the output space, or NULL */
 } sink_state;
 
@@ -83,26 +93,46 @@ static void store_full(sink_state *s, uint32_t y, const uint8_t *row) {
     }
 }
 
-/* Orientation 1: rows y-1 and y are cell rows y-1 and y. */
-static void store_pair_420_upright(sy__cell *c, uint32_t y, const uint8_t *a, const uint8_t *b, uint32_t width) {
-    uint8_t *ya = c->plane[0] + (size_t)(y - 1) * c->stride[0], *yb = ya + c->stride[0];
-    uint8_t *cb = c->plane[1] + (size_t)(y >> 1) * c->stride[1], *cr = c->plane[2] + (size_t)(y >> 1) * c->stride[2];
-    for (uint32_t x = 0; x < width; x += 2) {
-        const uint8_t *p = a + 3 * x, *q = b + 3 * x;
-        ya[x] = p[0], ya[x + 1] = p[3], yb[x] = q[0], yb[x + 1] = q[3];
-        cb[x >> 1] = (uint8_t)((p[1] + p[4] + q[1] + q[4] + 2) >> 2);
-        cr[x >> 1] = (uint8_t)((p[2] + p[5] + q[2] + q[5] + 2) >> 2);
+/* Orientation 1: R'G'B' rows y-1 (a) and y (b) straight into cell rows y-1
+ * and y: the JFIF conversion of sy__rgb_to_ycc per pixel (so the bytes are
+ * those of converting the rows first), luma stored, chroma averaged per 2x2
+ * block, in one pass with no write back into the rows. */
+CELL_CLONES static void store_pair_420_upright(sy__cell *c, uint32_t y, const uint8_t *restrict a,
+                                               const uint8_t *restrict b, uint32_t width) {
+    uint8_t *restrict ya = c->plane[0] + (size_t)(y - 1) * c->stride[0];
+    uint8_t *restrict yb = ya + c->stride[0];
+    uint8_t *restrict cb = c->plane[1] + (size_t)(y >> 1) * c->stride[1];
+    uint8_t *restrict cr = c->plane[2] + (size_t)(y >> 1) * c->stride[2];
+    for (uint32_t h = 0; h < width / 2; h++) {
+        const uint8_t *p = a + 6 * (size_t)h, *q = b + 6 * (size_t)h;
+        int r0 = p[0], g0 = p[1], b0 = p[2], r1 = p[3], g1 = p[4], b1 = p[5];
+        int r2 = q[0], g2 = q[1], b2 = q[2], r3 = q[3], g3 = q[4], b3 = q[5];
+        /* Luma weights sum to 1 << 16: never outside 0..255. */
+        ya[2 * h] = (uint8_t)((19595 * r0 + 38470 * g0 + 7471 * b0 + 32768) >> 16);
+        ya[2 * h + 1] = (uint8_t)((19595 * r1 + 38470 * g1 + 7471 * b1 + 32768) >> 16);
+        yb[2 * h] = (uint8_t)((19595 * r2 + 38470 * g2 + 7471 * b2 + 32768) >> 16);
+        yb[2 * h + 1] = (uint8_t)((19595 * r3 + 38470 * g3 + 7471 * b3 + 32768) >> 16);
+        /* Chroma reaches 256 for pure blue / red: clamped per pixel, as sy__rgb_to_ycc does. */
+        const int bias = (128 << 16) + 32768;
+#define CB(r, g, b) sy__clamp8((-11059 * (r) - 21709 * (g) + 32768 * (b) + bias) >> 16)
+#define CR(r, g, b) sy__clamp8((32768 * (r) - 27439 * (g) - 5329 * (b) + bias) >> 16)
+        cb[h] = (uint8_t)((CB(r0, g0, b0) + CB(r1, g1, b1) + CB(r2, g2, b2) + CB(r3, g3, b3) + 2) >> 2);
+        cr[h] = (uint8_t)((CR(r0, g0, b0) + CR(r1, g1, b1) + CR(r2, g2, b2) + CR(r3, g3, b3) + 2) >> 2);
+#undef CB
+#undef CR
     }
 }
 
-/* Rows y-1 (a) and y (b): four luma samples and one averaged chroma pair per 2x2 block. */
+/* sy__rgb_to_ycc over a row, out of place (so it vectorizes). */
+CELL_CLONES static void rgb_row_to_ycc(const uint8_t *restrict in, uint8_t *restrict out, uint32_t width) {
+    for (uint32_t x = 0; x < width; x++) sy__rgb_to_ycc(in + 3 * (size_t)x, out + 3 * (size_t)x);
+}
+
+/* Turned cells: YCbCr rows y-1 (a) and y (b), four luma samples and one
+ * averaged chroma pair per 2x2 block. */
 static void store_pair_420(sink_state *s, uint32_t y, const uint8_t *a, const uint8_t *b) {
     sy__cell *c = s->cell;
     const sy__orient m = s->map;
-    if (m.orientation == 1) {
-        store_pair_420_upright(c, y, a, b, s->tw);
-        return;
-    }
     int y0 = (int)y - 1;
     for (uint32_t x = 0; x < s->tw; x += 2) {
         const uint8_t *p[4] = {a + 3 * x, a + 3 * x + 3, b + 3 * x, b + 3 * x + 3};
@@ -124,13 +154,16 @@ static sy_status cell_sink(void *user, uint32_t y, uint8_t *r, sy_error *err) {
     (void)err;
     sink_state *s = user;
     sy__color_transform_rows(s->colour, r, (size_t)s->tw * 3, s->tw, 1);
-    if (s->to_ycc) sy__rgb_to_ycc_row(r, s->tw);
-    if (!s->cell->chroma_shift) {
+    if (!s->cell->chroma_shift) { /* 4:4:4 cells stay R'G'B' */
         store_full(s, y, r);
+    } else if (s->map.orientation == 1) { /* converted while stored */
+        if ((y & 1) == 0) memcpy(s->pending, r, (size_t)s->tw * 3);
+        else store_pair_420_upright(s->cell, y, s->pending, r, s->tw);
     } else if ((y & 1) == 0) {
-        memcpy(s->pending, r, (size_t)s->tw * 3);
+        rgb_row_to_ycc(r, s->pending, s->tw);
     } else {
-        store_pair_420(s, y, s->pending, r);
+        rgb_row_to_ycc(r, s->scratch, s->tw);
+        store_pair_420(s, y, s->pending, s->scratch);
     }
     return SY_OK;
 }
@@ -155,11 +188,13 @@ sy_status sy__cell_from_source(sy_context *ctx, sy__source *src, uint32_t width,
     sink_state s = {.cell = cell,
                     .map = sy__orient_plan(src->orientation, tw, th),
                     .tw = tw,
-                    .to_ycc = chroma_shift != 0,
                     .colour = colour};
-    if (chroma_shift && !(s.pending = sy__alloc(ctx, tw, 3, "cell pending row", err))) st = err ? err->code : SY_E_BUDGET;
+    if (chroma_shift && (!(s.pending = sy__alloc(ctx, tw, 3, "cell pending row", err)) ||
+                         !(s.scratch = sy__alloc(ctx, tw, 3, "cell pending row", err))))
+        st = err ? err->code : SY_E_BUDGET;
     if (st == SY_OK) st = sy__render_source(ctx, src, r, cell_sink, &s, err);
     sy__free(ctx, s.pending);
+    sy__free(ctx, s.scratch);
     sy_renderer_destroy(r);
     if (st != SY_OK) sy__cell_release(ctx, cell);
     return st;

@@ -16,5 +16,6 @@
 #include "hevc/sy_hevc.h"
 #include "mov/sy_mov_writer.h"
 #include "collage/sy_layout.h"
+#include "render/sy_render_encode.h"
 
 #endif
