@@ -7,7 +7,9 @@
 //  - 2x2: the real iPhone 15 Plus pair (HEIC + gain map, HEVC 1920x1440 with a 90° matrix, LPCM, several
 //    tracks) and the H.264 pair from ../shared/corpus/real (skipped when absent), plus generated Live samples
 //    (`SampleLivePhotos`, 720x960, 3 s) to fill four cells;
-//  - 3x3: nine generated Live samples (720x960, 3 s).
+//  - 3x3: nine generated Live samples (720x960, 3 s), spaced (1080x1430);
+//  - 3x3-1080x1440: the same nine with no spacing or margin: the SPEC C14 reference canvas, 1080x1440.
+// Every row also checks that the movie's bitrate is SPEC C14's for its canvas (c14Bitrate, c14Matches).
 // shiying: `shiying collage --layout grid --motion together --export live --preset fast` — still + movie +
 //   the SPEC C3 verification, at the SPEC C14 bitrate for the canvas.
 // ffmpeg: the same movies, each `fps=30,scale..increase,crop` to its cell, `xstack` at the same cell
@@ -35,6 +37,8 @@ struct MotionRow: Codable {
     var userTimeRatio: Double
     var memoryRatio: Double      // shiying / ffmpeg peak RSS
     var delivered: String
+    var c14Bitrate: Int          // 12 Mbps x (W x H) / (1080 x 1440), 12..64 Mbps
+    var c14Matches: Bool
     var shiyingCommand: String
     var ffmpegCommand: String
 }
@@ -57,10 +61,16 @@ private struct CollageLine: Decodable {
     var cellRects: [[Int]]
 }
 
-private func motionCase(_ name: String, stills: [[String]], movies: [String], shiying: String, runs: Int,
-                        outDir: String, scratch: String) -> MotionRow? {
+/// SPEC C14: 12 Mbps x (W x H) / (1080 x 1440), nearest, at least 12 and at most 64 Mbps.
+func c14Bitrate(width: Int, height: Int) -> Int {
+    let ref = 1080 * 1440
+    return min(64_000_000, max(12_000_000, (12_000_000 * width * height + ref / 2) / ref))
+}
+
+private func motionCase(_ name: String, stills: [[String]], movies: [String], layoutArgs: [String] = [],
+                        shiying: String, runs: Int, outDir: String, scratch: String) -> MotionRow? {
     let out = outDir + "/" + name
-    let ours = [shiying, "collage", "--layout", "grid", "--motion", "together", "--export", "live", "--preset", "fast",
+    let ours = [shiying, "collage", "--layout", "grid"] + layoutArgs + ["--motion", "together", "--export", "live", "--preset", "fast",
                 "--json", "-o", out] + stills.flatMap { $0 }
     var oursRuns: [ChildResult] = [], peerRuns: [ChildResult] = []
     var line: CollageLine?
@@ -107,6 +117,8 @@ private func motionCase(_ name: String, stills: [[String]], movies: [String], sh
                      ffmpegUserSeconds: peerUser, ffmpegPeakRSSBytes: peerRSS, ffmpegFPS: Double(l.frames) / peerSeconds,
                      timeRatio: oursSeconds / peerSeconds, userTimeRatio: oursUser / peerUser,
                      memoryRatio: Double(oursRSS) / Double(peerRSS), delivered: l.delivered,
+                     c14Bitrate: c14Bitrate(width: l.width, height: l.height),
+                     c14Matches: l.bitrate == c14Bitrate(width: l.width, height: l.height),
                      shiyingCommand: quoted(ours), ffmpegCommand: quoted(peer))
 }
 
@@ -137,11 +149,15 @@ func runMotionSuite(root: String, shiying: String, runs: Int) {
                             shiying: shiying, runs: runs, outDir: outDir, scratch: scratch) { rows.append(row) }
     if let row = motionCase("3x3-generated", stills: generated.map { [$0.still] }, movies: generated.map(\.movie),
                             shiying: shiying, runs: runs, outDir: outDir, scratch: scratch) { rows.append(row) }
+    if let row = motionCase("3x3-1080x1440", stills: generated.map { [$0.still] }, movies: generated.map(\.movie),
+                            layoutArgs: ["--spacing", "0", "--margin", "0"], shiying: shiying, runs: runs,
+                            outDir: outDir, scratch: scratch) { rows.append(row) }
     let after = loadAverage()
     print("\nMoving collage, together, exported as a verified Live photo vs ffmpeg xstack (movie only); ratio > 1: shiying slower/larger")
     for r in rows {
-        print(String(format: "  %@ %dx%d %d frames: shiying %.2f s (%.1f fps, user %.2f s, %d MB) | ffmpeg %.2f s (%.1f fps, user %.2f s, %d MB) | time %.2fx, user %.2fx, memory %.2fx",
-                     r.name, r.width, r.height, r.frames, r.shiyingSeconds, r.shiyingFPS, r.shiyingUserSeconds,
+        print(String(format: "  %@ %dx%d %d frames at %.1f Mbps (SPEC C14 %.1f: %@): shiying %.2f s (%.1f fps, user %.2f s, %d MB) | ffmpeg %.2f s (%.1f fps, user %.2f s, %d MB) | time %.2fx, user %.2fx, memory %.2fx",
+                     r.name, r.width, r.height, r.frames, Double(r.bitrate) / 1e6, Double(r.c14Bitrate) / 1e6,
+                     r.c14Matches ? "yes" : "NO", r.shiyingSeconds, r.shiyingFPS, r.shiyingUserSeconds,
                      r.shiyingPeakRSSBytes >> 20, r.ffmpegSeconds, r.ffmpegFPS, r.ffmpegUserSeconds,
                      r.ffmpegPeakRSSBytes >> 20, r.timeRatio, r.userTimeRatio, r.memoryRatio))
     }

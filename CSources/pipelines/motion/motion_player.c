@@ -1,20 +1,35 @@
 /* motion_player.c — one Live cell's movie streamed into the collage: frames
  * decoded in presentation order, each shown frame rendered (sy_render,
  * centre-cropped to cover) into its targets. Holds one decoder and the one
- * frame it has decoded ahead; never more, whatever the movie's length. */
+ * frame it has decoded ahead; never more, whatever the movie's length. A
+ * movie shown at half its size or less is converted at half size
+ * (sy_video_reader_scale.h): a quarter of the pixels to convert and resample. */
 #include <string.h>
 
 #include "motion/sy_motion_internal.h"
+#include "video/sy_video_reader_scale.h"
+
+/* Whether every target shows the frame at half its size or less (each side
+ * of the cover scale at most 1/2): then the reader converts quarter-size frames. */
+static int halves(const sy_video_reader_info *vi, uint32_t cell_width, uint32_t cell_height, uint32_t canvas_width,
+                  uint32_t canvas_height) {
+    uint32_t w = SY__MAX(cell_width, canvas_width), h = SY__MAX(cell_height, canvas_height);
+    return 2ull * w <= vi->width && 2ull * h <= vi->height;
+}
 
 sy_status sy__motion_player_open(sy_context *ctx, const char *movie, uint32_t cell_width, uint32_t cell_height,
-                                 sy__motion_player *p, sy_error *err) {
+                                 uint32_t canvas_width, uint32_t canvas_height, sy__motion_player *p, sy_error *err) {
     memset(p, 0, sizeof *p);
     sy_status st = sy_video_reader_open(ctx, movie, -1, &p->reader, err);
     const sy_video_reader_info *vi = st == SY_OK ? sy_video_reader_info_get(p->reader) : NULL;
+    uint32_t fw = vi ? vi->width : 0, fh = vi ? vi->height : 0;
+    if (st == SY_OK && halves(vi, cell_width, cell_height, canvas_width, canvas_height))
+        st = sy__video_reader_halve(p->reader, &fw, &fh, err);
     sy_recipe identity;
     sy_recipe_init(&identity);
-    if (st == SY_OK)
-        st = sy_renderer_create(ctx, &identity, vi->width, vi->height, cell_width, cell_height, &p->to_cell, err);
+    if (st == SY_OK) st = sy_renderer_create(ctx, &identity, fw, fh, cell_width, cell_height, &p->to_cell, err);
+    if (st == SY_OK && canvas_width)
+        st = sy_renderer_create(ctx, &identity, fw, fh, canvas_width, canvas_height, &p->to_canvas, err);
     int end = 0;
     if (st == SY_OK) st = sy_video_reader_next(p->reader, &p->next, &end, err);
     if (st == SY_OK && end) st = sy__fail(err, SY_E_INVALID_INPUT, "%s: the movie has no video frames", movie);

@@ -33,6 +33,7 @@
 #include "base/sy_rgb_to_ycbcr.h"
 #include "hevc/sy_hevc_encoder.h"
 #include "sy_video.h"
+#include "video/sy_video_encoder_stage.h"
 
 #define VE_DEFAULT_PRESET "veryfast"
 #define VE_MIN_SIDE 64u /* x265: "Picture size must be at least one CTU" (the HEVC encoder uses CTU 64) */
@@ -63,6 +64,7 @@ struct sy_video_encoder {
     int64_t delay;                   /* p[D] - p[0], fixed at the first packet */
     int64_t pts_ring[VE_PTS_RING];   /* p[i] at i % VE_PTS_RING, for i >= delivered - D */
     int flushed, failed;
+    int staged;                      /* a converted frame waits for sy__video_encoder_encode_staged */
 };
 
 /* ---- options ---- */
@@ -266,11 +268,12 @@ static sy_status fail_state(sy_video_encoder *enc, sy_status st) {
     return st;
 }
 
-sy_status sy_video_encoder_push_rgb(sy_video_encoder *enc, const uint8_t *rgb, size_t stride, int64_t pts,
-                                    sy_error *err) {
+sy_status sy__video_encoder_stage_rgb(sy_video_encoder *enc, const uint8_t *rgb, size_t stride, int64_t pts,
+                                      sy_error *err) {
     const char *fn = "sy_video_encoder_push_rgb";
     sy_status st = check_usable(enc, fn, err);
     if (st != SY_OK) return st;
+    if (enc->staged) return sy__fail(err, SY_E_USAGE, "%s: a staged frame is not encoded yet", fn);
     if (!rgb || stride < (size_t)enc->width * 3)
         return sy__fail(err, SY_E_USAGE, "%s: rgb is NULL or stride %zu < %u", fn, stride, enc->width * 3);
     if (enc->pushed > 0 && pts <= enc->last_pts)
@@ -287,13 +290,29 @@ sy_status sy_video_encoder_push_rgb(sy_video_encoder *enc, const uint8_t *rgb, s
     enc->pts_ring[enc->pushed % VE_PTS_RING] = pts;
     enc->last_pts = pts;
     enc->pushed++;
-    return fail_state(enc, sy__hevc_encoder_push(enc->hevc, enc->plane, enc->stride, pts, err));
+    enc->staged = 1;
+    return SY_OK;
+}
+
+sy_status sy__video_encoder_encode_staged(sy_video_encoder *enc, sy_error *err) {
+    sy_status st = check_usable(enc, "sy_video_encoder_push_rgb", err);
+    if (st != SY_OK) return st;
+    if (!enc->staged) return sy__fail(err, SY_E_USAGE, "sy_video_encoder_push_rgb: no staged frame");
+    enc->staged = 0;
+    return fail_state(enc, sy__hevc_encoder_push(enc->hevc, enc->plane, enc->stride, enc->last_pts, err));
+}
+
+sy_status sy_video_encoder_push_rgb(sy_video_encoder *enc, const uint8_t *rgb, size_t stride, int64_t pts,
+                                    sy_error *err) {
+    sy_status st = sy__video_encoder_stage_rgb(enc, rgb, stride, pts, err);
+    return st == SY_OK ? sy__video_encoder_encode_staged(enc, err) : st;
 }
 
 sy_status sy_video_encoder_flush(sy_video_encoder *enc, sy_error *err) {
     if (enc && enc->flushed && !enc->failed) return SY_OK; /* drained already */
     sy_status st = check_usable(enc, "sy_video_encoder_flush", err);
     if (st != SY_OK) return st;
+    if (enc->staged && (st = sy__video_encoder_encode_staged(enc, err)) != SY_OK) return st;
     enc->flushed = 1;
     if ((st = sy__hevc_encoder_flush(enc->hevc, err)) != SY_OK) return fail_state(enc, st);
     if (enc->delivered != enc->pushed)

@@ -24,6 +24,7 @@
 #include "hevc/sy_hevc.h"
 #include "h264/sy_h264.h"
 #include "bmff/sy_bmff_file.h"
+#include "video/sy_video_reader_scale.h"
 
 #define FCC SY_FOURCC
 #define READER_SAMPLE_CAP ((size_t)64 << 20)
@@ -47,6 +48,9 @@ struct sy_video_reader {
     uint8_t *rgb;
     size_t stride;
     uint8_t *scratch; /* SY__ORIENT_BAND converted rows, rotated/mirrored tracks only */
+    int halve;        /* sy__video_reader_halve: frames at half size */
+    uint8_t *half;    /* the averaged luma plane when halving */
+    uint32_t out_width, out_height; /* the frame's size (upright) */
     uint32_t next_sample, emitted;
     int finished, ended;
     pending pend[READER_MAX_PENDING];
@@ -93,6 +97,7 @@ void sy_video_reader_close(sy_video_reader *r) {
     if (r->rgb) sy__free(ctx, r->rgb);
     if (r->scratch) sy__free(ctx, r->scratch);
     if (r->times) sy_mov_presentation_times_free(ctx, r->times);
+    if (r->half) sy__free(ctx, r->half);
     if (r->mov) sy_mov_close(r->mov);
     if (r->path) sy__free(ctx, r->path);
     sy__free(ctx, r);
@@ -199,6 +204,8 @@ sy_status sy_video_reader_open(sy_context *ctx, const char *path, int32_t track,
     if (st == SY_OK) st = create_decoder(r, err);
     if (st == SY_OK) {
         fill_info(r);
+        r->out_width = r->info.width;
+        r->out_height = r->info.height;
         size_t bytes;
         r->stride = (size_t)r->info.width * 3;
         if (!sy__mul_ok(r->stride, r->info.height, &bytes)) {
@@ -269,6 +276,66 @@ static sy_status send_next(sy_video_reader *r, sy_error *err) {
     return SY_OK;
 }
 
+/* ---- half size ---- */
+
+/* `pic` (4:2:0) as a 4:4:4 picture of half its size: the luma averaged over
+ * each 2x2 block into `luma`, the chroma planes as they are. */
+static void halve_picture(const sy__yuv *pic, uint8_t *luma, sy__yuv *out) {
+    uint32_t w = pic->width / 2, h = pic->height / 2;
+    int wide = pic->bit_depth > 8;
+    for (uint32_t y = 0; y < h; y++) {
+        const uint8_t *a = pic->plane[0] + (size_t)(2 * y) * pic->stride[0], *b = a + pic->stride[0];
+        if (wide) {
+            const uint16_t *a16 = (const uint16_t *)a, *b16 = (const uint16_t *)b;
+            uint16_t *o = (uint16_t *)luma + (size_t)y * w;
+            for (uint32_t x = 0; x < w; x++)
+                o[x] = (uint16_t)((a16[2 * x] + a16[2 * x + 1] + b16[2 * x] + b16[2 * x + 1] + 2) >> 2);
+        } else {
+            uint8_t *o = luma + (size_t)y * w;
+            for (uint32_t x = 0; x < w; x++)
+                o[x] = (uint8_t)((a[2 * x] + a[2 * x + 1] + b[2 * x] + b[2 * x + 1] + 2) >> 2);
+        }
+    }
+    *out = *pic;
+    out->width = w;
+    out->height = h;
+    out->chroma = 3;
+    out->bytes = 0;
+    out->plane[0] = luma;
+    out->stride[0] = w * (wide ? 2u : 1u);
+    for (int c = 0; c < 3; c++) {
+        out->plane_width[c] = w;
+        out->plane_height[c] = h;
+    }
+}
+
+sy_status sy__video_reader_halve(sy_video_reader *r, uint32_t *width, uint32_t *height, sy_error *err) {
+    if (!r || !width || !height) return sy__fail(err, SY_E_USAGE, "sy__video_reader_halve: NULL argument");
+    const sy__vstream_params *p = &r->dec->params;
+    if (!r->halve && p->chroma == 1 && p->width >= 4 && p->height >= 4 && !r->failed) {
+        uint32_t w = p->width / 2, h = p->height / 2;
+        int swap = r->info.rotation == 90 || r->info.rotation == 270;
+        uint8_t *luma = sy__alloc(r->ctx, (size_t)w * h, p->bit_depth > 8 ? 2 : 1, "half-size video luma", err);
+        if (!luma) return err ? err->code : SY_E_BUDGET;
+        uint32_t ow = swap ? h : w, oh = swap ? w : h;
+        uint8_t *rgb = sy__alloc(r->ctx, (size_t)ow * 3, oh, "half-size video RGB frame", err);
+        if (!rgb) {
+            sy__free(r->ctx, luma);
+            return err ? err->code : SY_E_BUDGET;
+        }
+        sy__free(r->ctx, r->rgb);
+        r->rgb = rgb;
+        r->half = luma;
+        r->stride = (size_t)ow * 3;
+        r->out_width = ow;
+        r->out_height = oh;
+        r->halve = 1;
+    }
+    *width = r->out_width;
+    *height = r->out_height;
+    return SY_OK;
+}
+
 /* Turns a received picture into the next frame (or names what went wrong). */
 static sy_status emit(sy_video_reader *r, const sy__yuv *pic, uint32_t tag, sy_video_frame *frame, sy_error *err) {
     uint32_t j = 0;
@@ -298,11 +365,19 @@ static sy_status emit(sy_video_reader *r, const sy__yuv *pic, uint32_t tag, sy_v
                         where(r), tag, (long long)r->last_pts, (long long)pts);
     r->last_pts = pts;
     r->have_last = 1;
+    sy__yuv half;
+    if (r->halve) {
+        if (pic->chroma != 1)
+            return sy__fail(err, SY_E_UNSUPPORTED, "%s: sample %u: the chroma format changed from 4:2:0", where(r),
+                            tag);
+        halve_picture(pic, r->half, &half);
+        pic = &half;
+    }
     sy__orient_rgb(pic, r->info.rotation, r->info.mirrored != 0, r->rgb, r->stride, r->scratch);
     frame->rgb = r->rgb;
     frame->stride = r->stride;
-    frame->width = r->info.width;
-    frame->height = r->info.height;
+    frame->width = r->out_width;
+    frame->height = r->out_height;
     frame->index = r->emitted++;
     frame->pts = pts;
     frame->seconds = r->info.timescale ? (double)(pts - r->info.start_pts) / r->info.timescale : 0;

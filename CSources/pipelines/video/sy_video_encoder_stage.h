@@ -1,0 +1,18 @@
+/* sy_video_encoder_stage.h — sy_video_encoder_push_rgb in two steps
+ * (engine-private; video_encoder.c).
+ *
+ * Staging converts the RGB frame into the encoder's own 4:2:0 frame; after
+ * it the caller's pixels are free to change. Encoding the staged frame hands
+ * it to x265, which may wait for the frame before it. A caller that prepares
+ * the next frame on other threads during that wait keeps the cores busy
+ * without a second canvas. push_rgb is stage + encode. */
+#ifndef SY_VIDEO_ENCODER_STAGE_H
+#define SY_VIDEO_ENCODER_STAGE_H
+
+#include "sy_video.h"
+
+sy_status sy__video_encoder_stage_rgb(sy_video_encoder *enc, const uint8_t *rgb, size_t stride, int64_t pts,
+                                      sy_error *err);
+sy_status sy__video_encoder_encode_staged(sy_video_encoder *enc, sy_error *err);
+
+#endif
