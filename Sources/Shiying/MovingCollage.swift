@@ -114,15 +114,20 @@ public enum MovingCollage {
         }
     }
 
-    /// Exports the collage, blocking the calling thread. Memory is bounded
-    /// independently of the movies' length (see sy_motion.h).
-    /// - Throws: `ShiyingError` — `.invalidInput` when no still is readable,
-    ///   `.unsupported` when a failing pair's identifier cannot be removed
-    ///   (nothing delivered), `.cancelled`, `.usage`, `.io`, `.codec`, `.budget`.
-    public static func export(_ request: MovingCollageRequest,
-                              progress: ((String, UInt64, UInt64) -> Void)? = nil,
-                              cancel: (@Sendable (@escaping @Sendable () -> Void) -> Void)? = nil)
-        throws -> MovingCollageReport {
+    /// Exports the collage, blocking the calling thread; prefer the async
+    /// `export` in Swift concurrency code. Memory is bounded independently of
+    /// the movies' length (see sy_motion.h).
+    /// - Parameters:
+    ///   - request: the cells, layout, motion mode and outputs.
+    ///   - progress: one non-decreasing fraction, on the calling thread.
+    ///   - cancel: handed a closure that cancels the job from any thread.
+    /// - Throws: `CancellationError` when cancelled; `ShiyingError` —
+    ///   `.invalidInput` when no still is readable, `.unsupported` when a
+    ///   failing pair's identifier cannot be removed (nothing delivered),
+    ///   `.usage`, `.io`, `.codec`, `.budget`.
+    public static func exportBlocking(_ request: MovingCollageRequest,
+                                      progress: ((ShiyingProgress) -> Void)? = nil,
+                                      cancel: CancelHook? = nil) throws -> MovingCollageReport {
         try export(request, progress: progress, cancel: cancel, beforeVerify: nil)
     }
 
@@ -132,10 +137,13 @@ public enum MovingCollage {
         package init(_ body: @escaping (String, String) -> Void) { self.body = body }
     }
 
-    package static func export(_ request: MovingCollageRequest, progress: ((String, UInt64, UInt64) -> Void)?,
-                               cancel: (@Sendable (@escaping @Sendable () -> Void) -> Void)?,
-                               beforeVerify: PairHook?) throws -> MovingCollageReport {
-        let engine = try EngineContext(progress: progress)
+    package static func export(_ request: MovingCollageRequest, progress: ((ShiyingProgress) -> Void)?,
+                               cancel: CancelHook?, beforeVerify: PairHook?) throws -> MovingCollageReport {
+        try validateBackground(request.background)
+        try validateRange("width", request.width, 1...65_500)
+        try validateRange("quality", request.quality, 1...100)
+        let meter = ProgressMeter.make(.motion, progress)
+        let engine = try EngineContext(progress: meter?.report)
         cancel?({ [engine] in engine.cancel() })
         try FileManager.default.createDirectory(atPath: request.directory, withIntermediateDirectories: true)
         var options = sy_motion_options()
@@ -145,9 +153,7 @@ public enum MovingCollage {
         if let columns = request.columns { options.layout.columns = UInt32(clamping: columns) }
         if let spacing = request.spacing { options.layout.spacing = UInt32(clamping: spacing) }
         if let margin = request.margin { options.layout.margin = UInt32(clamping: margin) }
-        if request.background.count == 3 {
-            options.layout.background = (request.background[0], request.background[1], request.background[2])
-        }
+        options.layout.background = (request.background[0], request.background[1], request.background[2])
         options.mode = switch request.mode {
         case .together: SY_MOTION_TOGETHER
         case .relay: SY_MOTION_RELAY
@@ -199,17 +205,22 @@ public enum MovingCollage {
         let elapsed = clock.now - start
         withExtendedLifetime(beforeVerify) {}
         try check(status, error, file: request.stillPath)
+        meter?.finish()
         return makeReport(report.pointee, request: request, rssDelta: rssDelta,
                           seconds: elapsed.seconds)
     }
 
-    /// Async form: runs on its own thread; task cancellation sets the engine's
-    /// flag, polled once per frame (and inside the decoders and the encoder).
-    /// `progress` gets (phase, done, total): "cells" then "frames".
+    /// Exports the collage on its own thread. Cancelling the task sets the
+    /// engine's flag, polled once per frame (and inside the decoders and the
+    /// encoder): the job throws `CancellationError` and delivers nothing.
+    /// - Parameters:
+    ///   - request: the cells, layout, motion mode and outputs.
+    ///   - progress: one non-decreasing fraction; phases "cells", "frames", "verify frames".
+    /// - Throws: as `exportBlocking`.
     public static func export(_ request: MovingCollageRequest,
-                              progress: (@Sendable (String, UInt64, UInt64) -> Void)? = nil) async throws
+                              progress: (@Sendable (ShiyingProgress) -> Void)? = nil) async throws
         -> MovingCollageReport {
-        try await runOffPool { cancel in try export(request, progress: progress, cancel: cancel) }
+        try await runOffPool { cancel in try exportBlocking(request, progress: progress, cancel: cancel) }
     }
 
     private static func makeReport(_ r: sy_motion_report, request: MovingCollageRequest, rssDelta: UInt64?,

@@ -44,10 +44,35 @@ public enum VideoTranscode {
         public var dropped: [DroppedMetadata]
     }
 
-    /// - Throws: `ShiyingError` naming the file: unsupported codec, corrupt movie, unknown output type.
-    public static func run(_ input: String, to output: String, options: Options = Options(),
-                           progress: ((String, UInt64, UInt64) -> Void)? = nil) throws -> Report {
-        let engine = try EngineContext(progress: progress)
+    /// Transcodes `input` into `output`. Runs on its own thread; cancelling
+    /// the task stops the engine within a frame, throws `CancellationError`
+    /// and leaves nothing at `output`.
+    /// - Parameters:
+    ///   - input: the source movie's file URL.
+    ///   - output: a `.mov` or `.mp4` file URL.
+    ///   - options: bitrate, preset, what to copy.
+    ///   - progress: one non-decreasing fraction for the whole transcode.
+    /// - Throws: `ShiyingError` naming the file: unsupported codec, corrupt movie,
+    ///   unknown output type; `CancellationError`.
+    public static func run(_ input: URL, to output: URL, options: Options = Options(),
+                           progress: (@Sendable (ShiyingProgress) -> Void)? = nil) async throws -> Report {
+        let (source, target) = (try input.shiyingPath("input"), try output.shiyingPath("output"))
+        return try await runOffPool { cancel in
+            try runBlocking(source, to: target, options: options, progress: progress, cancel: cancel)
+        }
+    }
+
+    /// `run`, blocking the calling thread, with file-system paths (the CLI's form).
+    /// - Parameters:
+    ///   - progress: one non-decreasing fraction, on the calling thread.
+    ///   - cancel: handed a closure that cancels the job from any thread.
+    /// - Throws: as `run`.
+    public static func runBlocking(_ input: String, to output: String, options: Options = Options(),
+                                   progress: ((ShiyingProgress) -> Void)? = nil,
+                                   cancel: CancelHook? = nil) throws -> Report {
+        let meter = ProgressMeter.make(.movie, progress)
+        let engine = try EngineContext(progress: meter?.report)
+        cancel?({ [engine] in engine.cancel() })
         var o = sy_video_transcode_options()
         sy_video_transcode_options_init(&o)
         o.bitrate = UInt64(max(0, options.bitrate ?? 0))
@@ -64,6 +89,7 @@ public enum VideoTranscode {
         }
         try check(status, error, file: input)
         let elapsed = clock.now - start
+        meter?.finish()
         let ext = (output as NSString).pathExtension.lowercased()
         return Report(
             input: input, output: output, container: ext == "mov" || ext == "qt" ? "mov" : "mp4",

@@ -54,7 +54,7 @@ enum CollageCommand {
             }
             (report, deposited) = (result.collage, result.library)
         } else {
-            report = try Collage.render(request, progress: progress.report)
+            report = try Collage.renderBlocking(request, progress: progress.report)
         }
         progress.finish()
         for grey in report.greyCells {

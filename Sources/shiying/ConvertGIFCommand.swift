@@ -18,7 +18,7 @@ enum ConvertGIFCommand {
             let staged = library.stagingPath(extension: "gif")
             let report: Conversion.GIFReport
             do {
-                report = try Conversion.videoToGIF(input, to: staged, maxWidth: size, maxHeight: size, fps: fps,
+                report = try Conversion.videoToGIFBlocking(input, to: staged, maxWidth: size, maxHeight: size, fps: fps,
                                                    colors: colors, dither: dither, progress: progress.report)
             } catch {
                 unlink(staged)
@@ -39,7 +39,7 @@ enum ConvertGIFCommand {
             return 0
         }
         guard let output = named else { throw UsageError("-o OUT.gif is required") }
-        let report = try Conversion.videoToGIF(input, to: output, maxWidth: size, maxHeight: size, fps: fps,
+        let report = try Conversion.videoToGIFBlocking(input, to: output, maxWidth: size, maxHeight: size, fps: fps,
                                                colors: colors, dither: dither, progress: progress.report)
         progress.finish()
         if parsed.has("json") {

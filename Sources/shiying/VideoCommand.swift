@@ -76,7 +76,7 @@ enum VideoCommand {
         options.copyAudio = !parsed.has("no-audio")
         options.copyMetadata = !parsed.has("no-metadata")
         let progress = StderrProgress(label: "transcode")
-        let report = try VideoTranscode.run(input, to: output, options: options, progress: progress.report)
+        let report = try VideoTranscode.runBlocking(input, to: output, options: options, progress: progress.report)
         progress.finish()
         if parsed.has("json") {
             print(try JSONReport.line(report))

@@ -218,8 +218,8 @@ final class RecordingChecker: LivePairChecking, @unchecked Sendable {
     func check(still: String, movie: String, cancellation: LiveCancellation) throws -> LiveVerification {
         lock.withLock { began = true }
         let hook = atFirstFrame
-        let engine = EngineLivePairChecker { phase, done, _ in
-            guard phase == "verify frames", done == 1 else { return }
+        let engine = EngineLivePairChecker { progress in
+            guard progress.phase == "verify frames", progress.phaseDone == 1 else { return }
             hook()
             for _ in 0..<120_000 where !cancellation.isCancelled { usleep(1000) }
         }

@@ -100,14 +100,46 @@ public enum LivePhoto {
         public var movieDropped: [DroppedMetadata]
     }
 
-    /// `sy_live_save`: video → Live (`still` nil, SPEC S3) or a Live edit
-    /// (`still` given): both files or neither.
-    /// - Throws: `ShiyingError` naming the file.
-    public static func save(movie: String, still: String? = nil, stillOut: String, movieOut: String,
+    /// `sy_live_save`: video → Live (`still` nil, SPEC S3), a Live edit
+    /// (`still` given), or "set as key photo" (`still` nil, `options.stillTime`
+    /// and `options.metadataFrom` set): both files or neither.
+    /// Runs on its own thread; cancelling the task stops the engine within a
+    /// frame, throws `CancellationError` and leaves neither output file.
+    /// - Parameters:
+    ///   - movie: the source movie's file URL.
+    ///   - still: the source still's file URL for a Live edit; nil = the still is a movie frame.
+    ///   - stillOut: where the new still goes.
+    ///   - movieOut: where the new movie goes.
+    ///   - options: recipe, key photo time, formats, bitrate, identifier.
+    ///   - progress: one non-decreasing fraction for the whole save.
+    /// - Throws: `ShiyingError` naming the file; `CancellationError`.
+    public static func save(movie: URL, still: URL? = nil, stillOut: URL, movieOut: URL,
                             options: SaveOptions = SaveOptions(),
-                            progress: ((String, UInt64, UInt64) -> Void)? = nil) throws -> SaveReport {
+                            progress: (@Sendable (ShiyingProgress) -> Void)? = nil) async throws -> SaveReport {
+        let movie = try movie.shiyingPath("movie"), still = try still.shiyingPath("still")
+        let stillOut = try stillOut.shiyingPath("still output"), movieOut = try movieOut.shiyingPath("movie output")
+        return try await runOffPool { cancel in
+            try saveBlocking(movie: movie, still: still, stillOut: stillOut, movieOut: movieOut, options: options,
+                             progress: progress, cancel: cancel)
+        }
+    }
+
+    /// `save`, blocking the calling thread, with file-system paths (the CLI's form).
+    /// - Parameters:
+    ///   - progress: one non-decreasing fraction, on the calling thread.
+    ///   - cancel: handed a closure that cancels the job from any thread.
+    /// - Throws: as `save`.
+    public static func saveBlocking(movie: String, still: String? = nil, stillOut: String, movieOut: String,
+                                    options: SaveOptions = SaveOptions(),
+                                    progress: ((ShiyingProgress) -> Void)? = nil,
+                                    cancel: CancelHook? = nil) throws -> SaveReport {
         try options.recipe.validateForEngine()
-        let engine = try EngineContext(progress: progress)
+        guard (1...100).contains(options.quality) else {
+            throw ShiyingError(code: .usage, message: "quality \(options.quality) is outside 1...100")
+        }
+        let meter = ProgressMeter.make(.movie, progress)
+        let engine = try EngineContext(progress: meter?.report)
+        cancel?({ [engine] in engine.cancel() })
         var o = sy_live_save_options()
         sy_live_save_options_init(&o)
         o.still_time = options.stillTime ?? -1
@@ -133,6 +165,7 @@ public enum LivePhoto {
             }
         }
         try check(status, error, file: still ?? movie)
+        meter?.finish()
         let m = report.movie
         return SaveReport(
             live: report.live != 0, contentIdentifier: report.live != 0 ? cString(report.content_identifier) : nil,

@@ -79,13 +79,15 @@ public protocol LivePairChecking: Sendable {
 /// `sy_live_verify` on its own engine context; cancellation sets the context's
 /// flag, which the engine polls per frame.
 public struct EngineLivePairChecker: LivePairChecking {
-    /// (phase, done, total) from the engine's thread: "verify frames" per decoded frame.
-    public let progress: (@Sendable (String, UInt64, UInt64) -> Void)?
+    /// One non-decreasing fraction from the engine's thread (phase "verify frames").
+    public let progress: (@Sendable (ShiyingProgress) -> Void)?
 
-    public init(progress: (@Sendable (String, UInt64, UInt64) -> Void)? = nil) { self.progress = progress }
+    /// A checker reporting to `progress`.
+    public init(progress: (@Sendable (ShiyingProgress) -> Void)? = nil) { self.progress = progress }
 
     public func check(still: String, movie: String, cancellation: LiveCancellation) throws -> LiveVerification {
-        let engine = try EngineContext(progress: progress)
+        let meter = ProgressMeter.make(ProgressMeter.Plan(phases: [("verify frames", 1)]), progress)
+        let engine = try EngineContext(progress: meter?.report)
         // Weak: the token outlives the check (the verifier's timer and cancel
         // handler hold it), the engine must not — it is destroyed when this
         // returns, on the check's own thread, never during process exit.
@@ -93,6 +95,7 @@ public struct EngineLivePairChecker: LivePairChecking {
         var verdict = sy_live_verdict()
         var error = sy_error()
         try engineCheck(sy_live_verify(engine.raw, still, movie, &verdict, &error), error, file: movie)
+        meter?.finish()
         if verdict.ok != 0 {
             return .ok(contentIdentifier: cString(verdict.content_identifier), stillTime: verdict.still_time)
         }

@@ -65,10 +65,33 @@ public enum MotionPhoto {
 
     /// `sy_live_from_motion_photo`: a Live pair, the movie remuxed (never
     /// re-encoded), the still the photo itself; both files or neither.
-    /// - Throws: `ShiyingError` (`.unsupported` for a file that is not a Motion Photo).
-    public static func toLive(_ input: String, stillOut: String, movieOut: String, contentIdentifier: String? = nil,
-                              progress: ((String, UInt64, UInt64) -> Void)? = nil) throws -> LiveReport {
-        let engine = try EngineContext(progress: progress)
+    /// Runs on its own thread; cancelling the task throws `CancellationError`
+    /// and leaves neither file.
+    /// - Parameters:
+    ///   - input: the Motion Photo's file URL.
+    ///   - stillOut: where the still goes.
+    ///   - movieOut: where the movie goes.
+    ///   - contentIdentifier: nil = a fresh identifier.
+    ///   - progress: one non-decreasing fraction for the whole job.
+    /// - Throws: `ShiyingError` (`.unsupported` for a file that is not a Motion Photo), `CancellationError`.
+    public static func toLive(_ input: URL, stillOut: URL, movieOut: URL, contentIdentifier: String? = nil,
+                              progress: (@Sendable (ShiyingProgress) -> Void)? = nil) async throws -> LiveReport {
+        let source = try input.shiyingPath("input")
+        let still = try stillOut.shiyingPath("still output"), movie = try movieOut.shiyingPath("movie output")
+        return try await runOffPool { cancel in
+            try toLiveBlocking(source, stillOut: still, movieOut: movie, contentIdentifier: contentIdentifier,
+                               progress: progress, cancel: cancel)
+        }
+    }
+
+    /// `toLive`, blocking the calling thread, with file-system paths (the CLI's form).
+    /// - Throws: as `toLive`.
+    public static func toLiveBlocking(_ input: String, stillOut: String, movieOut: String,
+                                      contentIdentifier: String? = nil, progress: ((ShiyingProgress) -> Void)? = nil,
+                                      cancel: CancelHook? = nil) throws -> LiveReport {
+        let meter = ProgressMeter.make(.movie, progress)
+        let engine = try EngineContext(progress: meter?.report)
+        cancel?({ [engine] in engine.cancel() })
         var o = sy_live_motion_options()
         sy_live_motion_options_init(&o)
         var r = sy_live_motion_report()
@@ -80,6 +103,7 @@ public enum MotionPhoto {
         }
         try check(status, error, file: input)
         let elapsed = clock.now - start
+        meter?.finish()
         let m = r.movie
         return LiveReport(
             still: stillOut, movie: movieOut, contentIdentifier: cString(r.content_identifier),
