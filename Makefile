@@ -49,6 +49,11 @@ api-client:
 	Tests/APIClientApp/.build/debug/APIClientApp $(API_WORK)/photo/sample-0001.jpg \
 	  $(API_WORK)/live/LIVE_0001.JPG $(API_WORK)/live/LIVE_0001.MOV $(API_WORK)/work
 
+## docs: DocC archives for Shiying and ShiyingLibrary in .build/docs (offline); fails on an undocumented public symbol
+docs:
+	$(SWIFT) build $(CFLAGS_SWIFT) --target Shiying --target ShiyingLibrary
+	scripts/docs.sh
+
 ## sanitize: ASan + UBSan build of the engine, C API tests, and the CLI over hostile inputs
 sanitize:
 	$(SWIFT) build $(SANITIZE) --product shiying
