@@ -51,7 +51,8 @@ api-client:
 
 ## docs: DocC archives for Shiying and ShiyingLibrary in .build/docs (offline); fails on an undocumented public symbol
 docs:
-	$(SWIFT) build $(CFLAGS_SWIFT) --target Shiying --target ShiyingLibrary
+	$(SWIFT) build $(CFLAGS_SWIFT) --target Shiying
+	$(SWIFT) build $(CFLAGS_SWIFT) --target ShiyingLibrary
 	scripts/docs.sh
 
 ## sanitize: ASan + UBSan build of the engine, C API tests, and the CLI over hostile inputs

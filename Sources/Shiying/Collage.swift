@@ -3,11 +3,26 @@ internal import CShiying
 
 /// A long image or grid collage request (SPEC C12, C13).
 public struct CollageRequest: Sendable, Codable, Equatable {
-    public enum Layout: String, Sendable, Codable { case long, grid }
-    public enum Format: String, Sendable, Codable { case jpeg, png }
+    /// How the photos are arranged.
+    public enum Layout: String, Sendable, Codable {
+        /// One column: every photo at the full width, stacked top to bottom.
+        case long
+        /// Rows of cells shaped to their photos, or N equal columns.
+        case grid
+    }
+    /// The collage file's encoding.
+    public enum Format: String, Sendable, Codable {
+        /// JPEG.
+        case jpeg
+        /// PNG.
+        case png
+    }
 
+    /// Long image or grid.
     public var layout: Layout
+    /// The photos' paths, in cell order.
     public var inputs: [String]
+    /// The collage file's path.
     public var output: String
     /// Output width in pixels.
     public var width: Int = 1080
@@ -21,6 +36,7 @@ public struct CollageRequest: Sendable, Codable, Equatable {
     public var margin: Int? = nil
     /// Background (spacing and margins) as RGB.
     public var background: [UInt8] = [255, 255, 255]
+    /// The collage file's encoding.
     public var format: Format = .jpeg
     /// JPEG quality 1...100.
     public var quality: Int = 90
@@ -78,12 +94,18 @@ func validateRange(_ name: String, _ value: Int, _ range: ClosedRange<Int>) thro
 
 /// What a collage job did, with its measured memory.
 public struct CollageReport: Sendable, Codable, Equatable {
+    /// An input painted grey because it could not be read.
     public struct GreyCell: Sendable, Codable, Equatable {
+        /// Position of the input in the request.
         public var index: Int
+        /// Why it could not be read (the engine's message).
         public var reason: String
     }
+    /// Width in pixels.
     public var width: Int
+    /// Height in pixels.
     public var height: Int
+    /// Cells on the canvas (one per input).
     public var cells: Int
     /// Inputs painted neutral grey (128,128,128), with why.
     public var greyCells: [GreyCell]
@@ -92,6 +114,7 @@ public struct CollageReport: Sendable, Codable, Equatable {
     public var overBudgetCells: [Int]
     /// True when the canvas was shrunk to stay within JPEG's 65,500 px.
     public var scaledToFit: Bool
+    /// The factor the canvas was scaled by (1 unless `scaledToFit`).
     public var scaleFactor: Double
     /// The C engine's accounting-allocator peak (plus charged codec estimates).
     public var enginePeakBytes: UInt64
@@ -102,9 +125,11 @@ public struct CollageReport: Sendable, Codable, Equatable {
     public var peakRSSDeltaBytes: UInt64?
     /// "Display P3" (tagged with its profile: an input was wider than sRGB) or "sRGB" (untagged).
     public var colorSpace: String
+    /// Wall-clock seconds the job took.
     public var seconds: Double
 }
 
+/// Long images and grid collages rendered strip by strip (SPEC C12, C13).
 public enum Collage {
     /// Renders a collage, blocking the calling thread (`sy_collage_render`);
     /// prefer the async `render` in Swift concurrency code.

@@ -15,6 +15,7 @@ public enum Compression {
         /// SPEC E6: asked when the copy cannot carry the photo's gain map; nil refuses.
         public var onHDRLoss: (@Sendable (HDRLossReason) -> Bool)?
 
+        /// Options with the defaults above.
         public init(format: Conversion.Format = .heic, quality: Int = 75, videoBitrate: Int? = nil,
                     onHDRLoss: (@Sendable (HDRLossReason) -> Bool)? = nil) {
             self.format = format
@@ -26,7 +27,9 @@ public enum Compression {
 
     /// What a compression wrote.
     public struct Report: Sendable, Codable, Equatable {
+        /// The input's size in bytes.
         public var originalBytes: Int64
+        /// The copy's size in bytes.
         public var compressedBytes: Int64
         /// The photo's conversion report, or nil for a movie.
         public var photo: Conversion.Report?

@@ -4,8 +4,14 @@ internal import CShiying
 /// Photo format conversion (SPEC S3): a new upright copy carrying capture
 /// date, GPS, Exif, XMP and the ICC profile (`sy_convert`).
 public enum Conversion {
+    /// A still file type.
     public enum Format: String, Sendable, Codable, CaseIterable {
-        case jpeg, png, heic
+        /// JPEG (`.jpg`, `.jpeg`).
+        case jpeg
+        /// PNG (`.png`).
+        case png
+        /// HEIC (`.heic`, `.heif`).
+        case heic
 
         /// From a file name's extension (`.jpg`/`.jpeg`, `.png`, `.heic`/`.heif`).
         public init?(pathExtension: String) {
@@ -29,11 +35,17 @@ public enum Conversion {
 
     /// What a conversion wrote and carried over.
     public struct Report: Sendable, Codable, Equatable {
+        /// The input file's path.
         public var input: String
+        /// The output file's path.
         public var output: String
+        /// The input's format ("jpeg", "png", "heic").
         public var sourceFormat: String
+        /// The output format.
         public var format: Format
+        /// Width in pixels.
         public var width: Int
+        /// Height in pixels.
         public var height: Int
         /// The EXIF-style orientation that was applied to the pixels (1 = none).
         public var appliedOrientation: Int
@@ -41,8 +53,11 @@ public enum Conversion {
         public var kept: [String]
         /// Metadata not carried over, with the reason (e.g. a MakerNote over JPEG's 64 KB Exif limit).
         public var dropped: [DroppedMetadata]
+        /// The capture date (Exif form, local time), nil when unknown.
         public var captureDate: String?
+        /// The C engine's accounting-allocator peak over the job, in bytes.
         public var enginePeakBytes: UInt64
+        /// Wall-clock seconds the job took.
         public var seconds: Double
     }
 

@@ -4,16 +4,27 @@ internal import CShiying
 extension Conversion {
     /// What a video → GIF conversion wrote (`sy_convert_video_to_gif`).
     public struct GIFReport: Sendable, Codable, Equatable {
+        /// The input file's path.
         public var input: String
+        /// The output file's path.
         public var output: String
+        /// Width in pixels.
         public var width: Int
+        /// Height in pixels.
         public var height: Int
+        /// Frames in the movie written.
         public var frames: Int
+        /// Frames in the source movie.
         public var sourceFrames: Int
+        /// Colours in the palette.
         public var colors: Int
+        /// The GIF's size in bytes.
         public var bytes: UInt64
+        /// Duration in seconds.
         public var durationSeconds: Double
+        /// The C engine's accounting-allocator peak over the job, in bytes.
         public var enginePeakBytes: UInt64
+        /// Wall-clock seconds the job took.
         public var seconds: Double
     }
 

@@ -8,44 +8,68 @@ public struct MovingCollageRequest: Sendable, Codable, Equatable {
     public enum Mode: String, Sendable, Codable, CaseIterable { case together, relay, focus }
     /// SPEC C1 export tiers.
     public enum Tier: String, Sendable, Codable { case live, video, still }
-    public enum StillFormat: String, Sendable, Codable { case jpeg, heic }
+    /// The still's encoding.
+    public enum StillFormat: String, Sendable, Codable {
+        /// JPEG.
+        case jpeg
+        /// HEIC (HEVC in HEIF).
+        case heic
+    }
 
     /// One photo; `movie` names its Live movie explicitly (no identifier check),
     /// nil looks for a same-stem `.MOV` beside the still sharing its content identifier.
     public struct Input: Sendable, Codable, Equatable {
+        /// The cell's still.
         public var still: String
+        /// The cell's movie; nil = found beside the still by the Live rules, or none.
         public var movie: String?
+        /// A cell from its still and, optionally, its movie.
         public init(still: String, movie: String? = nil) {
             self.still = still
             self.movie = movie
         }
     }
 
+    /// Long image or grid.
     public var layout: CollageRequest.Layout = .grid
+    /// The cells, in order.
     public var inputs: [Input]
     /// Where `<name>.jpg|heic` and `<name>.mov|mp4` are written.
     public var directory: String
+    /// The output files' stem (`name.jpg`, `name.mov`).
     public var name: String = "collage"
+    /// Width in pixels.
     public var width: Int = 1080
+    /// Grid columns; nil = the template for the photo count.
     public var columns: Int? = nil
+    /// Pixels between cells; nil = the layout's default.
     public var spacing: Int? = nil
+    /// Outer margin in pixels; nil = the layout's default.
     public var margin: Int? = nil
+    /// Background (spacing and margins) as exactly three bytes, R, G, B.
     public var background: [UInt8] = [255, 255, 255]
+    /// How the cells move.
     public var mode: Mode = .together
     /// Focus: the hero's input index; nil = the first Live cell.
     public var hero: Int? = nil
+    /// What to deliver; a lower tier is delivered when the higher cannot be.
     public var tier: Tier = .live
+    /// The still's encoding.
     public var format: StillFormat = .jpeg
+    /// The still's quality, 1…100.
     public var quality: Int = 92
+    /// The movie's frame rate.
     public var fps: Int = 30
     /// Bits per second; nil = SPEC C14 for the canvas.
     public var bitrate: Int? = nil
     /// x265 preset; nil = the encoder's default.
     public var preset: String? = nil
+    /// Encoder threads; 0 = one per core.
     public var threads: Int = 0
     /// Measure the process's peak resident set over the export (see `CollageRequest.measureProcessPeak`).
     public var measureProcessPeak: Bool = false
 
+    /// A request for `inputs` written into `directory`, with the defaults above.
     public init(inputs: [Input], directory: String) {
         self.inputs = inputs
         self.directory = directory
@@ -68,42 +92,68 @@ public struct MovingCollageRequest: Sendable, Codable, Equatable {
 
 /// What a moving-collage export delivered.
 public struct MovingCollageReport: Sendable, Codable, Equatable {
+    /// One cell of the collage.
     public struct Cell: Sendable, Codable, Equatable {
+        /// Position of the input in the request.
         public var index: Int
+        /// The cell moves (its movie played).
         public var live: Bool
+        /// The still could not be read: the cell is grey.
         public var grey: Bool
+        /// The movie the cell played, if any.
         public var movie: String?
         /// Why a cell with a movie stays static, or why it is grey.
         public var reason: String?
         /// The cell on the canvas (pixels).
         public var x, y, width, height: Int
     }
+    /// What was delivered: Live, video or the still alone.
     public var delivered: MovingCollageRequest.Tier
     /// Why the tier asked for was not delivered (SPEC C4, C5, C6); nil when it was.
     public var fallbackReason: String?
     /// SPEC C1: the Live tier's caption for the mode; "" for a video or a still.
     public var caption: String
+    /// The motion mode.
     public var mode: MovingCollageRequest.Mode
+    /// Every cell, in input order.
     public var cells: [Cell]
+    /// Cells that do not move.
     public var staticCells: [Int] { cells.filter { !$0.live }.map(\.index) }
+    /// Cells painted grey (unreadable stills).
     public var greyCells: [Int] { cells.filter(\.grey).map(\.index) }
+    /// The still's path.
     public var still: String
+    /// The movie's path; nil when no movie was delivered.
     public var movie: String?
+    /// The Live content identifier (a 36-character UUID) shared by the still and the movie.
     public var contentIdentifier: String?
+    /// Width in pixels.
     public var width: Int
+    /// Height in pixels.
     public var height: Int
+    /// The hero cell (focus mode), if any.
     public var hero: Int?
+    /// Frames in the movie written.
     public var frames: Int
+    /// Duration in seconds.
     public var durationSeconds: Double
+    /// Index of the movie frame shown as the still (the key photo).
     public var stillFrame: Int
+    /// The key photo's time on the movie timeline, in seconds.
     public var stillTime: Double
+    /// Audio tracks in the movie.
     public var audioTracks: Int
+    /// Video bitrate in bits per second.
     public var bitrate: UInt64
+    /// The C engine's accounting-allocator peak over the job, in bytes.
     public var enginePeakBytes: UInt64
+    /// Peak resident set during the job minus the resident set before it; nil unless asked for.
     public var peakRSSDeltaBytes: UInt64?
+    /// Wall-clock seconds the job took.
     public var seconds: Double
 }
 
+/// Moving collages: a grid or long image whose cells play their Live movies (SPEC C1, C11).
 public enum MovingCollage {
     /// SPEC C1 captions of the Live tier, per motion mode.
     public static func caption(for mode: MovingCollageRequest.Mode) -> String {

@@ -8,8 +8,10 @@ public struct PhotoFingerprint: Sendable, Codable, Equatable {
     public var format: String
     /// Upright size.
     public var width: Int
+    /// Height in pixels.
     public var height: Int
     public var orientation: Int
+    /// The file's size in bytes.
     public var fileBytes: Int64
     /// SHA-256 of the file's bytes.
     public var fileSHA256: String

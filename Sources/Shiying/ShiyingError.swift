@@ -28,12 +28,14 @@ public struct ShiyingError: Error, CustomStringConvertible, Sendable {
         public var description: String { String(cString: sy_status_name(rawValue)) }
     }
 
+    /// The error's category.
     public let code: Code
     /// The engine's message, e.g. `"a.jpg: JPEG truncated at row 812 of 3024"`.
     public let message: String
     /// The file the error is about, when one is.
     public let file: String?
 
+    /// An error of `code` with the engine's `message` about `file`.
     public init(code: Code, message: String, file: String? = nil) {
         self.code = code
         self.message = message

@@ -7,38 +7,56 @@ internal import CShiying
 /// the first audio track copied sample-for-sample, movie-level `mdta` items
 /// copied. Output is complete or absent (temp file + rename).
 public enum VideoTranscode {
+    /// How to transcode.
     public struct Options: Sendable {
         /// Bits per second; nil = SPEC C14 for the output size.
         public var bitrate: Int?
         /// x265 speed preset ("ultrafast" … "veryslow"); nil = the engine default ("veryfast").
         public var preset: String?
+        /// Copy the first audio track sample for sample.
         public var copyAudio = true
+        /// Copy the movie-level `mdta` metadata items.
         public var copyMetadata = true
         /// x265 pool threads; 0 = one per core.
         public var threads = 0
+        /// Options with a bitrate and preset (nil = the defaults).
         public init(bitrate: Int? = nil, preset: String? = nil) {
             self.bitrate = bitrate
             self.preset = preset
         }
     }
 
+    /// What a transcode wrote.
     public struct Report: Sendable, Codable, Equatable {
+        /// The input file's path.
         public var input: String
+        /// The output file's path.
         public var output: String
+        /// "mov" or "mp4".
         public var container: String
+        /// The source's video codec four-character code ("hvc1", "avc1", …).
         public var sourceCodec: String
         /// Clockwise rotation of the source track, applied to the pixels (output matrix is identity).
         public var sourceRotation: Int
+        /// Width in pixels.
         public var width: Int
+        /// Height in pixels.
         public var height: Int
+        /// Frames in the movie written.
         public var frames: Int
+        /// Duration in seconds.
         public var durationSeconds: Double
+        /// Video bitrate in bits per second.
         public var bitrate: Int
         /// Copied audio sample entry type ("mp4a", "lpcm", …), nil when the output has no audio.
         public var audioCodec: String?
+        /// Audio samples copied.
         public var audioSamples: Int
+        /// The output's size in bytes.
         public var bytesWritten: UInt64
+        /// The C engine's accounting-allocator peak over the job, in bytes.
         public var enginePeakBytes: UInt64
+        /// Wall-clock seconds the job took.
         public var seconds: Double
         /// Tracks of the source the output leaves out (timed metadata, other video or audio tracks), with the reason.
         public var dropped: [DroppedMetadata]

@@ -180,10 +180,9 @@ struct LiveVerifierTests {
         #expect(outcome == .timeout)
         try await liveEventually("the engine check returned") { recorder.outcome != nil }
         let engineResult = try #require(recorder.outcome)
-        guard case let .failure(error as ShiyingError) = engineResult else {
+        guard case .failure(let error) = engineResult, error is CancellationError else {
             throw TestFailure("the engine was not cancelled: \(engineResult)")
         }
-        #expect(error.code == .cancelled, "\(error)")
     }
 
     @Test("the real engine: the iPhone pair verifies ok, a crossed pair is a mismatch",

@@ -28,6 +28,7 @@ public struct BackgroundFinishNotice<C: Clock>: Sendable where C.Duration == Dur
         case quietNotAllowed
     }
 
+    /// The clock its times and deadlines are measured on.
     public let clock: C
     /// When the user last left the app; nil while they are in it.
     public private(set) var leftAt: C.Instant?

@@ -38,6 +38,7 @@ public struct CollageFetchPolicy<C: Clock>: Sendable where C.Duration == Duratio
     /// SPEC C12: how long the local-only retry may go without progress.
     public static var stallLimit: Duration { .seconds(3) }
 
+    /// The clock its times and deadlines are measured on.
     public let clock: C
     public let fetcher: any CollagePhotoFetching
 

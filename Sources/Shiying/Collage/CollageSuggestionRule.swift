@@ -34,6 +34,7 @@ public struct CollageSuggestionRule<C: Clock>: Sendable where C.Duration == Dura
         case undetermined
     }
 
+    /// The clock its times and deadlines are measured on.
     public let clock: C
     public let checker: any LocalMovieChecking
 

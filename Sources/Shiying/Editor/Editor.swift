@@ -13,7 +13,9 @@ public enum Editor {
 
     /// Rendered pixels: RGB, 8 bits per channel, rows of `width * 3` bytes, top to bottom.
     public struct RenderedImage: Sendable, Equatable {
+        /// Width in pixels.
         public var width: Int
+        /// Height in pixels.
         public var height: Int
         /// `width * height * 3` bytes.
         public var pixels: [UInt8]
@@ -25,17 +27,25 @@ public enum Editor {
 
     /// What a save wrote and carried over.
     public struct EditReport: Sendable, Codable, Equatable {
+        /// The input file's path.
         public var input: String
+        /// The output file's path.
         public var output: String
+        /// The output format.
         public var format: Format
+        /// Width in pixels.
         public var width: Int
+        /// Height in pixels.
         public var height: Int
+        /// The input's format ("jpeg", "png", "heic").
         public var sourceFormat: String
         /// Upright full size recorded in the input file.
         public var sourceWidth: Int
+        /// Upright full height recorded in the input file.
         public var sourceHeight: Int
         /// Upright size the decode produced.
         public var decodedWidth: Int
+        /// Upright height the decode produced.
         public var decodedHeight: Int
         /// EXIF-style orientation applied to the pixels (1 = none).
         public var appliedOrientation: Int
@@ -43,10 +53,13 @@ public enum Editor {
         public var kept: [String]
         /// Metadata not carried over, with the reason (a Live identifier, a Motion Photo claim, Exif over 64 KB in JPEG).
         public var dropped: [DroppedMetadata]
+        /// The capture date (Exif form, local time), nil when unknown.
         public var captureDate: String?
         /// The recipe that was rendered.
         public var recipe: EditRecipe
+        /// The C engine's accounting-allocator peak over the job, in bytes.
         public var enginePeakBytes: UInt64
+        /// Wall-clock seconds the job took.
         public var seconds: Double
     }
 
@@ -303,6 +316,7 @@ public enum Editor {
 /// the same arguments. One render at a time (not `Sendable`); pair it with
 /// `PreviewCoalescer` to drop the values that arrive meanwhile.
 public final class EditSession {
+    /// The photo being edited.
     public let input: String
     /// The target box of every render (nil = full size).
     public let maxSize: (width: Int, height: Int)?

@@ -18,6 +18,7 @@ public struct FilterError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public let kind: Kind
+    /// A sentence for the user.
     public let message: String
 
     /// - Parameters: the `kind` and a message naming the item and the reason.

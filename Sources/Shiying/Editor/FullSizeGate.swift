@@ -7,7 +7,9 @@ import Foundation
 
 /// Pixel dimensions of an upright image (file orientation applied).
 public struct PixelSize: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// Width in pixels.
     public var width: Int
+    /// Height in pixels.
     public var height: Int
 
     /// - Parameters: width and height in pixels.
@@ -21,7 +23,9 @@ public struct PixelSize: Sendable, Hashable, Codable, CustomStringConvertible {
 
 /// Which file: its byte size and a content digest (e.g. SHA-256 hex).
 public struct FileIdentity: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The file's size in bytes.
     public var byteSize: Int64
+    /// SHA-256 of the file's bytes, lowercase hex.
     public var contentDigest: String
 
     /// - Parameters: the file's size in bytes and its content digest.

@@ -11,13 +11,19 @@ internal import CShiying
 public enum HDREditor {
     /// The edit report plus what happened to the HDR layer.
     public struct Report: Sendable, Codable, Equatable {
+        /// The edit's report.
         public var edit: Editor.EditReport
         /// `kept`, `dropped-with-consent`, or `none` (the source had no gain map).
         public var hdr: String
+        /// Why the gain map was not kept, when it was not.
         public var hdrReason: HDRLossReason?
+        /// How many times `onHDRLoss` was asked (0 or 1).
         public var hookCalls: Int
+        /// The input's gain-map form ("ultra-hdr", "apple", "none", …).
         public var sourceGainMap: String
+        /// The kept gain map's width in pixels; nil when not kept.
         public var gainMapWidth: Int?
+        /// The kept gain map's height in pixels; nil when not kept.
         public var gainMapHeight: Int?
     }
 

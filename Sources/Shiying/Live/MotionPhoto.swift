@@ -12,7 +12,9 @@ public enum MotionPhoto {
         public var container: String
         /// How the movie was found: "container-directory", "micro-video-offset" or "mpvd".
         public var locatedBy: String
+        /// Byte offset of the embedded movie in the file.
         public var movieOffset: UInt64
+        /// Length of the embedded movie in bytes.
         public var movieLength: UInt64
         /// The still frame's time on the movie timeline, seconds; nil when the photo does not say.
         public var presentationSeconds: Double?
@@ -39,24 +41,39 @@ public enum MotionPhoto {
 
     /// What `toLive` wrote.
     public struct LiveReport: Sendable, Codable, Equatable {
+        /// The still's path.
         public var still: String
+        /// The movie's path.
         public var movie: String
+        /// The Live content identifier (a 36-character UUID) shared by the still and the movie.
         public var contentIdentifier: String
+        /// Index of the movie frame shown as the still (the key photo).
         public var stillFrame: Int
+        /// The key photo's time on the movie timeline, in seconds.
         public var stillTime: Double
         /// "presentation-timestamp" (the Motion Photo's own) or "middle" (it had none usable).
         public var stillTimeSource: String
         /// False: the photo's image data was copied byte for byte (JPEG); true: re-encoded (HEIC).
         public var stillReencoded: Bool
+        /// The still's width in pixels.
         public var stillWidth: Int
+        /// The still's height in pixels.
         public var stillHeight: Int
+        /// The movie's width in pixels.
         public var movieWidth: Int
+        /// The movie's height in pixels.
         public var movieHeight: Int
+        /// Frames in the movie written.
         public var frames: Int
+        /// Duration in seconds.
         public var durationSeconds: Double
+        /// The audio sample entry type ("mp4a", "lpcm", …); nil without audio.
         public var audioCodec: String?
+        /// The movie's size in bytes.
         public var movieBytes: UInt64
+        /// The C engine's accounting-allocator peak over the job, in bytes.
         public var enginePeakBytes: UInt64
+        /// Wall-clock seconds the job took.
         public var seconds: Double
     }
 

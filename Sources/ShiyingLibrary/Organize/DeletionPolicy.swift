@@ -3,6 +3,7 @@
 
 /// One set-aside item as the delete confirmation sees it.
 public struct DeletionItem: Sendable, Hashable {
+    /// The asset's identifier.
     public var id: Int64
     /// Size of the current version; nil = not measurable.
     public var currentBytes: Int64?

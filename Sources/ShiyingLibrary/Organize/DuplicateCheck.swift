@@ -4,10 +4,15 @@
 /// A member's qualification data: the snapshot taken when the group formed,
 /// and the same fields as the store holds them now.
 public struct DuplicateQualification: Sendable, Hashable {
+    /// Photo or video.
     public var mediaType: OrganizeMediaType
+    /// Width in pixels.
     public var width: Int
+    /// Height in pixels.
     public var height: Int
+    /// Duration in milliseconds; nil or 0 for a still.
     public var durationMs: Int
+    /// The file's size in bytes.
     public var fileBytes: Int64
     public var pixelSHA256: String
 
@@ -24,6 +29,7 @@ public struct DuplicateQualification: Sendable, Hashable {
 
 /// One member of the group being opened.
 public struct DuplicateMemberRecord: Sendable, Hashable {
+    /// The asset's identifier.
     public var assetID: Int64
     /// As stored when the group formed.
     public var qualified: DuplicateQualification

@@ -3,7 +3,9 @@ import Foundation
 
 /// A point in screen points.
 public struct GesturePoint: Sendable, Hashable {
+    /// Horizontal position in points.
     public var x: Double
+    /// Vertical position in points.
     public var y: Double
     public init(x: Double, y: Double) { self.x = x; self.y = y }
 }

@@ -31,7 +31,9 @@ public final class ReviewOpening {
 public enum ImageSwapRule {
     /// Pixel size of a displayed or candidate version.
     public struct Version: Sendable, Hashable {
+        /// Width in pixels.
         public var width: Int
+        /// Height in pixels.
         public var height: Int
         /// A degraded placeholder (e.g. a low-quality fast-format thumbnail).
         public var degraded: Bool
@@ -71,6 +73,7 @@ public final class OfflineVideoFilter {
     }
 
     public struct Video: Sendable, Hashable {
+        /// The video's identifier.
         public var id: Int64
         /// Only in the cloud: playable only online.
         public var cloudOnly: Bool

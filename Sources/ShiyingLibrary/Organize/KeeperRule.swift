@@ -2,6 +2,7 @@
 
 /// One member as the keeper rule sees it.
 public struct KeeperCandidate: Sendable, Hashable {
+    /// The asset's identifier.
     public var id: Int64
     /// nil = no quality score.
     public var quality: Double?

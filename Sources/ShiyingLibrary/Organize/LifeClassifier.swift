@@ -63,10 +63,15 @@ public struct LifeDecision: Sendable, Hashable {
 
 /// The facts the classifier may use.
 public struct LifeFacts: Sendable, Hashable {
+    /// A screenshot.
     public var isScreenshot: Bool
+    /// A screen recording.
     public var isScreenRecording: Bool
+    /// An animated image (GIF, animated HEIC/PNG).
     public var isAnimated: Bool
+    /// Marked as a favourite by the user.
     public var isFavorite: Bool
+    /// Text recognised in the picture (OCR), if any.
     public var recognizedText: String?
 
     public init(isScreenshot: Bool = false, isScreenRecording: Bool = false, isAnimated: Bool = false,

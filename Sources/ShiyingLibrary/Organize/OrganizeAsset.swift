@@ -11,9 +11,11 @@ public struct OrganizeAsset: Sendable, Codable, Hashable {
     /// The store's id (0 until stored).
     public var id: Int64 = 0
     public var path: String
+    /// Photo or video.
     public var mediaType: OrganizeMediaType = .photo
     /// Upright pixel size.
     public var width: Int
+    /// Height in pixels.
     public var height: Int
     /// 0 for photos.
     public var durationMs: Int = 0
@@ -38,11 +40,14 @@ public struct OrganizeAsset: Sendable, Codable, Hashable {
     public var hasCamera: Bool = false
     /// System flags (SPEC D9): a real screenshot marker, screen recording, animated.
     public var isScreenshot: Bool = false
+    /// A screen recording.
     public var isScreenRecording: Bool = false
+    /// An animated image (GIF, animated HEIC/PNG).
     public var isAnimated: Bool = false
     /// The system's burst identifier and whether this is its representative (SPEC D8).
     public var burstID: String? = nil
     public var isBurstRepresentative: Bool = false
+    /// Marked as a favourite by the user.
     public var isFavorite: Bool = false
     /// Text already recognized in the image (OCR), nil = none recorded (SPEC D9).
     public var recognizedText: String? = nil

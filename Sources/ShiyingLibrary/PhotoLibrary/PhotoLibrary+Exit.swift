@@ -41,12 +41,17 @@ public struct LibraryOutputReport: Sendable, Codable, Hashable {
     public var album: String
     /// Absolute paths of its files.
     public var files: [String]
+    /// The capture date (Exif form, local time), nil when unknown.
     public var captureDate: String?
+    /// Where it was taken, when known.
     public var location: LibraryLocation?
+    /// Marked as a favourite by the user.
     public var favorite: Bool
     /// Every album it is in, the exit path's included.
     public var albums: [String]
+    /// User tags.
     public var tags: [String]
+    /// The asset this one was made from (a conversion or edit), if any.
     public var sourceAssetID: Int64?
 }
 
