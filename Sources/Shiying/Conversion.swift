@@ -93,9 +93,9 @@ public enum Conversion {
     }
 
     /// `convert`, blocking the calling thread, with file-system paths (the CLI's form).
-    /// - Parameters:
-    ///   - progress: one non-decreasing fraction, on the calling thread.
-    ///   - cancel: handed a closure that cancels the job from any thread.
+    /// `progress` gets one non-decreasing fraction on the calling thread; `cancel`
+    /// is handed a closure that cancels the job from any thread (it then throws
+    /// `CancellationError`).
     /// - Throws: as `convert`.
     public static func convertBlocking(_ input: String, to output: String, format: Format? = nil,
                                        quality: Int = 90, heicPreset: String? = nil,

@@ -5,9 +5,23 @@ internal import CShiying
 /// (issue 17; SPEC C1–C7, C9, C12, C14) — `sy_motion_export`.
 public struct MovingCollageRequest: Sendable, Codable, Equatable {
     /// SPEC C1 motion modes.
-    public enum Mode: String, Sendable, Codable, CaseIterable { case together, relay, focus }
+    public enum Mode: String, Sendable, Codable, CaseIterable {
+        /// Every cell moves at once.
+        case together
+        /// The cells move one after another, with sound.
+        case relay
+        /// The hero cell is enlarged and plays, then the collage returns.
+        case focus
+    }
     /// SPEC C1 export tiers.
-    public enum Tier: String, Sendable, Codable { case live, video, still }
+    public enum Tier: String, Sendable, Codable {
+        /// A Live pair: the still and a movie sharing one content identifier.
+        case live
+        /// The still and a plain movie, without the Live identifier.
+        case video
+        /// The still alone.
+        case still
+    }
     /// The still's encoding.
     public enum StillFormat: String, Sendable, Codable {
         /// JPEG.

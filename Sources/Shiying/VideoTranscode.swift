@@ -81,9 +81,9 @@ public enum VideoTranscode {
     }
 
     /// `run`, blocking the calling thread, with file-system paths (the CLI's form).
-    /// - Parameters:
-    ///   - progress: one non-decreasing fraction, on the calling thread.
-    ///   - cancel: handed a closure that cancels the job from any thread.
+    /// `progress` gets one non-decreasing fraction on the calling thread; `cancel`
+    /// is handed a closure that cancels the job from any thread (it then throws
+    /// `CancellationError`).
     /// - Throws: as `run`.
     public static func runBlocking(_ input: String, to output: String, options: Options = Options(),
                                    progress: ((ShiyingProgress) -> Void)? = nil,

@@ -26,6 +26,7 @@ public enum CellSource: Sendable, Equatable {
     /// SPEC C12: a neutral grey cell; `reason` says why.
     case grey(reason: String)
 
+    /// True when the cell is painted grey.
     public var isGrey: Bool { if case .grey = self { true } else { false } }
 }
 
@@ -40,8 +41,10 @@ public struct CollageFetchPolicy<C: Clock>: Sendable where C.Duration == Duratio
 
     /// The clock its times and deadlines are measured on.
     public let clock: C
+    /// What fetches the photos (from the device or the cloud).
     public let fetcher: any CollagePhotoFetching
 
+    /// A fetch policy measuring its deadlines on `clock`.
     public init(clock: C, fetcher: any CollagePhotoFetching) {
         self.clock = clock
         self.fetcher = fetcher
@@ -136,5 +139,6 @@ public struct CollageFetchPolicy<C: Clock>: Sendable where C.Duration == Duratio
 }
 
 extension CollageFetchPolicy where C == ContinuousClock {
+    /// A fetch policy on the continuous clock.
     public init(fetcher: any CollagePhotoFetching) { self.init(clock: ContinuousClock(), fetcher: fetcher) }
 }

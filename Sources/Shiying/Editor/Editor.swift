@@ -66,6 +66,7 @@ public enum Editor {
     /// SPEC E2/E5 preview: the edited pixels at full size, or fitted inside `maxSize`.
     /// - Parameters:
     ///   - input: a JPEG, PNG or HEIC file.
+    ///   - recipe: the edit to render.
     ///   - maxSize: target box (never above native resolution); nil = full size.
     /// - Throws: `EditRecipeError` for a bad recipe, `ShiyingError` naming the file and reason.
     public static func render(_ input: String, recipe: EditRecipe, maxSize: (width: Int, height: Int)? = nil) throws -> RenderedImage {
@@ -110,10 +111,9 @@ public enum Editor {
     }
 
     /// `save`, blocking the calling thread, with file-system paths (the CLI's form).
-    /// - Parameters:
-    ///   - progress: one non-decreasing fraction, on the calling thread.
-    ///   - cancel: handed a closure that cancels the job from any thread
-    ///     (the job then throws `CancellationError`).
+    /// `progress` gets one non-decreasing fraction on the calling thread; `cancel`
+    /// is handed a closure that cancels the job from any thread (it then throws
+    /// `CancellationError`).
     /// - Throws: as `save`.
     public static func saveBlocking(_ input: String, recipe: EditRecipe, to output: String, format: Format? = nil,
                                     quality: Int = 90, maxSize: (width: Int, height: Int)? = nil,

@@ -98,6 +98,7 @@ public struct OriginalRecord: Sendable, Hashable {
 /// The gate refused: the pixels are not proven to be the full-size original,
 /// and nothing was written.
 public struct FullSizeGateError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Why the gate refused.
     public enum Reason: Sendable, Hashable {
         /// Evidence is missing (names of the missing facts).
         case unsure(missing: [String])
@@ -111,6 +112,7 @@ public struct FullSizeGateError: Error, Sendable, Hashable, CustomStringConverti
         case notFullSize(decoded: PixelSize, fullSize: PixelSize)
     }
 
+    /// Why the gate refused.
     public let reason: Reason
 
     /// - Parameter reason: why the gate refused.

@@ -67,9 +67,9 @@ public enum HDREditor {
 
     /// `save` with a synchronous hook, blocking the calling thread, with
     /// file-system paths (the CLI's `--allow-sdr`).
-    /// - Parameters:
-    ///   - progress: one non-decreasing fraction, on the calling thread.
-    ///   - cancel: handed a closure that cancels the job from any thread.
+    /// `progress` gets one non-decreasing fraction on the calling thread; `cancel`
+    /// is handed a closure that cancels the job from any thread (it then throws
+    /// `CancellationError`).
     /// - Throws: as `save`.
     public static func saveBlocking(_ input: String, recipe: EditRecipe, to output: String, format: Editor.Format? = nil,
                                     quality: Int = 90, maxSize: (width: Int, height: Int)? = nil,

@@ -154,9 +154,9 @@ public enum LivePhoto {
     }
 
     /// `save`, blocking the calling thread, with file-system paths (the CLI's form).
-    /// - Parameters:
-    ///   - progress: one non-decreasing fraction, on the calling thread.
-    ///   - cancel: handed a closure that cancels the job from any thread.
+    /// `progress` gets one non-decreasing fraction on the calling thread; `cancel`
+    /// is handed a closure that cancels the job from any thread (it then throws
+    /// `CancellationError`).
     /// - Throws: as `save`.
     public static func saveBlocking(movie: String, still: String? = nil, stillOut: String, movieOut: String,
                                     options: SaveOptions = SaveOptions(),

@@ -14,8 +14,10 @@ public struct DuplicateQualification: Sendable, Hashable {
     public var durationMs: Int
     /// The file's size in bytes.
     public var fileBytes: Int64
+    /// SHA-256 of the decoded pixels, lowercase hex.
     public var pixelSHA256: String
 
+    /// Qualification data of one member.
     public init(mediaType: OrganizeMediaType, width: Int, height: Int, durationMs: Int, fileBytes: Int64,
                 pixelSHA256: String) {
         self.mediaType = mediaType
@@ -36,6 +38,7 @@ public struct DuplicateMemberRecord: Sendable, Hashable {
     /// As the store holds it now; nil when the asset's record is gone.
     public var current: DuplicateQualification?
 
+    /// A member with the data stored when it qualified and what it has now (nil = gone).
     public init(assetID: Int64, qualified: DuplicateQualification, current: DuplicateQualification?) {
         self.assetID = assetID
         self.qualified = qualified
@@ -45,11 +48,13 @@ public struct DuplicateMemberRecord: Sendable, Hashable {
 
 /// The outcome of the check.
 public struct DuplicateVerification: Sendable, Hashable, Codable {
+    /// True when every member still qualifies.
     public var verified: Bool
     /// Why not (empty when verified).
     public var problems: [String]
 }
 
+/// SPEC D7: re-checks a duplicate group before any of it is deleted.
 public enum DuplicateCheck {
     /// SPEC D7: every member matches its stored qualification data; all share
     /// one candidate bucket (dimensions, duration, media type); the group's

@@ -42,5 +42,6 @@ public struct LibraryError: Error, CustomStringConvertible, Sendable {
         LibraryError(.io, "\(what): \(String(cString: strerror(code)))")
     }
 
+    /// The error for an asset identifier the library does not have.
     public static func unknown(_ id: Int64) -> LibraryError { LibraryError(.unknownAsset, "no asset \(id) in the library") }
 }

@@ -31,6 +31,7 @@ public struct LibraryMediaFacts: Sendable, Hashable {
     /// The camera's make and model ("Apple iPhone 15 Plus"), nil when unknown.
     public var camera: String?
 
+    /// Facts read from a file.
     public init(medium: Medium, width: Int, height: Int, durationMs: Int = 0, captureDate: String? = nil,
                 location: LibraryLocation? = nil, contentIdentifier: String? = nil, camera: String? = nil) {
         self.medium = medium

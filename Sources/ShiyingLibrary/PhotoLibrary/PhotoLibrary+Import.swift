@@ -79,6 +79,9 @@ extension PhotoLibrary {
     /// (`syncfs`), commit one catalogue transaction. A kill at any point
     /// leaves the committed batches plus files the next recovery pass removes.
     /// - Parameters:
+    ///   - paths: files and folders to import (folders are walked).
+    ///   - reader: reads each file's facts (size, date, place, Live identifier).
+    ///   - batchSize: assets committed per catalogue transaction.
     ///   - progress: ("read", done, total) while reading, ("import", done, total) while copying; any thread.
     /// - Throws: `LibraryError` (a path that does not exist, a copy or catalogue failure — D4).
     public func importFiles(_ paths: [String], reader: some LibraryMediaReader, batchSize: Int = 256,
