@@ -95,7 +95,7 @@ struct HDREditorTests {
         #expect(throws: HDRLossError.self) { _ = try Conversion.convertBlocking(files[0], to: png) }
         #expect(!FileManager.default.fileExists(atPath: png))
         let sdr = dir.file("sdr.jpg")
-        let report = try HDREditor.saveSDR(files[0], recipe: turnAndCrop, to: sdr)
+        let report = try HDREditor.saveSDRBlocking(files[0], recipe: turnAndCrop, to: sdr)
         #expect(report.width > 0 && report.format == .jpeg)
         #expect(try GainMapInfo.probe(sdr).kind == "none")
     }

@@ -90,12 +90,42 @@ public enum HDREditor {
     }
 
     /// Saves SDR on purpose (the user already chose "save as SDR"): the base
-    /// only, without Ultra HDR XMP that would claim a gain map.
-    public static func saveSDR(_ input: String, recipe: EditRecipe, to output: String, format: Editor.Format? = nil,
-                               quality: Int = 90, maxSize: (width: Int, height: Int)? = nil) throws -> Editor.EditReport {
+    /// only, without Ultra HDR XMP that would claim a gain map. Runs on its
+    /// own thread; cancelling the task throws `CancellationError` and writes nothing.
+    /// - Parameters:
+    ///   - input: the photo's file URL.
+    ///   - recipe: the edit to render.
+    ///   - output: the new file's URL.
+    ///   - format: nil = from `output`'s extension.
+    ///   - quality: JPEG/HEIC quality 1…100.
+    ///   - maxSize: target box; nil = full size.
+    ///   - progress: one non-decreasing fraction for the whole save.
+    /// - Throws: `EditRecipeError`, `CancellationError`, `ShiyingError`.
+    public static func saveSDR(_ input: URL, recipe: EditRecipe, to output: URL, format: Editor.Format? = nil,
+                               quality: Int = 90, maxSize: PixelSize? = nil,
+                               progress: (@Sendable (ShiyingProgress) -> Void)? = nil) async throws -> Editor.EditReport {
+        let (source, target) = (try input.shiyingPath("input"), try output.shiyingPath("output"))
+        let box = maxSize.map { (width: $0.width, height: $0.height) }
+        return try await runOffPool { cancel in
+            try saveSDRBlocking(source, recipe: recipe, to: target, format: format, quality: quality, maxSize: box,
+                                progress: progress, cancel: cancel)
+        }
+    }
+
+    /// `saveSDR`, blocking the calling thread, with file-system paths. `progress`
+    /// gets one non-decreasing fraction on the calling thread; `cancel` is handed
+    /// a closure that cancels the job from any thread.
+    /// - Throws: as `saveSDR`.
+    public static func saveSDRBlocking(_ input: String, recipe: EditRecipe, to output: String,
+                                       format: Editor.Format? = nil, quality: Int = 90,
+                                       maxSize: (width: Int, height: Int)? = nil,
+                                       progress: ((ShiyingProgress) -> Void)? = nil,
+                                       cancel: CancelHook? = nil) throws -> Editor.EditReport {
         try recipe.validateForEngine()
         let format = try Editor.outputFormat(format, output)
-        let engine = try EngineContext()
+        let meter = ProgressMeter.make(.still, progress)
+        let engine = try EngineContext(progress: meter?.report)
+        cancel?({ [engine] in engine.cancel() })
         var options = try Editor.engineOptions(format: format, quality: quality, maxSize: maxSize)
         let start = ContinuousClock.now
         var report = sy_edit_report()
@@ -105,6 +135,7 @@ public enum HDREditor {
         }
         try check(status, error, file: input)
         let elapsed = ContinuousClock.now - start
+        meter?.finish()
         return Editor.editReport(report, input: input, output: output, format: format, recipe: recipe,
                                  peakBytes: engine.memoryStats.peakBytes,
                                  seconds: elapsed.seconds)
