@@ -18,7 +18,7 @@ APT_PACKAGES = pkg-config libjpeg62-turbo-dev libheif-dev libx265-dev libavcodec
                libimage-exiftool-perl ffmpeg libheif-examples imagemagick libvips-tools libjpeg-turbo-progs \
                python3 python3-pip tesseract-ocr tesseract-ocr-chi-sim
 
-.PHONY: deps build release test sanitize fuzz fuzz-cli bench demo cli-docs man clean
+.PHONY: deps build release test api-client docs sanitize fuzz fuzz-cli bench demo cli-docs man clean
 
 ## deps: every build dependency and the outside validators (Debian 12)
 deps:
@@ -36,6 +36,24 @@ release:
 test:
 	$(SWIFT) build $(CFLAGS_SWIFT) --product shiying
 	$(SWIFT) test $(CFLAGS_SWIFT)
+	$(MAKE) api-client
+
+## api-client: the separate app in Tests/APIClientApp (public async API only) on generated inputs
+API_WORK = .build/api-client
+api-client:
+	$(SWIFT) build $(CFLAGS_SWIFT) --product shiying
+	rm -rf $(API_WORK) && mkdir -p $(API_WORK)
+	.build/debug/shiying sample-photos --count 1 --seed 3 --width 4032 --height 3024 -o $(API_WORK)/photo
+	.build/debug/shiying sample-photos --live --count 1 --seed 3 --width 360 --height 480 --frames 90 -o $(API_WORK)/live
+	cd Tests/APIClientApp && $(SWIFT) build $(CFLAGS_SWIFT)
+	Tests/APIClientApp/.build/debug/APIClientApp $(API_WORK)/photo/sample-0001.jpg \
+	  $(API_WORK)/live/LIVE_0001.JPG $(API_WORK)/live/LIVE_0001.MOV $(API_WORK)/work
+
+## docs: DocC archives for Shiying and ShiyingLibrary in .build/docs (offline); fails on an undocumented public symbol
+docs:
+	$(SWIFT) build $(CFLAGS_SWIFT) --target Shiying
+	$(SWIFT) build $(CFLAGS_SWIFT) --target ShiyingLibrary
+	scripts/docs.sh
 
 ## sanitize: ASan + UBSan build of the engine, C API tests, and the CLI over hostile inputs
 sanitize:

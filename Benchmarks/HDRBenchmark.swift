@@ -75,7 +75,7 @@ func runHDRSuite(root: String, runs: Int) {
                 let a = ContinuousClock.now
                 let report = try HDREditor.saveBlocking(input, recipe: recipe, to: keepOut)
                 let b = ContinuousClock.now
-                _ = try HDREditor.saveSDR(input, recipe: recipe, to: sdrOut)
+                _ = try HDREditor.saveSDRBlocking(input, recipe: recipe, to: sdrOut)
                 let c = ContinuousClock.now
                 guard report.hdr == "kept" else { fail("hdr suite: \(input) did not keep its gain map") }
                 mapSize = [report.gainMapWidth ?? 0, report.gainMapHeight ?? 0]

@@ -8,6 +8,7 @@ public struct DroppedMetadata: Sendable, Codable, Equatable {
     /// "iso-21496-gain-map", "heic-thumbnail", "auxiliary-images" (stills);
     /// "timed-metadata-tracks", "extra-video-tracks", "extra-audio-tracks" (movies).
     public var name: String
+    /// Why it was not carried over.
     public var reason: String
 
     /// The entries of an engine report's SY_DROPPED_* bits, in bit order.

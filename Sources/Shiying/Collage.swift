@@ -3,11 +3,26 @@ internal import CShiying
 
 /// A long image or grid collage request (SPEC C12, C13).
 public struct CollageRequest: Sendable, Codable, Equatable {
-    public enum Layout: String, Sendable, Codable { case long, grid }
-    public enum Format: String, Sendable, Codable { case jpeg, png }
+    /// How the photos are arranged.
+    public enum Layout: String, Sendable, Codable {
+        /// One column: every photo at the full width, stacked top to bottom.
+        case long
+        /// Rows of cells shaped to their photos, or N equal columns.
+        case grid
+    }
+    /// The collage file's encoding.
+    public enum Format: String, Sendable, Codable {
+        /// JPEG.
+        case jpeg
+        /// PNG.
+        case png
+    }
 
+    /// Long image or grid.
     public var layout: Layout
+    /// The photos' paths, in cell order.
     public var inputs: [String]
+    /// The collage file's path.
     public var output: String
     /// Output width in pixels.
     public var width: Int = 1080
@@ -21,6 +36,7 @@ public struct CollageRequest: Sendable, Codable, Equatable {
     public var margin: Int? = nil
     /// Background (spacing and margins) as RGB.
     public var background: [UInt8] = [255, 255, 255]
+    /// The collage file's encoding.
     public var format: Format = .jpeg
     /// JPEG quality 1...100.
     public var quality: Int = 90
@@ -35,21 +51,61 @@ public struct CollageRequest: Sendable, Codable, Equatable {
     /// for the whole process, which a host app may be reading.
     public var measureProcessPeak: Bool = false
 
+    /// A request with file-system paths and the defaults above.
     public init(layout: Layout, inputs: [String], output: String) {
         self.layout = layout
         self.inputs = inputs
         self.output = output
     }
+
+    /// A request with file URLs.
+    /// - Throws: `ShiyingError` (`.usage`) naming a URL that is not a file URL.
+    public init(layout: Layout, inputs: [URL], output: URL) throws {
+        self.init(layout: layout, inputs: try inputs.map { try $0.shiyingPath("input") },
+                  output: try output.shiyingPath("output"))
+    }
+
+    /// Refuses values the engine would otherwise clamp or ignore.
+    /// - Throws: `ShiyingError` (`.usage`) naming the field.
+    public func validate() throws {
+        try validateBackground(background)
+        try validateRange("width", width, 1...65_500)
+        try validateRange("quality", quality, 1...100)
+        try validateRange("threads", threads, 0...64)
+        if let columns { try validateRange("columns", columns, 1...1_000) }
+        if let spacing { try validateRange("spacing", spacing, 0...10_000) }
+        if let margin { try validateRange("margin", margin, 0...10_000) }
+    }
+}
+
+/// A background must be exactly three bytes (R, G, B).
+func validateBackground(_ background: [UInt8]) throws {
+    guard background.count == 3 else {
+        throw ShiyingError(code: .usage, message: "background has \(background.count) values; give 3 (R, G, B)")
+    }
+}
+
+/// A numeric option inside its range.
+func validateRange(_ name: String, _ value: Int, _ range: ClosedRange<Int>) throws {
+    guard range.contains(value) else {
+        throw ShiyingError(code: .usage, message: "\(name) \(value) is outside \(range.lowerBound)...\(range.upperBound)")
+    }
 }
 
 /// What a collage job did, with its measured memory.
 public struct CollageReport: Sendable, Codable, Equatable {
+    /// An input painted grey because it could not be read.
     public struct GreyCell: Sendable, Codable, Equatable {
+        /// Position of the input in the request.
         public var index: Int
+        /// Why it could not be read (the engine's message).
         public var reason: String
     }
+    /// Width in pixels.
     public var width: Int
+    /// Height in pixels.
     public var height: Int
+    /// Cells on the canvas (one per input).
     public var cells: Int
     /// Inputs painted neutral grey (128,128,128), with why.
     public var greyCells: [GreyCell]
@@ -58,6 +114,7 @@ public struct CollageReport: Sendable, Codable, Equatable {
     public var overBudgetCells: [Int]
     /// True when the canvas was shrunk to stay within JPEG's 65,500 px.
     public var scaledToFit: Bool
+    /// The factor the canvas was scaled by (1 unless `scaledToFit`).
     public var scaleFactor: Double
     /// The C engine's accounting-allocator peak (plus charged codec estimates).
     public var enginePeakBytes: UInt64
@@ -68,25 +125,31 @@ public struct CollageReport: Sendable, Codable, Equatable {
     public var peakRSSDeltaBytes: UInt64?
     /// "Display P3" (tagged with its profile: an input was wider than sRGB) or "sRGB" (untagged).
     public var colorSpace: String
+    /// Wall-clock seconds the job took.
     public var seconds: Double
 }
 
+/// Long images and grid collages rendered strip by strip (SPEC C12, C13).
 public enum Collage {
-    /// Renders a collage, blocking the calling thread (`sy_collage_render`).
+    /// Renders a collage, blocking the calling thread (`sy_collage_render`);
+    /// prefer the async `render` in Swift concurrency code.
     /// Memory: one 16-row strip, the cells open at that strip and the cells
     /// prepared ahead (≤ 6 MiB, one per decode thread), independent of the number of photos.
     /// - Parameters:
     ///   - request: layout, inputs, output path and encoding.
-    ///   - progress: called with (phase, done, total) on the calling thread.
+    ///   - progress: one non-decreasing fraction, on the calling thread.
     ///   - cancel: handed a closure that cancels the job from any thread.
-    /// - Throws: `ShiyingError` — `.invalidInput` when no input is readable,
-    ///   `.usage` for impossible options, `.budget` for a too-tall JPEG when
-    ///   `failWhenTooTall`, `.cancelled`, `.io`/`.codec` when writing fails.
+    /// - Throws: `CancellationError` when cancelled; `ShiyingError` —
+    ///   `.invalidInput` when no input is readable, `.usage` for impossible
+    ///   options, `.budget` for a too-tall JPEG when `failWhenTooTall`,
+    ///   `.io`/`.codec` when writing fails.
     ///   Nothing is left at `request.output` on failure.
-    public static func render(_ request: CollageRequest,
-                              progress: ((String, UInt64, UInt64) -> Void)? = nil,
-                              cancel: (@Sendable (@escaping @Sendable () -> Void) -> Void)? = nil) throws -> CollageReport {
-        let engine = try EngineContext(progress: progress)
+    public static func renderBlocking(_ request: CollageRequest,
+                                      progress: ((ShiyingProgress) -> Void)? = nil,
+                                      cancel: CancelHook? = nil) throws -> CollageReport {
+        try request.validate()
+        let meter = ProgressMeter.make(.collage, progress)
+        let engine = try EngineContext(progress: meter?.report)
         cancel?({ [engine] in engine.cancel() })
         var options = sy_collage_options()
         sy_collage_options_init(&options, request.layout == .grid ? SY_LAYOUT_GRID : SY_LAYOUT_LONG)
@@ -94,9 +157,7 @@ public enum Collage {
         if let columns = request.columns { options.columns = UInt32(clamping: columns) }
         if let spacing = request.spacing { options.spacing = UInt32(clamping: spacing) }
         if let margin = request.margin { options.margin = UInt32(clamping: margin) }
-        if request.background.count == 3 {
-            options.background = (request.background[0], request.background[1], request.background[2])
-        }
+        options.background = (request.background[0], request.background[1], request.background[2])
         options.format = request.format == .png ? SY_STILL_PNG : SY_STILL_JPEG
         options.quality = Int32(clamping: request.quality)
         options.naive = request.naive ? 1 : 0
@@ -123,6 +184,7 @@ public enum Collage {
         let elapsed = clock.now - start
         defer { sy_collage_report_free(&report) }
         try check(status, error, file: request.output)
+        meter?.finish()
 
         let grey = (0..<Int(report.grey_count)).map { i in
             let failure = report.grey[i]
@@ -138,11 +200,17 @@ public enum Collage {
             seconds: elapsed.seconds)
     }
 
-    /// Async form of `render`: runs on its own thread; Swift task cancellation
-    /// sets the engine's cancellation flag, polled once per strip.
+    /// Renders a collage on its own thread (never a cooperative-pool thread).
+    /// Memory as `renderBlocking`. Cancelling the task sets the engine's
+    /// cancellation flag, polled once per strip: the job throws
+    /// `CancellationError` and nothing is left at `request.output`.
+    /// - Parameters:
+    ///   - request: layout, inputs, output path and encoding.
+    ///   - progress: one non-decreasing fraction for the whole job, from the engine's thread.
+    /// - Throws: as `renderBlocking`.
     public static func render(_ request: CollageRequest,
-                              progress: (@Sendable (String, UInt64, UInt64) -> Void)? = nil) async throws -> CollageReport {
-        try await runOffPool { cancel in try render(request, progress: progress, cancel: cancel) }
+                              progress: (@Sendable (ShiyingProgress) -> Void)? = nil) async throws -> CollageReport {
+        try await runOffPool { cancel in try renderBlocking(request, progress: progress, cancel: cancel) }
     }
 }
 

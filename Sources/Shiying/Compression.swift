@@ -15,6 +15,7 @@ public enum Compression {
         /// SPEC E6: asked when the copy cannot carry the photo's gain map; nil refuses.
         public var onHDRLoss: (@Sendable (HDRLossReason) -> Bool)?
 
+        /// Options with the defaults above.
         public init(format: Conversion.Format = .heic, quality: Int = 75, videoBitrate: Int? = nil,
                     onHDRLoss: (@Sendable (HDRLossReason) -> Bool)? = nil) {
             self.format = format
@@ -26,7 +27,9 @@ public enum Compression {
 
     /// What a compression wrote.
     public struct Report: Sendable, Codable, Equatable {
+        /// The input's size in bytes.
         public var originalBytes: Int64
+        /// The copy's size in bytes.
         public var compressedBytes: Int64
         /// The photo's conversion report, or nil for a movie.
         public var photo: Conversion.Report?
@@ -47,23 +50,44 @@ public enum Compression {
     /// keeps them (SPEC E6 asks before dropping HDR); a movie keeps its audio
     /// and metadata (`VideoTranscode`). A copy that would not be smaller than
     /// the input is removed and refused.
+    /// Runs on its own thread; cancelling the task throws `CancellationError`.
+    /// - Parameters:
+    ///   - input: the photo's or movie's file URL.
+    ///   - output: the copy's file URL.
+    ///   - movie: true for a movie, false for a photo.
+    ///   - options: format, quality, bitrate, HDR consent.
+    ///   - progress: one non-decreasing fraction for the whole job.
     /// - Throws: `ShiyingError` (usage: PNG target; unsupported: nothing saved;
-    ///   engine failures), `HDRLossError`. Nothing is left at `output` on failure.
-    public static func compress(_ input: String, to output: String, movie: Bool, options: Options = Options(),
-                                progress: ((String, UInt64, UInt64) -> Void)? = nil) throws -> Report {
+    ///   engine failures), `HDRLossError`, `CancellationError`. Nothing is left
+    ///   at `output` on failure.
+    public static func compress(_ input: URL, to output: URL, movie: Bool, options: Options = Options(),
+                                progress: (@Sendable (ShiyingProgress) -> Void)? = nil) async throws -> Report {
+        let (source, target) = (try input.shiyingPath("input"), try output.shiyingPath("output"))
+        return try await runOffPool { cancel in
+            try compressBlocking(source, to: target, movie: movie, options: options, progress: progress, cancel: cancel)
+        }
+    }
+
+    /// `compress`, blocking the calling thread, with file-system paths (the CLI's form).
+    /// - Throws: as `compress`.
+    public static func compressBlocking(_ input: String, to output: String, movie: Bool, options: Options = Options(),
+                                        progress: ((ShiyingProgress) -> Void)? = nil,
+                                        cancel: CancelHook? = nil) throws -> Report {
         let originalBytes = try bytes(of: input)
         var report = Report(originalBytes: originalBytes, compressedBytes: 0)
         do {
             if movie {
                 let bitrate = try options.videoBitrate ?? halfAverageBitrate(input, bytes: originalBytes)
-                report.video = try VideoTranscode.run(input, to: output, options: VideoTranscode.Options(bitrate: bitrate),
-                                                      progress: progress)
+                report.video = try VideoTranscode.runBlocking(input, to: output,
+                                                              options: VideoTranscode.Options(bitrate: bitrate),
+                                                              progress: progress, cancel: cancel)
             } else {
                 guard options.format != .png else {
                     throw ShiyingError(code: .usage, message: "compress writes HEIC or JPEG, not PNG", file: output)
                 }
-                report.photo = try Conversion.convert(input, to: output, format: options.format, quality: options.quality,
-                                                      onHDRLoss: options.onHDRLoss, progress: progress)
+                report.photo = try Conversion.convertBlocking(input, to: output, format: options.format,
+                                                              quality: options.quality, onHDRLoss: options.onHDRLoss,
+                                                              progress: progress, cancel: cancel)
             }
             report.compressedBytes = try bytes(of: output)
             guard report.compressedBytes < originalBytes else {

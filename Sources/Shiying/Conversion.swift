@@ -4,8 +4,14 @@ internal import CShiying
 /// Photo format conversion (SPEC S3): a new upright copy carrying capture
 /// date, GPS, Exif, XMP and the ICC profile (`sy_convert`).
 public enum Conversion {
+    /// A still file type.
     public enum Format: String, Sendable, Codable, CaseIterable {
-        case jpeg, png, heic
+        /// JPEG (`.jpg`, `.jpeg`).
+        case jpeg
+        /// PNG (`.png`).
+        case png
+        /// HEIC (`.heic`, `.heif`).
+        case heic
 
         /// From a file name's extension (`.jpg`/`.jpeg`, `.png`, `.heic`/`.heif`).
         public init?(pathExtension: String) {
@@ -29,11 +35,17 @@ public enum Conversion {
 
     /// What a conversion wrote and carried over.
     public struct Report: Sendable, Codable, Equatable {
+        /// The input file's path.
         public var input: String
+        /// The output file's path.
         public var output: String
+        /// The input's format ("jpeg", "png", "heic").
         public var sourceFormat: String
+        /// The output format.
         public var format: Format
+        /// Width in pixels.
         public var width: Int
+        /// Height in pixels.
         public var height: Int
         /// The EXIF-style orientation that was applied to the pixels (1 = none).
         public var appliedOrientation: Int
@@ -41,8 +53,11 @@ public enum Conversion {
         public var kept: [String]
         /// Metadata not carried over, with the reason (e.g. a MakerNote over JPEG's 64 KB Exif limit).
         public var dropped: [DroppedMetadata]
+        /// The capture date (Exif form, local time), nil when unknown.
         public var captureDate: String?
+        /// The C engine's accounting-allocator peak over the job, in bytes.
         public var enginePeakBytes: UInt64
+        /// Wall-clock seconds the job took.
         public var seconds: Double
     }
 
@@ -50,18 +65,43 @@ public enum Conversion {
     /// survives a failed write). Memory: the upright image at 3 bytes/pixel.
     /// An HDR gain map is kept ("hdr-gain-map" in `kept`; the HEIC preset is
     /// then the writer's default) or the conversion is refused (SPEC E6).
+    /// Runs on its own thread; cancelling the task stops the engine within a
+    /// strip of rows or a HEIF tile, throws `CancellationError` and leaves
+    /// nothing at `output`.
+    /// - Parameters:
+    ///   - input: the photo's file URL.
+    ///   - output: the new file's URL.
+    ///   - format: nil = from `output`'s extension.
+    ///   - quality: JPEG/HEIC quality 1…100.
+    ///   - heicPreset: x265 speed preset for HEIC output ("ultrafast" … "veryslow");
+    ///     nil = "ultrafast" (the measured default, docs/heic-quality.md).
+    ///   - onHDRLoss: asked (SPEC E6) when the target cannot carry the gain map
+    ///     (PNG, an unreadable map); return true to write SDR. nil refuses (HDRLossError).
+    ///   - progress: one non-decreasing fraction for the whole conversion.
     /// - Throws: `ShiyingError` naming the file and the reason; `HDRLossError`
-    ///   when the target cannot carry the source's gain map (nothing written).
-    /// - Parameter heicPreset: x265 speed preset for HEIC output ("ultrafast" … "veryslow");
-    ///   nil = "ultrafast" (the measured default, docs/heic-quality.md).
-    /// - Parameter progress: (phase, done, total) from the engine's thread: "rows"
-    ///   of the decode and render, then "heif tiles" while a HEIC is encoded.
-    /// - Parameter onHDRLoss: asked (SPEC E6) when the target cannot carry the gain map
-    ///   (PNG, an unreadable map); return true to write SDR. nil refuses (HDRLossError).
-    public static func convert(_ input: String, to output: String, format: Format? = nil,
+    ///   when the target cannot carry the source's gain map (nothing written);
+    ///   `CancellationError`.
+    public static func convert(_ input: URL, to output: URL, format: Format? = nil,
                                quality: Int = 90, heicPreset: String? = nil,
-                               onHDRLoss: ((HDRLossReason) -> Bool)? = nil,
-                               progress: ((String, UInt64, UInt64) -> Void)? = nil) throws -> Report {
+                               onHDRLoss: (@Sendable (HDRLossReason) -> Bool)? = nil,
+                               progress: (@Sendable (ShiyingProgress) -> Void)? = nil) async throws -> Report {
+        let (source, target) = (try input.shiyingPath("input"), try output.shiyingPath("output"))
+        return try await runOffPool { cancel in
+            try convertBlocking(source, to: target, format: format, quality: quality, heicPreset: heicPreset,
+                                onHDRLoss: onHDRLoss, progress: progress, cancel: cancel)
+        }
+    }
+
+    /// `convert`, blocking the calling thread, with file-system paths (the CLI's form).
+    /// `progress` gets one non-decreasing fraction on the calling thread; `cancel`
+    /// is handed a closure that cancels the job from any thread (it then throws
+    /// `CancellationError`).
+    /// - Throws: as `convert`.
+    public static func convertBlocking(_ input: String, to output: String, format: Format? = nil,
+                                       quality: Int = 90, heicPreset: String? = nil,
+                                       onHDRLoss: ((HDRLossReason) -> Bool)? = nil,
+                                       progress: ((ShiyingProgress) -> Void)? = nil,
+                                       cancel: CancelHook? = nil) throws -> Report {
         guard let format = format ?? Format(pathExtension: (output as NSString).pathExtension) else {
             throw ShiyingError(code: .usage, message: "\(output): unknown output type; use .jpg, .png or .heic",
                                file: output)
@@ -70,7 +110,7 @@ public enum Conversion {
         // recipe): the map is kept, or HDRLossError is thrown and nothing written.
         if (try? GainMapInfo.probe(input))?.hasGainMap == true {
             let hdr = try HDREditor.saveBlocking(input, recipe: .identity, to: output, format: format, quality: quality,
-                                                 onHDRLoss: onHDRLoss, progress: progress)
+                                                 onHDRLoss: onHDRLoss, progress: progress, cancel: cancel)
             let e = hdr.edit
             let kept = hdr.hdr == "kept" ? e.kept + ["hdr-gain-map"] : e.kept
             let lost = hdr.hdr == "kept" ? [] : [DroppedMetadata(
@@ -80,7 +120,9 @@ public enum Conversion {
                           dropped: e.dropped + lost, captureDate: e.captureDate, enginePeakBytes: e.enginePeakBytes,
                           seconds: e.seconds)
         }
-        let engine = try EngineContext(progress: progress)
+        let meter = ProgressMeter.make(.still, progress)
+        let engine = try EngineContext(progress: meter?.report)
+        cancel?({ [engine] in engine.cancel() })
         var options = sy_convert_options()
         sy_convert_options_init(&options)
         options.quality = Int32(clamping: quality)
@@ -95,6 +137,7 @@ public enum Conversion {
         }
         try check(status, error, file: input)
         let elapsed = clock.now - start
+        meter?.finish()
         let kept = keptMetadata(exif: report.kept_exif, captureDate: report.kept_capture_date, gps: report.kept_gps,
                                 xmp: report.kept_xmp, icc: report.kept_icc)
         return Report(

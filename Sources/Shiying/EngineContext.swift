@@ -45,7 +45,10 @@ package final class EngineContext: @unchecked Sendable {
 
 /// The engine's accounting allocator figures (`sy_context_memory_stats`).
 public struct MemoryStats: Sendable, Codable, Equatable {
+    /// Bytes allocated now.
     public var currentBytes: UInt64
+    /// The most bytes allocated at once.
     public var peakBytes: UInt64
+    /// Allocations made.
     public var allocations: UInt64
 }

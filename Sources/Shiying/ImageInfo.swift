@@ -3,13 +3,19 @@ internal import CShiying
 
 /// What a still image file is, from its header (`sy_image_probe`).
 public struct ImageInfo: Sendable, Codable, Equatable {
+    /// The file's format ("jpeg", "png", "heic").
     public var format: String
     /// Upright size (EXIF orientation applied).
     public var width: Int
+    /// Height in pixels.
     public var height: Int
+    /// Width as stored, before the orientation is applied.
     public var storedWidth: Int
+    /// Height as stored, before the orientation is applied.
     public var storedHeight: Int
+    /// The EXIF orientation, 1…8 (1 = upright).
     public var orientation: Int
+    /// A progressive JPEG.
     public var progressive: Bool
 
     /// Reads only the header of `path`.

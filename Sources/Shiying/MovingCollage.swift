@@ -5,47 +5,85 @@ internal import CShiying
 /// (issue 17; SPEC C1–C7, C9, C12, C14) — `sy_motion_export`.
 public struct MovingCollageRequest: Sendable, Codable, Equatable {
     /// SPEC C1 motion modes.
-    public enum Mode: String, Sendable, Codable, CaseIterable { case together, relay, focus }
+    public enum Mode: String, Sendable, Codable, CaseIterable {
+        /// Every cell moves at once.
+        case together
+        /// The cells move one after another, with sound.
+        case relay
+        /// The hero cell is enlarged and plays, then the collage returns.
+        case focus
+    }
     /// SPEC C1 export tiers.
-    public enum Tier: String, Sendable, Codable { case live, video, still }
-    public enum StillFormat: String, Sendable, Codable { case jpeg, heic }
+    public enum Tier: String, Sendable, Codable {
+        /// A Live pair: the still and a movie sharing one content identifier.
+        case live
+        /// The still and a plain movie, without the Live identifier.
+        case video
+        /// The still alone.
+        case still
+    }
+    /// The still's encoding.
+    public enum StillFormat: String, Sendable, Codable {
+        /// JPEG.
+        case jpeg
+        /// HEIC (HEVC in HEIF).
+        case heic
+    }
 
     /// One photo; `movie` names its Live movie explicitly (no identifier check),
     /// nil looks for a same-stem `.MOV` beside the still sharing its content identifier.
     public struct Input: Sendable, Codable, Equatable {
+        /// The cell's still.
         public var still: String
+        /// The cell's movie; nil = found beside the still by the Live rules, or none.
         public var movie: String?
+        /// A cell from its still and, optionally, its movie.
         public init(still: String, movie: String? = nil) {
             self.still = still
             self.movie = movie
         }
     }
 
+    /// Long image or grid.
     public var layout: CollageRequest.Layout = .grid
+    /// The cells, in order.
     public var inputs: [Input]
     /// Where `<name>.jpg|heic` and `<name>.mov|mp4` are written.
     public var directory: String
+    /// The output files' stem (`name.jpg`, `name.mov`).
     public var name: String = "collage"
+    /// Width in pixels.
     public var width: Int = 1080
+    /// Grid columns; nil = the template for the photo count.
     public var columns: Int? = nil
+    /// Pixels between cells; nil = the layout's default.
     public var spacing: Int? = nil
+    /// Outer margin in pixels; nil = the layout's default.
     public var margin: Int? = nil
+    /// Background (spacing and margins) as exactly three bytes, R, G, B.
     public var background: [UInt8] = [255, 255, 255]
+    /// How the cells move.
     public var mode: Mode = .together
     /// Focus: the hero's input index; nil = the first Live cell.
     public var hero: Int? = nil
+    /// What to deliver; a lower tier is delivered when the higher cannot be.
     public var tier: Tier = .live
+    /// The still's encoding.
     public var format: StillFormat = .jpeg
+    /// The still's quality, 1…100.
     public var quality: Int = 92
+    /// The movie's frame rate.
     public var fps: Int = 30
     /// Bits per second; nil = SPEC C14 for the canvas.
     public var bitrate: Int? = nil
     /// x265 preset; nil = the encoder's default.
     public var preset: String? = nil
+    /// Encoder threads; 0 = one per core.
     public var threads: Int = 0
     /// Measure the process's peak resident set over the export (see `CollageRequest.measureProcessPeak`).
     public var measureProcessPeak: Bool = false
 
+    /// A request for `inputs` written into `directory`, with the defaults above.
     public init(inputs: [Input], directory: String) {
         self.inputs = inputs
         self.directory = directory
@@ -68,42 +106,68 @@ public struct MovingCollageRequest: Sendable, Codable, Equatable {
 
 /// What a moving-collage export delivered.
 public struct MovingCollageReport: Sendable, Codable, Equatable {
+    /// One cell of the collage.
     public struct Cell: Sendable, Codable, Equatable {
+        /// Position of the input in the request.
         public var index: Int
+        /// The cell moves (its movie played).
         public var live: Bool
+        /// The still could not be read: the cell is grey.
         public var grey: Bool
+        /// The movie the cell played, if any.
         public var movie: String?
         /// Why a cell with a movie stays static, or why it is grey.
         public var reason: String?
         /// The cell on the canvas (pixels).
         public var x, y, width, height: Int
     }
+    /// What was delivered: Live, video or the still alone.
     public var delivered: MovingCollageRequest.Tier
     /// Why the tier asked for was not delivered (SPEC C4, C5, C6); nil when it was.
     public var fallbackReason: String?
     /// SPEC C1: the Live tier's caption for the mode; "" for a video or a still.
     public var caption: String
+    /// The motion mode.
     public var mode: MovingCollageRequest.Mode
+    /// Every cell, in input order.
     public var cells: [Cell]
+    /// Cells that do not move.
     public var staticCells: [Int] { cells.filter { !$0.live }.map(\.index) }
+    /// Cells painted grey (unreadable stills).
     public var greyCells: [Int] { cells.filter(\.grey).map(\.index) }
+    /// The still's path.
     public var still: String
+    /// The movie's path; nil when no movie was delivered.
     public var movie: String?
+    /// The Live content identifier (a 36-character UUID) shared by the still and the movie.
     public var contentIdentifier: String?
+    /// Width in pixels.
     public var width: Int
+    /// Height in pixels.
     public var height: Int
+    /// The hero cell (focus mode), if any.
     public var hero: Int?
+    /// Frames in the movie written.
     public var frames: Int
+    /// Duration in seconds.
     public var durationSeconds: Double
+    /// Index of the movie frame shown as the still (the key photo).
     public var stillFrame: Int
+    /// The key photo's time on the movie timeline, in seconds.
     public var stillTime: Double
+    /// Audio tracks in the movie.
     public var audioTracks: Int
+    /// Video bitrate in bits per second.
     public var bitrate: UInt64
+    /// The C engine's accounting-allocator peak over the job, in bytes.
     public var enginePeakBytes: UInt64
+    /// Peak resident set during the job minus the resident set before it; nil unless asked for.
     public var peakRSSDeltaBytes: UInt64?
+    /// Wall-clock seconds the job took.
     public var seconds: Double
 }
 
+/// Moving collages: a grid or long image whose cells play their Live movies (SPEC C1, C11).
 public enum MovingCollage {
     /// SPEC C1 captions of the Live tier, per motion mode.
     public static func caption(for mode: MovingCollageRequest.Mode) -> String {
@@ -114,15 +178,20 @@ public enum MovingCollage {
         }
     }
 
-    /// Exports the collage, blocking the calling thread. Memory is bounded
-    /// independently of the movies' length (see sy_motion.h).
-    /// - Throws: `ShiyingError` — `.invalidInput` when no still is readable,
-    ///   `.unsupported` when a failing pair's identifier cannot be removed
-    ///   (nothing delivered), `.cancelled`, `.usage`, `.io`, `.codec`, `.budget`.
-    public static func export(_ request: MovingCollageRequest,
-                              progress: ((String, UInt64, UInt64) -> Void)? = nil,
-                              cancel: (@Sendable (@escaping @Sendable () -> Void) -> Void)? = nil)
-        throws -> MovingCollageReport {
+    /// Exports the collage, blocking the calling thread; prefer the async
+    /// `export` in Swift concurrency code. Memory is bounded independently of
+    /// the movies' length (see sy_motion.h).
+    /// - Parameters:
+    ///   - request: the cells, layout, motion mode and outputs.
+    ///   - progress: one non-decreasing fraction, on the calling thread.
+    ///   - cancel: handed a closure that cancels the job from any thread.
+    /// - Throws: `CancellationError` when cancelled; `ShiyingError` —
+    ///   `.invalidInput` when no still is readable, `.unsupported` when a
+    ///   failing pair's identifier cannot be removed (nothing delivered),
+    ///   `.usage`, `.io`, `.codec`, `.budget`.
+    public static func exportBlocking(_ request: MovingCollageRequest,
+                                      progress: ((ShiyingProgress) -> Void)? = nil,
+                                      cancel: CancelHook? = nil) throws -> MovingCollageReport {
         try export(request, progress: progress, cancel: cancel, beforeVerify: nil)
     }
 
@@ -132,10 +201,13 @@ public enum MovingCollage {
         package init(_ body: @escaping (String, String) -> Void) { self.body = body }
     }
 
-    package static func export(_ request: MovingCollageRequest, progress: ((String, UInt64, UInt64) -> Void)?,
-                               cancel: (@Sendable (@escaping @Sendable () -> Void) -> Void)?,
-                               beforeVerify: PairHook?) throws -> MovingCollageReport {
-        let engine = try EngineContext(progress: progress)
+    package static func export(_ request: MovingCollageRequest, progress: ((ShiyingProgress) -> Void)?,
+                               cancel: CancelHook?, beforeVerify: PairHook?) throws -> MovingCollageReport {
+        try validateBackground(request.background)
+        try validateRange("width", request.width, 1...65_500)
+        try validateRange("quality", request.quality, 1...100)
+        let meter = ProgressMeter.make(.motion, progress)
+        let engine = try EngineContext(progress: meter?.report)
         cancel?({ [engine] in engine.cancel() })
         try FileManager.default.createDirectory(atPath: request.directory, withIntermediateDirectories: true)
         var options = sy_motion_options()
@@ -145,9 +217,7 @@ public enum MovingCollage {
         if let columns = request.columns { options.layout.columns = UInt32(clamping: columns) }
         if let spacing = request.spacing { options.layout.spacing = UInt32(clamping: spacing) }
         if let margin = request.margin { options.layout.margin = UInt32(clamping: margin) }
-        if request.background.count == 3 {
-            options.layout.background = (request.background[0], request.background[1], request.background[2])
-        }
+        options.layout.background = (request.background[0], request.background[1], request.background[2])
         options.mode = switch request.mode {
         case .together: SY_MOTION_TOGETHER
         case .relay: SY_MOTION_RELAY
@@ -199,17 +269,22 @@ public enum MovingCollage {
         let elapsed = clock.now - start
         withExtendedLifetime(beforeVerify) {}
         try check(status, error, file: request.stillPath)
+        meter?.finish()
         return makeReport(report.pointee, request: request, rssDelta: rssDelta,
                           seconds: elapsed.seconds)
     }
 
-    /// Async form: runs on its own thread; task cancellation sets the engine's
-    /// flag, polled once per frame (and inside the decoders and the encoder).
-    /// `progress` gets (phase, done, total): "cells" then "frames".
+    /// Exports the collage on its own thread. Cancelling the task sets the
+    /// engine's flag, polled once per frame (and inside the decoders and the
+    /// encoder): the job throws `CancellationError` and delivers nothing.
+    /// - Parameters:
+    ///   - request: the cells, layout, motion mode and outputs.
+    ///   - progress: one non-decreasing fraction; phases "cells", "frames", "verify frames".
+    /// - Throws: as `exportBlocking`.
     public static func export(_ request: MovingCollageRequest,
-                              progress: (@Sendable (String, UInt64, UInt64) -> Void)? = nil) async throws
+                              progress: (@Sendable (ShiyingProgress) -> Void)? = nil) async throws
         -> MovingCollageReport {
-        try await runOffPool { cancel in try export(request, progress: progress, cancel: cancel) }
+        try await runOffPool { cancel in try exportBlocking(request, progress: progress, cancel: cancel) }
     }
 
     private static func makeReport(_ r: sy_motion_report, request: MovingCollageRequest, rssDelta: UInt64?,

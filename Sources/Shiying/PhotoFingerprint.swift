@@ -3,13 +3,17 @@ internal import CShiying
 
 /// What a scan records about one still (issue 9; SPEC D6–D9).
 public struct PhotoFingerprint: Sendable, Codable, Equatable {
+    /// The photo's path.
     public var path: String
     /// "jpeg", "png" or "heif".
     public var format: String
     /// Upright size.
     public var width: Int
+    /// Height in pixels.
     public var height: Int
+    /// The EXIF orientation, 1…8.
     public var orientation: Int
+    /// The file's size in bytes.
     public var fileBytes: Int64
     /// SHA-256 of the file's bytes.
     public var fileSHA256: String
@@ -21,19 +25,24 @@ public struct PhotoFingerprint: Sendable, Codable, Equatable {
     public var phashTurned: [UInt64] = []
     /// Laplacian variance of the analysis plane.
     public var sharpness: Double
+    /// Share of pixels clipped to black or white, 0…1.
     public var clippedFraction: Double
+    /// Mean luma of the analysis plane, 0…255.
     public var meanLuma: Double
     /// Quality score in [0, 1] (sy_fingerprint.h documents the formula).
     public var quality: Double
     /// Exif "YYYY:MM:DD HH:MM:SS", nil when absent.
     public var captureDate: String?
+    /// The file names a camera (Exif Make or Model).
     public var hasCamera: Bool
     /// A real screenshot marker (Exif UserComment / XMP), never "no camera data".
     public var screenshotMarker: Bool
+    /// An animated image.
     public var animated: Bool
     /// Movies (`Fingerprinter.fingerprintMovie`): the video track's duration and
     /// how many frames were measured; 0 for stills.
     public var durationMs: Int = 0
+    /// Frames measured; 0 for stills.
     public var framesSampled: Int = 0
 }
 
@@ -54,8 +63,10 @@ public final class Fingerprinter: @unchecked Sendable {
 
     /// Fingerprints one still: JPEG and PNG in one full-resolution strip-wise
     /// decode, HEVC HEIF at the analysis size (sy_fingerprint.h).
-    /// - Parameter pixelDigest: false leaves `pixelSHA256` "" for JPEG and PNG,
-    ///   which then decode at the analysis size too (HEVC HEIF keeps its coded digest).
+    /// - Parameters:
+    ///   - path: the still's path.
+    ///   - pixelDigest: false leaves `pixelSHA256` "" for JPEG and PNG,
+    ///     which then decode at the analysis size too (HEVC HEIF keeps its coded digest).
     /// - Throws: `ShiyingError` naming the file and the reason.
     /// Wraps `sy_fingerprint_file_ex`.
     public func fingerprint(_ path: String, pixelDigest: Bool = true) throws -> PhotoFingerprint {

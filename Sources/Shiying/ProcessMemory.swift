@@ -9,7 +9,9 @@ import Foundation
 public enum ProcessMemory {
     /// Resident set now and its high-water mark, in bytes.
     public struct Sample: Sendable {
+        /// The resident set now, in bytes.
         public var residentBytes: UInt64
+        /// The resident set's high-water mark, in bytes.
         public var peakBytes: UInt64
     }
 
@@ -22,6 +24,7 @@ public enum ProcessMemory {
         return write(fd, "5", 1) == 1
     }
 
+    /// Reads the process's resident set and its peak now.
     public static func sample() -> Sample {
         guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else {
             return Sample(residentBytes: 0, peakBytes: 0)

@@ -21,18 +21,21 @@ public struct ShiyingError: Error, CustomStringConvertible, Sendable {
         public static let codec = Code(rawValue: 5)
         /// `SY_E_IO`: open, read, write or rename failed.
         public static let io = Code(rawValue: 6)
-        /// `SY_E_CANCELLED`: the task was cancelled.
+        /// `SY_E_CANCELLED`, the C engine's code for a cancelled job. The Swift
+        /// API never throws it: every cancelled job throws `CancellationError`.
         public static let cancelled = Code(rawValue: 7)
 
         public var description: String { String(cString: sy_status_name(rawValue)) }
     }
 
+    /// The error's category.
     public let code: Code
     /// The engine's message, e.g. `"a.jpg: JPEG truncated at row 812 of 3024"`.
     public let message: String
     /// The file the error is about, when one is.
     public let file: String?
 
+    /// An error of `code` with the engine's `message` about `file`.
     public init(code: Code, message: String, file: String? = nil) {
         self.code = code
         self.message = message
@@ -42,9 +45,12 @@ public struct ShiyingError: Error, CustomStringConvertible, Sendable {
     public var description: String { "\(code): \(message)" }
 }
 
-/// Turns a C status plus its `sy_error` into a thrown `ShiyingError`.
+/// Turns a C status plus its `sy_error` into a thrown `ShiyingError`; a
+/// cancelled job throws `CancellationError`, the one cancellation error of the
+/// whole API (sync and async forms alike).
 func check(_ status: Int32, _ error: sy_error, file: String? = nil) throws {
     guard status != SY_OK else { return }
+    if status == SY_E_CANCELLED { throw CancellationError() }
     throw ShiyingError(code: .init(rawValue: status), message: messageText(error), file: file)
 }
 

@@ -4,7 +4,9 @@ internal import CShiying
 
 /// A position in signed decimal degrees (north and east positive).
 public struct GeoPosition: Sendable, Codable, Hashable {
+    /// Latitude in degrees (WGS 84, north positive).
     public var latitude: Double
+    /// Longitude in degrees (WGS 84, east positive).
     public var longitude: Double
 
     /// - Parameters: latitude in -90...90, longitude in -180...180.

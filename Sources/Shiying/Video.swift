@@ -13,21 +13,27 @@ public struct VideoInfo: Sendable, Codable, Equatable {
         public var handler: String
         /// First sample entry type as text: "hvc1", "avc1", "mp4a", "mebx", ... ("" when none).
         public var codec: String
+        /// The track is enabled.
         public var enabled: Bool
         /// Coded size (video; 0 for tracks without a visual sample entry or tkhd size).
         public var width: Int
+        /// Height in pixels.
         public var height: Int
         /// Clockwise degrees to display: 0, 90, 180 or 270.
         public var rotation: Int
+        /// True when the track's matrix flips the picture.
         public var mirrored: Bool
         /// Size as displayed: tkhd size, swapped for 90/270.
         public var displayWidth: Int
+        /// Height as displayed (after the track matrix).
         public var displayHeight: Int
         /// mdhd timescale (units per second).
         public var timescale: Int
+        /// Duration in seconds.
         public var durationSeconds: Double
         /// ISO 639-2/T language code.
         public var language: String
+        /// Samples in the track.
         public var sampleCount: Int
         /// Sync samples (all of them when the track has no stss).
         public var keyframeCount: Int
@@ -35,6 +41,7 @@ public struct VideoInfo: Sendable, Codable, Equatable {
         public var frameRate: Double?
         /// Audio tracks only.
         public var channels: Int?
+        /// Audio sample rate in Hz (0 for video).
         public var sampleRate: Double?
         /// Key names of a `mebx` sample entry (empty for other tracks).
         public var mebxKeys: [String]
@@ -52,16 +59,21 @@ public struct VideoInfo: Sendable, Codable, Equatable {
         public var byteCount: Int
     }
 
+    /// The movie's path.
     public var path: String
     /// ftyp major brand as text ("qt  ", "isom", ...); "" when there is no ftyp.
     public var brand: String
+    /// Duration in seconds.
     public var durationSeconds: Double
+    /// The file's size in bytes.
     public var fileSize: UInt64
     /// An mvex or moof box was seen; fragments are not indexed.
     public var fragmented: Bool
+    /// Every track, in file order.
     public var tracks: [Track]
     /// tkhd id of the main video track (largest enabled `vide` track), nil without video.
     public var mainVideoTrackId: Int?
+    /// Movie-level metadata items (key → value).
     public var metadata: [MetadataItem]
 
     /// The main video track, if any.

@@ -6,32 +6,47 @@ internal import CShiying
 /// (`sy_video_reader`, issue 4). Holds the decoder's picture buffer and one
 /// frame, never the whole movie. One thread at a time.
 public final class VideoReader {
+    /// What the movie's video track holds.
     public struct Info: Sendable, Codable, Equatable {
+        /// The video codec's four-character code.
         public var codec: String
         /// Upright size (after the track's rotation).
         public var width: Int
+        /// Height in pixels.
         public var height: Int
+        /// Width of the coded pictures, before rotation.
         public var codedWidth: Int
+        /// Height of the coded pictures, before rotation.
         public var codedHeight: Int
         /// Clockwise degrees applied to the pixels.
         public var rotation: Int
+        /// True when the track's matrix flips the picture.
         public var mirrored: Bool
+        /// Frames in the track.
         public var frameCount: Int
+        /// Average frames per second.
         public var frameRate: Double
+        /// Duration in seconds.
         public var durationSeconds: Double
+        /// Units per second of the track's timestamps.
         public var timescale: Int
+        /// Bits per sample (8 or 10).
         public var bitDepth: Int
+        /// Full-range (0…255) samples rather than video range.
         public var fullRange: Bool
     }
 
     /// One decoded frame; `rgb` is a copy the caller owns.
     public struct Frame: Sendable {
+        /// The frame's index in presentation order.
         public var index: Int
         /// Media timescale units, exactly as in the track.
         public var pts: Int64
         /// Presentation time on the movie timeline (edit list applied).
         public var seconds: Double
+        /// Width in pixels.
         public var width: Int
+        /// Height in pixels.
         public var height: Int
         /// width*3 bytes per row, no padding.
         public var rgb: [UInt8]
@@ -39,7 +54,9 @@ public final class VideoReader {
 
     private let engine: EngineContext
     private let raw: OpaquePointer
+    /// The movie's path.
     public let path: String
+    /// The video track's facts.
     public let info: Info
 
     /// Opens the main video track (or track index `track`).

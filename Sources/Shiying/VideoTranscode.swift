@@ -7,47 +7,90 @@ internal import CShiying
 /// the first audio track copied sample-for-sample, movie-level `mdta` items
 /// copied. Output is complete or absent (temp file + rename).
 public enum VideoTranscode {
+    /// How to transcode.
     public struct Options: Sendable {
         /// Bits per second; nil = SPEC C14 for the output size.
         public var bitrate: Int?
         /// x265 speed preset ("ultrafast" … "veryslow"); nil = the engine default ("veryfast").
         public var preset: String?
+        /// Copy the first audio track sample for sample.
         public var copyAudio = true
+        /// Copy the movie-level `mdta` metadata items.
         public var copyMetadata = true
         /// x265 pool threads; 0 = one per core.
         public var threads = 0
+        /// Options with a bitrate and preset (nil = the defaults).
         public init(bitrate: Int? = nil, preset: String? = nil) {
             self.bitrate = bitrate
             self.preset = preset
         }
     }
 
+    /// What a transcode wrote.
     public struct Report: Sendable, Codable, Equatable {
+        /// The input file's path.
         public var input: String
+        /// The output file's path.
         public var output: String
+        /// "mov" or "mp4".
         public var container: String
+        /// The source's video codec four-character code ("hvc1", "avc1", …).
         public var sourceCodec: String
         /// Clockwise rotation of the source track, applied to the pixels (output matrix is identity).
         public var sourceRotation: Int
+        /// Width in pixels.
         public var width: Int
+        /// Height in pixels.
         public var height: Int
+        /// Frames in the movie written.
         public var frames: Int
+        /// Duration in seconds.
         public var durationSeconds: Double
+        /// Video bitrate in bits per second.
         public var bitrate: Int
         /// Copied audio sample entry type ("mp4a", "lpcm", …), nil when the output has no audio.
         public var audioCodec: String?
+        /// Audio samples copied.
         public var audioSamples: Int
+        /// The output's size in bytes.
         public var bytesWritten: UInt64
+        /// The C engine's accounting-allocator peak over the job, in bytes.
         public var enginePeakBytes: UInt64
+        /// Wall-clock seconds the job took.
         public var seconds: Double
         /// Tracks of the source the output leaves out (timed metadata, other video or audio tracks), with the reason.
         public var dropped: [DroppedMetadata]
     }
 
-    /// - Throws: `ShiyingError` naming the file: unsupported codec, corrupt movie, unknown output type.
-    public static func run(_ input: String, to output: String, options: Options = Options(),
-                           progress: ((String, UInt64, UInt64) -> Void)? = nil) throws -> Report {
-        let engine = try EngineContext(progress: progress)
+    /// Transcodes `input` into `output`. Runs on its own thread; cancelling
+    /// the task stops the engine within a frame, throws `CancellationError`
+    /// and leaves nothing at `output`.
+    /// - Parameters:
+    ///   - input: the source movie's file URL.
+    ///   - output: a `.mov` or `.mp4` file URL.
+    ///   - options: bitrate, preset, what to copy.
+    ///   - progress: one non-decreasing fraction for the whole transcode.
+    /// - Throws: `ShiyingError` naming the file: unsupported codec, corrupt movie,
+    ///   unknown output type; `CancellationError`.
+    public static func run(_ input: URL, to output: URL, options: Options = Options(),
+                           progress: (@Sendable (ShiyingProgress) -> Void)? = nil) async throws -> Report {
+        let (source, target) = (try input.shiyingPath("input"), try output.shiyingPath("output"))
+        return try await runOffPool { cancel in
+            try runBlocking(source, to: target, options: options, progress: progress, cancel: cancel)
+        }
+    }
+
+    /// `run`, blocking the calling thread, with file-system paths (the CLI's form).
+    /// `progress` gets one non-decreasing fraction on the calling thread; `cancel`
+    /// is handed a closure that cancels the job from any thread (it then throws
+    /// `CancellationError`).
+    /// - Throws: as `run`.
+    public static func runBlocking(_ input: String, to output: String, options: Options = Options(),
+                                   progress: ((ShiyingProgress) -> Void)? = nil,
+                                   cancel: CancelHook? = nil) throws -> Report {
+        let meter = ProgressMeter.make(.movie, progress)
+        let engine = try EngineContext(progress: meter?.report)
+        cancel?({ [engine] in engine.cancel() })
         var o = sy_video_transcode_options()
         sy_video_transcode_options_init(&o)
         o.bitrate = UInt64(max(0, options.bitrate ?? 0))
@@ -64,6 +107,7 @@ public enum VideoTranscode {
         }
         try check(status, error, file: input)
         let elapsed = clock.now - start
+        meter?.finish()
         let ext = (output as NSString).pathExtension.lowercased()
         return Report(
             input: input, output: output, container: ext == "mov" || ext == "qt" ? "mov" : "mp4",

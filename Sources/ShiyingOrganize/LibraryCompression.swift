@@ -22,7 +22,7 @@ extension LibraryWorkflows {
     public static func compress(_ id: Int64, in library: PhotoLibrary,
                                 options: Compression.Options = Compression.Options(),
                                 reader: EngineMediaReader = EngineMediaReader(),
-                                progress: ((String, UInt64, UInt64) -> Void)? = nil) async throws -> CompressionResult {
+                                progress: ((ShiyingProgress) -> Void)? = nil) async throws -> CompressionResult {
         let original = try await library.original(of: id)
         guard original.kind != .live else {
             throw LibraryError(.invalid, "asset \(id) is a Live photo; compress takes photos and videos")
@@ -31,7 +31,7 @@ extension LibraryWorkflows {
         let ext = Compression.outputExtension(movie: movie, options: options)
         let stem = ((original.path as NSString).lastPathComponent as NSString).deletingPathExtension
         let staged = library.stagingPath(extension: ext)
-        let report = try Compression.compress(original.path, to: staged, movie: movie, options: options, progress: progress)
+        let report = try Compression.compressBlocking(original.path, to: staged, movie: movie, options: options, progress: progress)
         let output = LibraryOutput(purpose: .conversion(source: id), primary: staged, name: "\(stem)-compressed.\(ext)")
         return CompressionResult(library: try await library.deposit(output, reader: reader), originalID: id, compression: report)
     }

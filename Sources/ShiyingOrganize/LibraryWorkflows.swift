@@ -21,13 +21,13 @@ public enum LibraryWorkflows {
     /// - Parameter name: the copy's file name; nil = the input's stem + the format's extension.
     public static func convert(_ input: String, into library: PhotoLibrary, format: Conversion.Format,
                                quality: Int = 90, name: String? = nil, reader: EngineMediaReader = EngineMediaReader(),
-                               progress: ((String, UInt64, UInt64) -> Void)? = nil) async throws -> ConversionResult {
+                               progress: ((ShiyingProgress) -> Void)? = nil) async throws -> ConversionResult {
         let source = try await library.assetID(forFile: input, reader: reader)
         let ext = format == .jpeg ? "jpg" : format.rawValue
         let staged = library.stagingPath(extension: ext)
         let report: Conversion.Report
         do {
-            report = try Conversion.convert(input, to: staged, format: format, quality: quality, progress: progress)
+            report = try Conversion.convertBlocking(input, to: staged, format: format, quality: quality, progress: progress)
         } catch {
             unlink(staged)
             throw error
@@ -66,7 +66,7 @@ public enum LibraryWorkflows {
     /// deposits the collage in 「拾映创作」: no location, no album of its sources.
     public static func collage(_ request: CollageRequest, into library: PhotoLibrary, name: String? = nil,
                                reader: EngineMediaReader = EngineMediaReader(),
-                               progress: (@Sendable (String, UInt64, UInt64) -> Void)? = nil) async throws -> CollageResult {
+                               progress: (@Sendable (ShiyingProgress) -> Void)? = nil) async throws -> CollageResult {
         var sources: [Int64] = []
         for input in request.inputs {
             if let id = try await library.assetID(forFile: input, reader: reader), !sources.contains(id) { sources.append(id) }
@@ -108,7 +108,7 @@ public enum LibraryWorkflows {
             let format = Conversion.Format(pathExtension: ext) ?? .jpeg
             let staged = library.stagingPath(extension: format == .jpeg ? "jpg" : format.rawValue)
             do {
-                _ = try Editor.saveVerified(original.path, recipe: recipe, record: record, renderingFrom: source, to: staged,
+                _ = try Editor.saveVerifiedBlocking(original.path, recipe: recipe, record: record, renderingFrom: source, to: staged,
                                            format: format)
             } catch {
                 unlink(staged)
@@ -122,7 +122,7 @@ public enum LibraryWorkflows {
             options.recipe = recipe
             let saved: LivePhoto.SaveReport
             do {
-                saved = try LivePhoto.save(movie: movie, still: original.path, stillOut: still, movieOut: movieOut, options: options)
+                saved = try LivePhoto.saveBlocking(movie: movie, still: original.path, stillOut: still, movieOut: movieOut, options: options)
             } catch {
                 unlink(still)
                 unlink(movieOut)

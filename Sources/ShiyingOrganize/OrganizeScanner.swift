@@ -210,7 +210,7 @@ private final class ScanQueue<T: Sendable>: @unchecked Sendable {
         try lock.withLock {
             let all = outcomes.compactMap { $0 }
             guard !cancelled.load(ordering: .relaxed), all.count == outcomes.count else {
-                throw ShiyingError(code: .cancelled, message: "organize scan cancelled after \(done) of \(outcomes.count) files")
+                throw CancellationError()
             }
             return all
         }

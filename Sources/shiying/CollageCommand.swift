@@ -69,7 +69,7 @@ enum CollageCommand {
             (report, deposited) = (result.collage, result.library)
         } else {
             do {
-                report = try Collage.render(request, progress: progress.report)
+                report = try Collage.renderBlocking(request, progress: progress.report)
             } catch {
                 progress.finish()
                 throw error

@@ -48,7 +48,7 @@ enum CompressCommand {
         var options = self.options(parsed)
         options.format = kind == "jpeg" ? .jpeg : .heic
         let report = try withProgress { progress in
-            try Compression.compress(input, to: output, movie: kind == "mov", options: options, progress: progress.report)
+            try Compression.compressBlocking(input, to: output, movie: kind == "mov", options: options, progress: progress.report)
         }
         if parsed.json {
             print(try JSONReport.line(CompressionJSON(report, originalID: nil)))

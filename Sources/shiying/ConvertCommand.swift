@@ -43,7 +43,7 @@ enum ConvertCommand {
         let progress = ProgressReporter(label: "convert")
         let report: Conversion.Report
         do { // SPEC E6: a gain map is kept; SDR only with --allow-sdr
-            report = try Conversion.convert(input, to: output, format: format, quality: quality,
+            report = try Conversion.convertBlocking(input, to: output, format: format, quality: quality,
                                             onHDRLoss: parsed.has("allow-sdr") ? { _ in true } : nil,
                                             progress: progress.report)
         } catch let error as HDRLossError {

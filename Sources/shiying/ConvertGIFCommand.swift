@@ -19,7 +19,7 @@ enum ConvertGIFCommand {
             let staged = library.stagingPath(extension: "gif")
             let report: Conversion.GIFReport
             do {
-                report = try Conversion.videoToGIF(input, to: staged, maxWidth: size, maxHeight: size, fps: fps,
+                report = try Conversion.videoToGIFBlocking(input, to: staged, maxWidth: size, maxHeight: size, fps: fps,
                                                    colors: colors, dither: dither, progress: progress.report)
             } catch {
                 unlink(staged)
@@ -42,7 +42,7 @@ enum ConvertGIFCommand {
         guard let output = named else { throw UsageError("convert --to gif: -o OUT.gif (or --library DIR) is required") }
         let report: Conversion.GIFReport
         do {
-            report = try Conversion.videoToGIF(input, to: output, maxWidth: size, maxHeight: size, fps: fps,
+            report = try Conversion.videoToGIFBlocking(input, to: output, maxWidth: size, maxHeight: size, fps: fps,
                                                colors: colors, dither: dither, progress: progress.report)
         } catch {
             progress.finish()

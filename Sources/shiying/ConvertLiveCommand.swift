@@ -38,15 +38,15 @@ enum ConvertLiveCommand {
 
     /// Writes the pair: `stillBase` gets the still's extension.
     static func convert(_ input: String, stillBase: String, movieOut: String,
-                        progress: @escaping (String, UInt64, UInt64) -> Void) throws -> Line {
+                        progress: @escaping (ShiyingProgress) -> Void) throws -> Line {
         if let info = try MotionPhoto.probe(input) {
             let still = stillBase + "." + MotionPhoto.stillExtension(info)
-            let r = try MotionPhoto.toLive(input, stillOut: still, movieOut: movieOut, progress: progress)
+            let r = try MotionPhoto.toLiveBlocking(input, stillOut: still, movieOut: movieOut, progress: progress)
             return Line(result: "live", still: still, movie: movieOut, contentIdentifier: r.contentIdentifier,
                         source: "motion-photo", motionPhoto: r, video: nil)
         }
         let still = stillBase + ".jpg"
-        let r = try LivePhoto.save(movie: input, stillOut: still, movieOut: movieOut, progress: progress)
+        let r = try LivePhoto.saveBlocking(movie: input, stillOut: still, movieOut: movieOut, progress: progress)
         return Line(result: "live", still: still, movie: movieOut, contentIdentifier: r.contentIdentifier ?? "",
                     source: "video", motionPhoto: nil, video: r)
     }

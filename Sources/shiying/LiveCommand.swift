@@ -200,7 +200,7 @@ enum LiveCommand {
         defer { progress.finish() }
         let report: LivePhoto.SaveReport
         do {
-            report = try LivePhoto.save(movie: movie, still: still, stillOut: stillOut, movieOut: movieOut,
+            report = try LivePhoto.saveBlocking(movie: movie, still: still, stillOut: stillOut, movieOut: movieOut,
                                         options: options, progress: progress.report)
         } catch let error as ShiyingError where error.code == .unsupported && error.message.contains("allow_sdr") {
             // SPEC E6: say how to consent in the CLI's own terms

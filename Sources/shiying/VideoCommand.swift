@@ -71,7 +71,7 @@ enum VideoCommand {
         options.copyMetadata = !parsed.has("no-metadata")
         let progress = ProgressReporter(label: "transcode")
         defer { progress.finish() }
-        let report = try VideoTranscode.run(input, to: output, options: options, progress: progress.report)
+        let report = try VideoTranscode.runBlocking(input, to: output, options: options, progress: progress.report)
         progress.finish()
         if parsed.json {
             print(try JSONReport.line(report))

@@ -84,7 +84,7 @@ struct LibraryCompressionTests {
         let assetsBefore = try await library.list(.all).count
         let twice = dir.file("twice.mov")  // a copy of the compressed copy at its own bitrate saves nothing: refused
         #expect(throws: ShiyingError.self) {
-            try Compression.compress(result.library.files[0], to: twice, movie: true,
+            try Compression.compressBlocking(result.library.files[0], to: twice, movie: true,
                                      options: .init(videoBitrate: 50_000_000))
         }
         let assetsAfter = try await library.list(.all).count

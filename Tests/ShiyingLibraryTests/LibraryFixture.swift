@@ -58,7 +58,7 @@ struct LibraryFixture {
                     let still = input + "/live/IMG_\(n + 1).JPG", movie = input + "/live/IMG_\(n + 1).MOV"
                     var options = LivePhoto.SaveOptions()
                     options.stillTime = 0.2 + 0.3 * Double(n)
-                    _ = try LivePhoto.save(movie: clip, stillOut: still, movieOut: movie, options: options)
+                    _ = try LivePhoto.saveBlocking(movie: clip, stillOut: still, movieOut: movie, options: options)
                     pairs.append((still, movie))
                 }
             }

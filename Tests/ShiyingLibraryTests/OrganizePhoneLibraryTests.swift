@@ -37,14 +37,14 @@ struct OrganizePhoneLibraryTests {
         let pro = try SamplePhotos.write(count: 1, seed: 22, width: 5712, height: 4284, heic: true, to: folder.file("a"))[0]
         try fm.createDirectory(atPath: lib, withIntermediateDirectories: true)
         try fm.copyItem(atPath: pro, toPath: l("a-pro.heic"))
-        _ = try Conversion.convert(l("a-pro.heic"), to: l("a-pro-export.jpg"), quality: 90)
-        _ = try Editor.save(l("a-pro.heic"), recipe: .identity, to: l("a-pro-half.jpg"), maxSize: (2856, 2856))
-        _ = try Editor.save(l("a-pro.heic"), recipe: EditRecipe(quarterTurns: 1), to: l("a-pro-rotated.jpg"))
+        _ = try Conversion.convertBlocking(l("a-pro.heic"), to: l("a-pro-export.jpg"), quality: 90)
+        _ = try Editor.saveBlocking(l("a-pro.heic"), recipe: .identity, to: l("a-pro-half.jpg"), maxSize: (2856, 2856))
+        _ = try Editor.saveBlocking(l("a-pro.heic"), recipe: EditRecipe(quarterTurns: 1), to: l("a-pro-rotated.jpg"))
         // scene B: a 12 MP JPEG, a byte copy, a re-compressed copy, a copy without metadata
         let scene = try SamplePhotos.write(count: 1, seed: 23, to: folder.file("b"))[0]
         try fm.copyItem(atPath: scene, toPath: l("b-scene.jpg"))
         try fm.copyItem(atPath: scene, toPath: l("b-scene-copy.jpg"))
-        _ = try Editor.save(scene, recipe: .identity, to: l("b-scene-q60.jpg"), quality: 60)
+        _ = try Editor.saveBlocking(scene, recipe: .identity, to: l("b-scene-q60.jpg"), quality: 60)
         let stripped = try await tool("exiftool", ["-q", "-q", "-all=", "-o", l("b-scene-bare.jpg"), scene])
         // Live photos from the corpus and a plain still exported from one
         let live = ["iphone15plus_IMG_3853.HEIC", "iphone15plus_IMG_3853.MOV", "h264_live_keyPhoto.jpg",
@@ -52,7 +52,7 @@ struct OrganizePhoneLibraryTests {
         let hasCorpus = live.allSatisfy { fm.fileExists(atPath: corpus + "/" + $0) }
         if hasCorpus {
             for name in live { try fm.copyItem(atPath: corpus + "/" + name, toPath: l("c-" + name)) }
-            _ = try Conversion.convert(l("c-iphone15plus_IMG_3853.HEIC"), to: l("c-IMG_3853-export.jpg"), quality: 90)
+            _ = try Conversion.convertBlocking(l("c-iphone15plus_IMG_3853.HEIC"), to: l("c-IMG_3853-export.jpg"), quality: 90)
         }
         let video = try await tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30",
                                               "-t", "2", "-pix_fmt", "yuv420p", "-c:v", "libx264", l("d-clip.mp4")])

@@ -13,7 +13,7 @@ private func makeFolder(_ folder: TempFolder) throws -> String {
     let lib = folder.file("lib")
     let samples = try SamplePhotos.write(count: 4, seed: 9, width: 800, height: 600, to: lib)
     try FileManager.default.copyItem(atPath: samples[0], toPath: lib + "/sample-0001-copy.jpg")
-    _ = try Editor.save(samples[0], recipe: .identity, to: lib + "/sample-0001-small.jpg", maxSize: (400, 300))
+    _ = try Editor.saveBlocking(samples[0], recipe: .identity, to: lib + "/sample-0001-small.jpg", maxSize: (400, 300))
     _ = FileManager.default.createFile(atPath: lib + "/zz-broken.jpg", contents: Data("not a photo".utf8))
     return lib
 }
@@ -83,7 +83,7 @@ struct OrganizeScanTests {
         }
     }
 
-    @Test("cancelling the task stops the workers, throws .cancelled and records nothing")
+    @Test("cancelling the task stops the workers, throws CancellationError and records nothing")
     func cancelled() async throws {
         let folder = try TempFolder()
         defer { folder.remove() }
@@ -98,7 +98,7 @@ struct OrganizeScanTests {
                                            progress: relay.report)
         }
         relay.arm(task)
-        await #expect { try await task.value } throws: { ($0 as? ShiyingError)?.code == .cancelled }
+        await #expect { try await task.value } throws: { $0 is CancellationError }
         #expect(relay.seen < total, "workers stopped early: \(relay.seen) of \(total)")
         #expect(try OrganizeStore(store: try RecordStore(path: db)).assets().isEmpty)
 
@@ -107,7 +107,7 @@ struct OrganizeScanTests {
             try await OrganizeScanner.scan(folder: lib, store: OrganizeStore(store: try RecordStore(path: db)))
         }
         early.cancel()
-        await #expect { try await early.value } throws: { ($0 as? ShiyingError)?.code == .cancelled }
+        await #expect { try await early.value } throws: { $0 is CancellationError }
         #expect(try OrganizeStore(store: try RecordStore(path: db)).assets().isEmpty)
     }
 }

@@ -263,9 +263,9 @@ struct PhotoLibraryTests {
         #expect(rendition.width == original.width && rendition.height == original.height)
         // a half-size proxy: refused, nothing written
         let proxy = dir.file("proxy.jpg")
-        _ = try Editor.save(original.path, recipe: .identity, to: proxy, maxSize: (160, 160))
+        _ = try Editor.saveBlocking(original.path, recipe: .identity, to: proxy, maxSize: (160, 160))
         #expect(throws: FullSizeGateError.self) {
-            _ = try Editor.saveVerified(original.path, recipe: .identity, record: OriginalRecord(), to: dir.file("x.jpg"))
+            _ = try Editor.saveVerifiedBlocking(original.path, recipe: .identity, record: OriginalRecord(), to: dir.file("x.jpg"))
         }
         await #expect(throws: FullSizeGateError.self) {
             _ = try await LibraryWorkflows.edit(id, recipe: EditRecipe(adjustments: .init(exposure: -0.5)), in: library,

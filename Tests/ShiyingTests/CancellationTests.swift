@@ -14,8 +14,9 @@ final class ProgressLog: @unchecked Sendable {
     private var firstStrips: (done: UInt64, total: UInt64)?
     private var task: Task<CollageReport, Error>?
 
-    func note(_ phase: String, _ done: UInt64, _ total: UInt64) {
-        guard phase == "strips" else { return }
+    func note(_ progress: ShiyingProgress) {
+        guard progress.phase == "strips" else { return }
+        let (done, total) = (progress.phaseDone, progress.phaseTotal)
         lock.lock()
         strips = (done, total)
         if firstStrips == nil { firstStrips = (done, total) }
@@ -53,9 +54,9 @@ struct CancellationTests {
     }
 
     // Cancel the Swift task once the first strip has been written: the job stops
-    // with ShiyingError.cancelled, well before the last strip, and the folder has
+    // with CancellationError, well before the last strip, and the folder has
     // neither the output nor a temporary (*.tmp-*) file.
-    @Test("cancelling the task mid-job throws .cancelled and leaves no output or temp file")
+    @Test("cancelling the task mid-job throws CancellationError and leaves no output or temp file")
     func cancelMidJob() async throws {
         let photos = try await Self.photos()
         let dir = try TempDir("cancel")
@@ -63,7 +64,7 @@ struct CancellationTests {
         var request = CollageRequest(layout: .long, inputs: photos, output: dir.file("long.jpg"))
         request.width = 1080
         let log = ProgressLog()
-        let task = Task { try await Collage.render(request, progress: { log.note($0, $1, $2) }) }
+        let task = Task { try await Collage.render(request, progress: { log.note($0) }) }
         log.cancelOnFirstStrip(task)
         let result = await task.result
         let started = try #require(log.firstStrip, "the job never reported a strip")
@@ -71,8 +72,7 @@ struct CancellationTests {
         case .success(let report):
             Issue.record("the job finished (\(report.height) rows) although it was cancelled after strip \(started.done)/\(started.total)")
         case .failure(let error):
-            let shiying = try #require(error as? ShiyingError, "unexpected error type \(type(of: error)): \(error)")
-            #expect(shiying.code == .cancelled, "\(shiying)")
+            #expect(error is CancellationError, "unexpected error \(type(of: error)): \(error)")
         }
         #expect(started.total > 700, "expected a long job, got \(started.total) strips")
         if let last = log.lastStrips { #expect(last.done < last.total, "all \(last.total) strips were written") }
@@ -80,7 +80,7 @@ struct CancellationTests {
     }
 
     // A task cancelled before the job starts: the engine sees the flag at once.
-    @Test("a task cancelled before it runs throws .cancelled and writes nothing")
+    @Test("a task cancelled before it runs throws CancellationError and writes nothing")
     func cancelBeforeStart() async throws {
         let photos = try await Self.photos()
         let dir = try TempDir("cancel0")
@@ -91,10 +91,10 @@ struct CancellationTests {
             return try await Collage.render(request)
         }
         let result = await task.result
-        if case .failure(let error as ShiyingError) = result {
-            #expect(error.code == .cancelled, "\(error)")
+        if case .failure(let error) = result {
+            #expect(error is CancellationError, "\(error)")
         } else {
-            Issue.record("expected ShiyingError.cancelled, got \(result)")
+            Issue.record("expected CancellationError, got \(result)")
         }
         #expect(dir.contents().isEmpty, "left behind: \(dir.contents())")
     }
@@ -113,9 +113,9 @@ struct CancellationTests {
         let outcome: Result<CollageReport, Error> = await withCheckedContinuation { continuation in
             Thread.detachNewThread {
                 continuation.resume(returning: Result {
-                    try Collage.render(request, progress: { phase, done, total in
-                        guard phase == "strips", once.firstStrip == nil else { return }
-                        once.note(phase, done, total)
+                    try Collage.renderBlocking(request, progress: { progress in
+                        guard progress.phase == "strips", once.firstStrip == nil else { return }
+                        once.note(progress)
                         firstStrip.signal()
                         cancelled.wait()
                     }, cancel: { cancel in
@@ -128,10 +128,10 @@ struct CancellationTests {
                 })
             }
         }
-        if case .failure(let error as ShiyingError) = outcome {
-            #expect(error.code == .cancelled, "\(error)")
+        if case .failure(let error) = outcome {
+            #expect(error is CancellationError, "\(error)")
         } else {
-            Issue.record("expected ShiyingError.cancelled, got \(outcome)")
+            Issue.record("expected CancellationError, got \(outcome)")
         }
         #expect(dir.contents().isEmpty, "left behind: \(dir.contents())")
     }

@@ -46,7 +46,7 @@ struct EditTests {
         let src = try await Self.pngSource(try await Photos.small()[1], in: dir)
         let identity = try EditRecipe(jsonData: Data("{}".utf8))
         let out = dir.file("out.png")
-        let report = try Editor.save(src, recipe: identity, to: out)
+        let report = try Editor.saveBlocking(src, recipe: identity, to: out)
         #expect(report.width == 480 && report.height == 640, "\(report)")
         let want = try await Self.whole(src)
         let got = try await Self.whole(out)
@@ -64,7 +64,7 @@ struct EditTests {
         let src = try await Photos.small()[0]
         for box in [nil, (width: 300, height: 300)] as [(width: Int, height: Int)?] {
             let out = dir.file("save.png")
-            let report = try Editor.save(src, recipe: Self.typical, to: out, maxSize: box)
+            let report = try Editor.saveBlocking(src, recipe: Self.typical, to: out, maxSize: box)
             let preview = try Editor.render(src, recipe: Self.typical, maxSize: (report.width, report.height))
             #expect(preview.width == report.width && preview.height == report.height)
             let saved = try await Self.whole(out)
@@ -82,12 +82,12 @@ struct EditTests {
         defer { dir.remove() }
         let src = try await Self.twelveMP()
         let full = dir.file("full.png"), small = dir.file("preview.png")
-        let fullReport = try Editor.save(src, recipe: Self.typical, to: full)
+        let fullReport = try Editor.saveBlocking(src, recipe: Self.typical, to: full)
         let preview = try Editor.render(src, recipe: Self.typical, maxSize: (1170, 1170))
         #expect(max(preview.width, preview.height) == 1170, "\(preview.width)x\(preview.height)")
         let aspectHeight = Double(preview.width) * Double(fullReport.height) / Double(fullReport.width)
         #expect(abs(Double(preview.height) - aspectHeight) <= 1, "preview \(preview.width)x\(preview.height) vs full \(fullReport.width)x\(fullReport.height)")
-        let report = try Editor.save(src, recipe: Self.typical, to: small, maxSize: (1170, 1170))
+        let report = try Editor.saveBlocking(src, recipe: Self.typical, to: small, maxSize: (1170, 1170))
         #expect(report.width == preview.width && report.height == preview.height)
         // The preview decoded the JPEG at a reduced DCT scale (sy_edit.h); still close.
         #expect(report.decodedWidth < report.sourceWidth, "expected a reduced decode: \(report)")
@@ -107,7 +107,7 @@ struct EditTests {
         let out = dir.file("out.png")
         // Top half of the upright picture: 480x320.
         let recipe = EditRecipe(crop: .init(x: 0, y: 0, width: 1, height: 0.5))
-        let report = try Editor.save(src, recipe: recipe, to: out)
+        let report = try Editor.saveBlocking(src, recipe: recipe, to: out)
         #expect(report.appliedOrientation == 6 && report.width == 480 && report.height == 320, "\(report)")
         let got = try await Magick.blockMeans(out, region: Rect(x: 0, y: 0, width: 480, height: 320))
         let want = try await Magick.referenceBlockMeans(src, operations: ["-auto-orient", "-crop", "480x320+0+0", "+repage"])
@@ -128,7 +128,7 @@ struct EditTests {
         let recipe = EditRecipe(crop: .init(x: 0.1, y: 0.1, width: 0.8, height: 0.5), adjustments: .init(exposure: 0.2))
         for ext in ["jpg", "png", "heic"] {
             let out = dir.file("out.\(ext)")
-            let report = try Editor.save(src, recipe: recipe, to: out)
+            let report = try Editor.saveBlocking(src, recipe: recipe, to: out)
             #expect(Set(report.kept).isSuperset(of: ["exif", "capture-date", "gps"]), "\(ext): kept \(report.kept)")
             let tags = try await runTool("exiftool", ["-s", "-Orientation#", "-DateTimeOriginal", "-GPSLatitude#",
                                                       "-ExifImageWidth", "-ExifImageHeight", out])
@@ -316,7 +316,7 @@ struct EditTests {
         #expect(imported.fullSize == PixelSize(width: 640, height: 480))
         let brighter = EditRecipe(adjustments: .init(exposure: 0.5))
         let before = try Data(contentsOf: URL(fileURLWithPath: original))
-        let report = try Editor.overwriteOriginal(original, recipe: brighter, record: imported)
+        let report = try Editor.overwriteOriginalBlocking(original, recipe: brighter, record: imported)
         #expect(report.width == 640 && report.height == 480 && report.decodedWidth == 640, "\(report)")
         let after = try Data(contentsOf: URL(fileURLWithPath: original))
         #expect(after != before, "the original was not rewritten")
@@ -330,7 +330,7 @@ struct EditTests {
         #expect(made.succeeded, "\(made)")
         let untouched = try Data(contentsOf: URL(fileURLWithPath: original))
         #expect(throws: FullSizeGateError.self) {
-            _ = try Editor.overwriteOriginal(original, recipe: brighter, record: record, renderingFrom: thumb)
+            _ = try Editor.overwriteOriginalBlocking(original, recipe: brighter, record: record, renderingFrom: thumb)
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: original)) == untouched, "refused, yet the original changed")
 
@@ -339,7 +339,7 @@ struct EditTests {
         try FileManager.default.copyItem(atPath: thumb, toPath: proxyInPlace)
         let proxyBytes = try Data(contentsOf: URL(fileURLWithPath: proxyInPlace))
         do {
-            _ = try Editor.overwriteOriginal(proxyInPlace, recipe: brighter, record: record)
+            _ = try Editor.overwriteOriginalBlocking(proxyInPlace, recipe: brighter, record: record)
             Issue.record("a proxy in place of the original passed the gate")
         } catch let error as FullSizeGateError {
             #expect(error.message.contains("Nothing was written"), "\(error)")
@@ -355,13 +355,13 @@ struct EditTests {
         defer { dir.remove() }
         let src = dir.file("a.jpg")
         try FileManager.default.copyItem(atPath: try await Photos.small()[0], toPath: src)
-        #expect(throws: ShiyingError.self) { _ = try Editor.save(src, recipe: Self.typical, to: src) }
+        #expect(throws: ShiyingError.self) { _ = try Editor.saveBlocking(src, recipe: Self.typical, to: src) }
         let out = dir.file("keep.jpg")
         let precious = Data("precious".utf8)
         _ = FileManager.default.createFile(atPath: out, contents: precious)
         let broken = dir.file("broken.jpg")
         _ = FileManager.default.createFile(atPath: broken, contents: Data([0xFF, 0xD8, 0xFF, 0xE0]) + Data(count: 64))
-        #expect(throws: ShiyingError.self) { _ = try Editor.save(broken, recipe: Self.typical, to: out) }
+        #expect(throws: ShiyingError.self) { _ = try Editor.saveBlocking(broken, recipe: Self.typical, to: out) }
         #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == precious)
         #expect(!dir.contents().contains { $0.contains(".tmp") }, "temp files left: \(dir.contents())")
     }

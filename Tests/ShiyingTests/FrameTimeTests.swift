@@ -57,7 +57,7 @@ struct FrameTimeTests {
         try #require((intervals.max() ?? 0) - (intervals.min() ?? 0) > 0.03, "the fixture is not variable-rate")
         var options = LivePhoto.SaveOptions()
         options.recipe = try EditRecipe(jsonData: Data(#"{"adjustments":{"exposure":0.3}}"#.utf8)) // every frame re-encoded
-        let report = try LivePhoto.save(movie: source, stillOut: dir.file("l.jpg"), movieOut: dir.file("l.mov"),
+        let report = try LivePhoto.saveBlocking(movie: source, stillOut: dir.file("l.jpg"), movieOut: dir.file("l.mov"),
                                         options: options)
         let outTimes = try await Self.packetTimes(dir.file("l.mov"))
         try #require(outTimes.count == sourceTimes.count, "\(outTimes.count) frames vs \(sourceTimes.count)")

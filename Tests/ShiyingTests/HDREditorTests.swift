@@ -27,7 +27,7 @@ struct HDREditorTests {
         for input in files {
             let ext = (input as NSString).pathExtension
             let out = dir.file("edited.\(ext)")
-            let report = try await HDREditor.save(input, recipe: turnAndCrop, to: out) { reason in
+            let report = try await HDREditor.save(URL(fileURLWithPath: input), recipe: turnAndCrop, to: URL(fileURLWithPath: out)) { reason in
                 await log.record(reason)
                 return false
             }
@@ -50,7 +50,7 @@ struct HDREditorTests {
         try Data("keep me".utf8).write(to: URL(fileURLWithPath: out))
         let log = HookLog()
         await #expect(throws: HDRLossError.self) {
-            _ = try await HDREditor.save(files[0], recipe: turnAndCrop, to: out) { reason in
+            _ = try await HDREditor.save(URL(fileURLWithPath: files[0]), recipe: turnAndCrop, to: URL(fileURLWithPath: out)) { reason in
                 await log.record(reason)
                 return false
             }
@@ -58,14 +58,14 @@ struct HDREditorTests {
         #expect(await log.reasons == [.unsupportedTarget])
         #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == Data("keep me".utf8))
         do {
-            _ = try await HDREditor.save(files[1], recipe: turnAndCrop, to: out)
+            _ = try await HDREditor.save(URL(fileURLWithPath: files[1]), recipe: turnAndCrop, to: URL(fileURLWithPath: out))
             Issue.record("no hook must refuse")
         } catch let error as HDRLossError {
             #expect(error == .noConsentHook(.unsupportedTarget, detail: error.detailText))
             #expect(error.description.contains("nothing was written"))
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == Data("keep me".utf8))
-        let report = try await HDREditor.save(files[1], recipe: turnAndCrop, to: out) { reason in
+        let report = try await HDREditor.save(URL(fileURLWithPath: files[1]), recipe: turnAndCrop, to: URL(fileURLWithPath: out)) { reason in
             await log.record(reason)
             return true
         }
@@ -82,20 +82,20 @@ struct HDREditorTests {
         for input in files {
             let ext = (input as NSString).pathExtension
             let out = dir.file("saved.\(ext)")
-            _ = try Editor.save(input, recipe: turnAndCrop, to: out)
+            _ = try Editor.saveBlocking(input, recipe: turnAndCrop, to: out)
             #expect(try GainMapInfo.probe(out).kind == GainMapInfo.probe(input).kind)
         }
         let png = dir.file("saved.png")
-        #expect(throws: HDRLossError.self) { _ = try Editor.save(files[0], recipe: turnAndCrop, to: png) }
+        #expect(throws: HDRLossError.self) { _ = try Editor.saveBlocking(files[0], recipe: turnAndCrop, to: png) }
         #expect(!FileManager.default.fileExists(atPath: png))
         // Conversions too: Apple HEIC -> JPEG keeps the map (Apple JPEG form); Ultra HDR -> PNG is refused.
         let converted = dir.file("converted.jpg")
-        let conversion = try Conversion.convert(files[1], to: converted)
+        let conversion = try Conversion.convertBlocking(files[1], to: converted)
         #expect(try conversion.kept.contains("hdr-gain-map") && GainMapInfo.probe(converted).kind == "apple-jpeg")
-        #expect(throws: HDRLossError.self) { _ = try Conversion.convert(files[0], to: png) }
+        #expect(throws: HDRLossError.self) { _ = try Conversion.convertBlocking(files[0], to: png) }
         #expect(!FileManager.default.fileExists(atPath: png))
         let sdr = dir.file("sdr.jpg")
-        let report = try HDREditor.saveSDR(files[0], recipe: turnAndCrop, to: sdr)
+        let report = try HDREditor.saveSDRBlocking(files[0], recipe: turnAndCrop, to: sdr)
         #expect(report.width > 0 && report.format == .jpeg)
         #expect(try GainMapInfo.probe(sdr).kind == "none")
     }

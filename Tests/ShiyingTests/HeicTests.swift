@@ -32,12 +32,12 @@ struct HeicTests {
         let theirs = dir.file("heifenc.heic"), ours = dir.file("ours.heic")
         let enc = try await runTool("heif-enc", ["-q", "90", png, "-o", theirs])
         #expect(enc.succeeded, "heif-enc: \(enc)")
-        _ = try Conversion.convert(src, to: ours, quality: 90)
+        _ = try Conversion.convertBlocking(src, to: ours, quality: 90)
         for heic in [theirs, ours] {
             let reference = dir.file("ref.png"), mine = dir.file("mine.png")
             let ref = try await runTool("heif-convert", [heic, reference])
             #expect(ref.succeeded, "heif-convert \(heic): \(ref)")
-            _ = try Conversion.convert(heic, to: mine)
+            _ = try Conversion.convertBlocking(heic, to: mine)
             let value = try await Self.psnr(mine, reference)
             print("decode \((heic as NSString).lastPathComponent): PSNR vs libheif \(value) dB")
             #expect(value >= 45, "\(heic): our decode differs from libheif: \(value) dB")
@@ -51,10 +51,10 @@ struct HeicTests {
         defer { dir.remove() }
         let portrait = try await Self.jpegs()[1]   // stored landscape, orientation 6
         let heic = dir.file("p.heic"), back = dir.file("back.jpg"), upright = dir.file("upright.png")
-        let report = try Conversion.convert(portrait, to: heic, quality: 90)
+        let report = try Conversion.convertBlocking(portrait, to: heic, quality: 90)
         #expect(report.appliedOrientation == 6 && report.width == 900 && report.height == 1300,
                 "portrait made upright: \(report)")
-        _ = try Conversion.convert(heic, to: back, quality: 95)
+        _ = try Conversion.convertBlocking(heic, to: back, quality: 95)
         _ = try await runTool("convert", [portrait, "-auto-orient", upright])
         let value = try await Self.psnr(back, upright)
         print("round trip PSNR \(value) dB")
@@ -81,7 +81,7 @@ struct HeicTests {
         #expect(tag.succeeded, "exiftool: \(tag)")
         for ext in ["heic", "jpg", "png"] {
             let out = dir.file("out.\(ext)")
-            let report = try Conversion.convert(src, to: out)
+            let report = try Conversion.convertBlocking(src, to: out)
             #expect(Set(report.kept).isSuperset(of: ["exif", "capture-date", "gps", "xmp"]), "\(ext): kept \(report.kept)")
             let tags = try await runTool("exiftool", ["-s", "-Orientation#", "-DateTimeOriginal", "-GPSLatitude#",
                                                       "-Rating", out])
@@ -102,10 +102,10 @@ struct HeicTests {
         _ = FileManager.default.createFile(atPath: out, contents: original)
         let broken = dir.file("broken.heic")
         _ = FileManager.default.createFile(atPath: broken, contents: Data([0, 0, 0, 24]) + Data("ftypheic".utf8) + Data(count: 40))
-        #expect(throws: ShiyingError.self) { _ = try Conversion.convert(broken, to: out) }
+        #expect(throws: ShiyingError.self) { _ = try Conversion.convertBlocking(broken, to: out) }
         #expect(FileManager.default.contents(atPath: out) == original)
         #expect(!dir.contents().contains { $0.contains(".tmp-") }, "temp files left: \(dir.contents())")
-        #expect(throws: ShiyingError.self) { _ = try Conversion.convert(out, to: out) }
+        #expect(throws: ShiyingError.self) { _ = try Conversion.convertBlocking(out, to: out) }
     }
 
     // The iPhone 15 Plus HEIC (grid + tmap + gain map) that Debian's libheif 1.15
@@ -126,7 +126,7 @@ struct HeicTests {
         let top = try await Magick.mean(dir.file("c.png"), Rect(x: 0, y: 0, width: 1080, height: 100))
         let bottom = try await Magick.mean(dir.file("c.png"), Rect(x: 0, y: 700, width: 1080, height: 100))
         #expect(top.b > bottom.b + 20, "top \(top) vs bottom \(bottom)")
-        let converted = try Conversion.convert(path, to: dir.file("i.jpg"))
+        let converted = try Conversion.convertBlocking(path, to: dir.file("i.jpg"))
         #expect(converted.kept.contains("gps") && converted.kept.contains("icc"), "\(converted.kept)")
     }
 }

@@ -59,8 +59,8 @@ struct LiveDeliveryTests {
         let src = try await LiveMovies.source()
         let dir = try TempDir("live-fallback")
         defer { dir.remove() }
-        let a = try await liveOffPool { try LivePhoto.save(movie: src, stillOut: dir.file("a.jpg"), movieOut: dir.file("a.mov")) }
-        let b = try await liveOffPool { try LivePhoto.save(movie: src, stillOut: dir.file("b.jpg"), movieOut: dir.file("b.mov")) }
+        let a = try await liveOffPool { try LivePhoto.saveBlocking(movie: src, stillOut: dir.file("a.jpg"), movieOut: dir.file("a.mov")) }
+        let b = try await liveOffPool { try LivePhoto.saveBlocking(movie: src, stillOut: dir.file("b.jpg"), movieOut: dir.file("b.mov")) }
         #expect(a.live && b.live && a.contentIdentifier != b.contentIdentifier)
         let verifier = LiveVerifier(clock: LiveTestClock(), deadline: LiveVerifier<ContinuousClock>.collageDeadline)
         let good = try await LivePhoto.deliver(still: dir.file("a.jpg"), movie: dir.file("a.mov"), plainStill: dir.file("a-plain.jpg"),
@@ -88,7 +88,7 @@ struct LiveDeliveryTests {
         let src = try await LiveMovies.source()
         let dir = try TempDir("live-refuse")
         defer { dir.remove() }
-        let a = try await liveOffPool { try LivePhoto.save(movie: src, stillOut: dir.file("a.jpg"), movieOut: dir.file("a.mov")) }
+        let a = try await liveOffPool { try LivePhoto.saveBlocking(movie: src, stillOut: dir.file("a.jpg"), movieOut: dir.file("a.mov")) }
         let id = try #require(a.contentIdentifier)
         // the identifier also sits in a JPEG comment: the rewrite cannot make it disappear
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir.file("a.jpg"))))
@@ -97,7 +97,7 @@ struct LiveDeliveryTests {
         try Data(bytes).write(to: URL(fileURLWithPath: dir.file("tagged.jpg")))
         try FileManager.default.removeItem(atPath: dir.file("a.jpg"))
         // a movie with another identifier: the pair fails
-        _ = try await liveOffPool { try LivePhoto.save(movie: src, stillOut: dir.file("other.jpg"), movieOut: dir.file("other.mov")) }
+        _ = try await liveOffPool { try LivePhoto.saveBlocking(movie: src, stillOut: dir.file("other.jpg"), movieOut: dir.file("other.mov")) }
         try FileManager.default.removeItem(atPath: dir.file("other.jpg"))
         let verifier = LiveVerifier(clock: LiveTestClock(), deadline: .seconds(45))
         await #expect(throws: ShiyingError.self) {

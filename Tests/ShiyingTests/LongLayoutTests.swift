@@ -59,7 +59,7 @@ struct LongLayoutTests {
         defer { dir.remove() }
         var request = CollageRequest(layout: .long, inputs: photos, output: dir.file("long.jpg"))
         request.width = 1080
-        let report = try Collage.render(request, progress: nil, cancel: nil) // the synchronous API
+        let report = try Collage.renderBlocking(request, progress: nil, cancel: nil) // the synchronous API
         #expect(report.width == 1080 && report.height == 3060 && report.greyCells.isEmpty)
 
         var sizes: [(w: Int, h: Int)?] = []

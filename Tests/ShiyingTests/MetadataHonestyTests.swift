@@ -21,7 +21,7 @@ struct MetadataHonestyTests {
         defer { dir.remove() }
         let photos = try await FixtureCache.shared.samples("md-thumb", count: 2, seed: 31, width: 1600, height: 1200)
         let heic = dir.file("big.heic")
-        _ = try Conversion.convert(try await Photos.small()[0], to: heic, quality: 60)
+        _ = try Conversion.convertBlocking(try await Photos.small()[0], to: heic, quality: 60)
         _ = try await Self.exiftool(["-q", "-overwrite_original", "-DateTimeOriginal=2024:05:06 07:08:09",
                                      "-GPSLatitude=31.23", "-GPSLatitudeRef=N", "-GPSLongitude=121.47",
                                      "-GPSLongitudeRef=E", "-ThumbnailImage<=" + photos[1], heic])
@@ -30,7 +30,7 @@ struct MetadataHonestyTests {
         let before = try Data(contentsOf: URL(fileURLWithPath: heic))
 
         let out = dir.file("out.jpg")
-        let report = try Conversion.convert(heic, to: out)
+        let report = try Conversion.convertBlocking(heic, to: out)
         #expect(report.dropped.map(\.name) == ["exif-thumbnail"], "\(report.dropped)")
         #expect(report.kept.contains("gps") && report.captureDate == "2024:05:06 07:08:09", "\(report)")
         let seen = try await Self.exiftool(["-s3", "-n", "-DateTimeOriginal", "-GPSLatitude", "-ThumbnailLength", out])
@@ -39,10 +39,10 @@ struct MetadataHonestyTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: heic)) == before, "the source is untouched")
 
         let edited = dir.file("edit.jpg") // the editor's save takes the same exit path
-        let e = try Editor.save(heic, recipe: EditRecipe(quarterTurns: 1), to: edited)
+        let e = try Editor.saveBlocking(heic, recipe: EditRecipe(quarterTurns: 1), to: edited)
         #expect(e.dropped.map(\.name) == ["exif-thumbnail"] && e.kept.contains("gps"), "\(e)")
         // HEIC holds any Exif size: nothing is shed there.
-        let same = try Conversion.convert(heic, to: dir.file("same.heic"), quality: 60)
+        let same = try Conversion.convertBlocking(heic, to: dir.file("same.heic"), quality: 60)
         #expect(same.dropped.isEmpty, "\(same.dropped)")
     }
 
@@ -80,7 +80,7 @@ struct MetadataHonestyTests {
         let dir = try TempDir("md-movie-drops")
         defer { dir.remove() }
         let mov = Paths.corpus.appendingPathComponent("real/iphone15plus_IMG_3853.MOV").path
-        let report = try LivePhoto.save(movie: mov, stillOut: dir.file("l.jpg"), movieOut: dir.file("l.mov"))
+        let report = try LivePhoto.saveBlocking(movie: mov, stillOut: dir.file("l.jpg"), movieOut: dir.file("l.mov"))
         #expect(report.movieDropped.map(\.name) == ["timed-metadata-tracks"], "\(report.movieDropped)")
         // the source's three mebx tracks are gone; ours is the one still-image-time track
         let tracks = try await runTool("ffprobe", ["-v", "error", "-show_entries", "stream=codec_tag_string",
@@ -134,7 +134,7 @@ struct MetadataHonestyTests {
         #expect(try await Self.exiftool(["-s3", "-XMP-GCamera:MotionPhoto", src]) == "1", "fixture carries the claim")
 
         let out = dir.file("edited.jpg")
-        let report = try Editor.save(src, recipe: EditRecipe(crop: .init(x: 0.1, y: 0.1, width: 0.8, height: 0.8)), to: out)
+        let report = try Editor.saveBlocking(src, recipe: EditRecipe(crop: .init(x: 0.1, y: 0.1, width: 0.8, height: 0.8)), to: out)
         #expect(report.dropped.map(\.name) == ["motion-photo"] && report.kept.contains("xmp"), "\(report)")
         let seen = try await Self.exiftool(["-s", "-XMP:all", out])
         #expect(!seen.contains("MotionPhoto") && !seen.contains("video/mp4"), "exiftool still sees: \(seen)")
@@ -200,7 +200,7 @@ struct TileProfileTests {
         try FileManager.default.copyItem(atPath: try await Photos.small()[3], toPath: jpeg)
         _ = try await MetadataHonestyTests.exiftool(["-q", "-overwrite_original", "-ICC_Profile<=" + icc, jpeg])
         let heic = dir.file("grid.heic")
-        _ = try Conversion.convert(jpeg, to: heic, quality: 50)
+        _ = try Conversion.convertBlocking(jpeg, to: heic, quality: 50)
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: heic)))
         try #require(Self.dropPrimaryProfile(&bytes), "the writer's HEIC has a grid primary with a 'prof' property")
         let samsung = dir.file("samsung-shape.heic")
@@ -209,7 +209,7 @@ struct TileProfileTests {
         #expect(heifInfo.succeeded, "libheif reads the patched file: \(heifInfo)")
 
         let out = dir.file("edited.jpg")
-        let report = try Editor.save(samsung, recipe: EditRecipe(quarterTurns: 1), to: out)
+        let report = try Editor.saveBlocking(samsung, recipe: EditRecipe(quarterTurns: 1), to: out)
         #expect(report.kept.contains("icc"), "\(report.kept)")
         let description = try await MetadataHonestyTests.exiftool(["-s3", "-ProfileDescription", out])
         #expect(description.contains("P3"), "profile of the edit: \(description)")

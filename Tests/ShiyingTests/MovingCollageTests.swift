@@ -284,7 +284,7 @@ struct MovingCollageTests {
         let task = Task { try await MovingCollage.export(request) }
         try await Task.sleep(for: .milliseconds(300))
         task.cancel()
-        await #expect(throws: ShiyingError.self) { _ = try await task.value }
+        await #expect(throws: CancellationError.self) { _ = try await task.value }
         #expect(!FileManager.default.fileExists(atPath: dir.file("out/collage.mov")))
         #expect(!FileManager.default.fileExists(atPath: dir.file("out/collage.jpg")))
     }

@@ -35,7 +35,7 @@ struct StillFactsTests {
             #expect(abs(position.longitude - (lonRef == "W" ? -lon : lon)) < 1e-6)
         }
         // the same position survives a conversion into HEIC (an Exif item) and is read from there
-        _ = try Conversion.convert(path, to: heic)
+        _ = try Conversion.convertBlocking(path, to: heic)
         let converted = try #require(try StillFactsReader().read(heic).location)
         #expect(abs(converted.latitude + 33.8688) < 1e-6 && abs(converted.longitude + 70.6693) < 1e-6)
     }

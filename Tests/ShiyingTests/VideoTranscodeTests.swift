@@ -248,8 +248,8 @@ struct VideoTranscodeTests {
         defer { dir.remove() }
         let short = try await Sources.hevcWithAAC(dir, seconds: 1, name: "short.mov")
         let long = try await Sources.hevcWithAAC(dir, seconds: 3, name: "long.mov")
-        let a = try VideoTranscode.run(short, to: dir.file("a.mov"), options: .init(preset: "ultrafast"))
-        let b = try VideoTranscode.run(long, to: dir.file("b.mov"), options: .init(preset: "ultrafast"))
+        let a = try VideoTranscode.runBlocking(short, to: dir.file("a.mov"), options: .init(preset: "ultrafast"))
+        let b = try VideoTranscode.runBlocking(long, to: dir.file("b.mov"), options: .init(preset: "ultrafast"))
         #expect(a.frames == 30 && b.frames == 90)
         let frameBytes = UInt64(640 * 480 * 3)
         #expect(b.enginePeakBytes <= a.enginePeakBytes + frameBytes,

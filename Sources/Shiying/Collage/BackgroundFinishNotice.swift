@@ -12,13 +12,24 @@ public struct BackgroundFinishNotice<C: Clock>: Sendable where C.Duration == Dur
 
     /// The app's notification permission as the system reports it.
     public enum Authorization: String, Sendable, Codable, CaseIterable {
-        case notDetermined, denied, authorized, provisional, ephemeral
+        /// The user has not been asked yet.
+        case notDetermined
+        /// The user refused notifications.
+        case denied
+        /// The user allowed notifications.
+        case authorized
+        /// Quiet notifications allowed without asking.
+        case provisional
+        /// Allowed for a limited time (an App Clip).
+        case ephemeral
 
         /// Allowed already: the system delivers without asking.
         public var allowsDelivery: Bool { self == .authorized || self == .provisional || self == .ephemeral }
     }
 
+    /// Whether to post a notice when the export finishes, and why not.
     public enum Decision: Sendable, Equatable {
+        /// Post the notice.
         case notify
         /// The user is in the app when it finishes: they see it there.
         case quietUserInApp
@@ -28,10 +39,12 @@ public struct BackgroundFinishNotice<C: Clock>: Sendable where C.Duration == Dur
         case quietNotAllowed
     }
 
+    /// The clock its times and deadlines are measured on.
     public let clock: C
     /// When the user last left the app; nil while they are in it.
     public private(set) var leftAt: C.Instant?
 
+    /// A notice policy measuring time on `clock`.
     public init(clock: C) { self.clock = clock }
 
     /// The app went to the background (or the user switched away).
@@ -55,5 +68,6 @@ public struct BackgroundFinishNotice<C: Clock>: Sendable where C.Duration == Dur
 }
 
 extension BackgroundFinishNotice where C == ContinuousClock {
+    /// A notice policy on the continuous clock.
     public init() { self.init(clock: ContinuousClock()) }
 }

@@ -26,6 +26,7 @@ public enum CellSource: Sendable, Equatable {
     /// SPEC C12: a neutral grey cell; `reason` says why.
     case grey(reason: String)
 
+    /// True when the cell is painted grey.
     public var isGrey: Bool { if case .grey = self { true } else { false } }
 }
 
@@ -38,9 +39,12 @@ public struct CollageFetchPolicy<C: Clock>: Sendable where C.Duration == Duratio
     /// SPEC C12: how long the local-only retry may go without progress.
     public static var stallLimit: Duration { .seconds(3) }
 
+    /// The clock its times and deadlines are measured on.
     public let clock: C
+    /// What fetches the photos (from the device or the cloud).
     public let fetcher: any CollagePhotoFetching
 
+    /// A fetch policy measuring its deadlines on `clock`.
     public init(clock: C, fetcher: any CollagePhotoFetching) {
         self.clock = clock
         self.fetcher = fetcher
@@ -135,5 +139,6 @@ public struct CollageFetchPolicy<C: Clock>: Sendable where C.Duration == Duratio
 }
 
 extension CollageFetchPolicy where C == ContinuousClock {
+    /// A fetch policy on the continuous clock.
     public init(fetcher: any CollagePhotoFetching) { self.init(clock: ContinuousClock(), fetcher: fetcher) }
 }

@@ -17,9 +17,13 @@ public struct CollageSuggestionRule<C: Clock>: Sendable where C.Duration == Dura
     /// SPEC C15: how long the local check may take.
     public static var decisionLimit: Duration { .seconds(10) }
 
+    /// A photo that may join a suggested collage.
     public struct Candidate: Sendable, Hashable {
+        /// The photo's path.
         public var photo: String
+        /// The photo is a Live photo.
         public var isLive: Bool
+        /// A candidate photo.
         public init(photo: String, isLive: Bool) {
             self.photo = photo
             self.isLive = isLive
@@ -28,15 +32,20 @@ public struct CollageSuggestionRule<C: Clock>: Sendable where C.Duration == Dura
 
     /// Why a Live candidate was left out, or that it joins.
     public enum Verdict: Sendable, Equatable {
+        /// The candidate joins the collage.
         case joins
+        /// Left out: its Live movie is not on the device.
         case movieNotLocal
         /// The check failed or did not answer within 10 s: not local.
         case undetermined
     }
 
+    /// The clock its times and deadlines are measured on.
     public let clock: C
+    /// What tells whether a Live movie is on the device.
     public let checker: any LocalMovieChecking
 
+    /// A rule measuring its decision limit on `clock`.
     public init(clock: C, checker: any LocalMovieChecking) {
         self.clock = clock
         self.checker = checker
@@ -90,5 +99,6 @@ public struct CollageSuggestionRule<C: Clock>: Sendable where C.Duration == Dura
 }
 
 extension CollageSuggestionRule where C == ContinuousClock {
+    /// A rule on the continuous clock.
     public init(checker: any LocalMovieChecking) { self.init(clock: ContinuousClock(), checker: checker) }
 }

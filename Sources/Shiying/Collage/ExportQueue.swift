@@ -6,7 +6,9 @@ import Foundation
 /// settings value works — the still collage's `CollageRequest`, the moving
 /// collage's options. Where the result is written is not part of it.
 public struct ExportRequestKey: Hashable, Sendable, CustomStringConvertible {
+    /// The photos, in cell order.
     public let photos: [String]
+    /// The collage's options, in a canonical text form.
     public let settings: String
 
     /// - Throws: `EncodingError` when `settings` cannot be encoded.
@@ -45,6 +47,7 @@ public struct ExportRequestKey: Hashable, Sendable, CustomStringConvertible {
 ///
 /// Generic over the job, so the still and the moving collage export share it.
 public actor ExportQueue<Key: Hashable & Sendable, Output: Sendable> {
+    /// One export job.
     public typealias Job = @Sendable () async throws -> Output
 
     private struct Request {
@@ -62,6 +65,7 @@ public actor ExportQueue<Key: Hashable & Sendable, Output: Sendable> {
     private var nextID = 0
     private var started = 0
 
+    /// An empty queue.
     public init() {}
 
     /// Runs `job` for `key` when its turn comes, or joins the same key's request.

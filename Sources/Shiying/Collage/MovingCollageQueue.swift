@@ -22,7 +22,7 @@ extension MovingCollage {
     /// with the same settings asked again while that save runs or waits join it
     /// and get its report (the second caller's folder is not written).
     public static func exportOneAtATime(_ request: MovingCollageRequest,
-                                        progress: (@Sendable (String, UInt64, UInt64) -> Void)? = nil) async throws
+                                        progress: (@Sendable (ShiyingProgress) -> Void)? = nil) async throws
         -> MovingCollageReport {
         let key = try ExportRequestKey(moving: request)
         return try await queue.run(key) { try await export(request, progress: progress) }

@@ -31,6 +31,7 @@ public struct DragStatistics: Sendable, Hashable, CustomStringConvertible {
     /// Sum of covered latencies (for `meanLatency`).
     var latencySum: Duration = .zero
 
+    /// Statistics with nothing recorded.
     public init() {}
 
     public var description: String {

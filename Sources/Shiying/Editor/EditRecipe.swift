@@ -68,9 +68,13 @@ extension EditRecipe {
         /// The whole picture (the identity crop).
         public static let full = Crop(x: 0, y: 0, width: 1, height: 1)
 
+        /// Left edge as a fraction of the upright source width, 0…1.
         public var x: Double
+        /// Top edge as a fraction of the upright source height, 0…1.
         public var y: Double
+        /// Width as a fraction of the upright source width, 0…1.
         public var width: Double
+        /// Height as a fraction of the upright source height, 0…1.
         public var height: Double
 
         /// - Parameters: left, top, width and height as fractions of the upright source.
@@ -88,15 +92,25 @@ extension EditRecipe {
         /// All sliders at 0.
         public static let neutral = Adjustments()
 
+        /// Exposure in EV, −4…4 (+1 doubles linear light).
         public var exposure: Double
+        /// Contrast, −1…1 (0 = unchanged).
         public var contrast: Double
+        /// Highlights recovery (negative) or boost (positive), −1…1.
         public var highlights: Double
+        /// Shadows lift (positive) or deepen (negative), −1…1.
         public var shadows: Double
+        /// Saturation, −1 (grey) … 1.
         public var saturation: Double
+        /// Vibrance (saturation weighted toward muted colours), −1…1.
         public var vibrance: Double
+        /// Colour temperature shift, −1 (cooler) … 1 (warmer).
         public var warmth: Double
+        /// Tint shift, −1 (green) … 1 (magenta).
         public var tint: Double
+        /// Vignette, −1 (lighter edges) … 1 (darker edges).
         public var vignette: Double
+        /// Sharpening amount, −1…1 (negative softens).
         public var sharpness: Double
 
         /// - Parameters: slider values; each defaults to 0 (neutral).

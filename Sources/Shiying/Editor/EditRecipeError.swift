@@ -18,6 +18,7 @@ public struct EditRecipeError: Error, Sendable, Hashable, CustomStringConvertibl
         case malformed
     }
 
+    /// The error's category.
     public let kind: Kind
     /// JSON path of the offending field; empty for the document itself.
     public let field: String

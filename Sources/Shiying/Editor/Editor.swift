@@ -13,7 +13,9 @@ public enum Editor {
 
     /// Rendered pixels: RGB, 8 bits per channel, rows of `width * 3` bytes, top to bottom.
     public struct RenderedImage: Sendable, Equatable {
+        /// Width in pixels.
         public var width: Int
+        /// Height in pixels.
         public var height: Int
         /// `width * height * 3` bytes.
         public var pixels: [UInt8]
@@ -25,17 +27,25 @@ public enum Editor {
 
     /// What a save wrote and carried over.
     public struct EditReport: Sendable, Codable, Equatable {
+        /// The input file's path.
         public var input: String
+        /// The output file's path.
         public var output: String
+        /// The output format.
         public var format: Format
+        /// Width in pixels.
         public var width: Int
+        /// Height in pixels.
         public var height: Int
+        /// The input's format ("jpeg", "png", "heic").
         public var sourceFormat: String
         /// Upright full size recorded in the input file.
         public var sourceWidth: Int
+        /// Upright full height recorded in the input file.
         public var sourceHeight: Int
         /// Upright size the decode produced.
         public var decodedWidth: Int
+        /// Upright height the decode produced.
         public var decodedHeight: Int
         /// EXIF-style orientation applied to the pixels (1 = none).
         public var appliedOrientation: Int
@@ -43,16 +53,20 @@ public enum Editor {
         public var kept: [String]
         /// Metadata not carried over, with the reason (a Live identifier, a Motion Photo claim, Exif over 64 KB in JPEG).
         public var dropped: [DroppedMetadata]
+        /// The capture date (Exif form, local time), nil when unknown.
         public var captureDate: String?
         /// The recipe that was rendered.
         public var recipe: EditRecipe
+        /// The C engine's accounting-allocator peak over the job, in bytes.
         public var enginePeakBytes: UInt64
+        /// Wall-clock seconds the job took.
         public var seconds: Double
     }
 
     /// SPEC E2/E5 preview: the edited pixels at full size, or fitted inside `maxSize`.
     /// - Parameters:
     ///   - input: a JPEG, PNG or HEIC file.
+    ///   - recipe: the edit to render.
     ///   - maxSize: target box (never above native resolution); nil = full size.
     /// - Throws: `EditRecipeError` for a bad recipe, `ShiyingError` naming the file and reason.
     public static func render(_ input: String, recipe: EditRecipe, maxSize: (width: Int, height: Int)? = nil) throws -> RenderedImage {
@@ -70,16 +84,41 @@ public enum Editor {
     /// (SPEC E6); when it cannot be (e.g. PNG) this throws
     /// `HDRLossError.noConsentHook` and writes nothing: use `HDREditor.save`
     /// with `onHDRLoss`, or `HDREditor.saveSDR`, to write SDR.
+    ///
+    /// Runs on its own thread; cancelling the task stops the engine within a
+    /// strip of rows (or a HEIF tile) and throws `CancellationError`, leaving
+    /// nothing at `output`.
     /// - Parameters:
+    ///   - input: a JPEG, PNG or HEIC file URL.
+    ///   - recipe: the edit to render.
+    ///   - output: the new file's URL (not the input).
     ///   - format: nil = from `output`'s extension.
     ///   - quality: JPEG/HEIC quality 1…100.
     ///   - maxSize: target box; nil = full size.
-    ///   - progress: (phase, done, total) on the calling thread.
-    /// - Throws: `EditRecipeError`, or `ShiyingError` (`.usage` when `output` is
-    ///   the input: overwriting goes through `overwriteOriginal`).
-    public static func save(_ input: String, recipe: EditRecipe, to output: String, format: Format? = nil,
-                            quality: Int = 90, maxSize: (width: Int, height: Int)? = nil,
-                            progress: ((String, UInt64, UInt64) -> Void)? = nil) throws -> EditReport {
+    ///   - progress: one non-decreasing fraction for the whole save, from the engine's thread.
+    /// - Throws: `EditRecipeError`, `CancellationError`, or `ShiyingError`
+    ///   (`.usage` for a non-file URL or when `output` is the input: overwriting
+    ///   goes through `overwriteOriginal`).
+    public static func save(_ input: URL, recipe: EditRecipe, to output: URL, format: Format? = nil,
+                            quality: Int = 90, maxSize: PixelSize? = nil,
+                            progress: (@Sendable (ShiyingProgress) -> Void)? = nil) async throws -> EditReport {
+        let (source, target) = (try input.shiyingPath("input"), try output.shiyingPath("output"))
+        let box = maxSize.map { (width: $0.width, height: $0.height) }
+        return try await runOffPool { cancel in
+            try saveBlocking(source, recipe: recipe, to: target, format: format, quality: quality, maxSize: box,
+                             progress: progress, cancel: cancel)
+        }
+    }
+
+    /// `save`, blocking the calling thread, with file-system paths (the CLI's form).
+    /// `progress` gets one non-decreasing fraction on the calling thread; `cancel`
+    /// is handed a closure that cancels the job from any thread (it then throws
+    /// `CancellationError`).
+    /// - Throws: as `save`.
+    public static func saveBlocking(_ input: String, recipe: EditRecipe, to output: String, format: Format? = nil,
+                                    quality: Int = 90, maxSize: (width: Int, height: Int)? = nil,
+                                    progress: ((ShiyingProgress) -> Void)? = nil,
+                                    cancel: CancelHook? = nil) throws -> EditReport {
         try recipe.validateForEngine()
         let format = try outputFormat(format, output)
         if sameFile(input, output) {
@@ -87,7 +126,7 @@ public enum Editor {
                                file: output)
         }
         return try write(input, recipe: recipe, to: output, format: format, quality: quality, maxSize: maxSize,
-                         flags: 0, progress: progress, gate: nil)
+                         flags: 0, progress: progress, cancel: cancel, gate: nil)
     }
 
     /// SPEC E7: renders `source` (default: the original itself) at full size
@@ -96,33 +135,77 @@ public enum Editor {
     /// produced (decoded size, the header's full size, the file's size and
     /// SHA-256, and whether the file read is `original` itself), checked
     /// against the library's `record`. Refusal writes nothing; the write is
-    /// temp file + rename.
+    /// temp file + rename. Cancelling the task throws `CancellationError` and
+    /// leaves the original as it was.
     /// - Parameters:
+    ///   - original: the library original's file URL.
+    ///   - recipe: the edit to render.
     ///   - record: what the library recorded for the original (see `originalRecord(of:)`).
+    ///   - source: the file to render from; nil = `original`.
     ///   - format: nil = from `original`'s extension.
-    /// - Throws: `FullSizeGateError` (nothing written), `EditRecipeError` or `ShiyingError`.
-    public static func overwriteOriginal(_ original: String, recipe: EditRecipe, record: OriginalRecord,
-                                         renderingFrom source: String? = nil, format: Format? = nil,
-                                         quality: Int = 92) throws -> EditReport {
-        try saveVerified(original, recipe: recipe, record: record, renderingFrom: source, to: original,
-                         format: format, quality: quality)
+    ///   - quality: JPEG/HEIC quality 1…100.
+    ///   - progress: one non-decreasing fraction for the whole write.
+    /// - Throws: `FullSizeGateError` (nothing written), `EditRecipeError`,
+    ///   `CancellationError` or `ShiyingError`.
+    public static func overwriteOriginal(_ original: URL, recipe: EditRecipe, record: OriginalRecord,
+                                         renderingFrom source: URL? = nil, format: Format? = nil,
+                                         quality: Int = 92,
+                                         progress: (@Sendable (ShiyingProgress) -> Void)? = nil) async throws -> EditReport {
+        try await saveVerified(original, recipe: recipe, record: record, renderingFrom: source, to: original,
+                               format: format, quality: quality, progress: progress)
+    }
+
+    /// `overwriteOriginal`, blocking the calling thread, with file-system paths.
+    /// - Throws: as `overwriteOriginal`.
+    public static func overwriteOriginalBlocking(_ original: String, recipe: EditRecipe, record: OriginalRecord,
+                                                 renderingFrom source: String? = nil, format: Format? = nil,
+                                                 quality: Int = 92, progress: ((ShiyingProgress) -> Void)? = nil,
+                                                 cancel: CancelHook? = nil) throws -> EditReport {
+        try saveVerifiedBlocking(original, recipe: recipe, record: record, renderingFrom: source, to: original,
+                                 format: format, quality: quality, progress: progress, cancel: cancel)
     }
 
     /// SPEC E7 for a library that keeps its originals and writes the edit as
     /// a new current version: the same gate as `overwriteOriginal` (the pixels
     /// must provably come from the full-size `original`, checked against the
     /// library's `record`), but the result goes to `output`. Refusal writes nothing.
-    /// - Throws: `FullSizeGateError` (nothing written), `EditRecipeError` or `ShiyingError`.
-    public static func saveVerified(_ original: String, recipe: EditRecipe, record: OriginalRecord,
-                                    renderingFrom source: String? = nil, to output: String, format: Format? = nil,
-                                    quality: Int = 92) throws -> EditReport {
+    /// - Parameters:
+    ///   - original: the library original's file URL.
+    ///   - recipe: the edit to render.
+    ///   - record: what the library recorded for the original.
+    ///   - source: the file to render from; nil = `original`.
+    ///   - output: where the new version goes.
+    ///   - format: nil = from `output`'s extension.
+    ///   - quality: JPEG/HEIC quality 1…100.
+    ///   - progress: one non-decreasing fraction for the whole write.
+    /// - Throws: `FullSizeGateError` (nothing written), `EditRecipeError`,
+    ///   `CancellationError` or `ShiyingError`.
+    public static func saveVerified(_ original: URL, recipe: EditRecipe, record: OriginalRecord,
+                                    renderingFrom source: URL? = nil, to output: URL, format: Format? = nil,
+                                    quality: Int = 92,
+                                    progress: (@Sendable (ShiyingProgress) -> Void)? = nil) async throws -> EditReport {
+        let original = try original.shiyingPath("original"), target = try output.shiyingPath("output")
+        let source = try source.shiyingPath("source")
+        return try await runOffPool { cancel in
+            try saveVerifiedBlocking(original, recipe: recipe, record: record, renderingFrom: source, to: target,
+                                     format: format, quality: quality, progress: progress, cancel: cancel)
+        }
+    }
+
+    /// `saveVerified`, blocking the calling thread, with file-system paths.
+    /// - Throws: as `saveVerified`.
+    public static func saveVerifiedBlocking(_ original: String, recipe: EditRecipe, record: OriginalRecord,
+                                            renderingFrom source: String? = nil, to output: String,
+                                            format: Format? = nil, quality: Int = 92,
+                                            progress: ((ShiyingProgress) -> Void)? = nil,
+                                            cancel: CancelHook? = nil) throws -> EditReport {
         try recipe.validateForEngine()
         let input = source ?? original
         let format = try outputFormat(format, output)
         let origin: SourceEvidence.Origin = sameFile(input, original) ? .originalFile : .proxy
         let flags = UInt32(SY_EDIT_FULL_DECODE) | UInt32(SY_EDIT_IDENTIFY_SOURCE)
         return try write(input, recipe: recipe, to: output, format: format, quality: quality, maxSize: nil,
-                         flags: flags, progress: nil) { job in
+                         flags: flags, progress: progress, cancel: cancel) { job in
             let evidence = SourceEvidence(decodedSize: job.decodedSize, origin: origin, headerFullSize: job.sourceSize,
                                           fileIdentity: job.fileIdentity)
             try FullSizeGate.check(source: evidence, original: record)
@@ -154,9 +237,11 @@ public enum Editor {
 
     private static func write(_ input: String, recipe: EditRecipe, to output: String, format: Format, quality: Int,
                               maxSize: (width: Int, height: Int)?, flags: UInt32,
-                              progress: ((String, UInt64, UInt64) -> Void)?,
+                              progress: ((ShiyingProgress) -> Void)?, cancel: CancelHook?,
                               gate: ((EditJob) throws -> Void)?) throws -> EditReport {
-        let engine = try EngineContext(progress: progress)
+        let meter = ProgressMeter.make(.still, progress)
+        let engine = try EngineContext(progress: meter?.report)
+        cancel?({ [engine] in engine.cancel() })
         var options = try engineOptions(format: format, quality: quality, maxSize: maxSize)
         options.flags = flags
         let clock = ContinuousClock()
@@ -170,6 +255,7 @@ public enum Editor {
             return try HDREditor.writeKeepingGainMap(job, input, output)
         }
         let elapsed = clock.now - start
+        meter?.finish()
         return editReport(report, input: input, output: output, format: format, recipe: recipe,
                           peakBytes: engine.memoryStats.peakBytes,
                           seconds: elapsed.seconds)
@@ -230,6 +316,7 @@ public enum Editor {
 /// the same arguments. One render at a time (not `Sendable`); pair it with
 /// `PreviewCoalescer` to drop the values that arrive meanwhile.
 public final class EditSession {
+    /// The photo being edited.
     public let input: String
     /// The target box of every render (nil = full size).
     public let maxSize: (width: Int, height: Int)?

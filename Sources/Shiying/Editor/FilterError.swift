@@ -2,6 +2,7 @@
 
 /// A filter-area failure with a message that names the offending item.
 public struct FilterError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Filter-area error categories.
     public enum Kind: Sendable, Hashable {
         /// The built-in catalogue breaks a rule (family too small, duplicate id).
         case invalidCatalogue
@@ -17,7 +18,9 @@ public struct FilterError: Error, Sendable, Hashable, CustomStringConvertible {
         case unsupportedVersion
     }
 
+    /// The error's category.
     public let kind: Kind
+    /// A sentence for the user.
     public let message: String
 
     /// - Parameters: the `kind` and a message naming the item and the reason.

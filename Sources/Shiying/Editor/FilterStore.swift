@@ -8,6 +8,7 @@ public struct FilterPreferences: Sendable, Hashable, Codable {
     /// File schema version written by this code.
     public static let currentVersion = 1
 
+    /// The stored format's version (`currentVersion` when written).
     public var version: Int
     /// Built-in filter uses, most recent first.
     public var history: FilterUseHistory

@@ -29,17 +29,23 @@ public enum FilterStripItem: Sendable, Hashable {
 
 /// A run of tiles with one meaning.
 public struct FilterStripSection: Sendable, Hashable {
+    /// What the section holds.
     public enum Kind: Sendable, Hashable {
+        /// The unfiltered photo.
         case original
+        /// Recently used filters.
         case recent
         /// A built-in family, by its id.
         case family(id: String)
+        /// The user's own filters.
         case custom
     }
 
+    /// What the section holds.
     public let kind: Kind
     /// Family name, 「自定义滤镜」 for the custom section, nil otherwise.
     public let title: String?
+    /// The section's tiles, in order.
     public fileprivate(set) var items: [FilterStripItem]
 }
 
@@ -53,6 +59,7 @@ public struct FilterStrip: Sendable, Hashable {
     /// Label of the last tile of the custom section (SPEC E4).
     public static let saveAsFilterTitle = "存为滤镜"
 
+    /// The strip's sections, in order.
     public private(set) var sections: [FilterStripSection]
 
     /// Builds the strip.

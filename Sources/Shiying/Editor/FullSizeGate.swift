@@ -7,7 +7,9 @@ import Foundation
 
 /// Pixel dimensions of an upright image (file orientation applied).
 public struct PixelSize: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// Width in pixels.
     public var width: Int
+    /// Height in pixels.
     public var height: Int
 
     /// - Parameters: width and height in pixels.
@@ -21,7 +23,9 @@ public struct PixelSize: Sendable, Hashable, Codable, CustomStringConvertible {
 
 /// Which file: its byte size and a content digest (e.g. SHA-256 hex).
 public struct FileIdentity: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The file's size in bytes.
     public var byteSize: Int64
+    /// SHA-256 of the file's bytes, lowercase hex.
     public var contentDigest: String
 
     /// - Parameters: the file's size in bytes and its content digest.
@@ -94,6 +98,7 @@ public struct OriginalRecord: Sendable, Hashable {
 /// The gate refused: the pixels are not proven to be the full-size original,
 /// and nothing was written.
 public struct FullSizeGateError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Why the gate refused.
     public enum Reason: Sendable, Hashable {
         /// Evidence is missing (names of the missing facts).
         case unsure(missing: [String])
@@ -107,6 +112,7 @@ public struct FullSizeGateError: Error, Sendable, Hashable, CustomStringConverti
         case notFullSize(decoded: PixelSize, fullSize: PixelSize)
     }
 
+    /// Why the gate refused.
     public let reason: Reason
 
     /// - Parameter reason: why the gate refused.

@@ -8,8 +8,11 @@ public struct RecipeColor: Sendable, Hashable, CustomStringConvertible {
     /// `#000000`.
     public static let black = RecipeColor(red: 0, green: 0, blue: 0)
 
+    /// Red, 0…255.
     public var red: UInt8
+    /// Green, 0…255.
     public var green: UInt8
+    /// Blue, 0…255.
     public var blue: UInt8
 
     /// - Parameters: the three sRGB components.

@@ -7,31 +7,45 @@ public struct GainMapInfo: Sendable, Codable, Equatable {
     public var kind: String
     /// What was found; for `uninterpretable`, why it cannot be used.
     public var detail: String
+    /// The container format ("jpeg", "heic").
     public var format: String
+    /// The base (SDR) image's width in pixels.
     public var baseWidth: Int
+    /// The base (SDR) image's height in pixels.
     public var baseHeight: Int
+    /// The gain map's width in pixels; nil without one.
     public var gainMapWidth: Int?
+    /// The gain map's height in pixels; nil without one.
     public var gainMapHeight: Int?
+    /// The gain map's channels (1 or 3); nil without one.
     public var gainMapChannels: Int?
     /// Linear headroom the map reaches at full strength (Apple: the headroom;
     /// Ultra HDR: 2^HDRCapacityMax).
     public var headroom: Double?
     /// log2 content boost range and map gamma (Ultra HDR; per channel when 3).
     public var gainMapMin: [Double]?
+    /// log2 of the largest content boost (per channel when 3).
     public var gainMapMax: [Double]?
+    /// The map's gamma (per channel when 3).
     public var gamma: [Double]?
+    /// log2 of the display headroom where the map starts to apply.
     public var hdrCapacityMin: Double?
+    /// log2 of the display headroom where the map applies fully.
     public var hdrCapacityMax: Double?
     /// `sdr` (the usual) or `hdr` (hdrgm:BaseRenditionIsHDR).
     public var baseRendition: String?
     /// Apple: `HDRGainMapVersion`, and where the headroom came from (`xmp`, `makernote`).
     public var appleVersion: Int?
+    /// Where Apple's headroom came from (`xmp`, `makernote`).
     public var headroomSource: String?
+    /// Apple MakerNote tag 33, when present.
     public var makerNote33: Double?
+    /// Apple MakerNote tag 48, when present.
     public var makerNote48: Double?
     /// ISO 21496-1 metadata (APP2 block or `tmap` item) seen; not interpreted.
     public var iso21496Present: Bool
 
+    /// True when the file has a gain map of any kind.
     public var hasGainMap: Bool { kind != "none" }
 
     /// Reads only structure and metadata (no pixels).

@@ -11,63 +11,121 @@ internal import CShiying
 public enum HDREditor {
     /// The edit report plus what happened to the HDR layer.
     public struct Report: Sendable, Codable, Equatable {
+        /// The edit's report.
         public var edit: Editor.EditReport
         /// `kept`, `dropped-with-consent`, or `none` (the source had no gain map).
         public var hdr: String
+        /// Why the gain map was not kept, when it was not.
         public var hdrReason: HDRLossReason?
+        /// How many times `onHDRLoss` was asked (0 or 1).
         public var hookCalls: Int
+        /// The input's gain-map form ("ultra-hdr", "apple", "none", …).
         public var sourceGainMap: String
+        /// The kept gain map's width in pixels; nil when not kept.
         public var gainMapWidth: Int?
+        /// The kept gain map's height in pixels; nil when not kept.
         public var gainMapHeight: Int?
     }
 
+    /// Saves the edit keeping the gain map, asking `onHDRLoss` only when it cannot be kept.
+    /// Runs on its own thread; cancelling the task throws `CancellationError`
+    /// and writes nothing.
     /// - Parameters:
+    ///   - input: the photo's file URL.
+    ///   - recipe: the edit to render.
+    ///   - output: the new file's URL.
     ///   - format: nil = from `output`'s extension.
+    ///   - quality: JPEG/HEIC quality 1…100.
+    ///   - maxSize: target box; nil = full size.
     ///   - onHDRLoss: asked only when the gain map cannot be kept; `true` writes SDR.
-    /// - Throws: `HDRLossError` (nothing written), `EditRecipeError`, `ShiyingError`.
-    public static func save(_ input: String, recipe: EditRecipe, to output: String, format: Editor.Format? = nil,
-                            quality: Int = 90, maxSize: (width: Int, height: Int)? = nil,
-                            onHDRLoss: ((HDRLossReason) async -> Bool)? = nil) async throws -> Report {
+    ///   - progress: one non-decreasing fraction for the whole save.
+    /// - Throws: `HDRLossError` (nothing written), `EditRecipeError`, `CancellationError`, `ShiyingError`.
+    public static func save(_ input: URL, recipe: EditRecipe, to output: URL, format: Editor.Format? = nil,
+                            quality: Int = 90, maxSize: PixelSize? = nil,
+                            onHDRLoss: (@Sendable (HDRLossReason) async -> Bool)? = nil,
+                            progress: (@Sendable (ShiyingProgress) -> Void)? = nil) async throws -> Report {
+        let (source, target) = (try input.shiyingPath("input"), try output.shiyingPath("output"))
+        let box = maxSize.map { (width: $0.width, height: $0.height) }
         // The engine asks synchronously: answer "no" first (nothing is written),
         // then await the hook and, with its consent, run again.
         do {
-            return try run(input, recipe: recipe, output: output, format: format, quality: quality, maxSize: maxSize,
-                           consent: nil, progress: nil)
+            return try await runOffPool { cancel in
+                try run(source, recipe: recipe, output: target, format: format, quality: quality, maxSize: box,
+                        consent: nil, progress: progress, cancel: cancel)
+            }
         } catch HDRLossError.noConsentHook(let reason, let detail) {
             guard let onHDRLoss else { throw HDRLossError.noConsentHook(reason, detail: detail) }
             guard await onHDRLoss(reason) else { throw HDRLossError.declined(reason, detail: detail) }
-            var report = try run(input, recipe: recipe, output: output, format: format, quality: quality,
-                                 maxSize: maxSize, consent: true, progress: nil)
+            var report = try await runOffPool { cancel in
+                try run(source, recipe: recipe, output: target, format: format, quality: quality, maxSize: box,
+                        consent: true, progress: progress, cancel: cancel)
+            }
             report.hookCalls = 1
             return report
         }
     }
 
-    /// The same with a synchronous hook (the CLI's `--allow-sdr`).
+    /// `save` with a synchronous hook, blocking the calling thread, with
+    /// file-system paths (the CLI's `--allow-sdr`).
+    /// `progress` gets one non-decreasing fraction on the calling thread; `cancel`
+    /// is handed a closure that cancels the job from any thread (it then throws
+    /// `CancellationError`).
+    /// - Throws: as `save`.
     public static func saveBlocking(_ input: String, recipe: EditRecipe, to output: String, format: Editor.Format? = nil,
                                     quality: Int = 90, maxSize: (width: Int, height: Int)? = nil,
                                     onHDRLoss: ((HDRLossReason) -> Bool)? = nil,
-                                    progress: ((String, UInt64, UInt64) -> Void)? = nil) throws -> Report {
+                                    progress: ((ShiyingProgress) -> Void)? = nil,
+                                    cancel: CancelHook? = nil) throws -> Report {
         do {
             return try run(input, recipe: recipe, output: output, format: format, quality: quality, maxSize: maxSize,
-                           consent: nil, progress: progress)
+                           consent: nil, progress: progress, cancel: cancel)
         } catch HDRLossError.noConsentHook(let reason, let detail) {
             guard let onHDRLoss else { throw HDRLossError.noConsentHook(reason, detail: detail) }
             guard onHDRLoss(reason) else { throw HDRLossError.declined(reason, detail: detail) }
             var report = try run(input, recipe: recipe, output: output, format: format, quality: quality,
-                                 maxSize: maxSize, consent: true, progress: progress)
+                                 maxSize: maxSize, consent: true, progress: progress, cancel: cancel)
             report.hookCalls = 1
             return report
         }
     }
 
     /// Saves SDR on purpose (the user already chose "save as SDR"): the base
-    /// only, without Ultra HDR XMP that would claim a gain map.
-    public static func saveSDR(_ input: String, recipe: EditRecipe, to output: String, format: Editor.Format? = nil,
-                               quality: Int = 90, maxSize: (width: Int, height: Int)? = nil) throws -> Editor.EditReport {
+    /// only, without Ultra HDR XMP that would claim a gain map. Runs on its
+    /// own thread; cancelling the task throws `CancellationError` and writes nothing.
+    /// - Parameters:
+    ///   - input: the photo's file URL.
+    ///   - recipe: the edit to render.
+    ///   - output: the new file's URL.
+    ///   - format: nil = from `output`'s extension.
+    ///   - quality: JPEG/HEIC quality 1…100.
+    ///   - maxSize: target box; nil = full size.
+    ///   - progress: one non-decreasing fraction for the whole save.
+    /// - Throws: `EditRecipeError`, `CancellationError`, `ShiyingError`.
+    public static func saveSDR(_ input: URL, recipe: EditRecipe, to output: URL, format: Editor.Format? = nil,
+                               quality: Int = 90, maxSize: PixelSize? = nil,
+                               progress: (@Sendable (ShiyingProgress) -> Void)? = nil) async throws -> Editor.EditReport {
+        let (source, target) = (try input.shiyingPath("input"), try output.shiyingPath("output"))
+        let box = maxSize.map { (width: $0.width, height: $0.height) }
+        return try await runOffPool { cancel in
+            try saveSDRBlocking(source, recipe: recipe, to: target, format: format, quality: quality, maxSize: box,
+                                progress: progress, cancel: cancel)
+        }
+    }
+
+    /// `saveSDR`, blocking the calling thread, with file-system paths. `progress`
+    /// gets one non-decreasing fraction on the calling thread; `cancel` is handed
+    /// a closure that cancels the job from any thread.
+    /// - Throws: as `saveSDR`.
+    public static func saveSDRBlocking(_ input: String, recipe: EditRecipe, to output: String,
+                                       format: Editor.Format? = nil, quality: Int = 90,
+                                       maxSize: (width: Int, height: Int)? = nil,
+                                       progress: ((ShiyingProgress) -> Void)? = nil,
+                                       cancel: CancelHook? = nil) throws -> Editor.EditReport {
         try recipe.validateForEngine()
         let format = try Editor.outputFormat(format, output)
-        let engine = try EngineContext()
+        let meter = ProgressMeter.make(.still, progress)
+        let engine = try EngineContext(progress: meter?.report)
+        cancel?({ [engine] in engine.cancel() })
         var options = try Editor.engineOptions(format: format, quality: quality, maxSize: maxSize)
         let start = ContinuousClock.now
         var report = sy_edit_report()
@@ -77,6 +135,7 @@ public enum HDREditor {
         }
         try check(status, error, file: input)
         let elapsed = ContinuousClock.now - start
+        meter?.finish()
         return Editor.editReport(report, input: input, output: output, format: format, recipe: recipe,
                                  peakBytes: engine.memoryStats.peakBytes,
                                  seconds: elapsed.seconds)
@@ -113,13 +172,15 @@ public enum HDREditor {
     /// One engine call; `consent` nil = no hook (refuse), true = agree to SDR.
     private static func run(_ input: String, recipe: EditRecipe, output: String, format: Editor.Format?, quality: Int,
                             maxSize: (width: Int, height: Int)?, consent: Bool?,
-                            progress: ((String, UInt64, UInt64) -> Void)?) throws -> Report {
+                            progress: ((ShiyingProgress) -> Void)?, cancel: CancelHook?) throws -> Report {
         try recipe.validateForEngine()
         let format = try Editor.outputFormat(format, output)
         if Editor.sameFile(input, output) {
             throw ShiyingError(code: .usage, message: "\(output): saving writes a new file", file: output)
         }
-        let engine = try EngineContext(progress: progress)
+        let meter = ProgressMeter.make(.still, progress)
+        let engine = try EngineContext(progress: meter?.report)
+        cancel?({ [engine] in engine.cancel() })
         var options = try Editor.engineOptions(format: format, quality: quality, maxSize: maxSize)
         let clock = ContinuousClock()
         let start = clock.now
@@ -134,6 +195,7 @@ public enum HDREditor {
         }
         try check(status, error, file: input)
         let elapsed = clock.now - start
+        meter?.finish()
         let edit = Editor.editReport(report.edit, input: input, output: output, format: format, recipe: recipe,
                                      peakBytes: max(engine.memoryStats.peakBytes, report.map_peak_bytes),
                                      seconds: elapsed.seconds)

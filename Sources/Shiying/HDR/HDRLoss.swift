@@ -28,6 +28,7 @@ public enum HDRLossError: Error, Sendable, Equatable, CustomStringConvertible {
     /// No hook was supplied, so SDR was never an option.
     case noConsentHook(HDRLossReason, detail: String)
 
+    /// Why the gain map could not be kept.
     public var reason: HDRLossReason {
         switch self {
         case .declined(let r, _), .noConsentHook(let r, _): r

@@ -46,6 +46,7 @@ extension LivePhoto {
 /// SPEC S1 + S2: what a share of one Live photo hands to a target, as a pure
 /// decision. One item always; the poster is the baked edited rendition.
 public enum LiveSharePolicy {
+    /// Where the share goes.
     public enum Target: Sendable, Equatable {
         /// Targets that take files only (AirDrop, Files, mail attachments).
         case fileOnly
@@ -56,11 +57,17 @@ public enum LiveSharePolicy {
     /// The asset being shared: the original pair, its recipe, and the baked
     /// (rendered) edited pair when there is an edit.
     public struct Source: Sendable, Equatable {
+        /// The original still.
         public var still: String
+        /// The original movie.
         public var movie: String
+        /// The edit, `.identity` when there is none.
         public var recipe: EditRecipe
+        /// The rendered edited still, when there is an edit.
         public var bakedStill: String?
+        /// The rendered edited movie, when there is an edit.
         public var bakedMovie: String?
+        /// A pair and its edit.
         public init(still: String, movie: String, recipe: EditRecipe = .identity, bakedStill: String? = nil,
                     bakedMovie: String? = nil) {
             self.still = still
@@ -71,6 +78,7 @@ public enum LiveSharePolicy {
         }
     }
 
+    /// What is shared.
     public enum Payload: Sendable, Equatable {
         /// One still file; `stripIdentifier` when it comes from a pair that failed C3 (C4).
         case still(String, stripIdentifier: Bool)
@@ -80,8 +88,11 @@ public enum LiveSharePolicy {
         case renderEditFirst
     }
 
-    /// - Parameter verification: the C3 outcome for the pair that would be shared
-    ///   (the baked pair when edited), nil when not checked yet (treated as failing).
+    /// - Parameters:
+    ///   - target: where the share goes.
+    ///   - source: the pair and its edit.
+    ///   - verification: the C3 outcome for the pair that would be shared
+    ///     (the baked pair when edited), nil when not checked yet (treated as failing).
     public static func payload(for target: Target, source: Source, verification: LiveVerification?) -> Payload {
         let edited = source.recipe != .identity
         if edited && source.bakedStill == nil { return .renderEditFirst }

@@ -17,9 +17,11 @@ public enum LivePhoto {
 
     /// What a movie carries for pairing (container only, nothing decoded).
     public struct MovieInfo: Sendable, Codable, Equatable {
+        /// The Live content identifier (a 36-character UUID) shared by the still and the movie.
         public var contentIdentifier: String?
         /// Seconds on the movie timeline; nil without a still-image-time track.
         public var stillTime: Double?
+        /// Duration in seconds.
         public var durationSeconds: Double
     }
 
@@ -46,14 +48,23 @@ public enum LivePhoto {
         return removed != 0
     }
 
-    public enum StillFormat: String, Sendable, Codable { case jpeg, heic }
+    /// The still's encoding.
+    public enum StillFormat: String, Sendable, Codable {
+        /// JPEG.
+        case jpeg
+        /// HEIC (HEVC in HEIF).
+        case heic
+    }
 
+    /// How a Live save renders and encodes the pair.
     public struct SaveOptions: Sendable {
         /// Applied to every frame and to the still by the one frame renderer.
         public var recipe: EditRecipe = .identity
         /// Key photo time on the source movie in seconds; nil = the middle.
         public var stillTime: Double?
+        /// The new still's encoding.
         public var stillFormat: StillFormat = .jpeg
+        /// The still's quality, 1…100.
         public var quality = 95
         /// Bits per second; nil = SPEC C14.
         public var bitrate: Int?
@@ -70,27 +81,45 @@ public enum LivePhoto {
         /// geometry; where it cannot (an undecodable map, a key photo taken from
         /// the SDR movie) the save is refused unless the user agreed to an SDR still.
         public var allowSDR = false
+        /// Options with the defaults above.
         public init() {}
     }
 
+    /// What a Live save wrote.
     public struct SaveReport: Sendable, Codable, Equatable {
         /// false: SPEC E1 (a border) — the still alone was written, without an identifier.
         public var live: Bool
+        /// The Live content identifier (a 36-character UUID) shared by the still and the movie.
         public var contentIdentifier: String?
+        /// The still's path.
         public var still: String
+        /// The movie's path; nil when only the still was written (`live` false).
         public var movie: String?
+        /// Index of the movie frame shown as the still (the key photo).
         public var stillFrame: Int
+        /// The key photo's time on the movie timeline, in seconds.
         public var stillTime: Double
+        /// The still's width in pixels.
         public var stillWidth: Int
+        /// The still's height in pixels.
         public var stillHeight: Int
+        /// The movie's width in pixels.
         public var movieWidth: Int
+        /// The movie's height in pixels.
         public var movieHeight: Int
+        /// Frames in the movie written.
         public var frames: Int
+        /// Duration in seconds.
         public var durationSeconds: Double
+        /// Video bitrate in bits per second.
         public var bitrate: Int
+        /// The audio sample entry type ("mp4a", "lpcm", …); nil without audio.
         public var audioCodec: String?
+        /// Audio samples copied.
         public var audioSamples: Int
+        /// The C engine's accounting-allocator peak over the job, in bytes.
         public var enginePeakBytes: UInt64
+        /// Wall-clock seconds the job took.
         public var seconds: Double
         /// The still's HDR gain map: "kept", "dropped-with-consent" or "none" (the source had none).
         public var hdr: String
@@ -100,14 +129,46 @@ public enum LivePhoto {
         public var movieDropped: [DroppedMetadata]
     }
 
-    /// `sy_live_save`: video → Live (`still` nil, SPEC S3) or a Live edit
-    /// (`still` given): both files or neither.
-    /// - Throws: `ShiyingError` naming the file.
-    public static func save(movie: String, still: String? = nil, stillOut: String, movieOut: String,
+    /// `sy_live_save`: video → Live (`still` nil, SPEC S3), a Live edit
+    /// (`still` given), or "set as key photo" (`still` nil, `options.stillTime`
+    /// and `options.metadataFrom` set): both files or neither.
+    /// Runs on its own thread; cancelling the task stops the engine within a
+    /// frame, throws `CancellationError` and leaves neither output file.
+    /// - Parameters:
+    ///   - movie: the source movie's file URL.
+    ///   - still: the source still's file URL for a Live edit; nil = the still is a movie frame.
+    ///   - stillOut: where the new still goes.
+    ///   - movieOut: where the new movie goes.
+    ///   - options: recipe, key photo time, formats, bitrate, identifier.
+    ///   - progress: one non-decreasing fraction for the whole save.
+    /// - Throws: `ShiyingError` naming the file; `CancellationError`.
+    public static func save(movie: URL, still: URL? = nil, stillOut: URL, movieOut: URL,
                             options: SaveOptions = SaveOptions(),
-                            progress: ((String, UInt64, UInt64) -> Void)? = nil) throws -> SaveReport {
+                            progress: (@Sendable (ShiyingProgress) -> Void)? = nil) async throws -> SaveReport {
+        let movie = try movie.shiyingPath("movie"), still = try still.shiyingPath("still")
+        let stillOut = try stillOut.shiyingPath("still output"), movieOut = try movieOut.shiyingPath("movie output")
+        return try await runOffPool { cancel in
+            try saveBlocking(movie: movie, still: still, stillOut: stillOut, movieOut: movieOut, options: options,
+                             progress: progress, cancel: cancel)
+        }
+    }
+
+    /// `save`, blocking the calling thread, with file-system paths (the CLI's form).
+    /// `progress` gets one non-decreasing fraction on the calling thread; `cancel`
+    /// is handed a closure that cancels the job from any thread (it then throws
+    /// `CancellationError`).
+    /// - Throws: as `save`.
+    public static func saveBlocking(movie: String, still: String? = nil, stillOut: String, movieOut: String,
+                                    options: SaveOptions = SaveOptions(),
+                                    progress: ((ShiyingProgress) -> Void)? = nil,
+                                    cancel: CancelHook? = nil) throws -> SaveReport {
         try options.recipe.validateForEngine()
-        let engine = try EngineContext(progress: progress)
+        guard (1...100).contains(options.quality) else {
+            throw ShiyingError(code: .usage, message: "quality \(options.quality) is outside 1...100")
+        }
+        let meter = ProgressMeter.make(.movie, progress)
+        let engine = try EngineContext(progress: meter?.report)
+        cancel?({ [engine] in engine.cancel() })
         var o = sy_live_save_options()
         sy_live_save_options_init(&o)
         o.still_time = options.stillTime ?? -1
@@ -133,6 +194,7 @@ public enum LivePhoto {
             }
         }
         try check(status, error, file: still ?? movie)
+        meter?.finish()
         let m = report.movie
         return SaveReport(
             live: report.live != 0, contentIdentifier: report.live != 0 ? cString(report.content_identifier) : nil,
@@ -148,9 +210,13 @@ public enum LivePhoto {
 
     /// A rendered frame: RGB8 rows of `width * 3` bytes.
     public struct Frame: Sendable, Equatable {
+        /// The frame's index in presentation order.
         public var index: Int
+        /// Width in pixels.
         public var width: Int
+        /// Height in pixels.
         public var height: Int
+        /// `width * height * 3` bytes, RGB8, rows top to bottom.
         public var rgb: [UInt8]
     }
 

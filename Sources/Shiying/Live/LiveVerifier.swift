@@ -22,8 +22,12 @@ public enum LiveVerification: Sendable, Equatable {
 
 /// SPEC C8: the two failures look different to the user.
 public enum LiveFailure: String, Sendable, Codable {
-    case timeout, mismatch
+    /// The check did not finish before its deadline.
+    case timeout
+    /// The still and movie do not belong together.
+    case mismatch
 
+    /// A short title for the user.
     public var title: String {
         switch self {
         case .timeout: "这次没能生成实况"
@@ -31,6 +35,7 @@ public enum LiveFailure: String, Sendable, Codable {
         }
     }
 
+    /// A sentence for the user.
     public var message: String {
         switch self {
         case .timeout: "实况准备超时了，稍后再试。"
@@ -45,8 +50,10 @@ public final class LiveCancellation: @unchecked Sendable {
     private var cancelled = false
     private var handlers: [@Sendable () -> Void] = []
 
+    /// A token not yet cancelled.
     public init() {}
 
+    /// True once `cancel()` was called.
     public var isCancelled: Bool { lock.withLock { cancelled } }
 
     /// Runs `handler` on cancellation (at once when already cancelled).
@@ -58,6 +65,7 @@ public final class LiveCancellation: @unchecked Sendable {
         if now { handler() }
     }
 
+    /// Cancels: runs the registered actions once.
     public func cancel() {
         let run = lock.withLock { () -> [@Sendable () -> Void] in
             guard !cancelled else { return [] }
@@ -79,13 +87,15 @@ public protocol LivePairChecking: Sendable {
 /// `sy_live_verify` on its own engine context; cancellation sets the context's
 /// flag, which the engine polls per frame.
 public struct EngineLivePairChecker: LivePairChecking {
-    /// (phase, done, total) from the engine's thread: "verify frames" per decoded frame.
-    public let progress: (@Sendable (String, UInt64, UInt64) -> Void)?
+    /// One non-decreasing fraction from the engine's thread (phase "verify frames").
+    public let progress: (@Sendable (ShiyingProgress) -> Void)?
 
-    public init(progress: (@Sendable (String, UInt64, UInt64) -> Void)? = nil) { self.progress = progress }
+    /// A checker reporting to `progress`.
+    public init(progress: (@Sendable (ShiyingProgress) -> Void)? = nil) { self.progress = progress }
 
     public func check(still: String, movie: String, cancellation: LiveCancellation) throws -> LiveVerification {
-        let engine = try EngineContext(progress: progress)
+        let meter = ProgressMeter.make(ProgressMeter.Plan(phases: [("verify frames", 1)]), progress)
+        let engine = try EngineContext(progress: meter?.report)
         // Weak: the token outlives the check (the verifier's timer and cancel
         // handler hold it), the engine must not — it is destroyed when this
         // returns, on the check's own thread, never during process exit.
@@ -93,6 +103,7 @@ public struct EngineLivePairChecker: LivePairChecking {
         var verdict = sy_live_verdict()
         var error = sy_error()
         try engineCheck(sy_live_verify(engine.raw, still, movie, &verdict, &error), error, file: movie)
+        meter?.finish()
         if verdict.ok != 0 {
             return .ok(contentIdentifier: cString(verdict.content_identifier), stillTime: verdict.still_time)
         }
@@ -109,12 +120,17 @@ private func engineCheck(_ status: Int32, _ error: sy_error, file: String) throw
 public struct LiveVerifier<C: Clock>: Sendable where C.Duration == Duration {
     /// SPEC C8 default deadlines.
     public static var collageDeadline: Duration { .seconds(45) }
+    /// SPEC C8: the deadline for a share poster's check.
     public static var sharePosterDeadline: Duration { .seconds(8) }
 
+    /// The clock its times and deadlines are measured on.
     public let clock: C
+    /// How long a check may take before it is abandoned.
     public let deadline: Duration
+    /// What checks a pair.
     public let checker: any LivePairChecking
 
+    /// A verifier on `clock` with `deadline`, checking with `checker`.
     public init(clock: C, deadline: Duration, checker: any LivePairChecking = EngineLivePairChecker()) {
         self.clock = clock
         self.deadline = deadline
@@ -185,6 +201,7 @@ final class RunningChecks: @unchecked Sendable {
 }
 
 extension LiveVerifier where C == ContinuousClock {
+    /// A verifier on the continuous clock.
     public init(deadline: Duration, checker: any LivePairChecking = EngineLivePairChecker()) {
         self.init(clock: ContinuousClock(), deadline: deadline, checker: checker)
     }

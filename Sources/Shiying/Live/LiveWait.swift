@@ -9,6 +9,7 @@ public enum LiveWait: String, Sendable, Codable, CaseIterable {
     /// A share poster (screenshot poster): up to 8 s by default.
     case sharePoster
 
+    /// SPEC C8: how long this wait may take.
     public var deadline: Duration {
         switch self {
         case .collage: .seconds(45)
@@ -58,6 +59,7 @@ public enum LiveWaitEnd: Sendable, Equatable {
 /// SPEC C8: a stop signal for an export in flight (thread-safe). The first
 /// stop wins; handlers run at once, on the stopping thread.
 public final class ExportStop: @unchecked Sendable {
+    /// Why the export stopped.
     public enum Reason: String, Sendable, Codable {
         /// The export panel was closed.
         case panelClosed
@@ -69,11 +71,13 @@ public final class ExportStop: @unchecked Sendable {
     private let lock = NSLock()
     private var stoppedFor: Reason?
 
+    /// A stop not yet triggered.
     public init() {}
 
     /// Why it stopped, nil while running.
     public var reason: Reason? { lock.withLock { stoppedFor } }
 
+    /// Stops for `reason`; the first stop wins and runs the handlers at once.
     public func stop(_ reason: Reason) {
         let first = lock.withLock { () -> Bool in
             guard stoppedFor == nil else { return false }

@@ -12,7 +12,9 @@ public enum MotionPhoto {
         public var container: String
         /// How the movie was found: "container-directory", "micro-video-offset" or "mpvd".
         public var locatedBy: String
+        /// Byte offset of the embedded movie in the file.
         public var movieOffset: UInt64
+        /// Length of the embedded movie in bytes.
         public var movieLength: UInt64
         /// The still frame's time on the movie timeline, seconds; nil when the photo does not say.
         public var presentationSeconds: Double?
@@ -39,24 +41,39 @@ public enum MotionPhoto {
 
     /// What `toLive` wrote.
     public struct LiveReport: Sendable, Codable, Equatable {
+        /// The still's path.
         public var still: String
+        /// The movie's path.
         public var movie: String
+        /// The Live content identifier (a 36-character UUID) shared by the still and the movie.
         public var contentIdentifier: String
+        /// Index of the movie frame shown as the still (the key photo).
         public var stillFrame: Int
+        /// The key photo's time on the movie timeline, in seconds.
         public var stillTime: Double
         /// "presentation-timestamp" (the Motion Photo's own) or "middle" (it had none usable).
         public var stillTimeSource: String
         /// False: the photo's image data was copied byte for byte (JPEG); true: re-encoded (HEIC).
         public var stillReencoded: Bool
+        /// The still's width in pixels.
         public var stillWidth: Int
+        /// The still's height in pixels.
         public var stillHeight: Int
+        /// The movie's width in pixels.
         public var movieWidth: Int
+        /// The movie's height in pixels.
         public var movieHeight: Int
+        /// Frames in the movie written.
         public var frames: Int
+        /// Duration in seconds.
         public var durationSeconds: Double
+        /// The audio sample entry type ("mp4a", "lpcm", …); nil without audio.
         public var audioCodec: String?
+        /// The movie's size in bytes.
         public var movieBytes: UInt64
+        /// The C engine's accounting-allocator peak over the job, in bytes.
         public var enginePeakBytes: UInt64
+        /// Wall-clock seconds the job took.
         public var seconds: Double
     }
 
@@ -65,10 +82,33 @@ public enum MotionPhoto {
 
     /// `sy_live_from_motion_photo`: a Live pair, the movie remuxed (never
     /// re-encoded), the still the photo itself; both files or neither.
-    /// - Throws: `ShiyingError` (`.unsupported` for a file that is not a Motion Photo).
-    public static func toLive(_ input: String, stillOut: String, movieOut: String, contentIdentifier: String? = nil,
-                              progress: ((String, UInt64, UInt64) -> Void)? = nil) throws -> LiveReport {
-        let engine = try EngineContext(progress: progress)
+    /// Runs on its own thread; cancelling the task throws `CancellationError`
+    /// and leaves neither file.
+    /// - Parameters:
+    ///   - input: the Motion Photo's file URL.
+    ///   - stillOut: where the still goes.
+    ///   - movieOut: where the movie goes.
+    ///   - contentIdentifier: nil = a fresh identifier.
+    ///   - progress: one non-decreasing fraction for the whole job.
+    /// - Throws: `ShiyingError` (`.unsupported` for a file that is not a Motion Photo), `CancellationError`.
+    public static func toLive(_ input: URL, stillOut: URL, movieOut: URL, contentIdentifier: String? = nil,
+                              progress: (@Sendable (ShiyingProgress) -> Void)? = nil) async throws -> LiveReport {
+        let source = try input.shiyingPath("input")
+        let still = try stillOut.shiyingPath("still output"), movie = try movieOut.shiyingPath("movie output")
+        return try await runOffPool { cancel in
+            try toLiveBlocking(source, stillOut: still, movieOut: movie, contentIdentifier: contentIdentifier,
+                               progress: progress, cancel: cancel)
+        }
+    }
+
+    /// `toLive`, blocking the calling thread, with file-system paths (the CLI's form).
+    /// - Throws: as `toLive`.
+    public static func toLiveBlocking(_ input: String, stillOut: String, movieOut: String,
+                                      contentIdentifier: String? = nil, progress: ((ShiyingProgress) -> Void)? = nil,
+                                      cancel: CancelHook? = nil) throws -> LiveReport {
+        let meter = ProgressMeter.make(.movie, progress)
+        let engine = try EngineContext(progress: meter?.report)
+        cancel?({ [engine] in engine.cancel() })
         var o = sy_live_motion_options()
         sy_live_motion_options_init(&o)
         var r = sy_live_motion_report()
@@ -80,6 +120,7 @@ public enum MotionPhoto {
         }
         try check(status, error, file: input)
         let elapsed = clock.now - start
+        meter?.finish()
         let m = r.movie
         return LiveReport(
             still: stillOut, movie: movieOut, contentIdentifier: cString(r.content_identifier),

@@ -70,6 +70,8 @@ public struct SearchCalendar: Sendable, Hashable {
     /// - Parameters:
     ///   - day: reference day.
     ///   - years: 0 = this year, -1 = last year.
+    ///   - firstMonth: the first month of the range, 1…12.
+    ///   - lastMonth: the last month of the range, 1…12.
     public func year(of day: Day, offset years: Int, months firstMonth: Int = 1, through lastMonth: Int = 12) -> DayRange {
         let y = day.year + years
         let start = Day(year: y, month: firstMonth, day: 1)!

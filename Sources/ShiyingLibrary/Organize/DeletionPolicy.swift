@@ -3,12 +3,14 @@
 
 /// One set-aside item as the delete confirmation sees it.
 public struct DeletionItem: Sendable, Hashable {
+    /// The asset's identifier.
     public var id: Int64
     /// Size of the current version; nil = not measurable.
     public var currentBytes: Int64?
     /// Size including pre-edit originals (full resources); nil = not measurable.
     public var fullResourceBytes: Int64?
 
+    /// An item with its sizes (nil when unknown).
     public init(id: Int64, currentBytes: Int64?, fullResourceBytes: Int64?) {
         self.id = id
         self.currentBytes = currentBytes
@@ -18,6 +20,7 @@ public struct DeletionItem: Sendable, Hashable {
 
 /// SPEC D1: what deleting from the set-aside list asks for.
 public struct SetAsideDeletionRequest: Sendable, Hashable {
+    /// The assets to delete.
     public var items: [Int64]
     /// Always false: the user's own set-aside choice is the authorization;
     /// no similar/duplicate group is re-checked.
@@ -32,6 +35,7 @@ public struct SetAsideDeletionRequest: Sendable, Hashable {
 
 /// SPEC D2: "up to X freed".
 public struct FreedSpace: Sendable, Hashable {
+    /// Bytes freed.
     public var bytes: Int64
     /// Whether the larger (both measured) or the smaller measure was used.
     public var measuredBoth: Bool
@@ -39,6 +43,7 @@ public struct FreedSpace: Sendable, Hashable {
     public var text: String
 }
 
+/// SPEC D1: deleting what the organize review set aside.
 public enum SetAsideDeletion {
     /// SPEC D1: deleting from "set aside" — no group re-check; the system
     /// confirms; 30 days in Recently Deleted.
@@ -81,6 +86,7 @@ public enum SetAsideDeletion {
 
 /// What the system answered for one item of a deletion.
 public enum DeletionItemResult: Sendable, Hashable {
+    /// The asset went to Recently Deleted.
     case deleted
     /// Not visible to the app (limited photo access).
     case notVisible
@@ -90,12 +96,14 @@ public enum DeletionItemResult: Sendable, Hashable {
 
 /// SPEC D3: the outcome, split into the two failure kinds with their messages.
 public struct DeletionOutcome: Sendable, Hashable {
+    /// Assets deleted.
     public var deleted: [Int64]
     /// Skipped: the app cannot see them.
     public var notVisible: [Int64]
     /// Stay on the page: can be restored, or deleted in Photos.
     public var refused: [Int64]
 
+    /// The outcome of per-item results.
     public init(_ results: [(id: Int64, result: DeletionItemResult)]) {
         deleted = results.filter { $0.result == .deleted }.map(\.id)
         notVisible = results.filter { $0.result == .notVisible }.map(\.id)
@@ -120,6 +128,7 @@ public struct DeletionOutcome: Sendable, Hashable {
 
 /// SPEC G6: after leaving screenshot clean-up, one toast when any deletion failed.
 public struct FailedDeletionToast: Sendable, Hashable {
+    /// The toast's text.
     public var text: String
     /// Shown about this long, no tap needed.
     public var seconds: Double

@@ -4,13 +4,20 @@
 /// A member's qualification data: the snapshot taken when the group formed,
 /// and the same fields as the store holds them now.
 public struct DuplicateQualification: Sendable, Hashable {
+    /// Photo or video.
     public var mediaType: OrganizeMediaType
+    /// Width in pixels.
     public var width: Int
+    /// Height in pixels.
     public var height: Int
+    /// Duration in milliseconds; nil or 0 for a still.
     public var durationMs: Int
+    /// The file's size in bytes.
     public var fileBytes: Int64
+    /// SHA-256 of the decoded pixels, lowercase hex.
     public var pixelSHA256: String
 
+    /// Qualification data of one member.
     public init(mediaType: OrganizeMediaType, width: Int, height: Int, durationMs: Int, fileBytes: Int64,
                 pixelSHA256: String) {
         self.mediaType = mediaType
@@ -24,12 +31,14 @@ public struct DuplicateQualification: Sendable, Hashable {
 
 /// One member of the group being opened.
 public struct DuplicateMemberRecord: Sendable, Hashable {
+    /// The asset's identifier.
     public var assetID: Int64
     /// As stored when the group formed.
     public var qualified: DuplicateQualification
     /// As the store holds it now; nil when the asset's record is gone.
     public var current: DuplicateQualification?
 
+    /// A member with the data stored when it qualified and what it has now (nil = gone).
     public init(assetID: Int64, qualified: DuplicateQualification, current: DuplicateQualification?) {
         self.assetID = assetID
         self.qualified = qualified
@@ -39,11 +48,13 @@ public struct DuplicateMemberRecord: Sendable, Hashable {
 
 /// The outcome of the check.
 public struct DuplicateVerification: Sendable, Hashable, Codable {
+    /// True when every member still qualifies.
     public var verified: Bool
     /// Why not (empty when verified).
     public var problems: [String]
 }
 
+/// SPEC D7: re-checks a duplicate group before any of it is deleted.
 public enum DuplicateCheck {
     /// SPEC D7: every member matches its stored qualification data; all share
     /// one candidate bucket (dimensions, duration, media type); the group's

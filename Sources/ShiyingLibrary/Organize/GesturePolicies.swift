@@ -3,16 +3,22 @@ import Foundation
 
 /// A point in screen points.
 public struct GesturePoint: Sendable, Hashable {
+    /// Horizontal position in points.
     public var x: Double
+    /// Vertical position in points.
     public var y: Double
+    /// A point in points.
     public init(x: Double, y: Double) { self.x = x; self.y = y }
 }
 
 /// SPEC G2: double tap = favourite; a single tap waits ≈ 0.45 s for a second
 /// tap nearby. One instance serves screenshots, video scrubbing and review zoom.
 public final class TapDisambiguator {
+    /// What a tap turned out to be.
     public enum Action: Sendable, Hashable {
+        /// A single tap at a point.
         case singleTap(GesturePoint)
+        /// A double tap at a point.
         case doubleTap(GesturePoint)
     }
 
@@ -24,6 +30,7 @@ public final class TapDisambiguator {
     private let clock: PolicyClock
     private var pending: (point: GesturePoint, at: Double)?
 
+    /// A disambiguator measuring time on `clock`.
     public init(clock: PolicyClock = .system) { self.clock = clock }
 
     /// A tap landed. Returns what to do now (possibly the earlier tap's single action).
@@ -79,12 +86,17 @@ public enum SwipeUpRule {
 /// screen, else queued; after 0.6 s in the queue the pager advances one page.
 /// Real deletion happens only on leaving, after the system confirms.
 public final class SetAsideQueue {
+    /// What the queue did.
     public enum Event: Sendable, Hashable {
+        /// The asset was set aside.
         case setAside(Int64)
+        /// The asset waits to be set aside.
         case queued(Int64)
+        /// The review moves to the next page.
         case advancePage
     }
 
+    /// Seconds after the last set-aside before the page advances.
     public static let advanceAfter = 0.6
 
     private let clock: PolicyClock
@@ -93,6 +105,7 @@ public final class SetAsideQueue {
     /// Everything set aside in this visit, in order (deleted on leave).
     public private(set) var setAside: [Int64] = []
 
+    /// A queue measuring time on `clock`.
     public init(clock: PolicyClock = .system) { self.clock = clock }
 
     /// The user set `id` aside (button or swipe).
@@ -135,6 +148,7 @@ public final class SetAsideQueue {
 public final class CleanupCounter {
     private var counts: [String: Int] = [:]
 
+    /// A counter with nothing counted.
     public init() {}
 
     /// Counts one event (a screenshot viewed, set aside, favourited …). No write.

@@ -2,12 +2,14 @@
 
 /// One member as the keeper rule sees it.
 public struct KeeperCandidate: Sendable, Hashable {
+    /// The asset's identifier.
     public var id: Int64
     /// nil = no quality score.
     public var quality: Double?
     /// The user marked this one to keep.
     public var userMarked: Bool
 
+    /// A member with its quality score (nil = none) and whether the user marked it.
     public init(id: Int64, quality: Double?, userMarked: Bool = false) {
         self.id = id
         self.quality = quality
@@ -15,6 +17,7 @@ public struct KeeperCandidate: Sendable, Hashable {
     }
 }
 
+/// SPEC D6: which member of a group is kept.
 public enum KeeperRule {
     /// SPEC D6: a user-marked photo wins; else the highest quality score (the
     /// first of equals); no score at all → the first. Members are in display order.

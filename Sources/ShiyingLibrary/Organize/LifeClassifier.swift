@@ -12,17 +12,25 @@ public enum LifeOverride: String, Sendable, Codable, Hashable {
 
 /// What the text looks like (from recognized text).
 public enum DocumentKind: String, Sendable, Codable, Hashable {
+    /// A receipt.
     case receipt
+    /// An identity document.
     case identityDocument = "id"
+    /// Another document.
     case document
 }
 
 /// Why an asset is not in Life (SPEC D10).
 public enum LifeReason: Sendable, Codable, Hashable {
+    /// A screenshot.
     case screenshot
+    /// A screen recording.
     case screenRecording
+    /// An animated image.
     case animated
+    /// Its recognised text looks like a document of that kind.
     case looksLike(DocumentKind)
+    /// The user said so.
     case userMarked
 
     /// The info-page line (SPEC D10): says what it looks like, never the recognized text.
@@ -52,6 +60,7 @@ public enum LifeReason: Sendable, Codable, Hashable {
 
 /// The decision for one asset.
 public struct LifeDecision: Sendable, Hashable {
+    /// True when the asset belongs in Life.
     public var inLife: Bool
     /// Present only when not in Life (SPEC D10).
     public var reason: LifeReason?
@@ -63,12 +72,18 @@ public struct LifeDecision: Sendable, Hashable {
 
 /// The facts the classifier may use.
 public struct LifeFacts: Sendable, Hashable {
+    /// A screenshot.
     public var isScreenshot: Bool
+    /// A screen recording.
     public var isScreenRecording: Bool
+    /// An animated image (GIF, animated HEIC/PNG).
     public var isAnimated: Bool
+    /// Marked as a favourite by the user.
     public var isFavorite: Bool
+    /// Text recognised in the picture (OCR), if any.
     public var recognizedText: String?
 
+    /// The facts the classifier reads.
     public init(isScreenshot: Bool = false, isScreenRecording: Bool = false, isAnimated: Bool = false,
                 isFavorite: Bool = false, recognizedText: String? = nil) {
         self.isScreenshot = isScreenshot
@@ -78,12 +93,14 @@ public struct LifeFacts: Sendable, Hashable {
         self.recognizedText = recognizedText
     }
 
+    /// The facts of a scanned asset.
     public init(_ a: OrganizeAsset) {
         self.init(isScreenshot: a.isScreenshot, isScreenRecording: a.isScreenRecording, isAnimated: a.isAnimated,
                   isFavorite: a.isFavorite, recognizedText: a.recognizedText)
     }
 }
 
+/// SPEC D9: whether an asset belongs in Life (camera photos) or elsewhere.
 public enum LifeClassifier {
     /// SPEC D9. Order: the user's override; system flags (a favourited
     /// screenshot is still not Life); document-like recognized text; else Life.

@@ -2,7 +2,9 @@
 
 /// Photo or video (the media type of a candidate bucket, SPEC D7).
 public enum OrganizeMediaType: String, Sendable, Codable, Hashable {
+    /// A photo.
     case photo
+    /// A video.
     case video
 }
 
@@ -10,10 +12,13 @@ public enum OrganizeMediaType: String, Sendable, Codable, Hashable {
 public struct OrganizeAsset: Sendable, Codable, Hashable {
     /// The store's id (0 until stored).
     public var id: Int64 = 0
+    /// The file's path.
     public var path: String
+    /// Photo or video.
     public var mediaType: OrganizeMediaType = .photo
     /// Upright pixel size.
     public var width: Int
+    /// Height in pixels.
     public var height: Int
     /// 0 for photos.
     public var durationMs: Int = 0
@@ -38,11 +43,15 @@ public struct OrganizeAsset: Sendable, Codable, Hashable {
     public var hasCamera: Bool = false
     /// System flags (SPEC D9): a real screenshot marker, screen recording, animated.
     public var isScreenshot: Bool = false
+    /// A screen recording.
     public var isScreenRecording: Bool = false
+    /// An animated image (GIF, animated HEIC/PNG).
     public var isAnimated: Bool = false
     /// The system's burst identifier and whether this is its representative (SPEC D8).
     public var burstID: String? = nil
+    /// The camera chose this shot to represent its burst.
     public var isBurstRepresentative: Bool = false
+    /// Marked as a favourite by the user.
     public var isFavorite: Bool = false
     /// Text already recognized in the image (OCR), nil = none recorded (SPEC D9).
     public var recognizedText: String? = nil
@@ -56,7 +65,9 @@ public struct OrganizeAsset: Sendable, Codable, Hashable {
     /// A Live photo's movie (the still is `path`), with its size and
     /// modification time when scanned; nil for anything else.
     public var pairedPath: String? = nil
+    /// Size of the paired Live movie in bytes, if any.
     public var pairedBytes: Int64? = nil
+    /// Modification time of the paired Live movie (ms since 1970), if any.
     public var pairedModifiedMs: Int64? = nil
 
     /// - Parameters: see the properties.
@@ -93,6 +104,7 @@ public struct OrganizeAsset: Sendable, Codable, Hashable {
 /// Exif "YYYY:MM:DD HH:MM:SS" to Unix milliseconds, read as UTC (only
 /// differences matter for grouping). Nil for anything else.
 public enum ExifCaptureTime {
+    /// An Exif "YYYY:MM:DD HH:MM:SS" as milliseconds since 1970 (UTC); nil when malformed.
     public static func milliseconds(_ text: String) -> Int64? {
         let digits = Array(text.utf8)
         guard digits.count == 19 else { return nil }

@@ -14,9 +14,11 @@ public struct GroupingRule: Sendable, Hashable {
     /// … and at least this many of them.
     public var burstMinimumCount = 3
 
+    /// The default thresholds.
     public init() {}
 }
 
+/// Groups scanned assets into duplicates, similar shots and bursts.
 public enum OrganizeGrouping {
     /// Forms every group over `assets` (ids must be set).
     /// Order: exact duplicates (same decoded pixels, same bucket: media type,

@@ -2,6 +2,7 @@
 
 /// A group as a page shows it: members, default keeper, organized or not.
 public struct OrganizeGroupView: Sendable, Codable, Hashable {
+    /// The group.
     public var group: OrganizeGroup
     /// SPEC D6/D8 default keeper (user mark, score, first; system burst representative).
     public var keeper: Int64?
@@ -19,15 +20,19 @@ public enum OrganizeBatchAction: String, Sendable, Codable {
 
 /// The result of one recorded batch.
 public struct OrganizeBatchResult: Sendable, Codable, Hashable {
+    /// The batch's identifier.
     public var batchID: Int64
+    /// Groups recorded.
     public var groups: Int
     /// Group id → kept asset (keepOne only).
     public var kept: [Int64: Int64]
+    /// Assets set aside.
     public var setAside: [Int64]
 }
 
 /// Organize records over one `RecordStore` connection. Not Sendable (like the store).
 public final class OrganizeStore {
+    /// The record store underneath.
     public let store: RecordStore
 
     /// - Parameter store: an open store (its migrations include `OrganizeSchema`).

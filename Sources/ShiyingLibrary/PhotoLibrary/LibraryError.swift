@@ -3,6 +3,7 @@ import Foundation
 
 /// A photo-library failure.
 public struct LibraryError: Error, CustomStringConvertible, Sendable {
+    /// Library error categories.
     public enum Kind: String, Sendable {
         /// The folder is not a library (no catalogue), or cannot be made one.
         case notALibrary
@@ -16,12 +17,14 @@ public struct LibraryError: Error, CustomStringConvertible, Sendable {
         case invalid
     }
 
+    /// The error's category.
     public let kind: Kind
     /// What the user sees.
     public let message: String
     /// The cause, for logs.
     public let detail: String
 
+    /// An error of a kind with a message and detail.
     public init(_ kind: Kind, _ message: String, detail: String = "") {
         self.kind = kind
         self.message = message
@@ -39,5 +42,6 @@ public struct LibraryError: Error, CustomStringConvertible, Sendable {
         LibraryError(.io, "\(what): \(String(cString: strerror(code)))")
     }
 
+    /// The error for an asset identifier the library does not have.
     public static func unknown(_ id: Int64) -> LibraryError { LibraryError(.unknownAsset, "no asset \(id) in the library") }
 }

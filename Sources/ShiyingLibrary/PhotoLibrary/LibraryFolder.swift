@@ -14,14 +14,21 @@ import Glibc
 ///     DIR/.staging/          files being written (PID-named), moved into place
 ///     DIR/.files.lock        flock: one process changes files at a time
 public struct LibraryFolder: Sendable {
+    /// The library folder.
     public let root: String
 
+    /// The layout of the library at `root`.
     public init(_ root: String) { self.root = URL(fileURLWithPath: root).standardizedFileURL.path }
 
+    /// The SQLite catalogue's path.
     public var catalogue: String { root + "/catalogue.sqlite" }
+    /// Where originals are kept (originals/YYYY/MM/).
     public var originals: String { root + "/originals" }
+    /// Where edited versions are kept.
     public var renditions: String { root + "/renditions" }
+    /// Where Recently Deleted files are kept.
     public var trash: String { root + "/trash" }
+    /// Where files are written before they are recorded.
     public var staging: String { root + "/.staging" }
     var lockFile: String { root + "/.files.lock" }
 

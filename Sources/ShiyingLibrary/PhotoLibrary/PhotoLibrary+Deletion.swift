@@ -16,15 +16,19 @@ public struct LibraryDeletionReport: Sendable, Codable, Hashable {
     public var notVisible: [Int64]
     /// SPEC D3: files the system refuses to remove (read-only): stay on the page.
     public var refused: [Int64]
+    /// SPEC D3: the message for the skipped files, nil when none.
     public var notVisibleMessage: String?
+    /// SPEC D3: the message for the refused files, nil when none.
     public var refusedMessage: String?
     /// SPEC D2, as the confirmation showed it.
     public var freedBytes: Int64
+    /// `freedBytes` as the confirmation showed it.
     public var freedText: String
 }
 
 /// What a purge removed.
 public struct LibraryPurgeReport: Sendable, Codable, Hashable {
+    /// Assets purged.
     public var purged: [Int64]
     /// Bytes of the files actually removed.
     public var freedBytes: Int64

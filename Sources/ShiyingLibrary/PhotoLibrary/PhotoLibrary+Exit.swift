@@ -17,6 +17,7 @@ public struct LibraryOutput: Sendable {
         case creation(sources: [Int64])
     }
 
+    /// Why the asset is deposited and what it inherits.
     public var purpose: Purpose
     /// The staged still (or a video's movie); from `PhotoLibrary.stagingPath`.
     public var primary: String
@@ -25,6 +26,7 @@ public struct LibraryOutput: Sendable {
     /// The file name it gets in the library ("IMG_0001.heic"; the movie takes its stem).
     public var name: String
 
+    /// An output to deposit.
     public init(purpose: Purpose, primary: String, movie: String? = nil, name: String) {
         self.purpose = purpose
         self.primary = primary
@@ -35,18 +37,25 @@ public struct LibraryOutput: Sendable {
 
 /// Where a deposited asset went and what it carries.
 public struct LibraryOutputReport: Sendable, Codable, Hashable {
+    /// The new asset's identifier.
     public var id: Int64
+    /// Photo, Live or video.
     public var kind: AssetKind
     /// The album the exit path put it in (「拾映转换」 or 「拾映创作」).
     public var album: String
     /// Absolute paths of its files.
     public var files: [String]
+    /// The capture date (Exif form, local time), nil when unknown.
     public var captureDate: String?
+    /// Where it was taken, when known.
     public var location: LibraryLocation?
+    /// Marked as a favourite by the user.
     public var favorite: Bool
     /// Every album it is in, the exit path's included.
     public var albums: [String]
+    /// User tags.
     public var tags: [String]
+    /// The asset this one was made from (a conversion or edit), if any.
     public var sourceAssetID: Int64?
 }
 

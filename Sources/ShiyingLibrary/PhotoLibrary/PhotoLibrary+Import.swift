@@ -7,15 +7,21 @@ import Foundation
 
 /// What an import did.
 public struct LibraryImportReport: Sendable, Codable, Hashable {
+    /// A file that was not imported.
     public struct Skipped: Sendable, Codable, Hashable {
+        /// The file's path.
         public var path: String
+        /// Why it was skipped.
         public var error: String
     }
 
     /// New assets, in import order.
     public var imported: [Int64] = []
+    /// Photos imported.
     public var photos = 0
+    /// Live photos imported.
     public var lives = 0
+    /// Videos imported.
     public var videos = 0
     /// A movie or still that completed a Live photo already catalogued.
     public var completedLive = 0
@@ -27,6 +33,7 @@ public struct LibraryImportReport: Sendable, Codable, Hashable {
     public var skipped: [Skipped] = []
     /// What the recovery pass before the import cleaned up.
     public var recovery = LibraryRecoveryReport()
+    /// Wall-clock seconds the job took.
     public var seconds = 0.0
 }
 
@@ -72,6 +79,9 @@ extension PhotoLibrary {
     /// (`syncfs`), commit one catalogue transaction. A kill at any point
     /// leaves the committed batches plus files the next recovery pass removes.
     /// - Parameters:
+    ///   - paths: files and folders to import (folders are walked).
+    ///   - reader: reads each file's facts (size, date, place, Live identifier).
+    ///   - batchSize: assets committed per catalogue transaction.
     ///   - progress: ("read", done, total) while reading, ("import", done, total) while copying; any thread.
     /// - Throws: `LibraryError` (a path that does not exist, a copy or catalogue failure — D4).
     public func importFiles(_ paths: [String], reader: some LibraryMediaReader, batchSize: Int = 256,

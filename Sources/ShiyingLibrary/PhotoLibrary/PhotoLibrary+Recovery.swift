@@ -16,6 +16,7 @@ public struct LibraryRecoveryReport: Sendable, Codable, Hashable {
     /// moved back to where the catalogue says they are.
     public var filesPutBack = 0
 
+    /// An empty report.
     public init() {}
 }
 

@@ -6,7 +6,9 @@ import Foundation
 /// What the library recorded of an asset's original when it was catalogued:
 /// the E7 gate compares the pixels about to be written against it.
 public struct LibraryOriginal: Sendable, Hashable {
+    /// The asset's identifier.
     public var assetID: Int64
+    /// Photo, Live or video.
     public var kind: AssetKind
     /// Absolute path of the original still (or a video's movie).
     public var path: String
@@ -14,8 +16,11 @@ public struct LibraryOriginal: Sendable, Hashable {
     public var moviePath: String?
     /// Upright pixels as catalogued.
     public var width: Int
+    /// Height in pixels.
     public var height: Int
+    /// The file's size in bytes.
     public var bytes: Int64
+    /// SHA-256 of the file's bytes, lowercase hex.
     public var sha256: String
 }
 

@@ -19,6 +19,7 @@ public let systemLibraryClock: LibraryClock = { Int64(Date().timeIntervalSince19
 /// throws `LibraryError.couldNotRecord` (SPEC D4, 「无法完成这次整理」) and
 /// changes nothing.
 public actor PhotoLibrary {
+    /// The library's folder layout.
     public nonisolated let folder: LibraryFolder
     let store: RecordStore
     let clock: LibraryClock
@@ -125,10 +126,15 @@ public actor PhotoLibrary {
 
     /// One row of the timeline: what a grid of thumbnails needs.
     public struct TimelineEntry: Sendable, Hashable {
+        /// The catalogue's identifier of the asset.
         public var id: Int64
+        /// Photo, Live or video.
         public var kind: AssetKind
+        /// Capture time in milliseconds since 1970, nil when unknown.
         public var capturedAtMs: Int64?
+        /// Marked as a favourite by the user.
         public var favorite: Bool
+        /// Hidden from the library views and search.
         public var hidden: Bool
     }
 

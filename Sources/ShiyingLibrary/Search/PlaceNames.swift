@@ -12,11 +12,16 @@ import Foundation
 public struct PlaceNames: Sendable {
     /// One listed city.
     public struct City: Sendable, Hashable {
+        /// The city's names (Chinese and English).
         public var names: [String]
+        /// The country's name.
         public var country: [String]
+        /// Latitude in degrees (north positive).
         public var latitude: Double
+        /// Longitude in degrees (east positive).
         public var longitude: Double
 
+        /// A city with its names, country, latitude and longitude.
         public init(_ names: [String], country: [String], _ latitude: Double, _ longitude: Double) {
             self.names = names
             self.country = country
@@ -25,10 +30,12 @@ public struct PlaceNames: Sendable {
         }
     }
 
+    /// The cities known.
     public let cities: [City]
     /// How far from a city's centre its name still applies.
     public let radiusKm: Double
 
+    /// Place names from `cities`; a photo within `radiusKm` of a city gets its names.
     public init(cities: [City] = PlaceNames.majorCities, radiusKm: Double = 60) {
         self.cities = cities
         self.radiusKm = radiusKm
