@@ -307,8 +307,10 @@ private func ownIndexSearch(_ s: RecordStore, _ text: String) throws -> [Int64] 
         values.append(.text(term))
         sql += " AND instr(w.words, ?\(values.count)) > 0"
     }
-    values.append(.text(tokens.joined(separator: " AND ")))
-    sql += " AND a.id IN (SELECT rowid FROM bench_gram_fts WHERE bench_gram_fts MATCH ?\(values.count))"
+    if !tokens.isEmpty {   // a date-only query: the timeline alone
+        values.append(.text(tokens.joined(separator: " AND ")))
+        sql += " AND a.id IN (SELECT rowid FROM bench_gram_fts WHERE bench_gram_fts MATCH ?\(values.count))"
+    }
     sql += " ORDER BY a.captured_at_ms DESC, a.id DESC LIMIT 200"
     return try s.query(sql, values).compactMap { $0[0].int64 }
 }

@@ -58,14 +58,18 @@ enum LibrarySearchWords {
             WHERE f.asset_id IN \(stale) AND o.recognized_text IS NOT NULL
             """, [.text(prefix)])
         try store.execute("DELETE FROM library_search_words WHERE asset_id IN \(stale)")
+        var grams: [(gram: Int64, at: Int64, id: Int64)] = []
         for (id, list) in fields {
             let text = words(list)
             try store.execute("INSERT INTO library_search_words(asset_id, words) VALUES (?, ?)", [.integer(id), .text(text)])
-            // the trigger removed the old grams with the old words
-            let at = SQLValue.integer(capturedAt[id] ?? LibrarySearchGrams.undatedAt)
-            for gram in LibrarySearchGrams.keys(ofWords: text) {
-                try store.execute("INSERT INTO library_search_grams(gram, at, asset_id) VALUES (?, ?, ?)", [.integer(gram), at, .integer(id)])
-            }
+            let at = capturedAt[id] ?? LibrarySearchGrams.undatedAt
+            for gram in LibrarySearchGrams.keys(ofWords: text) { grams.append((gram, at, id)) }
+        }
+        // the trigger removed the old grams with the old words; in key order the
+        // new ones append to the B-tree's pages instead of splitting random ones
+        grams.sort { ($0.gram, $0.at, $0.id) < ($1.gram, $1.at, $1.id) }
+        for g in grams {
+            try store.execute("INSERT INTO library_search_grams(gram, at, asset_id) VALUES (?, ?, ?)", [.integer(g.gram), .integer(g.at), .integer(g.id)])
         }
         try store.execute("DELETE FROM library_search_stale")
         try store.execute("UPDATE library_change_state SET token = token + 1 WHERE id = 1")
