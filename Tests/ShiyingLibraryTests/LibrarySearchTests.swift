@@ -193,8 +193,8 @@ struct LibrarySearchTests {
         n % 97 == 0 ? nil : Int64(Day(iso: "2024-01-01")!.daysSinceEpoch) * day + Int64((n * 7919) % 430) * day + Int64(n % 24) * 3_600_000
     }
 
-    @Test("6,000 assets: common terms from the newest window, rare ones through the trigram index, the same as a brute-force scan")
-    func windowAndIndex() async throws {
+    @Test("6,000 assets: common and rare terms through the gram index in capture order, the same as a brute-force scan")
+    func commonAndRareTerms() async throws {
         let dir = try TempFolder()
         defer { dir.remove() }
         let lib = try PhotoLibrary.create(at: dir.file("lib"))

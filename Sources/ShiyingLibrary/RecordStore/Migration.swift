@@ -41,6 +41,7 @@ public enum RecordSchema {
         LibrarySchema.migration,
         LibrarySearchSchema.migration,
         OrganizeSchema.scanMigration,
+        LibrarySearchGrams.migration,
     ]
 
     /// The newest version this build knows.

@@ -7,7 +7,8 @@ import Foundation
 /// Order of operations: organize rows whose recognized text changed are
 /// mapped to library assets (their path = library folder + a file's relative
 /// path); then, for every stale asset, the fields are read in five set-wise
-/// queries, folded and written (the FTS5 index follows by trigger); then the
+/// queries, folded and written (the FTS5 index follows by trigger, the
+/// gram index is written here); then the
 /// queues are emptied and the version token moves once. Cost: linear in the
 /// stale assets; nothing when none is stale.
 enum LibrarySearchWords {
@@ -29,14 +30,16 @@ enum LibrarySearchWords {
         try store.execute("DELETE FROM library_search_stale_paths")
         guard try !store.query("SELECT 1 FROM library_search_stale LIMIT 1").isEmpty else { return 0 }
         var fields: [Int64: [String]] = [:]
+        var capturedAt: [Int64: Int64] = [:]
         let stale = "(SELECT asset_id FROM library_search_stale)"
         try store.forEachRow("""
-            SELECT id, camera, latitude, longitude FROM library_assets WHERE id IN \(stale)
+            SELECT id, camera, latitude, longitude, captured_at_ms FROM library_assets WHERE id IN \(stale)
             """) { c in
             var list: [String] = []
             if let camera = c.text(1) { list.append(camera) }
             if !c.isNull(2) { list += places.names(latitude: c.double(2), longitude: c.double(3)) }
             fields[c.int64(0)] = list
+            capturedAt[c.int64(0)] = c.isNull(4) ? LibrarySearchGrams.undatedAt : c.int64(4)
         }
         func append(_ sql: String, _ values: [SQLValue] = [], transform: (String) -> String = { $0 }) throws {
             try store.forEachRow(sql, values) { c in
@@ -55,9 +58,18 @@ enum LibrarySearchWords {
             WHERE f.asset_id IN \(stale) AND o.recognized_text IS NOT NULL
             """, [.text(prefix)])
         try store.execute("DELETE FROM library_search_words WHERE asset_id IN \(stale)")
+        var grams: [(gram: Int64, at: Int64, id: Int64)] = []
         for (id, list) in fields {
-            try store.execute("INSERT INTO library_search_words(asset_id, words) VALUES (?, ?)",
-                              [.integer(id), .text(words(list))])
+            let text = words(list)
+            try store.execute("INSERT INTO library_search_words(asset_id, words) VALUES (?, ?)", [.integer(id), .text(text)])
+            let at = capturedAt[id] ?? LibrarySearchGrams.undatedAt
+            for gram in LibrarySearchGrams.keys(ofWords: text) { grams.append((gram, at, id)) }
+        }
+        // the trigger removed the old grams with the old words; in key order the
+        // new ones append to the B-tree's pages instead of splitting random ones
+        grams.sort { ($0.gram, $0.at, $0.id) < ($1.gram, $1.at, $1.id) }
+        for g in grams {
+            try store.execute("INSERT INTO library_search_grams(gram, at, asset_id) VALUES (?, ?, ?)", [.integer(g.gram), .integer(g.at), .integer(g.id)])
         }
         try store.execute("DELETE FROM library_search_stale")
         try store.execute("UPDATE library_change_state SET token = token + 1 WHERE id = 1")

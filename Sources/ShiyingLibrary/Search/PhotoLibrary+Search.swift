@@ -37,11 +37,9 @@ extension PhotoLibrary {
     /// One batch of a search.
     ///
     /// Order of operations: words made stale by earlier writes are rebuilt
-    /// (one write transaction, nothing when none is stale); then the read
-    /// (`LibrarySearchSQL`): the capture-date ranges through the timeline
-    /// index; terms first by substring over the newest 4096 candidates' words,
-    /// and when those do not fill the batch, terms of three or more characters
-    /// through the trigram index (shorter ones, 「本」 「海边」, by substring).
+    /// (one write transaction, nothing when none is stale); then the read:
+    /// a date-only query through the timeline index (`LibrarySearchSQL`), one
+    /// with words through the gram index in capture order (`LibrarySearchGramQuery`).
     /// Recently Deleted and hidden assets are never found.
     /// - Parameters:
     ///   - text: the query as typed.
@@ -60,24 +58,9 @@ extension PhotoLibrary {
         }
         var rows: [(id: Int64, at: Int64?)]
         if query.terms.isEmpty {
-            rows = try matches(LibrarySearchSQL.select(query, after: after, limit: limit + 1, way: .index))
+            rows = try matches(LibrarySearchSQL.select(query, after: after, limit: limit + 1))
         } else {
-            // A common term fills the batch from the newest candidates; a rare one
-            // goes through the trigram index unless the window held every candidate.
-            let window = max(LibrarySearchSQL.window, limit + 1)
-            let edge = LibrarySearchSQL.windowEdge(query, after: after, window: window)
-            let last = try store.query(edge.0, edge.1).first
-            if let last, last[0] != .null, let id = last[1].int64 {
-                rows = try matches(LibrarySearchSQL.select(query, after: after, limit: limit + 1,
-                                                           way: .substring(from: LibrarySearchCursor(capturedAtMs: last[0].int64, id: id))))
-                if rows.count <= limit {
-                    rows = try matches(LibrarySearchSQL.select(query, after: after, limit: limit + 1, way: .index))
-                }
-            } else {
-                // at most `window` candidates (or the window reaches undated ones): look at all of them
-                rows = try matches(LibrarySearchSQL.select(query, after: after, limit: limit + 1,
-                                                           way: last == nil ? .substring(from: nil) : .index))
-            }
+            rows = try LibrarySearchGramQuery.rows(query, after: after, limit: limit + 1, in: store)
         }
         let more = rows.count > limit
         if more { rows.removeLast() }
@@ -140,75 +123,18 @@ extension PhotoLibrary {
     private func recent() -> RecentSearches { RecentSearches(store: store, clock: clock) }
 }
 
-/// The SELECTs of one search batch, two ways.
-///
-/// - Substring: candidates (date and cursor conditions) in order from the
-///   timeline index, each term checked with `instr` on their words, no older
-///   than the window's edge. A term on more than a few percent of the library
-///   fills a batch within the newest 4096 candidates and the scan stops there.
-/// - Index: every term of three or more characters through FTS5 trigram,
-///   shorter ones by `instr` in one pass over the words table, then ordered:
-///   fast for rare terms, which the window would not reach.
+/// The SELECT of a date-only search batch: candidates in order from the timeline index.
 enum LibrarySearchSQL {
-    /// Terms this long or longer can go through the trigram index (FTS5 needs three characters).
-    static let trigramLength = 3
-    /// Candidates the substring way looks at: a term on 1 in 20 assets fills a batch of 200 within them.
-    static let window = 4096
-
-    enum Way {
-        /// Substring checks down to (and including) `from`; nil = every candidate.
-        case substring(from: LibrarySearchCursor?)
-        case index
-    }
-
-    static func select(_ query: LibrarySearchQuery, after: LibrarySearchCursor?, limit: Int, way: Way) -> (String, [SQLValue]) {
+    static func select(_ query: LibrarySearchQuery, after: LibrarySearchCursor?, limit: Int) -> (String, [SQLValue]) {
         var values: [SQLValue] = []
-        var all = conditions(query, after: after, &values)
-        let bind = { (v: SQLValue) -> String in
-            values.append(v)
-            return "?\(values.count)"
-        }
-        var long: [String] = []
-        switch way {
-        case .substring(let edge?):
-            let t = bind(edge.capturedAtMs.map(SQLValue.integer) ?? .null), i = bind(.integer(edge.id))
-            all.append("(a.captured_at_ms > \(t) OR (a.captured_at_ms = \(t) AND a.id >= \(i)))")
-        case .substring(nil):
-            break
-        case .index:
-            long = query.terms.filter { $0.unicodeScalars.count >= trigramLength }
-        }
-        if !long.isEmpty {
-            let match = long.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: " AND ")
-            all.append("a.id IN (SELECT rowid FROM library_search_fts WHERE library_search_fts MATCH \(bind(.text(match))))")
-        }
-        let short = query.terms.filter { !long.contains($0) }
-        var join = ""
-        if case .index = way, !short.isEmpty {
-            // one sequential pass over the words table, not one look-up per candidate
-            let checks = short.map { "instr(words, \(bind(.text($0)))) > 0" }.joined(separator: " AND ")
-            all.append("a.id IN (SELECT asset_id FROM library_search_words WHERE \(checks))")
-        } else if !short.isEmpty {
-            for term in short { all.append("instr(w.words, \(bind(.text(term)))) > 0") }
-            join = " JOIN library_search_words w ON w.asset_id = a.id"
-        }
+        let all = conditions(query, after: after, &values)
+        values.append(.integer(Int64(limit)))
         let sql = """
-            SELECT a.id, a.captured_at_ms FROM library_assets a\(join)
+            SELECT a.id, a.captured_at_ms FROM library_assets a
             WHERE \(all.joined(separator: " AND "))
-            ORDER BY a.captured_at_ms DESC, a.id DESC LIMIT \(bind(.integer(Int64(limit))))
+            ORDER BY a.captured_at_ms DESC, a.id DESC LIMIT ?\(values.count)
             """
         return (sql, values)
-    }
-
-    /// The `window`-th newest candidate (captured_at_ms, id); no row when there are fewer.
-    static func windowEdge(_ query: LibrarySearchQuery, after: LibrarySearchCursor?, window: Int) -> (String, [SQLValue]) {
-        var values: [SQLValue] = []
-        let candidates = conditions(query, after: after, &values)
-        values.append(.integer(Int64(window - 1)))
-        return ("""
-            SELECT a.captured_at_ms, a.id FROM library_assets a WHERE \(candidates.joined(separator: " AND "))
-            ORDER BY a.captured_at_ms DESC, a.id DESC LIMIT 1 OFFSET ?\(values.count)
-            """, values)
     }
 
     /// In the library, not hidden, in a date range, after the cursor.
