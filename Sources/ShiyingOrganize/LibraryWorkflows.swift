@@ -132,4 +132,21 @@ public enum LibraryWorkflows {
             return try await library.setRendition(id, still: still, movie: saved.live ? movieOut : nil, reader: reader)
         }
     }
+
+    // MARK: - organize on a library
+
+    /// Organize's records for `library`, on its catalogue (a connection of
+    /// its own): what it sets aside lands on the library's set-aside list,
+    /// from which `PhotoLibrary.delete` removes it (SPEC D1).
+    public static func organizeStore(for library: PhotoLibrary) throws -> OrganizeStore {
+        OrganizeStore(store: try RecordStore(path: library.folder.catalogue), libraryRoot: library.folder.root)
+    }
+
+    /// Scans the library's originals into organize's records (groups formed,
+    /// each record linked to its library asset).
+    public static func organizeScan(_ library: PhotoLibrary, into store: OrganizeStore, ocr: Bool = false,
+                                    progress: (@Sendable (String, UInt64, UInt64) -> Void)? = nil) async throws
+        -> OrganizeScanReport {
+        try await OrganizeScanner.scan(folder: library.folder.originals, store: store, ocr: ocr, progress: progress)
+    }
 }

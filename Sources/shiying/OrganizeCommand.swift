@@ -27,7 +27,7 @@ enum OrganizeCommand {
         guard let action = parsed.positionals.first else { throw UsageError("usage: \(usage)") }
         var operands = Array(parsed.positionals.dropFirst())
         if action == "scan", operands.isEmpty, let library { operands = [library.originals] }
-        let org = OrganizeStore(store: try RecordStore(path: db))
+        let org = OrganizeStore(store: try RecordStore(path: db), libraryRoot: library?.root)
         switch action {
         case "scan":
             guard operands.count == 1 else { throw UsageError("organize scan takes one DIR\nusage: \(usage)") }

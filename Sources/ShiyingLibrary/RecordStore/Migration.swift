@@ -41,6 +41,7 @@ public enum RecordSchema {
         LibrarySchema.migration,
         LibrarySearchSchema.migration,
         OrganizeSchema.scanMigration,
+        LibrarySchema.organizeLinkMigration,
     ]
 
     /// The newest version this build knows.
