@@ -306,6 +306,60 @@ struct PhotoLibraryTests {
         #expect(filesUnder(library.folder.renditions).isEmpty)
     }
 
+    @Test("SPEC E7 for Live photos: the edit is kept only when both still and movie are the catalogued full-size originals")
+    func liveFullSizeGate() async throws {
+        let dir = try TempFolder()
+        defer { dir.remove() }
+        let fixture = try await LibraryFixture.make(in: dir, photos: 1, lives: 2)
+        guard fixture.livePairs.count == 2 else { return }  // no ffmpeg
+        let library = try PhotoLibrary.create(at: dir.file("lib"))
+        _ = try await library.importFiles([fixture.input + "/live"], reader: reader)
+        let id = try #require(try await library.assetID(forFile: fixture.livePairs[0].still, reader: reader))
+        let other = try await library.original(of: try #require(try await library.assetID(forFile: fixture.livePairs[1].still, reader: reader)))
+        let original = try await library.original(of: id)
+        let moviePath = try #require(original.moviePath), otherMovie = try #require(other.moviePath)
+        let digests = [try sha256(original.path), try sha256(moviePath)]
+        let recipe = EditRecipe(adjustments: .init(exposure: 0.4))
+
+        let edited = try await LibraryWorkflows.edit(id, recipe: recipe, in: library)
+        #expect(edited.kind == .live && edited.currentFiles.map(\.role) == [.rendition, .renditionMovie])
+        let rendition = try #require(edited.file(.rendition)), renditionMovie = try #require(edited.file(.renditionMovie))
+        #expect(rendition.width == original.width && rendition.height == original.height)
+        #expect(renditionMovie.width == original.movie?.width && renditionMovie.height == original.movie?.height)
+
+        // a half-size proxy still, another movie, a swapped original movie: each refused, nothing kept
+        let proxy = dir.file("proxy.jpg")
+        _ = try Editor.save(original.path, recipe: .identity, to: proxy, maxSize: (original.width / 2, original.height / 2))
+        await #expect(throws: FullSizeGateError.self) {
+            _ = try await LibraryWorkflows.edit(id, recipe: recipe, in: library, renderingFrom: proxy)
+        }
+        await #expect(throws: FullSizeGateError.self) {
+            _ = try await LibraryWorkflows.edit(id, recipe: recipe, in: library, renderingMovieFrom: otherMovie)
+        }
+        var border = EditRecipe()
+        border.border = .init(width: 0.04)
+        await #expect(throws: FullSizeGateError.self, "a border reads the still only, and the still is still gated") {
+            _ = try await LibraryWorkflows.edit(id, recipe: border, in: library, renderingFrom: proxy)
+        }
+        let savedMovie = try Data(contentsOf: URL(fileURLWithPath: moviePath))
+        try FileManager.default.removeItem(atPath: moviePath)
+        try FileManager.default.copyItem(atPath: otherMovie, toPath: moviePath)
+        await #expect(throws: FullSizeGateError.self, "the movie on disk is not the catalogued one") {
+            _ = try await LibraryWorkflows.edit(id, recipe: recipe, in: library)
+        }
+        try savedMovie.write(to: URL(fileURLWithPath: moviePath))
+        #expect(try await library.asset(id).currentFiles == edited.currentFiles, "the refused edits changed nothing")
+        #expect(filesUnder(library.folder.staging).isEmpty, "refused outputs are removed")
+
+        // E1 through the gate: the border makes a still, the original pair stays and revert restores it
+        let still = try await LibraryWorkflows.edit(id, recipe: border, in: library)
+        #expect(still.kind == .photo && still.currentFiles.map(\.role) == [.rendition])
+        #expect([try sha256(original.path), try sha256(moviePath)] == digests, "the original pair is untouched")
+        let reverted = try await library.revert(id)
+        #expect(reverted.kind == .live && reverted.currentFiles.map(\.role) == [.original, .originalMovie])
+        #expect(filesUnder(library.folder.renditions).isEmpty)
+    }
+
     @Test("Timeline: by capture date from the covering index; catalogue-only edits need no file lock")
     func timeline() async throws {
         let dir = try TempFolder()

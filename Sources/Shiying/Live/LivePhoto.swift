@@ -106,6 +106,14 @@ public enum LivePhoto {
     public static func save(movie: String, still: String? = nil, stillOut: String, movieOut: String,
                             options: SaveOptions = SaveOptions(),
                             progress: ((String, UInt64, UInt64) -> Void)? = nil) throws -> SaveReport {
+        try saveReadingStill(movie: movie, still: still, stillOut: stillOut, movieOut: movieOut, options: options,
+                             progress: progress).report
+    }
+
+    /// `save`, plus what the source still's decode read (SPEC E7 evidence; zero without a source still).
+    static func saveReadingStill(movie: String, still: String?, stillOut: String, movieOut: String, options: SaveOptions,
+                                 progress: ((String, UInt64, UInt64) -> Void)?) throws
+        -> (report: SaveReport, stillRead: sy_edit_report) {
         try options.recipe.validateForEngine()
         let engine = try EngineContext(progress: progress)
         var o = sy_live_save_options()
@@ -134,7 +142,7 @@ public enum LivePhoto {
         }
         try check(status, error, file: still ?? movie)
         let m = report.movie
-        return SaveReport(
+        return (SaveReport(
             live: report.live != 0, contentIdentifier: report.live != 0 ? cString(report.content_identifier) : nil,
             still: stillOut, movie: report.live != 0 ? movieOut : nil, stillFrame: Int(report.still_frame),
             stillTime: report.still_time, stillWidth: Int(report.still_width), stillHeight: Int(report.still_height),
@@ -143,7 +151,8 @@ public enum LivePhoto {
             audioCodec: m.audio_codec != 0 ? fourCC(m.audio_codec) : nil, audioSamples: Int(m.audio_samples),
             enginePeakBytes: engine.memoryStats.peakBytes, seconds: (clock.now - start).seconds,
             hdr: report.hdr == SY_HDR_KEPT ? "kept" : report.hdr == SY_HDR_DROPPED_WITH_CONSENT ? "dropped-with-consent" : "none",
-            dropped: DroppedMetadata.list(report.still_dropped), movieDropped: DroppedMetadata.list(m.dropped))
+            dropped: DroppedMetadata.list(report.still_dropped), movieDropped: DroppedMetadata.list(m.dropped)),
+            report.still_source)
     }
 
     /// A rendered frame: RGB8 rows of `width * 3` bytes.

@@ -17,6 +17,8 @@ public struct LibraryOriginal: Sendable, Hashable {
     public var height: Int
     public var bytes: Int64
     public var sha256: String
+    /// A Live original's movie as catalogued: display size, bytes, SHA-256 (nil otherwise).
+    public var movie: LibraryFile?
 }
 
 extension PhotoLibrary {
@@ -27,7 +29,8 @@ extension PhotoLibrary {
         guard a.deletedAtMs == nil, let still = a.file(.original) else { throw LibraryError.unknown(id) }
         return LibraryOriginal(assetID: id, kind: a.originalKind, path: folder.absolute(still.path),
                                moviePath: a.file(.originalMovie).map { folder.absolute($0.path) },
-                               width: still.width, height: still.height, bytes: still.bytes, sha256: still.sha256)
+                               width: still.width, height: still.height, bytes: still.bytes, sha256: still.sha256,
+                               movie: a.file(.originalMovie))
     }
 
     /// Makes staged files the asset's current rendition (replacing an older
