@@ -98,6 +98,43 @@ struct PhotoLibraryTests {
         #expect(filesUnder(root + "/originals").count == 2)
     }
 
+    @Test("Recovery from the journal: only the paths an interrupted change journaled are looked at; a sweep finds the rest")
+    func journaledRecovery() async throws {
+        let dir = try TempFolder()
+        defer { dir.remove() }
+        let fixture = try await LibraryFixture.make(in: dir, photos: 3, lives: 0)
+        let library = try PhotoLibrary.create(at: dir.file("lib"))
+        let ids = try await library.importFiles([fixture.input + "/photos"], reader: reader).imported
+        let root = library.folder.root
+        let store = try RecordStore(path: library.folder.catalogue)
+        #expect(try store.query("SELECT COUNT(*) FROM library_pending")[0][0].int64 == 0, "committed changes leave no journal")
+        // what a killed import and a killed delete leave: a journaled file no row names, and a
+        // catalogued file moved to trash/ whose catalogue update never committed
+        try FileManager.default.createDirectory(atPath: root + "/originals/2020/01", withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: root + "/originals/2020/01/killed-import.jpg", contents: Data([4]))
+        _ = FileManager.default.createFile(atPath: root + "/originals/2020/01/not-journaled.jpg", contents: Data([5]))
+        let moved = try #require(try await library.asset(ids[0]).file(.original)).path
+        try FileManager.default.createDirectory(atPath: root + "/trash/" + (moved as NSString).deletingLastPathComponent,
+                                                withIntermediateDirectories: true)
+        #expect(rename(root + "/" + moved, root + "/trash/" + moved) == 0)
+        for path in ["originals/2020/01/killed-import.jpg", moved, "trash/" + moved] {
+            try store.execute("INSERT INTO library_pending(path, since_ms) VALUES (?, 0)", [.text(path)])
+        }
+        let report = try await library.recoverNow(sweep: false)
+        #expect(report.orphansRemoved == 1 && report.filesPutBack == 1)
+        #expect(FileManager.default.fileExists(atPath: root + "/" + moved), "the catalogued file is back")
+        #expect(!FileManager.default.fileExists(atPath: root + "/originals/2020/01/killed-import.jpg"))
+        #expect(FileManager.default.fileExists(atPath: root + "/originals/2020/01/not-journaled.jpg"), "not looked at")
+        #expect(try store.query("SELECT COUNT(*) FROM library_pending")[0][0].int64 == 0)
+        // an import's own pass is the journal's; the explicit recovery sweeps
+        _ = try await library.importFiles([fixture.input + "/photos"], reader: reader)
+        #expect(FileManager.default.fileExists(atPath: root + "/originals/2020/01/not-journaled.jpg"))
+        #expect(try await library.recoverNow().orphansRemoved == 1)
+        #expect(filesUnder(root + "/originals").count == 3)
+        let check = try catalogueConsistent(library.folder.catalogue)
+        #expect(check.integrity == "ok" && check.foreignKeyProblems == 0)
+    }
+
     @Test("SPEC S3: a conversion's copy in 「拾映转换」 carries capture date, GPS, favourite, albums, tags; the original is untouched")
     func conversionCarries() async throws {
         let dir = try TempFolder()

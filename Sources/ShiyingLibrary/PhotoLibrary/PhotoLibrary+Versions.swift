@@ -56,16 +56,20 @@ extension PhotoLibrary {
         }
         var placed: [(FileRole, String)] = [(.rendition, target(still))]
         if let movie { placed.append((.renditionMovie, target(movie))) }
+        let journaled = placed.map(\.1)
         do {
+            try journal(journaled)
             try LibraryFolder.move(still, to: folder.absolute(placed[0].1))
             if let movie { try LibraryFolder.move(movie, to: folder.absolute(placed[1].1)) }
             try folder.sync(fallback: placed.map { folder.absolute($0.1) })
         } catch {
             for (_, p) in placed { unlink(folder.absolute(p)) }
+            clearJournal(journaled)
             throw error
         }
         do {
             try write { s in
+                try Self.clearJournal(journaled, in: s)
                 try s.execute("DELETE FROM library_files WHERE asset_id = ? AND role IN ('rendition', 'rendition_movie')", [.integer(id)])
                 try s.execute("INSERT INTO library_files(asset_id, role, path, bytes, sha256, width, height) VALUES (?,?,?,?,?,?,?)",
                               [.integer(id), .text(FileRole.rendition.rawValue), .text(placed[0].1), .integer(stillDigest.bytes),
@@ -79,6 +83,7 @@ extension PhotoLibrary {
             }
         } catch {
             for (_, p) in placed { unlink(folder.absolute(p)) }
+            clearJournal(journaled)
             throw error
         }
         for old in before.allFiles where old.role.isRendition { unlink(folder.absolute(old.path)) }
