@@ -20,16 +20,17 @@ final class ManualWallClock: Sendable {
 struct PhotoLibraryTests {
     let reader = EngineMediaReader()
 
-    @Test("Import: photos, Live pairs as one asset, the video, the duplicate once; a re-run reads nothing and adds nothing")
+    @Test("Import: photos, Live pairs as one asset, the video, the duplicate once, a burst, screenshots; a re-run reads nothing and adds nothing")
     func importFolder() async throws {
         let dir = try TempFolder()
         defer { dir.remove() }
-        let fixture = try await LibraryFixture.make(in: dir)
+        let fixture = try await LibraryFixture.make(in: dir, burst: 4, screenshots: 2)
         let library = try PhotoLibrary.create(at: dir.file("lib"))
         let first = try await library.importFiles([fixture.input], reader: reader, batchSize: 3)
         #expect(first.skipped.isEmpty, "\(first.skipped)")
         #expect(first.imported.count == fixture.expectedAssets)
-        #expect(first.photos == fixture.photos.count && first.lives == fixture.livePairs.count)
+        #expect(first.photos == fixture.photos.count + fixture.burst.count + fixture.screenshots.count)
+        #expect(first.lives == fixture.livePairs.count)
         #expect(first.duplicates == 1, "the copy of the first photo is the same content")
         let assets = try await library.list()
         #expect(assets.count == fixture.expectedAssets)
@@ -51,6 +52,36 @@ struct PhotoLibraryTests {
             let located = try await library.asset(try #require(try await library.assetID(forFile: gps, reader: reader)))
             #expect(abs((located.location?.latitude ?? 0) - LibraryFixture.latitude) < 1e-6)
             #expect(abs((located.location?.longitude ?? 0) - LibraryFixture.longitude) < 1e-6)
+        }
+        // a burst is one photo per frame, all in its capture second; organize groups them (SPEC D8)
+        var burstIDs: [Int64] = []
+        for frame in fixture.burst {
+            let a = try await library.asset(try #require(try await library.assetID(forFile: frame, reader: reader)))
+            #expect(a.kind == .photo && a.captureDate == LibraryFixture.burstSecond && a.width == 320)
+            burstIDs.append(a.id)
+        }
+        #expect(Set(burstIDs).count == fixture.burst.count, "no frame taken for a duplicate of another")
+        // a screenshot is a photo at the screen's size, with no camera, date or place
+        var shotIDs: [Int64] = []
+        for shot in fixture.screenshots {
+            let a = try await library.asset(try #require(try await library.assetID(forFile: shot, reader: reader)))
+            #expect(a.kind == .photo && a.width == LibraryFixture.screenSize.width && a.height == LibraryFixture.screenSize.height)
+            #expect(a.location == nil && a.captureDate == nil)
+            let camera = try await library.withStore { s in
+                try s.query("SELECT camera FROM library_assets WHERE id = ?", [.integer(a.id)]).first?.first?.string
+            }
+            #expect(camera == nil, "no camera Exif")
+            shotIDs.append(a.id)
+        }
+        if !fixture.burst.isEmpty {
+            let org = try LibraryWorkflows.organizeStore(for: library)
+            let scan = try await LibraryWorkflows.organizeScan(library, into: org)
+            #expect(scan.burstGroups == 1, "\(scan)")
+            let links = try org.libraryAssetIDs()
+            let burst = try #require(try org.groups().first { $0.kind == .burst })
+            #expect(Set(burst.members.compactMap { links[$0] }) == Set(burstIDs))
+            let screenshots = try org.lifeDecisions().filter { $0.decision.reason?.code == "screenshot" }
+            #expect(Set(screenshots.compactMap { links[$0.asset.id] }) == Set(shotIDs), "screenshots are not in Life (SPEC D9)")
         }
         // every catalogued file is there, byte for byte the source
         for a in assets {
