@@ -35,6 +35,11 @@ struct LibraryBenchReport: Codable {
     var timelineRows: Int
     var timelineMilliseconds: [Double]
     var fullListMilliseconds: [Double]
+    /// Recovery after a killed import on the imported library: the whole-folder
+    /// sweep (what every import ran before the journal) vs the journal's paths only.
+    var recoveryFiles: Int
+    var recoverySweepMilliseconds: [Double]
+    var recoveryJournalMilliseconds: [Double]
 }
 
 private let libraryPhotos = 1000
@@ -82,6 +87,7 @@ func runLibrarySuite(root: String, shiying: String, runs: Int) {
             theirs.error = "\(error) (apt-get install libimage-exiftool-perl)"
         }
     }
+    let recovery = measureRecovery(scratch + "/library-bench")
     let (timeline, full) = measureTimeline(scratch: scratch)
     let ratio = ours.error == nil && theirs.error == nil && median(theirs.filesPerSecond) > 0
         ? median(ours.filesPerSecond) / median(theirs.filesPerSecond) : nil
@@ -89,7 +95,8 @@ func runLibrarySuite(root: String, shiying: String, runs: Int) {
         timestamp: timestamp(), cores: ProcessInfo.processInfo.activeProcessorCount, loadAverageBefore: loadBefore,
         photos: libraryPhotos, livePairs: pairs, files: files, photoSize: "\(librarySize.0)x\(librarySize.1)", shiying: ours,
         exiftool: theirs, importRatio: ratio, timelineRows: timelineRows, timelineMilliseconds: timeline,
-        fullListMilliseconds: full)
+        fullListMilliseconds: full, recoveryFiles: recovery.files, recoverySweepMilliseconds: recovery.sweep,
+        recoveryJournalMilliseconds: recovery.journal)
     print("library: \(libraryPhotos) photos \(report.photoSize) + \(pairs) Live pairs = \(files) files, load before \(String(format: "%.2f", loadBefore))")
     for t in [ours, theirs] {
         if let e = t.error { print("  \(t.tool): FAILED \(e)"); continue }
@@ -99,6 +106,9 @@ func runLibrarySuite(root: String, shiying: String, runs: Int) {
     if let ratio { print(String(format: "  ratio (import / exiftool files/s): %.2f  (target >= 3)", ratio)) }
     print(String(format: "  timeline of %d rows by date: %.1f ms median (target <= 50); full listing with files, albums, tags: %.0f ms",
                  timelineRows, median(timeline), median(full)))
+    print(String(format: "  recovery after a killed import (%d catalogued files, %d orphans): whole-folder sweep %.1f ms, journal %.2f ms median (%.0fx)",
+                 recovery.files, recoveryOrphans, median(recovery.sweep), median(recovery.journal),
+                 median(recovery.sweep) / max(median(recovery.journal), 1e-9)))
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
     encoder.keyEncodingStrategy = .convertToSnakeCase
@@ -147,6 +157,43 @@ private func prepareLibraryInputs(shiying: String, inDir: String, scratch: Strin
         for ext in ["jpg", "mov"] {
             try? FileManager.default.moveItem(atPath: out + "/library-clip_live.\(ext)", toPath: inDir + "/live/LIVE_\(n + 1).\(ext)")
         }
+    }
+}
+
+private let recoveryOrphans = 16
+
+/// What a kill -9 in the middle of an import batch leaves: `recoveryOrphans`
+/// files renamed into originals/ and journaled, never catalogued. Then one
+/// recovery pass, timed, 7 times per mode: the sweep of the whole folder and
+/// every catalogued file, and the journal's paths only.
+private func measureRecovery(_ lib: String) -> (files: Int, sweep: [Double], journal: [Double]) {
+    let result = waitFor {
+        let library = try PhotoLibrary(at: lib)
+        let files = try await library.withStore { Int(try $0.query("SELECT COUNT(*) FROM library_files")[0][0].int64 ?? 0) }
+        var sweep: [Double] = [], journal: [Double] = []
+        for rep in 0..<14 {
+            let useSweep = rep % 2 == 0
+            let paths = (0..<recoveryOrphans).map { "originals/2099/01/killed-\(rep)-\($0).jpg" }
+            try FileManager.default.createDirectory(atPath: lib + "/originals/2099/01", withIntermediateDirectories: true)
+            try await library.withStore { s in
+                for p in paths {
+                    _ = FileManager.default.createFile(atPath: lib + "/" + p, contents: Data(repeating: 7, count: 4096))
+                    try s.execute("INSERT INTO library_pending(path, since_ms) VALUES (?, 0)", [.text(p)])
+                }
+            }
+            let start = ContinuousClock.now
+            let report = try await library.recoverNow(sweep: useSweep)
+            let ms = seconds(ContinuousClock.now - start) * 1000
+            guard report.orphansRemoved == recoveryOrphans else {
+                throw SpawnError(description: "recovery removed \(report.orphansRemoved) of \(recoveryOrphans) orphans")
+            }
+            if useSweep { sweep.append(ms) } else { journal.append(ms) }
+        }
+        return (files, sweep, journal)
+    }
+    switch result {
+    case .success(let r): return r
+    case .failure(let e): fail("recovery: \(e)")
     }
 }
 
