@@ -38,8 +38,7 @@ struct LibraryBenchReport: Codable {
     /// Recovery after a killed import on the imported library: the whole-folder
     /// sweep (what every import ran before the journal) vs the journal's paths only.
     var recoveryFiles: Int
-    var recoverySweepMilliseconds: [Double]
-    var recoveryJournalMilliseconds: [Double]
+    var recovery: [String: RecoveryTiming]
 }
 
 private let libraryPhotos = 1000
@@ -95,8 +94,7 @@ func runLibrarySuite(root: String, shiying: String, runs: Int) {
         timestamp: timestamp(), cores: ProcessInfo.processInfo.activeProcessorCount, loadAverageBefore: loadBefore,
         photos: libraryPhotos, livePairs: pairs, files: files, photoSize: "\(librarySize.0)x\(librarySize.1)", shiying: ours,
         exiftool: theirs, importRatio: ratio, timelineRows: timelineRows, timelineMilliseconds: timeline,
-        fullListMilliseconds: full, recoveryFiles: recovery.files, recoverySweepMilliseconds: recovery.sweep,
-        recoveryJournalMilliseconds: recovery.journal)
+        fullListMilliseconds: full, recoveryFiles: recovery.files, recovery: recovery.timings)
     print("library: \(libraryPhotos) photos \(report.photoSize) + \(pairs) Live pairs = \(files) files, load before \(String(format: "%.2f", loadBefore))")
     for t in [ours, theirs] {
         if let e = t.error { print("  \(t.tool): FAILED \(e)"); continue }
@@ -106,9 +104,12 @@ func runLibrarySuite(root: String, shiying: String, runs: Int) {
     if let ratio { print(String(format: "  ratio (import / exiftool files/s): %.2f  (target >= 3)", ratio)) }
     print(String(format: "  timeline of %d rows by date: %.1f ms median (target <= 50); full listing with files, albums, tags: %.0f ms",
                  timelineRows, median(timeline), median(full)))
-    print(String(format: "  recovery after a killed import (%d catalogued files, %d orphans): whole-folder sweep %.1f ms, journal %.2f ms median (%.0fx)",
-                 recovery.files, recoveryOrphans, median(recovery.sweep), median(recovery.journal),
-                 median(recovery.sweep) / max(median(recovery.journal), 1e-9)))
+    for (label, key) in [("after a killed import (16 orphans)", "killed"), ("after a clean import", "clean")] {
+        let sweep = recovery.timings[key + "_sweep"] ?? RecoveryTiming(), journal = recovery.timings[key + "_journal"] ?? RecoveryTiming()
+        print(String(format: "  recovery %@, %d catalogued files: sweep %.1f ms wall %.1f ms CPU; journal %.2f ms wall %.2f ms CPU (median)",
+                     label as NSString, recovery.files, median(sweep.wallMilliseconds), median(sweep.cpuMilliseconds),
+                     median(journal.wallMilliseconds), median(journal.cpuMilliseconds)))
+    }
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
     encoder.keyEncodingStrategy = .convertToSnakeCase
@@ -162,18 +163,32 @@ private func prepareLibraryInputs(shiying: String, inDir: String, scratch: Strin
 
 private let recoveryOrphans = 16
 
-/// What a kill -9 in the middle of an import batch leaves: `recoveryOrphans`
-/// files renamed into originals/ and journaled, never catalogued. Then one
-/// recovery pass, timed, 7 times per mode: the sweep of the whole folder and
-/// every catalogued file, and the journal's paths only.
-private func measureRecovery(_ lib: String) -> (files: Int, sweep: [Double], journal: [Double]) {
+/// CPU time of this process so far (user + system), ms.
+private func cpuMs() -> Double {
+    var u = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &u)
+    return Double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1000 + Double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1000
+}
+
+/// Recovery timings of one mode: wall ms and CPU ms (this process, rusage) per pass.
+struct RecoveryTiming: Codable {
+    var wallMilliseconds: [Double] = []
+    var cpuMilliseconds: [Double] = []
+}
+
+/// The recovery pass on the imported library, 7 times per case: after a kill
+/// -9 in the middle of an import batch (`recoveryOrphans` files renamed into
+/// originals/ and journaled, never catalogued), and after a clean import (what
+/// every import's pass meets); each by the whole-folder sweep (what every import
+/// ran before the journal) and by the journal alone.
+private func measureRecovery(_ lib: String) -> (files: Int, timings: [String: RecoveryTiming]) {
     let result = waitFor {
         let library = try PhotoLibrary(at: lib)
         let files = try await library.withStore { Int(try $0.query("SELECT COUNT(*) FROM library_files")[0][0].int64 ?? 0) }
-        var sweep: [Double] = [], journal: [Double] = []
-        for rep in 0..<14 {
-            let useSweep = rep % 2 == 0
-            let paths = (0..<recoveryOrphans).map { "originals/2099/01/killed-\(rep)-\($0).jpg" }
+        var timings: [String: RecoveryTiming] = [:]
+        for rep in 0..<28 {
+            let sweep = rep % 2 == 0, killed = rep % 4 < 2
+            let paths = killed ? (0..<recoveryOrphans).map { "originals/2099/01/killed-\(rep)-\($0).jpg" } : []
             try FileManager.default.createDirectory(atPath: lib + "/originals/2099/01", withIntermediateDirectories: true)
             try await library.withStore { s in
                 for p in paths {
@@ -181,15 +196,16 @@ private func measureRecovery(_ lib: String) -> (files: Int, sweep: [Double], jou
                     try s.execute("INSERT INTO library_pending(path, since_ms) VALUES (?, 0)", [.text(p)])
                 }
             }
-            let start = ContinuousClock.now
-            let report = try await library.recoverNow(sweep: useSweep)
-            let ms = seconds(ContinuousClock.now - start) * 1000
-            guard report.orphansRemoved == recoveryOrphans else {
-                throw SpawnError(description: "recovery removed \(report.orphansRemoved) of \(recoveryOrphans) orphans")
+            let start = ContinuousClock.now, cpu = cpuMs()
+            let report = try await library.recoverNow(sweep: sweep)
+            let key = (killed ? "killed" : "clean") + (sweep ? "_sweep" : "_journal")
+            timings[key, default: RecoveryTiming()].wallMilliseconds.append(seconds(ContinuousClock.now - start) * 1000)
+            timings[key, default: RecoveryTiming()].cpuMilliseconds.append(cpuMs() - cpu)
+            guard report.orphansRemoved == paths.count else {
+                throw SpawnError(description: "recovery removed \(report.orphansRemoved) of \(paths.count) orphans")
             }
-            if useSweep { sweep.append(ms) } else { journal.append(ms) }
         }
-        return (files, sweep, journal)
+        return (files, timings)
     }
     switch result {
     case .success(let r): return r
