@@ -35,6 +35,10 @@ struct LibraryBenchReport: Codable {
     var timelineRows: Int
     var timelineMilliseconds: [Double]
     var fullListMilliseconds: [Double]
+    /// Recovery after a killed import on the imported library: the whole-folder
+    /// sweep (what every import ran before the journal) vs the journal's paths only.
+    var recoveryFiles: Int
+    var recovery: [String: RecoveryTiming]
 }
 
 private let libraryPhotos = 1000
@@ -82,6 +86,7 @@ func runLibrarySuite(root: String, shiying: String, runs: Int) {
             theirs.error = "\(error) (apt-get install libimage-exiftool-perl)"
         }
     }
+    let recovery = measureRecovery(scratch + "/library-bench")
     let (timeline, full) = measureTimeline(scratch: scratch)
     let ratio = ours.error == nil && theirs.error == nil && median(theirs.filesPerSecond) > 0
         ? median(ours.filesPerSecond) / median(theirs.filesPerSecond) : nil
@@ -89,7 +94,7 @@ func runLibrarySuite(root: String, shiying: String, runs: Int) {
         timestamp: timestamp(), cores: ProcessInfo.processInfo.activeProcessorCount, loadAverageBefore: loadBefore,
         photos: libraryPhotos, livePairs: pairs, files: files, photoSize: "\(librarySize.0)x\(librarySize.1)", shiying: ours,
         exiftool: theirs, importRatio: ratio, timelineRows: timelineRows, timelineMilliseconds: timeline,
-        fullListMilliseconds: full)
+        fullListMilliseconds: full, recoveryFiles: recovery.files, recovery: recovery.timings)
     print("library: \(libraryPhotos) photos \(report.photoSize) + \(pairs) Live pairs = \(files) files, load before \(String(format: "%.2f", loadBefore))")
     for t in [ours, theirs] {
         if let e = t.error { print("  \(t.tool): FAILED \(e)"); continue }
@@ -99,6 +104,12 @@ func runLibrarySuite(root: String, shiying: String, runs: Int) {
     if let ratio { print(String(format: "  ratio (import / exiftool files/s): %.2f  (target >= 3)", ratio)) }
     print(String(format: "  timeline of %d rows by date: %.1f ms median (target <= 50); full listing with files, albums, tags: %.0f ms",
                  timelineRows, median(timeline), median(full)))
+    for (label, key) in [("after a killed import (16 orphans)", "killed"), ("after a clean import", "clean")] {
+        let sweep = recovery.timings[key + "_sweep"] ?? RecoveryTiming(), journal = recovery.timings[key + "_journal"] ?? RecoveryTiming()
+        print(String(format: "  recovery %@, %d catalogued files: sweep %.1f ms wall %.1f ms CPU; journal %.2f ms wall %.2f ms CPU (median)",
+                     label as NSString, recovery.files, median(sweep.wallMilliseconds), median(sweep.cpuMilliseconds),
+                     median(journal.wallMilliseconds), median(journal.cpuMilliseconds)))
+    }
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
     encoder.keyEncodingStrategy = .convertToSnakeCase
@@ -147,6 +158,58 @@ private func prepareLibraryInputs(shiying: String, inDir: String, scratch: Strin
         for ext in ["jpg", "mov"] {
             try? FileManager.default.moveItem(atPath: out + "/library-clip_live.\(ext)", toPath: inDir + "/live/LIVE_\(n + 1).\(ext)")
         }
+    }
+}
+
+private let recoveryOrphans = 16
+
+/// CPU time of this process so far (user + system), ms.
+private func cpuMs() -> Double {
+    var u = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &u)
+    return Double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1000 + Double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1000
+}
+
+/// Recovery timings of one mode: wall ms and CPU ms (this process, rusage) per pass.
+struct RecoveryTiming: Codable {
+    var wallMilliseconds: [Double] = []
+    var cpuMilliseconds: [Double] = []
+}
+
+/// The recovery pass on the imported library, 7 times per case: after a kill
+/// -9 in the middle of an import batch (`recoveryOrphans` files renamed into
+/// originals/ and journaled, never catalogued), and after a clean import (what
+/// every import's pass meets); each by the whole-folder sweep (what every import
+/// ran before the journal) and by the journal alone.
+private func measureRecovery(_ lib: String) -> (files: Int, timings: [String: RecoveryTiming]) {
+    let result = waitFor {
+        let library = try PhotoLibrary(at: lib)
+        let files = try await library.withStore { Int(try $0.query("SELECT COUNT(*) FROM library_files")[0][0].int64 ?? 0) }
+        var timings: [String: RecoveryTiming] = [:]
+        for rep in 0..<28 {
+            let sweep = rep % 2 == 0, killed = rep % 4 < 2
+            let paths = killed ? (0..<recoveryOrphans).map { "originals/2099/01/killed-\(rep)-\($0).jpg" } : []
+            try FileManager.default.createDirectory(atPath: lib + "/originals/2099/01", withIntermediateDirectories: true)
+            try await library.withStore { s in
+                for p in paths {
+                    _ = FileManager.default.createFile(atPath: lib + "/" + p, contents: Data(repeating: 7, count: 4096))
+                    try s.execute("INSERT INTO library_pending(path, since_ms) VALUES (?, 0)", [.text(p)])
+                }
+            }
+            let start = ContinuousClock.now, cpu = cpuMs()
+            let report = try await library.recoverNow(sweep: sweep)
+            let key = (killed ? "killed" : "clean") + (sweep ? "_sweep" : "_journal")
+            timings[key, default: RecoveryTiming()].wallMilliseconds.append(seconds(ContinuousClock.now - start) * 1000)
+            timings[key, default: RecoveryTiming()].cpuMilliseconds.append(cpuMs() - cpu)
+            guard report.orphansRemoved == paths.count else {
+                throw SpawnError(description: "recovery removed \(report.orphansRemoved) of \(paths.count) orphans")
+            }
+        }
+        return (files, timings)
+    }
+    switch result {
+    case .success(let r): return r
+    case .failure(let e): fail("recovery: \(e)")
     }
 }
 

@@ -92,10 +92,15 @@ public enum LibraryWorkflows {
     /// from the library's original file (or `renderingFrom`, e.g. a proxy,
     /// which the gate refuses) and checked against what the catalogue recorded
     /// of the original (size, bytes, SHA-256); when unsure nothing is written.
-    /// A Live photo is saved by the Live pipeline from its original pair: with
-    /// a border it becomes a still (SPEC E1), revert brings the Live photo back.
+    /// A Live photo is saved by the Live pipeline from its original pair behind
+    /// the same gate for both files (`LivePhoto.saveVerified`: the still's
+    /// decode and the movie read are checked against the catalogued still and
+    /// movie; `renderingFrom` / `renderingMovieFrom` stand in for either, and
+    /// the gate refuses them). With a border it becomes a still (SPEC E1);
+    /// revert brings the Live photo back.
     /// - Throws: `FullSizeGateError` (nothing written), `ShiyingError`, `LibraryError`.
     public static func edit(_ id: Int64, recipe: EditRecipe, in library: PhotoLibrary, renderingFrom source: String? = nil,
+                            renderingMovieFrom movieSource: String? = nil,
                             reader: EngineMediaReader = EngineMediaReader()) async throws -> LibraryAsset {
         let original = try await library.original(of: id)
         switch original.kind {
@@ -116,13 +121,21 @@ public enum LibraryWorkflows {
             }
             return try await library.setRendition(id, still: staged, reader: reader)
         case .live:
-            guard let movie = original.moviePath else { throw LibraryError.unknown(id) }
+            guard let movie = original.moviePath, let movieFile = original.movie else { throw LibraryError.unknown(id) }
             let still = library.stagingPath(extension: "jpg"), movieOut = library.stagingPath(extension: "mov")
             var options = LivePhoto.SaveOptions()
             options.recipe = recipe
+            let record = LivePhoto.OriginalPairRecord(
+                still: OriginalRecord(fullSize: PixelSize(width: original.width, height: original.height),
+                                      fileIdentity: FileIdentity(byteSize: original.bytes, contentDigest: original.sha256)),
+                movie: OriginalRecord(fullSize: PixelSize(width: movieFile.width, height: movieFile.height),
+                                      fileIdentity: FileIdentity(byteSize: movieFile.bytes, contentDigest: movieFile.sha256)))
+            let stand = source != nil || movieSource != nil ? (still: source ?? original.path, movie: movieSource ?? movie) : nil
             let saved: LivePhoto.SaveReport
             do {
-                saved = try LivePhoto.saveBlocking(movie: movie, still: original.path, stillOut: still, movieOut: movieOut, options: options)
+                saved = try LivePhoto.saveVerifiedBlocking(movie: movie, still: original.path, record: record,
+                                                           renderingFrom: stand, stillOut: still, movieOut: movieOut,
+                                                           options: options)
             } catch {
                 unlink(still)
                 unlink(movieOut)
@@ -131,5 +144,22 @@ public enum LibraryWorkflows {
             if !saved.live { unlink(movieOut) }
             return try await library.setRendition(id, still: still, movie: saved.live ? movieOut : nil, reader: reader)
         }
+    }
+
+    // MARK: - organize on a library
+
+    /// Organize's records for `library`, on its catalogue (a connection of
+    /// its own): what it sets aside lands on the library's set-aside list,
+    /// from which `PhotoLibrary.delete` removes it (SPEC D1).
+    public static func organizeStore(for library: PhotoLibrary) throws -> OrganizeStore {
+        OrganizeStore(store: try RecordStore(path: library.folder.catalogue), libraryRoot: library.folder.root)
+    }
+
+    /// Scans the library's originals into organize's records (groups formed,
+    /// each record linked to its library asset).
+    public static func organizeScan(_ library: PhotoLibrary, into store: OrganizeStore, ocr: Bool = false,
+                                    progress: (@Sendable (String, UInt64, UInt64) -> Void)? = nil) async throws
+        -> OrganizeScanReport {
+        try await OrganizeScanner.scan(folder: library.folder.originals, store: store, ocr: ocr, progress: progress)
     }
 }

@@ -16,7 +16,7 @@ enum ConvertCommand {
             .choice("format", ["heic", "jpeg", "png"], "output format; must agree with -o's extension",
                     aliases: ["jpg": "jpeg"]),
             .int("quality", "Q", 1...100, "JPEG/HEIC quality", default: 90),
-            .flag("allow-sdr", "consent to dropping an HDR gain map (SPEC E6)"),
+            .flag("allow-sdr", "consent to dropping an HDR gain map (SPEC E6; with --to live: a Motion Photo's HEIC still)"),
             .double("fps", "N", 0...120, "GIF frame rate (--to gif)", default: 15),
             .int("size", "PX", 0...8192, "GIF's longest side (--to gif)", default: 640),
             .int("colors", "N", 2...255, "GIF palette size (--to gif)", default: 255),

@@ -25,7 +25,7 @@ enum ConvertLiveCommand {
         let progress = ProgressReporter(label: "convert")
         defer { progress.finish() }
         let line = try convert(input, stillBase: dir + "/" + stem, movieOut: dir + "/" + stem + ".mov",
-                               progress: progress.report)
+                               allowSDR: parsed.has("allow-sdr"), progress: progress.report)
         try progress.waiting("verifying the Live pair") { try verify(line) }
         progress.finish()
         if parsed.json {
@@ -37,11 +37,12 @@ enum ConvertLiveCommand {
     }
 
     /// Writes the pair: `stillBase` gets the still's extension.
-    static func convert(_ input: String, stillBase: String, movieOut: String,
+    static func convert(_ input: String, stillBase: String, movieOut: String, allowSDR: Bool = false,
                         progress: @escaping (ShiyingProgress) -> Void) throws -> Line {
         if let info = try MotionPhoto.probe(input) {
             let still = stillBase + "." + MotionPhoto.stillExtension(info)
-            let r = try MotionPhoto.toLiveBlocking(input, stillOut: still, movieOut: movieOut, progress: progress)
+            let r = try MotionPhoto.toLiveBlocking(input, stillOut: still, movieOut: movieOut, allowSDR: allowSDR,
+                                                   progress: progress)
             return Line(result: "live", still: still, movie: movieOut, contentIdentifier: r.contentIdentifier,
                         source: "motion-photo", motionPhoto: r, video: nil)
         }

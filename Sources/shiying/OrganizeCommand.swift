@@ -33,12 +33,12 @@ enum OrganizeCommand {
             action("scan", "fingerprint every photo of a folder (with --library: the library's originals) and group them",
                    operands: [OperandSpec("DIR", .optional, "the folder (default with --library: its originals)")],
                    options: [.flag("ocr", "recognize text too (needs tesseract)")]) { parsed, db, operands in
-                let org = try open(db)
+                let org = try open(db, parsed)
                 guard operands.count == 1 else { throw UsageError("organize scan takes one DIR (or --library LIB)") }
                 return try scan(operands[0], org, ocr: parsed.has("ocr"), json: parsed.json)
             },
             action("groups", "the groups found: duplicates, similar shots, bursts") { parsed, db, _ in
-                let org = try open(db)
+                let org = try open(db, parsed)
                 return try groups(org, json: parsed.json)
             },
             action("decide", "organize groups: keep one (the best, or --keeper) or set all aside",
@@ -46,12 +46,12 @@ enum OrganizeCommand {
                              .flag("keep-one", "keep one of each group, set the rest aside"),
                              .flag("set-all-aside", "set every member aside"),
                              .text("keeper", "ASSET", "the asset to keep (an asset id)")]) { parsed, db, _ in
-                let org = try open(db)
+                let org = try open(db, parsed)
                 return try decide(parsed, org)
             },
             action("verify", "check a duplicate group byte for byte; exit 1 when it is not verified",
                    operands: [OperandSpec("GROUP", .one, "the group id")]) { parsed, db, operands in
-                let org = try open(db)
+                let org = try open(db, parsed)
                 guard let id = Int64(operands[0]) else { throw UsageError("organize verify takes one GROUP id") }
                 let result = try org.verifyDuplicateGroup(id: id)
                 try emit(result, json: parsed.json) {
@@ -62,16 +62,19 @@ enum OrganizeCommand {
             action("life", "the Life view: what is left out and why; --set ASSET VALUE overrides one asset",
                    operands: [OperandSpec("VALUE", .optional, "with --set: life, not-life or clear")],
                    options: [.text("set", "ASSET", "the asset id to override")]) { parsed, db, _ in
-                let org = try open(db)
+                let org = try open(db, parsed)
                 return try life(parsed, org)
             },
             action("set-aside", "what is set aside, and the space deleting it would free") { parsed, db, _ in
-                let org = try open(db)
+                let org = try open(db, parsed)
                 return try setAside(org, json: parsed.json)
             },
         ])
 
-    private static func open(_ db: String) throws -> OrganizeStore { OrganizeStore(store: try RecordStore(path: db)) }
+    /// On a library, organize's set-aside decisions go to the library's own set-aside list.
+    private static func open(_ db: String, _ parsed: ParsedArguments) throws -> OrganizeStore {
+        OrganizeStore(store: try RecordStore(path: db), libraryRoot: parsed.string("library").map { LibraryFolder($0).root })
+    }
 
     // MARK: - scan
 

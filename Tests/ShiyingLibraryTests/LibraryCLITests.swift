@@ -12,7 +12,7 @@ struct LibraryCLITests {
     func killedImport() async throws {
         let dir = try TempFolder()
         defer { dir.remove() }
-        let fixture = try await LibraryFixture.make(in: dir, photos: 120, lives: 2)
+        let fixture = try await LibraryFixture.make(in: dir, photos: 120, lives: 2, burst: 4, screenshots: 2)
         let lib = dir.file("lib")
         let catalogue = LibraryFolder(lib).catalogue
         // One asset per commit (two syncfs each) makes the import long enough to

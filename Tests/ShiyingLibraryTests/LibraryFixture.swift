@@ -1,6 +1,7 @@
 // A generated folder to import (issue 18): sample photos (one with GPS when
 // exiftool is installed), an exact copy of one, two Live pairs made by the
-// engine from a short generated movie, and that movie as a plain video.
+// engine from a short generated movie, that movie as a plain video and, when
+// asked (with exiftool), a burst and screenshots.
 import Foundation
 import Shiying
 import ShiyingFixtures
@@ -27,11 +28,19 @@ struct LibraryFixture {
     let livePairs: [(still: String, movie: String)]
     /// The plain movie (nil without ffmpeg).
     let video: String?
+    /// A burst: frames of one scene a quarter second apart in one capture second (empty without exiftool).
+    var burst: [String] = []
+    /// Phone screenshots: PNG at 750×1334 with no camera Exif, only iOS's "Screenshot" user comment.
+    var screenshots: [String] = []
+
+    static let burstSecond = "2025:06:01 10:00:00"
+    static let screenSize = (width: 750, height: 1334)
 
     static let latitude = 31.2304, longitude = 121.4737
 
     /// Builds the fixture in `dir`/in.
-    static func make(in dir: TempFolder, photos count: Int = 5, lives: Int = 2) async throws -> LibraryFixture {
+    static func make(in dir: TempFolder, photos count: Int = 5, lives: Int = 2, burst: Int = 0,
+                     screenshots: Int = 0) async throws -> LibraryFixture {
         let input = dir.file("in")
         let photos = try SamplePhotos.write(count: count, seed: 18, width: 320, height: 240, to: input + "/photos")
         let copies = input + "/copies"
@@ -63,11 +72,52 @@ struct LibraryFixture {
                 }
             }
         }
-        return LibraryFixture(input: input, photos: photos, duplicate: duplicate, gpsPhoto: gps, livePairs: pairs, video: video)
+        var fixture = LibraryFixture(input: input, photos: photos, duplicate: duplicate, gpsPhoto: gps, livePairs: pairs, video: video)
+        if let exiftool = ExternalTool.find("exiftool") {
+            fixture.burst = try await makeBurst(burst, exiftool: exiftool, in: input + "/burst")
+            fixture.screenshots = try await makeScreenshots(screenshots, exiftool: exiftool, in: input + "/screenshots")
+        }
+        return fixture
+    }
+
+    /// `count` frames of one scene, each a touch brighter than the last (as a
+    /// moving subject changes a burst), in one capture second, 250 ms apart.
+    private static func makeBurst(_ count: Int, exiftool: String, in dir: String) async throws -> [String] {
+        guard count > 0 else { return [] }
+        let scene = try SamplePhotos.write(count: 1, seed: 77, width: 320, height: 240, to: dir + "/scene")[0]
+        var frames: [String] = []
+        for n in 0..<count {
+            let frame = dir + String(format: "/IMG_%04d.JPG", 9001 + n)
+            _ = try Editor.saveBlocking(scene, recipe: EditRecipe(adjustments: .init(exposure: 0.03 * Double(n))), to: frame)
+            let r = try await ShiyingBinary.run(exiftool, ["-q", "-overwrite_original", "-DateTimeOriginal=\(burstSecond)",
+                                                           "-SubSecTimeOriginal=\(String(format: "%03d", n * 250))", frame])
+            guard r.status == 0 else { throw ShiyingError(code: .io, message: "exiftool: \(r.stderr)", file: frame) }
+            frames.append(frame)
+        }
+        try FileManager.default.removeItem(atPath: dir + "/scene")
+        return frames
+    }
+
+    /// PNG screenshots: no camera Exif, the "Screenshot" user comment iOS writes.
+    private static func makeScreenshots(_ count: Int, exiftool: String, in dir: String) async throws -> [String] {
+        guard count > 0 else { return [] }
+        var shots: [String] = []
+        for n in 0..<count {  // one photo per call: the first of a call is upright (no Exif rotation)
+            let scene = try SamplePhotos.write(count: 1, seed: 88 + UInt64(n), width: screenSize.width, height: screenSize.height,
+                                               to: dir + "/scene")[0]
+            let shot = dir + String(format: "/Screenshot-%02d.png", n + 1)
+            _ = try Conversion.convertBlocking(scene, to: shot, format: .png)
+            unlink(scene)
+            let r = try await ShiyingBinary.run(exiftool, ["-q", "-overwrite_original", "-all=", "-EXIF:UserComment=Screenshot", shot])
+            guard r.status == 0 else { throw ShiyingError(code: .io, message: "exiftool: \(r.stderr)", file: shot) }
+            shots.append(shot)
+        }
+        try FileManager.default.removeItem(atPath: dir + "/scene")
+        return shots
     }
 
     /// Assets an import of `input` should create.
-    var expectedAssets: Int { photos.count + livePairs.count + (video == nil ? 0 : 1) }
+    var expectedAssets: Int { photos.count + livePairs.count + (video == nil ? 0 : 1) + burst.count + screenshots.count }
 }
 
 /// SHA-256 of a file through the engine.

@@ -20,16 +20,17 @@ final class ManualWallClock: Sendable {
 struct PhotoLibraryTests {
     let reader = EngineMediaReader()
 
-    @Test("Import: photos, Live pairs as one asset, the video, the duplicate once; a re-run reads nothing and adds nothing")
+    @Test("Import: photos, Live pairs as one asset, the video, the duplicate once, a burst, screenshots; a re-run reads nothing and adds nothing")
     func importFolder() async throws {
         let dir = try TempFolder()
         defer { dir.remove() }
-        let fixture = try await LibraryFixture.make(in: dir)
+        let fixture = try await LibraryFixture.make(in: dir, burst: 4, screenshots: 2)
         let library = try PhotoLibrary.create(at: dir.file("lib"))
         let first = try await library.importFiles([fixture.input], reader: reader, batchSize: 3)
         #expect(first.skipped.isEmpty, "\(first.skipped)")
         #expect(first.imported.count == fixture.expectedAssets)
-        #expect(first.photos == fixture.photos.count && first.lives == fixture.livePairs.count)
+        #expect(first.photos == fixture.photos.count + fixture.burst.count + fixture.screenshots.count)
+        #expect(first.lives == fixture.livePairs.count)
         #expect(first.duplicates == 1, "the copy of the first photo is the same content")
         let assets = try await library.list()
         #expect(assets.count == fixture.expectedAssets)
@@ -51,6 +52,36 @@ struct PhotoLibraryTests {
             let located = try await library.asset(try #require(try await library.assetID(forFile: gps, reader: reader)))
             #expect(abs((located.location?.latitude ?? 0) - LibraryFixture.latitude) < 1e-6)
             #expect(abs((located.location?.longitude ?? 0) - LibraryFixture.longitude) < 1e-6)
+        }
+        // a burst is one photo per frame, all in its capture second; organize groups them (SPEC D8)
+        var burstIDs: [Int64] = []
+        for frame in fixture.burst {
+            let a = try await library.asset(try #require(try await library.assetID(forFile: frame, reader: reader)))
+            #expect(a.kind == .photo && a.captureDate == LibraryFixture.burstSecond && a.width == 320)
+            burstIDs.append(a.id)
+        }
+        #expect(Set(burstIDs).count == fixture.burst.count, "no frame taken for a duplicate of another")
+        // a screenshot is a photo at the screen's size, with no camera, date or place
+        var shotIDs: [Int64] = []
+        for shot in fixture.screenshots {
+            let a = try await library.asset(try #require(try await library.assetID(forFile: shot, reader: reader)))
+            #expect(a.kind == .photo && a.width == LibraryFixture.screenSize.width && a.height == LibraryFixture.screenSize.height)
+            #expect(a.location == nil && a.captureDate == nil)
+            let camera = try await library.withStore { s in
+                try s.query("SELECT camera FROM library_assets WHERE id = ?", [.integer(a.id)]).first?.first?.string
+            }
+            #expect(camera == nil, "no camera Exif")
+            shotIDs.append(a.id)
+        }
+        if !fixture.burst.isEmpty {
+            let org = try LibraryWorkflows.organizeStore(for: library)
+            let scan = try await LibraryWorkflows.organizeScan(library, into: org)
+            #expect(scan.burstGroups == 1, "\(scan)")
+            let links = try org.libraryAssetIDs()
+            let burst = try #require(try org.groups().first { $0.kind == .burst })
+            #expect(Set(burst.members.compactMap { links[$0] }) == Set(burstIDs))
+            let screenshots = try org.lifeDecisions().filter { $0.decision.reason?.code == "screenshot" }
+            #expect(Set(screenshots.compactMap { links[$0.asset.id] }) == Set(shotIDs), "screenshots are not in Life (SPEC D9)")
         }
         // every catalogued file is there, byte for byte the source
         for a in assets {
@@ -96,6 +127,43 @@ struct PhotoLibraryTests {
         #expect(report.stagingRemoved == 1 && report.orphansRemoved == 1)
         #expect(FileManager.default.fileExists(atPath: root + "/.staging/\(getpid())-mine.jpg"), "a live writer's file stays")
         #expect(filesUnder(root + "/originals").count == 2)
+    }
+
+    @Test("Recovery from the journal: only the paths an interrupted change journaled are looked at; a sweep finds the rest")
+    func journaledRecovery() async throws {
+        let dir = try TempFolder()
+        defer { dir.remove() }
+        let fixture = try await LibraryFixture.make(in: dir, photos: 3, lives: 0)
+        let library = try PhotoLibrary.create(at: dir.file("lib"))
+        let ids = try await library.importFiles([fixture.input + "/photos"], reader: reader).imported
+        let root = library.folder.root
+        let store = try RecordStore(path: library.folder.catalogue)
+        #expect(try store.query("SELECT COUNT(*) FROM library_pending")[0][0].int64 == 0, "committed changes leave no journal")
+        // what a killed import and a killed delete leave: a journaled file no row names, and a
+        // catalogued file moved to trash/ whose catalogue update never committed
+        try FileManager.default.createDirectory(atPath: root + "/originals/2020/01", withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: root + "/originals/2020/01/killed-import.jpg", contents: Data([4]))
+        _ = FileManager.default.createFile(atPath: root + "/originals/2020/01/not-journaled.jpg", contents: Data([5]))
+        let moved = try #require(try await library.asset(ids[0]).file(.original)).path
+        try FileManager.default.createDirectory(atPath: root + "/trash/" + (moved as NSString).deletingLastPathComponent,
+                                                withIntermediateDirectories: true)
+        #expect(rename(root + "/" + moved, root + "/trash/" + moved) == 0)
+        for path in ["originals/2020/01/killed-import.jpg", moved, "trash/" + moved] {
+            try store.execute("INSERT INTO library_pending(path, since_ms) VALUES (?, 0)", [.text(path)])
+        }
+        let report = try await library.recoverNow(sweep: false)
+        #expect(report.orphansRemoved == 1 && report.filesPutBack == 1)
+        #expect(FileManager.default.fileExists(atPath: root + "/" + moved), "the catalogued file is back")
+        #expect(!FileManager.default.fileExists(atPath: root + "/originals/2020/01/killed-import.jpg"))
+        #expect(FileManager.default.fileExists(atPath: root + "/originals/2020/01/not-journaled.jpg"), "not looked at")
+        #expect(try store.query("SELECT COUNT(*) FROM library_pending")[0][0].int64 == 0)
+        // an import's own pass is the journal's; the explicit recovery sweeps
+        _ = try await library.importFiles([fixture.input + "/photos"], reader: reader)
+        #expect(FileManager.default.fileExists(atPath: root + "/originals/2020/01/not-journaled.jpg"))
+        #expect(try await library.recoverNow().orphansRemoved == 1)
+        #expect(filesUnder(root + "/originals").count == 3)
+        let check = try catalogueConsistent(library.folder.catalogue)
+        #expect(check.integrity == "ok" && check.foreignKeyProblems == 0)
     }
 
     @Test("SPEC S3: a conversion's copy in 「拾映转换」 carries capture date, GPS, favourite, albums, tags; the original is untouched")
@@ -301,6 +369,60 @@ struct PhotoLibraryTests {
         let edited = try await LibraryWorkflows.edit(id, recipe: recipe, in: library)
         #expect(edited.kind == .photo && edited.originalKind == .live && edited.currentFiles.map(\.role) == [.rendition])
         #expect(try live.allFiles.map { try sha256(library.folder.absolute($0.path)) } == digests, "the pair is untouched")
+        let reverted = try await library.revert(id)
+        #expect(reverted.kind == .live && reverted.currentFiles.map(\.role) == [.original, .originalMovie])
+        #expect(filesUnder(library.folder.renditions).isEmpty)
+    }
+
+    @Test("SPEC E7 for Live photos: the edit is kept only when both still and movie are the catalogued full-size originals")
+    func liveFullSizeGate() async throws {
+        let dir = try TempFolder()
+        defer { dir.remove() }
+        let fixture = try await LibraryFixture.make(in: dir, photos: 1, lives: 2)
+        guard fixture.livePairs.count == 2 else { return }  // no ffmpeg
+        let library = try PhotoLibrary.create(at: dir.file("lib"))
+        _ = try await library.importFiles([fixture.input + "/live"], reader: reader)
+        let id = try #require(try await library.assetID(forFile: fixture.livePairs[0].still, reader: reader))
+        let other = try await library.original(of: try #require(try await library.assetID(forFile: fixture.livePairs[1].still, reader: reader)))
+        let original = try await library.original(of: id)
+        let moviePath = try #require(original.moviePath), otherMovie = try #require(other.moviePath)
+        let digests = [try sha256(original.path), try sha256(moviePath)]
+        let recipe = EditRecipe(adjustments: .init(exposure: 0.4))
+
+        let edited = try await LibraryWorkflows.edit(id, recipe: recipe, in: library)
+        #expect(edited.kind == .live && edited.currentFiles.map(\.role) == [.rendition, .renditionMovie])
+        let rendition = try #require(edited.file(.rendition)), renditionMovie = try #require(edited.file(.renditionMovie))
+        #expect(rendition.width == original.width && rendition.height == original.height)
+        #expect(renditionMovie.width == original.movie?.width && renditionMovie.height == original.movie?.height)
+
+        // a half-size proxy still, another movie, a swapped original movie: each refused, nothing kept
+        let proxy = dir.file("proxy.jpg")
+        _ = try Editor.saveBlocking(original.path, recipe: .identity, to: proxy, maxSize: (original.width / 2, original.height / 2))
+        await #expect(throws: FullSizeGateError.self) {
+            _ = try await LibraryWorkflows.edit(id, recipe: recipe, in: library, renderingFrom: proxy)
+        }
+        await #expect(throws: FullSizeGateError.self) {
+            _ = try await LibraryWorkflows.edit(id, recipe: recipe, in: library, renderingMovieFrom: otherMovie)
+        }
+        var border = EditRecipe()
+        border.border = .init(width: 0.04)
+        await #expect(throws: FullSizeGateError.self, "a border reads the still only, and the still is still gated") {
+            _ = try await LibraryWorkflows.edit(id, recipe: border, in: library, renderingFrom: proxy)
+        }
+        let savedMovie = try Data(contentsOf: URL(fileURLWithPath: moviePath))
+        try FileManager.default.removeItem(atPath: moviePath)
+        try FileManager.default.copyItem(atPath: otherMovie, toPath: moviePath)
+        await #expect(throws: FullSizeGateError.self, "the movie on disk is not the catalogued one") {
+            _ = try await LibraryWorkflows.edit(id, recipe: recipe, in: library)
+        }
+        try savedMovie.write(to: URL(fileURLWithPath: moviePath))
+        #expect(try await library.asset(id).currentFiles == edited.currentFiles, "the refused edits changed nothing")
+        #expect(filesUnder(library.folder.staging).isEmpty, "refused outputs are removed")
+
+        // E1 through the gate: the border makes a still, the original pair stays and revert restores it
+        let still = try await LibraryWorkflows.edit(id, recipe: border, in: library)
+        #expect(still.kind == .photo && still.currentFiles.map(\.role) == [.rendition])
+        #expect([try sha256(original.path), try sha256(moviePath)] == digests, "the original pair is untouched")
         let reverted = try await library.revert(id)
         #expect(reverted.kind == .live && reverted.currentFiles.map(\.role) == [.original, .originalMovie])
         #expect(filesUnder(library.folder.renditions).isEmpty)

@@ -112,6 +112,8 @@ typedef struct sy_live_save_report {
     sy_video_transcode_report movie;
     sy_hdr_outcome hdr;           /* the still's gain map: NOT_HDR, KEPT, or DROPPED_WITH_CONSENT */
     uint32_t still_dropped;       /* SY_DROPPED_* bits (sy_still.h): metadata the still did not carry over */
+    sy_edit_report still_source;  /* Live edit: the source still as its decode read it — full and decoded size,
+                                     bytes, SHA-256 (SPEC E7 evidence); zero when there is no source still */
 } sy_live_save_report;
 
 /** Writes a Live pair. `source_still` NULL (video -> Live): the still is the

@@ -153,6 +153,7 @@ typedef struct still_task {
     uint32_t width, height; /* of the written still */
     sy_hdr_outcome outcome;
     uint32_t dropped;
+    sy_edit_report read;    /* what the decode read (SPEC E7 evidence) */
     sy_status st;
     sy_error err;
 } still_task;
@@ -161,7 +162,7 @@ static void *write_edited_still(void *arg) {
     still_task *t = arg;
     sy_edit_options eo;
     sy_edit_options_init(&eo);
-    eo.flags = SY_EDIT_FULL_DECODE;
+    eo.flags = SY_EDIT_FULL_DECODE | SY_EDIT_IDENTIFY_SOURCE;
     eo.format = t->format;
     eo.quality = t->quality;
     sy_edit_job *job = NULL;
@@ -175,6 +176,7 @@ static void *write_edited_still(void *arg) {
     t->height = gr.edit.height;
     t->outcome = gr.outcome;
     t->dropped = gr.edit.dropped;
+    t->read = gr.edit;
     return NULL;
 }
 
@@ -211,6 +213,7 @@ static sy_status save_still_only(sy_context *ctx, const char *movie, const char 
         rep->still_height = task.height;
         rep->hdr = task.outcome;
         rep->still_dropped = task.dropped;
+        rep->still_source = task.read;
         return task.st;
     }
     double t = o->still_time;
@@ -300,7 +303,7 @@ static sy_status live_pair(sy_context *ctx, const char *source_movie, const char
         rep->still_time = rep->movie.marker_time;
         rep->still_width = task.width;
         rep->still_height = task.height;
-        if (source_still) rep->hdr = task.outcome, rep->still_dropped = task.dropped;
+        if (source_still) rep->hdr = task.outcome, rep->still_dropped = task.dropped, rep->still_source = task.read;
     }
     sy_edit_image_free(ctx, &cap.image);
     sy__live_pair_files_close(ctx, &pf);

@@ -162,6 +162,14 @@ public enum LivePhoto {
                                     options: SaveOptions = SaveOptions(),
                                     progress: ((ShiyingProgress) -> Void)? = nil,
                                     cancel: CancelHook? = nil) throws -> SaveReport {
+        try saveReadingStill(movie: movie, still: still, stillOut: stillOut, movieOut: movieOut, options: options,
+                             progress: progress, cancel: cancel).report
+    }
+
+    /// `saveBlocking`, plus what the source still's decode read (SPEC E7 evidence; zero without a source still).
+    static func saveReadingStill(movie: String, still: String?, stillOut: String, movieOut: String, options: SaveOptions,
+                                 progress: ((ShiyingProgress) -> Void)?, cancel: CancelHook?) throws
+        -> (report: SaveReport, stillRead: sy_edit_report) {
         try options.recipe.validateForEngine()
         guard (1...100).contains(options.quality) else {
             throw ShiyingError(code: .usage, message: "quality \(options.quality) is outside 1...100")
@@ -196,7 +204,7 @@ public enum LivePhoto {
         try check(status, error, file: still ?? movie)
         meter?.finish()
         let m = report.movie
-        return SaveReport(
+        return (SaveReport(
             live: report.live != 0, contentIdentifier: report.live != 0 ? cString(report.content_identifier) : nil,
             still: stillOut, movie: report.live != 0 ? movieOut : nil, stillFrame: Int(report.still_frame),
             stillTime: report.still_time, stillWidth: Int(report.still_width), stillHeight: Int(report.still_height),
@@ -205,7 +213,8 @@ public enum LivePhoto {
             audioCodec: m.audio_codec != 0 ? fourCC(m.audio_codec) : nil, audioSamples: Int(m.audio_samples),
             enginePeakBytes: engine.memoryStats.peakBytes, seconds: (clock.now - start).seconds,
             hdr: report.hdr == SY_HDR_KEPT ? "kept" : report.hdr == SY_HDR_DROPPED_WITH_CONSENT ? "dropped-with-consent" : "none",
-            dropped: DroppedMetadata.list(report.still_dropped), movieDropped: DroppedMetadata.list(m.dropped))
+            dropped: DroppedMetadata.list(report.still_dropped), movieDropped: DroppedMetadata.list(m.dropped)),
+            report.still_source)
     }
 
     /// A rendered frame: RGB8 rows of `width * 3` bytes.

@@ -59,6 +59,8 @@ public enum MotionPhoto {
         public var stillWidth: Int
         /// The still's height in pixels.
         public var stillHeight: Int
+        /// A re-encoded HEIC still's gain map: "kept", "dropped-with-consent" or "none" (SPEC E6).
+        public var hdr: String
         /// The movie's width in pixels.
         public var movieWidth: Int
         /// The movie's height in pixels.
@@ -89,28 +91,33 @@ public enum MotionPhoto {
     ///   - stillOut: where the still goes.
     ///   - movieOut: where the movie goes.
     ///   - contentIdentifier: nil = a fresh identifier.
+    ///   - allowSDR: SPEC E6 consent: a HEIC still whose gain map cannot be kept is written SDR instead of refused.
     ///   - progress: one non-decreasing fraction for the whole job.
-    /// - Throws: `ShiyingError` (`.unsupported` for a file that is not a Motion Photo), `CancellationError`.
+    /// - Throws: `ShiyingError` (`.unsupported` for a file that is not a Motion Photo, or a gain map that
+    ///   cannot be kept without `allowSDR`), `CancellationError`.
     public static func toLive(_ input: URL, stillOut: URL, movieOut: URL, contentIdentifier: String? = nil,
+                              allowSDR: Bool = false,
                               progress: (@Sendable (ShiyingProgress) -> Void)? = nil) async throws -> LiveReport {
         let source = try input.shiyingPath("input")
         let still = try stillOut.shiyingPath("still output"), movie = try movieOut.shiyingPath("movie output")
         return try await runOffPool { cancel in
             try toLiveBlocking(source, stillOut: still, movieOut: movie, contentIdentifier: contentIdentifier,
-                               progress: progress, cancel: cancel)
+                               allowSDR: allowSDR, progress: progress, cancel: cancel)
         }
     }
 
     /// `toLive`, blocking the calling thread, with file-system paths (the CLI's form).
     /// - Throws: as `toLive`.
     public static func toLiveBlocking(_ input: String, stillOut: String, movieOut: String,
-                                      contentIdentifier: String? = nil, progress: ((ShiyingProgress) -> Void)? = nil,
+                                      contentIdentifier: String? = nil, allowSDR: Bool = false,
+                                      progress: ((ShiyingProgress) -> Void)? = nil,
                                       cancel: CancelHook? = nil) throws -> LiveReport {
         let meter = ProgressMeter.make(.movie, progress)
         let engine = try EngineContext(progress: meter?.report)
         cancel?({ [engine] in engine.cancel() })
         var o = sy_live_motion_options()
         sy_live_motion_options_init(&o)
+        o.allow_sdr = allowSDR ? 1 : 0
         var r = sy_live_motion_report()
         var error = sy_error()
         let clock = ContinuousClock(), start = clock.now
@@ -127,6 +134,7 @@ public enum MotionPhoto {
             stillFrame: Int(r.still_frame), stillTime: r.still_time,
             stillTimeSource: r.still_time_from_photo != 0 ? "presentation-timestamp" : "middle",
             stillReencoded: r.still_reencoded != 0, stillWidth: Int(r.still_width), stillHeight: Int(r.still_height),
+            hdr: r.still_hdr == SY_HDR_KEPT ? "kept" : r.still_hdr == SY_HDR_DROPPED_WITH_CONSENT ? "dropped-with-consent" : "none",
             movieWidth: Int(m.width), movieHeight: Int(m.height), frames: Int(m.frames),
             durationSeconds: m.duration_seconds, audioCodec: m.audio_codec != 0 ? fourCC(m.audio_codec) : nil,
             movieBytes: m.bytes_written, enginePeakBytes: engine.memoryStats.peakBytes,

@@ -34,9 +34,18 @@ public struct OrganizeBatchResult: Sendable, Codable, Hashable {
 public final class OrganizeStore {
     /// The record store underneath.
     public let store: RecordStore
+    /// The photo library folder whose catalogue `store` is (nil: a loose folder's store).
+    public let libraryRoot: String?
 
-    /// - Parameter store: an open store (its migrations include `OrganizeSchema`).
-    public init(store: RecordStore) { self.store = store }
+    /// - Parameters:
+    ///   - store: an open store (its migrations include `OrganizeSchema`).
+    ///   - libraryRoot: when `store` is a photo library's catalogue, the library
+    ///     folder: recorded assets under it are linked to their library assets,
+    ///     and their "set aside" is the library's own set-aside list.
+    public init(store: RecordStore, libraryRoot: String? = nil) {
+        self.store = store
+        self.libraryRoot = libraryRoot.map { LibraryFolder($0).root }
+    }
 
     // MARK: - assets
 
@@ -45,7 +54,7 @@ public final class OrganizeStore {
     @discardableResult
     public func record(_ assets: [OrganizeAsset], nowMs: Int64) throws -> [OrganizeAsset] {
         try store.transaction { s in
-            try assets.map { a in
+            let recorded = try assets.map { a in
                 try s.execute("""
                     INSERT INTO organize_assets(path, media_type, width, height, duration_ms, file_bytes,
                         full_resource_bytes, captured_at_ms, has_camera, screenshot, screen_recording, animated,
@@ -85,7 +94,26 @@ public final class OrganizeStore {
                 stored.id = id
                 return stored
             }
+            try linkLibraryAssets(in: s)
+            return recorded
         }
+    }
+
+    /// Links organize records to the library assets whose original they are
+    /// (a Live photo by its still), by path under `libraryRoot`.
+    private func linkLibraryAssets(in s: RecordStore) throws {
+        guard let libraryRoot else { return }
+        try s.execute("""
+            UPDATE organize_assets SET library_asset_id = (
+                SELECT f.asset_id FROM library_files f WHERE f.role = 'original' AND f.path = substr(organize_assets.path, length(?1) + 1))
+            WHERE library_asset_id IS NULL AND substr(path, 1, length(?1)) = ?1
+            """, [.text(libraryRoot + "/")])
+    }
+
+    /// Organize asset id → library asset id, for the records linked to a library asset.
+    public func libraryAssetIDs() throws -> [Int64: Int64] {
+        Dictionary(uniqueKeysWithValues: try store.query(
+            "SELECT id, library_asset_id FROM organize_assets WHERE library_asset_id IS NOT NULL").map { ($0[0].int64!, $0[1].int64!) })
     }
 
     /// Every recorded asset, by id.
@@ -248,9 +276,20 @@ public final class OrganizeStore {
                 }
             }
             try store.transaction { s in // write 2: consequences, then done
+                try linkLibraryAssets(in: s)
                 for item in aside {
-                    try s.execute("INSERT OR REPLACE INTO organize_set_aside(asset_id, group_id, set_aside_at_ms) VALUES (?,?,?)",
-                                  [.integer(item.asset), .integer(item.group), .integer(nowMs)])
+                    // a library asset is set aside on the library's list, the one D1's delete reads
+                    let library = try s.query("SELECT library_asset_id FROM organize_assets WHERE id = ?", [.integer(item.asset)])
+                    if let id = library.first?.first?.int64 {
+                        try s.execute("""
+                            INSERT OR IGNORE INTO library_set_aside(asset_id, set_aside_at_ms)
+                            SELECT id, ? FROM library_assets WHERE id = ? AND deleted_at_ms IS NULL
+                            """, [.integer(nowMs), .integer(id)])
+                        try s.execute("DELETE FROM organize_set_aside WHERE asset_id = ?", [.integer(item.asset)])
+                    } else {
+                        try s.execute("INSERT OR REPLACE INTO organize_set_aside(asset_id, group_id, set_aside_at_ms) VALUES (?,?,?)",
+                                      [.integer(item.asset), .integer(item.group), .integer(nowMs)])
+                    }
                 }
                 try Self.add(["organized_groups": chosen.count, "set_aside_total": aside.count], in: s)
                 try s.execute("UPDATE organize_decisions SET state = 'done' WHERE batch_id = ?", [.integer(batch)])
@@ -296,16 +335,27 @@ public final class OrganizeStore {
 
     // MARK: - set aside, stats
 
-    /// The set-aside list (SPEC D1: deleting from here needs no group re-check).
+    /// The set-aside list (SPEC D1: deleting from here needs no group re-check):
+    /// loose files from `organize_set_aside`, library assets from the library's
+    /// own list (`library_set_aside`, Recently Deleted left out).
     public func setAsideAssets() throws -> [OrganizeAsset] {
-        let ids = Set(try store.query("SELECT asset_id FROM organize_set_aside").map { $0[0].int64! })
+        let ids = Set(try store.query("""
+            SELECT asset_id FROM organize_set_aside
+            UNION SELECT o.id FROM organize_assets o JOIN library_set_aside s ON s.asset_id = o.library_asset_id
+                JOIN library_assets l ON l.id = s.asset_id WHERE l.deleted_at_ms IS NULL
+            """).map { $0[0].int64! })
         return try assets().filter { ids.contains($0.id) }
     }
 
-    /// Removes assets from the set-aside list (restored, or deleted by the system).
+    /// Removes assets from the set-aside list (restored, or deleted by the
+    /// system); a library asset leaves the library's list.
     public func removeFromSetAside(_ ids: [Int64]) throws {
         try store.transaction { s in
-            for id in ids { try s.execute("DELETE FROM organize_set_aside WHERE asset_id = ?", [.integer(id)]) }
+            for id in ids {
+                try s.execute("DELETE FROM organize_set_aside WHERE asset_id = ?", [.integer(id)])
+                try s.execute("DELETE FROM library_set_aside WHERE asset_id = (SELECT library_asset_id FROM organize_assets WHERE id = ?)",
+                              [.integer(id)])
+            }
         }
     }
 

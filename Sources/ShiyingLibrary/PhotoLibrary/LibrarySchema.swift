@@ -90,4 +90,24 @@ public enum LibrarySchema {
         )
         """,
     ])
+
+    /// Schema step 7: the crash journal (`library_pending`), and organize's
+    /// records point at the library asset they are
+    /// (filled when organize scans a library, `OrganizeStore(libraryRoot:)`), so
+    /// organize's "set aside" decisions for library assets are written to
+    /// `library_set_aside` — the one list D1's delete reads — and never to
+    /// `organize_set_aside`. A purged asset takes its organize record with it.
+    public static let organizeLinkMigration = RecordStoreMigration(version: 7, name: "organize on a library: one set-aside list (issue 18)", statements: [
+        "ALTER TABLE organize_assets ADD COLUMN library_asset_id INTEGER REFERENCES library_assets(id) ON DELETE CASCADE",
+        "CREATE INDEX organize_assets_by_library_asset ON organize_assets(library_asset_id) WHERE library_asset_id IS NOT NULL",
+        // The crash journal: relative paths a file change is about to touch, committed
+        // before it renames anything and cleared in the commit that names the result,
+        // so recovery after a kill looks at these paths only (not the whole folder).
+        """
+        CREATE TABLE library_pending (
+            path TEXT PRIMARY KEY NOT NULL,
+            since_ms INTEGER NOT NULL
+        )
+        """,
+    ])
 }

@@ -98,7 +98,10 @@ extension PhotoLibrary {
         defer { lock.release() }
         var results: [(id: Int64, result: DeletionItemResult)] = []
         var moved: [(asset: Int64, from: String, to: String)] = []
-        for a in try assets(ids) where a.deletedAtMs == nil {
+        let targets = try assets(ids).filter { $0.deletedAtMs == nil }
+        let journaled = targets.flatMap { a in a.allFiles.flatMap { [$0.path, LibraryFolder.trashPath(of: $0.path)] } }
+        try journal(journaled)
+        for a in targets {
             let paths = a.allFiles.map(\.path)
             if paths.contains(where: { access(folder.absolute($0), R_OK) != 0 }) {
                 results.append((a.id, .notVisible))
@@ -126,6 +129,7 @@ extension PhotoLibrary {
         let now = clock()
         do {
             try write { s in
+                try Self.clearJournal(journaled, in: s)
                 for m in moved {
                     try s.execute("UPDATE library_files SET path = ? WHERE path = ?", [.text(m.to), .text(m.from)])
                 }
@@ -136,6 +140,7 @@ extension PhotoLibrary {
             }
         } catch {
             Self.moveBack(moved, in: folder)
+            clearJournal(journaled)
             throw error
         }
         return LibraryDeletionReport(confirmed: true, deleted: outcome.deleted, notVisible: outcome.notVisible,
@@ -151,7 +156,12 @@ extension PhotoLibrary {
         defer { lock.release() }
         var moved: [(asset: Int64, from: String, to: String)] = []
         var restored: [Int64] = []
-        for a in try assets(ids) where a.deletedAtMs != nil {
+        let targets = try assets(ids).filter { $0.deletedAtMs != nil }
+        let journaled = targets.flatMap { a in
+            a.allFiles.flatMap { f in [f.path] + (LibraryFolder.untrashedPath(of: f.path).map { [$0] } ?? []) }
+        }
+        try journal(journaled)
+        for a in targets {
             var mine: [(asset: Int64, from: String, to: String)] = []
             do {
                 for f in a.allFiles {
@@ -167,11 +177,13 @@ extension PhotoLibrary {
         }
         do {
             try write { s in
+                try Self.clearJournal(journaled, in: s)
                 for m in moved { try s.execute("UPDATE library_files SET path = ? WHERE path = ?", [.text(m.to), .text(m.from)]) }
                 for id in restored { try s.execute("UPDATE library_assets SET deleted_at_ms = NULL WHERE id = ?", [.integer(id)]) }
             }
         } catch {
             Self.moveBack(moved, in: folder)
+            clearJournal(journaled)
             throw error
         }
         return restored
@@ -180,14 +192,16 @@ extension PhotoLibrary {
     /// Removes for good what has been in Recently Deleted for 30 days or more
     /// (`everything`: all of Recently Deleted, as "Delete All" does). The rows
     /// go first (one transaction), then the files; a kill in between leaves
-    /// orphans the recovery pass removes.
+    /// orphans in the journal, which the recovery pass removes.
     public func purge(everything: Bool = false) throws -> LibraryPurgeReport {
         let lock = try LibraryFileLock(folder)
         defer { lock.release() }
         let cutoff = clock() - Int64(Self.recentlyDeletedDays) * 86_400_000
         let due = try list(.recentlyDeleted).filter { everything || ($0.deletedAtMs ?? .max) <= cutoff }
         guard !due.isEmpty else { return LibraryPurgeReport(purged: [], freedBytes: 0) }
-        try write { s in
+        let journaled = due.flatMap { $0.allFiles.map(\.path) }
+        try write { s in  // the rows go with the journal of their files: a kill before the unlinks leaves them to recovery
+            try Self.journal(journaled, nowMs: clock(), in: s)
             for a in due { try s.execute("DELETE FROM library_assets WHERE id = ?", [.integer(a.id)]) }
         }
         var freed: Int64 = 0
@@ -198,6 +212,7 @@ extension PhotoLibrary {
             }
             rmdir(folder.absolute("trash/renditions/\(a.id)"))
         }
+        clearJournal(journaled)
         return LibraryPurgeReport(purged: due.map(\.id), freedBytes: freed)
     }
 

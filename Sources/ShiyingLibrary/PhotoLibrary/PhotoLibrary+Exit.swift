@@ -135,7 +135,9 @@ extension PhotoLibrary {
                                     capturedAtMs: ms, taken: { $0 == stillPath })
         }
         var placed: [String] = []
+        let journaled = [stillPath] + (moviePath.map { [$0] } ?? [])
         do {
+            try journal(journaled)
             try LibraryFolder.move(output.primary, to: folder.absolute(stillPath))
             placed.append(stillPath)
             if let movie = output.movie, let moviePath {
@@ -145,11 +147,13 @@ extension PhotoLibrary {
             try folder.sync(fallback: placed.map(folder.absolute))
         } catch {
             for p in placed { unlink(folder.absolute(p)) }
+            clearJournal(journaled)
             throw error
         }
         let id: Int64
         do {
             id = try write { s in
+                try Self.clearJournal(journaled, in: s)
                 let id = try s.query("""
                     INSERT INTO library_assets(kind, capture_date, captured_at_ms, latitude, longitude, width, height,
                         duration_ms, content_identifier, camera, favorite, origin, source_asset_id, added_at_ms)
@@ -178,6 +182,7 @@ extension PhotoLibrary {
             }
         } catch {
             for p in placed { unlink(folder.absolute(p)) }
+            clearJournal(journaled)
             throw error
         }
         return LibraryOutputReport(id: id, kind: kind, album: album, files: placed.map(folder.absolute),

@@ -296,7 +296,8 @@ extension PhotoLibrary {
             // One syncfs after the renames makes the copies' bytes and their
             // names durable together, before the catalogue names them. A power
             // loss before it may leave a renamed file without its bytes, but no
-            // row names it, so the recovery pass removes it.
+            // row names it, so the recovery pass removes it (it is in the journal).
+            try journal(moves.map(\.final))
             for move in moves { try LibraryFolder.move(move.staged, to: folder.absolute(move.final)) }
             try folder.sync(fallback: moves.map { folder.absolute($0.final) })
         } catch {
@@ -304,12 +305,14 @@ extension PhotoLibrary {
                 unlink(move.staged)
                 unlink(folder.absolute(move.final))
             }
+            clearJournal(moves.map(\.final))
             throw error
         }
         let now = clock()
         do {
             return try write { s in
-                try placed.map { p in
+                try Self.clearJournal(moves.map(\.final), in: s)
+                return try placed.map { p in
                     let id = try Self.catalogue(p.unit, still: p.still, movie: p.movie, nowMs: now, in: s)
                     for file in [p.unit.still, p.unit.movie].compactMap({ $0 }) {
                         try Self.recordSource(file, asset: id, nowMs: now, in: s)
@@ -320,6 +323,7 @@ extension PhotoLibrary {
             }
         } catch {
             for move in moves { unlink(folder.absolute(move.final)) }  // not catalogued: not kept
+            clearJournal(moves.map(\.final))
             throw error
         }
     }

@@ -22,6 +22,8 @@ public struct LibraryOriginal: Sendable, Hashable {
     public var bytes: Int64
     /// SHA-256 of the file's bytes, lowercase hex.
     public var sha256: String
+    /// A Live original's movie as catalogued: display size, bytes, SHA-256 (nil otherwise).
+    public var movie: LibraryFile?
 }
 
 extension PhotoLibrary {
@@ -32,7 +34,8 @@ extension PhotoLibrary {
         guard a.deletedAtMs == nil, let still = a.file(.original) else { throw LibraryError.unknown(id) }
         return LibraryOriginal(assetID: id, kind: a.originalKind, path: folder.absolute(still.path),
                                moviePath: a.file(.originalMovie).map { folder.absolute($0.path) },
-                               width: still.width, height: still.height, bytes: still.bytes, sha256: still.sha256)
+                               width: still.width, height: still.height, bytes: still.bytes, sha256: still.sha256,
+                               movie: a.file(.originalMovie))
     }
 
     /// Makes staged files the asset's current rendition (replacing an older
@@ -58,16 +61,20 @@ extension PhotoLibrary {
         }
         var placed: [(FileRole, String)] = [(.rendition, target(still))]
         if let movie { placed.append((.renditionMovie, target(movie))) }
+        let journaled = placed.map(\.1)
         do {
+            try journal(journaled)
             try LibraryFolder.move(still, to: folder.absolute(placed[0].1))
             if let movie { try LibraryFolder.move(movie, to: folder.absolute(placed[1].1)) }
             try folder.sync(fallback: placed.map { folder.absolute($0.1) })
         } catch {
             for (_, p) in placed { unlink(folder.absolute(p)) }
+            clearJournal(journaled)
             throw error
         }
         do {
             try write { s in
+                try Self.clearJournal(journaled, in: s)
                 try s.execute("DELETE FROM library_files WHERE asset_id = ? AND role IN ('rendition', 'rendition_movie')", [.integer(id)])
                 try s.execute("INSERT INTO library_files(asset_id, role, path, bytes, sha256, width, height) VALUES (?,?,?,?,?,?,?)",
                               [.integer(id), .text(FileRole.rendition.rawValue), .text(placed[0].1), .integer(stillDigest.bytes),
@@ -81,6 +88,7 @@ extension PhotoLibrary {
             }
         } catch {
             for (_, p) in placed { unlink(folder.absolute(p)) }
+            clearJournal(journaled)
             throw error
         }
         for old in before.allFiles where old.role.isRendition { unlink(folder.absolute(old.path)) }

@@ -42,6 +42,7 @@ public enum RecordSchema {
         LibrarySearchSchema.migration,
         OrganizeSchema.scanMigration,
         LibrarySearchGrams.migration,
+        LibrarySchema.organizeLinkMigration,
     ]
 
     /// The newest version this build knows.
