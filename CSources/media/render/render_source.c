@@ -33,7 +33,6 @@ sy_status sy__render_source(sy_context *ctx, sy__source *src, const sy_renderer 
     uint8_t **fill = sy__alloc(ctx, cap, sizeof *fill, "render source rows", err);
     uint8_t *out = sy__alloc(ctx, band, (size_t)tw * 3, "render band", err);
     sy_status st = window && fill && out ? SY_OK : (err ? err->code : SY_E_BUDGET);
-    sy__scratch scratch = {0}; /* the renderer's band memory, reused by every band */
     uint32_t win_first = 0, win_rows = 0; /* source rows [win_first, win_first + win_rows) are held */
     for (uint32_t y = 0; y < th && st == SY_OK; y += band) {
         uint32_t count = band < th - y ? band : th - y, first, last;
@@ -55,11 +54,9 @@ sy_status sy__render_source(sy_context *ctx, sy__source *src, const sy_renderer 
                 win_rows = want;
             }
         }
-        st = sy__renderer_render_window_scratch(r, window, row_bytes, win_first, win_rows, y, count, out, (size_t)tw * 3,
-                                                &scratch, err);
+        st = sy__renderer_render_window(r, window, row_bytes, win_first, win_rows, y, count, out, (size_t)tw * 3, err);
         for (uint32_t i = 0; i < count && st == SY_OK; i++) st = sink(user, y + i, out + (size_t)i * tw * 3, err);
     }
-    sy__scratch_free(ctx, &scratch);
     sy__free(ctx, window);
     sy__free(ctx, fill);
     sy__free(ctx, out);

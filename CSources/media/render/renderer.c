@@ -216,8 +216,7 @@ static void colour_rows(const sy_renderer *r, const sy_pixels *src, const sy__gr
 
 /* Inner rows [pa, pb) of one piece. */
 static sy_status render_piece(const sy_renderer *r, const sy_pixels *src, uint32_t pa, uint32_t pb, uint32_t y0,
-                              uint8_t *dst, size_t dst_stride, uint16_t *rows, size_t stride, sy__scratch *scratch,
-                              sy_error *err) {
+                              uint8_t *dst, size_t dst_stride, uint16_t *rows, size_t stride, sy_error *err) {
     sy_context *ctx = r->ctx;
     uint32_t halo = r->finish.sharpen_q8 ? 1 : 0;
     sy__grid_region region = {0};
@@ -227,7 +226,7 @@ static sy_status render_piece(const sy_renderer *r, const sy_pixels *src, uint32
         int32_t box[4];
         sy__sampler_bbox(&r->sampler, r->inner_w, ga, gb, box);
         region.x0 = box[0], region.y0 = box[1], region.x1 = box[2], region.y1 = box[3];
-        if ((st = sy__resize_region(ctx, &r->ax, &r->ay, &r->tf, src, &region, scratch, err)) != SY_OK) return st;
+        if ((st = sy__resize_region(ctx, &r->ax, &r->ay, &r->tf, src, &region, err)) != SY_OK) return st;
     }
     if (r->grid_direct) { /* output row v is grid row cy0 + v from column cx0: no copy into `rows` */
         for (uint32_t v = pa; v < pb; v++) {
@@ -239,7 +238,7 @@ static sy_status render_piece(const sy_renderer *r, const sy_pixels *src, uint32
             sy__finish_row(&r->finish, cur, cur, cur, out + (size_t)r->border * 3);
             fill_border(out + (size_t)(r->border + r->inner_w) * 3, r->border, r->border_rgb);
         }
-        if (!scratch) sy__free(ctx, region.px);
+        sy__free(ctx, region.px);
         return st;
     }
     for (uint32_t sa = pa; sa < pb && st == SY_OK; sa += SUB) {
@@ -256,7 +255,7 @@ static sy_status render_piece(const sy_renderer *r, const sy_pixels *src, uint32
             fill_border(out + (size_t)(r->border + r->inner_w) * 3, r->border, r->border_rgb);
         }
     }
-    if (!scratch) sy__free(ctx, region.px);
+    sy__free(ctx, region.px);
     return st;
 }
 
@@ -281,11 +280,6 @@ static uint32_t piece_rows(const sy_renderer *r, uint32_t va, uint32_t vb) {
 
 sy_status sy_renderer_render_rows(const sy_renderer *r, const sy_pixels *src, uint32_t y0, uint32_t count,
                                   uint8_t *dst, size_t dst_stride, sy_error *err) {
-    return sy__renderer_render_rows_scratch(r, src, y0, count, dst, dst_stride, NULL, err);
-}
-
-sy_status sy__renderer_render_rows_scratch(const sy_renderer *r, const sy_pixels *src, uint32_t y0, uint32_t count,
-                                           uint8_t *dst, size_t dst_stride, sy__scratch *scratch, sy_error *err) {
     if (!r || !src || !dst) return sy__fail(err, SY_E_USAGE, "sy_renderer_render_rows: NULL argument");
     if (!src->data || src->width != r->src_w || src->height != r->src_h || src->stride < (size_t)src->width * 3)
         return sy__fail(err, SY_E_USAGE, "sy_renderer_render_rows: source %ux%u (stride %zu) does not match %ux%u",
@@ -315,15 +309,14 @@ sy_status sy__renderer_render_rows_scratch(const sy_renderer *r, const sy_pixels
         return SY_OK;
     }
     size_t stride = (size_t)r->inner_w * 3 + 4;
-    uint16_t *rows = scratch ? sy__scratch_get(ctx, &scratch->rows, (SUB + 2) * stride * sizeof(uint16_t), "render rows", err)
-                             : sy__alloc(ctx, SUB + 2, stride * sizeof(uint16_t), "render rows", err);
+    uint16_t *rows = sy__alloc(ctx, SUB + 2, stride * sizeof(uint16_t), "render rows", err);
     if (!rows) return err ? err->code : SY_E_BUDGET;
     uint32_t step = piece_rows(r, va, vb);
     for (uint32_t pa = va; pa < vb && st == SY_OK; pa += step) {
         uint32_t pb = pa + step < vb ? pa + step : vb;
-        st = render_piece(r, src, pa, pb, y0, dst, dst_stride, rows, stride, scratch, err);
+        st = render_piece(r, src, pa, pb, y0, dst, dst_stride, rows, stride, err);
     }
-    if (!scratch) sy__free(ctx, rows);
+    sy__free(ctx, rows);
     return st;
 }
 
@@ -365,12 +358,6 @@ int sy__renderer_source_rows(const sy_renderer *r, uint32_t y0, uint32_t count, 
 sy_status sy__renderer_render_window(const sy_renderer *r, const uint8_t *rows, size_t stride, uint32_t first,
                                      uint32_t n, uint32_t y0, uint32_t count, uint8_t *dst, size_t dst_stride,
                                      sy_error *err) {
-    return sy__renderer_render_window_scratch(r, rows, stride, first, n, y0, count, dst, dst_stride, NULL, err);
-}
-
-sy_status sy__renderer_render_window_scratch(const sy_renderer *r, const uint8_t *rows, size_t stride, uint32_t first,
-                                             uint32_t n, uint32_t y0, uint32_t count, uint8_t *dst, size_t dst_stride,
-                                             sy__scratch *scratch, sy_error *err) {
     if (!r || !rows || !dst) return sy__fail(err, SY_E_USAGE, "sy__renderer_render_window: NULL argument");
     if (stride < (size_t)r->src_w * 3 || n > r->src_h || first > r->src_h - n)
         return sy__fail(err, SY_E_USAGE, "sy__renderer_render_window: window %u+%u (stride %zu) outside the %ux%u source",
@@ -383,7 +370,7 @@ sy_status sy__renderer_render_window_scratch(const sy_renderer *r, const uint8_t
      * row 0 is source row `first`, so its origin sits `first` rows before the
      * buffer: computed in integers, and only rows inside the window are read. */
     sy_pixels view = {(const uint8_t *)((uintptr_t)rows - (uintptr_t)first * stride), stride, r->src_w, r->src_h};
-    return sy__renderer_render_rows_scratch(r, &view, y0, count, dst, dst_stride, scratch, err);
+    return sy_renderer_render_rows(r, &view, y0, count, dst, dst_stride, err);
 }
 
 typedef struct band_job {

@@ -181,40 +181,11 @@ static void horizontal(const float *acc, int32_t col0, const sy__axis *ax, int32
     encode_portable(sums, n, encode, out);
 }
 
-void *sy__scratch_get(sy_context *ctx, sy__scratch_buf *b, size_t bytes, const char *reason, sy_error *err) {
-    if (bytes <= b->bytes && b->p) return b->p;
-    sy__free(ctx, b->p);
-    b->bytes = 0;
-    if (!(b->p = sy__alloc(ctx, bytes ? bytes : 1, 1, reason, err))) return NULL;
-    b->bytes = bytes;
-    return b->p;
-}
-
-void sy__scratch_free(sy_context *ctx, sy__scratch *s) {
-    sy__scratch_buf *all[] = {&s->rows, &s->region, &s->line, &s->acc, &s->sums};
-    for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
-        sy__free(ctx, all[i]->p);
-        all[i]->p = NULL;
-        all[i]->bytes = 0;
-    }
-}
-
-/* A buffer of count x size bytes: from the scratch when there is one, else allocated. */
-static void *buffer(sy_context *ctx, sy__scratch_buf *b, size_t count, size_t size, const char *reason,
-                    sy_error *err) {
-    if (!b) return sy__alloc(ctx, count, size, reason, err);
-    if (size && count > SIZE_MAX / size) {
-        sy__fail(err, SY_E_BUDGET, "%s: %zu x %zu bytes", reason, count, size);
-        return NULL;
-    }
-    return sy__scratch_get(ctx, b, count * size, reason, err);
-}
-
 sy_status sy__resize_region(sy_context *ctx, const sy__axis *ax, const sy__axis *ay, const sy__transfer *tf,
-                            const sy_pixels *src, sy__grid_region *g, sy__scratch *scratch, sy_error *err) {
+                            const sy_pixels *src, sy__grid_region *g, sy_error *err) {
     size_t gw = (size_t)(g->x1 - g->x0 + 1), gh = (size_t)(g->y1 - g->y0 + 1);
     g->stride = gw * 3 + 4; /* +4: the samplers' 4-lane loads may read one pixel past the end */
-    g->px = buffer(ctx, scratch ? &scratch->region : NULL, gh, g->stride * sizeof(uint16_t), "render grid region", err);
+    g->px = sy__alloc(ctx, gh, g->stride * sizeof(uint16_t), "render grid region", err);
     if (!g->px) return err ? err->code : SY_E_BUDGET;
     /* Source columns the region reads. */
     int32_t col0 = INT32_MAX, col1 = 0;
@@ -235,12 +206,9 @@ sy_status sy__resize_region(sy_context *ctx, const sy__axis *ax, const sy__axis 
         while (first[a] + (int32_t)count[a] <= first[b]) a++; /* rows finished before b opens */
         if ((uint32_t)(b - a + 1) > slots) slots = (uint32_t)(b - a + 1);
     }
-    float *line = buffer(ctx, scratch ? &scratch->line : NULL, span + 4, sizeof(float), "render resize row", err);
-    float *acc = line ? buffer(ctx, scratch ? &scratch->acc : NULL, slots, (span + 4) * sizeof(float),
-                               "render resize accumulators", err)
-                      : NULL;
-    float *sums = acc ? buffer(ctx, scratch ? &scratch->sums : NULL, gw * 3, sizeof(float), "render resize sums", err)
-                      : NULL;
+    float *line = sy__alloc(ctx, span + 4, sizeof(float), "render resize row", err);
+    float *acc = sy__alloc(ctx, slots, (span + 4) * sizeof(float), "render resize accumulators", err);
+    float *sums = sy__alloc(ctx, gw * 3, sizeof(float), "render resize sums", err);
     sy_status st = SY_OK;
 #if SY__X86_PATH
     const int simd = __builtin_cpu_supports("avx2");
@@ -278,13 +246,11 @@ sy_status sy__resize_region(sy_context *ctx, const sy__axis *ax, const sy__axis 
         y++;
     }
 done:
-    if (!scratch) {
-        sy__free(ctx, line);
-        sy__free(ctx, acc);
-        sy__free(ctx, sums);
-    }
+    sy__free(ctx, line);
+    sy__free(ctx, acc);
+    sy__free(ctx, sums);
     if (st != SY_OK) {
-        if (!scratch) sy__free(ctx, g->px);
+        sy__free(ctx, g->px);
         g->px = NULL;
     }
     return st;

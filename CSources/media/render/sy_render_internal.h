@@ -173,36 +173,10 @@ typedef struct sy__grid_region {
     uint16_t *px;
 } sy__grid_region;
 
-/* Working memory kept from one row band to the next (a streamed render
- * makes dozens of bands per image: allocating and touching fresh pages for
- * each cost more than the arithmetic of small bands). Zero-initialized;
- * buffers only grow; release with sy__scratch_free. */
-typedef struct sy__scratch_buf {
-    void *p;
-    size_t bytes;
-} sy__scratch_buf;
-
-typedef struct sy__scratch {
-    sy__scratch_buf rows, region, line, acc, sums;
-} sy__scratch;
-
-/* At least `bytes` in `b` (old contents not kept), or NULL with err filled. */
-void *sy__scratch_get(sy_context *ctx, sy__scratch_buf *b, size_t bytes, const char *reason, sy_error *err);
-void sy__scratch_free(sy_context *ctx, sy__scratch *s);
-
-/* Fills region->px for the given rectangle from the 8-bit source, through
- * linear light. With `scratch` NULL, px is allocated here (free with
- * sy__free); else it lives in scratch->region until the next call. */
+/* Fills region->px (allocated here; free with sy__free) for the given
+ * rectangle from the 8-bit source, through linear light. */
 sy_status sy__resize_region(sy_context *ctx, const sy__axis *ax, const sy__axis *ay, const sy__transfer *tf,
-                            const sy_pixels *src, sy__grid_region *region, sy__scratch *scratch, sy_error *err);
-
-/* sy_renderer_render_rows and sy__renderer_render_window with the band's
- * working memory in `scratch` (NULL: allocated per call). */
-sy_status sy__renderer_render_rows_scratch(const sy_renderer *r, const sy_pixels *src, uint32_t y0, uint32_t count,
-                                           uint8_t *dst, size_t dst_stride, sy__scratch *scratch, sy_error *err);
-sy_status sy__renderer_render_window_scratch(const sy_renderer *r, const uint8_t *rows, size_t stride, uint32_t first,
-                                             uint32_t n, uint32_t y0, uint32_t count, uint8_t *dst, size_t dst_stride,
-                                             sy__scratch *scratch, sy_error *err);
+                            const sy_pixels *src, sy__grid_region *region, sy_error *err);
 
 /* ---- sampling (sample.c) ---- */
 
