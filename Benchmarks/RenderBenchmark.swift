@@ -13,6 +13,7 @@
 // the ratio is reported with and without process start-up.
 // Writes .build/benchmarks/render-latest.json and render-<timestamp>.json.
 import Foundation
+import Shiying
 
 struct RenderTiming: Codable {
     var tool: String
@@ -122,12 +123,19 @@ func runRenderSuite(root: String, shiying: String, runs: Int) {
         if let x = a.innerMedian, let y = b.innerMedian, y > 0 { c.innerRatio = x / y }
         cases.append(c)
     }
+    let slider = measureSliderPreview(input, scratch: scratch)
     let size = imageSize(input, scratch: scratch)
     let stamp = timestamp()
     let report = RenderReport(timestamp: stamp, host: ProcessInfo.processInfo.hostName, cores: cores,
                               loadAverageBefore: loadBefore, loadAverageAfter: loadAverage(), runs: runs, input: input,
                               inputWidth: size?.width, inputHeight: size?.height, recipe: typicalRecipe, cases: cases)
     printRenderReport(report)
+    if let slider {
+        print(String(format: "slider preview (EditSession, %@, exposure steps, one core via taskset): median %.1f ms, p90 %.1f ms over %d renders (seed window 1-73 ms: %@)",
+                     slider.size, slider.median * 1000, slider.p90 * 1000, slider.renders, slider.median * 1000 <= 73 ? "within" : "OUTSIDE"))
+    } else {
+        print("slider preview: not measured (taskset or the preview loop failed)")
+    }
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
     encoder.keyEncodingStrategy = .convertToSnakeCase
@@ -163,4 +171,52 @@ private func printRenderReport(_ r: RenderReport) {
         print(line.indices.map { i in String(repeating: " ", count: widths[i] - line[i].count) + line[i] }.joined(separator: "  "))
     }
     print(String(format: "\nload average %.2f before, %.2f after, %d cores", r.loadAverageBefore, r.loadAverageAfter, r.cores))
+}
+
+// MARK: - slider previews (SPEC E5): one decode, many renders, one core
+
+/// What `--preview-loop` prints: render times of an `EditSession` re-rendered
+/// for each slider value, as the editor's preview does.
+struct SliderPreview: Codable {
+    var size: String
+    var renders: Int
+    var median: Double
+    var p90: Double
+}
+
+/// Runs this executable's `--preview-loop` under `taskset -c 0`, so the renders
+/// get one core, as the target states.
+func measureSliderPreview(_ input: String, scratch: String) -> SliderPreview? {
+    let me = executableDirectory + "/Benchmarks"
+    guard let run = try? runChild(["taskset", "-c", "0", me, "--preview-loop", input], captureDirectory: scratch),
+          run.succeeded, let line = run.stdout.split(separator: "\n").last else { return nil }
+    return try? JSONDecoder().decode(SliderPreview.self, from: Data(line.utf8))
+}
+
+/// The child: one session on `input` in a 1170-px box with the typical recipe,
+/// then 41 renders with the exposure moving as a slider drag would; prints one
+/// JSON line of the render times (the first, warm-up render excluded).
+func runPreviewLoop(_ input: String) -> Never {
+    do {
+        var recipe = try JSONDecoder().decode(EditRecipe.self, from: Data(typicalRecipe.utf8))
+        let session = try EditSession(input, recipe: recipe, maxSize: (1170, 1170))
+        var image = try session.render(recipe)
+        var times: [Double] = []
+        let clock = ContinuousClock()
+        for step in 0...40 {
+            recipe.adjustments.exposure = -0.5 + Double(step) * 0.025
+            let start = clock.now
+            image = try session.render(recipe)
+            let took = clock.now - start
+            times.append(Double(took.components.seconds) + Double(took.components.attoseconds) * 1e-18)
+        }
+        times.sort()
+        let result = SliderPreview(size: "\(image.width)x\(image.height)", renders: times.count,
+                                   median: times[times.count / 2], p90: times[times.count * 9 / 10])
+        print(String(decoding: try JSONEncoder().encode(result), as: UTF8.self))
+        exit(session.decodeCount == 1 ? 0 : 1)
+    } catch {
+        FileHandle.standardError.write(Data("preview loop: \(error)\n".utf8))
+        exit(1)
+    }
 }

@@ -176,6 +176,9 @@ func timestamp() -> String {
 
 // MARK: - main
 
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--preview-loop" {
+    runPreviewLoop(CommandLine.arguments[2])  // the render suite's child, pinned to one core
+}
 let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
 if options.suite == "hdr" || options.suite == "all" {
     runHDRSuite(root: packageRoot(), runs: options.runs)
