@@ -20,13 +20,6 @@
 #define SY__X86_PATH 0
 #endif
 
-static double cubic(double x) {
-    x = fabs(x);
-    if (x < 1.0) return (1.5 * x - 2.5) * x * x + 1.0;
-    if (x < 2.0) return ((-0.5 * x + 2.5) * x - 4.0) * x + 2.0;
-    return 0.0;
-}
-
 static int near_int(double v, int64_t *out) {
     double r = floor(v + 0.5);
     if (fabs(v - r) > 1e-6 || fabs(r) > 1e12) return 0;
@@ -56,7 +49,7 @@ void sy__sampler_plan(sy__sampler *s, const double m[6], int32_t ext_x0, int32_t
     }
     s->kind = SY__SAMPLE_CUBIC;
     for (int p = 0; p < SY__PHASES; p++) {
-        double t = (double)p / SY__PHASES, w[4] = {cubic(t + 1), cubic(t), cubic(1 - t), cubic(2 - t)};
+        double t = (double)p / SY__PHASES, w[4] = {sy__cubic(t + 1), sy__cubic(t), sy__cubic(1 - t), sy__cubic(2 - t)};
         int total = 0, biggest = 1;
         for (int i = 0; i < 4; i++) {
             s->w[p][i] = (int16_t)lrint(w[i] * 16384);

@@ -21,13 +21,6 @@
 #define SY__X86_PATH 0
 #endif
 
-static double cubic(double x) {
-    x = fabs(x);
-    if (x < 1.0) return (1.5 * x - 2.5) * x * x + 1.0;
-    if (x < 2.0) return ((-0.5 * x + 2.5) * x - 4.0) * x + 2.0;
-    return 0.0;
-}
-
 void sy__axis_free(sy_context *ctx, sy__axis *a) {
     sy__free(ctx, a->first);
     sy__free(ctx, a->count);
@@ -75,7 +68,7 @@ sy_status sy__axis_plan(sy_context *ctx, uint32_t src_len, double origin, double
         if (s1 < s0) s1 = s0;
         uint32_t taps = (uint32_t)(s1 - s0 + 1);
         double sum = 0;
-        for (uint32_t t = 0; t < taps; t++) sum += tmp[t] = cubic((s0 + t + 0.5 - centre) / widen);
+        for (uint32_t t = 0; t < taps; t++) sum += tmp[t] = sy__cubic((s0 + t + 0.5 - centre) / widen);
         float *w = a->w + k * a->taps;
         for (uint32_t t = 0; t < taps; t++) w[t] = (float)(sum != 0 ? tmp[t] / sum : (t == 0));
         a->first[k] = (int32_t)s0;

@@ -10,6 +10,15 @@
 #include "base/sy_internal.h"
 #include "sy_render.h"
 
+/* The Catmull-Rom kernel (a = -0.5) both resamplers weigh taps with: the
+ * cubic upscale's four taps and the widened downscale's. */
+static inline double sy__cubic(double x) {
+    x = fabs(x);
+    if (x < 1.0) return (1.5 * x - 2.5) * x * x + 1.0;
+    if (x < 2.0) return ((-0.5 * x + 2.5) * x - 4.0) * x + 2.0;
+    return 0.0;
+}
+
 /* Hot loops get an AVX2 clone picked at load time (the x86 AVX2 clone). */
 #if defined(__x86_64__) && defined(__has_attribute) && !defined(__SANITIZE_ADDRESS__)
 #if __has_attribute(target_clones)
