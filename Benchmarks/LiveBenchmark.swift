@@ -61,7 +61,9 @@ private func realPairRows(root: String, shiying: String, runs: Int, scratch: Str
                                    "-c:v", "libx265", "-preset", "fast", "-x265-params", "log-level=error", "-b:v", "\(rate)",
                                    "-tag:v", "hvc1", "-pix_fmt", "yuv420p", theirs],
                         runs: runs, output: theirs, pixels: nil, scratch: scratch, singleRunOver: singleRunOver)
-    let key = timeTool("shiying keyphoto", [shiying, "live", "keyphoto", still, movie, "--at", "0.9",
+    // A key photo is a frame of the SDR movie: the real still's gain map cannot
+    // come with it, so the save needs the SDR consent (SPEC E6).
+    let key = timeTool("shiying keyphoto", [shiying, "live", "keyphoto", still, movie, "--at", "0.9", "--allow-sdr",
                                             "-o", outDir + "/real-key", "--json"],
                        runs: runs, output: nil, pixels: nil, scratch: scratch, singleRunOver: singleRunOver)
     return (makePair("live-edit-real", input: (movie as NSString).lastPathComponent, size: (width, height), ours, peer), key)
