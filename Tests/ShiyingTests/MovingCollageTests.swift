@@ -281,9 +281,13 @@ struct MovingCollageTests {
         defer { dir.remove() }
         let live = try Self.pairs(dir, count: 2, frames: 300, sound: false)
         let request = Self.request(live.map(\.still), dir)
-        let task = Task { try await MovingCollage.export(request) }
-        try await Task.sleep(for: .milliseconds(300))
-        task.cancel()
+        // Cancelled at its first encoded frame, not after a sleep: a fast
+        // machine finishes the export before any fixed delay.
+        let gate = CancelAtFirstFrame()
+        let task = Task {
+            try await MovingCollage.export(request, progress: { p in if p.phase == "frames" { gate.fire() } })
+        }
+        gate.arm(task)
         await #expect(throws: CancellationError.self) { _ = try await task.value }
         #expect(!FileManager.default.fileExists(atPath: dir.file("out/collage.mov")))
         #expect(!FileManager.default.fileExists(atPath: dir.file("out/collage.jpg")))
@@ -313,5 +317,30 @@ struct MovingCollageTests {
         #expect((json["live_cells"] as? [Int]) == [0, 1])
         #expect(json["caption"] as? String == "长按会依次动起来，带声音")
         #expect(run.stderr.contains("frames"), "progress on stderr")
+    }
+}
+
+/// Cancels a task the first time `fire` is called, whether that comes before
+/// or after the task is armed.
+private final class CancelAtFirstFrame: @unchecked Sendable {
+    private let lock = NSLock()
+    private var task: Task<MovingCollageReport, Error>?
+    private var fired = false
+
+    func arm(_ task: Task<MovingCollageReport, Error>) {
+        lock.lock()
+        self.task = task
+        let cancelNow = fired
+        lock.unlock()
+        if cancelNow { task.cancel() }
+    }
+
+    func fire() {
+        lock.lock()
+        let first = !fired
+        fired = true
+        let task = self.task
+        lock.unlock()
+        if first { task?.cancel() }
     }
 }
