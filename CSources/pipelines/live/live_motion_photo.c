@@ -10,11 +10,11 @@
 #include "base/sy_fourcc.h"
 #include "base/sy_internal.h"
 #include "base/sy_output.h"
-#include "edit/sy_edit_internal.h"
 #include "exif/sy_content_id.h"
 #include "live/sy_live_motion.h"
 #include "live/sy_live_movie.h"
 #include "live/sy_live_pair_files.h"
+#include "live/sy_live_still_job.h"
 #include "sy_gainmap.h"
 #include "sy_live.h"
 #include "sy_mov.h"
@@ -52,18 +52,8 @@ static sy_status heic_still(sy_context *ctx, const char *input, const char *id, 
     }
     sy_recipe identity;
     sy_recipe_init(&identity);
-    sy_edit_options eo;
-    sy_edit_options_init(&eo);
-    eo.flags = SY_EDIT_FULL_DECODE;
-    eo.format = SY_STILL_HEIC;
-    eo.quality = quality;
-    sy_edit_job *job = NULL;
     sy_gainmap_edit_report gr;
-    memset(&gr, 0, sizeof gr);
-    st = sy_edit_open(ctx, input, &identity, &eo, &job, NULL, err);
-    if (st == SY_OK) st = sy__edit_job_carry_identifier(job, id, err);
-    if (st == SY_OK) st = sy__gainmap_job_write_decided(job, path, &hdr, &gr, err);
-    sy_edit_close(job);
+    st = sy__live_write_edited_still(ctx, input, &identity, SY_STILL_HEIC, quality, 0, id, &hdr, path, &gr, err);
     sy__hdr_decision_free(ctx, &hdr);
     rep->still_width = gr.edit.width;
     rep->still_height = gr.edit.height;

@@ -21,6 +21,7 @@
 #include "sy_live.h"
 #include "live/sy_live_movie.h"
 #include "live/sy_live_pair_files.h"
+#include "live/sy_live_still_job.h"
 #include "video/sy_frame_path.h"
 
 void sy_live_save_options_init(sy_live_save_options *opts) {
@@ -160,18 +161,9 @@ typedef struct still_task {
 
 static void *write_edited_still(void *arg) {
     still_task *t = arg;
-    sy_edit_options eo;
-    sy_edit_options_init(&eo);
-    eo.flags = SY_EDIT_FULL_DECODE | SY_EDIT_IDENTIFY_SOURCE;
-    eo.format = t->format;
-    eo.quality = t->quality;
-    sy_edit_job *job = NULL;
     sy_gainmap_edit_report gr;
-    memset(&gr, 0, sizeof gr);
-    t->st = sy_edit_open(t->ctx, t->source, t->recipe, &eo, &job, NULL, &t->err);
-    if (t->st == SY_OK && t->identifier) t->st = sy__edit_job_carry_identifier(job, t->identifier, &t->err);
-    if (t->st == SY_OK) t->st = sy__gainmap_job_write_decided(job, t->path, t->hdr, &gr, &t->err);
-    sy_edit_close(job);
+    t->st = sy__live_write_edited_still(t->ctx, t->source, t->recipe, t->format, t->quality, SY_EDIT_IDENTIFY_SOURCE,
+                                        t->identifier, t->hdr, t->path, &gr, &t->err);
     t->width = gr.edit.width;
     t->height = gr.edit.height;
     t->outcome = gr.outcome;

@@ -13,6 +13,7 @@
 #include "exif/sy_exif_writer.h"
 #include "sy_live.h"
 #include "exif/sy_content_id.h"
+#include "live/sy_live_still_job.h"
 
 /* Stills larger than this are not loaded whole for the strip rewrite. */
 #define STRIP_MAX_BYTES ((size_t)256 << 20)
@@ -189,5 +190,23 @@ sy_status sy_live_write_still(sy_context *ctx, const sy_edit_image *image, const
     if (st == SY_OK) st = sy__still_writer_finish(w, err);
     sy__still_writer_destroy(w);
     sy__metadata_free(ctx, &md);
+    return st;
+}
+
+sy_status sy__live_write_edited_still(sy_context *ctx, const char *source, const sy_recipe *recipe,
+                                      sy_still_format format, int quality, uint32_t flags, const char *identifier,
+                                      sy__hdr_decision *hdr, const char *path, sy_gainmap_edit_report *rep,
+                                      sy_error *err) {
+    sy_edit_options eo;
+    sy_edit_options_init(&eo);
+    eo.flags = SY_EDIT_FULL_DECODE | flags;
+    eo.format = format;
+    eo.quality = quality;
+    sy_edit_job *job = NULL;
+    memset(rep, 0, sizeof *rep);
+    sy_status st = sy_edit_open(ctx, source, recipe, &eo, &job, NULL, err);
+    if (st == SY_OK && identifier) st = sy__edit_job_carry_identifier(job, identifier, err);
+    if (st == SY_OK) st = sy__gainmap_job_write_decided(job, path, hdr, rep, err);
+    sy_edit_close(job);
     return st;
 }

@@ -1,0 +1,18 @@
+/* sy_live_still_job.h — a Live pair's still written as a still edit is
+ * (engine-private): the edit job renders `recipe`, carries `identifier`
+ * (NULL: a still apart from any movie) and writes the gain map as the HDR
+ * decision `hdr` (made by the caller, never ASK; KEEP's map is consumed)
+ * says. `flags` are added to SY_EDIT_FULL_DECODE (SY_EDIT_IDENTIFY_SOURCE
+ * for the E7 evidence). Used by Live saves and by Motion Photo -> Live. */
+#ifndef SY_LIVE_STILL_JOB_H
+#define SY_LIVE_STILL_JOB_H
+
+#include "edit/sy_edit_internal.h"
+#include "sy_gainmap_edit.h"
+
+sy_status sy__live_write_edited_still(sy_context *ctx, const char *source, const sy_recipe *recipe,
+                                      sy_still_format format, int quality, uint32_t flags, const char *identifier,
+                                      sy__hdr_decision *hdr, const char *path, sy_gainmap_edit_report *rep,
+                                      sy_error *err);
+
+#endif
