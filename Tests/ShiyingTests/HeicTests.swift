@@ -129,4 +129,38 @@ struct HeicTests {
         let converted = try Conversion.convertBlocking(path, to: dir.file("i.jpg"))
         #expect(converted.kept.contains("gps") && converted.kept.contains("icc"), "\(converted.kept)")
     }
+
+    // A turned grid is read tile column by tile column (heif_tile_source.c,
+    // transposed), at a box factor (k = 2 for a 1080-wide portrait) and at full
+    // size (k = 1): the portrait cell is the landscape cell turned.
+    @Test("iPhone 15 Plus HEIC turned (irot 90 and 270): the cell equals the upright cell turned (PSNR ≥ 45 dB)",
+          .enabled(if: Paths.corpusAvailable, "../shared/corpus is not next to the package"),
+          arguments: [(UInt8(1), "-90"), (UInt8(3), "90")])
+    func turnedGridReadAcross(rotation: UInt8, turn: String) async throws {
+        let path = Paths.corpus.appendingPathComponent("real/iphone15plus_IMG_3853.HEIC").path
+        let dir = try TempDir("heic-turned")
+        defer { dir.remove() }
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let irot: [UInt8] = [0, 0, 0, 9] + Array("irot".utf8)
+        let at = (0...(bytes.count - irot.count)).filter { Array(bytes[$0..<$0 + irot.count]) == irot }
+        guard at.count == 1 else { throw TestFailure("expected one irot box, found \(at.count)") }
+        bytes[at[0] + irot.count] = rotation
+        let turned = dir.file("turned.heic")
+        try Data(bytes).write(to: URL(fileURLWithPath: turned))
+        for width in [1080, 2400] { // k = 2 and k = 1 (4284 / 2 < 2400): both read the turned grid across
+            let upright = dir.file("upright-\(width).png"), portrait = dir.file("portrait-\(width).png")
+            let expected = dir.file("expected-\(width).png")
+            let tall = width * 5712 / 4284
+            let (a, _) = try await CLI.collage(["--layout", "long", "--width", "\(tall)", "--format", "png", "-o", upright, path],
+                                               timeout: 300)
+            let (b, json) = try await CLI.collage(["--layout", "long", "--width", "\(width)", "--format", "png", "-o", portrait,
+                                                   turned], timeout: 300)
+            #expect(a.succeeded && b.succeeded, "\(a) \(b)")
+            #expect(json?.height == tall, "portrait height \(String(describing: json?.height)), want \(tall)")
+            _ = try await runTool("convert", [upright, "-rotate", turn, expected])
+            let psnr = try await Self.psnr(portrait, expected)
+            print("irot \(rotation) at \(width) wide: PSNR vs the upright cell turned \(psnr) dB")
+            #expect(psnr >= 45, "irot \(rotation), width \(width): \(psnr) dB")
+        }
+    }
 }

@@ -166,7 +166,7 @@ struct HeicMemoryTests {
     // stores a portrait — portrait: a long image keeps 12 MiB and no cell is
     // over the 6 MiB cell cap. A portrait 24 MP cell at 1080 needs k = 2: rows
     // 2856 px wide for a tile row of 896 (1.9 MB of 4:2:0 planes; 3.9 MB when
-    // rows were kept as converted pixels) and one 640x896 tile in decode.
+    // rows were kept as converted pixels) read along, 1.0 MB read across.
     @Test("real iPhone HEICs (landscape and portrait) in a long image: ≤ 12 MiB (RSS and engine)")
     func realIPhoneHeics() async throws {
         let real = Paths.corpus.appendingPathComponent("real")
@@ -193,15 +193,10 @@ struct HeicMemoryTests {
         let mixed = try await MemoryTests.longJob([portrait, plus, portrait, se], label: "heic-real-portrait")
         #expect(mixed.height == 2 * 1440 + 810 + 810, "height \(mixed.height)")
         #expect(mixed.enginePeakBytes <= 12 * MiB, "real with portraits: engine \(MemoryTests.mib(mixed.enginePeakBytes))")
-        // Known: a portrait 24 MP cell (k = 2, 1.9 MB of rows) beside libavcodec's tile
-        // state and code pages reaches ~12.5 MiB resident (13.3 before its pictures
-        // became engine blocks); issue 15 stays open for it.
-        withKnownIssue("24 MP portrait cells with libavcodec: ~12.5 MiB resident", isIntermittent: true) {
-            #expect(mixed.peakRssDeltaBytes <= 12 * MiB, "real with portraits: \(MemoryTests.mib(mixed.peakRssDeltaBytes))")
-        }
-        // Known: the portrait cell's 1.9 MB of rows plus the tile decoder (~4.9 MB charged) exceed the 6 MiB cap.
-        withKnownIssue("24 MP portrait cells: rows + tile decoder exceed the cell cap") {
-            #expect(mixed.overBudgetCells.isEmpty, "real portrait cells over budget: \(mixed.overBudgetCells)")
-        }
+        // A portrait 24 MP cell (k = 2) is read tile column by tile column
+        // (heif_tile_source.c, transposed): 1.0 MB of rows, not 1.9, and no
+        // turn; with libavcodec's tile state it fits the job and the cell cap.
+        #expect(mixed.peakRssDeltaBytes <= 12 * MiB, "real with portraits: \(MemoryTests.mib(mixed.peakRssDeltaBytes))")
+        #expect(mixed.overBudgetCells.isEmpty, "real portrait cells over budget: \(mixed.overBudgetCells)")
     }
 }
