@@ -237,6 +237,18 @@ SY__ADD_BOX_ROW(add_box_row_u8, uint8_t)
 SY__ADD_BOX_ROW(add_box_row_u16, uint16_t)
 #undef SY__ADD_BOX_ROW
 
+/* box[b] = the sum of samples [px0 + b k, px0 + (b + 1) k) of plane p over
+ * rows [y, y + rows_in) of the decoded tile. */
+static void sum_boxes(uint32_t *box, const sy__yuv *yuv, uint32_t p, uint32_t y, uint32_t rows_in, uint32_t px0,
+                      uint32_t count, uint32_t k) {
+    memset(box, 0, (size_t)((count + k - 1) / k) * sizeof *box);
+    for (uint32_t r = 0; r < rows_in; r++) {
+        const uint8_t *row = yuv->plane[p] + (size_t)(y + r) * yuv->stride[p];
+        if (yuv->bit_depth > 8) add_box_row_u16(box, (const uint16_t *)(const void *)row + px0, count, k);
+        else add_box_row_u8(box, row + px0, count, k);
+    }
+}
+
 /* Planar path: every plane of the tile holds whole k x k boxes (offsets and
  * tile sides are multiples of k times the plane's subsampling), so each box
  * is averaged here into the plane's ring; tiles own disjoint columns of it,
@@ -259,12 +271,7 @@ static void average_tile(tile_source *s, tile_worker *w, const sy__yuv *yuv, uin
         uint32_t ox0 = (tx + x_from - g->crop_x) / (sx * k);
         for (uint32_t y = py0; y < py1; y += k) {
             uint32_t rows_in = SY__MIN(k, py1 - y);
-            memset(w->box_row, 0, (size_t)boxes * sizeof *w->box_row);
-            for (uint32_t r = 0; r < rows_in; r++) {
-                const uint8_t *row = yuv->plane[p] + (size_t)(y + r) * yuv->stride[p];
-                if (wide) add_box_row_u16(w->box_row, (const uint16_t *)(const void *)row + px0, count, k);
-                else add_box_row_u8(w->box_row, row + px0, count, k);
-            }
+            sum_boxes(w->box_row, yuv, p, y, rows_in, px0, count, k);
             uint32_t oy = (ty / sy + y - g->crop_y / sy) / k;
             uint8_t *out = rp->samples + (size_t)(oy % rp->rows) * rp->stride;
             uint32_t b = 0;
@@ -304,12 +311,7 @@ static void average_tile_across(tile_source *s, tile_worker *w, const sy__yuv *y
         uint32_t ring_row0 = (tx + x_from - g->crop_x) / (sub * k);
         for (uint32_t y = py0; y < py1; y += k) {
             uint32_t rows_in = SY__MIN(k, py1 - y);
-            memset(w->box_row, 0, (size_t)boxes * sizeof *w->box_row);
-            for (uint32_t r = 0; r < rows_in; r++) {
-                const uint8_t *row = yuv->plane[p] + (size_t)(y + r) * yuv->stride[p];
-                if (wide) add_box_row_u16(w->box_row, (const uint16_t *)(const void *)row + px0, count, k);
-                else add_box_row_u8(w->box_row, row + px0, count, k);
-            }
+            sum_boxes(w->box_row, yuv, p, y, rows_in, px0, count, k);
             uint32_t column = (ty / sub + y - g->crop_y / sub) / k;
             for (uint32_t b = 0; b < boxes; b++) {
                 uint32_t n = SY__MIN(k, count - b * k) * rows_in, v = (w->box_row[b] + n / 2) / n;
