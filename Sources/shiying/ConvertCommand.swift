@@ -3,20 +3,25 @@ import Shiying
 import ShiyingLibrary
 import ShiyingOrganize
 
-/// `shiying convert IN -o OUT.(heic|jpg|png) [--quality Q] [--json]`, and `--to live|gif`.
+/// `shiying convert IN -o OUT.(heic|jpg|png) [--quality Q] [--json]`, and `--to live|gif|motion-photo`.
 enum ConvertCommand {
     static let spec = CommandSpec(
-        path: ["convert"], summary: "a photo to HEIC/JPEG/PNG, a video or Motion Photo to a Live pair or a GIF",
-        operands: [OperandSpec("IN", .one, "the photo, video or Motion Photo", missing: "one input photo")],
+        path: ["convert"],
+        summary: "a photo to HEIC/JPEG/PNG, a video or Motion Photo to a Live pair or a GIF, a Live pair to a Motion Photo",
+        operands: [OperandSpec("IN", .one, "the photo, video or Motion Photo (the Live still with --to motion-photo)",
+                               missing: "one input photo"),
+                   OperandSpec("MOVIE", .optional, "the Live movie (--to motion-photo only)")],
         options: [
-            .output("OUT", "the converted file (.heic, .jpg, .png; .gif with --to gif; a folder with --to live); "
+            .output("OUT", "the converted file (.heic, .jpg, .png; .gif with --to gif; a folder with --to live; "
+                    + ".jpg or .heic with --to motion-photo); "
                     + "with --library only its name"),
             .library,
-            .choice("to", ["photo", "live", "gif"], "what to make", default: "photo"),
+            .choice("to", ["photo", "live", "gif", "motion-photo"], "what to make", default: "photo"),
             .choice("format", ["heic", "jpeg", "png"], "output format; must agree with -o's extension",
                     aliases: ["jpg": "jpeg"]),
             .int("quality", "Q", 1...100, "JPEG/HEIC quality", default: 90),
             .flag("allow-sdr", "consent to dropping an HDR gain map (SPEC E6; with --to live: a Motion Photo's HEIC still)"),
+            .flag("reencode-still", "--to motion-photo: re-encode a still of the other format (a HEIC still into .jpg)"),
             .double("fps", "N", 0...120, "GIF frame rate (--to gif)", default: 15),
             .int("size", "PX", 0...8192, "GIF's longest side (--to gif)", default: 640),
             .int("colors", "N", 2...255, "GIF palette size (--to gif)", default: 255),
@@ -29,9 +34,13 @@ enum ConvertCommand {
 
     static func run(_ parsed: ParsedArguments) throws -> Int32 {
         let input = parsed.positionals[0]
+        if parsed.positionals.count > 1 && parsed.string("to") != "motion-photo" {
+            throw UsageError("convert: a second operand (MOVIE) only with --to motion-photo")
+        }
         switch parsed.string("to") {
         case "live": return try ConvertLiveCommand.run(input, parsed)
         case "gif": return try ConvertGIFCommand.run(input, parsed)
+        case "motion-photo": return try ConvertMotionPhotoCommand.run(input, parsed)
         default: break
         }
         if let library = parsed.string("library") { return try intoLibrary(input, library, parsed) }

@@ -142,6 +142,40 @@ struct LibraryCLITests {
         #expect(try await ShiyingBinary.shiying(["library", "restore", "1", "--library", lib]).status == 0)
     }
 
+    @Test("convert STILL MOVIE --to motion-photo: -o with --json, and --library into 「拾映转换」 carrying the favourite")
+    func motionPhotoFromLive() async throws {
+        let dir = try TempFolder()
+        defer { dir.remove() }
+        let fixture = try await LibraryFixture.make(in: dir, photos: 1, lives: 1)
+        let pair = try #require(fixture.livePairs.first)
+        let out = dir.file("MP.jpg")
+        let direct = try await ShiyingBinary.shiying(["convert", pair.still, pair.movie, "--to", "motion-photo", "-o", out, "--json"])
+        #expect(direct.status == 0, "\(direct.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(direct.stdout.utf8)) as? [String: Any])
+        #expect(report["container"] as? String == "jpeg" && (report["movie_length"] as? Int ?? 0) > 0, "\(direct.stdout)")
+        let size = try FileManager.default.attributesOfItem(atPath: out)[.size] as? Int
+        #expect((report["movie_offset"] as? Int ?? 0) + (report["movie_length"] as? Int ?? 0) == size)
+        // one operand too many without --to motion-photo
+        let extra = try await ShiyingBinary.shiying(["convert", pair.still, pair.movie, "-o", dir.file("x.jpg")])
+        #expect(extra.status != 0 && extra.stderr.contains("motion-photo"), "\(extra.stderr)")
+
+        let lib = dir.file("lib")
+        #expect(try await ShiyingBinary.shiying(["library", "init", lib]).status == 0)
+        #expect(try await ShiyingBinary.shiying(["library", "import", fixture.input, "--library", lib]).status == 0)
+        let listed = try await ShiyingBinary.shiying(["library", "list", "--library", lib, "--json"])
+        let live = try #require(listed.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.first { $0["kind"] as? String == "live" })
+        let liveID = try #require(live["id"] as? Int)
+        #expect(try await ShiyingBinary.shiying(["library", "favorite", "\(liveID)", "--library", lib]).status == 0)
+        let converted = try await ShiyingBinary.shiying(["convert", pair.still, pair.movie, "--to", "motion-photo",
+                                                         "--library", lib, "--json"])
+        #expect(converted.status == 0, "\(converted.stderr)")
+        let exit = try #require(try JSONSerialization.jsonObject(with: Data(converted.stdout.utf8)) as? [String: Any])
+        #expect(exit["album"] as? String == LibraryAlbum.conversions && exit["favorite"] as? Bool == true, "\(converted.stdout)")
+        #expect((exit["files"] as? [String])?.first.map { FileManager.default.fileExists(atPath: $0) } == true)
+    }
+
     @Test("organize --db keeps working, and organize scan --library runs on the catalogue's originals")
     func organizeOnLibrary() async throws {
         let dir = try TempFolder()

@@ -7,9 +7,9 @@
  * change between frames maps to the same index in every frame, so a still
  * background neither shimmers nor costs bytes (the writer makes it
  * transparent); error diffusion and per-frame palettes both move the noise
- * from frame to frame. Memory: the histogram 1 MB (32768 bins of 5 bits per
- * channel), the mapper's nearest-colour cache 512 KB (6 bits per channel,
- * filled on first use). Not thread-safe: one job per builder and mapper. */
+ * from frame to frame. Memory: the histogram 1.1 MB (32768 bins of 5 bits per
+ * channel, 4096 flat-colour counters), the mapper's nearest-colour cache 1.25 MB (2^18 exact colours,
+ * direct-mapped, filled on first use). Not thread-safe: one job per builder and mapper. */
 #ifndef SY_GIF_PALETTE_H
 #define SY_GIF_PALETTE_H
 
@@ -22,7 +22,9 @@ sy_status sy__gif_histogram_create(sy_context *ctx, sy__gif_histogram **out, sy_
 /* Counts every pixel of an RGB image (rows of width*3 bytes at `stride`). */
 void sy__gif_histogram_add(sy__gif_histogram *h, const uint8_t *rgb, size_t stride, uint32_t width, uint32_t height);
 /* Up to `colors` (2..256) entries: median cut on the histogram in Oklab, refined
- * by k-means; *count gets the number made (fewer when the frames have fewer colours). */
+ * by k-means, then each flat colour (an exact colour of runs covering >= 0.5%
+ * of the pixels, at most 16) put in exactly; *count gets the number made
+ * (fewer when the frames have fewer colours). */
 sy_status sy__gif_palette_build(sy__gif_histogram *h, uint32_t colors, uint8_t palette[256 * 3], uint32_t *count,
                                 sy_error *err);
 void sy__gif_histogram_destroy(sy__gif_histogram *h);

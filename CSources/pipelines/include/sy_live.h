@@ -173,6 +173,47 @@ sy_status sy_live_from_motion_photo(sy_context *ctx, const char *input, const ch
                                     const sy_live_motion_options *opts, sy_live_motion_report *report,
                                     sy_error *err);
 
+/* ---- Live -> Motion Photo (SPEC S3) ---- */
+
+typedef struct sy_motion_photo_options {
+    uint32_t version;             /* 1 */
+    int reencode_still;           /* 1: a still in the other format (a HEIC still for a .jpg) is re-encoded;
+                                     0: refused (SY_E_UNSUPPORTED) so the still's own bytes are never lost unasked */
+    int quality;                  /* the re-encoded still's quality (default 97) */
+    int allow_sdr;                /* SPEC E6: consent to a re-encoded still losing a gain map it cannot keep */
+} sy_motion_photo_options;
+
+void sy_motion_photo_options_init(sy_motion_photo_options *opts);
+
+typedef struct sy_motion_photo_report {
+    uint32_t container;           /* 'jpeg' or 'heic': the output's form */
+    int64_t presentation_us;      /* MotionPhotoPresentationTimestampUs written: the Live still-image time;
+                                     -1 when the movie has none */
+    uint64_t movie_offset, movie_length; /* the embedded MP4 inside the output */
+    int still_reencoded;          /* 0 = the still's bytes kept (only its identifier entry blanked) */
+    int identifier_removed;       /* 1 = the still carried an Apple content identifier, left out */
+    uint32_t still_width, still_height;
+    sy_hdr_outcome still_hdr;     /* a re-encoded still's gain map (NOT_HDR when the bytes were kept: a map
+                                     in them is kept as it was) */
+    sy_video_transcode_report movie; /* the remux into MP4 */
+} sy_motion_photo_report;
+
+/** Writes `output` (.jpg or .heic) as an Android Motion Photo from a Live
+ *  pair: the movie remuxed into an MP4 (every sample copied with its timing,
+ *  audio kept, no Apple identifier or still-image-time track), embedded per
+ *  Google's Motion Photo format 1.0 — JPEG: XMP Camera:MotionPhoto = 1,
+ *  MotionPhotoVersion = 1, MotionPhotoPresentationTimestampUs = the Live
+ *  still-image time, Container:Directory (Primary, an MPF gain map's item,
+ *  MotionPhoto video/mp4 with its Length) and the MP4 appended; HEIC: the MP4
+ *  as a top-level `mpvd` box after the still (Samsung's form; no XMP added).
+ *  The still keeps its bytes, its content identifier removed; a still in the
+ *  other format only with reencode_still. Read back with
+ *  sy_motion_photo_probe before it is reported. SY_E_INVALID_INPUT when the
+ *  two files carry different identifiers. Progress phase "frames" (the remux). */
+sy_status sy_motion_photo_from_live(sy_context *ctx, const char *still, const char *movie, const char *output,
+                                    const sy_motion_photo_options *opts, sy_motion_photo_report *report,
+                                    sy_error *err);
+
 /** SPEC E2: the frame of `movie` a Live save shows at `seconds`, rendered with
  *  `recipe` (NULL = identity) by the same renderer the save uses for every
  *  frame, cropped to the encoded (even) size: byte-identical to what the save

@@ -1,5 +1,6 @@
-/* motion_still.c — a Motion Photo's JPEG as a Live still without touching
- * its image data (live/sy_live_motion.h). */
+/* motion_still.c — a JPEG still between the two forms without touching its
+ * image data (live/sy_live_motion.h): a Motion Photo's JPEG as a Live still,
+ * and a Live still as a Motion Photo's JPEG with the movie appended. */
 #include <string.h>
 
 #include "base/sy_input.h"
@@ -7,6 +8,7 @@
 #include "exif/sy_content_id.h"
 #include "exif/sy_exif.h"
 #include "exif/sy_exif_writer.h"
+#include "gainmap/sy_gainmap_internal.h"
 #include "live/sy_live_motion.h"
 #include "sy_still.h"
 
@@ -176,6 +178,101 @@ sy_status sy__live_motion_still_jpeg(sy_context *ctx, const char *input, uint64_
     if (st == SY_OK) st = sy__output_commit(&out, err);
     else if (out.file) sy__output_abort(&out);
     sy__free(ctx, exif);
+    sy__free(ctx, s->p);
+    sy__free(ctx, s);
+    return st;
+}
+
+/* ---- Live still -> Motion Photo JPEG ---- */
+
+/* Bytes from the first MPF secondary image (a gain map) to the end of the
+ * still: the directory item that follows the primary image. 0 without MPF. */
+static sy_status mpf_trailing(const char *path, const still_bytes *s, uint64_t *trailing, sy_error *err) {
+    *trailing = 0;
+    if (s->mpf < 0) return SY_OK;
+    const segment *g = &s->seg[s->mpf];
+    size_t tiff_at = g->at + 8; /* marker, length, "MPF\0" */
+    sy__mpf_entry e[SY__MPF_MAX_IMAGES];
+    int n = sy__mpf_parse(s->p + tiff_at, g->len - 8, e, SY__MPF_MAX_IMAGES);
+    if (n < 0) return sy__fail(err, SY_E_INVALID_INPUT, "%s: the MPF index is malformed", path);
+    uint64_t first = UINT64_MAX;
+    for (int i = 1; i < n; i++)
+        if (e[i].offset && tiff_at + (uint64_t)e[i].offset < first) first = tiff_at + (uint64_t)e[i].offset;
+    if (first == UINT64_MAX) return SY_OK;
+    if (first <= s->scan || first >= s->len)
+        return sy__fail(err, SY_E_INVALID_INPUT, "%s: the MPF index points outside the photo", path);
+    *trailing = s->len - first;
+    return SY_OK;
+}
+
+static sy_status append_file(const char *movie, FILE *to, const char *output, sy_error *err) {
+    FILE *f = NULL;
+    sy_status st = sy__input_open(movie, &f, err);
+    if (st != SY_OK) return st;
+    uint8_t buf[1 << 16];
+    size_t n;
+    while (st == SY_OK && (n = fread(buf, 1, sizeof buf, f)) > 0)
+        if (fwrite(buf, 1, n, to) != n) st = sy__fail(err, SY_E_IO, "%s: write failed", output);
+    if (st == SY_OK && ferror(f)) st = sy__fail(err, SY_E_IO, "%s: read failed", movie);
+    fclose(f);
+    return st;
+}
+
+sy_status sy__motion_photo_jpeg_write(sy_context *ctx, const char *still, const char *movie, int64_t presentation_us,
+                                      const char *output, uint64_t *movie_offset, sy_error *err) {
+    FILE *sf = NULL, *mf = NULL;
+    sy_status st = sy__input_open(still, &sf, err);
+    if (st != SY_OK) return st;
+    fseeko(sf, 0, SEEK_END);
+    uint64_t still_len = (uint64_t)ftello(sf);
+    fclose(sf);
+    if ((st = sy__input_open(movie, &mf, err)) != SY_OK) return st;
+    fseeko(mf, 0, SEEK_END);
+    uint64_t movie_len = (uint64_t)ftello(mf);
+    fclose(mf);
+
+    still_bytes *s = sy__calloc(ctx, 1, sizeof *s, "motion photo segments", err);
+    if (!s) return err ? err->code : SY_E_BUDGET;
+    uint8_t *xmp = NULL;
+    size_t xmp_len = 0;
+    uint64_t trailing = 0;
+    st = read_still(ctx, still, still_len, s, err);
+    if (st == SY_OK) st = index_segments(still, s, err);
+    /* a new XMP goes where the old one was, else after the Exif (or a leading JFIF APP0) */
+    int at = s->xmp >= 0 ? s->xmp : s->exif >= 0 ? s->exif + 1 : s->count && s->seg[0].marker == 0xE0 ? 1 : 0;
+    if (st == SY_OK && s->mpf >= 0 && at > s->mpf) /* MPF offsets count from the MPF segment */
+        st = sy__fail(err, SY_E_UNSUPPORTED,
+                      "%s: the XMP follows the MPF index; growing it would move the gain map the index points at",
+                      still);
+    if (st == SY_OK) st = mpf_trailing(still, s, &trailing, err);
+    if (st == SY_OK) {
+        const uint8_t *old = NULL;
+        size_t old_len = 0;
+        if (s->xmp >= 0) {
+            const segment *g = &s->seg[s->xmp];
+            old = s->p + g->at + 4 + sizeof XMP_PREFIX, old_len = g->len - 4 - sizeof XMP_PREFIX;
+        }
+        st = sy__xmp_with_motion_photo(ctx, old, old_len, presentation_us, trailing, movie_len, &xmp, &xmp_len, err);
+    }
+    if (st == SY_OK && 2 + sizeof XMP_PREFIX + xmp_len > 0xFFFF)
+        st = sy__fail(err, SY_E_UNSUPPORTED, "%s: the XMP with the Motion Photo does not fit one JPEG segment", still);
+    sy__output out = {0};
+    if (st == SY_OK) st = sy__output_open(ctx, output, &out, err);
+    if (st == SY_OK) {
+        static const uint8_t soi[2] = {0xFF, 0xD8};
+        int ok = fwrite(soi, 1, 2, out.file) == 2;
+        for (uint32_t i = 0; ok && i <= s->count; i++) {
+            if ((int)i == at) ok = put_segment(out.file, 0xE1, XMP_PREFIX, sizeof XMP_PREFIX, xmp, xmp_len);
+            if (ok && i < s->count && (int)i != s->xmp)
+                ok = fwrite(s->p + s->seg[i].at, 1, s->seg[i].len, out.file) == s->seg[i].len;
+        }
+        if (ok) ok = fwrite(s->p + s->scan, 1, s->len - s->scan, out.file) == s->len - s->scan;
+        if (ok) *movie_offset = (uint64_t)ftello(out.file);
+        st = ok ? append_file(movie, out.file, output, err) : sy__fail(err, SY_E_IO, "%s: write failed", output);
+    }
+    if (st == SY_OK) st = sy__output_commit(&out, err);
+    else if (out.file) sy__output_abort(&out);
+    sy__free(ctx, xmp);
     sy__free(ctx, s->p);
     sy__free(ctx, s);
     return st;
