@@ -12,9 +12,10 @@
  * ffmpeg's own / PSNR): B4 LA15 (ffmpeg's default) 303 MB 47.58 dB, B3 LA10
  * 268 MB 47.52 dB, B4 LA8 261 MB 47.27 dB, B4 LA5 245 MB 46.57 dB, B0 LA1
  * 177 MB 45.68 dB, CPU within the noise. Half of ffmpeg's peak would cost
- * 1-2 dB, so the defaults stay. Sound is copied sample for sample from each cell that plays with
- * it, on its own track placed by an empty edit at the cell's turn, outside
- * any alternate group, so players play the tracks one after another. */
+ * 1-2 dB, so the defaults stay. Sound is copied sample for sample from
+ * each cell that plays with it, on its own track placed by an empty edit at
+ * the cell's turn, outside any alternate group, so players play the tracks
+ * one after another. */
 #include <math.h>
 #include <pthread.h>
 #include <string.h>
