@@ -14,6 +14,10 @@
 //   the SPEC C3 verification, at the SPEC C14 bitrate for the canvas.
 // ffmpeg: the same movies, each `fps=30,scale..increase,crop` to its cell, `xstack` at the same cell
 //   positions, padded to the canvas, libx265 `fast` at the same bitrate, the same frame count (movie only).
+//   Each cell holds its last frame (`tpad=stop_mode=clone`) for as long as our movie lasts: ours aligns the
+//   cells on their key-photo moments (SPEC C1 together), so the 2x2 lasts 5.1 s although its longest clip
+//   is 3.6 s, and xstack alone stopped at the longest input — 108 of 153 frames — while `-frames:v` only
+//   caps. Every clip plays once in full in both; each frame row reports the frames each tool encoded.
 // Each repetition runs ours then ffmpeg back to back; medians of wall seconds, user CPU seconds and peak RSS.
 // Writes .build/benchmarks/motion-latest.json and motion-<timestamp>.json.
 import Foundation
@@ -24,6 +28,7 @@ struct MotionRow: Codable {
     var width: Int
     var height: Int
     var frames: Int
+    var ffmpegFrames: Int        // what the peer's movie holds (ffprobe packet count): must equal frames
     var bitrate: Int
     var shiyingSeconds: Double
     var shiyingUserSeconds: Double
@@ -58,6 +63,7 @@ private struct CollageLine: Decodable {
     var width: Int
     var height: Int
     var bitrate: Int
+    var durationSeconds: Double
     var cellRects: [[Int]]
 }
 
@@ -89,7 +95,8 @@ private func motionCase(_ name: String, stills: [[String]], movies: [String], la
             var graph: [String] = [], layout: [String] = []
             for (i, rect) in l.cellRects.enumerated() {
                 graph.append("[\(i):v]fps=30,scale=\(rect[2]):\(rect[3]):force_original_aspect_ratio=increase,"
-                             + "crop=\(rect[2]):\(rect[3]),setpts=PTS-STARTPTS[v\(i)]")
+                             + "crop=\(rect[2]):\(rect[3]),setpts=PTS-STARTPTS,"
+                             + "tpad=stop_mode=clone:stop_duration=\(l.durationSeconds)[v\(i)]")
                 layout.append("\(rect[0])_\(rect[1])")
             }
             let inputs = (0..<movies.count).map { "[v\($0)]" }.joined()
@@ -107,11 +114,17 @@ private func motionCase(_ name: String, stills: [[String]], movies: [String], la
         peerRuns.append(p)
     }
     guard let l = line else { return nil }
+    let peerMovie = outDir + "/ffmpeg-\(name).mov"
+    let count = try? runChild(["ffprobe", "-v", "error", "-select_streams", "v:0", "-count_packets", "-show_entries",
+                               "stream=nb_read_packets", "-of", "csv=p=0", peerMovie], captureDirectory: scratch)
+    let peerFrames = Int(count?.stdout.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
+    if peerFrames != l.frames { progress("motion \(name): ffmpeg wrote \(peerFrames) frames, ours \(l.frames)") }
     let oursSeconds = median(oursRuns.map(\.seconds)), peerSeconds = median(peerRuns.map(\.seconds))
     let oursUser = median(oursRuns.map(\.userSeconds)), peerUser = median(peerRuns.map(\.userSeconds))
     let oursRSS = oursRuns.map(\.maxRSSKiB).max()! * 1024, peerRSS = peerRuns.map(\.maxRSSKiB).max()! * 1024
     func quoted(_ argv: [String]) -> String { argv.map { $0.contains(" ") || $0.contains(";") ? "'\($0)'" : $0 }.joined(separator: " ") }
-    return MotionRow(name: name, width: l.width, height: l.height, frames: l.frames, bitrate: l.bitrate,
+    return MotionRow(name: name, width: l.width, height: l.height, frames: l.frames, ffmpegFrames: peerFrames,
+                     bitrate: l.bitrate,
                      shiyingSeconds: oursSeconds, shiyingUserSeconds: oursUser, shiyingPeakRSSBytes: oursRSS,
                      shiyingFPS: Double(l.frames) / oursSeconds, ffmpegSeconds: peerSeconds,
                      ffmpegUserSeconds: peerUser, ffmpegPeakRSSBytes: peerRSS, ffmpegFPS: Double(l.frames) / peerSeconds,
@@ -155,10 +168,10 @@ func runMotionSuite(root: String, shiying: String, runs: Int) {
     let after = loadAverage()
     print("\nMoving collage, together, exported as a verified Live photo vs ffmpeg xstack (movie only); ratio > 1: shiying slower/larger")
     for r in rows {
-        print(String(format: "  %@ %dx%d %d frames at %.1f Mbps (SPEC C14 %.1f: %@): shiying %.2f s (%.1f fps, user %.2f s, %d MB) | ffmpeg %.2f s (%.1f fps, user %.2f s, %d MB) | time %.2fx, user %.2fx, memory %.2fx",
+        print(String(format: "  %@ %dx%d %d frames at %.1f Mbps (SPEC C14 %.1f: %@): shiying %.2f s (%.1f fps, user %.2f s, %d MB) | ffmpeg (%d frames) %.2f s (%.1f fps, user %.2f s, %d MB) | time %.2fx, user %.2fx, memory %.2fx",
                      r.name, r.width, r.height, r.frames, Double(r.bitrate) / 1e6, Double(r.c14Bitrate) / 1e6,
                      r.c14Matches ? "yes" : "NO", r.shiyingSeconds, r.shiyingFPS, r.shiyingUserSeconds,
-                     r.shiyingPeakRSSBytes >> 20, r.ffmpegSeconds, r.ffmpegFPS, r.ffmpegUserSeconds,
+                     r.shiyingPeakRSSBytes >> 20, r.ffmpegFrames, r.ffmpegSeconds, r.ffmpegFPS, r.ffmpegUserSeconds,
                      r.ffmpegPeakRSSBytes >> 20, r.timeRatio, r.userTimeRatio, r.memoryRatio))
     }
     print(String(format: "  load average %.2f before, %.2f after", before, after))

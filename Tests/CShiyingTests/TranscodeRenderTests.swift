@@ -98,4 +98,39 @@ struct TranscodeRenderTests {
             #expect(size.trimmingCharacters(in: .whitespacesAndNewlines) == "192,256")
         }
     }
+    /// The frame ahead is decoded and rendered on a helper thread while x265
+    /// takes the one before: the movie must not depend on that timing. Two
+    /// transcodes of the same movie with the same recipe write the same bytes.
+    @Test func transcodingTwiceWritesTheSameBytes() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shiying-trd-\(getpid())-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let source = dir + "/src.mov"
+        try ExternalTools.check("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "0.5",
+                                           "-c:v", "libx265", "-x265-params", "log-level=error:bframes=2",
+                                           "-tag:v", "hvc1", "-pix_fmt", "yuv420p", source])
+        let ctx = try Context()
+        var recipe = sy_recipe()
+        sy_recipe_init(&recipe)
+        recipe.crop = sy_recipe_rect(x: 0.05, y: 0.1, width: 0.9, height: 0.8)
+        recipe.adjustments.contrast = 0.2
+        var outputs: [Data] = []
+        for run in 0..<2 {
+            let output = dir + "/out\(run).mov"
+            var options = sy_video_transcode_options()
+            sy_video_transcode_options_init(&options)
+            var report = sy_video_transcode_report()
+            var err = sy_error()
+            let status = withUnsafePointer(to: &recipe) { recipePointer in
+                options.recipe = recipePointer
+                return sy_video_transcode(ctx.raw, source, output, &options, &report, &err)
+            }
+            try #require(status == SY_OK, "\(message(err))")
+            #expect(report.frames == 15)
+            outputs.append(try Data(contentsOf: URL(fileURLWithPath: output)))
+        }
+        #expect(outputs[0].count > 1000)
+        let same = outputs[0] == outputs[1]
+        #expect(same, "two transcodes of one movie differ")
+    }
 }

@@ -155,7 +155,7 @@ static int sps_in_sample(h264_stream *s, const uint8_t *data, size_t len, sy__h2
 }
 
 sy_status sy__h264_stream_create(sy_context *ctx, const uint8_t *config, size_t config_len, const uint8_t *first,
-                                 size_t first_len, sy__vstream **out, sy_error *err) {
+                                 size_t first_len, int threads, sy__vstream **out, sy_error *err) {
     *out = NULL;
     h264_stream *s = sy__calloc(ctx, 1, sizeof *s, "h264 stream", err);
     if (!s) return err ? err->code : SY_E_BUDGET;
@@ -179,7 +179,7 @@ sy_status sy__h264_stream_create(sy_context *ctx, const uint8_t *config, size_t 
         h264_destroy(&s->base);
         return st;
     }
-    int threads = sy__vstream_threads();
+    if (threads <= 0) threads = sy__vstream_threads();
     size_t charge = avcodec_estimate(s, threads);
     if ((st = sy__charge(ctx, charge, "libavcodec stream (estimate)", err)) != SY_OK) {
         h264_destroy(&s->base);

@@ -122,7 +122,7 @@ static size_t stream_estimate(const sy__hevc_bound *b, int threads) {
 }
 
 sy_status sy__hevc_stream_create(sy_context *ctx, const uint8_t *config, size_t config_len, const uint8_t *first,
-                                 size_t first_len, sy__vstream **out, sy_error *err) {
+                                 size_t first_len, int threads, sy__vstream **out, sy_error *err) {
     *out = NULL;
     sy__hvcc hvcc;
     sy_status st = sy__hvcc_parse(config, config_len, &hvcc, err);
@@ -150,7 +150,7 @@ sy_status sy__hevc_stream_create(sy_context *ctx, const uint8_t *config, size_t 
         return sy__fail(err, SY_E_UNSUPPORTED, "luma %u-bit and chroma %u-bit differ", sps.bit_depth_luma,
                         sps.bit_depth_chroma);
 
-    int threads = sy__vstream_threads();
+    if (threads <= 0) threads = sy__vstream_threads();
     size_t charge = stream_estimate(b, threads);
     if ((st = sy__charge(ctx, charge, "libavcodec stream (estimate)", err)) != SY_OK) return st;
     hevc_stream *s = sy__calloc(ctx, 1, sizeof *s, "hevc stream", err);

@@ -34,9 +34,10 @@ void sy__yuv_release(sy_context *ctx, sy__yuv *yuv);
 
 /* A stream decoder (protocol in base/sy_video_stream.h) through one libavcodec
  * decoder. `config` is the hvcC payload; when it carries no SPS (hev1 may
- * keep them in-band), `first` (sample 0) is searched for one. */
+ * keep them in-band), `first` (sample 0) is searched for one. `threads`:
+ * frame threads, 0 = sy__vstream_threads(). */
 sy_status sy__hevc_stream_create(sy_context *ctx, const uint8_t *config, size_t config_len, const uint8_t *first,
-                                 size_t first_len, sy__vstream **out, sy_error *err);
+                                 size_t first_len, int threads, sy__vstream **out, sy_error *err);
 
 /* ---- conversion ---- */
 

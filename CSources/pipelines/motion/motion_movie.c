@@ -3,12 +3,19 @@
  * live canvas (only when it changed: the canvas keeps every other pixel; the
  * cells of a frame on a crew of threads while x265 takes the frame before,
  * see below), and the frame's view (live canvas, the still, a zoom, the
- * hero) goes to the encoder (x265, SPEC C14, the encoder's 3 B-frames: at
- * equal bitrate 0.9 dB PSNR more than none on the 2x2 benchmark collage, for
- * about the same CPU) and the muxer, which takes each packet's composition
- * offset. Sound is copied sample for sample from each cell that plays with
- * it, on its own track placed by an empty edit at the cell's turn, outside
- * any alternate group, so players play the tracks one after another. */
+ * hero) goes to the encoder (x265, SPEC C14) and the muxer, which takes
+ * each packet's composition offset. The encoder's 3 B-frames and look-ahead
+ * 10: at equal bitrate 0.9 dB PSNR more than no B-frames on the 2x2
+ * benchmark collage for about the same CPU. Look-ahead and B-frames are also
+ * what x265's memory grows with; ffmpeg's libx265 encoding a y4m of the 2x2's
+ * composite at 12 Mbps, preset fast, one frame thread (peak RSS, ~59 MB of it
+ * ffmpeg's own / PSNR): B4 LA15 (ffmpeg's default) 303 MB 47.58 dB, B3 LA10
+ * 268 MB 47.52 dB, B4 LA8 261 MB 47.27 dB, B4 LA5 245 MB 46.57 dB, B0 LA1
+ * 177 MB 45.68 dB, CPU within the noise. Half of ffmpeg's peak would cost
+ * 1-2 dB, so the defaults stay. Sound is copied sample for sample from
+ * each cell that plays with it, on its own track placed by an empty edit at
+ * the cell's turn, outside any alternate group, so players play the tracks
+ * one after another. */
 #include <math.h>
 #include <pthread.h>
 #include <string.h>
@@ -83,12 +90,27 @@ static sy_status add_sound(movie *m, uint32_t cell, sy_error *err) {
 
 /* ---- what each frame shows ---- */
 
+static uint32_t cores(const sy__motion_job *job) {
+    long n = job->o->threads ? (long)job->o->threads : sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : (uint32_t)n;
+}
+
+/* Decoding threads per cell: when the cells that play at once (together)
+ * are at least as many as the cores, the crew already decodes one cell per
+ * core, and frame threads inside each decoder would only add their extra
+ * pictures and contexts (and hand-offs); one or two cells playing (relay,
+ * focus, a 2-cell collage on 4 cores) keep frame threads. */
+static int decoder_threads(const sy__motion_job *job) {
+    return job->o->mode == SY_MOTION_TOGETHER && job->live_count >= cores(job) ? 1 : 0;
+}
+
 static sy_status start_player(movie *m, uint32_t cell, sy_error *err) {
     sy__motion_job *job = m->job;
     const sy__rect *r = &job->layout.cells[cell];
     int hero = (int32_t)cell == job->hero;
     sy_status st = sy__motion_player_open(job->ctx, job->cells[cell].movie, r->width, r->height,
-                                          hero ? job->width : 0, hero ? job->height : 0, &m->players[cell], err);
+                                          hero ? job->width : 0, hero ? job->height : 0, decoder_threads(job),
+                                          &m->players[cell], err);
     if (st == SY_OK) m->playing[cell] = 1;
     return st;
 }
@@ -311,8 +333,7 @@ static sy_status frame_view(movie *m, uint32_t k, const uint8_t **pixels, sy_err
 /* Helpers for the cell steps: one per core (or per `threads`), no more than
  * there are Live cells; the calling thread runs steps too. */
 static uint32_t crew_size(const sy__motion_job *job) {
-    long cores = job->o->threads ? (long)job->o->threads : sysconf(_SC_NPROCESSORS_ONLN);
-    uint32_t n = cores < 1 ? 1 : (uint32_t)SY__MIN(cores, CREW_MAX);
+    uint32_t n = SY__MIN(cores(job), CREW_MAX);
     uint32_t cells = job->o->mode == SY_MOTION_FOCUS ? 1 : job->live_count;
     return cells == 0 ? 0 : SY__MIN(n, cells);
 }

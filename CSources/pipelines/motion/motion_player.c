@@ -8,6 +8,7 @@
 
 #include "motion/sy_motion_internal.h"
 #include "video/sy_video_reader_scale.h"
+#include "video/sy_video_reader_threads.h"
 
 /* Whether every target shows the frame at half its size or less (each side
  * of the cover scale at most 1/2): then the reader converts quarter-size frames. */
@@ -18,9 +19,10 @@ static int halves(const sy_video_reader_info *vi, uint32_t cell_width, uint32_t 
 }
 
 sy_status sy__motion_player_open(sy_context *ctx, const char *movie, uint32_t cell_width, uint32_t cell_height,
-                                 uint32_t canvas_width, uint32_t canvas_height, sy__motion_player *p, sy_error *err) {
+                                 uint32_t canvas_width, uint32_t canvas_height, int threads, sy__motion_player *p,
+                                 sy_error *err) {
     memset(p, 0, sizeof *p);
-    sy_status st = sy_video_reader_open(ctx, movie, -1, &p->reader, err);
+    sy_status st = sy__video_reader_open_threads(ctx, movie, -1, threads, &p->reader, err);
     const sy_video_reader_info *vi = st == SY_OK ? sy_video_reader_info_get(p->reader) : NULL;
     uint32_t fw = vi ? vi->width : 0, fh = vi ? vi->height : 0;
     if (st == SY_OK && halves(vi, cell_width, cell_height, canvas_width, canvas_height))

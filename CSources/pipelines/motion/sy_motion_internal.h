@@ -102,10 +102,12 @@ typedef struct sy__motion_player {
     int failed;                /* a decode error froze the cell at its last frame */
 } sy__motion_player;
 
-/* Opens the movie's main video track and decodes its first frame, for its
- * cell and, when canvas_width > 0 (the focus hero), the whole canvas. */
+/* Opens the movie's main video track with `threads` decoding threads (0 =
+ * automatic) and decodes its first frame, for its cell and, when
+ * canvas_width > 0 (the focus hero), the whole canvas. */
 sy_status sy__motion_player_open(sy_context *ctx, const char *movie, uint32_t cell_width, uint32_t cell_height,
-                                 uint32_t canvas_width, uint32_t canvas_height, sy__motion_player *p, sy_error *err);
+                                 uint32_t canvas_width, uint32_t canvas_height, int threads, sy__motion_player *p,
+                                 sy_error *err);
 /* Draws into the targets the newest frame whose presentation time is <= `seconds`
  * (the first frame before it starts; the last after it ends), decoding forward as
  * needed. Nothing is drawn when the frame shown is already the right one. A corrupt

@@ -16,6 +16,7 @@
  * are not copied: their samples describe the source's frames (a plan's frame
  * marker is written instead).
  */
+#include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -27,6 +28,7 @@
 #include "sy_video.h"
 #include "video/sy_frame_path.h"
 #include "video/sy_movie_copy.h"
+#include "video/sy_video_encoder_stage.h"
 
 #define QT SY_FOURCC('q', 't', ' ', ' ')
 #define ISOM SY_FOURCC('i', 's', 'o', 'm')
@@ -132,6 +134,51 @@ static int64_t presentation_end(const sy_video_reader_info *vi, int64_t first_pt
     return end > last ? end : last + constant_frame_duration(vi);
 }
 
+/* ---- the frame ahead ----
+ *
+ * Frame k + 1 is decoded and rendered through the frame path on a helper
+ * thread while x265 takes frame k (already converted into the encoder's own
+ * planes, so the reader's and the renderer's buffers are free). x265 with one
+ * frame thread leaves part of the second core idle while it waits for its
+ * wavefront rows; the decode and the render fill it. The frames reach the
+ * encoder, the observer and the marker in the same order as before, on the
+ * calling thread, so the output is byte for byte what a sequential loop
+ * writes (TranscodeDeterminismTests). */
+typedef struct ahead {
+    job *j;
+    sy_video_reader *reader;
+    sy_video_frame frame;
+    const uint8_t *rgb;      /* the frame as the encoder takes it: rendered or the reader's */
+    size_t stride;
+    int end;
+    sy_status st;
+    sy_error err;
+} ahead;
+
+static void fetch_ahead(ahead *a) {
+    a->end = 0;
+    memset(&a->err, 0, sizeof a->err);
+    a->st = sy_video_reader_next(a->reader, &a->frame, &a->end, &a->err);
+    if (a->st != SY_OK || a->end) return;
+    a->rgb = a->frame.rgb;
+    a->stride = a->frame.stride;
+    if (a->j->path.renderer) {
+        a->st = sy__frame_path_render(&a->j->path, &a->frame, a->j->rendered, a->j->rendered_stride, &a->err);
+        a->rgb = a->j->rendered;
+        a->stride = a->j->rendered_stride;
+    }
+}
+
+static void *fetch_main(void *arg) {
+    fetch_ahead(arg);
+    return NULL;
+}
+
+static sy_status take_ahead(const ahead *a, sy_error *err) {
+    if (a->st != SY_OK && err) *err = a->err;
+    return a->st;
+}
+
 static sy_status run(job *j, sy_video_reader *reader, const char *output, const sy_video_transcode_options *o,
                      uint32_t container, sy_video_transcode_report *rep, sy_error *err) {
     const sy_video_reader_info *vi = sy_video_reader_info_get(reader);
@@ -200,25 +247,29 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
     const sy_video_frame_marker *marker = o->metadata ? o->metadata->marker : NULL;
     uint32_t frames = 0;
     int64_t first_pts = 0, last_pts = 0, marker_pts = -1;
-    while (st == SY_OK) {
-        sy_video_frame frame;
-        int end = 0;
-        st = sy_video_reader_next(reader, &frame, &end, err);
-        if (st != SY_OK || end) break;
-        const uint8_t *rgb = frame.rgb;
-        size_t stride = frame.stride;
-        if (j->path.renderer) {
-            st = sy__frame_path_render(&j->path, &frame, j->rendered, j->rendered_stride, err);
-            rgb = j->rendered;
-            stride = j->rendered_stride;
-        }
-        if (st == SY_OK && o->observer)
-            st = o->observer(o->observer_user, frames, rgb, stride, out_width, out_height, err);
+    ahead next = {.j = j, .reader = reader};
+    if (st == SY_OK) {
+        fetch_ahead(&next);
+        st = take_ahead(&next, err);
+    }
+    while (st == SY_OK && !next.end) {
+        sy_video_frame frame = next.frame;
+        if (o->observer)
+            st = o->observer(o->observer_user, frames, next.rgb, next.stride, out_width, out_height, err);
         if (frames == 0) first_pts = frame.pts; /* the reader's pts increase strictly */
         last_pts = frame.pts;
         if (marker && marker->frame == frames) marker_pts = frame.pts - first_pts;
-        if (st == SY_OK) st = sy_video_encoder_push_rgb(enc, rgb, stride, frame.pts - first_pts, err);
+        if (st == SY_OK) st = sy__video_encoder_stage_rgb(enc, next.rgb, next.stride, frame.pts - first_pts, err);
         frames++;
+        if (st != SY_OK) break;
+        /* the frame is in the encoder's own planes: the reader's and the
+         * renderer's buffers are free for the next one */
+        pthread_t helper;
+        int threaded = pthread_create(&helper, NULL, fetch_main, &next) == 0;
+        st = sy__video_encoder_encode_staged(enc, err);
+        if (threaded) pthread_join(helper, NULL);
+        else fetch_ahead(&next);
+        if (st == SY_OK) st = take_ahead(&next, err);
         sy__progress(j->ctx, "frames", frames, vi->frame_count);
     }
     int64_t end_pts = frames ? presentation_end(vi, first_pts, last_pts) : 0;

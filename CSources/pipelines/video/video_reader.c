@@ -25,6 +25,7 @@
 #include "h264/sy_h264.h"
 #include "bmff/sy_bmff_file.h"
 #include "video/sy_video_reader_scale.h"
+#include "video/sy_video_reader_threads.h"
 
 #define FCC SY_FOURCC
 #define READER_SAMPLE_CAP ((size_t)64 << 20)
@@ -129,7 +130,7 @@ static sy_status choose_track(sy_video_reader *r, int32_t track, sy_error *err) 
     return SY_OK;
 }
 
-static sy_status create_decoder(sy_video_reader *r, sy_error *err) {
+static sy_status create_decoder(sy_video_reader *r, int threads, sy_error *err) {
     const sy_mov_track_info *ti = sy_mov_track(r->mov, r->track);
     int hevc = ti->codec == FCC('h', 'v', 'c', '1') || ti->codec == FCC('h', 'e', 'v', '1');
     uint32_t type = 0;
@@ -144,9 +145,9 @@ static sy_status create_decoder(sy_video_reader *r, sy_error *err) {
     if (ti->sample_count && (st = read_sample(r, 0, &first_len, err)) != SY_OK) return st;
     sy_error inner = {0};
     st = hevc ? sy__hevc_stream_create(r->ctx, config, config_len, ti->sample_count ? r->sample : NULL, first_len,
-                                       &r->dec, &inner)
+                                       threads, &r->dec, &inner)
               : sy__h264_stream_create(r->ctx, config, config_len, ti->sample_count ? r->sample : NULL, first_len,
-                                       &r->dec, &inner);
+                                       threads, &r->dec, &inner);
     return st == SY_OK ? SY_OK : wrap(r, &inner, st, err);
 }
 
@@ -188,6 +189,11 @@ static void fill_info(sy_video_reader *r) {
 
 sy_status sy_video_reader_open(sy_context *ctx, const char *path, int32_t track, sy_video_reader **out,
                                sy_error *err) {
+    return sy__video_reader_open_threads(ctx, path, track, 0, out, err);
+}
+
+sy_status sy__video_reader_open_threads(sy_context *ctx, const char *path, int32_t track, int threads,
+                                        sy_video_reader **out, sy_error *err) {
     if (!out) return sy__fail(err, SY_E_USAGE, "sy_video_reader_open: out is NULL");
     *out = NULL;
     if (!ctx || !path) return sy__fail(err, SY_E_USAGE, "sy_video_reader_open: NULL context or path");
@@ -201,7 +207,7 @@ sy_status sy_video_reader_open(sy_context *ctx, const char *path, int32_t track,
     else memcpy(r->path, path, plen + 1);
     if (st == SY_OK) st = sy_mov_open(ctx, path, &r->mov, err);
     if (st == SY_OK) st = choose_track(r, track, err);
-    if (st == SY_OK) st = create_decoder(r, err);
+    if (st == SY_OK) st = create_decoder(r, threads, err);
     if (st == SY_OK) {
         fill_info(r);
         r->out_width = r->info.width;
