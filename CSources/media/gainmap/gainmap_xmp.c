@@ -130,11 +130,11 @@ int sy__gainmap_params_check(const sy_gainmap_params *p, const char *form, char 
     for (int c = 0; c < 3; c++) {
         if (!(p->max_log2[c] >= p->min_log2[c]) || !(p->gamma[c] > 0) || !(fabs(p->max_log2[c]) <= 16) ||
             !(fabs(p->min_log2[c]) <= 16) || !(p->offset_sdr[c] >= 0) || !(p->offset_hdr[c] >= 0) ||
-            !(p->gamma[c] < 1e6))
+            !(p->gamma[c] >= 1e-3) || !(p->gamma[c] <= 1e3))
             return snprintf(why, why_len, "%s values out of range (channel %d: min %g max %g gamma %g)", form, c,
                             p->min_log2[c], p->max_log2[c], p->gamma[c]), -1;
     }
-    if (!(p->capacity_max > p->capacity_min) || !(p->capacity_min >= -16) || !(p->capacity_max <= 16))
+    if (!(p->capacity_max >= p->capacity_min + 1e-4) || !(p->capacity_min >= -16) || !(p->capacity_max <= 16))
         return snprintf(why, why_len, "%s HDR capacity %g..%g is not an increasing range within 16 stops", form,
                         p->capacity_min, p->capacity_max), -1;
     return 0;

@@ -96,11 +96,12 @@ static size_t put_u32(uint8_t *out, size_t at, uint32_t v) {
     return at + 4;
 }
 
-/* v as n / 2^k with the largest k <= 24 whose numerator fits (s32 or u32). */
+/* v as n / 2^k with the largest k <= 30 whose numerator fits (s32 or u32):
+ * about 1e-9 for values under 1, never coarser than the range checks need. */
 static size_t put_fraction(uint8_t *out, size_t at, double v, int is_signed) {
     double limit = is_signed ? 2147483647.0 : 4294967295.0;
     if (!is_signed && v < 0) v = 0;
-    uint32_t d = 1u << 24;
+    uint32_t d = 1u << 30;
     while (d > 1 && fabs(v) * d > limit) d >>= 1;
     double n = nearbyint(v * d);
     if (n > limit) n = limit;

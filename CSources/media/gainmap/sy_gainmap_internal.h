@@ -54,9 +54,9 @@ char *sy__xmp_build_apple(sy_context *ctx, uint32_t version, double headroom, si
 char *sy__xmp_join(sy_context *ctx, const char *base, size_t base_len, const char *add, size_t add_len, size_t *len,
                    sy_error *err);
 
-/* The range checks every parsed parameter set passes (gamma > 0, Max >= Min,
- * offsets >= 0, |log2| <= 16, capacity increasing); `form` names the source in
- * `why`. 0 when usable, -1 otherwise. */
+/* The range checks every parsed parameter set passes (gamma in 1e-3..1e3,
+ * Max >= Min, offsets >= 0, |log2| <= 16, capacity rising by >= 1e-4 stops);
+ * `form` names the source in `why`. 0 when usable, -1 otherwise. */
 int sy__gainmap_params_check(const sy_gainmap_params *p, const char *form, char *why, size_t why_len);
 
 /* ---- ISO 21496-1 binary metadata, iso21496.c ---- */
