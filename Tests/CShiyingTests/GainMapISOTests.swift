@@ -119,6 +119,10 @@ struct GainMapISOTests {
         let inverted = serialize(params(1, min: [3, 3, 3], max: [1, 1, 1], gamma: [1, 1, 1], sdr: [0, 0, 0],
                                         hdr: [0, 0, 0], capacity: (0, 3)))
         #expect(parse(inverted).result == -1 && parse(inverted).why.contains("out of range"))
+        // A gamma too small to mean anything (the fuzzer's find: it serialized to 0) is refused, not rounded.
+        let tiny = serialize(params(1, min: [0, 0, 0], max: [3, 3, 3], gamma: [1e-6, 1e-6, 1e-6], sdr: [0, 0, 0],
+                                    hdr: [0, 0, 0], capacity: (0, 3)))
+        #expect(parse(tiny).result == -1 && parse(tiny).why.contains("gamma"))
         // Common-denominator form (flag 0x08), as libultrahdr may write it: D once, numerators after.
         var common: [UInt8] = [0, 0, 0, 0, 0x08]
         for v: UInt32 in [1 << 20, 0, 3 << 20, 0, 3 << 20, 1 << 20, 1 << 16, 1 << 16] {
