@@ -63,8 +63,9 @@ public enum Conversion {
 
     /// Converts `input` into `output` (temp file + rename; an existing file
     /// survives a failed write). Memory: the upright image at 3 bytes/pixel.
-    /// An HDR gain map is kept ("hdr-gain-map" in `kept`; the HEIC preset is
-    /// then the writer's default) or the conversion is refused (SPEC E6).
+    /// An HDR gain map is kept ("hdr-gain-map" in `kept`, with the forms it is
+    /// written in: "apple-gain-map", "ultra-hdr-gain-map", "iso-21496-gain-map";
+    /// the HEIC preset is then the writer's default) or the conversion is refused (SPEC E6).
     /// Runs on its own thread; cancelling the task stops the engine within a
     /// strip of rows or a HEIF tile, throws `CancellationError` and leaves
     /// nothing at `output`.
@@ -112,7 +113,7 @@ public enum Conversion {
             let hdr = try HDREditor.saveBlocking(input, recipe: .identity, to: output, format: format, quality: quality,
                                                  onHDRLoss: onHDRLoss, progress: progress, cancel: cancel)
             let e = hdr.edit
-            let kept = hdr.hdr == "kept" ? e.kept + ["hdr-gain-map"] : e.kept
+            let kept = e.kept /* with "hdr-gain-map" and its forms when kept */
             let lost = hdr.hdr == "kept" ? [] : [DroppedMetadata(
                 name: "hdr-gain-map", reason: "SDR allowed: " + (hdr.hdrReason?.rawValue ?? "the target has no gain map"))]
             return Report(input: input, output: output, sourceFormat: e.sourceFormat, format: format, width: e.width,

@@ -190,8 +190,11 @@ struct GainMapEditTests {
         var err = sy_error()
         #expect(sy_gainmap_probe(ctx.raw, folder.jpeg, &info, &err) == SY_OK)
         var bytes = ExternalTools.readFile(folder.jpeg)
-        let mid = Int(info.map_offset + info.map_length / 2)
-        bytes.replaceSubrange(mid..<mid + 2, with: [0xFF, 0xD9]) // EOI inside the map's entropy data
+        // EOI halfway through the map's entropy data (after its SOS; its XMP and ISO block come first)
+        let mapStart = Int(info.map_offset), mapEnd = Int(info.map_offset + info.map_length)
+        let sos = try #require((mapStart..<mapEnd - 1).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDA })
+        let mid = (sos + mapEnd) / 2
+        bytes.replaceSubrange(mid..<mid + 2, with: [0xFF, 0xD9])
         let broken = folder.file("broken.jpg")
         try ExternalTools.writeFile(broken, bytes)
         var recipe = turnAndCropRecipe(colour: false)

@@ -226,21 +226,19 @@ struct LiveEditTests {
         }
     }
 
-    @Test("SPEC E6: where the map cannot be kept (Ultra HDR -> HEIC, a key photo from the SDR movie) the save asks first")
+    @Test("SPEC E6: Ultra HDR -> HEIC keeps the map (Apple aux + ISO tmap, issue 16); where it cannot be kept (a key photo from the SDR movie) the save asks first")
     func gainMapLossNeedsConsent() throws {
         let src = try LiveFixtures.source.get()
         let dir = try LiveFixtures.fresh("hdr-consent")
         let hdr = try HDRSampleFolder(width: 480, height: 360)
         let ctx = try Context()
-        let refused = liveSave(ctx, movie: src, still: hdr.jpeg, stillOut: dir + "/e.heic", movieOut: dir + "/e.mov",
-                               format: SY_STILL_HEIC)
-        #expect(refused.status == SY_E_UNSUPPORTED && message(refused.error).contains("gain map"), "\(message(refused.error))")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
-        let consented = liveSave(ctx, movie: src, still: hdr.jpeg, stillOut: dir + "/e.heic", movieOut: dir + "/e.mov",
-                                 format: SY_STILL_HEIC, allowSDR: true)
-        try #require(consented.status == SY_OK, "\(message(consented.error))")
-        #expect(consented.report.hdr == SY_HDR_DROPPED_WITH_CONSENT)
+        let kept = liveSave(ctx, movie: src, still: hdr.jpeg, stillOut: dir + "/e.heic", movieOut: dir + "/e.mov",
+                            format: SY_STILL_HEIC)
+        try #require(kept.status == SY_OK, "\(message(kept.error))")
+        #expect(kept.report.hdr == SY_HDR_KEPT)
         #expect(try liveVerify(ctx, dir + "/e.heic", dir + "/e.mov").ok)
+        let map = try DecodedGainMap(ctx, dir + "/e.heic")
+        #expect(map.info.kind == SY_GAINMAP_APPLE_HEIC && map.info.iso_valid == 1 && map.info.tmap_item != 0)
         // "set as key photo": the new still is a movie frame; the old still's map cannot describe it
         for allow in [false, true] {
             var o = sy_live_save_options()

@@ -1,5 +1,7 @@
 /* fuzz_gainmap.c — libFuzzer harness for the gain-map parsers (issue 7):
- * MPF APP2 index, hdrgm / Apple HDRGainMap XMP, the Apple MakerNote walk, and
+ * MPF APP2 index, hdrgm / Apple HDRGainMap XMP, the Apple MakerNote walk, the
+ * ISO 21496-1 binary metadata (issue 16: what it accepts passes the range
+ * checks and survives serialize -> parse), the XMP join, and
  * sy_gainmap_probe + sy_gainmap_decode on the input as a whole file.
  *
  * Built and run by scripts/fuzz.sh (FUZZ_ONLY=gainmap) from the seeds in
@@ -31,14 +33,35 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     sy__xmp_apple_parse((const char *)data, size, &version, &headroom);
     if (headroom != 0 && !(headroom >= 1)) abort();
     if (sy__apple_makernote_headroom(data, size, &m33, &m48) && !(isfinite(m33) && isfinite(m48))) abort();
+    sy_gainmap_params iso, again;
+    uint8_t flags = 0, built[SY__ISO21496_MAX_LEN];
+    char iso_why[160] = "";
+    int ir = sy__iso21496_parse(data, size, &iso, &flags, iso_why, sizeof iso_why);
+    if (ir < 0 && iso_why[0] == 0) abort();
+    if (ir > 0) {
+        if (sy__gainmap_params_check(&iso, "fuzz", iso_why, sizeof iso_why) != 0) abort();
+        size_t n = sy__iso21496_build(&iso, built);
+        if (n > sizeof built || sy__iso21496_parse(built, n, &again, NULL, iso_why, sizeof iso_why) != 1) abort();
+        if (fabs(again.max_log2[0] - iso.max_log2[0]) > 1e-3 * fmax(1, fabs(iso.max_log2[0])) ||
+            again.channels != iso.channels)
+            abort();
+    }
     size_t xl = 0;
     const char *x = sy__jpeg_find_xmp(data, size, &xl);
+    const uint8_t *il = NULL;
+    size_t iln = 0;
+    if ((il = sy__jpeg_find_iso21496(data, size, &iln)) != NULL && (il < data || il + iln > data + size)) abort();
     if (x && (x < (const char *)data || x + xl > (const char *)data + size)) abort();
 
     /* the whole-file probe and decode */
     const char *path = fuzz_input_path(data, size);
     if (!path) abort();
     sy_context *ctx = fuzz_context((size_t)64 << 20);
+    size_t joined_len = 0;
+    static const char add[] = "<x:xmpmeta><rdf:RDF><rdf:Description hdrgm:Version=\"1.0\"/></rdf:RDF></x:xmpmeta>";
+    char *joined = sy__xmp_join(ctx, (const char *)data, size, add, sizeof add - 1, &joined_len, NULL);
+    if (!joined || joined[joined_len] != 0) abort();
+    sy__free(ctx, joined);
     sy_error err;
     memset(&err, 0, sizeof err);
     sy_gainmap_info info;

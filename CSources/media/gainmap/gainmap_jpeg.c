@@ -9,8 +9,8 @@
 static const char XMP_NS[] = "http://ns.adobe.com/xap/1.0/"; /* + NUL */
 
 sy_status sy__gainmap_jpeg_encode(sy_context *ctx, const uint8_t *px, size_t stride, uint32_t w, uint32_t h,
-                                  uint32_t channels, int quality, const char *xmp, size_t xmp_len, uint8_t **out,
-                                  size_t *out_len, sy_error *err) {
+                                  uint32_t channels, int quality, const char *xmp, size_t xmp_len,
+                                  const uint8_t *iso, size_t iso_len, uint8_t **out, size_t *out_len, sy_error *err) {
     *out = NULL, *out_len = 0;
     if (xmp_len + sizeof XMP_NS > 65533) return sy__fail(err, SY_E_USAGE, "gain map XMP too large (%zu bytes)", xmp_len);
     struct jpeg_compress_struct cinfo;
@@ -37,6 +37,11 @@ sy_status sy__gainmap_jpeg_encode(sy_context *ctx, const uint8_t *px, size_t str
         jpeg_write_m_header(&cinfo, JPEG_APP0 + 1, (unsigned)(xmp_len + sizeof XMP_NS));
         for (size_t i = 0; i < sizeof XMP_NS; i++) jpeg_write_m_byte(&cinfo, XMP_NS[i]);
         for (size_t i = 0; i < xmp_len; i++) jpeg_write_m_byte(&cinfo, (uint8_t)xmp[i]);
+    }
+    if (iso && iso_len && iso_len + SY__ISO21496_URN_LEN <= 65533) {
+        jpeg_write_m_header(&cinfo, JPEG_APP0 + 2, (unsigned)(iso_len + SY__ISO21496_URN_LEN));
+        for (size_t i = 0; i < SY__ISO21496_URN_LEN; i++) jpeg_write_m_byte(&cinfo, (uint8_t)SY__ISO21496_URN[i]);
+        for (size_t i = 0; i < iso_len; i++) jpeg_write_m_byte(&cinfo, iso[i]);
     }
     while (cinfo.next_scanline < h) {
         JSAMPROW row = (JSAMPROW)(px + (size_t)cinfo.next_scanline * stride);
@@ -88,7 +93,9 @@ sy_status sy__gainmap_jpeg_decode(sy_context *ctx, const char *path, const uint8
     return st;
 }
 
-const char *sy__jpeg_find_xmp(const uint8_t *d, size_t len, size_t *xmp_len) {
+/* The payload of the first APPn segment (marker `m`) that starts with `id` (id_len bytes). */
+static const uint8_t *find_app(const uint8_t *d, size_t len, uint8_t marker, const char *id, size_t id_len,
+                               size_t *out_len) {
     if (len < 4 || d[0] != 0xFF || d[1] != 0xD8) return NULL;
     size_t i = 2;
     while (i + 4 <= len && d[i] == 0xFF) {
@@ -96,13 +103,21 @@ const char *sy__jpeg_find_xmp(const uint8_t *d, size_t len, size_t *xmp_len) {
         if (m == 0xDA || m == 0xD9) break;
         size_t seg = (size_t)d[i + 2] << 8 | d[i + 3];
         if (seg < 2 || i + 2 + seg > len) break;
-        if (m == 0xE1 && seg - 2 > sizeof XMP_NS && memcmp(d + i + 4, XMP_NS, sizeof XMP_NS) == 0) {
-            *xmp_len = seg - 2 - sizeof XMP_NS;
-            return (const char *)d + i + 4 + sizeof XMP_NS;
+        if (m == marker && seg - 2 > id_len && memcmp(d + i + 4, id, id_len) == 0) {
+            *out_len = seg - 2 - id_len;
+            return d + i + 4 + id_len;
         }
         i += 2 + seg;
     }
     return NULL;
+}
+
+const char *sy__jpeg_find_xmp(const uint8_t *d, size_t len, size_t *xmp_len) {
+    return (const char *)find_app(d, len, 0xE1, XMP_NS, sizeof XMP_NS, xmp_len);
+}
+
+const uint8_t *sy__jpeg_find_iso21496(const uint8_t *d, size_t len, size_t *iso_len) {
+    return find_app(d, len, 0xE2, SY__ISO21496_URN, SY__ISO21496_URN_LEN, iso_len);
 }
 
 void sy_gainmap_image_free(sy_context *ctx, sy_gainmap_image *img) {

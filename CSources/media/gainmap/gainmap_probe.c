@@ -15,7 +15,6 @@
 #include "sy_image.h"
 
 #define MAP_CAP ((uint64_t)64 << 20) /* largest gain-map JPEG read */
-static const char ISO_URN[] = "urn:iso:std:iso:ts:21496:-1";
 
 static void set_detail(sy_gainmap_info *info, sy_gainmap_kind kind, const char *text) {
     info->kind = kind;
@@ -73,7 +72,7 @@ static sy_status read_head(FILE *f, const char *path, jpeg_head *h, sy_context *
             }
             if (b[1] == 0xE2 && n > 4 && memcmp(p, "MPF\0", 4) == 0 && !h->mpf_len && n - 4 <= sizeof h->mpf) {
                 memcpy(h->mpf, p + 4, n - 4), h->mpf_len = n - 4, h->mpf_h = (uint64_t)at + 8;
-            } else if (b[1] == 0xE2 && n >= sizeof ISO_URN && memcmp(p, ISO_URN, sizeof ISO_URN) == 0) {
+            } else if (b[1] == 0xE2 && n >= SY__ISO21496_URN_LEN && memcmp(p, SY__ISO21496_URN, SY__ISO21496_URN_LEN) == 0) {
                 h->iso = 1;
             } else if (b[1] == 0xE1 && n > 29 && memcmp(p, "http://ns.adobe.com/xap/1.0/", 29) == 0) {
                 h->primary_hdrgm |= sy__xmp_has_hdrgm((const char *)p + 29, n - 29);
@@ -85,29 +84,48 @@ static sy_status read_head(FILE *f, const char *path, jpeg_head *h, sy_context *
     }
 }
 
-/* Interprets the second MPF image's metadata. */
+/* The map's ISO 21496-1 block into info->iso; its parse result (1, 0 none, -1 bad). */
+static int read_iso(sy_gainmap_info *info, const uint8_t *map, size_t map_len, char *why, size_t why_len) {
+    size_t ilen = 0;
+    const uint8_t *iso = sy__jpeg_find_iso21496(map, map_len, &ilen);
+    if (!iso) return 0;
+    info->has_iso21496 = 1;
+    int r = sy__iso21496_parse(iso, ilen, &info->iso, NULL, why, why_len);
+    info->iso_valid = r > 0;
+    return r;
+}
+
+/* Interprets the second MPF image's metadata: Apple's HDRGainMap XMP first
+ * (our own JPEG outputs of Apple maps carry it beside hdrgm and ISO, and the
+ * map's codes are Apple's), then hdrgm XMP, then the ISO block alone. */
 static void classify_map(sy_gainmap_info *info, const jpeg_head *h, const uint8_t *map, size_t map_len,
                          const sy__metadata *md) {
     size_t xlen = 0;
     const char *xmp = sy__jpeg_find_xmp(map, map_len, &xlen);
-    char why[160] = "";
+    char why[160] = "", iso_why[160] = "";
+    int iso = read_iso(info, map, map_len, iso_why, sizeof iso_why);
     int r = sy__xmp_hdrgm_parse(xmp, xlen, &info->params, why, sizeof why);
     uint32_t version;
     double headroom;
     sy__xmp_apple_parse(xmp, xlen, &version, &headroom);
-    if (r > 0) {
-        set_detail(info, SY_GAINMAP_ULTRAHDR_JPEG, h->iso ? "Ultra HDR (hdrgm XMP; ISO 21496-1 block present, XMP used)"
-                                                          : "Ultra HDR (hdrgm XMP)");
-    } else if (r < 0) {
-        char d[200];
-        snprintf(d, sizeof d, "gain-map XMP not usable: %s", why);
-        set_detail(info, SY_GAINMAP_UNINTERPRETABLE, d);
-    } else if (version) {
-        set_detail(info, SY_GAINMAP_APPLE_JPEG, "Apple gain map (MPF image 2, HDRGainMap XMP)");
+    if (version) {
+        set_detail(info, SY_GAINMAP_APPLE_JPEG, r > 0 || iso > 0 ? "Apple gain map (MPF image 2, HDRGainMap XMP; hdrgm / ISO 21496-1 also present)"
+                                                                : "Apple gain map (MPF image 2, HDRGainMap XMP)");
         apple_headroom(info, md, version, headroom);
+    } else if (r > 0) {
+        set_detail(info, SY_GAINMAP_ULTRAHDR_JPEG, iso > 0 ? "Ultra HDR (hdrgm XMP; ISO 21496-1 block also read)"
+                                                           : h->iso ? "Ultra HDR (hdrgm XMP; ISO 21496-1 signalled)"
+                                                                    : "Ultra HDR (hdrgm XMP)");
+    } else if (r == 0 && iso > 0) { /* an hdrgm XMP we cannot use is never overruled by the block */
+        info->params = info->iso;
+        set_detail(info, SY_GAINMAP_ULTRAHDR_JPEG, "ISO 21496-1 gain map (APP2 block, no hdrgm XMP)");
+    } else if (r < 0 || iso < 0) {
+        char d[200];
+        snprintf(d, sizeof d, "gain-map metadata not usable: %s", r < 0 ? why : iso_why);
+        set_detail(info, SY_GAINMAP_UNINTERPRETABLE, d);
     } else if (h->primary_hdrgm || h->iso) {
         set_detail(info, SY_GAINMAP_UNINTERPRETABLE,
-                   h->iso ? "ISO 21496-1 gain map without hdrgm XMP (binary metadata not interpreted)"
+                   h->iso ? "ISO 21496-1 signalled on the primary but the second image has no gain-map metadata"
                           : "primary says Ultra HDR but the second image has no hdrgm XMP");
     }
 }
@@ -163,12 +181,31 @@ static sy_status probe_jpeg(sy_context *ctx, const char *path, sy_gainmap_info *
         sy__free(ctx, map);
     }
     fclose(f);
-    if (st == SY_OK && info->kind == SY_GAINMAP_NONE && h.iso) info->has_iso21496 = 1;
     if (h.iso) info->has_iso21496 = 1;
     return st;
 }
 
 /* ---- HEIF ---- */
+
+/* The ISO 21496-1 'tmap' item derived from [primary, map] (dimg order fixed
+ * by HEIF Amd 1): its data is u8 version 0 + the ISO payload. */
+static void read_tmap(sy_heif_file *file, uint32_t primary, uint32_t map, sy_gainmap_info *info) {
+    for (uint32_t i = 0; i < sy_heif_item_count(file); i++) {
+        const sy_heif_item_info *it = sy_heif_item_at(file, i);
+        uint32_t n = 0;
+        if (it->type != SY_FOURCC('t', 'm', 'a', 'p')) continue;
+        const uint32_t *in = sy__heif_references(file, it->id, SY_FOURCC('d', 'i', 'm', 'g'), &n);
+        if (n != 2 || in[0] != primary || in[1] != map) continue;
+        uint8_t *data = NULL;
+        size_t len = 0;
+        char why[160];
+        if (sy_heif_read_item(file, it->id, &data, &len, NULL) != SY_OK) continue;
+        if (len > 1 && data[0] == 0 && sy__iso21496_parse(data + 1, len - 1, &info->iso, NULL, why, sizeof why) > 0)
+            info->iso_valid = 1, info->tmap_item = it->id;
+        sy_heif_free_data(file, data);
+        if (info->iso_valid) return;
+    }
+}
 
 static sy_status probe_heif(sy_context *ctx, const char *path, sy_gainmap_info *info, const sy__metadata *md,
                             sy_error *err) {
@@ -195,6 +232,7 @@ static sy_status probe_heif(sy_context *ctx, const char *path, sy_gainmap_info *
                 xmp = it;
         }
     info->has_iso21496 = tmap != NULL;
+    if (aux) read_tmap(file, primary, aux->id, info);
     if (aux) {
         info->map_offset = aux->id;
         info->map_width = aux->width, info->map_height = aux->height;
@@ -215,8 +253,9 @@ static sy_status probe_heif(sy_context *ctx, const char *path, sy_gainmap_info *
             set_detail(info, SY_GAINMAP_UNINTERPRETABLE, "Apple gain map without HDRGainMapVersion XMP");
         } else {
             set_detail(info, SY_GAINMAP_APPLE_HEIC,
-                       tmap ? "Apple gain map (auxiliary item); ISO 21496-1 tmap item also present (not carried)"
-                            : "Apple gain map (auxiliary item)");
+                       info->iso_valid ? "Apple gain map (auxiliary item); ISO 21496-1 'tmap' item on the same map"
+                       : tmap          ? "Apple gain map (auxiliary item); a 'tmap' item not usable with it"
+                                       : "Apple gain map (auxiliary item)");
             apple_headroom(info, md, version, headroom);
         }
     } else if (tmap) {

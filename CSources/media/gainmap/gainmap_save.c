@@ -1,10 +1,13 @@
 /* gainmap_save.c — what a still writer needs to carry a gain map (shared by
  * the edit and the HDR sample generator):
- *  JPEG: the map encoded as its own JPEG with its XMP (hdrgm for Ultra HDR,
- *        HDRGainMap for Apple), the Ultra HDR Container XMP for the primary,
- *        an MPF APP2 index whose sizes/offset are patched once the primary's
- *        length is known, then the map appended before the rename;
- *  HEIC: the Apple auxiliary image + its XMP item, added before finish. */
+ *  JPEG: the map encoded as its own JPEG with its XMP (hdrgm, plus Apple's
+ *        HDRGainMap for Apple maps) and its ISO 21496-1 APP2 block; on the
+ *        primary the Ultra HDR Container XMP (added to the source's XMP), the
+ *        ISO version block and an MPF APP2 index whose sizes/offset are
+ *        patched once the primary's length is known, then the map appended
+ *        before the rename (docs/gain-maps.md);
+ *  HEIC: the Apple auxiliary image + its XMP item and a 'tmap' item using
+ *        the same image, added before finish. */
 #include <string.h>
 #include <unistd.h>
 
@@ -52,7 +55,22 @@ static sy_status heic_finish(void *user, sy_heif_writer *w, sy_error *err) {
                                                 &index, err);
     sy__free(s->ctx, rows);
     if (st == SY_OK) st = sy_heif_writer_set_auxiliary_xmp(w, index, (const uint8_t *)s->map_xmp, s->map_xmp_len, err);
+    if (st == SY_OK) st = sy_heif_writer_set_tone_map(w, index, s->iso, s->iso_len, err);
     return st;
+}
+
+/* The map's numbers in both forms: the source's own form exactly, the other
+ * derived (an Apple map read as ISO through a fitted gamma; an ISO map's
+ * Apple headroom 2^GainMapMax) — the pixels are shared, as iPhone 17 shares
+ * one map between its Apple auxiliary item and its 'tmap' item. */
+static void both_forms(const sy_gainmap_info *info, uint32_t *apple_version, double *apple_headroom,
+                       sy_gainmap_params *iso) {
+    int apple = info->kind == SY_GAINMAP_APPLE_HEIC || info->kind == SY_GAINMAP_APPLE_JPEG;
+    *apple_version = apple && info->apple_version ? info->apple_version : 131072;
+    *apple_headroom = apple ? info->apple_headroom : sy__iso21496_apple_headroom(&info->params);
+    if (info->iso_valid) *iso = info->iso;
+    else if (apple) sy__iso21496_from_apple(info->apple_headroom, iso);
+    else *iso = info->params;
 }
 
 sy_status sy__gainmap_save_prepare(sy__gainmap_save *s, sy_context *ctx, const char *output, sy_still_format format,
@@ -61,31 +79,58 @@ sy_status sy__gainmap_save_prepare(sy__gainmap_save *s, sy_context *ctx, const c
     memset(s, 0, sizeof *s);
     s->ctx = ctx, s->output = output, s->map = map;
     s->extra.user = s;
-    int apple = info->kind != SY_GAINMAP_ULTRAHDR_JPEG;
-    if (format == SY_STILL_HEIC && !apple)
-        return sy__fail(err, SY_E_UNSUPPORTED, "%s: an Ultra HDR gain map cannot be written as HEIC", output);
+    int apple = info->kind == SY_GAINMAP_APPLE_HEIC || info->kind == SY_GAINMAP_APPLE_JPEG;
     if (format != SY_STILL_HEIC && format != SY_STILL_JPEG)
         return sy__fail(err, SY_E_UNSUPPORTED, "%s: this format cannot carry a gain map", output);
-    s->map_xmp = apple ? sy__xmp_build_apple(ctx, info->apple_version ? info->apple_version : 131072,
-                                             info->apple_headroom, &s->map_xmp_len, err)
-                       : sy__xmp_build_gainmap(ctx, &info->params, &s->map_xmp_len, err);
-    if (!s->map_xmp) return err ? err->code : SY_E_BUDGET;
-    if (format == SY_STILL_HEIC) {
+    uint32_t version;
+    double headroom;
+    sy_gainmap_params iso;
+    both_forms(info, &version, &headroom, &iso);
+    s->iso_len = sy__iso21496_build(&iso, s->iso);
+    if (format == SY_STILL_HEIC) { /* Apple auxiliary map + its XMP, and the 'tmap' item on the same map */
+        s->map_xmp = sy__xmp_build_apple(ctx, version, headroom, &s->map_xmp_len, err);
+        if (!s->map_xmp) return err ? err->code : SY_E_BUDGET;
         s->extra.heic_finish = heic_finish;
+        s->forms = SY_GAINMAP_FORM_APPLE | SY_GAINMAP_FORM_ISO21496;
         return SY_OK;
     }
+    /* JPEG: hdrgm XMP (+ Apple's HDRGainMap fields for an Apple map, so Apple's
+     * own JPEG readers keep reading it as before) and the ISO block in the map;
+     * Container XMP, the ISO version block and MPF on the primary. */
+    const sy_gainmap_params *hdrgm = apple ? &iso : &info->params;
+    size_t ulen = 0, alen = 0;
+    char *ultra = sy__xmp_build_gainmap(ctx, hdrgm, &ulen, err);
+    char *with_apple = ultra && apple ? sy__xmp_build_apple(ctx, version, headroom, &alen, err) : NULL;
+    if (with_apple) s->map_xmp = sy__xmp_join(ctx, with_apple, alen, ultra, ulen, &s->map_xmp_len, err);
+    else if (!apple) s->map_xmp = ultra, s->map_xmp_len = ulen, ultra = NULL;
+    sy__free(ctx, ultra);
+    sy__free(ctx, with_apple);
+    if (!s->map_xmp) return err ? err->code : SY_E_BUDGET;
     sy_status st = sy__gainmap_jpeg_encode(ctx, map->pixels, map->stride, map->width, map->height, map->channels,
-                                           quality, s->map_xmp, s->map_xmp_len, &s->map_jpeg, &s->map_jpeg_len, err);
+                                           quality, s->map_xmp, s->map_xmp_len, s->iso, s->iso_len, &s->map_jpeg,
+                                           &s->map_jpeg_len, err);
     if (st != SY_OK) return st;
-    if (!apple) { /* Ultra HDR: the Container directory names the map's length */
-        s->primary_xmp = sy__xmp_build_primary(ctx, s->map_jpeg_len, &s->primary_xmp_len, err);
-        if (!s->primary_xmp) return err ? err->code : SY_E_BUDGET;
-        s->extra.xmp = (const uint8_t *)s->primary_xmp, s->extra.xmp_len = s->primary_xmp_len;
-    }
+    /* the Container directory names the map's length */
+    s->primary_xmp = sy__xmp_build_primary(ctx, s->map_jpeg_len, &s->primary_xmp_len, err);
+    if (!s->primary_xmp) return err ? err->code : SY_E_BUDGET;
+    s->extra.xmp = (const uint8_t *)s->primary_xmp, s->extra.xmp_len = s->primary_xmp_len;
+    s->extra.xmp_join = 1; /* added to the source's XMP (Apple sources keep theirs) */
+    memcpy(s->iso_version, SY__ISO21496_URN, SY__ISO21496_URN_LEN); /* + u16 0, u16 0: "an ISO map follows" */
+    s->extra.jpeg_app2_first = s->iso_version, s->extra.jpeg_app2_first_len = sizeof s->iso_version;
     sy__mpf_build(s->mpf, 0, 0, 0); /* sizes and offset patched in jpeg_finish */
     s->extra.jpeg_app2 = s->mpf, s->extra.jpeg_app2_len = sizeof s->mpf;
     s->extra.jpeg_finish = jpeg_finish;
+    s->forms = SY_GAINMAP_FORM_ULTRAHDR | SY_GAINMAP_FORM_ISO21496 | (apple ? SY_GAINMAP_FORM_APPLE : 0);
     return SY_OK;
+}
+
+const char *sy_gainmap_form_name(uint32_t bit) {
+    switch (bit) {
+    case SY_GAINMAP_FORM_APPLE: return "apple-gain-map";
+    case SY_GAINMAP_FORM_ULTRAHDR: return "ultra-hdr-gain-map";
+    case SY_GAINMAP_FORM_ISO21496: return "iso-21496-gain-map";
+    default: return NULL;
+    }
 }
 
 void sy__gainmap_save_free(sy__gainmap_save *s) {

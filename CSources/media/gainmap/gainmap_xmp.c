@@ -123,16 +123,21 @@ int sy__xmp_hdrgm_parse(const char *xml, size_t len, sy_gainmap_params *p, char 
     p->base_is_hdr = field_text(xml, len, "hdrgm:BaseRenditionIsHDR", flag, sizeof flag) &&
                      (strcmp(flag, "True") == 0 || strcmp(flag, "true") == 0);
     p->channels = (uint32_t)channels;
+    return sy__gainmap_params_check(p, "hdrgm", why, why_len) < 0 ? -1 : 1;
+}
+
+int sy__gainmap_params_check(const sy_gainmap_params *p, const char *form, char *why, size_t why_len) {
     for (int c = 0; c < 3; c++) {
-        if (!(p->max_log2[c] >= p->min_log2[c]) || !(p->gamma[c] > 0) || fabs(p->max_log2[c]) > 16 ||
-            fabs(p->min_log2[c]) > 16 || p->offset_sdr[c] < 0 || p->offset_hdr[c] < 0)
-            return snprintf(why, why_len, "hdrgm values out of range (channel %d: min %g max %g gamma %g)", c,
+        if (!(p->max_log2[c] >= p->min_log2[c]) || !(p->gamma[c] > 0) || !(fabs(p->max_log2[c]) <= 16) ||
+            !(fabs(p->min_log2[c]) <= 16) || !(p->offset_sdr[c] >= 0) || !(p->offset_hdr[c] >= 0) ||
+            !(p->gamma[c] >= 1e-3) || !(p->gamma[c] <= 1e3))
+            return snprintf(why, why_len, "%s values out of range (channel %d: min %g max %g gamma %g)", form, c,
                             p->min_log2[c], p->max_log2[c], p->gamma[c]), -1;
     }
-    if (!(p->capacity_max > p->capacity_min))
-        return snprintf(why, why_len, "hdrgm:HDRCapacityMax %g is not above HDRCapacityMin %g", p->capacity_max,
-                        p->capacity_min), -1;
-    return 1;
+    if (!(p->capacity_max >= p->capacity_min + 1e-4) || !(p->capacity_min >= -16) || !(p->capacity_max <= 16))
+        return snprintf(why, why_len, "%s HDR capacity %g..%g is not an increasing range within 16 stops", form,
+                        p->capacity_min, p->capacity_max), -1;
+    return 0;
 }
 
 void sy__xmp_apple_parse(const char *xml, size_t len, uint32_t *version, double *headroom) {
@@ -212,4 +217,32 @@ char *sy__xmp_build_apple(sy_context *ctx, uint32_t version, double headroom, si
                      "</rdf:Description>\n" XMP_TAIL,
                      version, room);
     return finish(ctx, text, n, len, err);
+}
+
+/* The body of a packet's rdf:RDF (between its start tag and "</rdf:RDF>"). */
+static int rdf_body(const char *x, size_t len, size_t *start, size_t *end) {
+    const char *open = find_in(x, len, "<rdf:RDF", 0), *close = NULL;
+    if (!open) return 0;
+    const char *gt = memchr(open, '>', len - (size_t)(open - x));
+    for (const char *c = gt; c && (c = find_in(x, len, "</rdf:RDF>", (size_t)(c - x))) != NULL; c++) close = c;
+    if (!gt || !close || close < gt) return 0;
+    *start = (size_t)(gt - x) + 1, *end = (size_t)(close - x);
+    return 1;
+}
+
+char *sy__xmp_join(sy_context *ctx, const char *base, size_t base_len, const char *add, size_t add_len, size_t *len,
+                   sy_error *err) {
+    size_t bs, be, as, ae;
+    if (!rdf_body(add, add_len, &as, &ae)) return sy__fail(err, SY_E_USAGE, "gain map XMP: no rdf:RDF to add"), NULL;
+    int joinable = base && rdf_body(base, base_len, &bs, &be);
+    const char *head = joinable ? base : add;
+    size_t at = joinable ? be : ae, tail = (joinable ? base_len : add_len) - at, body = joinable ? ae - as : 0;
+    char *out = sy__alloc(ctx, at + body + tail + 1, 1, "joined XMP", err);
+    if (!out) return NULL;
+    memcpy(out, head, at);
+    memcpy(out + at, add + as, body);
+    memcpy(out + at + body, head + at, tail);
+    out[at + body + tail] = 0;
+    *len = at + body + tail;
+    return out;
 }

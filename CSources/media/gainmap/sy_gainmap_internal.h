@@ -48,6 +48,39 @@ void sy__xmp_apple_parse(const char *xml, size_t len, uint32_t *version, double 
 char *sy__xmp_build_primary(sy_context *ctx, uint64_t map_length, size_t *len, sy_error *err);
 char *sy__xmp_build_gainmap(sy_context *ctx, const sy_gainmap_params *p, size_t *len, sy_error *err);
 char *sy__xmp_build_apple(sy_context *ctx, uint32_t version, double headroom, size_t *len, sy_error *err);
+/* `base` with the rdf:Description elements of `add` put at the end of its
+ * rdf:RDF (both stay one packet; base's own fields are kept); `add` alone
+ * when base is NULL or has no rdf:RDF. */
+char *sy__xmp_join(sy_context *ctx, const char *base, size_t base_len, const char *add, size_t add_len, size_t *len,
+                   sy_error *err);
+
+/* The range checks every parsed parameter set passes (gamma in 1e-3..1e3,
+ * Max >= Min, offsets >= 0, |log2| <= 16, capacity rising by >= 1e-4 stops);
+ * `form` names the source in `why`. 0 when usable, -1 otherwise. */
+int sy__gainmap_params_check(const sy_gainmap_params *p, const char *form, char *why, size_t why_len);
+
+/* ---- ISO 21496-1 binary metadata, iso21496.c ---- */
+
+/* "urn:iso:std:iso:ts:21496:-1" + NUL: the JPEG APP2 identifier. */
+#define SY__ISO21496_URN "urn:iso:std:iso:ts:21496:-1"
+#define SY__ISO21496_URN_LEN 28u
+/* Largest payload sy__iso21496_build writes (3 channels, every fraction N/D). */
+#define SY__ISO21496_MAX_LEN 141u
+
+/* Parses a payload (after the APP2 URN, or a 'tmap' item after its version
+ * byte). 1 with *out filled (and the raw flags byte), 0 for the version-only
+ * block a primary carries, -1 when malformed or out of range (`why` says
+ * which). Bounded by `len`; never trusts a count. */
+int sy__iso21496_parse(const uint8_t *p, size_t len, sy_gainmap_params *out, uint8_t *flags, char *why,
+                       size_t why_len);
+/* Serializes `p` in the full N/D form (flags 0x00 or 0x80, readable by
+ * libavif and libultrahdr); returns the length. */
+size_t sy__iso21496_build(const sy_gainmap_params *p, uint8_t out[SY__ISO21496_MAX_LEN]);
+/* ISO parameters under which an Apple map's codes give nearly Apple's gains
+ * (min 0, max log2 headroom, offsets 0, a fitted gamma). */
+void sy__iso21496_from_apple(double headroom, sy_gainmap_params *out);
+/* Apple linear headroom for an ISO / Ultra HDR parameter set: 2^max(GainMapMax). */
+double sy__iso21496_apple_headroom(const sy_gainmap_params *p);
 
 /* ---- Apple MakerNote tags 33/48, apple_makernote.c ---- */
 
@@ -59,15 +92,18 @@ double sy__apple_headroom_from_makernote(double m33, double m48);
 /* ---- gain-map JPEG codec, gainmap_jpeg.c ---- */
 
 /* Encodes 8-bit greyscale (channels 1) or RGB (3) rows into a baseline JPEG in
- * memory with one APP1 XMP packet (may be NULL). *out engine-allocated. */
+ * memory with one APP1 XMP packet (may be NULL) and an ISO 21496-1 APP2 block
+ * (`iso` payload, may be NULL). *out engine-allocated. */
 sy_status sy__gainmap_jpeg_encode(sy_context *ctx, const uint8_t *px, size_t stride, uint32_t w, uint32_t h,
-                                  uint32_t channels, int quality, const char *xmp, size_t xmp_len, uint8_t **out,
-                                  size_t *out_len, sy_error *err);
+                                  uint32_t channels, int quality, const char *xmp, size_t xmp_len,
+                                  const uint8_t *iso, size_t iso_len, uint8_t **out, size_t *out_len, sy_error *err);
 /* Decodes a JPEG held in memory into 8-bit grey (1 component) or RGB. */
 sy_status sy__gainmap_jpeg_decode(sy_context *ctx, const char *path, const uint8_t *data, size_t len,
                                   sy_gainmap_image *out, sy_error *err);
 /* The XMP packet of a JPEG held in memory (borrowed from `data`), or NULL. */
 const char *sy__jpeg_find_xmp(const uint8_t *data, size_t len, size_t *xmp_len);
+/* The ISO 21496-1 APP2 payload (after its URN) of a JPEG in memory, or NULL. */
+const uint8_t *sy__jpeg_find_iso21496(const uint8_t *data, size_t len, size_t *iso_len);
 
 /* ---- geometry, gainmap_geometry.c ---- */
 
@@ -90,13 +126,19 @@ typedef struct sy__gainmap_save {
     char *primary_xmp;             /* Ultra HDR Container XMP (JPEG), or NULL */
     size_t primary_xmp_len;
     uint8_t mpf[SY__MPF_PAYLOAD_LEN];
+    uint8_t iso[SY__ISO21496_MAX_LEN]; /* the map's ISO 21496-1 payload (JPEG APP2, HEIC 'tmap') */
+    size_t iso_len;
+    uint8_t iso_version[SY__ISO21496_URN_LEN + 4]; /* the primary's version-only ISO APP2 */
+    uint32_t forms;                /* SY_GAINMAP_FORM_* bits the save writes */
     sy__still_extra extra;         /* hand to the still writer */
 } sy__gainmap_save;
 
-/* Prepares `s` for writing `map` with a base of `format` (JPEG or HEIC) in the
- * form of `info`: Ultra HDR stays Ultra HDR (JPEG), Apple maps are written as
- * Apple JPEG (MPF + HDRGainMap XMP) or Apple HEIC. `s` keeps pointers to
- * `s` itself, `output` and `map`: do not move it before the write. */
+/* Prepares `s` for writing `map` with a base of `format` (JPEG or HEIC), the
+ * map's numbers taken from `info` in every form the target has: JPEG gets
+ * Ultra HDR (hdrgm/Container XMP, MPF) + ISO 21496-1 APP2 blocks, and Apple's
+ * HDRGainMap XMP when the map is Apple's; HEIC gets the Apple auxiliary map
+ * and a 'tmap' item on it. `s` keeps pointers to `s` itself, `output` and
+ * `map`: do not move it before the write. */
 sy_status sy__gainmap_save_prepare(sy__gainmap_save *s, sy_context *ctx, const char *output, sy_still_format format,
                                    int quality, const sy_gainmap_info *info, const sy_gainmap_image *map,
                                    sy_error *err);

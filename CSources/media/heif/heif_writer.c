@@ -75,6 +75,10 @@ struct sy_heif_writer {
     uint8_t *exif, *xmp, *icc;
     size_t exif_len, xmp_len, icc_len;
     uint32_t exif_tiff_offset;
+    uint8_t *tmap;             /* ISO 21496-1 payload of the 'tmap' item, or NULL */
+    size_t tmap_len;
+    uint32_t tmap_aux;         /* the auxiliary image it uses as gain map */
+    uint32_t tmap_id;          /* assigned by finish */
     int failed, finished;
 };
 
@@ -325,7 +329,7 @@ static sy_status encode_tile_row(sy_heif_writer *w, hw_image *img, sy__hevc_enco
 }
 
 static uint32_t items_so_far(const sy_heif_writer *w) {
-    uint32_t n = image_items(&w->primary);
+    uint32_t n = image_items(&w->primary) + (w->tmap ? 1 : 0);
     for (uint32_t i = 0; i < w->aux_count; i++) n += image_items(&w->aux[i]) + 1;
     return n;
 }
@@ -502,6 +506,19 @@ sy_status sy_heif_writer_set_auxiliary_xmp(sy_heif_writer *w, uint32_t index, co
                      err);
 }
 
+sy_status sy_heif_writer_set_tone_map(sy_heif_writer *w, uint32_t index, const uint8_t *iso, size_t len,
+                                      sy_error *err) {
+    sy_status st = check_usable(w, "sy_heif_writer_set_tone_map", err);
+    if (st != SY_OK) return st;
+    if (index >= w->aux_count)
+        return sy__fail(err, SY_E_USAGE, "sy_heif_writer_set_tone_map: no auxiliary image %u (%u added)", index,
+                        w->aux_count);
+    if (!iso || len < 5 || len > 4096)
+        return sy__fail(err, SY_E_USAGE, "sy_heif_writer_set_tone_map: ISO 21496-1 metadata of %zu bytes", len);
+    w->tmap_aux = index;
+    return copy_blob(w, &w->tmap, &w->tmap_len, iso, len, "sy_heif_writer_set_tone_map", err);
+}
+
 sy_status sy_heif_writer_add_auxiliary(sy_heif_writer *w, const char *urn, uint32_t width, uint32_t height,
                                        uint32_t channels, const uint8_t *const *rows, uint32_t *index,
                                        sy_error *err) {
@@ -580,6 +597,7 @@ typedef struct hw_layout {
     hw_item *items;
     uint32_t count;
     uint32_t exif_id, xmp_id, aux_xmp_id[SY_HEIF_WRITER_MAX_AUXILIARY];
+    uint32_t items_total;  /* every planned item (image and metadata) */
     uint64_t mdat_payload; /* bytes of mdat after its header */
     uint64_t spool_base;   /* where the spool starts inside the mdat payload */
     uint8_t idat[SY_HEIF_WRITER_MAX_AUXILIARY * 12 + 12];
@@ -654,6 +672,21 @@ static void layout_image(hw_layout *L, hw_image *img, uint32_t *next_id, const h
             else add_prop(it, P->prof, 0), add_prop(it, P->irot, 1), add_prop(it, P->imir, 1);
         }
     }
+}
+
+/* The 'tmap' item (an image item: it takes properties, so it follows the
+ * image items): its data, u8 version 0 + the ISO payload, leads the mdat. */
+static void layout_tmap(hw_layout *L, sy_heif_writer *w, uint32_t *next_id, const hw_props *P) {
+    if (!w->tmap) return;
+    hw_item *it = &L->items[L->count++];
+    memset(it, 0, sizeof *it);
+    w->tmap_id = it->id = (*next_id)++;
+    it->type = SY_FOURCC('t', 'm', 'a', 'p');
+    it->offset = 0;
+    it->length = 1 + w->tmap_len;
+    add_prop(it, P->primary_ispe, 0); /* the HDR rendition has the base's size and display transform */
+    add_prop(it, P->pixi3, 0);
+    add_prop(it, P->irot, 1), add_prop(it, P->imir, 1);
 }
 
 static sy_status put_ispe(sy_bmff_writer *b, uint32_t width, uint32_t height, uint8_t *index, uint8_t *count,
@@ -769,6 +802,7 @@ static sy_status build_header(sy_heif_writer *w, hw_layout *L, sy_bmff_writer *b
     TRY(sy_bmff_writer_u32(b, 0, err));
     TRY(sy_bmff_writer_u32(b, SY_FOURCC('m', 'i', 'f', '1'), err));
     TRY(sy_bmff_writer_u32(b, SY_FOURCC('h', 'e', 'i', 'c'), err));
+    if (w->tmap) TRY(sy_bmff_writer_u32(b, SY_FOURCC('t', 'm', 'a', 'p'), err)); /* readers ignore tmap without it */
     TRY(sy_bmff_writer_end(b, err));
 
     TRY(sy_bmff_writer_begin(b, SY_FOURCC('m', 'e', 't', 'a'), 0, 0, err));
@@ -827,6 +861,10 @@ static sy_status build_header(sy_heif_writer *w, hw_layout *L, sy_bmff_writer *b
         TRY(put_ref(b, SY_FOURCC('a', 'u', 'x', 'l'), a->id, p->id, 1, NULL, err));
         if (L->aux_xmp_id[i]) TRY(put_ref(b, SY_FOURCC('c', 'd', 's', 'c'), L->aux_xmp_id[i], a->id, 1, NULL, err));
     }
+    if (w->tmap) { /* dimg: [base, gain map], in that order */
+        uint32_t inputs[2] = {p->id, w->aux[w->tmap_aux].id};
+        TRY(put_ref(b, SY_FOURCC('d', 'i', 'm', 'g'), w->tmap_id, 0, 2, inputs, err));
+    }
     if (L->exif_id) TRY(put_ref(b, SY_FOURCC('c', 'd', 's', 'c'), L->exif_id, p->id, 1, NULL, err));
     if (L->xmp_id) TRY(put_ref(b, SY_FOURCC('c', 'd', 's', 'c'), L->xmp_id, p->id, 1, NULL, err));
     TRY(sy_bmff_writer_end(b, err));
@@ -840,6 +878,7 @@ static sy_status build_header(sy_heif_writer *w, hw_layout *L, sy_bmff_writer *b
     L->idat_len = 0;
     layout_image(L, &w->primary, &next_id, &P, -1);
     for (uint32_t i = 0; i < w->aux_count; i++) layout_image(L, &w->aux[i], &next_id, &P, (int)i);
+    layout_tmap(L, w, &next_id, &P);
     uint32_t with_props = L->count;
     TRY(sy_bmff_writer_begin(b, SY_FOURCC('i', 'p', 'm', 'a'), 0, 0, err));
     TRY(sy_bmff_writer_u32(b, with_props, err));
@@ -851,6 +890,18 @@ static sy_status build_header(sy_heif_writer *w, hw_layout *L, sy_bmff_writer *b
     }
     TRY(sy_bmff_writer_end(b, err)); /* ipma */
     TRY(sy_bmff_writer_end(b, err)); /* iprp */
+    if (w->tmap) { /* grpl/altr: ISO readers show the tone-mapped rendition, others the primary */
+        uint32_t group_id = 0;
+        for (uint32_t i = 0; i < L->items_total; i++) group_id = L->items[i].id > group_id ? L->items[i].id : group_id;
+        TRY(sy_bmff_writer_begin(b, SY_FOURCC('g', 'r', 'p', 'l'), -1, 0, err));
+        TRY(sy_bmff_writer_begin(b, SY_FOURCC('a', 'l', 't', 'r'), 0, 0, err));
+        TRY(sy_bmff_writer_u32(b, group_id + 1, err));
+        TRY(sy_bmff_writer_u32(b, 2, err));
+        TRY(sy_bmff_writer_u32(b, w->tmap_id, err));
+        TRY(sy_bmff_writer_u32(b, p->id, err));
+        TRY(sy_bmff_writer_end(b, err));
+        TRY(sy_bmff_writer_end(b, err));
+    }
     /* idat */
     if (L->idat_len) {
         TRY(sy_bmff_writer_begin(b, SY_FOURCC('i', 'd', 'a', 't'), -1, 0, err));
@@ -864,7 +915,7 @@ static sy_status build_header(sy_heif_writer *w, hw_layout *L, sy_bmff_writer *b
 static uint32_t plan_items(sy_heif_writer *w, hw_layout *L) {
     hw_props none;
     memset(&none, 0, sizeof none);
-    uint64_t meta_bytes = 0;
+    uint64_t meta_bytes = w->tmap ? 1 + w->tmap_len : 0;
     if (w->exif) meta_bytes += 4 + w->exif_len;
     if (w->xmp) meta_bytes += w->xmp_len;
     for (uint32_t i = 0; i < w->aux_count; i++) meta_bytes += w->aux[i].xmp_len;
@@ -875,7 +926,8 @@ static uint32_t plan_items(sy_heif_writer *w, hw_layout *L) {
     L->idat_len = 0;
     layout_image(L, &w->primary, &next_id, &none, -1);
     for (uint32_t i = 0; i < w->aux_count; i++) layout_image(L, &w->aux[i], &next_id, &none, (int)i);
-    uint64_t at = 0;
+    layout_tmap(L, w, &next_id, &none);
+    uint64_t at = w->tmap ? 1 + w->tmap_len : 0;
     if (w->exif) {
         hw_item *it = &L->items[L->count++];
         memset(it, 0, sizeof *it);
@@ -939,6 +991,11 @@ static sy_status write_file(sy_heif_writer *w, hw_layout *L, const uint8_t *head
     }
     if ((st = write_all(out.file, header, header_len, w->path, err)) != SY_OK) goto fail;
     if ((st = write_all(out.file, mdat, mdat_len, w->path, err)) != SY_OK) goto fail;
+    if (w->tmap) {
+        uint8_t version = 0;
+        if ((st = write_all(out.file, &version, 1, w->path, err)) != SY_OK) goto fail;
+        if ((st = write_all(out.file, w->tmap, w->tmap_len, w->path, err)) != SY_OK) goto fail;
+    }
     if (w->exif) {
         uint8_t off[4] = {0, 0, 0, (uint8_t)w->exif_tiff_offset};
         if ((st = write_all(out.file, off, 4, w->path, err)) != SY_OK) goto fail;
@@ -1006,6 +1063,7 @@ sy_status sy_heif_writer_finish(sy_heif_writer *w, sy_error *err) {
         /* build_header re-derives the image items (with property indices); the
          * metadata items planned above stay at the end of the table. */
         L.count = count;
+        L.items_total = count;
         if ((st = build_header(w, &L, b, offset_size, patch, err)) != SY_OK) goto done;
         L.count = count;
         size_t header_len = sy_bmff_writer_length(b);
@@ -1047,6 +1105,7 @@ void sy_heif_writer_destroy(sy_heif_writer *w) {
     sy__free(ctx, w->exif);
     sy__free(ctx, w->xmp);
     sy__free(ctx, w->icc);
+    sy__free(ctx, w->tmap);
     sy__free(ctx, w->path);
     sy__free(ctx, w->preset);
     sy__free(ctx, w);

@@ -138,6 +138,15 @@ sy_status sy_heif_writer_add_auxiliary(sy_heif_writer *w, const char *urn, uint3
 sy_status sy_heif_writer_set_auxiliary_xmp(sy_heif_writer *w, uint32_t index, const uint8_t *xml, size_t len,
                                            sy_error *err);
 
+/** ISO 21496-1 tone-map item (HEIF 3rd ed. Amd 1) using auxiliary image
+ *  `index` as its gain map, as iPhone 17 writes it beside Apple's map: a 'tmap'
+ *  item whose data is u8 version 0 + `iso` (the ISO 21496-1 payload, copied),
+ *  'dimg' to [primary, auxiliary], the primary's ispe/pixi/irot/imir, a
+ *  'grpl'/'altr' group [tmap, primary] and the ftyp brand 'tmap'. The
+ *  auxiliary keeps its single-target 'auxl' (libheif before 1.18 rejects more). */
+sy_status sy_heif_writer_set_tone_map(sy_heif_writer *w, uint32_t index, const uint8_t *iso, size_t len,
+                                      sy_error *err);
+
 /** Writes the file (all `height` rows must have been written) and renames it
  *  into place. On failure nothing is left at `path` (an old file stays). The
  *  writer can only be destroyed afterwards. */

@@ -10,9 +10,17 @@
  *    own XMP item (HDRGainMap:*), headroom from the XMP (v2) or the Exif
  *    MakerNote tags 33/48;
  *  - Apple JPEG: MPF image 2 whose XMP has HDRGainMap:HDRGainMapVersion.
- * Detected but not interpreted (reported as SY_GAINMAP_UNINTERPRETABLE): an
- * ISO 21496-1 'tmap' derived item in HEIF, an MPF secondary image without
- * any gain-map XMP, a hdrgm version other than 1.0.
+ *  - ISO 21496-1: the binary metadata in the gain-map JPEG's APP2 block
+ *    (urn:iso:std:iso:ts:21496:-1; read when no hdrgm XMP is there, kind
+ *    ULTRAHDR_JPEG) and in a HEIF 'tmap' derived item whose inputs are the
+ *    primary and the Apple map item (iPhone 17; `iso`, `tmap_item`).
+ * Written (gainmap_save.c; docs/gain-maps.md): every JPEG output carries the
+ * Ultra HDR form (hdrgm + Container XMP, MPF) and the ISO APP2 blocks, plus
+ * Apple's HDRGainMap XMP when the source map is Apple's; every HEIC output
+ * carries the Apple auxiliary map and a 'tmap' item sharing it.
+ * Detected but not interpreted (reported as SY_GAINMAP_UNINTERPRETABLE): a
+ * 'tmap' item without an Apple map, an MPF secondary image without any
+ * gain-map metadata, a hdrgm version other than 1.0.
  *
  * This header holds the formats only; editing with the map in lockstep is
  * sy_gainmap_edit.h (pipelines), HDR sample photos sy_sample.h (fixtures).
@@ -39,6 +47,16 @@ typedef enum sy_gainmap_kind {
     SY_GAINMAP_UNINTERPRETABLE = 4, /* a gain map we can see but must not misread (detail says which) */
 } sy_gainmap_kind;
 
+/** The forms a written gain map is described in (bits; sy_gainmap_form_name). */
+typedef enum sy_gainmap_form {
+    SY_GAINMAP_FORM_APPLE = 1u << 0,    /**< Apple: HEIC auxiliary item / JPEG MPF image with HDRGainMap XMP */
+    SY_GAINMAP_FORM_ULTRAHDR = 1u << 1, /**< Ultra HDR: hdrgm + Container XMP and MPF (JPEG) */
+    SY_GAINMAP_FORM_ISO21496 = 1u << 2, /**< ISO 21496-1: APP2 blocks (JPEG) / 'tmap' item (HEIC) */
+} sy_gainmap_form;
+
+/** "apple-gain-map", "ultra-hdr-gain-map", "iso-21496-gain-map" for one bit; NULL for others. */
+const char *sy_gainmap_form_name(uint32_t bit);
+
 /** Ultra HDR / ISO 21496-1 parameters (hdrgm XMP names; log2 where the XMP is). */
 typedef struct sy_gainmap_params {
     uint32_t channels;          /* 1 or 3 sets of the per-channel values */
@@ -64,6 +82,9 @@ typedef struct sy_gainmap_info {
     uint8_t apple_headroom_source;    /* 0 none, 1 XMP HDRGainMapHeadroom, 2 MakerNote 33/48 */
     double maker33, maker48;          /* MakerNote values when present (NaN otherwise) */
     uint8_t has_iso21496;             /* ISO 21496-1 APP2 or 'tmap' item seen */
+    uint8_t iso_valid;                /* `iso` holds parsed ISO 21496-1 metadata */
+    sy_gainmap_params iso;            /* ISO 21496-1 (gain-map APP2 block, HEIF 'tmap' item), hdrgm names */
+    uint32_t tmap_item;               /* HEIF: the 'tmap' item whose inputs are the primary and this map (0 none) */
     uint8_t orientation;              /* EXIF/irot orientation of the primary (1..8), applied to both images */
     uint64_t map_offset, map_length;  /* JPEG: gain-map JPEG bytes in the file; HEIC: item id in map_offset */
 } sy_gainmap_info;

@@ -56,6 +56,9 @@ struct sy_heif_writer;
 typedef struct sy__still_extra {
     const uint8_t *xmp;
     size_t xmp_len;
+    uint8_t xmp_join;               /* 1: xmp's descriptions are added to the source's XMP (sy__xmp_join) */
+    const uint8_t *jpeg_app2_first; /* an APP2 written before jpeg_app2 (the ISO 21496-1 version block) */
+    size_t jpeg_app2_first_len;
     const uint8_t *jpeg_app2;
     size_t jpeg_app2_len;
     sy_status (*jpeg_finish)(void *user, FILE *file, sy_error *err);

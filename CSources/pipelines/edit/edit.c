@@ -318,13 +318,28 @@ sy_status sy__edit_job_write_extra(sy_edit_job *job, const char *output, const s
     const sy_edit_options *o = &job->opts;
     write_state s = {job->ctx, NULL, job->report.height};
     sy__metadata md = job->md; /* shallow: the gain-map save may swap the XMP */
-    if (extra && extra->xmp) md.xmp = (uint8_t *)extra->xmp, md.xmp_len = extra->xmp_len;
-    sy_status st = sy__still_writer_open_extra(job->ctx, output, o->format, o->quality, o->heic_preset,
+    char *joined = NULL;
+    sy_status st = SY_OK;
+    if (extra && extra->xmp && extra->xmp_join && md.xmp && !sy__xmp_has_hdrgm((const char *)md.xmp, md.xmp_len)) {
+        /* the source's own XMP stays; a stale Ultra HDR directory is replaced instead */
+        size_t len = 0;
+        joined = sy__xmp_join(job->ctx, (const char *)md.xmp, md.xmp_len, (const char *)extra->xmp, extra->xmp_len,
+                              &len, err);
+        if (!joined) return err ? err->code : SY_E_BUDGET;
+        md.xmp = (uint8_t *)joined, md.xmp_len = len;
+    } else if (extra && extra->xmp) {
+        md.xmp = (uint8_t *)extra->xmp, md.xmp_len = extra->xmp_len;
+    } else if (o->format != SY_STILL_JPEG && md.xmp && sy__xmp_has_hdrgm((const char *)md.xmp, md.xmp_len)) {
+        /* an Ultra HDR directory names JPEG bytes a HEIC or PNG does not have */
+        md.xmp = (uint8_t *)plain_xmp, md.xmp_len = sizeof plain_xmp - 1;
+    }
+    if (st == SY_OK) st = sy__still_writer_open_extra(job->ctx, output, o->format, o->quality, o->heic_preset,
                                                job->report.width, job->report.height, &md, extra, &s.writer, err);
     sy_pixels src = job_pixels(job);
     if (st == SY_OK) st = sy__render_bands(job->ctx, job->renderer, &src, o->threads, NULL, 0, write_band, &s, err);
     if (st == SY_OK) st = sy__still_writer_finish(s.writer, err);
     sy__still_writer_destroy(s.writer);
+    sy__free(job->ctx, joined);
     return st;
 }
 

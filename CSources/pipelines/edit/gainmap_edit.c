@@ -6,8 +6,8 @@
  *        Container XMP for Ultra HDR sources, an MPF APP2 index) + the map JPEG
  *        with its own XMP; the MPF sizes/offset are patched once the primary's
  *        length is known, then the map is appended, then the file is renamed;
- *  HEIC: the Apple auxiliary gain map + its XMP item, added to the HEIF writer
- *        before it finishes.
+ *  HEIC: the Apple auxiliary gain map + its XMP item and the ISO 21496-1
+ *        'tmap' item on it, added to the HEIF writer before it finishes.
  * When the map cannot be kept the hook is asked before anything is written. */
 #include <stdio.h>
 #include <string.h>
@@ -34,6 +34,14 @@ sy_status sy_gainmap_edit_sdr(sy_context *ctx, const char *input, const char *ou
     sy_edit_options consent = *opts;
     consent.flags |= SY_EDIT_ALLOW_SDR;
     return sy_edit(ctx, input, output, recipe, &consent, report, err);
+}
+
+/* A kept map is written in every form (gainmap_save.c): a source's usable
+ * ISO 'tmap' item is carried, not dropped. */
+static void kept(sy_gainmap_edit_report *rep, const sy_gainmap_info *info, const sy__gainmap_save *save) {
+    rep->outcome = SY_HDR_KEPT;
+    rep->edit.kept_gain_map_forms = save->forms;
+    if (info->iso_valid && info->tmap_item) rep->edit.dropped &= ~(uint32_t)SY_DROPPED_ISO_GAIN_MAP;
 }
 
 /* Map render size: its native size under the recipe, fitted to the base's box scaled to map resolution. */
@@ -97,7 +105,7 @@ static sy_status save_hdr(sy_context *ctx, const char *input, const char *output
         st = sy__fail(err, SY_E_USAGE, "%s: the base renders at %ux%u, the gain map was planned for %ux%u", input,
                       rep->edit.width, rep->edit.height, planned.width, planned.height);
     if (st == SY_OK) st = sy__edit_job_write_extra(job, output, &save.extra, err);
-    if (st == SY_OK) rep->outcome = SY_HDR_KEPT;
+    if (st == SY_OK) kept(rep, info, &save);
     else rep->map_width = rep->map_height = 0;
     sy_edit_close(job);
     sy__gainmap_save_free(&save);
@@ -165,7 +173,7 @@ sy_status sy__gainmap_job_write_decided(sy_edit_job *job, const char *output, sy
     memset(&save, 0, sizeof save);
     sy_status st = prepare_map(ctx, output, v.geometry, v.opts, &d->info, &d->map, v.report, &map, &save, rep, err);
     if (st == SY_OK) st = sy__edit_job_write_extra(job, output, &save.extra, err);
-    if (st == SY_OK) rep->outcome = SY_HDR_KEPT;
+    if (st == SY_OK) kept(rep, &d->info, &save);
     else rep->map_width = rep->map_height = 0;
     sy__gainmap_save_free(&save);
     sy_gainmap_image_free(ctx, &map);

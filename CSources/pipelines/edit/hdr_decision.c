@@ -17,10 +17,6 @@ static sy_hdr_loss_reason loss_reason(const sy_gainmap_info *info, sy_still_form
         snprintf(detail, cap, "PNG has no gain maps");
         return SY_HDR_LOSS_UNSUPPORTED_TARGET;
     }
-    if (format == SY_STILL_HEIC && info->kind == SY_GAINMAP_ULTRAHDR_JPEG) {
-        snprintf(detail, cap, "an Ultra HDR gain map has no Apple HEIC equivalent here");
-        return SY_HDR_LOSS_UNSUPPORTED_TARGET;
-    }
     return SY_HDR_LOSS_NONE;
 }
 

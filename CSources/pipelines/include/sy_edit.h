@@ -91,6 +91,7 @@ typedef struct sy_edit_report {
     uint8_t source_orientation;             /* applied to the pixels (1..8) */
     uint8_t kept_exif, kept_gps, kept_capture_date, kept_xmp, kept_icc;
     char capture_date[20];                  /* "YYYY:MM:DD HH:MM:SS" when kept */
+    uint32_t kept_gain_map_forms;           /* SY_GAINMAP_FORM_* bits the output's gain map is written in (0: none) */
     uint64_t source_bytes;                  /* SY_EDIT_IDENTIFY_SOURCE: file size */
     char source_sha256[65];                 /* SY_EDIT_IDENTIFY_SOURCE: lowercase hex, else "" */
     uint32_t decodes;                       /* decodes this job has done (1 after open) */

@@ -50,8 +50,10 @@ typedef struct sy_gainmap_edit_report {
 } sy_gainmap_edit_report;
 
 /** Edits `input` into `output` like sy_edit, keeping the gain map (see the
- *  top of this file). opts->format JPEG keeps Ultra HDR / Apple JPEG maps as
- *  Ultra HDR JPEG; HEIC keeps them as an Apple auxiliary gain map; PNG cannot.
+ *  top of this file). Any interpretable map (Apple, Ultra HDR, ISO 21496-1)
+ *  is written in every form the target has: JPEG as Ultra HDR + ISO 21496-1
+ *  (+ Apple's HDRGainMap XMP for Apple maps), HEIC as an Apple auxiliary map
+ *  plus a 'tmap' item on it (docs/gain-maps.md); PNG cannot.
  *  A declined or missing hook returns SY_E_CANCELLED ("... HDR gain map would
  *  be lost ...; nothing was written") with outcome SY_HDR_REFUSED, and any
  *  existing file at `output` is untouched. `report` may be NULL. */

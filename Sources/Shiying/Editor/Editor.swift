@@ -49,7 +49,9 @@ public enum Editor {
         public var decodedHeight: Int
         /// EXIF-style orientation applied to the pixels (1 = none).
         public var appliedOrientation: Int
-        /// Metadata carried over: any of "exif", "capture-date", "gps", "xmp", "icc".
+        /// Metadata carried over: any of "exif", "capture-date", "gps", "xmp", "icc"; for a kept
+        /// gain map "hdr-gain-map" and its written forms ("apple-gain-map", "ultra-hdr-gain-map",
+        /// "iso-21496-gain-map").
         public var kept: [String]
         /// Metadata not carried over, with the reason (a Live identifier, a Motion Photo claim, Exif over 64 KB in JPEG).
         public var dropped: [DroppedMetadata]
@@ -265,7 +267,7 @@ public enum Editor {
     static func editReport(_ report: sy_edit_report, input: String, output: String, format: Format, recipe: EditRecipe,
                            peakBytes: UInt64, seconds: Double) -> EditReport {
         let kept = keptMetadata(exif: report.kept_exif, captureDate: report.kept_capture_date, gps: report.kept_gps,
-                                xmp: report.kept_xmp, icc: report.kept_icc)
+                                xmp: report.kept_xmp, icc: report.kept_icc, gainMapForms: report.kept_gain_map_forms)
         return EditReport(
             input: input, output: output, format: format, width: Int(report.width), height: Int(report.height),
             sourceFormat: String(cString: sy_image_format_name(report.source_format)),

@@ -42,8 +42,30 @@ public struct GainMapInfo: Sendable, Codable, Equatable {
     public var makerNote33: Double?
     /// Apple MakerNote tag 48, when present.
     public var makerNote48: Double?
-    /// ISO 21496-1 metadata (APP2 block or `tmap` item) seen; not interpreted.
+    /// ISO 21496-1 metadata (APP2 block or `tmap` item) seen.
     public var iso21496Present: Bool
+    /// The ISO 21496-1 numbers when they parsed (JPEG APP2 block, HEIC `tmap` item); nil otherwise.
+    public var iso21496: ISO21496?
+
+    /// ISO 21496-1 gain-map metadata, in the hdrgm names (log2 where hdrgm is).
+    public struct ISO21496: Sendable, Codable, Equatable {
+        /// log2 of the smallest content boost (per channel when 3).
+        public var gainMapMin: [Double]
+        /// log2 of the largest content boost (per channel when 3).
+        public var gainMapMax: [Double]
+        /// The map's gamma (per channel when 3).
+        public var gamma: [Double]
+        /// Offset added to the base (SDR) rendition (per channel when 3).
+        public var offsetSDR: [Double]
+        /// Offset added to the alternate (HDR) rendition (per channel when 3).
+        public var offsetHDR: [Double]
+        /// log2 headroom where the map starts to apply (the base's headroom for an SDR base).
+        public var hdrCapacityMin: Double
+        /// log2 headroom where the map applies fully (the alternate's headroom for an SDR base).
+        public var hdrCapacityMax: Double
+        /// `sdr` (the usual) or `hdr`.
+        public var baseRendition: String
+    }
 
     /// True when the file has a gain map of any kind.
     public var hasGainMap: Bool { kind != "none" }
@@ -66,6 +88,15 @@ public struct GainMapInfo: Sendable, Codable, Equatable {
         baseWidth = Int(c.base_width)
         baseHeight = Int(c.base_height)
         iso21496Present = c.has_iso21496 != 0
+        if c.iso_valid != 0 {
+            let p = c.iso
+            let n = Int(p.channels == 3 ? 3 : 1)
+            func list(_ t: (Double, Double, Double)) -> [Double] { Array([t.0, t.1, t.2].prefix(n)) }
+            iso21496 = ISO21496(gainMapMin: list(p.min_log2), gainMapMax: list(p.max_log2), gamma: list(p.gamma),
+                                offsetSDR: list(p.offset_sdr), offsetHDR: list(p.offset_hdr),
+                                hdrCapacityMin: p.capacity_min, hdrCapacityMax: p.capacity_max,
+                                baseRendition: p.base_is_hdr != 0 ? "hdr" : "sdr")
+        }
         let interpretable = [SY_GAINMAP_ULTRAHDR_JPEG, SY_GAINMAP_APPLE_HEIC, SY_GAINMAP_APPLE_JPEG].contains(c.kind)
         guard interpretable else { return }
         gainMapWidth = Int(c.map_width)

@@ -13,6 +13,7 @@
 #include "heif/sy_heif.h"
 #include "heif/sy_heif_source.h"
 #include "heif/sy_heif_writer.h"
+#include "gainmap/sy_gainmap_internal.h"
 #include "hevc/sy_hevc.h"
 #include "mov/sy_mov_writer.h"
 #include "collage/sy_layout.h"

@@ -1,0 +1,276 @@
+// Issue 16 (SPEC E6): ISO 21496-1 gain maps — the binary metadata (parser and
+// serializer), the HEIC 'tmap' item and the JPEG APP2 blocks we write beside
+// the Apple and Ultra HDR forms, read back by our reader, exiftool, Debian's
+// heif-info and a current libheif (pillow-heif), and conversions between the
+// forms that keep the numbers.
+import CShiying
+import CShiyingInternal
+import Foundation
+import Testing
+
+private let realIPhone = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/corpus/real/iphone15plus_IMG_3853.HEIC").path
+
+private func params(_ channels: UInt32, min: [Double], max: [Double], gamma: [Double], sdr: [Double], hdr: [Double],
+                    capacity: (Double, Double), baseIsHDR: Bool = false) -> sy_gainmap_params {
+    var p = sy_gainmap_params()
+    p.channels = channels
+    p.min_log2 = (min[0], min[1], min[2])
+    p.max_log2 = (max[0], max[1], max[2])
+    p.gamma = (gamma[0], gamma[1], gamma[2])
+    p.offset_sdr = (sdr[0], sdr[1], sdr[2])
+    p.offset_hdr = (hdr[0], hdr[1], hdr[2])
+    p.capacity_min = capacity.0
+    p.capacity_max = capacity.1
+    p.base_is_hdr = baseIsHDR ? 1 : 0
+    return p
+}
+
+private func values(_ p: sy_gainmap_params) -> [Double] {
+    let t = [p.min_log2, p.max_log2, p.gamma, p.offset_sdr, p.offset_hdr]
+    return t.flatMap { [$0.0, $0.1, $0.2] } + [p.capacity_min, p.capacity_max, Double(p.base_is_hdr), Double(p.channels)]
+}
+
+/// Same numbers within the serializer's rounding (fractions over 2^24 or coarser for big values).
+private func close(_ a: sy_gainmap_params, _ b: sy_gainmap_params, tolerance: Double = 1e-6) -> Bool {
+    zip(values(a), values(b)).allSatisfy { abs($0 - $1) <= tolerance * max(1, abs($0)) }
+}
+
+private func serialize(_ p: sy_gainmap_params) -> [UInt8] {
+    var p = p
+    var out = [UInt8](repeating: 0, count: Int(SY__ISO21496_MAX_LEN))
+    let n = sy__iso21496_build(&p, &out)
+    return Array(out.prefix(n))
+}
+
+private func parse(_ bytes: [UInt8]) -> (result: Int32, params: sy_gainmap_params, why: String) {
+    var p = sy_gainmap_params()
+    var why = [CChar](repeating: 0, count: 160)
+    let r = sy__iso21496_parse(bytes, bytes.count, &p, nil, &why, why.count)
+    return (r, p, String(decoding: why.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self))
+}
+
+private func probe(_ ctx: Context, _ path: String) throws -> sy_gainmap_info {
+    var info = sy_gainmap_info()
+    var err = sy_error()
+    guard sy_gainmap_probe(ctx.raw, path, &info, &err) == SY_OK else { throw CTestFailure("probe \(path): \(message(err))") }
+    return info
+}
+
+/// An identity gain-map save (the conversion path) of `input` into `output`.
+private func carry(_ ctx: Context, _ input: String, _ output: String, _ format: sy_still_format) throws -> sy_gainmap_edit_report {
+    var recipe = sy_recipe()
+    sy_recipe_init(&recipe)
+    let r = gainMapEdit(ctx, input, output, &recipe, format: format, hook: nil)
+    guard r.status == SY_OK, r.report.outcome == SY_HDR_KEPT else { throw CTestFailure("\(input) -> \(output): \(message(r.error))") }
+    return r.report
+}
+
+/// The bytes with every occurrence of `old` replaced by `new` (same length).
+private func replacingAll(_ bytes: [UInt8], _ old: String, _ new: String) -> [UInt8] {
+    let o = Array(old.utf8), n = Array(new.utf8)
+    precondition(o.count == n.count)
+    var out = bytes
+    var i = 0
+    while i + o.count <= out.count {
+        if out[i] == o[0] && Array(out[i..<i + o.count]) == o {
+            out.replaceSubrange(i..<i + o.count, with: n)
+            i += o.count
+        } else {
+            i += 1
+        }
+    }
+    return out
+}
+
+@Suite("Gain map ISO 21496-1 (issue 16, SPEC E6)")
+struct GainMapISOTests {
+    @Test("ISO 21496-1 metadata: one and three channels, base HDR or SDR, survive serialize -> parse within rounding")
+    func metadataRoundTrip() {
+        let single = params(1, min: [-0.5, -0.5, -0.5], max: [2.75, 2.75, 2.75], gamma: [1.2, 1.2, 1.2],
+                            sdr: [1.0 / 64, 1.0 / 64, 1.0 / 64], hdr: [0.02, 0.02, 0.02], capacity: (0.25, 2.3))
+        let triple = params(3, min: [0, 0.1, 0.2], max: [3, 2.5, 1.5], gamma: [1, 0.8, 2.2], sdr: [0, 0.01, 0.02],
+                            hdr: [0.03, 0, 0.01], capacity: (0, 3.5), baseIsHDR: true)
+        for p in [single, triple] {
+            let bytes = serialize(p)
+            #expect(bytes.count == 5 + 16 + Int(p.channels) * 40, "\(bytes.count) bytes")
+            #expect(bytes[4] == (p.channels == 3 ? 0x80 : 0x00), "flags: multichannel only")
+            let back = parse(bytes)
+            #expect(back.result == 1 && close(back.params, p), "\(back.why) \(values(back.params)) vs \(values(p))")
+        }
+        // The primary's block (versions only) is a signal, not metadata.
+        #expect(parse([0, 0, 0, 0]).result == 0)
+    }
+
+    @Test("ISO 21496-1 metadata: truncation, zero denominators, a newer minimum version and bad ranges are refused with a reason")
+    func metadataRefusals() {
+        let good = serialize(params(1, min: [0, 0, 0], max: [3, 3, 3], gamma: [1, 1, 1], sdr: [0, 0, 0], hdr: [0, 0, 0],
+                                    capacity: (0, 3)))
+        for cut in [1, 5, 9, 20, good.count - 1] {
+            let r = parse(Array(good.prefix(cut)))
+            #expect(r.result == -1 && !r.why.isEmpty, "cut at \(cut): \(r)")
+        }
+        var zeroD = good
+        zeroD.replaceSubrange(9..<13, with: [0, 0, 0, 0]) // base headroom denominator
+        #expect(parse(zeroD).result == -1 && parse(zeroD).why.contains("denominator"))
+        var newer = good
+        newer[1] = 1
+        #expect(parse(newer).result == -1 && parse(newer).why.contains("minimum_version"))
+        let inverted = serialize(params(1, min: [3, 3, 3], max: [1, 1, 1], gamma: [1, 1, 1], sdr: [0, 0, 0],
+                                        hdr: [0, 0, 0], capacity: (0, 3)))
+        #expect(parse(inverted).result == -1 && parse(inverted).why.contains("out of range"))
+        // A gamma too small to mean anything (the fuzzer's find: it serialized to 0) is refused, not rounded.
+        let tiny = serialize(params(1, min: [0, 0, 0], max: [3, 3, 3], gamma: [1e-6, 1e-6, 1e-6], sdr: [0, 0, 0],
+                                    hdr: [0, 0, 0], capacity: (0, 3)))
+        #expect(parse(tiny).result == -1 && parse(tiny).why.contains("gamma"))
+        // Common-denominator form (flag 0x08), as libultrahdr may write it: D once, numerators after.
+        var common: [UInt8] = [0, 0, 0, 0, 0x08]
+        for v: UInt32 in [1 << 20, 0, 3 << 20, 0, 3 << 20, 1 << 20, 1 << 16, 1 << 16] {
+            common += [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
+        }
+        let c = parse(common)
+        #expect(c.result == 1 && c.params.max_log2.0 == 3 && c.params.capacity_max == 3 && c.params.gamma.0 == 1
+                && abs(c.params.offset_sdr.0 - 1.0 / 16) < 1e-12, "\(c)")
+    }
+
+    @Test("Ultra HDR JPEG we write: hdrgm XMP + ISO block on the map, ISO version block + Container XMP + MPF on the primary; our reader gets the same numbers from both")
+    func ultraHDRJPEGCarriesISO() throws {
+        let folder = try HDRSampleFolder(width: 320, height: 240)
+        let ctx = try Context()
+        let info = try probe(ctx, folder.jpeg)
+        #expect(info.kind == SY_GAINMAP_ULTRAHDR_JPEG && info.iso_valid == 1 && info.has_iso21496 == 1)
+        #expect(close(info.iso, info.params), "ISO \(values(info.iso)) vs hdrgm \(values(info.params))")
+        let bytes = ExternalTools.readFile(folder.jpeg)
+        let urn = Array("urn:iso:std:iso:ts:21496:-1".utf8)
+        let hits = (0..<(bytes.count - urn.count)).filter { bytes[$0] == urn[0] && Array(bytes[$0..<$0 + urn.count]) == urn }
+        #expect(hits.count == 2 && hits[0] < Int(info.map_offset) && hits[1] > Int(info.map_offset), "\(hits)")
+        // the primary's block: APP2 of 2 + 28 + 4 bytes
+        #expect(Array(bytes[(hits[0] - 4)..<hits[0]]) == [0xFF, 0xE2, 0x00, 0x22])
+        guard ExternalTools.installed("exiftool") else { return }
+        let out = try ExternalTools.check("exiftool", ["-a", "-s", "-G3:1", "-ee", "-MPImageType", "-XMP-hdrgm:all",
+                                                       "-XMP-Container:all", folder.jpeg])
+        #expect(out.contains("[MPImage2]") && out.contains("[XMP-hdrgm]     Version") && out.contains("[Doc2:XMP-hdrgm] GainMapMax"),
+                "\(out)")
+        let mapBytes = try ExternalTools.run("exiftool", ["-b", "-MPImage2", folder.jpeg])
+        #expect(mapBytes.status == 0 && !mapBytes.err.contains("Error"), "\(mapBytes.err)")
+    }
+
+    @Test("HEIC we write: Apple aux map and a 'tmap' item on it (dimg [base, map], altr group, brand); heif-info -d and pillow-heif read it; our reader gets the tmap")
+    func heicCarriesTmap() throws {
+        let folder = try HDRSampleFolder(width: 320, height: 240)
+        let ctx = try Context()
+        let info = try probe(ctx, folder.heic)
+        #expect(info.kind == SY_GAINMAP_APPLE_HEIC && info.iso_valid == 1 && info.tmap_item != 0)
+        // The Apple map read as ISO: min 0, max log2(headroom 8) = 3, no offsets, a fitted gamma near 1.
+        #expect(abs(info.iso.max_log2.0 - 3) < 1e-6 && info.iso.min_log2.0 == 0 && info.iso.offset_sdr.0 == 0)
+        #expect(info.iso.gamma.0 > 0.7 && info.iso.gamma.0 < 1.3 && abs(info.iso.capacity_max - 3) < 1e-6, "\(values(info.iso))")
+        if ExternalTools.installed("heif-info") {
+            let d = try ExternalTools.check("heif-info", ["-d", folder.heic])
+            #expect(d.contains("compatible brands: mif1,heic,tmap") && d.contains("item_type: tmap")
+                    && d.contains("group type: altr") && d.contains("aux type: urn:com:apple:photo:2020:aux:hdrgainmap"),
+                    "\(d.suffix(3000))")
+            let plain = try ExternalTools.check("heif-info", [folder.heic])
+            #expect(plain.contains("image: 320x240") && plain.contains("primary"), "\(plain)")
+        }
+        // A current libheif (pillow-heif) opens it, keeps the primary as the SDR image and sees the group and map.
+        let script = """
+        import sys, pillow_heif
+        f = pillow_heif.open_heif(sys.argv[1])
+        i = f[0].info
+        print(f.size, len(f), i["aux"], [(g["type"], len(g["entities"])) for g in i.get("entity_groups", [])])
+        """
+        guard let run = try? ExternalTools.run("python3", ["-c", script, folder.heic]), !run.err.contains("ModuleNotFoundError")
+        else { return }
+        #expect(run.status == 0 && run.out.contains("(320, 240) 1") && run.out.contains("hdrgainmap")
+                && run.out.contains("('altr', 2)"), "\(run)")
+    }
+
+    @Test("iPhone 15 Plus HEIC: its ISO 21496-1 tmap item is read (inputs = primary + Apple map) and carried into our HEIC",
+          .enabled(if: FileManager.default.fileExists(atPath: realIPhone), "../shared/corpus/real is not present"))
+    func realTmapCarried() throws {
+        let ctx = try Context()
+        let real = realIPhone
+        let info = try probe(ctx, real)
+        #expect(info.kind == SY_GAINMAP_APPLE_HEIC && info.iso_valid == 1 && info.tmap_item != 0)
+        #expect(info.iso.capacity_max > info.iso.capacity_min && info.iso.max_log2.0 > 0, "\(values(info.iso))")
+        let dir = try TempFolder()
+        let out = dir.file("carried.heic")
+        var recipe = sy_recipe()
+        sy_recipe_init(&recipe)
+        var opts = sy_edit_options()
+        sy_edit_options_init(&opts)
+        opts.format = SY_STILL_HEIC
+        opts.max_width = 1024
+        opts.max_height = 1024
+        var report = sy_gainmap_edit_report()
+        var err = sy_error()
+        #expect(sy_gainmap_edit(ctx.raw, real, out, &recipe, &opts, nil, nil, &report, &err) == SY_OK, "\(message(err))")
+        #expect(report.edit.dropped & UInt32(SY_DROPPED_ISO_GAIN_MAP.rawValue) == 0)
+        #expect(report.edit.kept_gain_map_forms == UInt32(SY_GAINMAP_FORM_APPLE.rawValue | SY_GAINMAP_FORM_ISO21496.rawValue))
+        let back = try probe(ctx, out)
+        #expect(back.iso_valid == 1 && close(back.iso, info.iso, tolerance: 1e-5), "\(values(back.iso)) vs \(values(info.iso))")
+        #expect(abs(back.apple_headroom - info.apple_headroom) < 1e-6)
+    }
+
+    @Test("Apple -> ISO -> Apple: an Apple HEIC map to JPEG (all three forms), read as ISO alone, back to HEIC and JPEG keeps headroom, ISO numbers and map pixels")
+    func appleISOAppleRoundTrip() throws {
+        let folder = try HDRSampleFolder(width: 320, height: 240)
+        let ctx = try Context()
+        let source = try probe(ctx, folder.heic)
+        let jpeg = folder.file("apple.jpg")
+        let toJPEG = try carry(ctx, folder.heic, jpeg, SY_STILL_JPEG)
+        #expect(toJPEG.edit.kept_gain_map_forms == UInt32(SY_GAINMAP_FORM_APPLE.rawValue | SY_GAINMAP_FORM_ULTRAHDR.rawValue
+                                                            | SY_GAINMAP_FORM_ISO21496.rawValue))
+        let j = try probe(ctx, jpeg)
+        // Apple's own readers see the Apple form as before; Ultra HDR / ISO readers see the same ISO numbers.
+        #expect(j.kind == SY_GAINMAP_APPLE_JPEG && j.apple_headroom == 8 && j.iso_valid == 1 && close(j.iso, source.iso))
+        #expect(j.params.channels == 1 && close(j.params, source.iso), "hdrgm XMP = ISO numbers")
+        // The ISO form alone: hide the map's hdrgm and Apple XMP fields (same length), the ISO block stays.
+        var bytes = ExternalTools.readFile(jpeg)
+        let mapStart = Int(j.map_offset)
+        let tail = replacingAll(replacingAll(Array(bytes[mapStart...]), "hdrgm:Version", "hdrgm:Versioq"),
+                                "HDRGainMapVersion", "HDRGainMapVersioq")
+        bytes.replaceSubrange(mapStart..., with: tail)
+        let isoOnly = folder.file("iso-only.jpg")
+        try ExternalTools.writeFile(isoOnly, bytes)
+        let i = try probe(ctx, isoOnly)
+        #expect(i.kind == SY_GAINMAP_ULTRAHDR_JPEG && close(i.params, source.iso), "\(text(i.detail))")
+        // ISO -> Apple HEIC: headroom 2^GainMapMax, the same tmap numbers.
+        let heic = folder.file("back.heic")
+        _ = try carry(ctx, isoOnly, heic, SY_STILL_HEIC)
+        let h = try probe(ctx, heic)
+        #expect(h.kind == SY_GAINMAP_APPLE_HEIC && abs(h.apple_headroom - 8) < 1e-5 && close(h.iso, source.iso))
+        let again = folder.file("again.jpg")
+        _ = try carry(ctx, heic, again, SY_STILL_JPEG)
+        let a = try probe(ctx, again)
+        #expect(a.kind == SY_GAINMAP_APPLE_JPEG && abs(a.apple_headroom - 8) < 1e-5 && close(a.iso, source.iso))
+        // The map's pixels followed (JPEG and HEVC generations; no geometry).
+        let original = try DecodedGainMap(ctx, folder.heic), last = try DecodedGainMap(ctx, again)
+        #expect(original.width == last.width && original.height == last.height)
+        #expect(psnr8(original.pixels, last.pixels) > 30, "map PSNR \(psnr8(original.pixels, last.pixels))")
+    }
+
+    @Test("Ultra HDR -> HEIC -> Ultra HDR: the hdrgm numbers ride in the tmap item and come back; the HEIC's XMP names no JPEG directory")
+    func ultraHDRThroughHEIC() throws {
+        let folder = try HDRSampleFolder(width: 320, height: 240)
+        let ctx = try Context()
+        let source = try probe(ctx, folder.jpeg)
+        let heic = folder.file("u.heic")
+        _ = try carry(ctx, folder.jpeg, heic, SY_STILL_HEIC)
+        let h = try probe(ctx, heic)
+        #expect(h.kind == SY_GAINMAP_APPLE_HEIC && h.iso_valid == 1 && close(h.iso, source.params), "\(values(h.iso))")
+        #expect(abs(h.apple_headroom - 8) < 1e-6, "Apple headroom = 2^GainMapMax")
+        let heicBytes = ExternalTools.readFile(heic)
+        #expect(!String(decoding: heicBytes, as: UTF8.self).contains("Container:Directory"))
+        let back = folder.file("u.jpg")
+        _ = try carry(ctx, heic, back, SY_STILL_JPEG)
+        let b = try probe(ctx, back)
+        #expect(b.iso_valid == 1 && close(b.iso, source.params) && close(b.params, source.params), "\(values(b.params))")
+    }
+}
+
+/// A C char array field as a Swift string.
+private func text<T>(_ tuple: T) -> String {
+    var copy = tuple
+    return withUnsafeBytes(of: &copy) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+}
