@@ -53,12 +53,6 @@ void sy__hevc_decoder_destroy(sy__hevc_decoder *dec) {
     sy_context *ctx = dec->ctx;
     if (dec->record) sy__free(ctx, dec->record);
     sy__free(ctx, dec);
-    /* libavcodec's ~2.4 MB per tile goes back to the system now, not left in
-     * the free lists of whichever thread's malloc arena decoded: with tile and
-     * prefetch workers, several arenas would each keep a tile's worth. Not per
-     * tile: the next tile of this decoder reuses that memory, and trimming it
-     * in between cost ~10% of a 24 MP HEIC's fingerprint in page faults. */
-    malloc_trim(0);
 }
 
 /* ---- decoding ---- */
@@ -159,6 +153,10 @@ static sy_status run_avcodec(sy__hevc_decoder *dec, const uint8_t *data, size_t 
         st = copy_picture(dec->ctx, &view, depth, out, err);
     }
     sy__avdec_close(av);
+    /* libavcodec's ~2.4 MB per tile goes back to the system now, not into the
+     * free lists of whichever thread's malloc arena decoded it: with tile and
+     * prefetch workers, several arenas would each keep a tile's worth. */
+    malloc_trim(0);
     return st;
 }
 
