@@ -15,14 +15,19 @@ public enum SamplePhotos {
     /// - Returns: the written paths in order.
     /// With `heic`, each photo is written as an iPhone-shaped HEIC instead: a grid of
     /// 512×512 HEVC tiles, portraits stored landscape with `irot`, the same Exif
-    /// (`sy_sample_write_heic`).
-    public static func write(count: Int, seed: UInt64 = 1, width: Int = 4032, height: Int = 3024,
-                             progressive: Bool = false, heic: Bool = false, to directory: String,
+    /// (`sy_sample_write_heic`); `heicTile` sets other tile sides (an iPhone
+    /// Pro's 24 MP grid has 640×896 tiles).
+    /// `quality`: the JPEG quality, or the HEIC's (nil: the writer's default, 92).
+    /// `startIndex`: the first photo's index (`sample-0001` is index 0), so a
+    /// cache can be topped up with the photos a call from 0 would have written.
+    public static func write(count: Int, startIndex: Int = 0, seed: UInt64 = 1, width: Int = 4032, height: Int = 3024,
+                             progressive: Bool = false, heic: Bool = false, heicTile: (width: Int, height: Int)? = nil,
+                             quality: Int? = nil, to directory: String,
                              progress: ((Int, Int) -> Void)? = nil) throws -> [String] {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let engine = try EngineContext()
         var paths: [String] = []
-        for index in 0..<count {
+        for index in startIndex..<(startIndex + count) {
             var options = sy_sample_options()
             sy_sample_options_init(&options)
             options.width = UInt32(width)
@@ -30,6 +35,11 @@ public enum SamplePhotos {
             options.seed = seed &* 1000 &+ UInt64(index)
             options.orientation = index % 3 == 1 ? 6 : 1
             options.progressive = progressive ? 1 : 0
+            if let tile = heicTile {
+                options.tile_width = UInt32(tile.width)
+                options.tile_height = UInt32(tile.height)
+            }
+            if let quality { options.quality = Int32(quality) }
             let path = (directory as NSString).appendingPathComponent(
                 String(format: "sample-%04d.%@", index + 1, heic ? "heic" : "jpg"))
             try writeFixture(path) { error in
@@ -37,7 +47,7 @@ public enum SamplePhotos {
                      : sy_sample_write_jpeg(engine.raw, &options, path, &error)
             }
             paths.append(path)
-            progress?(index + 1, count)
+            progress?(index - startIndex + 1, count)
         }
         return paths
     }

@@ -234,6 +234,11 @@ struct HeifWriterTests {
         bad.tile_size = 100
         #expect(sy_heif_writer_create(ctx.raw, folder.file("a.heic"), &bad, &w, &err) == SY_E_USAGE)
         #expect(w == nil && message(err).contains("tile_size"))
+        #expect(o.tile_height == 0, "square tiles by default")
+        bad = HW.options(width: 100, height: 100)
+        bad.tile_height = 100
+        #expect(sy_heif_writer_create(ctx.raw, folder.file("a.heic"), &bad, &w, &err) == SY_E_USAGE)
+        #expect(w == nil && message(err).contains("tile_height"))
         bad = HW.options(width: 100, height: 100)
         bad.quality = 101
         #expect(sy_heif_writer_create(ctx.raw, folder.file("a.heic"), &bad, &w, &err) == SY_E_USAGE)
@@ -543,5 +548,33 @@ struct HeifWriterTests {
         #expect(psnr >= 38, "small primary PSNR \(psnr)")
         let types = try HW.run("exiftool", ["-a", "-s", "-AuxiliaryImageType", output]).out
         #expect(types.contains("urn:example:rgb") && types.contains("urn:example:tiny"), "\(types)")
+    }
+
+    @Test("non-square grid tiles (an iPhone Pro's 24 MP grid has 640x896): libheif decodes the grid")
+    func tallTiles() throws {
+        let ctx = try Context()
+        let folder = try HW.Folder()
+        let output = folder.file("tall.heic")
+        var options = HW.options(width: 200, height: 300)
+        options.tile_size = 64
+        options.tile_height = 128
+        var writer: OpaquePointer?
+        var err = sy_error()
+        try #require(sy_heif_writer_create(ctx.raw, output, &options, &writer, &err) == SY_OK, "\(message(err))")
+        defer { sy_heif_writer_destroy(writer) }
+        let pixels = HW.photo(width: 200, height: 300)
+        try HW.writePNM(pixels, width: 200, height: 300, channels: 3, to: folder.file("tall.ppm"))
+        #expect(HW.withRows(pixels, width: 200, height: 300, channels: 3) { sy_heif_writer_write_rows(writer, $0, 300, &err) }
+            == SY_OK)
+        try #require(sy_heif_writer_finish(writer, &err) == SY_OK, "\(message(err))")
+        // tiles of 64 x 128 (one shared ispe), the grid cropped to 200 x 300
+        let info = try HW.run("heif-info", [output])
+        #expect(info.status == 0 && info.out.contains("200x300"), "\(info.out) \(info.err)")
+        let tiles = try HW.run("exiftool", ["-a", "-s", "-ImageSpatialExtent", output]).out
+        #expect(tiles.contains("64x128") && tiles.contains("200x300"), "\(tiles)")
+        let convert = try HW.run("heif-convert", [output, folder.file("d.png")])
+        #expect(convert.status == 0, "\(convert.out) \(convert.err)")
+        let psnr = try HW.psnr(folder.file("tall.ppm"), folder.file("d.png"))
+        #expect(psnr >= 38, "tall-tile primary PSNR \(psnr)")
     }
 }

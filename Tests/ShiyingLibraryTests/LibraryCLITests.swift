@@ -189,6 +189,16 @@ struct LibraryCLITests {
         // the catalogue's video is an item too since issue 22 (fingerprinted from a few frames)
         let items = 3 + (fixture.video == nil ? 0 : 1)
         #expect(scanned.stdout.contains("\"scanned\":\(items)"), "\(scanned.stdout)")
+        // the fingerprints live in the library's catalogue (issue 22), so a
+        // rescan through the library decodes nothing that is unchanged
+        do {
+            let catalogue = OrganizeStore(store: try RecordStore(path: LibraryFolder(lib).catalogue))
+            let recorded = try catalogue.assets()
+            #expect(recorded.count == items && recorded.allSatisfy { $0.fileSHA256.count == 64 && !$0.pixelSHA256.isEmpty })
+        }
+        let rescan = try await ShiyingBinary.shiying(["organize", "scan", "--library", lib, "--json"])
+        #expect(rescan.status == 0 && rescan.stdout.contains("\"decoded\":0") && rescan.stdout.contains("\"unchanged\":\(items)"),
+                "\(rescan.stdout) \(rescan.stderr)")
         let db = try await ShiyingBinary.shiying(["organize", "scan", fixture.input + "/photos", "--db", dir.file("o.sqlite"), "--json"])
         #expect(db.status == 0 && db.stdout.contains("\"scanned\":3"), "\(db.stdout) \(db.stderr)")
     }

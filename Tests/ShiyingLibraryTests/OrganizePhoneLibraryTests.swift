@@ -1,8 +1,9 @@
 // issue 22: `OrganizeScanner` on a folder shaped like a real phone library —
-// an iPhone Pro-size grid HEIC (24 MP) with its JPEG export, a half-size and
-// a rotated copy; a 12 MP JPEG with a byte copy, a metadata-stripped copy and
-// a re-compressed copy; the corpus's Live pairs (HEVC and H.264) with a plain
-// still exported from one; a plain video. Nothing is skipped, the groups are
+// an iPhone Pro-size grid HEIC (24 MP in 640x896 tiles, as an iPhone 15 Pro
+// writes it) with its JPEG export, a re-compressed, a half-size and a rotated
+// copy; a 12 MP JPEG with a byte copy, a metadata-stripped copy and a
+// re-compressed copy; a burst of three shots; the corpus's Live pairs (HEVC
+// and H.264) with a plain still exported from one; a plain video. Nothing is skipped, the groups are
 // the designed ones, no keeper is a smaller or re-compressed copy, and a
 // second scan of the unchanged folder decodes nothing.
 import Foundation
@@ -25,7 +26,7 @@ private func tool(_ name: String, _ args: [String]) async throws -> Bool {
 
 @Suite("Organize a phone library (issue 22)", .serialized)
 struct OrganizePhoneLibraryTests {
-    @Test("24 MP HEICs, copies, Live pairs and a video: none skipped, designed groups, originals kept, rescans decode nothing")
+    @Test("24 MP HEICs, copies, a burst, Live pairs and a video: none skipped, designed groups, originals kept, rescans decode nothing")
     func phoneLibrary() async throws {
         let folder = try TempFolder()
         defer { folder.remove() }
@@ -34,10 +35,12 @@ struct OrganizePhoneLibraryTests {
         func l(_ name: String) -> String { lib + "/" + name }
 
         // scene A: a 24 MP iPhone Pro-size grid HEIC and what people make of it
-        let pro = try SamplePhotos.write(count: 1, seed: 22, width: 5712, height: 4284, heic: true, to: folder.file("a"))[0]
+        let pro = try SamplePhotos.write(count: 1, seed: 22, width: 5712, height: 4284, heic: true, heicTile: (640, 896),
+                                         to: folder.file("a"))[0]
         try fm.createDirectory(atPath: lib, withIntermediateDirectories: true)
         try fm.copyItem(atPath: pro, toPath: l("a-pro.heic"))
         _ = try Conversion.convertBlocking(l("a-pro.heic"), to: l("a-pro-export.jpg"), quality: 90)
+        _ = try Conversion.convertBlocking(l("a-pro.heic"), to: l("a-pro-q50.jpg"), quality: 50)
         _ = try Editor.saveBlocking(l("a-pro.heic"), recipe: .identity, to: l("a-pro-half.jpg"), maxSize: (2856, 2856))
         _ = try Editor.saveBlocking(l("a-pro.heic"), recipe: EditRecipe(quarterTurns: 1), to: l("a-pro-rotated.jpg"))
         // scene B: a 12 MP JPEG, a byte copy, a re-compressed copy, a copy without metadata
@@ -46,6 +49,12 @@ struct OrganizePhoneLibraryTests {
         try fm.copyItem(atPath: scene, toPath: l("b-scene-copy.jpg"))
         _ = try Editor.saveBlocking(scene, recipe: .identity, to: l("b-scene-q60.jpg"), quality: 60)
         let stripped = try await tool("exiftool", ["-q", "-q", "-all=", "-o", l("b-scene-bare.jpg"), scene])
+        // scene E: a burst — three shots of one scene in the same second, two of them softer (shake)
+        let shot = try SamplePhotos.write(count: 1, seed: 24, width: 2016, height: 1512, to: folder.file("e"))[0]
+        for (n, soften) in [(1, -0.6), (2, 0.0), (3, -0.3)] {
+            _ = try Editor.saveBlocking(shot, recipe: EditRecipe(adjustments: .init(sharpness: soften)),
+                                        to: l("e-burst-\(n).jpg"), quality: 92)
+        }
         // Live photos from the corpus and a plain still exported from one
         let live = ["iphone15plus_IMG_3853.HEIC", "iphone15plus_IMG_3853.MOV", "h264_live_keyPhoto.jpg",
                     "h264_live_pairedVideo.mov"]
@@ -65,7 +74,7 @@ struct OrganizePhoneLibraryTests {
         #expect(first.scanned == files - first.livePhotos, "every file is an item, a Live pair is one")
         // h264_live_keyPhoto.jpg carries no identifier: its movie is a plain video
         #expect(first.livePhotos == (hasCorpus ? 1 : 0) && first.videos == (hasCorpus ? 1 : 0) + (video ? 1 : 0))
-        #expect(first.burstGroups == 0, "copies of one shot are no burst")
+        #expect(first.burstGroups == 1, "the three shots are a burst; copies of one shot are none")
         let workers = min(ProcessInfo.processInfo.activeProcessorCount, 4)
         #expect(first.enginePeakBytes <= UInt64(workers) * (12 << 20))
 
@@ -77,7 +86,8 @@ struct OrganizePhoneLibraryTests {
         }
         // scene A: the HEIC original is kept over its export, its half-size and its rotated copy
         let a = try #require(group(containing: "a-pro.heic"))
-        #expect(Set(a.group.members.map(name)) == ["a-pro.heic", "a-pro-export.jpg", "a-pro-half.jpg", "a-pro-rotated.jpg"])
+        #expect(Set(a.group.members.map(name))
+                == ["a-pro.heic", "a-pro-export.jpg", "a-pro-q50.jpg", "a-pro-half.jpg", "a-pro-rotated.jpg"])
         #expect(a.keeper.map(name) == "a-pro.heic", "\(a.group.members.map { id in (name(id), assets.first { $0.id == id }!) })")
         // scene B: the exact copies are one duplicate group (the first kept on a tie), the q60 copy is similar
         let dup = try #require(views.first { $0.group.kind == .duplicate })
@@ -86,6 +96,10 @@ struct OrganizePhoneLibraryTests {
         let b = try #require(group(containing: "b-scene-q60.jpg"))
         #expect(Set(b.group.members.map(name)) == [dup.group.members.map(name)[0], "b-scene-q60.jpg"])
         #expect(b.keeper.map(name) != "b-scene-q60.jpg")
+        // the burst keeps its sharpest shot
+        let burst = try #require(views.first { $0.group.kind == .burst })
+        #expect(Set(burst.group.members.map(name)) == ["e-burst-1.jpg", "e-burst-2.jpg", "e-burst-3.jpg"])
+        #expect(burst.keeper.map(name) == "e-burst-2.jpg", "\(burst.group.members.map { id in (name(id), assets.first { $0.id == id }!.quality) })")
         if hasCorpus {
             // the Live photo is one item carrying its movie's duration, similar to its exported still
             let heic = try #require(assets.first { $0.path.hasSuffix("c-iphone15plus_IMG_3853.HEIC") })

@@ -176,10 +176,10 @@ static sy_status image_init(sy_heif_writer *w, hw_image *img, uint32_t width, ui
         img->tile_h = height;
         img->cols = img->rows = 1;
     } else {
-        uint32_t ts = w->opts.tile_size;
+        uint32_t tw = w->opts.tile_size, th = w->opts.tile_height ? w->opts.tile_height : tw;
         img->grid = 1;
-        img->tile_w = SY__MIN(ts, SY__MAX(HW_MIN_PICTURE, round_up8(width)));
-        img->tile_h = SY__MIN(ts, SY__MAX(HW_MIN_PICTURE, round_up8(height)));
+        img->tile_w = SY__MIN(tw, SY__MAX(HW_MIN_PICTURE, round_up8(width)));
+        img->tile_h = SY__MIN(th, SY__MAX(HW_MIN_PICTURE, round_up8(height)));
         img->cols = (width + img->tile_w - 1) / img->tile_w;
         img->rows = (height + img->tile_h - 1) / img->tile_h;
         if (img->cols > 256 || img->rows > 256)
@@ -374,6 +374,9 @@ sy_status sy_heif_writer_create(sy_context *ctx, const char *path, const sy_heif
     if (o->tile_size < 64 || o->tile_size > 4096 || (o->tile_size & 7))
         return sy__fail(err, SY_E_USAGE, "sy_heif_writer_create: tile_size %u (multiple of 8 in 64..4096)",
                         o->tile_size);
+    if (o->tile_height && (o->tile_height < 64 || o->tile_height > 4096 || (o->tile_height & 7)))
+        return sy__fail(err, SY_E_USAGE, "sy_heif_writer_create: tile_height %u (0, or a multiple of 8 in 64..4096)",
+                        o->tile_height);
     if (o->chroma != 420)
         return sy__fail(err, SY_E_UNSUPPORTED, "sy_heif_writer_create: chroma %u (only 420)", o->chroma);
     if (o->colour_primaries > 255 || o->transfer_characteristics > 255 || o->matrix_coefficients > 255 ||

@@ -18,7 +18,7 @@
  * File layout: ftyp (major 'heic', compatible 'mif1' 'heic'), meta (hdlr
  * 'pict', pitm, iloc v1, iinf, iref, iprp, idat), mdat (64-bit size when
  * needed). The primary is a 'grid' item (descriptor in idat) of hidden 'hvc1'
- * tiles of tile_size x tile_size that share one hvcC; edge tiles are padded by
+ * tiles of tile_size x tile_size (or tile_size x tile_height) that share one hvcC; edge tiles are padded by
  * replicating the last column/row and the grid's output size crops them.
  * Properties: hvcC (essential), ispe, pixi, colr nclx and/or colr prof, auxC
  * (essential). Exif/XMP items point at their image with 'cdsc'; auxiliary
@@ -85,6 +85,8 @@ typedef struct sy_heif_writer_options {
      * the pixels are stored as given and viewers turn them, as iPhones store portraits. */
     uint8_t rotation;        /* irot: anticlockwise quarter turns 0..3 (default 0 = none) */
     int8_t mirror;           /* imir: -1 none (default), 0 vertical axis (left-right), 1 horizontal axis */
+    uint32_t tile_height;    /* grid tile height when not square (iPhone Pro 24 MP: 640 x 896), multiple of 8
+                                in 64..4096; 0 (default) = tile_size */
 } sy_heif_writer_options;
 
 /** Fills the defaults above (version 1). */
