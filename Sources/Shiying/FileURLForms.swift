@@ -97,3 +97,27 @@ private final class StopFlag: @unchecked Sendable {
     func raise() { lock.withLock { value = true } }
     var raised: Bool { lock.withLock { value } }
 }
+
+// Reports keep their path fields (the CLI's JSON names and values); these
+// computed accessors give the same files as URLs and are not encoded.
+
+extension Editor.EditReport {
+    /// ``input`` as a `file:` URL.
+    public var inputURL: URL { URL(fileURLWithPath: input) }
+    /// ``output`` as a `file:` URL.
+    public var outputURL: URL { URL(fileURLWithPath: output) }
+}
+
+extension Conversion.Report {
+    /// ``input`` as a `file:` URL.
+    public var inputURL: URL { URL(fileURLWithPath: input) }
+    /// ``output`` as a `file:` URL.
+    public var outputURL: URL { URL(fileURLWithPath: output) }
+}
+
+extension LivePhoto.SaveReport {
+    /// ``still`` as a `file:` URL.
+    public var stillURL: URL { URL(fileURLWithPath: still) }
+    /// ``movie`` as a `file:` URL; nil when no movie was written (a bordered save is a still).
+    public var movieURL: URL? { movie.map { URL(fileURLWithPath: $0) } }
+}
