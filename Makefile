@@ -49,7 +49,7 @@ api-client:
 	Tests/APIClientApp/.build/debug/APIClientApp $(API_WORK)/photo/sample-0001.jpg \
 	  $(API_WORK)/live/LIVE_0001.JPG $(API_WORK)/live/LIVE_0001.MOV $(API_WORK)/work
 
-## docs: DocC archives for Shiying and ShiyingLibrary in .build/docs (offline); fails on an undocumented public symbol
+## docs: DocC archives for ShiyingCore, Shiying and ShiyingLibrary in .build/docs (offline); fails on an undocumented public symbol
 docs:
 	$(SWIFT) build $(CFLAGS_SWIFT) --target Shiying
 	$(SWIFT) build $(CFLAGS_SWIFT) --target ShiyingLibrary

@@ -35,6 +35,7 @@ let package = Package(
         .library(name: "Shiying", targets: ["Shiying"]),
         .library(name: "ShiyingLibrary", targets: ["ShiyingLibrary"]),
         .library(name: "ShiyingOrganize", targets: ["ShiyingOrganize"]),
+        .library(name: "ShiyingCore", targets: ["ShiyingCore"]),
         .executable(name: "shiying", targets: ["shiying"]),
     ],
     targets: [
@@ -59,10 +60,13 @@ let package = Package(
                      below: ["core", "media", "pipelines"]),
         // Test-only view of engine internals (containers, writers) for the C API tests.
         .target(name: "CShiyingInternal", dependencies: ["CShiying"], path: "Tests/CShiyingInternal"),
-        .target(name: "Shiying", dependencies: ["CShiying"]),
+        // The Swift layers' shared vocabulary (ShiyingProgress, CancelHook):
+        // pure Swift, below Shiying and ShiyingLibrary, re-exported by Shiying.
+        .target(name: "ShiyingCore"),
+        .target(name: "Shiying", dependencies: ["CShiying", "ShiyingCore"]),
         .target(name: "ShiyingFixtures", dependencies: ["Shiying", "CShiyingFixtures"]),
         // Search and the record store (SPEC Q1-Q3): pure Swift policies + SQLite.
-        .target(name: "ShiyingLibrary", dependencies: ["CSQLite"]),
+        .target(name: "ShiyingLibrary", dependencies: ["CSQLite", "ShiyingCore"]),
         // The organize scan pipeline (folder walk, fingerprint workers, OCR,
         // store updates) joins the engine facade to the store. Its own target,
         // above both, so ShiyingLibrary stays engine-free (pure Swift + SQLite,

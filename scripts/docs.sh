@@ -1,5 +1,5 @@
 #!/bin/sh
-# DocC archives for Shiying and ShiyingLibrary from the debug build, offline:
+# DocC archives for ShiyingCore, Shiying and ShiyingLibrary from the debug build, offline:
 # symbol graphs from the built modules (swift-symbolgraph-extract), `docc
 # convert` with each catalog, then the documentation check: every public
 # symbol has a doc comment (scripts/doc-coverage.py) and docc reports no
@@ -13,7 +13,7 @@ INCLUDES=$(find CSources -name module.modulemap -exec dirname {} \; | sed 's/^/-
 HEIF=$(pkg-config --cflags-only-I libheif 2>/dev/null || true)
 rm -rf "$OUT" && mkdir -p "$OUT"
 status=0
-for module in Shiying ShiyingLibrary; do
+for module in ShiyingCore Shiying ShiyingLibrary; do
     graphs="$OUT/symbol-graphs/$module"
     mkdir -p "$graphs"
     # shellcheck disable=SC2086

@@ -157,8 +157,12 @@ public enum LibraryWorkflows {
 
     /// Scans the library's originals into organize's records (groups formed,
     /// each record linked to its library asset).
+    /// - Parameter progress: one `ShiyingProgress` for the whole scan, as
+    ///   `OrganizeScanner.scan` reports it (fraction 1 only once the store is updated).
+    /// - Throws: as `OrganizeScanner.scan`; `CancellationError` when the task is
+    ///   cancelled (organize's records are then left as they were).
     public static func organizeScan(_ library: PhotoLibrary, into store: OrganizeStore, ocr: Bool = false,
-                                    progress: (@Sendable (String, UInt64, UInt64) -> Void)? = nil) async throws
+                                    progress: (@Sendable (ShiyingProgress) -> Void)? = nil) async throws
         -> OrganizeScanReport {
         try await OrganizeScanner.scan(folder: library.folder.originals, store: store, ocr: ocr, progress: progress)
     }

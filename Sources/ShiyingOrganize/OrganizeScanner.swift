@@ -39,6 +39,15 @@ public enum OrganizeScanner {
         return found.sorted()
     }
 
+    /// Scans the folder at the `file:` URL `folder`: `scan(folder:store:ocr:progress:)` (a path)
+    /// with a URL at the API edge (same work, progress and cancellation).
+    /// - Throws: `OrganizeScanError.notADirectory` for a URL that is not a `file:` URL, then as the path form.
+    public static func scan(folder: URL, store: OrganizeStore, ocr: Bool = false,
+                            progress: (@Sendable (ShiyingProgress) -> Void)? = nil) async throws -> OrganizeScanReport {
+        guard folder.isFileURL else { throw OrganizeScanError.notADirectory(folder.absoluteString) }
+        return try await scan(folder: folder.path, store: store, ocr: ocr, progress: progress)
+    }
+
     /// Fingerprints every still and movie under `folder` (with `ocr`, also
     /// recognizes the stills' text with Tesseract), records them in `store`
     /// in folder order and re-forms the groups. A still and a movie with the
@@ -53,14 +62,18 @@ public enum OrganizeScanner {
     /// (12 MB for stills), off the calling task; the store is only touched by
     /// the calling task, before and after the workers. Task cancellation stops
     /// the workers (the engine's cancel flag, polled per strip) and throws
-    /// `ShiyingError` `.cancelled`; the store is then left as it was.
-    /// - Parameter progress: ("photos", done, total) from the worker threads,
-    ///   one call per decoded file, then ("movies", done, total) for the movies.
-    /// - Throws: `OrganizeScanError` (not a folder, no Tesseract), `ShiyingError` `.cancelled`,
+    /// `CancellationError`; the store is then left as it was.
+    /// - Parameter progress: one `ShiyingProgress` for the whole scan, from
+    ///   the worker threads: phase `"photos"` (one value per decoded file),
+    ///   `"movies"` (unpaired movies sampled), `"pixels"` (full-resolution
+    ///   digests where a duplicate is possible), then `"done"` (fraction 1)
+    ///   once the store is updated.
+    /// - Throws: `OrganizeScanError` (not a folder, no Tesseract), `CancellationError`,
     ///   store errors, OCR launch errors.
     public static func scan(folder: String, store: OrganizeStore, ocr: Bool = false,
-                            progress: (@Sendable (String, UInt64, UInt64) -> Void)? = nil) async throws
+                            progress: (@Sendable (ShiyingProgress) -> Void)? = nil) async throws
         -> OrganizeScanReport {
+        let progress = ProgressMeter.make(.organizeScan, progress)
         let paths = try media(in: folder).map { URL(fileURLWithPath: $0).standardizedFileURL.path }
         if ocr && TesseractOCR.executable == nil { throw OrganizeScanError.ocrUnavailable }
         let plan = ScanPlan(paths: paths, known: try store.assets(), ocr: ocr)
@@ -113,12 +126,14 @@ public enum OrganizeScanner {
         for i in assets.indices where assets[i].pixelSHA256.hasPrefix(ScanPlan.byteEvidence) {
             if let digest = digestByFile[assets[i].fileSHA256] { assets[i].pixelSHA256 = digest }
         }
+        try Task.checkCancellation()  // the last point before the store changes
         let elapsed = ContinuousClock.now - start
         let nowMs = Int64(Date().timeIntervalSince1970 * 1000)
         try store.forget(paths: pairing.pairedMoviePaths.filter { plan.knownPaths.contains($0) })
         try store.record(assets, nowMs: nowMs)
         let groups = try store.regroup(nowMs: nowMs)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        progress?.finish()
         let decoded = first.filter { if case .success(let f) = $0 { !f.isMovie } else { false } }.count
             + pairing.videos.count - pairing.reusedVideos
         return OrganizeScanReport(
@@ -136,7 +151,7 @@ public enum OrganizeScanner {
     /// Every job's outcome in `jobs` order, from `fingerprinters.count`
     /// workers on a thread of their own (the calling task only waits).
     private static func runAll<T: Sendable>(_ jobs: [String], with fingerprinters: [Fingerprinter], phase: String,
-                                            progress: (@Sendable (String, UInt64, UInt64) -> Void)?,
+                                            progress: ProgressMeter?,
                                             _ work: @escaping @Sendable (Fingerprinter, String) throws -> T)
         async throws -> [Result<T, Error>] {
         guard !jobs.isEmpty else { return [] }
@@ -148,7 +163,7 @@ public enum OrganizeScanner {
                     DispatchQueue.concurrentPerform(iterations: workers) { w in
                         while let n = queue.claim() {
                             let outcome = Result<T, Error> { try work(fingerprinters[w], jobs[n]) }
-                            queue.finish(n, outcome) { done in progress?(phase, UInt64(done), UInt64(jobs.count)) }
+                            queue.finish(n, outcome) { done in progress?.report(phase, UInt64(done), UInt64(jobs.count)) }
                         }
                     }
                     continuation.resume(with: Result { try queue.results() })

@@ -13,7 +13,9 @@ let package = Package(
     dependencies: [.package(path: root.path)],
     targets: [
         .executableTarget(name: "APIClientApp",
-                          dependencies: [.product(name: "Shiying", package: root.lastPathComponent)],
+                          dependencies: ["Shiying", "ShiyingLibrary", "ShiyingOrganize"].map {
+                              .product(name: $0, package: root.lastPathComponent)
+                          },
                           path: "Sources"),
     ]
 )

@@ -34,7 +34,7 @@ private final class CancelAtFirstPhoto: @unchecked Sendable {
         if fire { task.cancel() }
     }
 
-    func report(_ phase: String, _ done: UInt64, _ total: UInt64) {
+    func report(_ value: ShiyingProgress) {
         let task = lock.withLock { () -> Task<OrganizeScanReport, Error>? in
             reports += 1
             return self.task

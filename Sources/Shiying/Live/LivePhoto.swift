@@ -140,7 +140,10 @@ public enum LivePhoto {
     ///   - stillOut: where the new still goes.
     ///   - movieOut: where the new movie goes.
     ///   - options: recipe, key photo time, formats, bitrate, identifier.
-    ///   - progress: one non-decreasing fraction for the whole save.
+    ///   - progress: one non-decreasing fraction for the whole save: for a
+    ///     Live edit the still's phases (`"decode"`, `"rows"`, HEIC `"heif tiles"`)
+    ///     and the movie's `"frames"`, which run side by side, weighted into one
+    ///     value; without a source still, the movie's frames. 1 only once both files are in place.
     /// - Throws: `ShiyingError` naming the file; `CancellationError`.
     public static func save(movie: URL, still: URL? = nil, stillOut: URL, movieOut: URL,
                             options: SaveOptions = SaveOptions(),
@@ -174,7 +177,8 @@ public enum LivePhoto {
         guard (1...100).contains(options.quality) else {
             throw ShiyingError(code: .usage, message: "quality \(options.quality) is outside 1...100")
         }
-        let meter = ProgressMeter.make(.movie, progress)
+        let plan = ProgressMeter.Plan.live(editsStill: still != nil, heicStill: options.stillFormat == .heic)
+        let meter = ProgressMeter.make(plan, progress)
         let engine = try EngineContext(progress: meter?.report)
         cancel?({ [engine] in engine.cancel() })
         var o = sy_live_save_options()

@@ -4,6 +4,7 @@
 // name, rename into place, sync, then commit the catalogue rows; the
 // recovery pass removes what a killed import left behind).
 import Foundation
+import ShiyingCore
 
 /// What an import did.
 public struct LibraryImportReport: Sendable, Codable, Hashable {
@@ -82,11 +83,18 @@ extension PhotoLibrary {
     ///   - paths: files and folders to import (folders are walked).
     ///   - reader: reads each file's facts (size, date, place, Live identifier).
     ///   - batchSize: assets committed per catalogue transaction.
-    ///   - progress: ("read", done, total) while reading, ("import", done, total) while copying; any thread.
-    /// - Throws: `LibraryError` (a path that does not exist, a copy or catalogue failure — D4).
+    ///   - progress: one `ShiyingProgress` for the whole import, from any
+    ///     thread: phase `"read"` while the workers hash, read and stage files,
+    ///     `"import"` while the batches are committed, then `"done"` (fraction 1).
+    /// - Throws: `LibraryError` (a path that does not exist, a copy or catalogue
+    ///   failure — D4); `CancellationError` when the task is cancelled. Cancelling
+    ///   while files are read stops the workers between files, removes their staged
+    ///   copies and leaves the catalogue as it was; cancelling while batches are
+    ///   committed stops before the next batch (the committed ones stay, as after a kill).
     public func importFiles(_ paths: [String], reader: some LibraryMediaReader, batchSize: Int = 256,
-                            progress: (@Sendable (String, UInt64, UInt64) -> Void)? = nil) async throws -> LibraryImportReport {
+                            progress: (@Sendable (ShiyingProgress) -> Void)? = nil) async throws -> LibraryImportReport {
         let start = ContinuousClock.now
+        let meter = ProgressMeter.make(.libraryImport, progress)
         let all = try candidates(paths)
         var report = LibraryImportReport()
         var known: [String: (bytes: Int64, mtimeNs: Int64)] = [:]
@@ -105,8 +113,8 @@ extension PhotoLibrary {
                 toRead.append((path, st.bytes, st.mtimeNs))
             }
         }
-        let outcomes = await Self.readAll(toRead.map(\.path), reader: reader, staging: folder,
-                                          catalogued: try cataloguedDigests().keys, progress: progress)
+        let outcomes = try await Self.readAll(toRead.map(\.path), reader: reader, staging: folder,
+                                          catalogued: try cataloguedDigests().keys, progress: meter)
         var files: [ImportFile] = []
         for (n, outcome) in outcomes.enumerated() {
             switch outcome {
@@ -130,6 +138,7 @@ extension PhotoLibrary {
         try recordDuplicates(plan.duplicates)
         var done: UInt64 = 0
         for batchStart in stride(from: 0, to: plan.units.count, by: max(1, batchSize)) {
+            try Task.checkCancellation()  // between batches: the committed ones stay, as after a kill
             let batch = Array(plan.units[batchStart..<min(plan.units.count, batchStart + max(1, batchSize))])
             let ids = try importBatch(batch, aliases: plan.aliases)
             for (unit, id) in zip(batch, ids) {
@@ -145,11 +154,25 @@ extension PhotoLibrary {
                 }
             }
             done += UInt64(batch.count)
-            progress?("import", done, UInt64(plan.units.count))
+            meter?.report("import", done, UInt64(plan.units.count))
         }
         let elapsed = ContinuousClock.now - start
         report.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        meter?.finish()
         return report
+    }
+
+    /// Imports the files and folders at `urls`: `importFiles(_:reader:batchSize:progress:)` (paths)
+    /// with `file:` URLs at the API edge (same work, progress and cancellation).
+    /// - Throws: `LibraryError` (`.invalid`) for a URL that is not a `file:` URL,
+    ///   then as the path form.
+    public func importFiles(_ urls: [URL], reader: some LibraryMediaReader, batchSize: Int = 256,
+                            progress: (@Sendable (ShiyingProgress) -> Void)? = nil) async throws -> LibraryImportReport {
+        let paths = try urls.map { url in
+            guard url.isFileURL else { throw LibraryError(.invalid, "\(url.absoluteString): an import source must be a file URL") }
+            return url.path
+        }
+        return try await importFiles(paths, reader: reader, batchSize: batchSize, progress: progress)
     }
 
     // MARK: - reading (worker threads)
@@ -174,14 +197,33 @@ extension PhotoLibrary {
 
     /// Every path's digest, facts and staged copy, in order, from up to 4
     /// workers on a thread of their own (the calling task only waits).
+    /// Task cancellation stops the workers between files; the copies they
+    /// staged are removed and `CancellationError` is thrown.
     static func readAll(_ paths: [String], reader: some LibraryMediaReader, staging folder: LibraryFolder,
                         catalogued: some Collection<String> & Sendable,
-                        progress: (@Sendable (String, UInt64, UInt64) -> Void)?) async -> [Result<ReadFile, Error>] {
+                        progress: ProgressMeter?) async throws -> [Result<ReadFile, Error>] {
         guard !paths.isEmpty else { return [] }
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 4, paths.count))
         let box = ReadResults(count: paths.count)
         let known = Set(catalogued)
-        return await withCheckedContinuation { continuation in
+        let outcomes = await withTaskCancellationHandler {
+            await Self.readOnWorkers(paths, workers: workers, box: box, reader: reader, staging: folder, known: known,
+                                     progress: progress)
+        } onCancel: {
+            box.cancel()
+        }
+        guard let outcomes else {
+            for case .success(let read) in box.finished() { if let staged = read.staged { unlink(staged) } }
+            throw CancellationError()
+        }
+        return outcomes
+    }
+
+    /// The workers of `readAll`: every outcome in order, or nil when cancelled.
+    private static func readOnWorkers(_ paths: [String], workers: Int, box: ReadResults, reader: some LibraryMediaReader,
+                                      staging folder: LibraryFolder, known: Set<String>,
+                                      progress: ProgressMeter?) async -> [Result<ReadFile, Error>]? {
+        await withCheckedContinuation { continuation in
             Thread.detachNewThread {
                 DispatchQueue.concurrentPerform(iterations: workers) { _ in
                     while let n = box.claim() {
@@ -193,7 +235,7 @@ extension PhotoLibrary {
                             return ReadFile(digest: digest, facts: facts, staged: staged)
                         }
                         let done = box.finish(n, outcome)
-                        progress?("read", UInt64(done), UInt64(paths.count))
+                        progress?.report("read", UInt64(done), UInt64(paths.count))
                     }
                 }
                 continuation.resume(returning: box.all())
@@ -423,9 +465,12 @@ private final class ReadResults: @unchecked Sendable {
 
     init(count: Int) { outcomes = Array(repeating: nil, count: count) }
 
+    private var cancelled = false
+
+    /// The next file to read, or nil when all are taken or the import is cancelled.
     func claim() -> Int? {
         lock.withLock {
-            guard next < outcomes.count else { return nil }
+            guard !cancelled, next < outcomes.count else { return nil }
             next += 1
             return next - 1
         }
@@ -439,5 +484,14 @@ private final class ReadResults: @unchecked Sendable {
         }
     }
 
-    func all() -> [Result<PhotoLibrary.ReadFile, Error>] { lock.withLock { outcomes.map { $0! } } }
+    /// Stops handing out files; those being read finish.
+    func cancel() { lock.withLock { cancelled = true } }
+
+    /// Every outcome in order, or nil when the import was cancelled.
+    func all() -> [Result<PhotoLibrary.ReadFile, Error>]? {
+        lock.withLock { cancelled || outcomes.contains { $0 == nil } ? nil : outcomes.map { $0! } }
+    }
+
+    /// The outcomes of the files read before a cancel (their staged copies to remove).
+    func finished() -> [Result<PhotoLibrary.ReadFile, Error>] { lock.withLock { outcomes.compactMap { $0 } } }
 }

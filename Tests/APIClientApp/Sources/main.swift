@@ -1,9 +1,12 @@
 // Uses only Shiying's public async API: cancels a HEIC save and a Live save
 // mid-way (no output, `CancellationError`, the job stopped before its end),
-// drives one progress value to 1, and refuses a non-file URL.
+// drives one progress value to 1, refuses a non-file URL, and imports into
+// and scans a photo library with the same progress value and cancellation.
 // Usage: APIClientApp PHOTO.jpg LIVE_STILL.jpg LIVE_MOVIE.mov WORK_DIR
 import Foundation
 import Shiying
+import ShiyingLibrary
+import ShiyingOrganize
 
 /// Every progress value a job reported; cancels the job's task at the first
 /// value `trigger` accepts, from the engine's own thread (no timing).
@@ -78,7 +81,8 @@ let liveStill = URL(fileURLWithPath: arguments[2]), liveMovie = URL(fileURLWithP
 let work = URL(fileURLWithPath: arguments[4])
 let heicDir = work.appendingPathComponent("heic-cancel"), liveDir = work.appendingPathComponent("live-cancel")
 let progressDir = work.appendingPathComponent("progress")
-for dir in [heicDir, liveDir, progressDir] {
+let mediaDir = work.appendingPathComponent("media"), libraryDir = work.appendingPathComponent("library")
+for dir in [heicDir, liveDir, progressDir, mediaDir, libraryDir] {
     try? FileManager.default.removeItem(at: dir)
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
 }
@@ -124,6 +128,53 @@ do {
 } catch {
     check(false, "non-file URL: unexpected \(error)")
 }
+
+/// The checks every job's progress log must pass: non-decreasing, in 0...1,
+/// 1 only in the last value ("done"), and the phases `expected` seen.
+@MainActor func checkProgress(_ name: String, _ values: [ShiyingProgress], phases expected: Set<String>) {
+    check(zip(values, values.dropFirst()).allSatisfy { $0.fraction <= $1.fraction }, "\(name) progress: never decreases")
+    check(values.dropLast().allSatisfy { (0..<1).contains($0.fraction) }, "\(name) progress: below 1 until the end")
+    check(values.last?.fraction == 1 && values.last?.phase == "done",
+          "\(name) progress: ends at 1 (\(values.last.map { "\($0)" } ?? "none"))")
+    check(Set(values.map(\.phase)).isSuperset(of: expected), "\(name) progress: phases \(Array(Set(values.map(\.phase))).sorted())")
+}
+
+// 5. A library import: cancelled at its first file read (nothing catalogued,
+//    no staged copy left), then run through with one progress value.
+for source in [photo, liveStill, liveMovie] {
+    try FileManager.default.copyItem(at: source, to: mediaDir.appendingPathComponent(source.lastPathComponent))
+}
+let library = try PhotoLibrary.create(at: libraryDir.path)
+let importLog = ProgressLog()
+let cancelledImport = Task {
+    _ = try await library.importFiles([mediaDir], reader: EngineMediaReader(), progress: { importLog.note($0) })
+}
+importLog.cancel(cancelledImport, at: { $0.phase == "read" })
+switch await cancelledImport.result {
+case .success: check(false, "library import: finished although cancelled")
+case .failure(let error): check(error is CancellationError, "library import: throws CancellationError (got \(error))")
+}
+check(leftovers(URL(fileURLWithPath: library.folder.staging)).isEmpty, "library import: no staged copy left after cancel")
+let importValues = ProgressLog()
+do {
+    let report = try await library.importFiles([mediaDir], reader: EngineMediaReader(), progress: { importValues.note($0) })
+    check(report.imported.count == 2 && report.photos == 1 && report.lives == 1,
+          "library import after the cancel: everything new (\(report.imported.count) assets, \(report.photos) photo, \(report.lives) Live)")
+} catch {
+    check(false, "library import: \(error)")
+}
+checkProgress("library import", importValues.all, phases: ["read", "import"])
+
+// 6. An organize scan of the same folder: one progress value to 1.
+let scanLog = ProgressLog()
+do {
+    let store = OrganizeStore(store: try RecordStore(path: work.appendingPathComponent("organize.sqlite").path))
+    let report = try await OrganizeScanner.scan(folder: mediaDir, store: store, progress: { scanLog.note($0) })
+    check(report.scanned == 2 && report.livePhotos == 1, "organize scan: \(report.scanned) items, \(report.livePhotos) Live")
+} catch {
+    check(false, "organize scan: \(error)")
+}
+checkProgress("organize scan", scanLog.all, phases: ["photos"])
 
 print(failures == 0 ? "APIClientApp: all checks passed" : "APIClientApp: \(failures) check(s) failed")
 exit(failures == 0 ? 0 : 1)
