@@ -11,7 +11,7 @@
 // Motion suite (MotionBenchmark.swift): moving collage exported as a verified Live photo vs ffmpeg xstack.
 // Library suite (LibraryBenchmark.swift): `library import` of 1,000 photos + Live pairs vs exiftool -json -r; 100,000-row timeline.
 //
-//   swift run -c release Benchmarks [--suite longimage|mix|search|heic|heic-save|video|render|organize|organize-phone|hdr|live|motion|library|all] [--n 7,20,50] [--runs 3] [--skip-imagemagick]
+//   swift run -c release Benchmarks [--suite longimage|mix|search|heic|heic-save|video|render|organize|organize-phone|hdr|live|motion|library|all] [--n 7,20,50] [--width 1080] [--runs 3] [--skip-imagemagick]
 //                                   [--cases a,b] [--pyvips-variant V] [--single-run-over 60] [--search-seconds 2]
 //                                   [--search-assets 100000] [--search-reps 30]
 //
@@ -33,9 +33,13 @@ struct Options {
     var searchSeconds = 2.0
     var searchAssets = 100_000
     var searchRepetitions = 30
+    /// Long image and mix width. 1080 stops at N=50: 200 landscape cells 810 high pass JPEG's 65,535-row
+    /// limit (ours then scales the strip narrower, vips fails); 320 keeps every N to 200 a valid JPEG at the
+    /// same width for both engines, so "flat in N" is measurable.
+    var width = 1080
 
     static let usage = """
-        usage: Benchmarks [--suite longimage|mix|search|heic|heic-save|video|render|organize|organize-phone|hdr|live|motion|library|all] [--search-seconds 2] [--search-assets 100000] [--search-reps 30] [--n 7,20,50] [--runs 3] [--skip-imagemagick] [--cases \(BenchCase.allCases.map(\.rawValue).joined(separator: ","))]
+        usage: Benchmarks [--suite longimage|mix|search|heic|heic-save|video|render|organize|organize-phone|hdr|live|motion|library|all] [--search-seconds 2] [--search-assets 100000] [--search-reps 30] [--n 7,20,50] [--width 1080] [--runs 3] [--skip-imagemagick] [--cases \(BenchCase.allCases.map(\.rawValue).joined(separator: ","))]
                           [--pyvips-variant runs|runs-nocache|fold|memory] [--single-run-over SECONDS] [--heic-long-only]
         """
 
@@ -51,6 +55,8 @@ struct Options {
             case "--n":
                 options.ns = value(flag).split(separator: ",").map { required(Int($0), "bad N \($0)") }
                 options.nsGiven = true
+            case "--width":
+                options.width = required(Int(value(flag)).flatMap { (16...8192).contains($0) ? $0 : nil }, "bad --width (16...8192)")
             case "--heic-long-only":
                 options.heicLongOnly = true
             case "--runs":
@@ -251,7 +257,7 @@ let maxN = options.ns.max() ?? 50
 let inputs = prepareInputs(shiying: shiying, directory: benchDir + "/inputs", count: max(50, maxN), scratch: scratch)
 let context = BenchContext(shiying: shiying, pyScript: root + "/Benchmarks/vips_longimage.py",
                            pyvipsVariant: options.pyvipsVariant, outputDirectory: benchDir + "/out",
-                           scratchDirectory: scratch, magickConfigDirectory: magickDir)
+                           scratchDirectory: scratch, magickConfigDirectory: magickDir, width: options.width)
 if options.suite == "mix" {
     runMixSuite(root: root, shiying: shiying, photos: inputs, runs: options.runs, context: context)
     exit(0)

@@ -16,26 +16,7 @@
 #include "render/sy_render_window.h"
 
 #define SUB 32                         /* output rows per sub-band */
-#define REGION_CAP ((size_t)32 << 20)  /* bytes of downscale grid per piece */
 #define LUT_NODES 33                   /* baked LUT size for slider-only looks */
-
-struct sy_renderer {
-    sy_context *ctx;
-    uint32_t src_w, src_h, dst_w, dst_h;
-    uint32_t border, inner_w, inner_h;
-    uint8_t border_rgb[3];
-    sy__geometry geo;
-    int grid;                  /* downscale to the output grid first */
-    sy__axis ax, ay;
-    sy__sampler sampler;
-    int direct;                /* COPY with nothing else: bytes straight through */
-    int grid_direct;           /* downscale, then the grid rows as they are: rounded straight from the grid */
-    uint16_t *exposure;        /* 65536 entries, or NULL; folded into lut_index when there is a LUT */
-    sy__lut16 lut;             /* data NULL when no tone / colour / filter */
-    uint32_t *lut_index;       /* 65536 entries: (exposure then) LUT cell and fraction */
-    sy__finish finish;
-    sy__transfer tf;
-};
 
 void sy_renderer_destroy(sy_renderer *r) {
     if (!r) return;
@@ -221,12 +202,20 @@ static sy_status render_piece(const sy_renderer *r, const sy_pixels *src, uint32
     uint32_t halo = r->finish.sharpen_q8 ? 1 : 0;
     sy__grid_region region = {0};
     sy_status st = SY_OK;
+    int owned = 0;
     if (r->grid) {
         uint32_t ga = pa >= halo ? pa - halo : 0, gb = pb + halo < r->inner_h ? pb + halo : r->inner_h;
         int32_t box[4];
         sy__sampler_bbox(&r->sampler, r->inner_w, ga, gb, box);
-        region.x0 = box[0], region.y0 = box[1], region.x1 = box[2], region.y1 = box[3];
-        if ((st = sy__resize_region(ctx, &r->ax, &r->ay, &r->tf, src, &region, err)) != SY_OK) return st;
+        const sy__grid_region *h = r->held;
+        if (h && h->x0 <= box[0] && h->y0 <= box[1] && h->x1 >= box[2] && h->y1 >= box[3]) {
+            region = *h; /* the same values resampling would give (resize.c) */
+        } else {
+            h = NULL;
+            region.x0 = box[0], region.y0 = box[1], region.x1 = box[2], region.y1 = box[3];
+            if ((st = sy__resize_region(ctx, &r->ax, &r->ay, &r->tf, src, &region, err)) != SY_OK) return st;
+        }
+        owned = h == NULL;
     }
     if (r->grid_direct) { /* output row v is grid row cy0 + v from column cx0: no copy into `rows` */
         for (uint32_t v = pa; v < pb; v++) {
@@ -238,7 +227,7 @@ static sy_status render_piece(const sy_renderer *r, const sy_pixels *src, uint32
             sy__finish_row(&r->finish, cur, cur, cur, out + (size_t)r->border * 3);
             fill_border(out + (size_t)(r->border + r->inner_w) * 3, r->border, r->border_rgb);
         }
-        sy__free(ctx, region.px);
+        if (owned) sy__free(ctx, region.px);
         return st;
     }
     for (uint32_t sa = pa; sa < pb && st == SY_OK; sa += SUB) {
@@ -255,11 +244,11 @@ static sy_status render_piece(const sy_renderer *r, const sy_pixels *src, uint32
             fill_border(out + (size_t)(r->border + r->inner_w) * 3, r->border, r->border_rgb);
         }
     }
-    sy__free(ctx, region.px);
+    if (owned) sy__free(ctx, region.px);
     return st;
 }
 
-/* Splits [va, vb) so each piece's grid region stays under REGION_CAP. */
+/* Splits [va, vb) so each piece's grid region stays under SY__REGION_CAP. */
 static uint32_t piece_rows(const sy_renderer *r, uint32_t va, uint32_t vb) {
     uint32_t rows = vb - va;
     if (!r->grid) return rows;
@@ -272,7 +261,7 @@ static uint32_t piece_rows(const sy_renderer *r, uint32_t va, uint32_t vb) {
             size_t bytes = (size_t)(box[2] - box[0] + 1) * (size_t)(box[3] - box[1] + 1) * 6;
             if (bytes > worst) worst = bytes;
         }
-        if (worst <= REGION_CAP) break;
+        if (worst <= SY__REGION_CAP) break;
         rows = (rows + 1) / 2;
     }
     return rows;

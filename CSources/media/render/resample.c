@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "render/sy_render_encode.h"
 #include "render/sy_render_internal.h"
 
 #if defined(__x86_64__) && defined(__clang__)
@@ -237,6 +238,96 @@ SY__RENDER_CLONES void sy__sample_row8(const sy__sampler *s, const sy_pixels *sr
     }
 }
 
+/* One CUBIC pixel from a grid region, taps clamped to the grid's extent
+ * (which the region covers): the portable arithmetic every path matches. */
+static inline void cubic_pixel16(const sy__sampler *s, const sy__grid_region *g, int64_t x0, int64_t y0,
+                                 const int16_t *wx, const int16_t *wy, uint16_t *out) {
+    const uint16_t *rows[4];
+    size_t cols[4];
+    for (int k = 0; k < 4; k++) {
+        cols[k] = (size_t)(clampi(x0 - 1 + k, s->ext_x0, s->ext_x1) - g->x0) * 3;
+        rows[k] = g->px + (size_t)(clampi(y0 - 1 + k, s->ext_y0, s->ext_y1) - g->y0) * g->stride;
+    }
+    sy__i4 acc = {0, 0, 0, 0};
+    for (int r = 0; r < 4; r++) {
+        const uint16_t *row = rows[r];
+        sy__i4 h = load16(row + cols[0]) * wx[0] + load16(row + cols[1]) * wx[1] + load16(row + cols[2]) * wx[2] +
+                   load16(row + cols[3]) * wx[3];
+        acc += ((h + 8192) >> 14) * wy[r];
+    }
+    out[0] = to16(acc[0]);
+    out[1] = to16(acc[1]);
+    out[2] = to16(acc[2]);
+}
+
+#if SY__X86_PATH
+/* CUBIC from a 16-bit grid with 16-bit multiply-adds: each tap row is two
+ * 8-value loads shuffled into (tap k, tap k+1) pairs per channel. madd is
+ * signed, so values are offset by -32768 (a sign-bit flip); the weights sum
+ * to exactly 1 << 14, so adding 32768 << 14 back gives the portable path's
+ * integer sums, and the rounding, shifts and clamp are its own: the same
+ * bytes. Reads 2 values past pixel x0+2 (rows are padded by 4). */
+__attribute__((target("avx2"))) static void cubic_row16_x86(const sy__sampler *s, const sy__grid_region *g,
+                                                            row_walk w, uint32_t n, uint16_t *out) {
+    const uint16_t *base = g->px;
+    const size_t stride = g->stride;
+    const __m128i pairs = _mm_setr_epi8(0, 1, 6, 7, 2, 3, 8, 9, 4, 5, 10, 11, -1, -1, -1, -1);
+    const __m128i flip = _mm_set1_epi16((short)0x8000);
+    const __m128i unflip = _mm_set1_epi32(32768 << 14), round14 = _mm_set1_epi32(8192);
+    const int64_t xlo = g->x0 + 1, xhi = g->x1 - 2, ylo = g->y0 + 1, yhi = g->y1 - 2;
+    for (uint32_t u = 0; u < n; u++, out += 3) {
+        int64_t px = (w.x + w.dx * (int64_t)u) >> 24, py = (w.y + w.dy * (int64_t)u) >> 24;
+        int64_t x0 = px >> 8, y0 = py >> 8;
+        const int16_t *wy = s->w[py & 255];
+        if (x0 < xlo || x0 > xhi || y0 < ylo || y0 > yhi) {
+            cubic_pixel16(s, g, x0, y0, s->w[px & 255], wy, out);
+            continue;
+        }
+        const __m128i wa = _mm_loadu_si128((const __m128i *)s->wpair[px & 255]);
+        const __m128i wb = _mm_loadu_si128((const __m128i *)(s->wpair[px & 255] + 8));
+        const uint16_t *p = base + (size_t)(y0 - 1 - g->y0) * stride + (size_t)(x0 - 1 - g->x0) * 3;
+        __m128i acc = _mm_setzero_si128();
+        for (int r = 0; r < 4; r++, p += stride) {
+            __m128i t01 = _mm_xor_si128(_mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)p), pairs), flip);
+            __m128i t23 = _mm_xor_si128(_mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 6)), pairs), flip);
+            __m128i h = _mm_add_epi32(_mm_add_epi32(_mm_madd_epi16(t01, wa), _mm_madd_epi16(t23, wb)), unflip);
+            h = _mm_srai_epi32(_mm_add_epi32(h, round14), 14);
+            acc = _mm_add_epi32(acc, _mm_mullo_epi32(h, _mm_set1_epi32(wy[r])));
+        }
+        __m128i q = _mm_packus_epi32(_mm_srai_epi32(_mm_add_epi32(acc, round14), 14), acc); /* to16's clamp */
+        uint32_t rg = (uint32_t)_mm_cvtsi128_si32(q);
+        memcpy(out, &rg, 4);
+        out[2] = (uint16_t)_mm_extract_epi16(q, 2);
+    }
+}
+#endif
+
+static void cubic_row16_portable(const sy__sampler *s, const sy__grid_region *g, row_walk w, uint32_t n,
+                                 uint16_t *out) {
+    const uint16_t *base = g->px;
+    const size_t stride = g->stride;
+    /* Rows are padded, so the fast path only needs the taps inside the region. */
+    const int64_t xlo = g->x0 + 1, xhi = g->x1 - 2, ylo = g->y0 + 1, yhi = g->y1 - 2;
+    for (uint32_t u = 0; u < n; u++, out += 3) {
+        int64_t px = (w.x + w.dx * (int64_t)u) >> 24, py = (w.y + w.dy * (int64_t)u) >> 24;
+        int64_t x0 = px >> 8, y0 = py >> 8;
+        const int16_t *wx = s->w[px & 255], *wy = s->w[py & 255];
+        if (x0 < xlo || x0 > xhi || y0 < ylo || y0 > yhi) {
+            cubic_pixel16(s, g, x0, y0, wx, wy, out);
+            continue;
+        }
+        const uint16_t *row = base + (size_t)(y0 - 1 - g->y0) * stride + (size_t)(x0 - 1 - g->x0) * 3;
+        sy__i4 acc = {0, 0, 0, 0};
+        for (int r = 0; r < 4; r++, row += stride) {
+            sy__i4 h = load16(row) * wx[0] + load16(row + 3) * wx[1] + load16(row + 6) * wx[2] + load16(row + 9) * wx[3];
+            acc += ((h + 8192) >> 14) * wy[r];
+        }
+        out[0] = to16(acc[0]);
+        out[1] = to16(acc[1]);
+        out[2] = to16(acc[2]);
+    }
+}
+
 SY__RENDER_CLONES void sy__sample_row16(const sy__sampler *s, const sy__grid_region *g, uint32_t v, uint32_t n,
                                         uint16_t *out) {
     const uint16_t *base = g->px;
@@ -252,37 +343,30 @@ SY__RENDER_CLONES void sy__sample_row16(const sy__sampler *s, const sy__grid_reg
         return;
     }
     row_walk w = walk(s, v);
-    /* Rows are padded, so the fast path only needs the taps inside the region. */
-    const int64_t xlo = g->x0 + 1, xhi = g->x1 - 2, ylo = g->y0 + 1, yhi = g->y1 - 2;
-    for (uint32_t u = 0; u < n; u++, out += 3) {
-        int64_t px = (w.x + w.dx * (int64_t)u) >> 24, py = (w.y + w.dy * (int64_t)u) >> 24;
-        int64_t x0 = px >> 8, y0 = py >> 8;
-        const int16_t *wx = s->w[px & 255], *wy = s->w[py & 255];
-        const uint16_t *rows[4];
-        size_t cols[4];
-        if (x0 >= xlo && x0 <= xhi && y0 >= ylo && y0 <= yhi) {
-            for (int k = 0; k < 4; k++) {
-                cols[k] = (size_t)(x0 - 1 + k - g->x0) * 3;
-                rows[k] = base + (size_t)(y0 - 1 + k - g->y0) * stride;
-            }
-        } else {
-            /* Clamped to the grid's extent, which the region covers. */
-            for (int k = 0; k < 4; k++) {
-                cols[k] = (size_t)(clampi(x0 - 1 + k, s->ext_x0, s->ext_x1) - g->x0) * 3;
-                rows[k] = base + (size_t)(clampi(y0 - 1 + k, s->ext_y0, s->ext_y1) - g->y0) * stride;
-            }
-        }
-        sy__i4 acc = {0, 0, 0, 0};
-        for (int r = 0; r < 4; r++) {
-            const uint16_t *row = rows[r];
-            sy__i4 h = load16(row + cols[0]) * wx[0] + load16(row + cols[1]) * wx[1] + load16(row + cols[2]) * wx[2] +
-                       load16(row + cols[3]) * wx[3];
-            acc += ((h + 8192) >> 14) * wy[r];
-        }
-        out[0] = to16(acc[0]);
-        out[1] = to16(acc[1]);
-        out[2] = to16(acc[2]);
+#if SY__X86_PATH
+    if (s->simd) {
+        cubic_row16_x86(s, g, w, n, out);
+        return;
     }
+#endif
+    cubic_row16_portable(s, g, w, n, out);
+}
+
+int sy__render_sample16_paths(const double m[6], const uint16_t *grid, uint32_t grid_w, uint32_t grid_h, uint32_t v,
+                              uint32_t n, uint16_t *portable, uint16_t *simd) {
+    sy__sampler s;
+    sy__sampler_plan(&s, m, 0, (int32_t)grid_w - 1, 0, (int32_t)grid_h - 1);
+    if (s.kind != SY__SAMPLE_CUBIC) return -1;
+    sy__grid_region g = {0, 0, (int32_t)grid_w - 1, (int32_t)grid_h - 1, (size_t)grid_w * 3 + 4, (uint16_t *)grid};
+    cubic_row16_portable(&s, &g, walk(&s, v), n, portable);
+#if SY__X86_PATH
+    if (__builtin_cpu_supports("avx2")) {
+        cubic_row16_x86(&s, &g, walk(&s, v), n, simd);
+        return 1;
+    }
+#endif
+    cubic_row16_portable(&s, &g, walk(&s, v), n, simd);
+    return 0;
 }
 
 void sy__copy_row8(const sy__sampler *s, const sy_pixels *src, uint32_t v, uint32_t n, uint8_t *out) {

@@ -177,9 +177,12 @@ static void horizontal(const float *acc, int32_t col0, const sy__axis *ax, int32
 sy_status sy__resize_region(sy_context *ctx, const sy__axis *ax, const sy__axis *ay, const sy__transfer *tf,
                             const sy_pixels *src, sy__grid_region *g, sy_error *err) {
     size_t gw = (size_t)(g->x1 - g->x0 + 1), gh = (size_t)(g->y1 - g->y0 + 1);
-    g->stride = gw * 3 + 4; /* +4: the samplers' 4-lane loads may read one pixel past the end */
-    g->px = sy__alloc(ctx, gh, g->stride * sizeof(uint16_t), "render grid region", err);
-    if (!g->px) return err ? err->code : SY_E_BUDGET;
+    int given = g->px != NULL; /* the caller's rows (held grids), else allocated here */
+    if (!given) {
+        g->stride = gw * 3 + 4; /* +4: the samplers' 4-lane loads may read one pixel past the end */
+        g->px = sy__alloc(ctx, gh, g->stride * sizeof(uint16_t), "render grid region", err);
+        if (!g->px) return err ? err->code : SY_E_BUDGET;
+    }
     /* Source columns the region reads. */
     int32_t col0 = INT32_MAX, col1 = 0;
     for (int32_t i = g->x0; i <= g->x1; i++) {
@@ -242,7 +245,7 @@ done:
     sy__free(ctx, line);
     sy__free(ctx, acc);
     sy__free(ctx, sums);
-    if (st != SY_OK) {
+    if (st != SY_OK && !given) {
         sy__free(ctx, g->px);
         g->px = NULL;
     }

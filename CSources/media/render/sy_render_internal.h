@@ -182,8 +182,9 @@ typedef struct sy__grid_region {
     uint16_t *px;
 } sy__grid_region;
 
-/* Fills region->px (allocated here; free with sy__free) for the given
- * rectangle from the 8-bit source, through linear light. */
+/* Fills region->px for the given rectangle from the 8-bit source, through
+ * linear light. px NULL: allocated here (free with sy__free); else the
+ * caller's rows, `stride` elements apart (at least width * 3 + 4). */
 sy_status sy__resize_region(sy_context *ctx, const sy__axis *ax, const sy__axis *ay, const sy__transfer *tf,
                             const sy_pixels *src, sy__grid_region *region, sy_error *err);
 
@@ -238,5 +239,28 @@ void sy__vignette_row(const sy__finish *f, uint32_t v, uint16_t *px);
  * below (pass `cur` itself at the image edges). */
 void sy__finish_row(const sy__finish *f, const uint16_t *above, const uint16_t *cur, const uint16_t *below,
                     uint8_t *out);
+
+/* ---- the renderer (renderer.c; held_grid.c attaches a kept grid) ---- */
+
+#define SY__REGION_CAP ((size_t)32 << 20) /* bytes of downscale grid per piece */
+
+struct sy_renderer {
+    sy_context *ctx;
+    uint32_t src_w, src_h, dst_w, dst_h;
+    uint32_t border, inner_w, inner_h;
+    uint8_t border_rgb[3];
+    sy__geometry geo;
+    int grid;                  /* downscale to the output grid first */
+    sy__axis ax, ay;
+    sy__sampler sampler;
+    int direct;                /* COPY with nothing else: bytes straight through */
+    int grid_direct;           /* downscale, then the grid rows as they are: rounded straight from the grid */
+    uint16_t *exposure;        /* 65536 entries, or NULL; folded into lut_index when there is a LUT */
+    sy__lut16 lut;             /* data NULL when no tone / colour / filter */
+    uint32_t *lut_index;       /* 65536 entries: (exposure then) LUT cell and fraction */
+    sy__finish finish;
+    sy__transfer tf;
+    const sy__grid_region *held; /* the whole grid, kept by the caller (sy_render_held.h), or NULL */
+};
 
 #endif

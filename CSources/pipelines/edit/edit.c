@@ -8,6 +8,7 @@
 #include "exif/sy_exif.h"
 #include "gainmap/sy_gainmap_internal.h"
 #include "heif/sy_heif_metadata.h"
+#include "render/sy_render_held.h"
 #include "edit/sy_band_pool.h"
 #include "edit/sy_edit_internal.h"
 
@@ -21,6 +22,8 @@ struct sy_edit_job {
     sy__upright src;
     uint32_t decode_min_w, decode_min_h; /* what src was decoded for (0 x 0 = full size) */
     sy_renderer *renderer;
+    int retargeted;             /* a preview session: its in-memory renders keep the grid */
+    sy__held_grid *held;        /* the downscale grid of src for the current geometry, or NULL */
     sy_recipe geometry;         /* the planned recipe's geometry, for a gain map */
     sy_edit_report report;
 };
@@ -36,6 +39,7 @@ void sy_edit_close(sy_edit_job *job) {
     if (!job) return;
     sy_context *ctx = job->ctx;
     sy_renderer_destroy(job->renderer);
+    sy__held_grid_free(ctx, job->held);
     sy__upright_free(ctx, &job->src);
     sy__metadata_free(ctx, &job->md);
     sy__free(ctx, job->input);
@@ -142,6 +146,8 @@ static sy_status plan(sy_edit_job *job, const sy_recipe *r, sy_error *err) {
     if (!job->src.rgb || min_w != job->decode_min_w || min_h != job->decode_min_h) {
         sy_renderer_destroy(job->renderer);
         job->renderer = NULL;
+        sy__held_grid_free(ctx, job->held); /* of the old pixels */
+        job->held = NULL;
         sy__upright_free(ctx, &job->src);
         if ((st = sy__upright_decode(ctx, job->input, info, min_w, min_h, &job->src, err)) != SY_OK) return st;
         if ((job->opts.flags & SY_EDIT_IDENTIFY_SOURCE) && (st = same_stamp(job->input, &job->stamp, err)) != SY_OK)
@@ -219,6 +225,7 @@ sy_status sy_edit_job_retarget(sy_edit_job *job, const sy_recipe *recipe, uint32
     sy_status st = sy__recipe_prepare(job->ctx, recipe, &r, &lut, err);
     job->opts.max_width = max_w;
     job->opts.max_height = max_h;
+    job->retargeted = 1;
     if (st == SY_OK) st = plan(job, &r, err);
     sy_lut_destroy(lut);
     if (st != SY_OK) { /* never render the previous recipe by mistake */
@@ -242,7 +249,12 @@ sy_status sy_edit_job_render(sy_edit_job *job, sy_edit_image *out, sy_error *err
     uint8_t *px = sy__alloc(job->ctx, (size_t)w * 3, h, "rendered image", err);
     if (!px) return err ? err->code : SY_E_BUDGET;
     sy_pixels src = job_pixels(job);
-    sy_status st = sy__render_bands(job->ctx, job->renderer, &src, job->opts.threads, px, (size_t)w * 3, NULL, NULL, err);
+    /* A slider drag changes colours, not geometry: resample once per crop. */
+    sy_status st = job->retargeted ? sy__renderer_hold_grid(job->ctx, job->renderer, &src, job->opts.threads,
+                                                            &job->held, err)
+                                   : SY_OK;
+    if (st == SY_OK)
+        st = sy__render_bands(job->ctx, job->renderer, &src, job->opts.threads, px, (size_t)w * 3, NULL, NULL, err);
     if (st != SY_OK) {
         sy__free(job->ctx, px);
         return st;
