@@ -67,5 +67,12 @@ struct LibraryImportProgressTests {
         let library = try PhotoLibrary.create(at: dir.file("lib"))
         await #expect { _ = try await library.importFiles([URL(string: "https://example.com/a.jpg")!], reader: EngineMediaReader()) }
             throws: { "\($0)".contains("https://example.com/a.jpg") }
+        // The workflows' URL forms refuse it the same way, before any work.
+        await #expect { _ = try await LibraryWorkflows.convert(URL(string: "https://example.com/b.jpg")!, into: library, format: .jpeg) }
+            throws: { "\($0)".contains("https://example.com/b.jpg") }
+        await #expect {
+            _ = try await LibraryWorkflows.edit(1, recipe: EditRecipe(), in: library,
+                                                renderingFrom: URL(string: "https://example.com/c.jpg")!)
+        } throws: { "\($0)".contains("https://example.com/c.jpg") }
     }
 }
