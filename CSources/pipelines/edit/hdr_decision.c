@@ -60,3 +60,16 @@ sy_status sy__hdr_decide(sy_context *ctx, const char *input, sy__hdr_save save, 
 void sy__hdr_decision_free(sy_context *ctx, sy__hdr_decision *d) {
     if (d) sy_gainmap_image_free(ctx, &d->map);
 }
+
+sy_status sy__hdr_decide_or_refuse(sy_context *ctx, const char *input, sy__hdr_save save, sy_still_format format,
+                                   int consent, const char *what, const char *why, sy__hdr_decision *d,
+                                   sy_error *err) {
+    sy_status st = sy__hdr_decide(ctx, input, save, format, consent, d, err);
+    if (st != SY_OK || d->verdict != SY__HDR_ASK) return st;
+    st = sy__fail(err, SY_E_UNSUPPORTED,
+                  "%s: has an HDR gain map that %s cannot keep (%s); allow_sdr records the user's consent to an SDR "
+                  "still; nothing was written",
+                  input, what, why ? why : d->detail);
+    sy__hdr_decision_free(ctx, d);
+    return st;
+}

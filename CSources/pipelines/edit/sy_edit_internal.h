@@ -74,6 +74,15 @@ sy_status sy__hdr_decide(sy_context *ctx, const char *input, sy__hdr_save save, 
                          sy__hdr_decision *d, sy_error *err);
 void sy__hdr_decision_free(sy_context *ctx, sy__hdr_decision *d);
 
+/* sy__hdr_decide for a save that is refused when it would have to ask: an
+ * ASK verdict is freed and becomes SY_E_UNSUPPORTED with the one message
+ * ("INPUT: has an HDR gain map that WHAT cannot keep (WHY); allow_sdr records
+ * the user's consent to an SDR still; nothing was written"). `why` NULL = the
+ * decision's own detail. On SY_OK the verdict is never ASK. */
+sy_status sy__hdr_decide_or_refuse(sy_context *ctx, const char *input, sy__hdr_save save, sy_still_format format,
+                                   int consent, const char *what, const char *why, sy__hdr_decision *d,
+                                   sy_error *err);
+
 /* sy_gainmap_edit_job_write with the decision already made (not ASK) — for
  * a save that must decide before other work starts (a Live edit decides
  * before its movie is encoded). KEEP consumes d->map; the caller still

@@ -40,16 +40,9 @@ static double still_time(const sy_motion_photo_info *mp, const sy_video_reader_i
 static sy_status heic_still(sy_context *ctx, const char *input, const char *id, const char *path, int quality,
                             int allow_sdr, sy_live_motion_report *rep, sy_error *err) {
     sy__hdr_decision hdr;
-    sy_status st = sy__hdr_decide(ctx, input, SY__HDR_SAVE_CARRIES_MAP, SY_STILL_HEIC, allow_sdr, &hdr, err);
+    sy_status st = sy__hdr_decide_or_refuse(ctx, input, SY__HDR_SAVE_CARRIES_MAP, SY_STILL_HEIC, allow_sdr,
+                                            "the Live still", NULL, &hdr, err);
     if (st != SY_OK) return st;
-    if (hdr.verdict == SY__HDR_ASK) {
-        st = sy__fail(err, SY_E_UNSUPPORTED,
-                      "%s: has an HDR gain map that the Live still cannot keep (%s); allow_sdr records the user's "
-                      "consent to an SDR still; nothing was written",
-                      input, hdr.detail);
-        sy__hdr_decision_free(ctx, &hdr);
-        return st;
-    }
     sy_recipe identity;
     sy_recipe_init(&identity);
     sy_gainmap_edit_report gr;

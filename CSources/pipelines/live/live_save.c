@@ -182,14 +182,8 @@ static sy_status decide_hdr(sy_context *ctx, const char *source_still, const sy_
     const char *from = source_still ? source_still : o->metadata_source;
     if (!from) return SY_OK;
     sy__hdr_save save = source_still ? SY__HDR_SAVE_CARRIES_MAP : SY__HDR_SAVE_BASE_ONLY;
-    sy_status st = sy__hdr_decide(ctx, from, save, o->still_format, o->allow_sdr, d, err);
-    if (st != SY_OK || d->verdict != SY__HDR_ASK) return st;
-    sy_status refused = sy__fail(err, SY_E_UNSUPPORTED,
-                                 "%s: has an HDR gain map that this Live save cannot keep (%s); allow_sdr records the "
-                                 "user's consent to an SDR still; nothing was written",
-                                 from, source_still ? d->detail : "the new key photo is a frame of the SDR movie");
-    sy__hdr_decision_free(ctx, d);
-    return refused;
+    return sy__hdr_decide_or_refuse(ctx, from, save, o->still_format, o->allow_sdr, "this Live save",
+                                    source_still ? NULL : "the new key photo is a frame of the SDR movie", d, err);
 }
 
 /* SPEC E1: a bordered Live photo is saved as a still only, without identifier. */

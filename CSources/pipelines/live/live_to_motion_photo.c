@@ -59,16 +59,9 @@ static sy_status prepare_still(sy_context *ctx, const char *still, uint32_t want
                         have == SY_FOURCC('j', 'p', 'e', 'g') ? "jpg" : "heic");
     sy_still_format format = want == SY_FOURCC('j', 'p', 'e', 'g') ? SY_STILL_JPEG : SY_STILL_HEIC;
     sy__hdr_decision hdr;
-    st = sy__hdr_decide(ctx, still, SY__HDR_SAVE_CARRIES_MAP, format, o->allow_sdr, &hdr, err);
+    st = sy__hdr_decide_or_refuse(ctx, still, SY__HDR_SAVE_CARRIES_MAP, format, o->allow_sdr, "the re-encoded still",
+                                  NULL, &hdr, err);
     if (st != SY_OK) return st;
-    if (hdr.verdict == SY__HDR_ASK) {
-        st = sy__fail(err, SY_E_UNSUPPORTED,
-                      "%s: has an HDR gain map that the re-encoded still cannot keep (%s); allow_sdr records the "
-                      "user's consent to an SDR still; nothing was written",
-                      still, hdr.detail);
-        sy__hdr_decision_free(ctx, &hdr);
-        return st;
-    }
     sy_recipe identity;
     sy_recipe_init(&identity);
     sy_gainmap_edit_report gr;
