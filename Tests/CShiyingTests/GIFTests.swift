@@ -3,6 +3,7 @@
 // the source (SSIM); a still background costs nothing per frame (only
 // changed pixels are written); memory stays bounded by a frame.
 import CShiying
+import CShiyingInternal
 import Foundation
 import Testing
 
@@ -67,6 +68,24 @@ struct GIFTests {
         #expect(ssim >= 0.9, "SSIM \(ssim)")
         #expect(ctx.stats.current_bytes == 0)
         #expect(ctx.stats.peak_bytes < 40 << 20, "peak \(ctx.stats.peak_bytes)")
+    }
+
+    @Test("the second pass reads the first's spooled frames: the same bytes as decoding twice, nothing left beside")
+    func spooledFrames() throws {
+        let ctx = try Context()
+        let src = try MotionPhotoFixtures.movie.get()
+        let dir = try MotionPhotoFixtures.fresh("gif-spool")
+        let spooled = gifConvert(ctx, src, dir + "/spooled.gif", size: 200, fps: 20)
+        try #require(spooled.status == SY_OK, "\(spooled.message)")
+        let previous = sy__gif_set_spool_limit(0) // every conversion decodes twice until restored
+        let decoded = gifConvert(ctx, src, dir + "/decoded.gif", size: 200, fps: 20)
+        sy__gif_set_spool_limit(previous)
+        try #require(decoded.status == SY_OK, "\(decoded.message)")
+        #expect(ExternalTools.readFile(dir + "/spooled.gif") == ExternalTools.readFile(dir + "/decoded.gif"))
+        #expect(spooled.report.frames == 20 && decoded.report.frames == 20)
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir).sorted()
+        #expect(left == ["decoded.gif", "spooled.gif"], "\(left)")
+        #expect(ctx.stats.current_bytes == 0)
     }
 
     @Test("an fps limit keeps one frame per slot and the total length")

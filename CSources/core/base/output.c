@@ -199,3 +199,30 @@ void sy__output_abort(sy__output *out) {
     }
     out->temp_path = out->final_path = NULL;
 }
+
+sy_status sy__output_scratch(const char *final_path, const char *what, FILE **out, sy_error *err) {
+    *out = NULL;
+    char dir[4096];
+    folder_of(final_path, dir, sizeof dir);
+    int fd = -1, e = 0;
+#ifdef O_TMPFILE
+    fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    e = errno;
+#endif
+    if (fd < 0 && e != ENOENT && e != ENOTDIR && e != EACCES) { /* no O_TMPFILE here: a name, unlinked at once */
+        size_t len = strlen(dir);
+        if (len + 24 >= sizeof dir) return sy__fail(err, SY_E_IO, "%s: folder name too long for a %s", final_path, what);
+        snprintf(dir + len, sizeof dir - len, "/.sy-scratch-XXXXXX");
+        fd = mkstemp(dir);
+        e = errno;
+        if (fd >= 0) unlink(dir);
+    }
+    if (fd < 0) return sy__fail_sub(err, SY_E_IO, e, "%s: cannot create the %s beside it: %s", final_path, what, strerror(e));
+    *out = fdopen(fd, "w+b");
+    if (!*out) {
+        e = errno;
+        close(fd);
+        return sy__fail_sub(err, SY_E_IO, e, "%s: fdopen of the %s failed: %s", final_path, what, strerror(e));
+    }
+    return SY_OK;
+}

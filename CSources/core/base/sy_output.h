@@ -41,4 +41,10 @@ sy_status sy__output_commit(sy__output *out, sy_error *err);
 /* Closes and removes the temp file; safe on a zeroed or committed output. */
 void sy__output_abort(sy__output *out);
 
+/* A scratch file for a job writing `final_path`: anonymous (O_TMPFILE) in the
+ * target's folder, or named there and unlinked at once, so nothing is left
+ * behind whatever happens and it shares the output's file system. Read and
+ * written ("w+b"); the caller fcloses it. `what` names it in errors. */
+sy_status sy__output_scratch(const char *final_path, const char *what, FILE **out, sy_error *err);
+
 #endif

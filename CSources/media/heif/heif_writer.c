@@ -232,42 +232,7 @@ static sy_status spool_tile(void *user, const sy__hevc_packet *tile, sy_error *e
 /* An unlinked temporary file in the destination folder (keeps memory flat and
  * leaves nothing behind, whatever happens). */
 static sy_status spool_open(sy_heif_writer *w, sy_error *err) {
-    size_t n = strlen(w->path);
-    char *dir = sy__alloc(w->ctx, n + 32, 1, "spool path", err);
-    if (!dir) return err ? err->code : SY_E_BUDGET;
-    const char *slash = strrchr(w->path, '/');
-    if (!slash) {
-        strcpy(dir, ".");
-    } else if (slash == w->path) {
-        strcpy(dir, "/");
-    } else {
-        memcpy(dir, w->path, (size_t)(slash - w->path));
-        dir[slash - w->path] = 0;
-    }
-    int fd = -1, e = 0;
-#ifdef O_TMPFILE
-    fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    e = errno;
-#endif
-    if (fd < 0 && e != ENOENT && e != ENOTDIR && e != EACCES) {
-        size_t len = strlen(dir);
-        snprintf(dir + len, n + 32 - len, "/.sy-heif-spool-XXXXXX");
-        fd = mkstemp(dir);
-        e = errno;
-        if (fd >= 0) unlink(dir);
-    }
-    if (fd < 0) {
-        sy__free(w->ctx, dir);
-        return sy__fail_sub(err, SY_E_IO, e, "%s: cannot create the tile spool beside it: %s", w->path, strerror(e));
-    }
-    sy__free(w->ctx, dir);
-    w->spool = fdopen(fd, "w+b");
-    if (!w->spool) {
-        e = errno;
-        close(fd);
-        return sy__fail_sub(err, SY_E_IO, e, "%s: fdopen of the tile spool failed: %s", w->path, strerror(e));
-    }
-    return SY_OK;
+    return sy__output_scratch(w->path, "tile spool", &w->spool, err);
 }
 
 /* One still-picture encoder for the tiles of `img`. */

@@ -58,7 +58,10 @@ sy_status sy_convert(sy_context *ctx, const char *input, const char *output, con
  * kept frame's presentation time, in GIF's 1/100 s units (rounded on the
  * running total, so the animation's length is the movie's). Memory: the
  * decoder, one rendered frame, two index frames (width x height bytes each),
- * the 1 MB histogram and 512 KB colour cache — never the whole movie. */
+ * the 1 MB histogram and 512 KB colour cache — never the whole movie. The
+ * first pass's rendered frames are spooled to an unlinked scratch file beside
+ * the output (up to 512 MB; past that, or where none can be made, the movie
+ * is decoded again) so the second pass does not decode. */
 
 typedef struct sy_gif_options {
     uint32_t version;          /* 1 */

@@ -18,6 +18,7 @@
 #include "mov/sy_mov_writer.h"
 #include "collage/sy_layout.h"
 #include "render/sy_render_encode.h"
+#include "convert/sy_gif_internal.h"
 #include "convert/sy_gif_palette.h"
 
 #endif
