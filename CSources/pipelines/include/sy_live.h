@@ -148,11 +148,12 @@ typedef struct sy_live_motion_report {
     double still_time;            /* its presentation time, seconds */
     int still_time_from_photo;    /* 1 = the Motion Photo's presentation timestamp; 0 = it had none (or one
                                      outside the movie) and the middle frame is used */
-    int still_reencoded;          /* 0 = the photo's image data copied byte for byte (JPEG); 1 = decoded and
-                                     re-encoded (HEIC: the identifier needs a rewritten Exif item) */
+    int still_reencoded;          /* 0 = the photo's image data copied byte for byte (JPEG; HEIC whose Exif/XMP
+                                     items could be repointed); 1 = decoded and re-encoded (a HEIC that cannot) */
     uint32_t still_width, still_height;
-    sy_hdr_outcome still_hdr;     /* a re-encoded HEIC still's gain map: NOT_HDR, KEPT or DROPPED_WITH_CONSENT
-                                     (a JPEG still is the photo's own bytes: its map is copied, NOT_HDR here) */
+    sy_hdr_outcome still_hdr;     /* a HEIC still's gain map: NOT_HDR, KEPT (copied or re-encoded) or
+                                     DROPPED_WITH_CONSENT (a JPEG still is the photo's own bytes: its map is
+                                     copied, NOT_HDR here) */
     sy_video_transcode_report movie; /* a remux: the embedded movie's packets, copied */
 } sy_live_motion_report;
 
@@ -162,9 +163,11 @@ typedef struct sy_live_motion_report {
  *  still-image-time track at the Motion Photo's presentation timestamp
  *  (the middle frame when it has none); the still is the photo — a JPEG with
  *  only its Exif (identifier) and XMP (Motion Photo claims removed) segments
- *  rewritten, a HEIC re-encoded as a still edit is, with its metadata, the
- *  identifier and its HDR gain map (SPEC E6: a map that cannot be kept is
- *  refused, SY_E_UNSUPPORTED, unless allow_sdr).
+ *  rewritten, a HEIC its own boxes with the Exif (identifier) and XMP items
+ *  repointed at rewritten copies — or, where the file cannot be patched so,
+ *  re-encoded as a still edit is, with its metadata, the identifier and its
+ *  HDR gain map (SPEC E6: a map that cannot be kept is refused,
+ *  SY_E_UNSUPPORTED, unless allow_sdr).
  *  `still_out` must name the still's format (.jpg for a JPEG Motion Photo,
  *  .heic for a HEIC one). SY_E_UNSUPPORTED for a file that is not a Motion
  *  Photo; SY_E_INVALID_INPUT for one whose lengths do not fit. Both files or

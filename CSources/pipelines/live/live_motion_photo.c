@@ -6,11 +6,15 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "base/sy_fourcc.h"
 #include "base/sy_internal.h"
 #include "base/sy_output.h"
 #include "exif/sy_content_id.h"
+#include "exif/sy_exif.h"
+#include "heif/sy_heif_metadata.h"
+#include "heif/sy_heif_metadata_swap.h"
 #include "live/sy_live_motion.h"
 #include "live/sy_live_movie.h"
 #include "live/sy_live_pair_files.h"
@@ -33,7 +37,47 @@ static double still_time(const sy_motion_photo_info *mp, const sy_video_reader_i
     return *from_photo ? t : vi->duration_seconds / 2;
 }
 
-/* A HEIC Motion Photo's still: re-encoded as any still edit is (the identity
+/* A HEIC Motion Photo's still as it is: the file's boxes before the `mpvd`
+ * with the identifier added to the Exif and the Motion Photo claims taken
+ * out of the XMP (sy__heif_copy_with_metadata), so the pictures, the gain
+ * map, a tone map and the thumbnail stay the photo's own bytes. Only when
+ * the movie's box ends the file (nothing after it would be lost) and the
+ * metadata can be patched in place; SY_E_UNSUPPORTED otherwise, and the
+ * caller re-encodes. */
+static sy_status heic_still_copy(sy_context *ctx, const char *input, const sy_motion_photo_info *mp, const char *id,
+                                 const char *path, sy_live_motion_report *rep, sy_error *err) {
+    struct stat sb;
+    if (stat(input, &sb) != 0 || mp->movie_offset + mp->movie_length != (uint64_t)sb.st_size)
+        return sy__fail(err, SY_E_UNSUPPORTED, "%s: boxes follow the embedded movie", input);
+    sy__metadata md;
+    sy_status st = sy__heif_metadata_read(ctx, input, &md, err);
+    if (st == SY_OK && !md.exif) st = sy__fail(err, SY_E_UNSUPPORTED, "%s: the photo has no Exif item", input);
+    uint8_t *tagged = NULL;
+    size_t tagged_len = 0, xmp_len = 0;
+    int claims = 0;
+    if (st == SY_OK) st = sy__content_id_with(ctx, md.exif, md.exif_len, id, &tagged, &tagged_len, err);
+    if (st == SY_OK && md.xmp) xmp_len = sy__xmp_strip_motion_photo(md.xmp, md.xmp_len, &claims);
+    sy__output out = {0};
+    if (st == SY_OK) st = sy__output_open(ctx, path, &out, err);
+    if (st == SY_OK)
+        st = sy__heif_copy_with_metadata(ctx, input, mp->still_length, tagged, tagged_len, claims ? md.xmp : NULL,
+                                         xmp_len, out.file, path, err);
+    if (st == SY_OK) st = sy__output_commit(&out, err);
+    else if (out.file) sy__output_abort(&out);
+    sy_image_info info;
+    sy_gainmap_info gm;
+    if (st == SY_OK) st = sy_image_probe(ctx, path, &info, err);
+    if (st == SY_OK) st = sy_gainmap_probe(ctx, path, &gm, err);
+    if (st == SY_OK) {
+        rep->still_width = info.width, rep->still_height = info.height;
+        rep->still_hdr = gm.kind == SY_GAINMAP_NONE ? SY_HDR_NOT_HDR : SY_HDR_KEPT;
+    }
+    sy__free(ctx, tagged);
+    sy__metadata_free(ctx, &md);
+    return st;
+}
+
+/* A HEIC Motion Photo's still that cannot be copied: re-encoded as any still edit is (the identity
  * recipe through the edit job), so it keeps what a still edit keeps — its
  * metadata, the new identifier instead of none, and its HDR gain map (SPEC E6:
  * decided first; a map that cannot be kept is refused unless allow_sdr). */
@@ -82,8 +126,14 @@ static sy_status write_pair(sy_context *ctx, const char *input, const sy_motion_
         if (st == SY_OK) st = sy_image_probe(ctx, still_path, &info, err);
         if (st == SY_OK) rep->still_width = info.width, rep->still_height = info.height;
     } else {
-        rep->still_reencoded = 1;
-        st = heic_still(ctx, input, rep->content_identifier, still_path, o->quality, o->allow_sdr, rep, err);
+        sy_error why = {0};
+        st = heic_still_copy(ctx, input, mp, rep->content_identifier, still_path, rep, &why);
+        if (st == SY_E_UNSUPPORTED) { /* cannot be copied: re-encoded, as the report says */
+            rep->still_reencoded = 1;
+            st = heic_still(ctx, input, rep->content_identifier, still_path, o->quality, o->allow_sdr, rep, err);
+        } else if (st != SY_OK && err) {
+            *err = why;
+        }
     }
     if (st == SY_OK) { /* read back: the still carries the identifier the movie does */
         char back[SY_LIVE_ID_LEN + 1];

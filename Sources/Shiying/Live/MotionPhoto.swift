@@ -53,13 +53,14 @@ public enum MotionPhoto {
         public var stillTime: Double
         /// "presentation-timestamp" (the Motion Photo's own) or "middle" (it had none usable).
         public var stillTimeSource: String
-        /// False: the photo's image data was copied byte for byte (JPEG); true: re-encoded (HEIC).
+        /// False: the photo's image data was copied byte for byte (JPEG, and a HEIC whose Exif and XMP items
+        /// could be repointed at rewritten copies); true: re-encoded (a HEIC that cannot be patched so).
         public var stillReencoded: Bool
         /// The still's width in pixels.
         public var stillWidth: Int
         /// The still's height in pixels.
         public var stillHeight: Int
-        /// A re-encoded HEIC still's gain map: "kept", "dropped-with-consent" or "none" (SPEC E6).
+        /// A HEIC still's gain map: "kept" (copied or re-encoded), "dropped-with-consent" or "none" (SPEC E6).
         public var hdr: String
         /// The movie's width in pixels.
         public var movieWidth: Int
