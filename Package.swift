@@ -76,7 +76,7 @@ let package = Package(
         .executableTarget(name: "shiying", dependencies: ["Shiying", "ShiyingFixtures", "ShiyingLibrary", "ShiyingOrganize"]),
         .executableTarget(
             name: "Benchmarks", dependencies: ["Shiying", "ShiyingFixtures", "ShiyingLibrary"], path: "Benchmarks",
-            exclude: ["Thresholds", "vips_longimage.py"]
+            exclude: ["Thresholds", "vips_longimage.py", "motion_photo_reencode.py"]
         ),
         .testTarget(name: "ShiyingTests", dependencies: ["Shiying", "ShiyingFixtures"]),
         .testTarget(

@@ -9,9 +9,10 @@
 // Render suite (RenderBenchmark.swift): `shiying edit` full size and 1170-px preview vs pyvips.
 // HDR suite (HDRBenchmark.swift): keeping the gain map vs an SDR-only save, same photo, same run.
 // Motion suite (MotionBenchmark.swift): moving collage exported as a verified Live photo vs ffmpeg xstack.
+// Convert suite (ConvertBenchmark.swift): video -> GIF vs ffmpeg palettegen; Motion Photo -> Live vs re-encoding.
 // Library suite (LibraryBenchmark.swift): `library import` of 1,000 photos + Live pairs vs exiftool -json -r; 100,000-row timeline.
 //
-//   swift run -c release Benchmarks [--suite longimage|mix|search|heic|heic-save|video|render|organize|organize-phone|hdr|live|motion|library|all] [--n 7,20,50] [--width 1080] [--runs 3] [--skip-imagemagick]
+//   swift run -c release Benchmarks [--suite longimage|mix|search|heic|heic-save|video|render|organize|organize-phone|hdr|live|motion|convert|library|all] [--n 7,20,50] [--width 1080] [--runs 3] [--skip-imagemagick]
 //                                   [--cases a,b] [--pyvips-variant V] [--single-run-over 60] [--search-seconds 2]
 //                                   [--search-assets 100000] [--search-reps 30]
 //
@@ -39,7 +40,7 @@ struct Options {
     var width = 1080
 
     static let usage = """
-        usage: Benchmarks [--suite longimage|mix|search|heic|heic-save|video|render|organize|organize-phone|hdr|live|motion|library|all] [--search-seconds 2] [--search-assets 100000] [--search-reps 30] [--n 7,20,50] [--width 1080] [--runs 3] [--skip-imagemagick] [--cases \(BenchCase.allCases.map(\.rawValue).joined(separator: ","))]
+        usage: Benchmarks [--suite longimage|mix|search|heic|heic-save|video|render|organize|organize-phone|hdr|live|motion|convert|library|all] [--search-seconds 2] [--search-assets 100000] [--search-reps 30] [--n 7,20,50] [--width 1080] [--runs 3] [--skip-imagemagick] [--cases \(BenchCase.allCases.map(\.rawValue).joined(separator: ","))]
                           [--pyvips-variant runs|runs-nocache|fold|memory] [--single-run-over SECONDS] [--heic-long-only]
         """
 
@@ -70,7 +71,7 @@ struct Options {
                 options.pyvipsVariant = value(flag)
             case "--suite":
                 options.suite = value(flag)
-                guard ["longimage", "mix", "search", "heic", "heic-save", "video", "render", "organize", "organize-phone", "hdr", "live", "motion", "library", "all"].contains(options.suite) else { fail("unknown suite \(options.suite)\n\(usage)") }
+                guard ["longimage", "mix", "search", "heic", "heic-save", "video", "render", "organize", "organize-phone", "hdr", "live", "motion", "convert", "library", "all"].contains(options.suite) else { fail("unknown suite \(options.suite)\n\(usage)") }
             case "--phone-photos":
                 options.phonePhotos = required(Int(value(flag)), "bad --phone-photos")
             case "--search-seconds":
@@ -245,6 +246,10 @@ func runLibraryIfWanted() {
     runLibrarySuite(root: root, shiying: shiying, runs: options.runs)
 }
 if options.suite == "library" { runLibraryIfWanted(); exit(0) }
+if options.suite == "convert" {
+    runConvertSuite(root: root, shiying: shiying, runs: options.runs)
+    exit(0)
+}
 if options.suite == "motion" {
     runMotionSuite(root: root, shiying: shiying, runs: options.runs)
     exit(0)
