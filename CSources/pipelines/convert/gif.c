@@ -22,7 +22,9 @@ void sy_gif_options_init(sy_gif_options *opts) {
     opts->version = 1;
     opts->colors = 255;
     opts->dither = 2; /* measured on a pan (240x180): dither 0/2/6/12 -> SSIM 0.938/0.930/0.899/0.815, bytes
-                       * 454/502/534/562 KB; 2 breaks up banding in skies for little of either */
+                       * 454/502/534/562 KB; 2 breaks up banding in skies for little of either. The iPhone 15
+                       * Plus movie (a blue sky, 640 px): 0 -> SSIM 0.802, 3.84 MB, contour bands across the
+                       * sky; 2 -> 0.798, 3.94 MB, smooth. SSIM scores the pattern, the eye the bands. */
 }
 
 /* One pass over the movie: decode, pick frames by the fps limit, render. */
