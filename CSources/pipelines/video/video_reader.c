@@ -13,7 +13,8 @@
  *
  * Memory: the codec's pictures (charged by the stream decoder), one sample
  * buffer grown to the largest sample (capped), one RGB frame and, for rotated
- * tracks, a band of converted rows. */
+ * tracks, a band of converted rows; a decode-only reader (SPEC C3's check,
+ * sy_video_reader_decode_only.h) frees the RGB frame and the band. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
