@@ -569,6 +569,40 @@ struct VideoReaderTests {
         #expect(r.ctx.stats.peak_bytes <= 12 << 20)
     }
 
+    // issue 15 (SPEC C3's check): decoding only what the frame at a moment needs.
+    // The pictures left out are B-frames nothing refers to, shown before the
+    // moment; every frame that does come out is the full decode's frame of the
+    // same pts, in order, without pixels; the first frame and every frame from
+    // the moment on are there.
+    @Test(.enabled(if: VideoPaths.hasFFmpeg), arguments: ["hevc8.mp4", "h264.mp4"])
+    func decodeOnlySkipsDisposablePictures(_ name: String) throws {
+        let path = try Generated.need(name)
+        let full = try Reader.mustOpen(path).all(keep: false)
+        let reader = try Reader.mustOpen(path)
+        let moment = 0.6
+        var err = sy_error()
+        try #require(sy__video_reader_decode_only(reader.raw, moment, &err) == SY_OK, "\(message(err))")
+        var some: [Frame] = []
+        while true {
+            var frame = sy_video_frame()
+            var end: Int32 = 0
+            try #require(sy_video_reader_next(reader.raw, &frame, &end, &err) == SY_OK, "\(message(err))")
+            if end != 0 { break }
+            #expect(frame.rgb == nil, "no pixels in decode-only mode")
+            some.append(Frame(index: frame.index, pts: frame.pts, seconds: frame.seconds, width: Int(frame.width),
+                              height: Int(frame.height), rgb: []))
+        }
+        let skipped = Int(sy__video_reader_skipped(reader.raw))
+        #expect(skipped > 0, "\(name): its non-reference B-frames before \(moment) s are not decoded")
+        #expect(some.count + skipped == full.count)
+        let fullPts = full.map(\.pts), somePts = some.map(\.pts)
+        #expect(somePts == fullPts.filter { Set(somePts).contains($0) }, "same frames, same order")
+        #expect(somePts.first == fullPts.first, "the first frame decodes")
+        #expect(full.filter { $0.seconds >= moment }.map(\.pts) == some.filter { $0.seconds >= moment }.map(\.pts),
+                "every frame from the moment on")
+        #expect(some.allSatisfy { $0.width == 320 && $0.height == 240 })
+    }
+
     // issue 4: cancellation is honoured per frame; clearing it lets the reader go on.
     @Test(.enabled(if: VideoPaths.hasFFmpeg)) func cancellation() throws {
         let reader = try Reader.mustOpen(try Generated.need("hevc8.mp4"))

@@ -45,6 +45,12 @@ typedef struct sy__vstream_ops {
     sy_status (*receive)(sy__vstream *s, sy__yuv *pic, uint32_t *tag, int *got, sy_error *err);
     void (*release)(sy__vstream *s);
     void (*destroy)(sy__vstream *s);
+    /* 1 when no other picture is predicted from this sample's picture (a
+     * well-framed sample, before send()): a consumer that needs only a later
+     * picture may leave it unsent. HEVC: a sub-layer non-reference picture
+     * in a stream of one temporal sub-layer (with more, higher sub-layers may
+     * refer to it); H.264: nal_ref_idc 0. Cautious: 0 when unsure. */
+    int (*disposable)(const sy__vstream *s, const uint8_t *data, size_t len);
 } sy__vstream_ops;
 
 struct sy__vstream {

@@ -91,7 +91,26 @@ static void h264_destroy(sy__vstream *base) {
     sy__free(ctx, s);
 }
 
-static const sy__vstream_ops h264_ops = {h264_send, h264_finish, h264_receive, h264_release, h264_destroy};
+/* Every slice (types 1 and 5) with nal_ref_idc 0: nothing refers to it. */
+static int h264_disposable(const sy__vstream *base, const uint8_t *data, size_t len) {
+    const h264_stream *s = (const h264_stream *)base;
+    int slices = 0;
+    for (size_t pos = 0; pos < len && len - pos >= s->length_size;) {
+        uint32_t n = sy__nal_length(data + pos, s->length_size);
+        pos += s->length_size;
+        if (n < 1 || n > len - pos) return 0;
+        unsigned type = data[pos] & 0x1Fu;
+        if (type == 1 || type == 5) {
+            if (data[pos] & 0x60u) return 0;
+            slices++;
+        }
+        pos += n;
+    }
+    return slices > 0;
+}
+
+static const sy__vstream_ops h264_ops = {h264_send,    h264_finish,  h264_receive,
+                                         h264_release, h264_destroy, h264_disposable};
 
 /* libavcodec's heap for a stream, measured with a malloc hook over whole
  * decodes (libavcodec 59.37 / FFmpeg 5.1, two frame threads): libx264

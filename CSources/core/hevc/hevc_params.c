@@ -114,6 +114,7 @@ int sy__hevc_sps_parse(const uint8_t *nal, size_t n, sy__hevc_sps *s) {
     unsigned sub_layers_minus1 = sy__rbsp_bits(&r, 3);
     sy__rbsp_skip(&r, 1);
     if (r.bad || sub_layers_minus1 > 6) return 0;
+    s->max_sub_layers = (uint8_t)(sub_layers_minus1 + 1);
     skip_profile_tier_level(&r, sub_layers_minus1);
     (void)sy__rbsp_ue(&r); /* sps_seq_parameter_set_id */
     uint32_t chroma = sy__rbsp_ue(&r);

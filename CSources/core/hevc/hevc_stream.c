@@ -29,6 +29,7 @@ typedef struct hevc_stream {
     sy__avdec *av;
     uint32_t length_size;
     sy__hevc_bound bound; /* what the charge covers */
+    int layered;          /* some SPS has more than one temporal sub-layer */
 } hevc_stream;
 
 /* Finds the parameters of the first SPS among sample 0's length-prefixed NAL
@@ -69,6 +70,8 @@ static sy_status hevc_send(sy__vstream *base, const uint8_t *data, size_t len, u
                 char where[32];
                 snprintf(where, sizeof where, "sample %u", tag);
                 if ((st = sy__hevc_note_nal(data + pos, n, &b, where, err)) != SY_OK) return st;
+                sy__hevc_sps in_band;
+                if (!sy__hevc_sps_parse(data + pos, n, &in_band) || in_band.max_sub_layers > 1) s->layered = 1;
                 if (b.width > s->bound.width || b.height > s->bound.height || b.chroma > s->bound.chroma ||
                     b.bit_depth > s->bound.bit_depth || b.dpb > s->bound.dpb)
                     return sy__fail(err, SY_E_UNSUPPORTED,
@@ -105,7 +108,24 @@ static void hevc_destroy(sy__vstream *base) {
     sy__free(ctx, s);
 }
 
-static const sy__vstream_ops hevc_ops = {hevc_send, hevc_finish, hevc_receive, hevc_release, hevc_destroy};
+/* The first VCL NAL unit's type decides: TRAIL_N, TSA_N, STSA_N, RADL_N,
+ * RASL_N and the reserved _N types are the even types below 16. */
+static int hevc_disposable(const sy__vstream *base, const uint8_t *data, size_t len) {
+    const hevc_stream *s = (const hevc_stream *)base;
+    if (s->layered) return 0;
+    for (size_t pos = 0; pos < len && len - pos >= s->length_size;) {
+        uint32_t n = sy__nal_length(data + pos, s->length_size);
+        pos += s->length_size;
+        if (n < 2 || n > len - pos) return 0;
+        unsigned type = sy__hevc_nal_type(data + pos);
+        if (type < NAL_FIRST_NON_VCL) return type < 16 && (type & 1) == 0;
+        pos += n;
+    }
+    return 0;
+}
+
+static const sy__vstream_ops hevc_ops = {hevc_send,    hevc_finish,  hevc_receive,
+                                         hevc_release, hevc_destroy, hevc_disposable};
 
 /* libavcodec's heap for a stream, measured with a malloc hook over whole
  * decodes (libavcodec 59.37 / FFmpeg 5.1, two frame threads, DPB size 5):
@@ -127,16 +147,20 @@ sy_status sy__hevc_stream_create(sy_context *ctx, const uint8_t *config, size_t 
     sy__hvcc hvcc;
     sy_status st = sy__hvcc_parse(config, config_len, &hvcc, err);
     if (st != SY_OK) return st;
-    sy__hevc_sps sps;
-    int have_sps = 0;
-    for (uint32_t i = 0; i < hvcc.ps_count && !have_sps; i++) {
+    sy__hevc_sps sps, other;
+    int have_sps = 0, layered = 0;
+    for (uint32_t i = 0; i < hvcc.ps_count; i++) {
         const uint8_t *nal = config + hvcc.ps[i].offset;
-        if (sy__hevc_nal_type(nal) == SY__HEVC_NAL_SPS) have_sps = sy__hevc_sps_parse(nal, hvcc.ps[i].length, &sps);
+        if (sy__hevc_nal_type(nal) != SY__HEVC_NAL_SPS) continue;
+        int parsed = sy__hevc_sps_parse(nal, hvcc.ps[i].length, have_sps ? &other : &sps);
+        if (!parsed || (have_sps ? &other : &sps)->max_sub_layers > 1) layered = 1;
+        if (parsed) have_sps = 1;
     }
     if (!have_sps && first) {
         st = SY_OK;
         have_sps = first_sps_in_sample(first, first_len, hvcc.length_size, &sps, &hvcc.bound, err, &st);
         if (st != SY_OK) return st;
+        if (have_sps && sps.max_sub_layers > 1) layered = 1;
     }
     if (!have_sps) return sy__fail(err, SY_E_INVALID_INPUT, "no sequence parameter set in hvcC or sample 0");
     const sy__hevc_bound *b = &hvcc.bound;
@@ -168,6 +192,7 @@ sy_status sy__hevc_stream_create(sy_context *ctx, const uint8_t *config, size_t 
     s->base.params.charged = charge;
     s->length_size = hvcc.length_size;
     s->bound = *b;
+    s->layered = layered;
     if (!s->bound.dpb) s->bound.dpb = 16;
     if ((st = sy__avdec_open(ctx, SY__AVCODEC_HEVC, config, config_len, threads, NULL, &s->av, err)) != SY_OK) {
         hevc_destroy(&s->base);

@@ -26,6 +26,7 @@ typedef struct sy__hevc_sps {
     uint32_t crop_left, crop_top;   /* luma samples */
     uint8_t chroma;                 /* chroma_format_idc 0..3 */
     uint8_t bit_depth_luma, bit_depth_chroma;
+    uint8_t max_sub_layers;         /* sps_max_sub_layers_minus1 + 1 (temporal sub-layers) */
     uint8_t has_dpb;
     uint8_t max_dec_pic_buffering;  /* highest sub-layer, 1..16 */
     uint8_t max_num_reorder;

@@ -5,6 +5,7 @@
 
 #include "base/sy_internal.h"
 #include "sy_live.h"
+#include "video/sy_video_reader_decode_only.h"
 
 /* Tolerance for "inside the movie": one tick of a 600 timescale. */
 #define TIME_SLACK (1.0 / 600)
@@ -20,7 +21,11 @@ static sy_status mismatch(sy_live_verdict *v, const char *fmt, ...) {
 }
 
 /* Decodes frames up to the one shown at `seconds`; the first frame and that
- * one must decode. Every failure but cancellation is the movie's fault. */
+ * one must decode. Only what that takes is done (sy_video_reader_decode_only.h):
+ * no picture becomes RGB, and pictures before it that nothing refers to are
+ * not decoded — the frame at the still time and its whole reference chain
+ * are, on every save (issue 15: the check had been a tenth of a Live edit).
+ * Every failure but cancellation is the movie's fault. */
 static sy_status decode_frames(sy_context *ctx, const char *movie, double seconds, sy_live_verdict *v,
                                sy_error *err) {
     sy_video_reader *r = NULL;
@@ -31,6 +36,7 @@ static sy_status decode_frames(sy_context *ctx, const char *movie, double second
         return mismatch(v, "movie does not decode: %s", e.message);
     }
     const sy_video_reader_info *vi = sy_video_reader_info_get(r);
+    sy__video_reader_decode_only(r, seconds - TIME_SLACK, NULL);
     uint32_t frames = 0;
     int reached = 0;
     while (!reached) {
@@ -41,7 +47,7 @@ static sy_status decode_frames(sy_context *ctx, const char *movie, double second
         if (end) break;
         frames++;
         if (f.seconds + TIME_SLACK >= seconds) reached = 1;
-        sy__progress(ctx, "verify frames", frames, vi->frame_count);
+        sy__progress(ctx, "verify frames", frames + sy__video_reader_skipped(r), vi->frame_count);
     }
     sy_video_reader_close(r);
     if (st == SY_E_CANCELLED) return sy__fail(err, st, "%s", e.message);

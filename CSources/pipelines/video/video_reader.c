@@ -13,7 +13,10 @@
  *
  * Memory: the codec's pictures (charged by the stream decoder), one sample
  * buffer grown to the largest sample (capped), one RGB frame and, for rotated
- * tracks, a band of converted rows. */
+ * tracks, a band of converted rows; a decode-only reader (SPEC C3's check,
+ * sy_video_reader_decode_only.h) frees the RGB frame and the band. */
+#include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "bmff/sy_bmff.h"
@@ -24,6 +27,7 @@
 #include "hevc/sy_hevc.h"
 #include "h264/sy_h264.h"
 #include "bmff/sy_bmff_file.h"
+#include "video/sy_video_reader_decode_only.h"
 #include "video/sy_video_reader_scale.h"
 #include "video/sy_video_reader_threads.h"
 
@@ -52,6 +56,9 @@ struct sy_video_reader {
     int halve;        /* sy__video_reader_halve: frames at half size */
     uint8_t *half;    /* the averaged luma plane when halving */
     uint32_t out_width, out_height; /* the frame's size (upright) */
+    int no_pixels;    /* sy__video_reader_decode_only: no RGB, disposable samples before needed_pts skipped */
+    int64_t needed_pts;
+    uint32_t skipped;
     uint32_t next_sample, emitted;
     int finished, ended;
     pending pend[READER_MAX_PENDING];
@@ -270,6 +277,12 @@ static sy_status send_next(sy_video_reader *r, sy_error *err) {
     sy_status st = sy_mov_sample(r->mov, r->track, index, &si, err);
     if (st == SY_OK) st = read_sample(r, index, &len, err);
     if (st != SY_OK) return st;
+    if (r->no_pixels && si.pts > r->info.start_pts && si.pts < r->needed_pts && r->dec->ops->disposable &&
+        r->dec->ops->disposable(r->dec, r->sample, len)) {
+        r->skipped++;
+        r->next_sample++;
+        return SY_OK;
+    }
     int may_vanish = 0;
     sy_error inner = {0};
     st = r->dec->ops->send(r->dec, r->sample, len, index, &may_vanish, &inner);
@@ -342,6 +355,21 @@ sy_status sy__video_reader_halve(sy_video_reader *r, uint32_t *width, uint32_t *
     return SY_OK;
 }
 
+sy_status sy__video_reader_decode_only(sy_video_reader *r, double needed_from, sy_error *err) {
+    if (!r) return sy__fail(err, SY_E_USAGE, "sy__video_reader_decode_only: NULL reader");
+    r->no_pixels = 1;
+    /* the first pts whose frame time reaches needed_from: skipped samples lie before it */
+    double ticks = needed_from * r->info.timescale;
+    r->needed_pts = needed_from < 0 ? INT64_MIN : r->info.start_pts + (int64_t)ceil(ticks - 1e-6);
+    sy__free(r->ctx, r->rgb);
+    r->rgb = NULL;
+    sy__free(r->ctx, r->scratch);
+    r->scratch = NULL;
+    return SY_OK;
+}
+
+uint32_t sy__video_reader_skipped(const sy_video_reader *r) { return r ? r->skipped : 0; }
+
 /* Turns a received picture into the next frame (or names what went wrong). */
 static sy_status emit(sy_video_reader *r, const sy__yuv *pic, uint32_t tag, sy_video_frame *frame, sy_error *err) {
     uint32_t j = 0;
@@ -372,14 +400,14 @@ static sy_status emit(sy_video_reader *r, const sy__yuv *pic, uint32_t tag, sy_v
     r->last_pts = pts;
     r->have_last = 1;
     sy__yuv half;
-    if (r->halve) {
+    if (r->halve && !r->no_pixels) {
         if (pic->chroma != 1)
             return sy__fail(err, SY_E_UNSUPPORTED, "%s: sample %u: the chroma format changed from 4:2:0", where(r),
                             tag);
         halve_picture(pic, r->half, &half);
         pic = &half;
     }
-    sy__orient_rgb(pic, r->info.rotation, r->info.mirrored != 0, r->rgb, r->stride, r->scratch);
+    if (!r->no_pixels) sy__orient_rgb(pic, r->info.rotation, r->info.mirrored != 0, r->rgb, r->stride, r->scratch);
     frame->rgb = r->rgb;
     frame->stride = r->stride;
     frame->width = r->out_width;

@@ -17,6 +17,7 @@
 #include "hevc/sy_hevc.h"
 #include "mov/sy_mov_writer.h"
 #include "collage/sy_layout.h"
+#include "video/sy_video_reader_decode_only.h"
 #include "render/sy_render_encode.h"
 #include "convert/sy_gif_internal.h"
 #include "convert/sy_gif_palette.h"
