@@ -38,3 +38,14 @@ func keptMetadata(exif: UInt8, captureDate: UInt8, gps: UInt8, xmp: UInt8, icc: 
     }
     return fields + ["hdr-gain-map"] + forms
 }
+
+/// The names of what a new movie carries over from its source movie
+/// (SY_MOVIE_KEPT_* bits), in bit order: any of "audio", "movie-metadata",
+/// "creation-date", "video-track-metadata", "timed-metadata-tracks".
+func keptMovieMetadata(_ bits: UInt32) -> [String] {
+    (0..<32).compactMap { shift -> String? in
+        let bit = UInt32(1) << UInt32(shift)
+        guard bits & bit != 0, let name = sy_movie_kept_name(bit) else { return nil }
+        return String(cString: name)
+    }
+}

@@ -75,17 +75,19 @@ struct MetadataHonestyTests {
                 "the rest of the Apple MakerNote stays")
     }
 
-    @Test("a Live movie made from a real iPhone movie says which source tracks it leaves out, and keeps the shooting date")
-    func movieDropsAreReported() async throws {
+    @Test("a Live movie made from a real iPhone movie keeps its timed metadata, lens keys and shooting date, and says so")
+    func movieKeepsAreReported() async throws {
         let dir = try TempDir("md-movie-drops")
         defer { dir.remove() }
         let mov = Paths.corpus.appendingPathComponent("real/iphone15plus_IMG_3853.MOV").path
         let report = try LivePhoto.saveBlocking(movie: mov, stillOut: dir.file("l.jpg"), movieOut: dir.file("l.mov"))
-        #expect(report.movieDropped.map(\.name) == ["timed-metadata-tracks"], "\(report.movieDropped)")
-        // the source's three mebx tracks are gone; ours is the one still-image-time track
+        #expect(report.movieDropped.isEmpty, "\(report.movieDropped)")
+        #expect(report.movieKept == ["audio", "movie-metadata", "creation-date", "video-track-metadata",
+                                     "timed-metadata-tracks"], "\(report.movieKept)")
+        // the source's orientation and live-photo-info tracks are copied; the still-image time is ours, once
         let tracks = try await runTool("ffprobe", ["-v", "error", "-show_entries", "stream=codec_tag_string",
                                                    "-of", "csv=p=0", dir.file("l.mov")])
-        #expect(tracks.stdout.split(separator: "\n").filter { $0 == "mebx" }.count == 1, "\(tracks.stdout)")
+        #expect(tracks.stdout.split(separator: "\n").filter { $0 == "mebx" }.count == 3, "\(tracks.stdout)")
         let source = try await Self.exiftool(["-s3", "-CreateDate", mov])
         #expect(try await Self.exiftool(["-s3", "-CreateDate", dir.file("l.mov")]) == source)
     }
