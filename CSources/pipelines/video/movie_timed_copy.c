@@ -40,10 +40,20 @@ static uint32_t described_out_id(const sy_mov *mov, const sy_mov_track_info *ti,
     return UINT32_MAX;
 }
 
+static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
+
+/* One plain box of `len` bytes with a 32-bit size (what the writer copies);
+ * anything else in a source is left out rather than failing the save. */
+static int whole_box(const uint8_t *box, size_t len, uint32_t type) {
+    return box && len >= 16 && be32(box) == len && be32(box + 4) == type;
+}
+
 static int copies(const sy_mov *mov, uint32_t track, const sy__movie_written *wr, const sy_video_metadata_plan *plan) {
     const sy_mov_track_info *ti = sy_mov_track(mov, track);
-    return plan && plan->copy_timed_metadata && is_timed(ti) && !remade_by_marker(mov, track, plan) &&
-           described_out_id(mov, ti, wr) != UINT32_MAX;
+    size_t len = 0;
+    const uint8_t *entry = sy_mov_sample_entry(mov, track, &len);
+    return plan && plan->copy_timed_metadata && is_timed(ti) && whole_box(entry, len, ti->codec) &&
+           !remade_by_marker(mov, track, plan) && described_out_id(mov, ti, wr) != UINT32_MAX;
 }
 
 sy_status sy__movie_timed_add(sy_context *ctx, sy_mov_writer *w, sy_mov *mov, const sy__movie_written *wr,
@@ -86,7 +96,7 @@ sy_status sy__movie_copy_track_meta(sy_mov_writer *w, const sy_mov *mov, int32_t
                                     int *copied, sy_error *err) {
     size_t len = 0;
     const uint8_t *box = src_track >= 0 ? sy_mov_track_meta(mov, (uint32_t)src_track, &len) : NULL;
-    if (!box) return SY_OK;
+    if (!whole_box(box, len, SY_FOURCC('m', 'e', 't', 'a')) || len > (1u << 20)) return SY_OK; /* left out */
     sy_status st = sy_mov_writer_set_track_meta(w, out_id, box, len, err);
     if (st == SY_OK) *copied = 1;
     return st;
