@@ -23,12 +23,13 @@ public struct DroppedMetadata: Sendable, Codable, Equatable {
 }
 
 /// The names of the metadata an engine report says were carried over:
-/// any of "exif", "capture-date", "gps", "xmp", "icc", in that order, then for
-/// a kept gain map "hdr-gain-map" and the forms it is written in
-/// ("apple-gain-map", "ultra-hdr-gain-map", "iso-21496-gain-map").
-func keptMetadata(exif: UInt8, captureDate: UInt8, gps: UInt8, xmp: UInt8, icc: UInt8,
+/// any of "exif", "capture-date", "gps", "xmp", "icc", "heic-thumbnail" (rendered
+/// anew from the edit), in that order, then for a kept gain map "hdr-gain-map"
+/// and the forms it is written in ("apple-gain-map", "ultra-hdr-gain-map", "iso-21496-gain-map").
+func keptMetadata(exif: UInt8, captureDate: UInt8, gps: UInt8, xmp: UInt8, icc: UInt8, heicThumbnail: UInt8 = 0,
                   gainMapForms: UInt32 = 0) -> [String] {
-    let fields = [("exif", exif), ("capture-date", captureDate), ("gps", gps), ("xmp", xmp), ("icc", icc)]
+    let fields = [("exif", exif), ("capture-date", captureDate), ("gps", gps), ("xmp", xmp), ("icc", icc),
+                  ("heic-thumbnail", heicThumbnail)]
         .filter { $0.1 != 0 }.map(\.0)
     guard gainMapForms != 0 else { return fields }
     let forms = (0..<32).compactMap { shift -> String? in
@@ -37,4 +38,15 @@ func keptMetadata(exif: UInt8, captureDate: UInt8, gps: UInt8, xmp: UInt8, icc: 
         return String(cString: name)
     }
     return fields + ["hdr-gain-map"] + forms
+}
+
+/// The names of what a new movie carries over from its source movie
+/// (SY_MOVIE_KEPT_* bits), in bit order: any of "audio", "movie-metadata",
+/// "creation-date", "video-track-metadata", "timed-metadata-tracks".
+func keptMovieMetadata(_ bits: UInt32) -> [String] {
+    (0..<32).compactMap { shift -> String? in
+        let bit = UInt32(1) << UInt32(shift)
+        guard bits & bit != 0, let name = sy_movie_kept_name(bit) else { return nil }
+        return String(cString: name)
+    }
 }

@@ -15,7 +15,7 @@ public enum VideoTranscode {
         public var preset: String?
         /// Copy the first audio track sample for sample.
         public var copyAudio = true
-        /// Copy the movie-level `mdta` metadata items.
+        /// Copy the movie-level `mdta` metadata items, the creation date and the video track's own metadata.
         public var copyMetadata = true
         /// x265 pool threads; 0 = one per core.
         public var threads = 0
@@ -60,6 +60,9 @@ public enum VideoTranscode {
         public var seconds: Double
         /// Tracks of the source the output leaves out (timed metadata, other video or audio tracks), with the reason.
         public var dropped: [DroppedMetadata]
+        /// What the output carries over from the source: any of "audio", "movie-metadata",
+        /// "creation-date", "video-track-metadata" (timed metadata is kept by Live saves only).
+        public var kept: [String]
     }
 
     /// Transcodes `input` into `output`. Runs on its own thread; cancelling
@@ -118,6 +121,6 @@ public enum VideoTranscode {
             audioSamples: Int(report.audio_samples), bytesWritten: report.bytes_written,
             enginePeakBytes: engine.memoryStats.peakBytes,
             seconds: elapsed.seconds,
-            dropped: DroppedMetadata.list(report.dropped))
+            dropped: DroppedMetadata.list(report.dropped), kept: keptMovieMetadata(report.kept))
     }
 }

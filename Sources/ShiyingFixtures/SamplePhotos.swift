@@ -72,9 +72,11 @@ public enum SampleLivePhotos {
     /// Writes `count` pairs into `directory`. Frames are `width`×`height`
     /// (even) at `fps`; movie `index` lasts `frames + index * framesStep` frames,
     /// so pairs of one call differ in length; the key photo is the middle frame.
+    /// `timedMetadata` adds what an iPhone writes besides the frames (a lens key
+    /// on the video track, video-orientation and per-frame location tracks).
     public static func write(count: Int, seed: UInt64 = 1, width: Int = 360, height: Int = 480, fps: Int = 30,
                              frames: Int = 45, framesStep: Int = 0, heic: Bool = false, sound: Bool = true,
-                             to directory: String, progress: ((Int, Int) -> Void)? = nil) throws -> [Pair] {
+                             timedMetadata: Bool = false, to directory: String, progress: ((Int, Int) -> Void)? = nil) throws -> [Pair] {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let engine = try EngineContext()
         var pairs: [Pair] = []
@@ -88,6 +90,7 @@ public enum SampleLivePhotos {
             options.seed = seed &* 1000 &+ UInt64(index)
             options.still_format = heic ? SY_STILL_HEIC : SY_STILL_JPEG
             options.sound = sound ? 1 : 0
+            options.timed_metadata = timedMetadata ? 1 : 0
             let stem = (directory as NSString).appendingPathComponent(String(format: "LIVE_%04d", index + 1))
             let still = stem + (heic ? ".HEIC" : ".JPG"), movie = stem + ".MOV"
             try writeFixture(still) { error in sy_sample_write_live(engine.raw, &options, still, movie, &error) }

@@ -258,7 +258,8 @@ struct LivePairTests {
             idBytes.withUnsafeBytes { value in
                 var item = sy_video_mdta_item(key: key, type: 1, value: value.baseAddress, len: value.count)
                 return withUnsafePointer(to: &item) { add in
-                    var plan = sy_video_metadata_plan(drop: nil, drop_count: 0, add: add, add_count: 1, marker: nil)
+                    var plan = sy_video_metadata_plan(drop: nil, drop_count: 0, add: add, add_count: 1, marker: nil,
+                                                      copy_timed_metadata: 0)
                     return withUnsafePointer(to: &plan) { planPointer in
                         o.metadata = planPointer
                         return sy_video_transcode(ctx.raw, src, noTrack, &o, nil, &err)

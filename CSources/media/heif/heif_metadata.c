@@ -67,7 +67,8 @@ sy_status sy__heif_metadata_read(sy_context *ctx, const char *path, sy__metadata
     return st;
 }
 
-void sy__heif_uncarried_items(sy_context *ctx, const char *path, uint32_t *dropped) {
+void sy__heif_uncarried_items(sy_context *ctx, const char *path, uint32_t *dropped, uint32_t *thumbnail_side) {
+    *thumbnail_side = 0;
     static const char gain_map_urn[] = "urn:com:apple:photo:2020:aux:hdrgainmap";
     sy_heif_file *file = NULL;
     if (sy_heif_open(ctx, path, &file, NULL) != SY_OK) return;
@@ -76,7 +77,10 @@ void sy__heif_uncarried_items(sy_context *ctx, const char *path, uint32_t *dropp
         const sy_heif_item_info *item = sy_heif_item_at(file, i);
         if (!item || item->id == primary) continue;
         if (item->type == SY_FOURCC('t', 'm', 'a', 'p')) *dropped |= SY_DROPPED_ISO_GAIN_MAP;
-        else if (item->thumbnail_of == primary) *dropped |= SY_DROPPED_HEIC_THUMBNAIL;
+        else if (item->thumbnail_of == primary) {
+            *dropped |= SY_DROPPED_HEIC_THUMBNAIL;
+            if (!*thumbnail_side) *thumbnail_side = SY__MAX(item->width, item->height);
+        }
         else if (item->aux_of == primary && strcmp(item->aux_type, gain_map_urn) != 0)
             *dropped |= SY_DROPPED_AUXILIARY_IMAGES;
     }

@@ -47,7 +47,8 @@ typedef struct hw_image {
     uint32_t width, height, channels;
     uint32_t tile_w, tile_h, cols, rows;
     int grid;
-    char *urn;                   /* auxiliary type, NULL for the primary */
+    char *urn;                   /* auxiliary type, NULL for the primary and a thumbnail */
+    int thumb;                   /* a 'thmb' thumbnail of the primary (kept in aux[], not hidden, no auxC) */
     uint8_t *hvcc;
     size_t hvcc_len;
     uint64_t *tile_offset;       /* in the spool */
@@ -487,14 +488,11 @@ sy_status sy_heif_writer_set_tone_map(sy_heif_writer *w, uint32_t index, const u
     return copy_blob(w, &w->tmap, &w->tmap_len, iso, len, "sy_heif_writer_set_tone_map", err);
 }
 
-sy_status sy_heif_writer_add_auxiliary(sy_heif_writer *w, const char *urn, uint32_t width, uint32_t height,
-                                       uint32_t channels, const uint8_t *const *rows, uint32_t *index,
-                                       sy_error *err) {
-    const char *fn = "sy_heif_writer_add_auxiliary";
-    sy_status st = check_usable(w, fn, err);
-    if (st != SY_OK) return st;
-    if (!urn || !*urn || strlen(urn) > 1000 || !rows)
-        return sy__fail(err, SY_E_USAGE, "%s: a type URN (up to 1000 bytes) and rows are required", fn);
+/* Encodes one more image beside the primary into aux[]: an auxiliary image
+ * of type `urn`, or (urn NULL) the primary's thumbnail. */
+static sy_status add_image(sy_heif_writer *w, const char *fn, const char *urn, uint32_t width, uint32_t height,
+                           uint32_t channels, const uint8_t *const *rows, uint32_t *index, sy_error *err) {
+    sy_status st = SY_OK;
     if (width < 1 || height < 1 || width > 65535 || height > 65535 || (channels != 1 && channels != 3))
         return sy__fail(err, SY_E_USAGE, "%s: %ux%u with %u channels (1..65535, 1 or 3 channels)", fn, width, height,
                         channels);
@@ -508,8 +506,9 @@ sy_status sy_heif_writer_add_auxiliary(sy_heif_writer *w, const char *urn, uint3
     memset(&r, 0, sizeof r);
     sy__hevc_encoder *enc = NULL;
     if ((st = image_init(w, img, width, height, channels, 0, items_so_far(w), err)) != SY_OK) goto fail;
-    img->urn = copy_string(w->ctx, urn, "auxiliary type", err);
-    if (!img->urn) {
+    img->thumb = !urn;
+    img->urn = urn ? copy_string(w->ctx, urn, "auxiliary type", err) : NULL;
+    if (urn && !img->urn) {
         st = err ? err->code : SY_E_BUDGET;
         goto fail;
     }
@@ -539,6 +538,28 @@ fail:
     rows_free(w->ctx, &r);
     image_free(w->ctx, img);
     return fail_state(w, st);
+}
+
+sy_status sy_heif_writer_add_auxiliary(sy_heif_writer *w, const char *urn, uint32_t width, uint32_t height,
+                                       uint32_t channels, const uint8_t *const *rows, uint32_t *index,
+                                       sy_error *err) {
+    const char *fn = "sy_heif_writer_add_auxiliary";
+    sy_status st = check_usable(w, fn, err);
+    if (st != SY_OK) return st;
+    if (!urn || !*urn || strlen(urn) > 1000 || !rows)
+        return sy__fail(err, SY_E_USAGE, "%s: a type URN (up to 1000 bytes) and rows are required", fn);
+    return add_image(w, fn, urn, width, height, channels, rows, index, err);
+}
+
+sy_status sy_heif_writer_add_thumbnail(sy_heif_writer *w, uint32_t width, uint32_t height,
+                                       const uint8_t *const *rows, sy_error *err) {
+    const char *fn = "sy_heif_writer_add_thumbnail";
+    sy_status st = check_usable(w, fn, err);
+    if (st != SY_OK) return st;
+    if (!rows) return sy__fail(err, SY_E_USAGE, "%s: rows are required", fn);
+    for (uint32_t i = 0; i < w->aux_count; i++)
+        if (w->aux[i].thumb) return sy__fail(err, SY_E_USAGE, "%s: the primary has a thumbnail already", fn);
+    return add_image(w, fn, NULL, width, height, 3, rows, NULL, err);
 }
 
 /* ---- finish: the container ---- */
@@ -597,8 +618,9 @@ static uint32_t grid_descriptor(uint8_t *p, const hw_image *img) {
 
 /* Items of one image (grid + tiles, or the single item), IDs from *next_id. */
 static void layout_image(hw_layout *L, hw_image *img, uint32_t *next_id, const hw_props *P, int aux_index) {
-    int aux = aux_index >= 0;
-    uint8_t hvcc = aux ? P->aux_hvcc[aux_index] : P->primary_hvcc;
+    const int thumb = aux_index >= 0 && img->thumb; /* shown like the primary: its colour and display transform */
+    int aux = aux_index >= 0 && !thumb;
+    uint8_t hvcc = aux_index >= 0 ? P->aux_hvcc[aux_index] : P->primary_hvcc;
     uint8_t pixi = img->channels == 1 ? P->pixi1 : P->pixi3;
     uint8_t nclx = img->channels == 3 ? P->nclx : 0;
     if (img->grid) {
@@ -611,7 +633,7 @@ static void layout_image(hw_layout *L, hw_image *img, uint32_t *next_id, const h
         g->offset = L->idat_len;
         g->length = grid_descriptor(L->idat + L->idat_len, img);
         L->idat_len += g->length;
-        add_prop(g, aux ? P->aux_ispe[aux_index] : P->primary_ispe, 0);
+        add_prop(g, aux_index >= 0 ? P->aux_ispe[aux_index] : P->primary_ispe, 0);
         add_prop(g, pixi, 0);
         add_prop(g, nclx, 0);
         if (!aux) add_prop(g, P->prof, 0);
@@ -631,7 +653,8 @@ static void layout_image(hw_layout *L, hw_image *img, uint32_t *next_id, const h
         it->offset = L->spool_base + img->tile_offset[t];
         it->length = img->tile_length[t];
         add_prop(it, hvcc, 1);
-        add_prop(it, img->grid ? (aux ? P->aux_tile_ispe[aux_index] : P->primary_tile_ispe) : P->aux_ispe[aux_index],
+        add_prop(it, img->grid ? (aux_index >= 0 ? P->aux_tile_ispe[aux_index] : P->primary_tile_ispe)
+                               : P->aux_ispe[aux_index],
                  0);
         add_prop(it, pixi, 0);
         if (!img->grid) {
@@ -740,6 +763,7 @@ static sy_status put_ipco(sy_heif_writer *w, sy_bmff_writer *b, hw_props *P, sy_
         TRY(put_blob_box(b, SY_FOURCC('h', 'v', 'c', 'C'), a->hvcc, a->hvcc_len, &P->aux_hvcc[i], &n, err));
         TRY(put_ispe(b, a->width, a->height, &P->aux_ispe[i], &n, err));
         if (a->grid) TRY(put_ispe(b, a->tile_w, a->tile_h, &P->aux_tile_ispe[i], &n, err));
+        if (a->thumb) continue; /* a thumbnail is no auxiliary image */
         TRY(sy_bmff_writer_begin(b, SY_FOURCC('a', 'u', 'x', 'C'), 0, 0, err));
         TRY(sy_bmff_writer_bytes(b, a->urn, strlen(a->urn) + 1, err));
         TRY(sy_bmff_writer_end(b, err));
@@ -826,7 +850,8 @@ static sy_status build_header(sy_heif_writer *w, hw_layout *L, sy_bmff_writer *b
         const hw_image *a = &w->aux[i];
         if (a->grid)
             TRY(put_ref(b, SY_FOURCC('d', 'i', 'm', 'g'), a->id, a->first_tile_id, a->cols * a->rows, NULL, err));
-        TRY(put_ref(b, SY_FOURCC('a', 'u', 'x', 'l'), a->id, p->id, 1, NULL, err));
+        TRY(put_ref(b, a->thumb ? SY_FOURCC('t', 'h', 'm', 'b') : SY_FOURCC('a', 'u', 'x', 'l'), a->id, p->id, 1, NULL,
+                    err));
         if (L->aux_xmp_id[i]) TRY(put_ref(b, SY_FOURCC('c', 'd', 's', 'c'), L->aux_xmp_id[i], a->id, 1, NULL, err));
     }
     if (w->tmap) { /* dimg: [base, gain map], in that order */

@@ -13,7 +13,9 @@ sy_status sy__heif_metadata_read(sy_context *ctx, const char *path, sy__metadata
  * that a re-encoded still does not carry: SY_DROPPED_ISO_GAIN_MAP ('tmap'
  * items), SY_DROPPED_HEIC_THUMBNAIL ('thmb' of the primary),
  * SY_DROPPED_AUXILIARY_IMAGES (other auxiliary images of the primary) —
- * bits of sy_still.h added to *dropped. An unreadable file adds nothing. */
-void sy__heif_uncarried_items(sy_context *ctx, const char *path, uint32_t *dropped);
+ * bits of sy_still.h added to *dropped. *thumbnail_side gets the longer
+ * side of the primary's thumbnail (0 = none), which a HEIC save renders
+ * anew. An unreadable file adds nothing. */
+void sy__heif_uncarried_items(sy_context *ctx, const char *path, uint32_t *dropped, uint32_t *thumbnail_side);
 
 #endif

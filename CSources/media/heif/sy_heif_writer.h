@@ -135,6 +135,14 @@ sy_status sy_heif_writer_add_auxiliary(sy_heif_writer *w, const char *urn, uint3
                                        uint32_t channels, const uint8_t *const *rows, uint32_t *index,
                                        sy_error *err);
 
+/** Encodes the primary's thumbnail: RGB rows (width*3 bytes, `height` row
+ *  pointers borrowed during the call) as a visible 'hvc1' item converted like
+ *  the primary (4:2:0, its colr and irot/imir), linked with 'thmb' to the
+ *  primary. One per file; sizes as sy_heif_writer_add_auxiliary (even sides
+ *  of 64..4096 make one item). Counts against SY_HEIF_WRITER_MAX_AUXILIARY. */
+sy_status sy_heif_writer_add_thumbnail(sy_heif_writer *w, uint32_t width, uint32_t height,
+                                       const uint8_t *const *rows, sy_error *err);
+
 /** XMP for auxiliary image `index` (e.g. Apple's HDRGainMap XMP): a 'mime'
  *  item with 'cdsc' to the auxiliary item. Copied; calling again replaces it. */
 sy_status sy_heif_writer_set_auxiliary_xmp(sy_heif_writer *w, uint32_t index, const uint8_t *xml, size_t len,

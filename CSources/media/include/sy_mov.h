@@ -94,6 +94,9 @@ typedef struct sy_mov_track_info {
     int16_t alternate_group;
     uint16_t volume;          /* 8.8 fixed point: 0x0100 = full volume (audio) */
     uint16_t language_code;   /* mdhd packed language as stored (ISO 5-bit triplet or Macintosh code) */
+    /* what a muxer copying a timed-metadata track keeps (added for Live edits) */
+    uint32_t describes_id;    /* tref 'cdsc': the track ID this track describes, 0 = none */
+    char handler_name[64];    /* mdia/hdlr name (QuickTime Pascal or ISO C string), "" when none; truncated */
 } sy_mov_track_info;
 
 /** One sample, from stts/ctts/stsc/stsz|stz2/stco|co64/stss. */
@@ -168,6 +171,11 @@ const uint8_t *sy_mov_codec_config(const sy_mov *mov, uint32_t track, uint32_t *
  *  (e.g. a whole `mp4a` box with its `esds` or `wave`), borrowed; NULL with
  *  *len = 0 when the track has none. For muxers copying a track unchanged. */
 const uint8_t *sy_mov_sample_entry(const sy_mov *mov, uint32_t track, size_t *len);
+
+/** The track's own `meta` box (trak/meta: e.g. an iPhone video track's
+ *  `mdta` keys for its lens), header included, borrowed; NULL with *len = 0
+ *  when the track has none. For muxers copying it unchanged. */
+const uint8_t *sy_mov_track_meta(const sy_mov *mov, uint32_t track, size_t *len);
 
 /** Edit `k` of the track's elst: segment duration (movie timescale), media time
  *  (media timescale, -1 empty) and rate (16.16). SY_E_USAGE when out of range. */

@@ -43,6 +43,9 @@ typedef struct mov_track {
     /* first sample entry, header included (borrowed from moov) */
     const uint8_t *entry;
     size_t entry_len;
+    /* trak/meta box, header included (borrowed) */
+    const uint8_t *meta;
+    size_t meta_len;
     /* edit list (borrowed) */
     const uint8_t *elst;
     uint8_t elst_version;
@@ -729,6 +732,45 @@ static sy_status only_child(sy_mov *m, const sy_bmff_cursor *parent, const sy_bm
     return SY_OK;
 }
 
+/* hdlr name after handler type: QuickTime writes a Pascal string (its
+ * component type is set), ISO a C string (pre_defined is 0). */
+static void take_handler_name(mov_track *t, sy_bmff_span s, uint32_t component) {
+    char *out = t->info.handler_name;
+    const size_t cap = sizeof t->info.handler_name;
+    if (!sy_bmff_skip(&s, 12) || s.left == 0) return;
+    size_t n = s.left;
+    const uint8_t *p = s.p;
+    if (component && p[0] < s.left) n = p[0], p++;
+    size_t len = 0;
+    while (len < n && len + 1 < cap && p[len]) len++;
+    memcpy(out, p, len);
+    out[len] = 0;
+}
+
+/* Optional trak children a copying muxer keeps: the first `meta` box and
+ * the first tref/cdsc target (anything that does not parse is ignored). */
+static void take_trak_extras(mov_track *t, sy_mov *m, const sy_bmff_cursor *parent, const sy_bmff_box *trak) {
+    sy_bmff_cursor c, r;
+    sy_bmff_box b, ref;
+    sy_bmff_cursor_children(&c, parent, trak, 0);
+    while (sy_bmff_next(&c, &b, NULL) == SY_OK && b.type) {
+        if (b.type == FCC('m', 'e', 't', 'a') && !t->meta) {
+            t->meta = m->moov + b.offset;
+            t->meta_len = (size_t)b.size;
+        } else if (b.type == FCC('t', 'r', 'e', 'f') && !t->info.describes_id) {
+            sy_bmff_cursor_children(&r, parent, &b, 0);
+            while (sy_bmff_next(&r, &ref, NULL) == SY_OK && ref.type) {
+                sy_bmff_span s = span_of(m, &ref);
+                uint32_t id;
+                if (ref.type == FCC('c', 'd', 's', 'c') && sy_bmff_u32(&s, &id)) {
+                    t->info.describes_id = id;
+                    break;
+                }
+            }
+        }
+    }
+}
+
 static sy_status parse_trak(mov_track *t, sy_mov *m, const sy_bmff_cursor *parent, const sy_bmff_box *trak,
                             sy_error *err) {
     sy_bmff_box tkhd, mdia, mdhd, hdlr, minf, stbl, edts, elst;
@@ -744,9 +786,11 @@ static sy_status parse_trak(mov_track *t, sy_mov *m, const sy_bmff_cursor *paren
     if ((st = only_child(m, parent, &mdia, FCC('h', 'd', 'l', 'r'), &hdlr, id, 1, err)) != SY_OK) return st;
     sy_bmff_span s = span_of(m, &hdlr);
     uint8_t v;
-    uint32_t f;
-    if (!sy_bmff_full_header(&s, &v, &f) || !sy_bmff_skip(&s, 4) || !sy_bmff_u32(&s, &t->info.handler))
+    uint32_t f, component;
+    if (!sy_bmff_full_header(&s, &v, &f) || !sy_bmff_u32(&s, &component) || !sy_bmff_u32(&s, &t->info.handler))
         return bad(m, err, SY_E_INVALID_INPUT, hdlr.type, abs_off(m, hdlr.offset), "track %u: hdlr too short", id);
+    take_handler_name(t, s, component);
+    take_trak_extras(t, m, parent, trak);
     if ((st = only_child(m, parent, &mdia, FCC('m', 'i', 'n', 'f'), &minf, id, 1, err)) != SY_OK) return st;
     if ((st = only_child(m, parent, &minf, FCC('s', 't', 'b', 'l'), &stbl, id, 1, err)) != SY_OK) return st;
     if ((st = parse_stbl(t, m, parent, &stbl, err)) != SY_OK) return st;
@@ -1044,6 +1088,13 @@ const uint8_t *sy_mov_sample_entry(const sy_mov *m, uint32_t track, size_t *len)
     if (!m || track >= m->info.track_count || !m->tracks[track].entry) return NULL;
     if (len) *len = m->tracks[track].entry_len;
     return m->tracks[track].entry;
+}
+
+const uint8_t *sy_mov_track_meta(const sy_mov *m, uint32_t track, size_t *len) {
+    if (len) *len = 0;
+    if (!m || track >= m->info.track_count || !m->tracks[track].meta) return NULL;
+    if (len) *len = m->tracks[track].meta_len;
+    return m->tracks[track].meta;
 }
 
 sy_status sy_mov_edit(const sy_mov *m, uint32_t track, uint32_t k, uint64_t *segment_duration, int64_t *media_time,

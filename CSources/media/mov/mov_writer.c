@@ -220,6 +220,8 @@ sy_status sy_mov_writer_add_copied_track(sy_mov_writer *w, sy_mov *src, uint32_t
     t->width = (uint32_t)(info->tkhd_width * 65536.0 + 0.5);
     t->height = (uint32_t)(info->tkhd_height * 65536.0 + 0.5);
     if (!(info->tkhd_flags & 1)) t->tkhd_flags &= ~1u; /* a disabled track stays disabled */
+    memcpy(t->handler_name, info->handler_name, sizeof t->handler_name);
+    t->handler_name[sizeof t->handler_name - 1] = 0;
     sy_status st = SY_OK;
     t->entry = sy__alloc(w->ctx, len, 1, "mov writer sample entry", err);
     if (!t->entry) st = err ? err->code : SY_E_BUDGET;
@@ -306,6 +308,39 @@ sy_status sy_mov_writer_add_sample(sy_mov_writer *w, uint32_t track_id, const vo
         return st;
     }
     w->chunk_track = index;
+    return SY_OK;
+}
+
+sy_status sy_mov_writer_set_describes(sy_mov_writer *w, uint32_t track_id, uint32_t describes_track_id,
+                                      sy_error *err) {
+    static const char fn[] = "sy_mov_writer_set_describes";
+    MW_TRY(usable(w, fn, err));
+    mw_track *t;
+    MW_TRY(find_track(w, track_id, fn, &t, err));
+    if (describes_track_id > w->track_count || describes_track_id == track_id)
+        return sy__fail(err, SY_E_USAGE, "%s: track %u cannot describe track %u (%u tracks)", fn, track_id,
+                        describes_track_id, w->track_count);
+    t->describes = describes_track_id;
+    return SY_OK;
+}
+
+sy_status sy_mov_writer_set_track_meta(sy_mov_writer *w, uint32_t track_id, const uint8_t *box, size_t len,
+                                       sy_error *err) {
+    static const char fn[] = "sy_mov_writer_set_track_meta";
+    MW_TRY(usable(w, fn, err));
+    mw_track *t;
+    MW_TRY(find_track(w, track_id, fn, &t, err));
+    if (!box || len < 8 || len > MW_MAX_META_VALUE ||
+        ((uint32_t)box[0] << 24 | (uint32_t)box[1] << 16 | (uint32_t)box[2] << 8 | box[3]) != len ||
+        memcmp(box + 4, "meta", 4) != 0)
+        return sy__fail(err, SY_E_USAGE, "%s: track %u: not one 'meta' box of %zu bytes (8 B .. 1 MiB)", fn, track_id,
+                        len);
+    uint8_t *copy = sy__alloc(w->ctx, len, 1, "mov writer track meta", err);
+    if (!copy) return err ? err->code : SY_E_BUDGET;
+    memcpy(copy, box, len);
+    sy__free(w->ctx, t->meta);
+    t->meta = copy;
+    t->meta_len = len;
     return SY_OK;
 }
 

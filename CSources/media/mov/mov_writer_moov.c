@@ -1,6 +1,6 @@
 /* mov_writer_moov.c — appends the muxer's `moov` to the file:
  *
- *   mvhd · trak per track (tkhd [tref cdsc] [edts/elst] mdia(mdhd hdlr minf)) · [meta]
+ *   mvhd · trak per track (tkhd [tref cdsc] [edts/elst] mdia(mdhd hdlr minf) [meta]) · [meta]
  *
  * Each piece is built with the bmff writer and written out at once; a trak's
  * boxes are sized ahead for its sample tables, which mov_writer_tables.c then
@@ -243,7 +243,8 @@ static sy_status put_mdhd(const sy_mov_writer *w, const mw_track *t, sy_bmff_wri
 }
 
 /* trak up to stsd; trak, mdia, minf and stbl are sized to include the
- * `tables` bytes that follow. */
+ * `tables` bytes that follow (trak also the track's own meta box, written
+ * after them: Apple's place for it, behind mdia). */
 static sy_status trak_head(const sy_mov_writer *w, const mw_track *t, uint64_t tables, sy_bmff_writer *b,
                            sy_error *err) {
     size_t trak, mdia, minf, stbl;
@@ -261,7 +262,8 @@ static sy_status trak_head(const sy_mov_writer *w, const mw_track *t, uint64_t t
     MW_TRY(put_mdhd(w, t, b, err));
     /* Apple marks its metadata media handlers with component flag 1 */
     const uint32_t flags = t->handler == MW_FCC('m', 'e', 't', 'a') ? 1 : 0;
-    MW_TRY(put_hdlr(b, w->qt, MW_FCC('m', 'h', 'l', 'r'), t->handler, flags, handler_name(w->qt, t->handler), err));
+    const char *name = t->handler_name[0] ? t->handler_name : handler_name(w->qt, t->handler);
+    MW_TRY(put_hdlr(b, w->qt, MW_FCC('m', 'h', 'l', 'r'), t->handler, flags, name, err));
     MW_TRY(open_box(b, MW_FCC('m', 'i', 'n', 'f'), &minf, err));
     MW_TRY(put_media_header(w, t, b, err));
     if (w->qt)
@@ -275,7 +277,7 @@ static sy_status trak_head(const sy_mov_writer *w, const mw_track *t, uint64_t t
     MW_TRY(close_box(b, stbl, tables, t->id, err));
     MW_TRY(close_box(b, minf, tables, t->id, err));
     MW_TRY(close_box(b, mdia, tables, t->id, err));
-    return close_box(b, trak, tables, t->id, err);
+    return close_box(b, trak, tables + t->meta_len, t->id, err);
 }
 
 /* ---- moov/meta, QuickTime form (live-photo.md §4.2) ---- */
@@ -353,6 +355,7 @@ sy_status mw__write_moov(sy_mov_writer *w, sy_error *err) {
     for (uint32_t i = 0; i < w->track_count; i++) {
         MW_TRY(emit(w, build_trak_head, &w->tracks[i], err));
         MW_TRY(mw__write_tables(w, &w->tracks[i], err));
+        MW_TRY(mw__put(w, w->tracks[i].meta, w->tracks[i].meta_len, err));
     }
     if (w->meta.n) MW_TRY(emit(w, build_meta, NULL, err));
     const uint64_t size = w->pos - start;

@@ -270,6 +270,8 @@ sy_status mw__write_tables(sy_mov_writer *w, const mw_track *t, sy_error *err) {
 void mw__track_free(sy_context *ctx, mw_track *t) {
     sy__free(ctx, t->entry);
     t->entry = NULL;
+    sy__free(ctx, t->meta);
+    t->meta = NULL;
     mw__vec_free(ctx, &t->sizes);
     mw__vec_free(ctx, &t->stts);
     mw__vec_free(ctx, &t->ctts);

@@ -64,10 +64,12 @@ sy_status sy_mov_writer_add_video(sy_mov_writer *w, const sy_mov_video_track *tr
                                   sy_error *err);
 
 /** Adds a track whose sample description is copied byte-for-byte from track
- *  `src_track` of `src` (audio: mp4a/esds, lpcm, sowt, ...): handler, media
- *  timescale, language, sample entry, tkhd volume/size/matrix/alternate group
- *  (the entry's data reference index becomes 1, our only dref). Samples are
- *  then added with sy_mov_writer_add_sample (copied from the source). */
+ *  `src_track` of `src` (audio: mp4a/esds, lpcm, sowt, ...; timed metadata:
+ *  `mebx` with its key table): handler and its name, media timescale,
+ *  language, sample entry, tkhd volume/size/matrix/alternate group (the
+ *  entry's data reference index becomes 1, our only dref). Samples are then
+ *  added with sy_mov_writer_add_sample (copied from the source); a `tref`
+ *  is the caller's (sy_mov_writer_set_describes: track ids change). */
 sy_status sy_mov_writer_add_copied_track(sy_mov_writer *w, sy_mov *src, uint32_t src_track, uint32_t *track_id,
                                          sy_error *err);
 
@@ -76,6 +78,17 @@ sy_status sy_mov_writer_add_copied_track(sy_mov_writer *w, sy_mov *src, uint32_t
  *  one PCM frame (2 x channels bytes, duration 1). Volume 1.0, alternate group 0. */
 sy_status sy_mov_writer_add_pcm_audio(sy_mov_writer *w, uint32_t sample_rate, uint16_t channels, uint32_t *track_id,
                                       sy_error *err);
+
+/** The track's `tref cdsc`: it describes track `describes_track_id` (an
+ *  existing track of this writer; 0 removes the reference). */
+sy_status sy_mov_writer_set_describes(sy_mov_writer *w, uint32_t track_id, uint32_t describes_track_id,
+                                      sy_error *err);
+
+/** A `meta` box for the track (trak/meta, e.g. the source video track's
+ *  lens keys, sy_mov_track_meta), copied whole and written after its mdia.
+ *  `box` must be one box of type 'meta' of `len` bytes (at most 1 MiB). */
+sy_status sy_mov_writer_set_track_meta(sy_mov_writer *w, uint32_t track_id, const uint8_t *box, size_t len,
+                                       sy_error *err);
 
 /** Takes a track out of any alternate group (tkhd alternate_group 0), so a
  *  player plays it together with the other enabled tracks instead of choosing one. */

@@ -72,6 +72,9 @@ typedef struct mw_track {
     uint8_t *entry;         /* the whole stsd sample entry box */
     size_t entry_len;
     uint32_t describes; /* tref cdsc target track ID, 0 = none */
+    char handler_name[64]; /* mdia/hdlr name; "" = ours for the handler */
+    uint8_t *meta;         /* the track's own `meta` box (set_track_meta), written after mdia */
+    size_t meta_len;
     /* edit list (set_edit) */
     int has_edit;
     uint64_t empty_ticks; /* movie timescale */

@@ -99,8 +99,8 @@ const char *sy_metadata_dropped_reason(uint32_t bit) {
     case SY_DROPPED_HEIC_THUMBNAIL: return "the stored thumbnail shows the picture before the edit";
     case SY_DROPPED_AUXILIARY_IMAGES: return "depth maps and mattes are not carried through edits";
     case SY_DROPPED_TIMED_METADATA:
-        return "timed metadata (e.g. Apple's live-photo-info, still-image time) describes the source's frames; "
-               "the still-image time is written anew";
+        return "timed metadata (e.g. Apple's live-photo-info) is copied into Live photo movies only, and only "
+               "with the track it describes";
     case SY_DROPPED_EXTRA_VIDEO_TRACKS: return "only the main video track is written";
     case SY_DROPPED_EXTRA_AUDIO_TRACKS: return "only the first audio track is copied";
     default: return NULL;

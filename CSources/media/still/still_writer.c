@@ -172,6 +172,17 @@ sy_status sy__still_writer_write(sy__still_writer *w, const uint8_t *rgb, size_t
     return st;
 }
 
+sy_status sy__still_writer_add_thumbnail(sy__still_writer *w, const uint8_t *rgb, size_t stride, uint32_t width,
+                                         uint32_t height, sy_error *err) {
+    if (w->format != SY_STILL_HEIC) return sy__fail(err, SY_E_USAGE, "still writer: only a HEIC holds a thumbnail");
+    const uint8_t **rows = sy__alloc(w->ctx, height ? height : 1, sizeof *rows, "thumbnail rows", err);
+    if (!rows) return err ? err->code : SY_E_BUDGET;
+    for (uint32_t y = 0; y < height; y++) rows[y] = rgb + (size_t)y * stride;
+    sy_status st = sy_heif_writer_add_thumbnail(w->heic, width, height, rows, err);
+    sy__free(w->ctx, (void *)rows);
+    return st;
+}
+
 sy_status sy__still_writer_finish(sy__still_writer *w, sy_error *err) {
     if (w->rows_in != w->height)
         return sy__fail(err, SY_E_USAGE, "still writer: %u of %u rows written", w->rows_in, w->height);

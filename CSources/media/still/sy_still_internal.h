@@ -78,6 +78,10 @@ sy_status sy__still_writer_open_extra(sy_context *ctx, const char *path, sy_stil
 /* `count` rows, `stride` bytes apart, top to bottom; height rows in all. */
 sy_status sy__still_writer_write(sy__still_writer *w, const uint8_t *rgb, size_t stride, uint32_t count,
                                  sy_error *err);
+/* A HEIC's thumbnail of the primary ('thmb'): `height` RGB rows `stride`
+ * bytes apart, before finish. SY_E_USAGE for other formats. */
+sy_status sy__still_writer_add_thumbnail(sy__still_writer *w, const uint8_t *rgb, size_t stride, uint32_t width,
+                                         uint32_t height, sy_error *err);
 sy_status sy__still_writer_finish(sy__still_writer *w, sy_error *err);
 void sy__still_writer_destroy(sy__still_writer *w);
 

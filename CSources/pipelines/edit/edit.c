@@ -11,6 +11,7 @@
 #include "render/sy_render_held.h"
 #include "edit/sy_band_pool.h"
 #include "edit/sy_edit_internal.h"
+#include "edit/sy_edit_thumbnail.h"
 
 struct sy_edit_job {
     sy_context *ctx;
@@ -26,6 +27,7 @@ struct sy_edit_job {
     sy__held_grid *held;        /* the downscale grid of src for the current geometry, or NULL */
     sy_recipe geometry;         /* the planned recipe's geometry, for a gain map */
     sy_edit_report report;
+    uint32_t thumbnail_side;    /* a HEIC save renders the source's 'thmb' anew at this longer side; 0 = none */
 };
 
 void sy_edit_options_init(sy_edit_options *opts) {
@@ -121,7 +123,13 @@ static sy_status read_source(sy_edit_job *job, sy_error *err) {
     if (job->md.exif && sy__content_id_remove(job->md.exif, job->md.exif_len) == 1)
         rep->dropped |= SY_DROPPED_CONTENT_IDENTIFIER;
     if ((st = sy__metadata_for_output(ctx, &job->md, job->opts.format, &rep->dropped, err)) != SY_OK) return st;
-    if (job->info.format == SY_FORMAT_HEIF) sy__heif_uncarried_items(ctx, job->input, &rep->dropped);
+    uint32_t thumbnail = 0;
+    if (job->info.format == SY_FORMAT_HEIF) sy__heif_uncarried_items(ctx, job->input, &rep->dropped, &thumbnail);
+    if (thumbnail && job->opts.format == SY_STILL_HEIC) { /* made again from the edited image, not dropped */
+        job->thumbnail_side = thumbnail;
+        rep->dropped &= ~(uint32_t)SY_DROPPED_HEIC_THUMBNAIL;
+        rep->kept_heic_thumbnail = 1;
+    }
     rep->source_format = job->info.format;
     rep->source_width = job->info.width;
     rep->source_height = job->info.height;
@@ -267,11 +275,13 @@ typedef struct write_state {
     sy_context *ctx;
     sy__still_writer *writer;
     uint32_t height;
+    sy__thumbnail thumbnail;
 } write_state;
 
 static sy_status write_band(void *user, uint32_t y0, uint32_t rows, const uint8_t *px, size_t stride, sy_error *err) {
     write_state *s = user;
     sy_status st = sy__still_writer_write(s->writer, px, stride, rows, err);
+    sy__thumbnail_rows(&s->thumbnail, px, stride, rows);
     sy__progress(s->ctx, "rows", y0 + rows, s->height);
     return st;
 }
@@ -328,7 +338,7 @@ sy_status sy__edit_job_write_extra(sy_edit_job *job, const char *output, const s
     if (!job || !output) return sy__fail(err, SY_E_USAGE, "sy_edit_job_write: NULL argument");
     if (!job->renderer) return sy__fail(err, SY_E_USAGE, "sy_edit_job_write: the last retarget failed");
     const sy_edit_options *o = &job->opts;
-    write_state s = {job->ctx, NULL, job->report.height};
+    write_state s = {job->ctx, NULL, job->report.height, {0}};
     sy__metadata md = job->md; /* shallow: the gain-map save may swap the XMP */
     char *joined = NULL;
     sy_status st = SY_OK;
@@ -347,9 +357,13 @@ sy_status sy__edit_job_write_extra(sy_edit_job *job, const char *output, const s
     }
     if (st == SY_OK) st = sy__still_writer_open_extra(job->ctx, output, o->format, o->quality, o->heic_preset,
                                                job->report.width, job->report.height, &md, extra, &s.writer, err);
+    if (st == SY_OK && o->format == SY_STILL_HEIC)
+        st = sy__thumbnail_open(job->ctx, job->report.width, job->report.height, job->thumbnail_side, &s.thumbnail, err);
     sy_pixels src = job_pixels(job);
     if (st == SY_OK) st = sy__render_bands(job->ctx, job->renderer, &src, o->threads, NULL, 0, write_band, &s, err);
+    if (st == SY_OK) st = sy__thumbnail_write(&s.thumbnail, s.writer, err);
     if (st == SY_OK) st = sy__still_writer_finish(s.writer, err);
+    sy__thumbnail_free(&s.thumbnail);
     sy__still_writer_destroy(s.writer);
     sy__free(job->ctx, joined);
     return st;

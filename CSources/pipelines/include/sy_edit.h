@@ -96,6 +96,7 @@ typedef struct sy_edit_report {
     char source_sha256[65];                 /* SY_EDIT_IDENTIFY_SOURCE: lowercase hex, else "" */
     uint32_t decodes;                       /* decodes this job has done (1 after open) */
     uint32_t dropped;                       /* SY_DROPPED_* bits (sy_still.h): metadata not carried over */
+    uint8_t kept_heic_thumbnail;            /* a HEIC save of a source with a 'thmb' thumbnail renders it anew */
 } sy_edit_report;
 
 /** Rendered pixels: RGB8, `stride` = width * 3, engine-allocated. */

@@ -181,6 +181,10 @@ typedef struct sy_video_metadata_plan {
     const sy_video_mdta_item *add; /* written after the copied items, in order (also without copy_metadata) */
     size_t add_count;
     const sy_video_frame_marker *marker; /* NULL = none; its track is added after every other track */
+    int copy_timed_metadata;   /* 1 (a Live movie): the source's timed-metadata (`mebx`) tracks are copied —
+                                  key table, samples byte for byte with their times, handler name, `tref
+                                  cdsc` to the new track it describes — except one carrying the marker's key
+                                  (re-made by `marker`) and one describing a track not written */
 } sy_video_metadata_plan;
 
 typedef struct sy_video_transcode_options {
@@ -190,8 +194,8 @@ typedef struct sy_video_transcode_options {
     const char *preset;        /* NULL = encoder default */
     uint32_t threads;          /* 0 = one per core */
     int copy_audio;            /* 1 (default): the first audio track copied sample-for-sample */
-    int copy_metadata;         /* 1 (default): movie-level mdta items copied (the source's timed-metadata
-                                  tracks never are: their samples describe the source's frames) */
+    int copy_metadata;         /* 1 (default): movie-level mdta items, the creation time and the video
+                                  track's own `meta` copied (timed-metadata tracks only as the plan says) */
     const sy_recipe *recipe;   /* NULL = none; else every upright frame goes through sy_render with it
                                   (one renderer for the whole movie), output at native size */
     sy_video_frame_observer observer; /* may be NULL */
@@ -217,7 +221,22 @@ typedef struct sy_video_transcode_report {
     uint32_t source_rotation;  /* applied to the pixels (output matrix is identity) */
     double marker_time;        /* with a frame marker: the marked frame's presentation time in seconds, else -1 */
     uint32_t dropped;          /* SY_DROPPED_* bits (sy_still.h): source tracks the output leaves out */
+    uint32_t kept;             /* SY_MOVIE_KEPT_* bits: what the source had and the output carries */
+    uint32_t timed_metadata_tracks; /* source timed-metadata tracks copied */
 } sy_video_transcode_report;
+
+/** What a new movie carried over from its source (sy_video_transcode_report.kept). */
+typedef enum sy_movie_kept {
+    SY_MOVIE_KEPT_AUDIO = 1u << 0,                /**< the first audio track, sample for sample */
+    SY_MOVIE_KEPT_METADATA = 1u << 1,             /**< movie-level `mdta` items (make, model, place, date, ...) */
+    SY_MOVIE_KEPT_CREATION_DATE = 1u << 2,        /**< the mvhd/tkhd/mdhd creation times */
+    SY_MOVIE_KEPT_VIDEO_TRACK_METADATA = 1u << 3, /**< the video track's own `meta` (e.g. Apple's lens keys) */
+    SY_MOVIE_KEPT_TIMED_METADATA = 1u << 4,       /**< timed-metadata tracks (e.g. Apple's live-photo-info) */
+} sy_movie_kept;
+
+/** "audio", "movie-metadata", "creation-date", "video-track-metadata",
+ *  "timed-metadata-tracks" for one SY_MOVIE_KEPT_* bit; NULL for others. */
+const char *sy_movie_kept_name(uint32_t bit);
 
 /** Decodes `input`'s main video track, passes every frame upright through the
  *  shared frame path, encodes HEVC (`hvc1`) at the chosen bitrate and writes

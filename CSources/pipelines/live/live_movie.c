@@ -20,6 +20,7 @@ void sy__live_movie_plan_init(sy__live_movie_plan *p, const char *content_identi
     p->plan.drop_count = 1;
     p->plan.add = p->add;
     p->plan.add_count = 1;
+    p->plan.copy_timed_metadata = 1; /* frame times are kept: Apple's per-frame metadata stays true to them */
     if (still_frame >= 0) {
         p->marker = (sy_video_frame_marker){SY__LIVE_STILL_TIME_KEY, 65, still_marker_value, sizeof still_marker_value,
                                             (uint32_t)still_frame};

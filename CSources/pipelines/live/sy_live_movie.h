@@ -24,8 +24,9 @@ typedef struct sy__live_movie_plan {
 } sy__live_movie_plan;
 
 /* A Live movie's metadata: the source's identifier (if any) replaced by
- * `content_identifier`, and, when still_frame >= 0, the still-image-time
- * track marking that output frame (as Apple writes it: int8 value -1). */
+ * `content_identifier`, the source's other timed-metadata tracks copied,
+ * and, when still_frame >= 0, the still-image-time track marking that output
+ * frame (as Apple writes it: int8 value -1) in place of the source's. */
 void sy__live_movie_plan_init(sy__live_movie_plan *p, const char *content_identifier, int32_t still_frame);
 
 #endif

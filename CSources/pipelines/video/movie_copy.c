@@ -4,7 +4,6 @@
 #include <strings.h>
 
 #include "base/sy_fourcc.h"
-#include "sy_still.h"
 #include "video/sy_movie_copy.h"
 
 int32_t sy__movie_first_audio(const sy_mov *mov) {
@@ -14,18 +13,6 @@ int32_t sy__movie_first_audio(const sy_mov *mov) {
             return (int32_t)t;
     }
     return -1;
-}
-
-uint32_t sy__movie_uncarried(const sy_mov *mov, int32_t video, int32_t audio) {
-    uint32_t dropped = 0;
-    for (uint32_t t = 0; t < sy_mov_track_count(mov); t++) {
-        const sy_mov_track_info *ti = sy_mov_track(mov, t);
-        if (ti->sample_count == 0 || (int32_t)t == video || (int32_t)t == audio) continue;
-        if (ti->codec == SY_FOURCC('m', 'e', 'b', 'x')) dropped |= SY_DROPPED_TIMED_METADATA;
-        else if (ti->handler == SY_FOURCC('v', 'i', 'd', 'e')) dropped |= SY_DROPPED_EXTRA_VIDEO_TRACKS;
-        else if (ti->handler == SY_FOURCC('s', 'o', 'u', 'n')) dropped |= SY_DROPPED_EXTRA_AUDIO_TRACKS;
-    }
-    return dropped;
 }
 
 /* The first empty edit(s) and the first real edit's media time carry over. */
@@ -137,8 +124,9 @@ sy_status sy__movie_check_plan(const sy_video_metadata_plan *plan, const char *f
 }
 
 sy_status sy__movie_write_metadata(sy_mov_writer *w, const sy_mov *src, int copy, const sy_video_metadata_plan *plan,
-                                   sy_error *err) {
+                                   uint32_t *copied, sy_error *err) {
     sy_status st = SY_OK;
+    if (copied) *copied = 0;
     for (uint32_t i = 0; copy && st == SY_OK && i < sy_mov_metadata_count(src); i++) {
         const char *key;
         uint32_t type;
@@ -147,6 +135,7 @@ sy_status sy__movie_write_metadata(sy_mov_writer *w, const sy_mov *src, int copy
         if (sy_mov_metadata_at(src, i, &key, &type, &value, &len) != SY_OK) continue;
         if (plan_drops(plan, key)) continue;
         st = sy_mov_writer_add_metadata(w, key, type, value, len, err);
+        if (st == SY_OK && copied) (*copied)++;
     }
     for (size_t i = 0; plan && st == SY_OK && i < plan->add_count; i++) {
         const sy_video_mdta_item *item = &plan->add[i];

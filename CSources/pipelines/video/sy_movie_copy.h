@@ -2,8 +2,10 @@
  * encodes (engine-private), shared by the transcoder (transcode.c: frames
  * re-encoded, audio copied) and the remuxer (remux.c: video and audio copied):
  * a copied track (sample entry, edit list, samples pumped in decode order up
- * to a time), movie-level `mdta` items as the caller's plan changes them, and
- * the plan's frame-marker track.
+ * to a time), movie-level `mdta` items as the caller's plan changes them, the
+ * plan's frame-marker track, the source's timed-metadata tracks and the video
+ * track's own `meta` (movie_timed_copy.c), and the report of what was kept
+ * and what left out.
  *
  * Order: sy__copied_track_add after the writer is open (and, for audio, after
  * the video track, whose id the marker refers to); pump as the video
@@ -38,11 +40,6 @@ typedef struct sy__copied_track {
 /* The first audio track with samples, -1 when there is none. */
 int32_t sy__movie_first_audio(const sy_mov *mov);
 
-/* SY_DROPPED_* bits (sy_still.h) for the source's tracks an output with
- * video track `video` and copied audio track `audio` (-1 = none) leaves out:
- * timed metadata, other video tracks, other audio tracks. */
-uint32_t sy__movie_uncarried(const sy_mov *mov, int32_t video, int32_t audio);
-
 /* Adds track `track` of `mov` to `w` with its sample entry and the first
  * empty + real edit of its edit list (AAC priming, audio offset, B-frame
  * delay), converted to `movie_timescale`. */
@@ -60,6 +57,48 @@ double sy__copied_track_seconds(const sy__copied_track *t, int64_t media_ticks);
 
 void sy__copied_track_free(sy_context *ctx, sy__copied_track *t);
 
+/* Which source tracks an output movie writes, and their output ids
+ * (video_out is known once the video track is added; audio_out 0 = none). */
+typedef struct sy__movie_written {
+    int32_t video, audio;       /* source track indices, -1 = none */
+    uint32_t video_out, audio_out;
+} sy__movie_written;
+
+/* The source's timed-metadata tracks copied into the output. */
+typedef struct sy__copied_timed {
+    sy__copied_track *tracks;   /* count entries, allocated on the context */
+    uint32_t count;
+} sy__copied_timed;
+
+/* Adds, after video and audio, every timed-metadata track of `mov` the plan
+ * copies (sy_video_metadata_plan.copy_timed_metadata): not the one the
+ * plan's marker re-makes, not one describing a track not written. *out is
+ * zeroed first; free it with sy__movie_timed_free even after a failure. */
+sy_status sy__movie_timed_add(sy_context *ctx, sy_mov_writer *w, sy_mov *mov, const sy__movie_written *wr,
+                              const sy_video_metadata_plan *plan, uint32_t movie_timescale, sy__copied_timed *out,
+                              sy_error *err);
+/* sy__copied_track_pump for each of them. */
+sy_status sy__movie_timed_pump(sy_context *ctx, sy_mov_writer *w, sy__copied_timed *timed, double until_seconds,
+                               sy_error *err);
+void sy__movie_timed_free(sy_context *ctx, sy__copied_timed *timed);
+
+/* The source track's own `meta` box onto output track `out_id` (none: nothing
+ * happens); *copied = 1 when one was copied. */
+sy_status sy__movie_copy_track_meta(sy_mov_writer *w, const sy_mov *mov, int32_t src_track, uint32_t out_id,
+                                    int *copied, sy_error *err);
+
+/* SY_DROPPED_* bits (sy_still.h) for the source's tracks the output leaves
+ * out: timed metadata neither copied nor re-made by the plan's marker, other
+ * video tracks, other audio tracks. */
+uint32_t sy__movie_uncarried(const sy_mov *mov, const sy__movie_written *wr, const sy__copied_timed *timed,
+                             const sy_video_metadata_plan *plan);
+
+/* SY_MOVIE_KEPT_* bits (sy_video.h) for what the output carries of the
+ * source: `items_copied` source `mdta` items, the creation time (with
+ * copy_metadata), the video track's meta, copied timed tracks, audio. */
+uint32_t sy__movie_kept(const sy_mov *mov, const sy__movie_written *wr, const sy__copied_timed *timed,
+                        int copy_metadata, int track_meta_copied, uint32_t items_copied);
+
 /* 'qt  ' for .mov/.qt, 'isom' for .mp4/.m4v, 0 otherwise. */
 uint32_t sy__movie_container_from_path(const char *path);
 
@@ -68,10 +107,10 @@ uint32_t sy__movie_container_from_path(const char *path);
 #define SY__MARKER_VALUE_MAX 256
 sy_status sy__movie_check_plan(const sy_video_metadata_plan *plan, const char *fn, sy_error *err);
 
-/* Movie-level items: the source's (with `copy`, unless the plan drops them),
- * then the plan's additions. */
+/* Movie-level items: the source's (with `copy`, unless the plan drops them;
+ * *copied counts them, may be NULL), then the plan's additions. */
 sy_status sy__movie_write_metadata(sy_mov_writer *w, const sy_mov *src, int copy, const sy_video_metadata_plan *plan,
-                                   sy_error *err);
+                                   uint32_t *copied, sy_error *err);
 
 /* The frame marker's track: one sample (size, key local id 1, value) lasting
  * one movie tick, describing `video_id`, placed at `seconds` on the movie

@@ -12,9 +12,10 @@
  * source's media timescale, counted from the first frame shown), so a
  * variable-rate iPhone clip (33-75 ms intervals) stays variable, the track
  * keeps the source's length and the copied audio stays in sync; the encoder's
- * rate control runs at the source's mean rate. Timed-metadata (`mebx`) tracks
- * are not copied: their samples describe the source's frames (a plan's frame
- * marker is written instead).
+ * rate control runs at the source's mean rate. Because the times are kept,
+ * the timed-metadata (`mebx`) tracks a Live plan keeps are copied with their
+ * samples' times unchanged (movie_timed_copy.c); the still-image time is the
+ * plan's frame marker, written anew.
  */
 #include <pthread.h>
 #include <string.h>
@@ -58,6 +59,9 @@ typedef struct job {
     sy_mov *source;           /* a second demuxer handle on the input: audio and metadata */
     int32_t audio_track;      /* -1 = none */
     sy__copied_track audio;
+    sy__copied_timed timed;   /* the timed-metadata tracks the plan keeps */
+    int track_meta;           /* the video track's own meta was copied */
+    uint32_t items;           /* source mdta items copied */
     sy__frame_path path;      /* the shared frame path (a renderer with a recipe) */
     uint8_t *rendered;
     size_t rendered_stride;
@@ -73,8 +77,9 @@ static sy_status write_held(job *j, uint32_t duration, sy_error *err) {
                                             (int)j->held_key, err);
     if (st != SY_OK) return st;
     j->packets++;
-    return sy__copied_track_pump(j->ctx, j->writer, &j->audio,
-                                 (double)(j->held_dts - j->first_dts) / j->timescale + SY__AUDIO_LEAD_SECONDS, err);
+    double ahead = (double)(j->held_dts - j->first_dts) / j->timescale + SY__AUDIO_LEAD_SECONDS;
+    st = sy__copied_track_pump(j->ctx, j->writer, &j->audio, ahead, err);
+    return st == SY_OK ? sy__movie_timed_pump(j->ctx, j->writer, &j->timed, ahead, err) : st;
 }
 
 static sy_status on_packet(void *user, const sy_video_packet *p, sy_error *err) {
@@ -240,9 +245,14 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
         vt.full_range = eo.full_range;
         st = sy_mov_writer_add_video(j->writer, &vt, &j->video_id, err);
     }
+    if (st == SY_OK && o->copy_metadata)
+        st = sy__movie_copy_track_meta(j->writer, j->source, (int32_t)vi->track, j->video_id, &j->track_meta, err);
     if (st == SY_OK && j->audio_track >= 0 && o->copy_audio)
         st = sy__copied_track_add(j->writer, j->source, (uint32_t)j->audio_track, movie_timescale, &j->audio, err);
-    if (st == SY_OK) st = sy__movie_write_metadata(j->writer, j->source, o->copy_metadata, o->metadata, err);
+    sy__movie_written wr = {(int32_t)vi->track, j->audio.out_id ? j->audio_track : -1, j->video_id, j->audio.out_id};
+    if (st == SY_OK)
+        st = sy__movie_timed_add(j->ctx, j->writer, j->source, &wr, o->metadata, movie_timescale, &j->timed, err);
+    if (st == SY_OK) st = sy__movie_write_metadata(j->writer, j->source, o->copy_metadata, o->metadata, &j->items, err);
 
     const sy_video_frame_marker *marker = o->metadata ? o->metadata->marker : NULL;
     uint32_t frames = 0;
@@ -286,6 +296,7 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
         st = sy_mov_writer_set_edit(j->writer, j->video_id, 0, j->min_pts - j->first_dts, err);
     if (st == SY_OK) st = sy_mov_writer_set_presentation_end(j->writer, j->video_id, end_pts - j->first_dts, err);
     if (st == SY_OK) st = sy__copied_track_pump(j->ctx, j->writer, &j->audio, 1e300, err);
+    if (st == SY_OK) st = sy__movie_timed_pump(j->ctx, j->writer, &j->timed, 1e300, err);
     double marker_seconds = -1;
     if (st == SY_OK && marker) {
         if (marker_pts < 0) marker_pts = last_pts - first_pts; /* past the last frame: the last one */
@@ -304,7 +315,9 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
         rep->source_codec = vi->codec;
         rep->source_rotation = vi->rotation;
         rep->marker_time = marker_seconds;
-        rep->dropped = sy__movie_uncarried(j->source, (int32_t)vi->track, j->audio.out_id ? j->audio_track : -1);
+        rep->dropped = sy__movie_uncarried(j->source, &wr, &j->timed, o->metadata);
+        rep->kept = sy__movie_kept(j->source, &wr, &j->timed, o->copy_metadata, j->track_meta, j->items);
+        rep->timed_metadata_tracks = j->timed.count;
     }
     sy_video_encoder_destroy(enc);
     return st;
@@ -345,6 +358,7 @@ sy_status sy_video_transcode(sy_context *ctx, const char *input, const char *out
     sy__free(ctx, j.rendered);
     sy__frame_path_close(&j.path);
     sy__copied_track_free(ctx, &j.audio);
+    sy__movie_timed_free(ctx, &j.timed);
     sy_mov_close(j.source);
     sy_video_reader_close(reader);
     return st;

@@ -267,7 +267,8 @@ public enum Editor {
     static func editReport(_ report: sy_edit_report, input: String, output: String, format: Format, recipe: EditRecipe,
                            peakBytes: UInt64, seconds: Double) -> EditReport {
         let kept = keptMetadata(exif: report.kept_exif, captureDate: report.kept_capture_date, gps: report.kept_gps,
-                                xmp: report.kept_xmp, icc: report.kept_icc, gainMapForms: report.kept_gain_map_forms)
+                                xmp: report.kept_xmp, icc: report.kept_icc, heicThumbnail: report.kept_heic_thumbnail,
+                                gainMapForms: report.kept_gain_map_forms)
         return EditReport(
             input: input, output: output, format: format, width: Int(report.width), height: Int(report.height),
             sourceFormat: String(cString: sy_image_format_name(report.source_format)),

@@ -127,6 +127,9 @@ public enum LivePhoto {
         public var dropped: [DroppedMetadata]
         /// Tracks of the source movie the new movie leaves out, with the reason.
         public var movieDropped: [DroppedMetadata]
+        /// What the new movie carries over from the source movie: any of "audio",
+        /// "movie-metadata", "creation-date", "video-track-metadata", "timed-metadata-tracks".
+        public var movieKept: [String]
     }
 
     /// `sy_live_save`: video → Live (`still` nil, SPEC S3), a Live edit
@@ -217,7 +220,8 @@ public enum LivePhoto {
             audioCodec: m.audio_codec != 0 ? fourCC(m.audio_codec) : nil, audioSamples: Int(m.audio_samples),
             enginePeakBytes: engine.memoryStats.peakBytes, seconds: (clock.now - start).seconds,
             hdr: report.hdr == SY_HDR_KEPT ? "kept" : report.hdr == SY_HDR_DROPPED_WITH_CONSENT ? "dropped-with-consent" : "none",
-            dropped: DroppedMetadata.list(report.still_dropped), movieDropped: DroppedMetadata.list(m.dropped)),
+            dropped: DroppedMetadata.list(report.still_dropped), movieDropped: DroppedMetadata.list(m.dropped),
+            movieKept: keptMovieMetadata(m.kept)),
             report.still_source)
     }
 
