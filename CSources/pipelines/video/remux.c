@@ -61,7 +61,10 @@ static sy_status copy_movie(sy_context *ctx, sy_mov *mov, const char *input, con
     sy_status st = sy_mov_writer_open(ctx, output, &wo, writer, err);
     if (st == SY_OK) st = sy__copied_track_add(*writer, mov, (uint32_t)v, movie_timescale, video, err);
     int32_t a = o->copy_audio ? sy__movie_first_audio(mov) : -1;
-    if (st == SY_OK && a >= 0) st = sy__copied_track_add(*writer, mov, (uint32_t)a, movie_timescale, audio, err);
+    if (st == SY_OK && a >= 0 && sy__copied_track_should_encode(mov, (uint32_t)a, o->aac_audio))
+        st = sy__copied_track_add_as_aac(ctx, *writer, mov, (uint32_t)a, input, audio, err);
+    else if (st == SY_OK && a >= 0)
+        st = sy__copied_track_add(*writer, mov, (uint32_t)a, movie_timescale, audio, err);
     if (st == SY_OK) st = sy__movie_write_metadata(*writer, mov, o->copy_metadata, o->metadata, err);
     /* video in decode order, audio up to half a second ahead of it */
     uint64_t video_bytes = 0;
@@ -77,6 +80,7 @@ static sy_status copy_movie(sy_context *ctx, sy_mov *mov, const char *input, con
         sy__progress(ctx, "frames", video->next, video->count);
     }
     if (st == SY_OK) st = sy__copied_track_pump(ctx, *writer, audio, 1e300, err);
+    if (st == SY_OK) st = sy__copied_track_end(audio, err);
     double marker_seconds = -1;
     const sy_video_frame_marker *marker = o->metadata ? o->metadata->marker : NULL;
     if (st == SY_OK && marker) st = frame_seconds(ctx, video, marker->frame, &marker_seconds, err);

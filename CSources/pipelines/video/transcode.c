@@ -240,7 +240,11 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
         vt.full_range = eo.full_range;
         st = sy_mov_writer_add_video(j->writer, &vt, &j->video_id, err);
     }
-    if (st == SY_OK && j->audio_track >= 0 && o->copy_audio)
+    if (st == SY_OK && j->audio_track >= 0 && o->copy_audio &&
+        sy__copied_track_should_encode(j->source, (uint32_t)j->audio_track, o->aac_audio))
+        st = sy__copied_track_add_as_aac(j->ctx, j->writer, j->source, (uint32_t)j->audio_track, j->input, &j->audio,
+                                         err);
+    else if (st == SY_OK && j->audio_track >= 0 && o->copy_audio)
         st = sy__copied_track_add(j->writer, j->source, (uint32_t)j->audio_track, movie_timescale, &j->audio, err);
     if (st == SY_OK) st = sy__movie_write_metadata(j->writer, j->source, o->copy_metadata, o->metadata, err);
 
@@ -286,6 +290,7 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
         st = sy_mov_writer_set_edit(j->writer, j->video_id, 0, j->min_pts - j->first_dts, err);
     if (st == SY_OK) st = sy_mov_writer_set_presentation_end(j->writer, j->video_id, end_pts - j->first_dts, err);
     if (st == SY_OK) st = sy__copied_track_pump(j->ctx, j->writer, &j->audio, 1e300, err);
+    if (st == SY_OK) st = sy__copied_track_end(&j->audio, err);
     double marker_seconds = -1;
     if (st == SY_OK && marker) {
         if (marker_pts < 0) marker_pts = last_pts - first_pts; /* past the last frame: the last one */
