@@ -136,6 +136,35 @@ struct AACSoundTests {
         #expect(bitrate > 48_000 && bitrate < 130_000, "bit rate \(bitrate)")
     }
 
+    @Test("memory: encoding the sound does not grow with its length (1 s vs 8 s); libavcodec's encoder is charged")
+    func memoryIndependentOfLength() throws {
+        var peaks: [UInt64] = []
+        for (n, frames) in [30, 240].enumerated() {
+            let dir = try MotionPhotoFixtures.fresh("aac-memory-\(n)")
+            let still = dir + "/IMG.JPG", movie = dir + "/IMG.MOV"
+            let ctx = try Context()
+            var o = sy_sample_live_options()
+            sy_sample_live_options_init(&o)
+            o.width = 64
+            o.height = 96
+            o.frames = UInt32(frames)
+            var err = sy_error()
+            try #require(sy_sample_write_live(ctx.raw, &o, still, movie, &err) == SY_OK, "\(message(err))")
+            let run = try Context()
+            var r = sy_motion_photo_report()
+            try #require(sy_motion_photo_from_live(run.raw, still, movie, dir + "/MP.jpg", nil, &r, &err) == SY_OK,
+                         "\(message(err))")
+            #expect(r.movie.audio_codec == fourcc("mp4a"))
+            var stats = sy_memory_stats()
+            sy_context_memory_stats(run.raw, &stats)
+            peaks.append(stats.peak_bytes)
+        }
+        print("Motion Photo with AAC, engine peak: \(peaks) bytes (1 s, 8 s of sound)")
+        #expect(peaks[0] >= 2 << 20, "the encoder's 2 MiB estimate is charged: \(peaks)")
+        // the video's presentation times (8 bytes a frame) are all that may grow
+        #expect(peaks[1] <= peaks[0] + 64 << 10, "peaks \(peaks)")
+    }
+
     @Test("the real iPhone 15 Plus Live pair (LPCM 44.1 kHz mono) -> Motion Photo with AAC sound")
     func realIPhone() throws {
         let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
