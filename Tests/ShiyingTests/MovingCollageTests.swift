@@ -252,6 +252,38 @@ struct MovingCollageTests {
         }
     }
 
+    @Test("video tier focus: the AAC track sounds the hero's tone while it plays, silence during the hold")
+    func focusSoundIsTheHero() async throws {
+        let dir = try TempDir("motion-focus-aac")
+        defer { dir.remove() }
+        let live = try Self.pairs(dir, count: 2)
+        var request = Self.request(live.map(\.still), dir, mode: .focus, tier: .video)
+        request.hero = 1
+        let report = try await MovingCollage.export(request)
+        #expect(report.delivered == .video && report.hero == 1 && report.audioTracks == 1 && report.audioCodec == "mp4a")
+        let movie = try #require(report.movie)
+        let pcm = try await runTool("ffmpeg", ["-v", "error", "-i", movie, "-map", "0:a:0", "-ac", "1", "-ar", "44100",
+                                               "-f", "f32le", "-"])
+        #expect(pcm.succeeded && pcm.stderr.isEmpty, "ffmpeg: \(pcm.stderr)")
+        let samples = pcm.stdoutData.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        func rms(_ a: Double, _ b: Double) -> Double {
+            let slice = samples[min(Int(a * 44100), samples.count)..<min(Int(b * 44100), samples.count)]
+            return (slice.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(slice.count, 1))).squareRoot()
+        }
+        func power(_ f: Double, _ a: Double, _ b: Double) -> Double {
+            let c = 2 * cos(2 * Double.pi * f / 44100)
+            var s1 = 0.0, s2 = 0.0
+            for i in Int(a * 44100)..<min(Int(b * 44100), samples.count) { (s1, s2) = (Double(samples[i]) + c * s1 - s2, s1) }
+            return s1 * s1 + s2 * s2 - c * s1 * s2
+        }
+        // hold 0.4 s, zoom in, the hero's 0.5 s, zoom out (motion_timeline.c)
+        let zoom = (report.durationSeconds - 0.4 - 0.5) / 2, play = 0.4 + zoom
+        #expect(rms(0, 0.35) < 1e-3, "silence during the hold: rms \(rms(0, 0.35))")
+        #expect(rms(play + 0.1, play + 0.4) > 0.05, "the hero sounds: rms \(rms(play + 0.1, play + 0.4))")
+        let hero = power(262 * 1.25, play + 0.1, play + 0.4), other = power(262, play + 0.1, play + 0.4)
+        #expect(hero > 100 * other, "the hero's 327.5 Hz, not cell 0's 262 Hz: \(hero) vs \(other)")
+    }
+
     @Test("SPEC C5: no Live cell -> a still, no movie")
     func noLiveCell() async throws {
         let dir = try TempDir("motion-c5")
