@@ -155,8 +155,17 @@ public struct MovingCollageReport: Sendable, Codable, Equatable {
     public var stillFrame: Int
     /// The key photo's time on the movie timeline, in seconds.
     public var stillTime: Double
-    /// Audio tracks in the movie.
+    /// Audio tracks in the movie: the Live tier's .mov one per cell that plays with sound, the video tier's .mp4 at most one.
     public var audioTracks: Int
+    /// The movie's sound: "mp4a" (the video tier's AAC-LC, encoded), the first copied track's sample entry
+    /// ("lpcm", "mp4a", …) in the Live tier, nil when the movie is silent.
+    public var audioCodec: String?
+    /// The encoded AAC's bits per second (96 kb/s a channel), 0 when the sound is copied or absent.
+    public var audioBitrate: Int
+    /// The encoded AAC's sampling rate in Hz and channels, 0 when the sound is copied or absent.
+    public var audioSampleRate: Int
+    /// Channels of the encoded AAC (1 or 2), 0 when the sound is copied or absent.
+    public var audioChannels: Int
     /// Video bitrate in bits per second.
     public var bitrate: UInt64
     /// The C engine's accounting-allocator peak over the job, in bytes.
@@ -313,6 +322,8 @@ public enum MovingCollage {
             contentIdentifier: identifier.isEmpty ? nil : identifier, width: Int(r.width), height: Int(r.height),
             hero: r.hero >= 0 ? Int(r.hero) : nil, frames: Int(r.frames), durationSeconds: r.duration_seconds,
             stillFrame: Int(r.still_frame), stillTime: r.still_time, audioTracks: Int(r.audio_tracks),
+            audioCodec: r.audio_codec != 0 ? fourCC(r.audio_codec) : nil, audioBitrate: Int(r.audio_bitrate),
+            audioSampleRate: Int(r.audio_rate), audioChannels: Int(r.audio_channels),
             bitrate: r.bitrate, enginePeakBytes: r.engine_peak_bytes, peakRSSDeltaBytes: rssDelta, seconds: seconds)
     }
 }

@@ -29,7 +29,8 @@ enum ConvertCommand {
             .json,
         ],
         oneOf: ["output", "library"],
-        notes: ["With --library the copy goes into the library's 「拾映转换」 (SPEC S3)."],
+        notes: ["With --library the copy goes into the library's 「拾映转换」 (SPEC S3).",
+                "--to motion-photo: the video is copied; LPCM sound is encoded as AAC-LC (Android plays no LPCM in MP4), AAC copied."],
         run: { try run($0) })
 
     static func run(_ parsed: ParsedArguments) throws -> Int32 {

@@ -29,7 +29,8 @@ enum MotionCollageCommand {
             .json,
         ],
         notes: ["A still is a Live cell when a same-stem .MOV beside it shares its content identifier.",
-                "Writes DIR/NAME.jpg|heic and DIR/NAME.mov (live) or DIR/NAME.mp4 (video)."],
+                "Writes DIR/NAME.jpg|heic and DIR/NAME.mov (live) or DIR/NAME.mp4 (video).",
+                "Sound: relay plays each Live cell's in its turn, focus the hero's, together none; the MP4 has it as one AAC-LC track."],
         formTitle: "moving collage", selectors: ["motion", "export", "live"], run: { try run($0) })
 
     static func run(_ parsed: ParsedArguments) throws -> Int32 {
@@ -136,6 +137,8 @@ struct MotionCollageJSON: Encodable {
     let stillTime: Double
     let stillFrame: Int
     let audioTracks: Int
+    let audioCodec: Nullable<String>
+    let audioBitrate: Int
     let bitrate: UInt64
     let enginePeakBytes: UInt64
     let peakRssDeltaBytes: UInt64
@@ -162,6 +165,8 @@ struct MotionCollageJSON: Encodable {
         stillTime = r.stillTime
         stillFrame = r.stillFrame
         audioTracks = r.audioTracks
+        audioCodec = Nullable(value: r.audioCodec)
+        audioBitrate = r.audioBitrate
         bitrate = r.bitrate
         enginePeakBytes = r.enginePeakBytes
         peakRssDeltaBytes = r.peakRSSDeltaBytes ?? 0

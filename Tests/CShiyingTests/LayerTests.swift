@@ -10,7 +10,7 @@ struct LayerTests {
     /// its layer and those below, and the folders before it in this list.
     static let order = [
         "base", "exif", "jpeg", "png", "hevc", "h264", "color",  // core: foundation, Exif, codecs, colour
-        "bmff", "heif", "mov", "still", "render", "gainmap",  // media: containers, still, rendering
+        "bmff", "heif", "mov", "audio", "still", "render", "gainmap",  // media: containers, still, rendering
         "collage", "edit", "video", "organize", "live", "motion", "convert",  // pipelines
     ]
     static let layers = ["core", "media", "pipelines"]
@@ -18,7 +18,8 @@ struct LayerTests {
     static let systemHeaders = [
         "jpeglib.h": "jpeg", "jerror.h": "jpeg", "turbojpeg.h": "jpeg", "zlib.h": "png",
         "x265.h": "hevc", "libavcodec/avcodec.h": "hevc", "libavutil/frame.h": "hevc", "libavutil/log.h": "hevc",
-        "libavutil/mem.h": "hevc", "libavutil/pixdesc.h": "hevc", "libheif/heif.h": "heif",
+        "libavutil/mem.h": "hevc", "libavutil/pixdesc.h": "hevc", "libavutil/channel_layout.h": "hevc",
+        "libavutil/samplefmt.h": "hevc", "libavutil/opt.h": "hevc", "libheif/heif.h": "heif",
         "lcms2.h": "color", "lcms2_plugin.h": "color",
     ]
 

@@ -210,6 +210,80 @@ struct MovingCollageTests {
         #expect(decode.succeeded && decode.stderr.isEmpty)
     }
 
+    @Test("video tier relay: one AAC-LC track; the tone heard in each turn is that cell's, in layout order (SPEC C1)")
+    func relaySoundInLayoutOrder() async throws {
+        let dir = try TempDir("motion-relay-aac")
+        defer { dir.remove() }
+        // sample pair i sounds 262 Hz x (1 + i/4) (sy_sample_write_live: seed 3000 + i), 0.5 s each
+        let live = try Self.pairs(dir, count: 3)
+        let tones = (0..<3).map { 262.0 * (1 + Double($0) / 4) }
+        let report = try await MovingCollage.export(Self.request(live.map(\.still), dir, mode: .relay, tier: .video))
+        #expect(report.delivered == .video && report.audioTracks == 1 && report.audioCodec == "mp4a")
+        #expect(report.audioSampleRate == 44100 && report.audioChannels == 1 && report.audioBitrate == 96_000)
+        let movie = try #require(report.movie)
+        let probe = try await runTool("ffprobe", ["-v", "error", "-select_streams", "a", "-show_entries",
+                                                  "stream=codec_name,channels,sample_rate,duration", "-of", "csv=p=0", movie])
+        let fields = probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",").map(String.init)
+        #expect(fields.count == 4 && fields[0] == "aac" && fields[1] == "44100" && fields[2] == "1", "\(probe.stdout)")
+        let duration = fields.count == 4 ? Double(fields[3]) ?? 0 : 0
+        #expect(abs(duration - report.durationSeconds) <= 1.0 / 30, "sound \(duration) s, movie \(report.durationSeconds) s")
+        let decode = try await runTool("ffmpeg", ["-v", "error", "-i", movie, "-f", "null", "-"])
+        #expect(decode.succeeded && decode.stderr.isEmpty, "ffmpeg: \(decode.stderr)")
+        let pcm = try await runTool("ffmpeg", ["-v", "error", "-i", movie, "-map", "0:a:0", "-ac", "1", "-ar", "44100",
+                                               "-f", "f32le", "-"])
+        let samples = pcm.stdoutData.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        /// Goertzel power of `f` Hz over samples [from, to).
+        func power(_ f: Double, _ from: Int, _ to: Int) -> Double {
+            let c = 2 * cos(2 * Double.pi * f / 44100)
+            var s1 = 0.0, s2 = 0.0
+            for i in from..<min(to, samples.count) { (s1, s2) = (Double(samples[i]) + c * s1 - s2, s1) }
+            return s1 * s1 + s2 * s2 - c * s1 * s2
+        }
+        let order = report.cells.filter(\.live).sorted { ($0.y, $0.x) < ($1.y, $1.x) }
+        #expect(order.count == 3)
+        for (turn, cell) in order.enumerated() { // the middle of each 0.5 s turn
+            let from = Int((Double(turn) * 0.5 + 0.1) * 44100), to = Int((Double(turn) * 0.5 + 0.4) * 44100)
+            let powers = tones.map { power($0, from, to) }
+            let loudest = powers.indices.max { powers[$0] < powers[$1] }
+            #expect(loudest == cell.index, "turn \(turn): cell \(cell.index) expected, powers \(powers)")
+            for k in powers.indices where k != cell.index {
+                #expect(powers[cell.index] > 100 * powers[k], "turn \(turn): \(tones[k]) Hz too loud: \(powers)")
+            }
+        }
+    }
+
+    @Test("video tier focus: the AAC track sounds the hero's tone while it plays, silence during the hold")
+    func focusSoundIsTheHero() async throws {
+        let dir = try TempDir("motion-focus-aac")
+        defer { dir.remove() }
+        let live = try Self.pairs(dir, count: 2)
+        var request = Self.request(live.map(\.still), dir, mode: .focus, tier: .video)
+        request.hero = 1
+        let report = try await MovingCollage.export(request)
+        #expect(report.delivered == .video && report.hero == 1 && report.audioTracks == 1 && report.audioCodec == "mp4a")
+        let movie = try #require(report.movie)
+        let pcm = try await runTool("ffmpeg", ["-v", "error", "-i", movie, "-map", "0:a:0", "-ac", "1", "-ar", "44100",
+                                               "-f", "f32le", "-"])
+        #expect(pcm.succeeded && pcm.stderr.isEmpty, "ffmpeg: \(pcm.stderr)")
+        let samples = pcm.stdoutData.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        func rms(_ a: Double, _ b: Double) -> Double {
+            let slice = samples[min(Int(a * 44100), samples.count)..<min(Int(b * 44100), samples.count)]
+            return (slice.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(slice.count, 1))).squareRoot()
+        }
+        func power(_ f: Double, _ a: Double, _ b: Double) -> Double {
+            let c = 2 * cos(2 * Double.pi * f / 44100)
+            var s1 = 0.0, s2 = 0.0
+            for i in Int(a * 44100)..<min(Int(b * 44100), samples.count) { (s1, s2) = (Double(samples[i]) + c * s1 - s2, s1) }
+            return s1 * s1 + s2 * s2 - c * s1 * s2
+        }
+        // hold 0.4 s, zoom in, the hero's 0.5 s, zoom out (motion_timeline.c)
+        let zoom = (report.durationSeconds - 0.4 - 0.5) / 2, play = 0.4 + zoom
+        #expect(rms(0, 0.35) < 1e-3, "silence during the hold: rms \(rms(0, 0.35))")
+        #expect(rms(play + 0.1, play + 0.4) > 0.05, "the hero sounds: rms \(rms(play + 0.1, play + 0.4))")
+        let hero = power(262 * 1.25, play + 0.1, play + 0.4), other = power(262, play + 0.1, play + 0.4)
+        #expect(hero > 100 * other, "the hero's 327.5 Hz, not cell 0's 262 Hz: \(hero) vs \(other)")
+    }
+
     @Test("SPEC C5: no Live cell -> a still, no movie")
     func noLiveCell() async throws {
         let dir = try TempDir("motion-c5")

@@ -205,6 +205,13 @@ sy_status sy_mov_keyframes(sy_mov *mov, uint32_t track, const uint32_t **list, u
 sy_status sy_mov_read_sample(sy_mov *mov, uint32_t track, uint32_t index, void *buffer, size_t cap, size_t *len,
                              sy_error *err);
 
+/** Reads samples `first`, `first`+1, ... of `track` that lie back to back
+ *  in the file (one chunk, as PCM frames are stored) into buffer[cap] with
+ *  one pread, as many as fit and at most `max_count`: *count samples, *len
+ *  bytes. At least one sample is read; SY_E_USAGE when that one does not fit. */
+sy_status sy_mov_read_run(sy_mov *mov, uint32_t track, uint32_t first, uint32_t max_count, void *buffer, size_t cap,
+                          uint32_t *count, size_t *len, sy_error *err);
+
 /** Movie-level metadata items (`mdta` keys + ilst), moov/meta first, then
  *  moov/udta/meta; items whose key index is out of range are skipped. */
 uint32_t sy_mov_metadata_count(const sy_mov *mov);

@@ -1296,6 +1296,35 @@ sy_status sy_mov_read_sample(sy_mov *m, uint32_t track, uint32_t index, void *bu
     return s.size ? read_at(m, s.offset, buffer, s.size, err) : SY_OK;
 }
 
+sy_status sy_mov_read_run(sy_mov *m, uint32_t track, uint32_t first, uint32_t max_count, void *buffer, size_t cap,
+                          uint32_t *count, size_t *len, sy_error *err) {
+    *count = 0;
+    *len = 0;
+    sy_mov_sample_info s;
+    sy_status st = sy_mov_sample(m, track, first, &s, err);
+    if (st != SY_OK) return st;
+    uint64_t start = s.offset, end = s.offset + s.size;
+    uint32_t n = 1;
+    if (s.size > cap || !buffer)
+        return sy__fail(err, SY_E_USAGE, "sy_mov_read_run: sample %u of track %u needs %u bytes, buffer holds %zu",
+                        first, m->tracks[track].info.id, s.size, cap);
+    uint32_t total = m->tracks[track].info.sample_count;
+    while (n < max_count && first + n < total) {
+        if ((st = sy_mov_sample(m, track, first + n, &s, err)) != SY_OK) return st;
+        if (s.offset != end || end - start + s.size > cap) break;
+        end += s.size;
+        n++;
+    }
+    if (start > m->info.file_size || end > m->info.file_size)
+        return bad(m, err, SY_E_INVALID_INPUT, FCC('s', 't', 'b', 'l'), m->tracks[track].stbl_offset,
+                   "track %u: samples %u..%u (bytes %llu..%llu) lie outside the file (%llu bytes)",
+                   m->tracks[track].info.id, first, first + n - 1, (unsigned long long)start, (unsigned long long)end,
+                   (unsigned long long)m->info.file_size);
+    *count = n;
+    *len = (size_t)(end - start);
+    return end > start ? read_at(m, start, buffer, (size_t)(end - start), err) : SY_OK;
+}
+
 /* ---- metadata ---- */
 
 uint32_t sy_mov_metadata_count(const sy_mov *m) { return m ? m->meta_n : 0; }

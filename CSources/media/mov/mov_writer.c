@@ -250,6 +250,27 @@ sy_status sy_mov_writer_add_pcm_audio(sy_mov_writer *w, uint32_t sample_rate, ui
     return commit_track(w, t, mw__pcm_entry(w->ctx, sample_rate, channels, t, err), track_id);
 }
 
+sy_status sy_mov_writer_add_aac_audio(sy_mov_writer *w, uint32_t sample_rate, uint16_t channels, const uint8_t *config,
+                                      size_t config_len, uint32_t bitrate, uint32_t *track_id, sy_error *err) {
+    static const char fn[] = "sy_mov_writer_add_aac_audio";
+    if (track_id) *track_id = 0;
+    MW_TRY(usable(w, fn, err));
+    if (sample_rate == 0 || sample_rate > 65535 || channels == 0 || channels > 8)
+        return sy__fail(err, SY_E_USAGE, "%s: %u Hz x %u channels (1..65535 Hz, 1..8 channels)", fn, sample_rate,
+                        channels);
+    if (!config || config_len == 0 || config_len > 64)
+        return sy__fail(err, SY_E_USAGE, "%s: AudioSpecificConfig of %zu bytes (1..64)", fn, config ? config_len : 0);
+    mw_track *t;
+    MW_TRY(new_track(w, fn, &t, err));
+    t->kind = MW_COPIED; /* samples arrive ready-made, as for a copied track */
+    t->handler = MW_FCC('s', 'o', 'u', 'n');
+    t->timescale = sample_rate;
+    t->volume = 0x0100;
+    /* 6144 bits per channel: the largest AAC access unit (ISO 14496-3 4.5.3.2) */
+    mw_aac a = {sample_rate, channels, config, config_len, 768u * channels, bitrate, bitrate};
+    return commit_track(w, t, mw__aac_entry(w->ctx, &a, t, err), track_id);
+}
+
 sy_status sy_mov_writer_add_mebx(sy_mov_writer *w, const sy_mov_mebx_key_spec *keys, uint32_t count,
                                  uint32_t describes_track_id, uint32_t timescale, uint32_t *track_id, sy_error *err) {
     static const char fn[] = "sy_mov_writer_add_mebx";

@@ -9,6 +9,11 @@
  *    key id (1..n) and hold `keyd` ('mdta' + name) and `dtyp` (0, type).
  *  - sowt (16-bit little-endian PCM): a version-0 QuickTime SoundDescription
  *    (channels, sample size 16, sample rate 16.16), one sample per PCM frame.
+ *  - mp4a (AAC): the ISO AudioSampleEntry (version 0: channels, 16, rate
+ *    16.16) and an `esds` whose ES_Descriptor (ES_ID 0, as ISO 14496-14
+ *    stores it) holds the DecoderConfigDescriptor (object type 0x40 =
+ *    MPEG-4 audio, stream type audio, buffer size, max/avg bitrate) with the
+ *    AudioSpecificConfig as DecoderSpecificInfo, then SLConfig predefined 2.
  */
 #include <string.h>
 
@@ -126,6 +131,52 @@ sy_status mw__pcm_entry(sy_context *ctx, uint32_t sample_rate, uint16_t channels
     sy_bmff_writer *b = NULL;
     sy_status st = sy_bmff_writer_create(ctx, &b, err);
     if (st == SY_OK) st = pcm_entry(b, sample_rate, channels, err);
+    if (st == SY_OK) st = take_entry(ctx, b, t, err);
+    sy_bmff_writer_destroy(b);
+    return st;
+}
+
+/* One MPEG-4 descriptor header with a 1-byte size (every size here is < 128). */
+static sy_status descriptor(sy_bmff_writer *b, uint8_t tag, size_t size, sy_error *err) {
+    MW_TRY(sy_bmff_writer_u8(b, tag, err));
+    return sy_bmff_writer_u8(b, (uint8_t)size, err);
+}
+
+static sy_status aac_entry(sy_bmff_writer *b, const mw_aac *a, sy_error *err) {
+    MW_TRY(sy_bmff_writer_begin(b, MW_FCC('m', 'p', '4', 'a'), -1, 0, err));
+    static const uint8_t reserved[6] = {0};
+    MW_TRY(sy_bmff_writer_bytes(b, reserved, 6, err));
+    MW_TRY(sy_bmff_writer_u16(b, 1, err)); /* data reference index */
+    MW_TRY(sy_bmff_writer_u32(b, 0, err)); /* version 0, revision, vendor: reserved in ISO */
+    MW_TRY(sy_bmff_writer_u32(b, 0, err));
+    MW_TRY(sy_bmff_writer_u16(b, a->channels, err));
+    MW_TRY(sy_bmff_writer_u16(b, 16, err));
+    MW_TRY(sy_bmff_writer_u32(b, 0, err)); /* pre-defined, reserved */
+    MW_TRY(sy_bmff_writer_u32(b, a->sample_rate << 16, err));
+    MW_TRY(sy_bmff_writer_begin(b, MW_FCC('e', 's', 'd', 's'), 0, 0, err));
+    size_t dsi = 2 + a->config_len, dcd = 13 + dsi, es = 3 + (2 + dcd) + 3;
+    MW_TRY(descriptor(b, 3, es, err));
+    MW_TRY(sy_bmff_writer_u16(b, 0, err)); /* ES_ID */
+    MW_TRY(sy_bmff_writer_u8(b, 0, err));  /* no dependency, URL or OCR stream; priority 0 */
+    MW_TRY(descriptor(b, 4, dcd, err));
+    MW_TRY(sy_bmff_writer_u8(b, 0x40, err)); /* MPEG-4 audio */
+    MW_TRY(sy_bmff_writer_u8(b, 0x15, err)); /* stream type 5 (audio) << 2, reserved bit */
+    MW_TRY(sy_bmff_writer_u8(b, (uint8_t)(a->buffer_size >> 16), err));
+    MW_TRY(sy_bmff_writer_u16(b, (uint16_t)a->buffer_size, err));
+    MW_TRY(sy_bmff_writer_u32(b, a->max_bitrate, err));
+    MW_TRY(sy_bmff_writer_u32(b, a->avg_bitrate, err));
+    MW_TRY(descriptor(b, 5, a->config_len, err));
+    MW_TRY(sy_bmff_writer_bytes(b, a->config, a->config_len, err));
+    MW_TRY(descriptor(b, 6, 1, err));
+    MW_TRY(sy_bmff_writer_u8(b, 2, err)); /* SLConfig predefined: MP4 files */
+    MW_TRY(sy_bmff_writer_end(b, err));
+    return sy_bmff_writer_end(b, err);
+}
+
+sy_status mw__aac_entry(sy_context *ctx, const mw_aac *a, mw_track *t, sy_error *err) {
+    sy_bmff_writer *b = NULL;
+    sy_status st = sy_bmff_writer_create(ctx, &b, err);
+    if (st == SY_OK) st = aac_entry(b, a, err);
     if (st == SY_OK) st = take_entry(ctx, b, t, err);
     sy_bmff_writer_destroy(b);
     return st;

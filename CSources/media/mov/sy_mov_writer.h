@@ -90,6 +90,15 @@ sy_status sy_mov_writer_set_describes(sy_mov_writer *w, uint32_t track_id, uint3
 sy_status sy_mov_writer_set_track_meta(sy_mov_writer *w, uint32_t track_id, const uint8_t *box, size_t len,
                                        sy_error *err);
 
+/** Adds an AAC sound track ('mp4a' + esds, for .mp4): media timescale =
+ *  `sample_rate` (1..65535 Hz), `channels` 1..8, `config` the
+ *  AudioSpecificConfig (1..64 bytes, copied), `bitrate` the encoder's
+ *  target (esds average and maximum). Each sample is one access unit
+ *  (duration 1024). Volume 1.0, alternate group 0; set the edit (media
+ *  time = the encoder's priming) and the presentation end yourself. */
+sy_status sy_mov_writer_add_aac_audio(sy_mov_writer *w, uint32_t sample_rate, uint16_t channels, const uint8_t *config,
+                                      size_t config_len, uint32_t bitrate, uint32_t *track_id, sy_error *err);
+
 /** Takes a track out of any alternate group (tkhd alternate_group 0), so a
  *  player plays it together with the other enabled tracks instead of choosing one. */
 sy_status sy_mov_writer_set_alternate_group(sy_mov_writer *w, uint32_t track_id, int16_t group, sy_error *err);

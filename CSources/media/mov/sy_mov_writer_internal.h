@@ -144,6 +144,15 @@ sy_status mw__video_entry(sy_context *ctx, int qt, const sy_mov_video_track *v, 
 /* Builds the mebx sample entry (keys box with keyd/dtyp per key) into t->entry. */
 /* Builds the sowt (16-bit LE PCM) sound sample entry into t->entry. */
 sy_status mw__pcm_entry(sy_context *ctx, uint32_t sample_rate, uint16_t channels, mw_track *t, sy_error *err);
+/* Builds the mp4a (AAC) sound sample entry with its esds into t->entry. */
+typedef struct mw_aac {
+    uint32_t sample_rate;
+    uint16_t channels;
+    const uint8_t *config;   /* AudioSpecificConfig, < 100 bytes */
+    size_t config_len;
+    uint32_t buffer_size, max_bitrate, avg_bitrate;
+} mw_aac;
+sy_status mw__aac_entry(sy_context *ctx, const mw_aac *a, mw_track *t, sy_error *err);
 sy_status mw__mebx_entry(sy_context *ctx, const sy_mov_mebx_key_spec *keys, uint32_t count, mw_track *t, sy_error *err);
 
 /* ---- mov_writer_moov.c ---- */

@@ -118,7 +118,10 @@ typedef struct sy_motion_report {
     double duration_seconds;   /* movie duration */
     uint32_t still_frame;      /* the movie frame that equals the still */
     double still_time;         /* its presentation time (the still-image time), seconds */
-    uint32_t audio_tracks;     /* sound tracks in the movie (one per cell that plays with sound) */
+    uint32_t audio_tracks;     /* sound tracks in the movie (.mov: one per cell that plays with sound; .mp4: 0 or 1) */
+    uint32_t audio_codec;      /* 'mp4a' (the .mp4's AAC, encoded), the first copied track's ('lpcm', ...), 0 = none */
+    uint32_t audio_bitrate;    /* encoded AAC: the encoder's bits per second, else 0 */
+    uint32_t audio_rate, audio_channels; /* encoded AAC: its sampling rate and channels, else 0 */
     uint64_t bitrate;          /* target bits per second */
     char content_identifier[37]; /* LIVE delivered: the pair's identifier, else "" */
     int movie_written;         /* 1 = a movie file is at movie_path */

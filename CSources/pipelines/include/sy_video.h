@@ -205,6 +205,9 @@ typedef struct sy_video_transcode_options {
                                   their timing, sample entry, edit list and track matrix (nothing decoded;
                                   recipe, observer, bitrate, preset and threads are not used), the marker
                                   frame counts in presentation order; audio and metadata as above */
+    int aac_audio;             /* 1: LPCM sound is encoded as AAC-LC (96 kb/s a channel, priming hidden by
+                                  the edit list) instead of copied, for an .mp4 Android plays; AAC and
+                                  sound we cannot decode are still copied. Default 0 */
 } sy_video_transcode_options;
 
 void sy_video_transcode_options_init(sy_video_transcode_options *opts);
@@ -212,8 +215,8 @@ void sy_video_transcode_options_init(sy_video_transcode_options *opts);
 typedef struct sy_video_transcode_report {
     uint32_t width, height;    /* output (upright) */
     uint32_t frames;           /* video frames encoded */
-    uint32_t audio_samples;    /* audio samples copied (0 when none) */
-    uint32_t audio_codec;      /* copied audio sample entry type, 0 when none */
+    uint32_t audio_samples;    /* audio samples copied or AAC access units encoded (0 when none) */
+    uint32_t audio_codec;      /* output audio sample entry type ('mp4a' when encoded), 0 when none */
     uint64_t bitrate;          /* target bits per second */
     uint64_t bytes_written;    /* output file size */
     double duration_seconds;   /* output video duration */

@@ -1,6 +1,6 @@
 /* live_to_motion_photo.c — a Live pair converted into an Android Motion Photo
- * (sy_live.h, SPEC S3). The movie is remuxed into an MP4 (samples copied,
- * audio kept, the Apple identifier and still-image-time track left out); the
+ * (sy_live.h, SPEC S3). The movie is remuxed into an MP4 (video samples
+ * copied, LPCM sound encoded as AAC, AAC sound copied, the Apple identifier and still-image-time track left out); the
  * still keeps its bytes with only the identifier removed (in place, same
  * length: sy_live_still_strip), unless the caller asked for the other format,
  * when it is re-encoded as a still edit is (gain map kept, SPEC E6). JPEG:
@@ -75,7 +75,9 @@ static sy_status prepare_still(sy_context *ctx, const char *still, uint32_t want
     return st;
 }
 
-/* The movie as an MP4: every sample copied, the Live-only metadata left out. */
+/* The movie as an MP4: every video sample copied, LPCM sound (iPhones')
+ * encoded as AAC — Android's MediaExtractor does not play LPCM in MP4 —
+ * and AAC copied, the Live-only metadata left out. */
 static sy_status remux_movie(sy_context *ctx, const char *movie, const char *mp4, sy_motion_photo_report *rep,
                              sy_error *err) {
     static const char *const drop[] = {SY__LIVE_CONTENT_ID_KEY};
@@ -84,6 +86,7 @@ static sy_status remux_movie(sy_context *ctx, const char *movie, const char *mp4
     sy_video_transcode_options_init(&to);
     to.container = SY_FOURCC('i', 's', 'o', 'm');
     to.copy_video = 1;
+    to.aac_audio = 1;
     to.metadata = &plan; /* timed-metadata tracks (the still-image time) are never copied */
     return sy_video_transcode(ctx, movie, mp4, &to, &rep->movie, err);
 }

@@ -12,15 +12,23 @@
  * ffmpeg's own / PSNR): B4 LA15 (ffmpeg's default) 303 MB 47.58 dB, B3 LA10
  * 268 MB 47.52 dB, B4 LA8 261 MB 47.27 dB, B4 LA5 245 MB 46.57 dB, B0 LA1
  * 177 MB 45.68 dB, CPU within the noise. Half of ffmpeg's peak would cost
- * 1-2 dB, so the defaults stay. Sound is copied sample for sample from
- * each cell that plays with it, on its own track placed by an empty edit at
- * the cell's turn, outside any alternate group, so players play the tracks
- * one after another. */
+ * 1-2 dB, so the defaults stay.
+ *
+ * Sound (the modes that have it: relay, each cell's while it plays; focus,
+ * the hero's; together none — every cell at once would be noise, and SPEC C1
+ * promises sound with relay only). The Live tier (.mov) copies it sample for
+ * sample from each cell, on its own track placed by an empty edit at the
+ * cell's turn, outside any alternate group, so Apple's players play the
+ * tracks one after another. The video tier (.mp4) has ONE AAC-LC track
+ * (audio/sy_audio.h): each cell's sound (LPCM or AAC) decoded and encoded in
+ * turn, cut at the end of the cell's turn, silence elsewhere — Android and
+ * browsers play only one audio track of an MP4, and not LPCM. */
 #include <math.h>
 #include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "audio/sy_audio.h"
 #include "base/sy_fourcc.h"
 #include "live/sy_live_movie.h"
 #include "motion/sy_motion_internal.h"
@@ -45,9 +53,11 @@ typedef struct movie {
     int playing[SY_MOTION_MAX_CELLS], finished[SY_MOTION_MAX_CELLS];
     sound sounds[SY_MOTION_MAX_CELLS];
     uint32_t sound_count;
+    sy__audio_sequence *aac;   /* the video tier's one sound track, NULL = none */
 } movie;
 
 static sy_status pump_sound(movie *m, double until_seconds, sy_error *err) {
+    if (m->aac) return sy__audio_sequence_pump(m->aac, until_seconds, err);
     for (uint32_t s = 0; s < m->sound_count; s++) {
         double local = until_seconds - m->sounds[s].start;
         if (local <= 0) continue;
@@ -63,6 +73,22 @@ static sy_status on_packet(void *user, const sy_video_packet *p, sy_error *err) 
                                             (int32_t)(p->pts - p->dts), (int)p->keyframe, err);
     if (st != SY_OK) return st;
     return pump_sound(m, (double)(p->pts + m->frame_duration) / MEDIA_TIMESCALE + SY__AUDIO_LEAD_SECONDS, err);
+}
+
+/* The video tier: the sounding cells' turns, in layout order, on one AAC track. */
+static sy_status add_aac_sound(movie *m, double total_seconds, sy_error *err) {
+    sy__motion_job *job = m->job;
+    sy__audio_segment segments[SY_MOTION_MAX_CELLS];
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < job->live_count; k++) {
+        uint32_t cell = job->order[k];
+        int plays = job->o->mode == SY_MOTION_RELAY || (job->o->mode == SY_MOTION_FOCUS && (int32_t)cell == job->hero);
+        if (!plays || !job->cells[cell].has_audio) continue;
+        double start = job->start[cell];
+        segments[n++] = (sy__audio_segment){job->cells[cell].movie, NULL, -1, start, start + job->cells[cell].duration};
+    }
+    if (n == 0) return SY_OK;
+    return sy__audio_sequence_add(job->ctx, m->writer, segments, n, total_seconds, &m->aac, err);
 }
 
 static sy_status add_sound(movie *m, uint32_t cell, sy_error *err) {
@@ -406,9 +432,11 @@ sy_status sy__motion_write_movie(sy__motion_job *job, const char *movie_path, co
         vt.primaries = vt.transfer = vt.matrix_coefficients = 1;
         st = sy_mov_writer_add_video(m.writer, &vt, &m.video_id, err);
     }
-    if (o->mode == SY_MOTION_RELAY)
+    double movie_seconds = (double)job->frames * m.frame_duration / MEDIA_TIMESCALE;
+    if (!qt && o->mode != SY_MOTION_TOGETHER && st == SY_OK) st = add_aac_sound(&m, movie_seconds, err);
+    if (qt && o->mode == SY_MOTION_RELAY)
         for (uint32_t n = 0; n < job->live_count && st == SY_OK; n++) st = add_sound(&m, job->order[n], err);
-    if (o->mode == SY_MOTION_FOCUS && st == SY_OK) st = add_sound(&m, (uint32_t)job->hero, err);
+    if (qt && o->mode == SY_MOTION_FOCUS && st == SY_OK) st = add_sound(&m, (uint32_t)job->hero, err);
     sy__live_movie_plan plan;
     if (qt) sy__live_movie_plan_init(&plan, content_identifier, (int32_t)job->key_frame);
     if (st == SY_OK && qt)
@@ -417,6 +445,7 @@ sy_status sy__motion_write_movie(sy__motion_job *job, const char *movie_path, co
     if (st == SY_OK) st = encode_frames(&m, enc, err);
     if (st == SY_OK) st = sy_video_encoder_flush(enc, err);
     if (st == SY_OK) st = pump_sound(&m, 1e300, err);
+    if (st == SY_OK && m.aac) st = sy__audio_sequence_finish(m.aac, err);
     double key_seconds = (double)job->key_frame * m.frame_duration / MEDIA_TIMESCALE;
     if (st == SY_OK && qt) st = sy__movie_add_marker(m.writer, m.video_id, &plan.marker, m.movie_timescale, key_seconds, err);
     if (st == SY_OK) st = sy_mov_writer_finish(m.writer, err);
@@ -427,7 +456,17 @@ sy_status sy__motion_write_movie(sy__motion_job *job, const char *movie_path, co
         rep->still_frame = job->key_frame;
         rep->still_time = key_seconds;
         for (uint32_t s = 0; s < m.sound_count; s++) rep->audio_tracks += m.sounds[s].track.out_id != 0;
+        if (m.aac) {
+            rep->audio_tracks = 1;
+            rep->audio_codec = SY_FOURCC('m', 'p', '4', 'a');
+            rep->audio_bitrate = sy__audio_sequence_bitrate(m.aac);
+            rep->audio_rate = sy__audio_sequence_rate(m.aac);
+            rep->audio_channels = sy__audio_sequence_channels(m.aac);
+        } else if (m.sound_count) {
+            rep->audio_codec = m.sounds[0].track.codec;
+        }
     }
+    sy__audio_sequence_free(m.aac);
     for (uint32_t c = 0; c < job->count; c++) sy__motion_player_close(&m.players[c]);
     sy_mov_writer_destroy(m.writer); /* removes the temporary file unless finished */
     for (uint32_t s = 0; s < m.sound_count; s++) {

@@ -52,6 +52,36 @@ sy_status sy__copied_track_add(sy_mov_writer *w, sy_mov *mov, uint32_t track, ui
     return st == SY_OK ? copy_edit(w, out, movie_timescale, err) : st;
 }
 
+sy_status sy__copied_track_add_as_aac(sy_context *ctx, sy_mov_writer *w, sy_mov *mov, uint32_t track, const char *label,
+                                      sy__copied_track *out, sy_error *err) {
+    memset(out, 0, sizeof *out);
+    const sy_mov_track_info *ti = sy_mov_track(mov, track);
+    if (!ti) return sy__fail(err, SY_E_USAGE, "copied track: no source track %u", track);
+    out->mov = mov;
+    out->track = track;
+    out->codec = SY_FOURCC('m', 'p', '4', 'a');
+    sy__audio_segment whole = {.movie = label, .mov = mov, .track = (int32_t)track};
+    sy_status st = sy__audio_sequence_add(ctx, w, &whole, 1, 0, &out->aac, err);
+    if (st == SY_OK && !out->aac) st = sy__fail(err, SY_E_UNSUPPORTED, "%s: its sound cannot be decoded", label);
+    if (st == SY_OK) {
+        out->out_id = sy__audio_sequence_track_id(out->aac);
+        out->timescale = sy__audio_sequence_rate(out->aac);
+    }
+    return st;
+}
+
+int sy__copied_track_should_encode(const sy_mov *mov, uint32_t track, int aac_audio) {
+    const sy_mov_track_info *ti = sy_mov_track(mov, track);
+    return aac_audio && ti && ti->codec != SY_FOURCC('m', 'p', '4', 'a') && sy__audio_source_supported(mov, track);
+}
+
+sy_status sy__copied_track_end(sy__copied_track *t, sy_error *err) {
+    if (!t->aac) return SY_OK;
+    sy_status st = sy__audio_sequence_finish(t->aac, err);
+    t->next = sy__audio_sequence_packets(t->aac);
+    return st;
+}
+
 static sy_status grow(sy_context *ctx, sy__copied_track *t, size_t need, sy_error *err) {
     if (need <= t->cap) return SY_OK;
     size_t cap = need < 4096 ? 4096 : need;
@@ -66,6 +96,7 @@ static sy_status grow(sy_context *ctx, sy__copied_track *t, size_t need, sy_erro
 sy_status sy__copied_track_pump(sy_context *ctx, sy_mov_writer *w, sy__copied_track *t, double until_seconds,
                                 sy_error *err) {
     if (!t->out_id) return SY_OK;
+    if (t->aac) return sy__audio_sequence_pump(t->aac, until_seconds, err);
     while (t->next < t->count) {
         sy_mov_sample_info s;
         sy_status st = sy_mov_sample(t->mov, t->track, t->next, &s, err);
@@ -91,6 +122,8 @@ double sy__copied_track_seconds(const sy__copied_track *t, int64_t media_ticks) 
 }
 
 void sy__copied_track_free(sy_context *ctx, sy__copied_track *t) {
+    sy__audio_sequence_free(t->aac);
+    t->aac = NULL;
     sy__free(ctx, t->buffer);
     t->buffer = NULL;
     t->cap = 0;

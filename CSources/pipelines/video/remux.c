@@ -79,7 +79,10 @@ static sy_status copy_movie(sy_context *ctx, sy_mov *mov, const char *input, con
     if (st == SY_OK && o->copy_metadata)
         st = sy__movie_copy_track_meta(*writer, mov, v, video->out_id, &k->track_meta, err);
     int32_t a = o->copy_audio ? sy__movie_first_audio(mov) : -1;
-    if (st == SY_OK && a >= 0) st = sy__copied_track_add(*writer, mov, (uint32_t)a, movie_timescale, audio, err);
+    if (st == SY_OK && a >= 0 && sy__copied_track_should_encode(mov, (uint32_t)a, o->aac_audio))
+        st = sy__copied_track_add_as_aac(ctx, *writer, mov, (uint32_t)a, input, audio, err);
+    else if (st == SY_OK && a >= 0)
+        st = sy__copied_track_add(*writer, mov, (uint32_t)a, movie_timescale, audio, err);
     sy__movie_written wr = written(k);
     if (st == SY_OK) st = sy__movie_timed_add(ctx, *writer, mov, &wr, o->metadata, movie_timescale, &k->timed, err);
     if (st == SY_OK) st = sy__movie_write_metadata(*writer, mov, o->copy_metadata, o->metadata, &k->items, err);
@@ -97,6 +100,7 @@ static sy_status copy_movie(sy_context *ctx, sy_mov *mov, const char *input, con
         sy__progress(ctx, "frames", video->next, video->count);
     }
     if (st == SY_OK) st = sy__copied_track_pump(ctx, *writer, audio, 1e300, err);
+    if (st == SY_OK) st = sy__copied_track_end(audio, err);
     if (st == SY_OK) st = sy__movie_timed_pump(ctx, *writer, &k->timed, 1e300, err);
     double marker_seconds = -1;
     const sy_video_frame_marker *marker = o->metadata ? o->metadata->marker : NULL;

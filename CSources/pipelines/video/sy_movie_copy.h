@@ -17,6 +17,7 @@
 
 #include "base/sy_internal.h"
 #include "sy_mov.h"
+#include "audio/sy_audio.h"
 #include "mov/sy_mov_writer.h"
 #include "sy_video.h"
 
@@ -35,6 +36,7 @@ typedef struct sy__copied_track {
     int64_t media_time;     /* ... then the media from here (media timescale) */
     uint8_t *buffer;
     size_t cap;
+    sy__audio_sequence *aac; /* LPCM sound encoded as AAC instead of copied (sy__copied_track_add_as_aac) */
 } sy__copied_track;
 
 /* The first audio track with samples, -1 when there is none. */
@@ -45,6 +47,21 @@ int32_t sy__movie_first_audio(const sy_mov *mov);
  * delay), converted to `movie_timescale`. */
 sy_status sy__copied_track_add(sy_mov_writer *w, sy_mov *mov, uint32_t track, uint32_t movie_timescale,
                                sy__copied_track *out, sy_error *err);
+
+/* Adds sound track `track` of `mov` to `w` encoded as AAC-LC (sy_audio.h:
+ * the whole sound from movie time 0, its empty edit as silence, in sync with
+ * a copied video track), for an .mp4 that must play where LPCM does not
+ * (Android). Pump and end as a copied track; codec reads 'mp4a'. */
+sy_status sy__copied_track_add_as_aac(sy_context *ctx, sy_mov_writer *w, sy_mov *mov, uint32_t track, const char *label,
+                                      sy__copied_track *out, sy_error *err);
+
+/* Does `o` want this sound encoded as AAC: aac_audio asked, the track not
+ * AAC already, and a sound sy__audio_source reads. */
+int sy__copied_track_should_encode(const sy_mov *mov, uint32_t track, int aac_audio);
+
+/* After the last pump: an encoded track drains its encoder and sets its
+ * edit (t->next = the access units written); a copied one has nothing to do. */
+sy_status sy__copied_track_end(sy__copied_track *t, sy_error *err);
 
 /* Copies the samples whose decode time (seconds from the track's first) is
  * at most `until_seconds`, byte for byte with their durations, composition

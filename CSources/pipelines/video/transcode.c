@@ -247,7 +247,11 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
     }
     if (st == SY_OK && o->copy_metadata)
         st = sy__movie_copy_track_meta(j->writer, j->source, (int32_t)vi->track, j->video_id, &j->track_meta, err);
-    if (st == SY_OK && j->audio_track >= 0 && o->copy_audio)
+    if (st == SY_OK && j->audio_track >= 0 && o->copy_audio &&
+        sy__copied_track_should_encode(j->source, (uint32_t)j->audio_track, o->aac_audio))
+        st = sy__copied_track_add_as_aac(j->ctx, j->writer, j->source, (uint32_t)j->audio_track, j->input, &j->audio,
+                                         err);
+    else if (st == SY_OK && j->audio_track >= 0 && o->copy_audio)
         st = sy__copied_track_add(j->writer, j->source, (uint32_t)j->audio_track, movie_timescale, &j->audio, err);
     sy__movie_written wr = {(int32_t)vi->track, j->audio.out_id ? j->audio_track : -1, j->video_id, j->audio.out_id};
     if (st == SY_OK)
@@ -296,6 +300,7 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
         st = sy_mov_writer_set_edit(j->writer, j->video_id, 0, j->min_pts - j->first_dts, err);
     if (st == SY_OK) st = sy_mov_writer_set_presentation_end(j->writer, j->video_id, end_pts - j->first_dts, err);
     if (st == SY_OK) st = sy__copied_track_pump(j->ctx, j->writer, &j->audio, 1e300, err);
+    if (st == SY_OK) st = sy__copied_track_end(&j->audio, err);
     if (st == SY_OK) st = sy__movie_timed_pump(j->ctx, j->writer, &j->timed, 1e300, err);
     double marker_seconds = -1;
     if (st == SY_OK && marker) {

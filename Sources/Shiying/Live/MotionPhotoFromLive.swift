@@ -28,7 +28,8 @@ extension MotionPhoto {
         public var frames: Int
         /// The embedded movie's duration in seconds.
         public var durationSeconds: Double
-        /// The audio sample entry type ("mp4a", …); nil without audio.
+        /// The embedded movie's audio sample entry: "mp4a" (AAC copied, or LPCM encoded as AAC-LC — Android does
+        /// not play LPCM in MP4); nil without audio.
         public var audioCodec: String?
         /// The C engine's accounting-allocator peak over the job, in bytes.
         public var enginePeakBytes: UInt64
