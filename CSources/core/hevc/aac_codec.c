@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hevc/sy_aac.h"
+#include "hevc/sy_avcodec.h"
 
 /* libavcodec's heap behind one codec, measured with mallinfo2 (FFmpeg 5.1,
  * 48 kHz, 96 kb/s a channel): the encoder's peak over one second 1.20 MB
@@ -90,6 +91,7 @@ sy_status sy__aac_encoder_open(sy_context *ctx, uint32_t sample_rate, uint32_t c
          * clip's room sound) by made-up noise; without it the iPhone 15 Plus
          * corpus clip decodes at 20.3 dB SNR instead of 19.6 at 96 kb/s. */
         int r = av_opt_set_int(e->av->priv_data, "aac_pns", 0, 0);
+        sy__avcodec_install_logging();
         if (r >= 0) r = avcodec_open2(e->av, codec, NULL);
         if (r < 0) st = av_fail(err, r, "opening the encoder");
     }
@@ -197,6 +199,7 @@ sy_status sy__aac_decoder_open(sy_context *ctx, const uint8_t *config, size_t co
         memcpy(d->av->extradata, config, config_len);
         d->av->extradata_size = (int)config_len;
         d->av->request_sample_fmt = AV_SAMPLE_FMT_FLTP;
+        sy__avcodec_install_logging();
         int r = avcodec_open2(d->av, codec, NULL);
         if (r < 0) st = av_fail(err, r, "opening the decoder");
     }

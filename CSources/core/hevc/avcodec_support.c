@@ -71,10 +71,14 @@ static void log_callback(void *avcl, int level, const char *fmt, va_list vl) {
         while (n && (d->message[n - 1] == '\n' || d->message[n - 1] == ' ')) d->message[--n] = 0;
     }
     pthread_mutex_unlock(&registry_lock);
-    if (!d) av_log_default_callback(avcl, level, fmt, vl);
+    /* other contexts (the AAC coder): warnings and errors only — the AAC
+     * encoder reports its average quantiser at every close at info level */
+    if (!d && level <= AV_LOG_WARNING) av_log_default_callback(avcl, level, fmt, vl);
 }
 
 static void install_log_callback(void) { av_log_set_callback(log_callback); }
+
+void sy__avcodec_install_logging(void) { pthread_once(&log_once, install_log_callback); }
 
 static void registry_add(sy__avdec *d) {
     pthread_mutex_lock(&registry_lock);
@@ -221,7 +225,7 @@ static sy_status open_decoder(sy_context *ctx, sy__avcodec_id codec, const uint8
     d->threads = threads < 1 ? 1 : threads > MAX_THREADS ? MAX_THREADS : threads;
     d->engine_pictures = engine_pictures && d->threads == 1;
     if (label) snprintf(d->label, sizeof d->label, "%s", label);
-    pthread_once(&log_once, install_log_callback);
+    sy__avcodec_install_logging();
     registry_add(d); /* before open: libavcodec logs while it reads the extradata */
     d->av = avcodec_alloc_context3(c);
     d->packet = av_packet_alloc();

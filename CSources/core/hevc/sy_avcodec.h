@@ -70,6 +70,10 @@ sy_status sy__avdec_receive_stream(sy__avdec *d, const sy__vstream_params *p, sy
 
 void sy__avdec_close(sy__avdec *d);
 
+/* Routes libavcodec's log through the engine once per process: a decoder's
+ * errors become its status, other contexts print warnings and errors only. */
+void sy__avcodec_install_logging(void);
+
 /* Bytes of one picture's samples at a size, chroma format (0..3) and depth. */
 size_t sy__avcodec_picture_bytes(uint32_t width, uint32_t height, unsigned chroma, unsigned bit_depth);
 
