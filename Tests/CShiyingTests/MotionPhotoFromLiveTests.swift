@@ -11,6 +11,8 @@ import Foundation
 import Testing
 
 private enum FromLiveFixtures {
+    static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/corpus/real").path
     static func pair(_ name: String, heic: Bool = false, seed: UInt64 = 41) throws -> (still: String, movie: String) {
         let dir = try MotionPhotoFixtures.fresh("fromlive-" + name)
         let still = dir + (heic ? "/IMG.HEIC" : "/IMG.JPG"), movie = dir + "/IMG.MOV"
@@ -146,8 +148,38 @@ struct MotionPhotoFromLiveTests {
         #expect(try motionVideoSamples(ctx, out) == samples)
         let a = try liveDecodeStill(ctx, out), b = try liveDecodeStill(ctx, pair.still)
         #expect(a.width == b.width && a.height == b.height && a.pixels == b.pixels)
-        // no XMP in the HEIC form: Motion Photo -> Live falls back to the middle frame, the sample's key frame
+        // the sample still has no XMP item to carry the Motion Photo XMP: Motion Photo -> Live falls back to the
+        // middle frame, the sample's key frame
+        #expect(r.xmp_written == 0)
         try FromLiveFixtures.roundTrip(ctx, out, samples: samples, stillTime: nil)
+    }
+
+    @Test("the real iPhone pair -> HEIC Motion Photo: its XMP item says the timestamp and directory; round-trips",
+          .enabled(if: FileManager.default.fileExists(atPath: FromLiveFixtures.corpus + "/iphone15plus_IMG_3853.HEIC"),
+                   "../shared/corpus/real is not present"))
+    func heicXMPFromIPhone() throws {
+        let ctx = try Context()
+        let still = FromLiveFixtures.corpus + "/iphone15plus_IMG_3853.HEIC"
+        let movie = FromLiveFixtures.corpus + "/iphone15plus_IMG_3853.MOV"
+        let out = try MotionPhotoFixtures.fresh("mp-heic-iphone") + "/MP.heic"
+        let (st, r, msg) = FromLiveFixtures.convert(ctx, still, movie, out)
+        try #require(st == SY_OK, "\(msg)")
+        #expect(r.xmp_written == 1 && r.still_reencoded == 0 && r.presentation_us > 0)
+        let tags = lines(try ExternalTools.check("exiftool", ["-s3", "-XMP-GCamera:MotionPhoto",
+                                                              "-XMP-GCamera:MotionPhotoPresentationTimestampUs", out]))
+        #expect(tags == ["1", "\(r.presentation_us)"], "\(tags)")
+        #expect(try directory(out, "Semantic") == ["Primary", "MotionPhoto"])
+        #expect(try directory(out, "Mime") == ["image/heic", "video/mp4"])
+        #expect(try directory(out, "Length").last == "\(r.movie_length)")
+        let info = motionProbe(ctx, out) // the mpvd box and the XMP agree
+        #expect(info.info.located_by == fourcc("mpvd") && info.info.movie_offset == r.movie_offset)
+        #expect(info.info.presentation_us == r.presentation_us)
+        let attributes = try FileManager.default.attributesOfItem(atPath: out)
+        #expect((attributes[.size] as? NSNumber)?.uint64Value == r.movie_offset + r.movie_length)
+        let a = try liveDecodeStill(ctx, out), b = try liveDecodeStill(ctx, still)
+        #expect(a.width == b.width && a.height == b.height && a.pixels == b.pixels)
+        try FromLiveFixtures.roundTrip(ctx, out, samples: try motionVideoSamples(ctx, movie),
+                                       stillTime: Double(r.presentation_us) / 1e6)
     }
 
     @Test("a HEIC still into a .jpg is re-encoded only when asked; otherwise refused and nothing written")

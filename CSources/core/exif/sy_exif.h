@@ -70,7 +70,8 @@ sy_status sy__exif_with_makernote(sy_context *ctx, const sy__tiff *t, const uint
 size_t sy__xmp_strip_motion_photo(uint8_t *xmp, size_t len, int *removed);
 
 /* A copy of the XMP packet `old` (NULL = none: a fresh packet) saying a
- * Motion Photo video of `movie_len` bytes ends the file, its still frame at
+ * Motion Photo video of `movie_len` bytes ends the file (the primary image
+ * of type `primary_mime`, "image/jpeg" or "image/heic"), its still frame at
  * `presentation_us` (-1 = unspecified): the old Motion Photo claims removed,
  * Camera:MotionPhoto / MotionPhotoVersion / MotionPhotoPresentationTimestampUs
  * added, and the Container:Directory the packet has (an Ultra HDR gain map's)
@@ -78,9 +79,9 @@ size_t sy__xmp_strip_motion_photo(uint8_t *xmp, size_t len, int *removed);
  * a GainMap item of `trailing_len` bytes (0 = none) and the movie.
  * *out is engine-allocated (sy__free). SY_E_UNSUPPORTED for a packet without
  * rdf:RDF or with a directory that has no rdf:Seq. */
-sy_status sy__xmp_with_motion_photo(sy_context *ctx, const uint8_t *old, size_t old_len, int64_t presentation_us,
-                                    uint64_t trailing_len, uint64_t movie_len, uint8_t **out, size_t *out_len,
-                                    sy_error *err);
+sy_status sy__xmp_with_motion_photo(sy_context *ctx, const uint8_t *old, size_t old_len, const char *primary_mime,
+                                    int64_t presentation_us, uint64_t trailing_len, uint64_t movie_len, uint8_t **out,
+                                    size_t *out_len, sy_error *err);
 
 /* What an XMP packet says about a Motion Photo's appended video (Google's
  * Motion Photo format 1.0, Samsung's use of it, and the older MicroVideo

@@ -34,9 +34,9 @@ static int insert(uint8_t *p, size_t *len, size_t cap, size_t at, const char *te
     return 1;
 }
 
-sy_status sy__xmp_with_motion_photo(sy_context *ctx, const uint8_t *old, size_t old_len, int64_t presentation_us,
-                                    uint64_t trailing_len, uint64_t movie_len, uint8_t **out, size_t *out_len,
-                                    sy_error *err) {
+sy_status sy__xmp_with_motion_photo(sy_context *ctx, const uint8_t *old, size_t old_len, const char *primary_mime,
+                                    int64_t presentation_us, uint64_t trailing_len, uint64_t movie_len, uint8_t **out,
+                                    size_t *out_len, sy_error *err) {
     *out = NULL, *out_len = 0;
     if (!old || !old_len) old = (const uint8_t *)EMPTY_PACKET, old_len = sizeof EMPTY_PACKET - 1;
     size_t cap = old_len + 2048;
@@ -77,8 +77,8 @@ sy_status sy__xmp_with_motion_photo(sy_context *ctx, const uint8_t *old, size_t 
                      presentation_us);
     if (!dir) {
         n += snprintf(text + n, sizeof text - (size_t)n, "><Container:Directory><rdf:Seq>"
-                      "<rdf:li rdf:parseType=\"Resource\"><Container:Item Item:Mime=\"image/jpeg\" "
-                      "Item:Semantic=\"Primary\" Item:Length=\"0\" Item:Padding=\"0\"/></rdf:li>");
+                      "<rdf:li rdf:parseType=\"Resource\"><Container:Item Item:Mime=\"%s\" "
+                      "Item:Semantic=\"Primary\" Item:Length=\"0\" Item:Padding=\"0\"/></rdf:li>", primary_mime);
         if (trailing_len) {
             snprintf(li, sizeof li, ITEM_LI, "Container", "Item", "image/jpeg", "Item", "GainMap", "Item",
                      trailing_len, "Item");

@@ -13,6 +13,7 @@
 #include "base/sy_fourcc.h"
 #include "bmff/sy_bmff_file.h"
 #include "exif/sy_exif.h"
+#include "heif/sy_heif_metadata.h"
 #include "mov/sy_motion_photo.h"
 
 #define FCC SY_FOURCC
@@ -205,6 +206,24 @@ static sy_status locate_heic(int fd, const char *path, uint64_t file_size, sy_mo
     return SY_OK;
 }
 
+/* A HEIC Motion Photo's timestamp and version from its primary's XMP item,
+ * when it says it is one (Camera:MotionPhoto = 1). The movie is found by the
+ * `mpvd` box either way; an unreadable XMP only leaves them unset. */
+static void heic_timestamp(sy_context *ctx, const char *path, sy_motion_photo_info *found) {
+    sy__metadata md;
+    sy_error ignored;
+    if (sy__heif_metadata_read(ctx, path, &md, &ignored) != SY_OK) return;
+    if (md.xmp) {
+        sy__xmp_motion_photo x;
+        sy__xmp_motion_photo_read(md.xmp, md.xmp_len, &x);
+        if (x.motion_photo) {
+            found->presentation_us = x.presentation_us >= 0 ? x.presentation_us : -1;
+            found->version = x.version;
+        }
+    }
+    sy__metadata_free(ctx, &md);
+}
+
 sy_status sy__motion_photo_locate(sy_context *ctx, int fd, const char *path, uint64_t file_size,
                                   sy_motion_photo_info *out, sy_error *err) {
     memset(out, 0, sizeof *out);
@@ -220,6 +239,7 @@ sy_status sy__motion_photo_locate(sy_context *ctx, int fd, const char *path, uin
         st = locate_jpeg(ctx, fd, path, file_size, &found, err);
     else if (be32(head + 4) == FCC('f', 't', 'y', 'p') && heif_brand(be32(head + 8)))
         st = locate_heic(fd, path, file_size, &found, err);
+    if (st == SY_OK && found.container == FCC('h', 'e', 'i', 'c')) heic_timestamp(ctx, path, &found);
     if (st == SY_OK) *out = found;
     return st;
 }

@@ -190,11 +190,13 @@ void sy_motion_photo_options_init(sy_motion_photo_options *opts);
 
 typedef struct sy_motion_photo_report {
     uint32_t container;           /* 'jpeg' or 'heic': the output's form */
-    int64_t presentation_us;      /* MotionPhotoPresentationTimestampUs written: the Live still-image time;
-                                     -1 when the movie has none */
+    int64_t presentation_us;      /* MotionPhotoPresentationTimestampUs: the Live still-image time (in the file
+                                     when xmp_written); -1 when the movie has none */
     uint64_t movie_offset, movie_length; /* the embedded MP4 inside the output */
     int still_reencoded;          /* 0 = the still's bytes kept (only its identifier entry blanked) */
     int identifier_removed;       /* 1 = the still carried an Apple content identifier, left out */
+    int xmp_written;              /* 1 = the Motion Photo XMP (timestamp, directory) is in the file: always for
+                                     JPEG; HEIC when its still has an XMP item (an iPhone's does) */
     uint32_t still_width, still_height;
     sy_hdr_outcome still_hdr;     /* a re-encoded still's gain map (NOT_HDR when the bytes were kept: a map
                                      in them is kept as it was) */
@@ -208,7 +210,8 @@ typedef struct sy_motion_photo_report {
  *  MotionPhotoVersion = 1, MotionPhotoPresentationTimestampUs = the Live
  *  still-image time, Container:Directory (Primary, an MPF gain map's item,
  *  MotionPhoto video/mp4 with its Length) and the MP4 appended; HEIC: the MP4
- *  as a top-level `mpvd` box after the still (Samsung's form; no XMP added).
+ *  as a top-level `mpvd` box after the still (Samsung's form), the still's XMP
+ *  item (when it has one) repointed at a copy with the same Motion Photo XMP.
  *  The still keeps its bytes, its content identifier removed; a still in the
  *  other format only with reencode_still. Read back with
  *  sy_motion_photo_probe before it is reported. SY_E_INVALID_INPUT when the

@@ -16,6 +16,9 @@
 #include "base/sy_input.h"
 #include "base/sy_internal.h"
 #include "base/sy_output.h"
+#include "exif/sy_exif.h"
+#include "heif/sy_heif_metadata.h"
+#include "heif/sy_heif_metadata_swap.h"
 #include "live/sy_live_motion.h"
 #include "live/sy_live_movie.h"
 #include "live/sy_live_still_job.h"
@@ -91,9 +94,44 @@ static sy_status remux_movie(sy_context *ctx, const char *movie, const char *mp4
     return sy_video_transcode(ctx, movie, mp4, &to, &rep->movie, err);
 }
 
-/* HEIC: the still's boxes, then `mpvd` holding the MP4. */
-static sy_status write_heic(const char *still, const char *mp4, const char *output, sy__output *out,
-                            uint64_t *movie_offset, sy_error *err) {
+/* The still's XMP item with the Motion Photo properties added (Camera:
+ * MotionPhoto, the presentation timestamp, a Container:Directory whose
+ * MotionPhoto item is the MP4 — the file's last bytes, as readers of the
+ * directory expect, inside the `mpvd` box readers of Samsung's form look
+ * for), written by repointing that item (sy__heif_copy_with_metadata).
+ * *wrote = 0 and nothing written when the still has no XMP item or cannot
+ * be patched so: the caller copies it as it is (no timestamp). */
+static sy_status heic_with_xmp(sy_context *ctx, const char *still, uint64_t still_len, int64_t presentation_us,
+                               uint64_t movie_len, const char *output, FILE *out, int *wrote, sy_error *err) {
+    *wrote = 0;
+    sy__metadata md;
+    sy_status st = sy__heif_metadata_read(ctx, still, &md, err);
+    if (st != SY_OK) return st;
+    uint8_t *xmp = NULL;
+    size_t xmp_len = 0;
+    sy_error why = {0};
+    if (md.xmp && sy__xmp_with_motion_photo(ctx, md.xmp, md.xmp_len, "image/heic", presentation_us, 0, movie_len, &xmp,
+                                            &xmp_len, &why) == SY_OK) {
+        long at = ftell(out);
+        st = sy__heif_copy_with_metadata(ctx, still, still_len, NULL, 0, xmp, xmp_len, out, output, &why);
+        if (st == SY_OK) {
+            *wrote = 1;
+        } else if (st == SY_E_UNSUPPORTED && at >= 0 && fseek(out, at, SEEK_SET) == 0) {
+            st = SY_OK; /* nothing patched: start over with the plain copy */
+        } else if (err) {
+            *err = why;
+        }
+    }
+    sy__free(ctx, xmp);
+    sy__metadata_free(ctx, &md);
+    return st;
+}
+
+/* HEIC: the still's boxes (its XMP item carrying the Motion Photo properties
+ * where it has one), then `mpvd` holding the MP4. */
+static sy_status write_heic(sy_context *ctx, const char *still, const char *mp4, int64_t presentation_us,
+                            const char *output, sy__output *out, uint64_t *movie_offset, int *xmp_written,
+                            sy_error *err) {
     FILE *f[2] = {NULL, NULL};
     const char *paths[2] = {still, mp4};
     uint64_t len[2];
@@ -105,7 +143,11 @@ static sy_status write_heic(const char *still, const char *mp4, const char *outp
             fseeko(f[i], 0, SEEK_SET);
         }
     uint8_t buf[1 << 16];
-    for (int i = 0; i < 2 && st == SY_OK; i++) {
+    *xmp_written = 0;
+    if (st == SY_OK)
+        st = heic_with_xmp(ctx, still, len[0], presentation_us, len[1], output, out->file, xmp_written, err);
+    if (st == SY_OK && *xmp_written) len[0] = (uint64_t)ftello(out->file); /* the still as written */
+    for (int i = *xmp_written ? 1 : 0; i < 2 && st == SY_OK; i++) {
         if (i == 1) { /* a 64-bit box size when the movie needs one */
             uint64_t size = len[1] + 8;
             uint8_t h[16];
@@ -148,10 +190,13 @@ static sy_status convert(sy_context *ctx, const char *still, const char *movie, 
     if (want == SY_FOURCC('j', 'p', 'e', 'g')) {
         st = sy__motion_photo_jpeg_write(ctx, side_still, side_movie, rep->presentation_us, output,
                                          &rep->movie_offset, err);
+        rep->xmp_written = st == SY_OK;
     } else {
         sy__output out = {0};
         st = sy__output_open(ctx, output, &out, err);
-        if (st == SY_OK) st = write_heic(side_still, side_movie, output, &out, &rep->movie_offset, err);
+        if (st == SY_OK)
+            st = write_heic(ctx, side_still, side_movie, rep->presentation_us, output, &out, &rep->movie_offset,
+                            &rep->xmp_written, err);
         if (st == SY_OK) st = sy__output_commit(&out, err);
         else if (out.file) sy__output_abort(&out);
     }

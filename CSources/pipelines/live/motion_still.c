@@ -252,7 +252,8 @@ sy_status sy__motion_photo_jpeg_write(sy_context *ctx, const char *still, const 
             const segment *g = &s->seg[s->xmp];
             old = s->p + g->at + 4 + sizeof XMP_PREFIX, old_len = g->len - 4 - sizeof XMP_PREFIX;
         }
-        st = sy__xmp_with_motion_photo(ctx, old, old_len, presentation_us, trailing, movie_len, &xmp, &xmp_len, err);
+        st = sy__xmp_with_motion_photo(ctx, old, old_len, "image/jpeg", presentation_us, trailing, movie_len, &xmp,
+                                       &xmp_len, err);
     }
     if (st == SY_OK && 2 + sizeof XMP_PREFIX + xmp_len > 0xFFFF)
         st = sy__fail(err, SY_E_UNSUPPORTED, "%s: the XMP with the Motion Photo does not fit one JPEG segment", still);

@@ -12,8 +12,13 @@ extension MotionPhoto {
         public var movieOffset: UInt64
         /// Length of the embedded MP4 in bytes.
         public var movieLength: UInt64
-        /// `MotionPhotoPresentationTimestampUs` written (the Live still-image time); nil when the movie had none.
+        /// `MotionPhotoPresentationTimestampUs` written (the Live still-image time); nil when the movie had none
+        /// or no Motion Photo XMP was written (`motionPhotoXMP`).
         public var presentationUs: Int64?
+        /// True when the file carries the Motion Photo XMP (`Camera:MotionPhoto`, the timestamp, a
+        /// `Container:Directory`): always for JPEG; for HEIC when the still has an XMP item (an iPhone's does),
+        /// repointed at a copy that says it — otherwise only the `mpvd` box tells (Samsung's form).
+        public var motionPhotoXMP: Bool
         /// False: the still's own bytes (only its identifier removed); true: re-encoded into the other format.
         public var stillReencoded: Bool
         /// True when the still carried an Apple content identifier, now left out.
@@ -81,7 +86,8 @@ extension MotionPhoto {
         meter?.finish()
         return FromLiveReport(
             output: output, container: fourCC(r.container), movieOffset: r.movie_offset, movieLength: r.movie_length,
-            presentationUs: r.presentation_us >= 0 ? r.presentation_us : nil, stillReencoded: r.still_reencoded != 0,
+            presentationUs: r.presentation_us >= 0 && r.xmp_written != 0 ? r.presentation_us : nil,
+            motionPhotoXMP: r.xmp_written != 0, stillReencoded: r.still_reencoded != 0,
             identifierRemoved: r.identifier_removed != 0, stillWidth: Int(r.still_width),
             stillHeight: Int(r.still_height),
             hdr: r.still_hdr == SY_HDR_KEPT ? "kept" : r.still_hdr == SY_HDR_DROPPED_WITH_CONSENT ? "dropped-with-consent" : "none",
