@@ -105,6 +105,12 @@ const char *sy__jpeg_find_xmp(const uint8_t *data, size_t len, size_t *xmp_len);
 /* The ISO 21496-1 APP2 payload (after its URN) of a JPEG in memory, or NULL. */
 const uint8_t *sy__jpeg_find_iso21496(const uint8_t *data, size_t len, size_t *iso_len);
 
+/* ---- gains, gainmap_math.c ---- */
+
+/* The channel-0 code whose sy_gainmap_log2_gain is nearest `log2_gain`
+ * (clamped to what the metadata can express). */
+uint8_t sy__gainmap_code_for_log2(const sy_gainmap_info *info, double log2_gain);
+
 /* ---- geometry, gainmap_geometry.c ---- */
 
 /* The stored map turned upright by EXIF `orientation` and put through the
