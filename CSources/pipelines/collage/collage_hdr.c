@@ -150,6 +150,16 @@ static sy_status render_cell(sy_context *ctx, const sy_gainmap_info *info, const
     return st;
 }
 
+/* How many times (1, 2, 4) the stored map may be reduced while decoding and
+ * still have 1.5x the pixels the cell's map needs per side. */
+static uint32_t reduction(const sy_gainmap_info *info, const sy__rect *r, uint32_t d) {
+    const int turned = info->orientation >= 5 && info->orientation <= 8;
+    double need_w = (double)(turned ? r->height : r->width) / d, need_h = (double)(turned ? r->width : r->height) / d;
+    uint32_t k = 1;
+    while (k < 4 && info->map_width / (2.0 * k) >= 1.5 * need_w && info->map_height / (2.0 * k) >= 1.5 * need_h) k *= 2;
+    return k;
+}
+
 /* Decodes and draws every kept map; an undecodable one is asked about (and
  * stays at gain 0 when agreed to). */
 static sy_status compose(sy_context *ctx, const sy_collage_options *opts, const sy__cell_job *jobs,
@@ -161,7 +171,8 @@ static sy_status compose(sy_context *ctx, const sy_collage_options *opts, const 
         if (st != SY_OK) return st;
         sy_gainmap_image stored = {0};
         sy_error derr = {0};
-        if (sy_gainmap_decode(ctx, jobs[i].path, &cells[i], &stored, &derr) != SY_OK) {
+        if (sy__gainmap_decode_reduced(ctx, jobs[i].path, &cells[i], reduction(&cells[i], &layout->cells[i], d),
+                                       &stored, &derr) != SY_OK) {
             if (derr.code == SY_E_BUDGET || derr.code == SY_E_IO || derr.code == SY_E_CANCELLED) {
                 if (err) *err = derr;
                 return derr.code;
