@@ -232,8 +232,12 @@ sy_status sy__collage_hdr_prepare(sy_context *ctx, const sy_collage_options *opt
         if (cells[i].kind == SY_GAINMAP_NONE) continue;
         with_map++;
         hdr->cell_state[i] = SY_COLLAGE_CELL_HDR_KEPT;
+        /* an HDR base (BaseRenditionIsHDR) would need the whole collage in HDR: not composed */
         const char *why = opts->format != SY_STILL_JPEG ? "a PNG collage has no gain map"
-                          : cells[i].kind == SY_GAINMAP_UNINTERPRETABLE ? cells[i].detail : NULL;
+                          : cells[i].kind == SY_GAINMAP_UNINTERPRETABLE ? cells[i].detail
+                          : cells[i].kind == SY_GAINMAP_ULTRAHDR_JPEG && cells[i].params.base_is_hdr
+                              ? "its base rendition is HDR (hdrgm:BaseRenditionIsHDR)"
+                              : NULL;
         if (!why) continue;
         st = ask(opts, hdr, jobs[i].path,
                  opts->format != SY_STILL_JPEG ? SY_HDR_LOSS_UNSUPPORTED_TARGET : SY_HDR_LOSS_UNINTERPRETABLE, why,
