@@ -47,7 +47,9 @@ if [ -d "$corpus" ]; then
     run 0 "hostile corpus batch $((i / 30 + 1))" timeout 300 "$bin" collage --layout long --format png \
       -o "$work/h.png" "$work/s/sample-0001.jpg" "${hostile[@]:i:30}"
   done
-  run 0 "real HEICs through our reader" "$bin" collage --layout long --format png -o "$work/real.png" \
+  run 0 "real HEICs through our reader" "$bin" collage --layout long --format png --allow-sdr -o "$work/real.png" \
+    "$corpus"/real/*.heic "$corpus"/real/*.HEIC
+  run 0 "real HEICs, HDR collage (gain maps composed)" "$bin" collage --layout grid -o "$work/real-hdr.jpg" \
     "$corpus"/real/*.heic "$corpus"/real/*.HEIC
   for f in "$corpus"/real/* "$corpus"/gainmap/*; do
     run any "probe $(basename "$f")" "$bin" probe "$f"

@@ -46,6 +46,11 @@ public struct CollageRequest: Sendable, Codable, Equatable {
     public var threads: Int = 0
     /// Fail instead of shrinking the canvas when a JPEG would exceed 65,500 px.
     public var failWhenTooTall: Bool = false
+    /// SPEC E6 consent: a photo's HDR gain map that the collage cannot keep
+    /// (a PNG collage, a map that cannot be read or interpreted) is dropped
+    /// instead of the job being refused. A JPEG collage keeps every readable
+    /// map in one gain map for the canvas either way.
+    public var allowSDR: Bool = false
     /// Measure the process's peak resident set over the job (`peakRSSDeltaBytes`).
     /// Off by default: it restarts the kernel's peak counter (`/proc/self/clear_refs`)
     /// for the whole process, which a host app may be reading.
@@ -125,6 +130,21 @@ public struct CollageReport: Sendable, Codable, Equatable {
     public var peakRSSDeltaBytes: UInt64?
     /// "Display P3" (tagged with its profile: an input was wider than sRGB) or "sRGB" (untagged).
     public var colorSpace: String
+    /// The collage's HDR gain map: "kept" (one map for the canvas), "dropped"
+    /// (photos had maps, none could be kept, with consent) or "none" (no photo had one).
+    public var gainMap: String
+    /// Per cell, in input order: "kept", "dropped" or "sdr" (the photo has no gain map).
+    public var cellGainMaps: [String]
+    /// The written gain map's size in pixels (0 when none).
+    public var gainMapWidth: Int
+    /// The written gain map's height in pixels (0 when none).
+    public var gainMapHeight: Int
+    /// The gain map's headroom, linear (the largest of the cells'); 0 when none.
+    public var gainMapHeadroom: Double
+    /// The forms the map is written in ("apple-gain-map", "ultra-hdr-gain-map", "iso-21496-gain-map").
+    public var gainMapForms: [String]
+    /// Why a photo's gain map was dropped (the first one), or nil.
+    public var gainMapDropReason: String?
     /// Wall-clock seconds the job took.
     public var seconds: Double
 }
@@ -163,6 +183,7 @@ public enum Collage {
         options.naive = request.naive ? 1 : 0
         options.threads = Int32(clamping: request.threads)
         options.too_tall = request.failWhenTooTall ? 1 : 0
+        options.allow_sdr = request.allowSDR ? 1 : 0
 
         var report = sy_collage_report()
         var error = sy_error()
@@ -191,12 +212,23 @@ public enum Collage {
             return CollageReport.GreyCell(index: Int(failure.index), reason: cString(failure.reason))
         }
         let over = (0..<Int(report.over_budget_count)).map { Int(report.over_budget[$0]) }
+        let cellStates = ["sdr", "kept", "dropped"]
+        let cellHDR = report.cell_hdr.map { states in
+            (0..<Int(report.cells)).map { cellStates[min(Int(states[$0]), 2)] }
+        } ?? Array(repeating: "sdr", count: Int(report.cells))
+        let dropReason = cString(report.hdr_detail)
         return CollageReport(
             width: Int(report.width), height: Int(report.height), cells: Int(report.cells),
             greyCells: grey, overBudgetCells: over, scaledToFit: report.scaled_to_fit != 0,
             scaleFactor: report.scale_factor, enginePeakBytes: report.engine_peak_bytes,
             cellPeakBytes: report.cell_peak_bytes, peakRSSDeltaBytes: rssDelta,
             colorSpace: report.display_p3 != 0 ? "Display P3" : "sRGB",
+            gainMap: report.hdr == SY_HDR_KEPT ? "kept" : report.hdr == SY_HDR_DROPPED_WITH_CONSENT ? "dropped" : "none",
+            cellGainMaps: cellHDR, gainMapWidth: Int(report.gain_map_width), gainMapHeight: Int(report.gain_map_height),
+            gainMapHeadroom: report.gain_map_headroom,
+            gainMapForms: Array(keptMetadata(exif: 0, captureDate: 0, gps: 0, xmp: 0, icc: 0,
+                                             gainMapForms: report.gain_map_forms).dropFirst()),
+            gainMapDropReason: dropReason.isEmpty ? nil : dropReason,
             seconds: elapsed.seconds)
     }
 

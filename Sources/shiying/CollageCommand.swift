@@ -28,6 +28,7 @@ enum CollageCommand {
             .int("threads", "N", 0...64, "decode threads (0 = one per core)"),
             .flag("naive", "decode every photo whole instead of strip by strip (for comparison)"),
             .flag("fail-too-tall", "refuse a long image taller than JPEG's 65,500 px instead of scaling it"),
+            .flag("allow-sdr", "consent to dropping an HDR gain map the collage cannot keep (PNG; SPEC E6)"),
             .json,
         ],
         oneOf: ["output", "library"],
@@ -54,6 +55,7 @@ enum CollageCommand {
         request.format = CollageRequest.Format(rawValue: format) ?? .jpeg
         request.naive = parsed.has("naive")
         request.failWhenTooTall = parsed.has("fail-too-tall")
+        request.allowSDR = parsed.has("allow-sdr")
         request.measureProcessPeak = true // the CLI is its own process: its peak is the job's
 
         let progress = ProgressReporter(label: "collage")
@@ -70,6 +72,10 @@ enum CollageCommand {
         } else {
             do {
                 report = try Collage.renderBlocking(request, progress: progress.report)
+            } catch let error as ShiyingError where error.code == .unsupported && error.message.contains("allow_sdr") {
+                progress.finish() // SPEC E6: say how to consent in the CLI's own terms
+                let text = error.message.replacingOccurrences(of: "allow_sdr records", with: "--allow-sdr records")
+                throw ShiyingError(code: error.code, message: text, file: error.file)
             } catch {
                 progress.finish()
                 throw error
@@ -130,6 +136,12 @@ struct CollageJSON: Encodable {
     let colorSpace: String
     let enginePeakBytes: UInt64
     let cellPeakBytes: UInt64
+    /// "kept", "dropped" or "none"; per cell "kept", "dropped" or "sdr".
+    let gainMap: String
+    let gainMapCells: [String]
+    let gainMapForms: [String]
+    let gainMapHeadroom: Double
+    let gainMapDropReason: String?
     let seconds: Double
 
     init(_ report: CollageReport, request: CollageRequest) {
@@ -149,6 +161,11 @@ struct CollageJSON: Encodable {
         colorSpace = report.colorSpace
         enginePeakBytes = report.enginePeakBytes
         cellPeakBytes = report.cellPeakBytes
+        gainMap = report.gainMap
+        gainMapCells = report.cellGainMaps
+        gainMapForms = report.gainMapForms
+        gainMapHeadroom = report.gainMapHeadroom
+        gainMapDropReason = report.gainMapDropReason
         seconds = report.seconds
     }
 }

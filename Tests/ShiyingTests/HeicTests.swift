@@ -118,7 +118,7 @@ struct HeicTests {
         #expect(info.format == "heif" && info.width == 5712 && info.height == 4284, "\(info)")
         let dir = try TempDir("heic-iphone")
         defer { dir.remove() }
-        let (run, json) = try await CLI.collage(["--layout", "long", "--width", "1080", "--format", "png",
+        let (run, json) = try await CLI.collage(["--layout", "long", "--width", "1080", "--format", "png", "--allow-sdr",
                                                  "-o", dir.file("c.png"), path], timeout: 300)
         #expect(run.succeeded && json?.greyCells.isEmpty == true, "\(run)")
         #expect(json?.height == 810, "5712x4284 at width 1080 is 810 tall: \(String(describing: json))")
@@ -151,9 +151,9 @@ struct HeicTests {
             let upright = dir.file("upright-\(width).png"), portrait = dir.file("portrait-\(width).png")
             let expected = dir.file("expected-\(width).png")
             let tall = width * 5712 / 4284
-            let (a, _) = try await CLI.collage(["--layout", "long", "--width", "\(tall)", "--format", "png", "-o", upright, path],
+            let (a, _) = try await CLI.collage(["--layout", "long", "--width", "\(tall)", "--format", "png", "--allow-sdr", "-o", upright, path],
                                                timeout: 300)
-            let (b, json) = try await CLI.collage(["--layout", "long", "--width", "\(width)", "--format", "png", "-o", portrait,
+            let (b, json) = try await CLI.collage(["--layout", "long", "--width", "\(width)", "--format", "png", "--allow-sdr", "-o", portrait,
                                                    turned], timeout: 300)
             #expect(a.succeeded && b.succeeded, "\(a) \(b)")
             #expect(json?.height == tall, "portrait height \(String(describing: json?.height)), want \(tall)")

@@ -212,6 +212,8 @@ struct CollageJSON: Decodable, Sendable {
     var peakRssDeltaBytes: UInt64
     var enginePeakBytes: UInt64
     var cellPeakBytes: UInt64
+    var gainMap: String?
+    var gainMapCells: [String]?
     var seconds: Double
 
     static func parse(_ line: String) throws -> CollageJSON {

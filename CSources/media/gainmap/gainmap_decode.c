@@ -84,8 +84,31 @@ static sy_status decode_one(sy_context *ctx, sy_heif_file *file, const char *pat
     return SY_OK;
 }
 
-static sy_status decode_heif_map(sy_context *ctx, const char *path, const sy_gainmap_info *info, sy_gainmap_image *out,
-                                 sy_error *err) {
+/* One luma sample of a greyscale map picture as a full-range 8-bit code. */
+static int luma8(const sy__yuv *yuv, uint32_t x, uint32_t y) {
+    const uint8_t *row = yuv->plane[0] + (size_t)y * yuv->stride[0];
+    int v = yuv->bit_depth > 8 ? ((const uint16_t *)row)[x] >> (yuv->bit_depth - 8) : row[x];
+    if (!yuv->vui.full_range) v = (v - 16) * 255 / 219; /* limited-range luma: 16..235 -> 0..255 */
+    return v < 0 ? 0 : v > 255 ? 255 : v;
+}
+
+/* put_tile for a greyscale map reduced `k` times per side: each output code
+ * is the mean of its k x k block (fewer at the picture's edge); (x0, y0)
+ * and the tile size are multiples of k. */
+static void put_tile_reduced(const sy__yuv *yuv, uint32_t k, uint32_t w, uint32_t h, sy_gainmap_image *out,
+                             uint32_t x0, uint32_t y0, uint32_t full_w, uint32_t full_h) {
+    uint32_t cw = SY__MIN(w, full_w - x0), chh = SY__MIN(h, full_h - y0);
+    for (uint32_t y = 0; y < chh; y += k)
+        for (uint32_t x = 0; x < cw; x += k) {
+            uint32_t sum = 0, n = 0;
+            for (uint32_t dy = 0; dy < k && y + dy < chh; dy++)
+                for (uint32_t dx = 0; dx < k && x + dx < cw; dx++) sum += (uint32_t)luma8(yuv, x + dx, y + dy), n++;
+            out->pixels[(size_t)((y0 + y) / k) * out->stride + (x0 + x) / k] = (uint8_t)((sum + n / 2) / n);
+        }
+}
+
+static sy_status decode_heif_map(sy_context *ctx, const char *path, const sy_gainmap_info *info, uint32_t reduce,
+                                 sy_gainmap_image *out, sy_error *err) {
     sy_heif_file *file = NULL;
     sy_status st = sy_heif_open(ctx, path, &file, err);
     if (st != SY_OK) return st;
@@ -96,7 +119,14 @@ static sy_status decode_heif_map(sy_context *ctx, const char *path, const sy_gai
         st = sy__fail(err, SY_E_INVALID_INPUT, "%s: gain map item %u missing", path, id);
         goto done;
     }
-    out->width = info->map_width, out->height = info->map_height, out->channels = ch;
+    sy_heif_grid g = {0};
+    if (item->type == SY_FOURCC('g', 'r', 'i', 'd') && (st = sy_heif_read_grid(file, id, &g, err)) != SY_OK) goto done;
+    uint32_t n = 0, k = ch == 1 && reduce > 1 ? reduce : 1;
+    const uint32_t *tiles = item->type == SY_FOURCC('g', 'r', 'i', 'd') ? sy_heif_derived(file, id, &n) : NULL;
+    const sy_heif_item_info *t0 = tiles && n ? sy_heif_item(file, tiles[0]) : NULL;
+    while (k > 1 && t0 && (t0->width % k || t0->height % k)) k /= 2; /* blocks must not straddle tiles */
+    const uint32_t full_w = info->map_width, full_h = info->map_height;
+    out->width = (full_w + k - 1) / k, out->height = (full_h + k - 1) / k, out->channels = ch;
     out->stride = (size_t)out->width * ch;
     if (!(out->pixels = sy__alloc(ctx, out->stride, out->height, "gain map pixels", err))) {
         st = err ? err->code : SY_E_BUDGET;
@@ -107,26 +137,26 @@ static sy_status decode_heif_map(sy_context *ctx, const char *path, const sy_gai
         const uint8_t *hvcc = sy_heif_hvcc(file, id, &hl);
         sy__yuv yuv = {0};
         if ((st = decode_one(ctx, file, path, id, hvcc, hl, ch, &dec, &yuv, err)) != SY_OK) goto done;
-        if (yuv.width < out->width || yuv.height < out->height)
+        if (yuv.width < full_w || yuv.height < full_h)
             st = sy__fail(err, SY_E_INVALID_INPUT, "%s: gain map decoded as %ux%u, ispe says %ux%u", path, yuv.width,
-                          yuv.height, out->width, out->height);
+                          yuv.height, full_w, full_h);
+        else if (k > 1) put_tile_reduced(&yuv, k, full_w, full_h, out, 0, 0, full_w, full_h);
         else put_tile(&yuv, ch, out->width, out->height, out, 0, 0);
         sy__yuv_release(ctx, &yuv);
     } else if (item->type == SY_FOURCC('g', 'r', 'i', 'd')) {
-        sy_heif_grid g;
-        if ((st = sy_heif_read_grid(file, id, &g, err)) != SY_OK) goto done;
-        uint32_t n = 0;
-        const uint32_t *tiles = sy_heif_derived(file, id, &n);
-        const sy_heif_item_info *t0 = sy_heif_item(file, tiles[0]);
         for (uint32_t r = 0; r < g.rows && st == SY_OK; r++)
             for (uint32_t c = 0; c < g.columns && st == SY_OK; c++) {
                 size_t hl = 0;
                 const uint8_t *hvcc = sy_heif_hvcc(file, tiles[r * g.columns + c], &hl);
                 sy__yuv yuv = {0};
                 if ((st = decode_one(ctx, file, path, tiles[r * g.columns + c], hvcc, hl, ch, &dec, &yuv, err)) != SY_OK) break;
-                if (c * t0->width < out->width && r * t0->height < out->height)
-                    put_tile(&yuv, ch, SY__MIN(yuv.width, t0->width), SY__MIN(yuv.height, t0->height), out,
-                             c * t0->width, r * t0->height);
+                uint32_t tw = SY__MIN(yuv.width, t0->width), th = SY__MIN(yuv.height, t0->height);
+                if (c * t0->width >= full_w || r * t0->height >= full_h) {
+                } else if (k > 1) {
+                    put_tile_reduced(&yuv, k, tw, th, out, c * t0->width, r * t0->height, full_w, full_h);
+                } else {
+                    put_tile(&yuv, ch, tw, th, out, c * t0->width, r * t0->height);
+                }
                 sy__yuv_release(ctx, &yuv);
             }
     } else {
@@ -141,13 +171,18 @@ done:
 
 sy_status sy_gainmap_decode(sy_context *ctx, const char *path, const sy_gainmap_info *info, sy_gainmap_image *out,
                             sy_error *err) {
+    return sy__gainmap_decode_reduced(ctx, path, info, 1, out, err);
+}
+
+sy_status sy__gainmap_decode_reduced(sy_context *ctx, const char *path, const sy_gainmap_info *info, uint32_t reduce,
+                                     sy_gainmap_image *out, sy_error *err) {
     if (!ctx || !path || !info || !out) return sy__fail(err, SY_E_USAGE, "sy_gainmap_decode: NULL argument");
     memset(out, 0, sizeof *out);
     sy_status st;
     switch (info->kind) {
     case SY_GAINMAP_ULTRAHDR_JPEG:
     case SY_GAINMAP_APPLE_JPEG: st = decode_jpeg_map(ctx, path, info, out, err); break;
-    case SY_GAINMAP_APPLE_HEIC: return decode_heif_map(ctx, path, info, out, err);
+    case SY_GAINMAP_APPLE_HEIC: return decode_heif_map(ctx, path, info, reduce, out, err);
     default: return sy__fail(err, SY_E_USAGE, "%s: no interpretable gain map to decode", path);
     }
     if (st == SY_OK && (out->width != info->map_width || out->height != info->map_height)) {

@@ -41,6 +41,31 @@ void sy_gainmap_apply(const sy_gainmap_info *info, const float sdr[3], const uin
     }
 }
 
+/* Rec.709 OETF (linear 0..1 -> code 0..1), the inverse of rec709_inverse. */
+static double rec709_oetf(double l) { return l < 0.018 ? 4.5 * l : 1.099 * pow(l, 0.45) - 0.099; }
+
+double sy_gainmap_log2_gain(const sy_gainmap_info *info, uint32_t channel, uint8_t code) {
+    if (is_apple(info)) return log2(1 + (info->apple_headroom - 1) * rec709_inverse(code / 255.0));
+    const sy_gainmap_params *p = &info->params;
+    uint32_t q = p->channels == 3 && channel < 3 ? channel : 0;
+    double r = pow(code / 255.0, 1 / p->gamma[q]);
+    return p->min_log2[q] * (1 - r) + p->max_log2[q] * r;
+}
+
+uint8_t sy__gainmap_code_for_log2(const sy_gainmap_info *info, double log2_gain) {
+    double v;
+    if (is_apple(info)) {
+        double g = info->apple_headroom > 1 ? (exp2(log2_gain) - 1) / (info->apple_headroom - 1) : 0;
+        v = rec709_oetf(g < 0 ? 0 : g > 1 ? 1 : g);
+    } else {
+        const sy_gainmap_params *p = &info->params;
+        double span = p->max_log2[0] - p->min_log2[0], r = span > 0 ? (log2_gain - p->min_log2[0]) / span : 0;
+        v = pow(r < 0 ? 0 : r > 1 ? 1 : r, p->gamma[0]);
+    }
+    v = v * 255 + 0.5;
+    return (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+}
+
 static double srgb_decode(double v) { return v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4); }
 
 sy_status sy_gainmap_reconstruct(const sy_gainmap_info *info, const uint8_t *base, size_t base_stride, uint32_t width,

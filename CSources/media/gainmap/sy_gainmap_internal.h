@@ -105,6 +105,22 @@ const char *sy__jpeg_find_xmp(const uint8_t *data, size_t len, size_t *xmp_len);
 /* The ISO 21496-1 APP2 payload (after its URN) of a JPEG in memory, or NULL. */
 const uint8_t *sy__jpeg_find_iso21496(const uint8_t *data, size_t len, size_t *iso_len);
 
+/* ---- decoding, gainmap_decode.c ---- */
+
+/* sy_gainmap_decode, a greyscale HEIF map reduced up to `reduce` (1, 2, 4)
+ * times per side as it is decoded (k x k means; k halved until it divides
+ * the tile size), so a small consumer (a collage cell) never holds the map
+ * at full size. JPEG maps and 3-channel maps come at full size. The result's
+ * width/height say which. */
+sy_status sy__gainmap_decode_reduced(sy_context *ctx, const char *path, const sy_gainmap_info *info, uint32_t reduce,
+                                     sy_gainmap_image *out, sy_error *err);
+
+/* ---- gains, gainmap_math.c ---- */
+
+/* The channel-0 code whose sy_gainmap_log2_gain is nearest `log2_gain`
+ * (clamped to what the metadata can express). */
+uint8_t sy__gainmap_code_for_log2(const sy_gainmap_info *info, double log2_gain);
+
 /* ---- geometry, gainmap_geometry.c ---- */
 
 /* The stored map turned upright by EXIF `orientation` and put through the

@@ -122,6 +122,13 @@ uint8_t sy_gainmap_neutral_code(const sy_gainmap_info *info);
  *  SDR * (1 + (headroom - 1) * g). `code` has map_channels entries. */
 void sy_gainmap_apply(const sy_gainmap_info *info, const float sdr_linear[3], const uint8_t *code, float hdr_linear[3]);
 
+/** The gain in stops (log2 of HDR / SDR, at full HDR display capacity) that
+ *  map code `code` of channel `channel` means under `info`'s own metadata:
+ *  Apple log2(1 + (headroom - 1) * rec709^-1(code)), Ultra HDR / ISO
+ *  21496-1 GainMapMin..Max through the gamma (the offsets, which matter only
+ *  near black, are left out). */
+double sy_gainmap_log2_gain(const sy_gainmap_info *info, uint32_t channel, uint8_t code);
+
 /** HDR reconstruction of a whole image: `base` upright RGB8 sRGB-encoded
  *  (width x height, stride), `map` oriented the same (any size: sampled
  *  bilinearly at the base pixel centres), into `out` (width*height*3 floats,

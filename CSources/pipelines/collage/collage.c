@@ -8,6 +8,7 @@
 #include "base/sy_internal.h"
 #include "base/sy_output.h"
 #include "still/sy_metadata.h"
+#include "collage/sy_collage_hdr.h"
 #include "collage/sy_naive.h"
 #include "collage/sy_prefetch.h"
 #include "collage/sy_strip.h"
@@ -31,8 +32,10 @@ void sy_collage_report_free(sy_collage_report *report) {
     if (!report) return;
     free(report->grey);
     free(report->over_budget);
+    free(report->cell_hdr);
     report->grey = NULL;
     report->over_budget = NULL;
+    report->cell_hdr = NULL;
     report->grey_count = report->over_budget_count = 0;
 }
 
@@ -119,6 +122,17 @@ static sy_status fill_report(const sy__cell_job *jobs, uint32_t count, size_t ca
     return SY_OK;
 }
 
+static void fill_hdr_report(const sy__collage_hdr *hdr, sy_collage_report *report) {
+    report->hdr = hdr->active ? SY_HDR_KEPT : hdr->dropped_all ? SY_HDR_DROPPED_WITH_CONSENT : SY_HDR_NOT_HDR;
+    report->hdr_hook_calls = hdr->hook_calls;
+    snprintf(report->hdr_detail, sizeof report->hdr_detail, "%s", hdr->detail);
+    if (hdr->cell_state && (report->cell_hdr = malloc(hdr->count))) memcpy(report->cell_hdr, hdr->cell_state, hdr->count);
+    if (!hdr->active) return;
+    report->gain_map_width = hdr->map_width, report->gain_map_height = hdr->map_height;
+    report->gain_map_headroom = hdr->common.apple_headroom;
+    report->gain_map_forms = hdr->save.forms;
+}
+
 sy_status sy_collage_render(sy_context *ctx, const char *const *inputs, uint32_t count,
                             const sy_collage_options *opts, const char *output_path,
                             sy_collage_report *report, sy_error *err) {
@@ -136,6 +150,8 @@ sy_status sy_collage_render(sy_context *ctx, const char *const *inputs, uint32_t
     sy__layout layout = {0};
     sy__output output = {0};
     sy__strip_sink *sink = NULL;
+    sy__collage_hdr hdr;
+    memset(&hdr, 0, sizeof hdr);
     if (!jobs || !infos || !info_ptrs) {
         st = err ? err->code : SY_E_BUDGET;
         goto done;
@@ -176,10 +192,12 @@ sy_status sy_collage_render(sy_context *ctx, const char *const *inputs, uint32_t
     uint32_t chroma_shift = opts->format == SY_STILL_JPEG ? 1 : 0;
     if ((st = sy__layout_compute(ctx, opts, info_ptrs, count, chroma_shift, &layout, err)) != SY_OK) goto done;
     for (uint32_t i = 0; i < count; i++) jobs[i].rect = layout.cells[i];
-    /* 3. Stream. */
+    /* 3. HDR: the canvas gain map, composed and encoded before the base (or the SPEC E6 question). */
+    if ((st = sy__collage_hdr_prepare(ctx, opts, jobs, count, &layout, output_path, &hdr, err)) != SY_OK) goto done;
+    /* 4. Stream. */
     if ((st = sy__output_open(ctx, output_path, &output, err)) != SY_OK) goto done;
-    if ((st = sy__strip_sink_create(ctx, output.file, output_path, opts, layout.width, layout.height, space, &sink,
-                                    err)) != SY_OK)
+    if ((st = sy__strip_sink_create(ctx, output.file, output_path, opts, layout.width, layout.height, space,
+                                    hdr.active ? &hdr.save.extra : NULL, &sink, err)) != SY_OK)
         goto done;
     size_t cell_peak = 0;
     st = opts->naive ? sy__naive_render(ctx, jobs, &layout, chroma_shift, sink, err)
@@ -194,6 +212,7 @@ sy_status sy_collage_render(sy_context *ctx, const char *const *inputs, uint32_t
             st = sy__fail(err, SY_E_INVALID_INPUT, "collage: none of the %u inputs could be decoded (first: %s)",
                           count, jobs[0].reason);
     }
+    if (st == SY_OK && hdr.active) st = hdr.save.extra.jpeg_finish(hdr.save.extra.user, output.file, err);
     if (st == SY_OK) st = sy__output_commit(&output, err);
     if (st != SY_OK) goto done;
     size_t cap = opts->cell_memory_cap ? opts->cell_memory_cap : SY__DEFAULT_CELL_CAP;
@@ -205,7 +224,9 @@ sy_status sy_collage_render(sy_context *ctx, const char *const *inputs, uint32_t
     report->scale_factor = layout.scale;
     report->cell_peak_bytes = cell_peak;
     report->display_p3 = space == SY__RGB_DISPLAY_P3;
+    fill_hdr_report(&hdr, report);
 done:
+    sy__collage_hdr_free(ctx, &hdr);
     sy__strip_sink_destroy(sink);
     sy__output_abort(&output);
     sy__layout_free(ctx, &layout);

@@ -22,29 +22,37 @@ struct sy__strip_sink {
     uint8_t background_rgb[3], background_ycc[3];
 };
 
-/* Tags a Display P3 output with its profile and takes the (sRGB) background into it. */
-static sy_status set_space(sy__strip_sink *s, sy__rgb_space space, sy_error *err) {
-    if (space == SY__RGB_SRGB) return SY_OK;
-    sy__color_source srgb = {.cicp_primaries = 1};
-    sy__color_transform *t = NULL;
-    sy_status st = sy__color_transform_create(s->ctx, &srgb, space, &t, err);
-    if (st != SY_OK) return st;
-    sy__color_transform_rows(t, s->background_rgb, 3, 1, 1);
-    sy__color_transform_destroy(t);
-    sy__rgb_to_ycc(s->background_rgb, s->background_ycc);
+/* Takes the (sRGB) background into a Display P3 output and tags it with its
+ * profile; writes `extra`'s XMP and APP2 blocks (a collage's gain map). */
+static sy_status write_header(sy__strip_sink *s, sy__rgb_space space, const sy__still_extra *extra, sy_error *err) {
     uint8_t *icc = NULL;
     size_t icc_len = 0;
-    if ((st = sy__color_space_icc(s->ctx, space, &icc, &icc_len, err)) != SY_OK) return st;
-    st = s->format == SY_STILL_JPEG
-             ? sy__jpeg_writer_write_metadata(s->jpeg, NULL, 0, NULL, 0, icc, icc_len, err)
-             : sy__png_writer_write_metadata(s->png, NULL, 0, NULL, 0, icc, icc_len, err);
+    sy_status st = SY_OK;
+    if (space != SY__RGB_SRGB) {
+        sy__color_source srgb = {.cicp_primaries = 1};
+        sy__color_transform *t = NULL;
+        if ((st = sy__color_transform_create(s->ctx, &srgb, space, &t, err)) != SY_OK) return st;
+        sy__color_transform_rows(t, s->background_rgb, 3, 1, 1);
+        sy__color_transform_destroy(t);
+        sy__rgb_to_ycc(s->background_rgb, s->background_ycc);
+        if ((st = sy__color_space_icc(s->ctx, space, &icc, &icc_len, err)) != SY_OK) return st;
+    }
+    const uint8_t *xmp = extra ? extra->xmp : NULL;
+    size_t xmp_len = extra ? extra->xmp_len : 0;
+    if (icc || xmp)
+        st = s->format == SY_STILL_JPEG ? sy__jpeg_writer_write_metadata(s->jpeg, NULL, 0, xmp, xmp_len, icc, icc_len, err)
+                                        : sy__png_writer_write_metadata(s->png, NULL, 0, xmp, xmp_len, icc, icc_len, err);
     sy__free(s->ctx, icc);
+    if (st == SY_OK && s->format == SY_STILL_JPEG && extra && extra->jpeg_app2_first)
+        st = sy__jpeg_writer_write_marker(s->jpeg, 0xE2, extra->jpeg_app2_first, extra->jpeg_app2_first_len, err);
+    if (st == SY_OK && s->format == SY_STILL_JPEG && extra && extra->jpeg_app2)
+        st = sy__jpeg_writer_write_marker(s->jpeg, 0xE2, extra->jpeg_app2, extra->jpeg_app2_len, err);
     return st;
 }
 
 sy_status sy__strip_sink_create(sy_context *ctx, FILE *file, const char *path, const sy_collage_options *opts,
-                                uint32_t width, uint32_t height, sy__rgb_space space, sy__strip_sink **out,
-                                sy_error *err) {
+                                uint32_t width, uint32_t height, sy__rgb_space space,
+                                const sy__still_extra *extra, sy__strip_sink **out, sy_error *err) {
     *out = NULL;
     sy__strip_sink *s = sy__calloc(ctx, 1, sizeof *s, "strip sink", err);
     if (!s) return err ? err->code : SY_E_BUDGET;
@@ -68,7 +76,7 @@ sy_status sy__strip_sink_create(sy_context *ctx, FILE *file, const char *path, c
         if (st == SY_OK)
             st = sy__png_writer_create(ctx, file, path, width, height, opts->png_compression, &s->png, err);
     }
-    if (st == SY_OK) st = set_space(s, space, err);
+    if (st == SY_OK) st = write_header(s, space, extra, err);
     if (st != SY_OK) {
         sy__strip_sink_destroy(s);
         return st;

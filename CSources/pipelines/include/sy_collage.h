@@ -11,6 +11,17 @@
  * cell (128,128,128) and is reported; if no input is readable the job fails
  * and no file is written. The output is written to a temporary file in the
  * destination folder and renamed into place only on success.
+ *
+ * HDR (SPEC E6, docs/gain-maps.md "Collages"): when any cell has a gain map,
+ * a JPEG collage carries one gain map for the whole canvas, composed before
+ * the base through each cell's own geometry, in one common form: every
+ * cell's map read as log2 gain from its own metadata, SDR cells, spacing and
+ * margins at gain 0, encoded with the largest of the cells' headrooms at the
+ * sources' map resolution (half size for iPhone maps). Written as still
+ * edits write JPEG maps: Ultra HDR + ISO 21496-1, plus Apple's HDRGainMap
+ * XMP when every HDR cell is Apple's. When a map cannot be kept (a PNG
+ * collage, an uninterpretable or undecodable map) the hook is asked, or
+ * `allow_sdr` consents; otherwise nothing is written (SY_E_UNSUPPORTED).
  */
 #ifndef SY_COLLAGE_H
 #define SY_COLLAGE_H
@@ -18,6 +29,7 @@
 #include "sy_base.h"
 #include "sy_image.h"
 #include "sy_still.h"
+#include "sy_gainmap_edit.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -50,6 +62,10 @@ typedef struct sy_collage_options {
     int too_tall;            /* what to do when a JPEG would exceed 65,500 px:
                                 0 = scale the canvas down uniformly (default),
                                 1 = fail with SY_E_BUDGET before decoding anything */
+    int allow_sdr;           /* SPEC E6 consent: a gain map that cannot be kept makes its cell (or, for
+                                PNG, the collage) SDR without asking */
+    sy_hdr_loss_hook hdr_hook; /* asked when a gain map cannot be kept (before allow_sdr); 1 = go on SDR */
+    void *hdr_hook_context;
 } sy_collage_options;
 
 /** Fills defaults for `layout` (spacing/margin differ per layout). */
@@ -76,7 +92,22 @@ typedef struct sy_collage_report {
     uint64_t cell_peak_bytes;    /* peak bytes held by prepared cells */
     int display_p3;              /* 1: rendered in Display P3 and tagged with its profile (an input was
                                     wider than sRGB); 0: sRGB, untagged as sRGB files usually are */
+    sy_hdr_outcome hdr;          /* NOT_HDR (no cell had a map), KEPT (the collage carries one) or
+                                    DROPPED_WITH_CONSENT (every map was dropped) */
+    uint8_t *cell_hdr;           /* cells entries of sy_collage_cell_hdr, owned by the report */
+    uint32_t gain_map_width, gain_map_height; /* the written map (0 when none) */
+    double gain_map_headroom;    /* its headroom, linear (the largest of the cells'; 0 when none) */
+    uint32_t gain_map_forms;     /* SY_GAINMAP_FORM_* bits written */
+    uint32_t hdr_hook_calls;
+    char hdr_detail[200];        /* why a map was dropped ("" when none was) */
 } sy_collage_report;
+
+/** What became of one cell's gain map. */
+typedef enum sy_collage_cell_hdr {
+    SY_COLLAGE_CELL_SDR = 0,         /* the photo has no gain map (gain 0 in an HDR collage) */
+    SY_COLLAGE_CELL_HDR_KEPT = 1,    /* its map is part of the collage's map */
+    SY_COLLAGE_CELL_HDR_DROPPED = 2, /* its map could not be kept; the hook or allow_sdr agreed */
+} sy_collage_cell_hdr;
 
 /** Renders inputs[0..count) into `output_path`.
  *  On SY_OK, `report` is filled; release it with sy_collage_report_free.
