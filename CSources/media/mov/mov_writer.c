@@ -233,14 +233,20 @@ sy_status sy_mov_writer_add_copied_track(sy_mov_writer *w, sy_mov *src, uint32_t
     return commit_track(w, t, st, track_id);
 }
 
+/* The sound tracks' shared limits: a 16-bit sample-entry rate, 1..8 channels. */
+static sy_status check_sound(const char *fn, uint32_t sample_rate, uint16_t channels, sy_error *err) {
+    if (sample_rate == 0 || sample_rate > 65535 || channels == 0 || channels > 8)
+        return sy__fail(err, SY_E_USAGE, "%s: %u Hz x %u channels (1..65535 Hz, 1..8 channels)", fn, sample_rate,
+                        channels);
+    return SY_OK;
+}
+
 sy_status sy_mov_writer_add_pcm_audio(sy_mov_writer *w, uint32_t sample_rate, uint16_t channels, uint32_t *track_id,
                                       sy_error *err) {
     static const char fn[] = "sy_mov_writer_add_pcm_audio";
     if (track_id) *track_id = 0;
     MW_TRY(usable(w, fn, err));
-    if (sample_rate == 0 || sample_rate > 65535 || channels == 0 || channels > 8)
-        return sy__fail(err, SY_E_USAGE, "%s: %u Hz x %u channels (1..65535 Hz, 1..8 channels)", fn, sample_rate,
-                        channels);
+    MW_TRY(check_sound(fn, sample_rate, channels, err));
     mw_track *t;
     MW_TRY(new_track(w, fn, &t, err));
     t->kind = MW_COPIED; /* samples arrive ready-made, as for a copied track */
@@ -255,9 +261,7 @@ sy_status sy_mov_writer_add_aac_audio(sy_mov_writer *w, uint32_t sample_rate, ui
     static const char fn[] = "sy_mov_writer_add_aac_audio";
     if (track_id) *track_id = 0;
     MW_TRY(usable(w, fn, err));
-    if (sample_rate == 0 || sample_rate > 65535 || channels == 0 || channels > 8)
-        return sy__fail(err, SY_E_USAGE, "%s: %u Hz x %u channels (1..65535 Hz, 1..8 channels)", fn, sample_rate,
-                        channels);
+    MW_TRY(check_sound(fn, sample_rate, channels, err));
     if (!config || config_len == 0 || config_len > 64)
         return sy__fail(err, SY_E_USAGE, "%s: AudioSpecificConfig of %zu bytes (1..64)", fn, config ? config_len : 0);
     mw_track *t;

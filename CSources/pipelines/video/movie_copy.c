@@ -38,13 +38,23 @@ static sy_status copy_edit(sy_mov_writer *w, sy__copied_track *t, uint32_t movie
     return sy_mov_writer_set_edit(w, t->out_id, empty_ticks, t->media_time, err);
 }
 
-sy_status sy__copied_track_add(sy_mov_writer *w, sy_mov *mov, uint32_t track, uint32_t movie_timescale,
-                               sy__copied_track *out, sy_error *err) {
+/* `out` zeroed and pointed at source track `track`; NULL (err set) when there is none. */
+static const sy_mov_track_info *start_copy(sy_mov *mov, uint32_t track, sy__copied_track *out, sy_error *err) {
     memset(out, 0, sizeof *out);
     const sy_mov_track_info *ti = sy_mov_track(mov, track);
-    if (!ti) return sy__fail(err, SY_E_USAGE, "copied track: no source track %u", track);
+    if (!ti) {
+        sy__fail(err, SY_E_USAGE, "copied track: no source track %u", track);
+        return NULL;
+    }
     out->mov = mov;
     out->track = track;
+    return ti;
+}
+
+sy_status sy__copied_track_add(sy_mov_writer *w, sy_mov *mov, uint32_t track, uint32_t movie_timescale,
+                               sy__copied_track *out, sy_error *err) {
+    const sy_mov_track_info *ti = start_copy(mov, track, out, err);
+    if (!ti) return SY_E_USAGE;
     out->timescale = ti->timescale;
     out->count = ti->sample_count;
     out->codec = ti->codec;
@@ -54,11 +64,7 @@ sy_status sy__copied_track_add(sy_mov_writer *w, sy_mov *mov, uint32_t track, ui
 
 sy_status sy__copied_track_add_as_aac(sy_context *ctx, sy_mov_writer *w, sy_mov *mov, uint32_t track, const char *label,
                                       sy__copied_track *out, sy_error *err) {
-    memset(out, 0, sizeof *out);
-    const sy_mov_track_info *ti = sy_mov_track(mov, track);
-    if (!ti) return sy__fail(err, SY_E_USAGE, "copied track: no source track %u", track);
-    out->mov = mov;
-    out->track = track;
+    if (!start_copy(mov, track, out, err)) return SY_E_USAGE;
     out->codec = SY_FOURCC('m', 'p', '4', 'a');
     sy__audio_segment whole = {.movie = label, .mov = mov, .track = (int32_t)track};
     sy_status st = sy__audio_sequence_add(ctx, w, &whole, 1, 0, &out->aac, err);
