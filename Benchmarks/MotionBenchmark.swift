@@ -14,10 +14,13 @@
 //   the SPEC C3 verification, at the SPEC C14 bitrate for the canvas.
 // ffmpeg: the same movies, each `fps=30,scale..increase,crop` to its cell, `xstack` at the same cell
 //   positions, padded to the canvas, libx265 `fast` at the same bitrate, the same frame count (movie only).
-//   Each cell holds its last frame (`tpad=stop_mode=clone`) for as long as our movie lasts: ours aligns the
-//   cells on their key-photo moments (SPEC C1 together), so the 2x2 lasts 5.1 s although its longest clip
-//   is 3.6 s, and xstack alone stopped at the longest input — 108 of 153 frames — while `-frames:v` only
-//   caps. Every clip plays once in full in both; each frame row reports the frames each tool encoded.
+//   Each cell plays on OUR timeline: it starts when ours starts it (`cell_starts` of our JSON line; SPEC C1
+//   together aligns the cells on their key-photo moments), showing its first frame before
+//   (`tpad=start_mode=clone`) and its last after (`stop_mode=clone`), so both tools encode the same motion
+//   for as many frames (the 2x2 lasts 5.1 s although its longest clip is 3.6 s; xstack alone stopped at
+//   the longest input — 108 of 153 frames — while `-frames:v` only caps). A second peer row starts every
+//   clip at 0 (the simpler pipeline, less motion at the end: cheaper for x265). Each row reports the frames
+//   each tool encoded.
 // Each repetition runs ours then ffmpeg back to back; medians of wall seconds, user CPU seconds and peak RSS.
 // Writes .build/benchmarks/motion-latest.json and motion-<timestamp>.json.
 import Foundation
@@ -38,6 +41,9 @@ struct MotionRow: Codable {
     var ffmpegUserSeconds: Double
     var ffmpegPeakRSSBytes: Int
     var ffmpegFPS: Double
+    var ffmpegFromZeroSeconds: Double      // the second peer: every clip from 0, same frame count
+    var ffmpegFromZeroUserSeconds: Double
+    var ffmpegFromZeroPeakRSSBytes: Int
     var timeRatio: Double        // shiying / ffmpeg wall seconds (> 1: shiying slower)
     var userTimeRatio: Double
     var memoryRatio: Double      // shiying / ffmpeg peak RSS
@@ -65,6 +71,7 @@ private struct CollageLine: Decodable {
     var bitrate: Int
     var durationSeconds: Double
     var cellRects: [[Int]]
+    var cellStarts: [Double?]
 }
 
 /// SPEC C14: 12 Mbps x (W x H) / (1080 x 1440), nearest, at least 12 and at most 64 Mbps.
@@ -78,9 +85,9 @@ private func motionCase(_ name: String, stills: [[String]], movies: [String], la
     let out = outDir + "/" + name
     let ours = [shiying, "collage", "--layout", "grid"] + layoutArgs + ["--motion", "together", "--export", "live", "--preset", "fast",
                 "--json", "-o", out] + stills.flatMap { $0 }
-    var oursRuns: [ChildResult] = [], peerRuns: [ChildResult] = []
+    var oursRuns: [ChildResult] = [], peerRuns: [ChildResult] = [], fromZeroRuns: [ChildResult] = []
     var line: CollageLine?
-    var peer: [String] = []
+    var peer: [String] = [], fromZero: [String] = []
     for run in 1...runs {
         progress("motion \(name): shiying run \(run)/\(runs)")
         guard let r = try? runChild(ours, captureDirectory: scratch), r.succeeded else {
@@ -92,26 +99,43 @@ private func motionCase(_ name: String, stills: [[String]], movies: [String], la
             decoder.keyDecodingStrategy = .convertFromSnakeCase
             line = try? decoder.decode(CollageLine.self, from: Data((r.lastStdoutLine ?? "").utf8))
             guard let l = line else { progress("motion \(name): no JSON report"); return nil }
-            var graph: [String] = [], layout: [String] = []
-            for (i, rect) in l.cellRects.enumerated() {
-                graph.append("[\(i):v]fps=30,scale=\(rect[2]):\(rect[3]):force_original_aspect_ratio=increase,"
-                             + "crop=\(rect[2]):\(rect[3]),setpts=PTS-STARTPTS,"
-                             + "tpad=stop_mode=clone:stop_duration=\(l.durationSeconds)[v\(i)]")
-                layout.append("\(rect[0])_\(rect[1])")
+            // The movies are the Live cells' in input order; cell_starts has a value exactly for those.
+            let starts = l.cellStarts.compactMap { $0 }
+            guard starts.count == movies.count else {
+                progress("motion \(name): \(starts.count) cells play, \(movies.count) movies given"); return nil
             }
-            let inputs = (0..<movies.count).map { "[v\($0)]" }.joined()
-            graph.append("\(inputs)xstack=inputs=\(movies.count):layout=\(layout.joined(separator: "|")):fill=white,"
-                         + "pad=\(l.width):\(l.height):0:0:white[out]")
-            peer = ["ffmpeg", "-y", "-v", "error"] + movies.flatMap { ["-i", $0] }
-                + ["-filter_complex", graph.joined(separator: ";"), "-map", "[out]", "-frames:v", "\(l.frames)",
-                   "-c:v", "libx265", "-preset", "fast", "-x265-params", "log-level=error", "-b:v", "\(l.bitrate)",
-                   "-tag:v", "hvc1", "-pix_fmt", "yuv420p", outDir + "/ffmpeg-\(name).mov"]
+            let liveRects = zip(l.cellRects, l.cellStarts).filter { $0.1 != nil }.map(\.0)
+            func command(onOurTimeline: Bool, output: String) -> [String] {
+                var graph: [String] = [], layout: [String] = []
+                for (i, rect) in liveRects.enumerated() {
+                    let start = onOurTimeline && starts[i] > 0
+                        ? String(format: "start_mode=clone:start_duration=%.4f:", starts[i]) : ""
+                    graph.append("[\(i):v]fps=30,scale=\(rect[2]):\(rect[3]):force_original_aspect_ratio=increase,"
+                                 + "crop=\(rect[2]):\(rect[3]),setpts=PTS-STARTPTS,"
+                                 + "tpad=\(start)stop_mode=clone:stop_duration=\(l.durationSeconds)[v\(i)]")
+                    layout.append("\(rect[0])_\(rect[1])")
+                }
+                let inputs = (0..<movies.count).map { "[v\($0)]" }.joined()
+                graph.append("\(inputs)xstack=inputs=\(movies.count):layout=\(layout.joined(separator: "|")):fill=white,"
+                             + "pad=\(l.width):\(l.height):0:0:white[out]")
+                return ["ffmpeg", "-y", "-v", "error"] + movies.flatMap { ["-i", $0] }
+                    + ["-filter_complex", graph.joined(separator: ";"), "-map", "[out]", "-frames:v", "\(l.frames)",
+                       "-c:v", "libx265", "-preset", "fast", "-x265-params", "log-level=error", "-b:v", "\(l.bitrate)",
+                       "-tag:v", "hvc1", "-pix_fmt", "yuv420p", output]
+            }
+            peer = command(onOurTimeline: true, output: outDir + "/ffmpeg-\(name).mov")
+            fromZero = command(onOurTimeline: false, output: outDir + "/ffmpeg-\(name)-from-zero.mov")
         }
         progress("motion \(name): ffmpeg run \(run)/\(runs)")
         guard let p = try? runChild(peer, captureDirectory: scratch), p.succeeded else {
             progress("motion \(name): ffmpeg failed"); return nil
         }
         peerRuns.append(p)
+        progress("motion \(name): ffmpeg (clips from 0) run \(run)/\(runs)")
+        guard let z = try? runChild(fromZero, captureDirectory: scratch), z.succeeded else {
+            progress("motion \(name): ffmpeg (clips from 0) failed"); return nil
+        }
+        fromZeroRuns.append(z)
     }
     guard let l = line else { return nil }
     let peerMovie = outDir + "/ffmpeg-\(name).mov"
@@ -128,6 +152,9 @@ private func motionCase(_ name: String, stills: [[String]], movies: [String], la
                      shiyingSeconds: oursSeconds, shiyingUserSeconds: oursUser, shiyingPeakRSSBytes: oursRSS,
                      shiyingFPS: Double(l.frames) / oursSeconds, ffmpegSeconds: peerSeconds,
                      ffmpegUserSeconds: peerUser, ffmpegPeakRSSBytes: peerRSS, ffmpegFPS: Double(l.frames) / peerSeconds,
+                     ffmpegFromZeroSeconds: median(fromZeroRuns.map(\.seconds)),
+                     ffmpegFromZeroUserSeconds: median(fromZeroRuns.map(\.userSeconds)),
+                     ffmpegFromZeroPeakRSSBytes: fromZeroRuns.map(\.maxRSSKiB).max()! * 1024,
                      timeRatio: oursSeconds / peerSeconds, userTimeRatio: oursUser / peerUser,
                      memoryRatio: Double(oursRSS) / Double(peerRSS), delivered: l.delivered,
                      c14Bitrate: c14Bitrate(width: l.width, height: l.height),
@@ -166,13 +193,15 @@ func runMotionSuite(root: String, shiying: String, runs: Int) {
                             layoutArgs: ["--spacing", "0", "--margin", "0"], shiying: shiying, runs: runs,
                             outDir: outDir, scratch: scratch) { rows.append(row) }
     let after = loadAverage()
-    print("\nMoving collage, together, exported as a verified Live photo vs ffmpeg xstack (movie only); ratio > 1: shiying slower/larger")
+    print("\nMoving collage, together, exported as a verified Live photo vs ffmpeg xstack (movie only) on our timeline; ratio > 1: shiying slower/larger")
     for r in rows {
         print(String(format: "  %@ %dx%d %d frames at %.1f Mbps (SPEC C14 %.1f: %@): shiying %.2f s (%.1f fps, user %.2f s, %d MB) | ffmpeg (%d frames) %.2f s (%.1f fps, user %.2f s, %d MB) | time %.2fx, user %.2fx, memory %.2fx",
                      r.name, r.width, r.height, r.frames, Double(r.bitrate) / 1e6, Double(r.c14Bitrate) / 1e6,
                      r.c14Matches ? "yes" : "NO", r.shiyingSeconds, r.shiyingFPS, r.shiyingUserSeconds,
                      r.shiyingPeakRSSBytes >> 20, r.ffmpegFrames, r.ffmpegSeconds, r.ffmpegFPS, r.ffmpegUserSeconds,
                      r.ffmpegPeakRSSBytes >> 20, r.timeRatio, r.userTimeRatio, r.memoryRatio))
+        print(String(format: "    ffmpeg with every clip from 0: %.2f s (user %.2f s, %d MB) | time %.2fx", r.ffmpegFromZeroSeconds,
+                     r.ffmpegFromZeroUserSeconds, r.ffmpegFromZeroPeakRSSBytes >> 20, r.shiyingSeconds / r.ffmpegFromZeroSeconds))
     }
     print(String(format: "  load average %.2f before, %.2f after", before, after))
     let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")

@@ -120,6 +120,9 @@ public struct MovingCollageReport: Sendable, Codable, Equatable {
         public var reason: String?
         /// The cell on the canvas (pixels).
         public var x, y, width, height: Int
+        /// When the cell's clip starts playing on the movie's timeline (seconds; the SPEC C1 mode decides);
+        /// nil when it does not play (static cells, focus cells other than the hero, a still export).
+        public var startSeconds: Double?
     }
     /// What was delivered: Live, video or the still alone.
     public var delivered: MovingCollageRequest.Tier
@@ -306,7 +309,8 @@ public enum MovingCollage {
                 let movie = cString(cell.movie), reason = cString(cell.reason)
                 return .init(index: i, live: cell.live != 0, grey: cell.grey != 0, movie: movie.isEmpty ? nil : movie,
                              reason: reason.isEmpty ? nil : reason, x: Int(cell.x), y: Int(cell.y),
-                             width: Int(cell.width), height: Int(cell.height))
+                             width: Int(cell.width), height: Int(cell.height),
+                             startSeconds: r.movie_written != 0 && cell.start_seconds >= 0 ? cell.start_seconds : nil)
             }
         }
         let delivered: MovingCollageRequest.Tier = switch r.delivered {

@@ -126,6 +126,8 @@ struct MotionCollageJSON: Encodable {
     let cellReasons: [String: String]
     /// Each cell on the canvas as [x, y, width, height], in input order.
     let cellRects: [[Int]]
+    /// When each cell's clip starts on the movie's timeline, in input order (null: the cell does not move).
+    let cellStarts: [Nullable<Double>]
     let still: String
     let movie: Nullable<String>
     let contentIdentifier: Nullable<String>
@@ -153,6 +155,7 @@ struct MotionCollageJSON: Encodable {
         greyCells = r.greyCells
         liveCells = r.cells.filter(\.live).map(\.index)
         cellRects = r.cells.map { [$0.x, $0.y, $0.width, $0.height] }
+        cellStarts = r.cells.map { Nullable(value: $0.startSeconds) }
         cellReasons = Dictionary(uniqueKeysWithValues: r.cells.compactMap { c in c.reason.map { (String(c.index), $0) } })
         still = r.still
         movie = Nullable(value: r.movie)

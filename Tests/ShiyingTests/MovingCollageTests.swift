@@ -101,6 +101,7 @@ struct MovingCollageTests {
         #expect(MotionOracle.psnr(key, still) > 34, "PSNR \(MotionOracle.psnr(key, still))")
         // key-photo moments aligned: 15 frames each, the same key frame -> 15 frames in all
         #expect(report.frames == 15 && abs(report.stillTime - 7.0 / 30) < 1e-6)
+        #expect(report.cells.map(\.startSeconds) == [0, 0, 0, nil], "starts \(report.cells.map(\.startSeconds))")
         let first = try await MotionOracle.frame(movie, 0), last = try await MotionOracle.frame(movie, report.frames - 1)
         for cell in report.cells {
             let moved = MotionOracle.difference(first, last, width: report.width, cell: cell)
@@ -128,6 +129,9 @@ struct MovingCollageTests {
                                                    "stream=start_time", "-of", "csv=p=0", movie])
         let times = starts.stdout.split(separator: "\n").compactMap { Double($0) }
         #expect(times.count == 2 && abs(times[0]) < 0.01 && abs(times[1] - 1.4) < 0.02, "audio starts \(times)")
+        // each cell's clip starts when the one before it ends: the iPhone movie's 1.4 s, then the sample
+        let clipStarts = report.cells.map(\.startSeconds)
+        #expect(clipStarts.count == 2 && clipStarts[0] == 0 && abs((clipStarts[1] ?? -1) - 1.4) < 0.02, "\(clipStarts)")
         if MotionOracle.exiftoolPresent {
             let gps = try await runTool("exiftool", ["-s3", "-gps:all", report.still])
             #expect(gps.stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "GPS: \(gps.stdout)")
@@ -144,6 +148,8 @@ struct MovingCollageTests {
         request.background = [0, 0, 0]
         let report = try await MovingCollage.export(request)
         #expect(report.delivered == .live && report.hero == 1 && report.caption == "长按会放大主角，播完回到拼图")
+        // only the hero plays: after the hold and the zoom in
+        #expect(report.cells[0].startSeconds == nil && (report.cells[1].startSeconds ?? 0) > 0.4)
         let movie = try #require(report.movie)
         let still = try await MotionOracle.image(report.still)
         let middle = try await MotionOracle.frame(movie, report.frames / 2)
@@ -389,6 +395,9 @@ struct MovingCollageTests {
         }
         #expect(json["delivered"] as? String == "live")
         #expect((json["live_cells"] as? [Int]) == [0, 1])
+        // relay: the explicit pair (first) from 0, the other after its 15 frames
+        let clipStarts = try #require(json["cell_starts"] as? [Double])
+        #expect(clipStarts.count == 2 && clipStarts[0] == 0 && abs(clipStarts[1] - 0.5) < 1e-6, "\(clipStarts)")
         #expect(json["caption"] as? String == "长按会依次动起来，带声音")
         #expect(run.stderr.contains("frames"), "progress on stderr")
     }

@@ -105,6 +105,8 @@ typedef struct sy_motion_cell {
     uint32_t x, y, width, height; /* the cell on the canvas */
     char movie[1024];          /* the movie used or rejected ("" = none found) */
     char reason[256];          /* why a cell with a movie stays static, or why it is grey */
+    double start_seconds;      /* a cell whose clip plays in the movie: when it starts on the movie's timeline
+                                  (SPEC C1 mode rules, motion_timeline.c); -1 = it does not play */
 } sy_motion_cell;
 
 typedef struct sy_motion_report {

@@ -114,6 +114,10 @@ static sy_status deliver(sy__motion_job *job, const char *still_path, const char
     }
     sy_status st = sy__motion_timeline(job, err);
     rep->hero = job->hero;
+    for (uint32_t i = 0; i < job->count; i++) {
+        int plays = st == SY_OK && job->cells[i].live && (job->hero < 0 || (uint32_t)job->hero == i);
+        rep->cell[i].start_seconds = plays ? job->start[i] : -1;
+    }
     char id[SY_LIVE_ID_LEN + 1] = "";
     if (st == SY_OK && tier == SY_MOTION_TIER_LIVE) st = sy_live_new_identifier(id, err);
     if (st == SY_OK) st = sy__motion_write_movie(job, movie_path, tier == SY_MOTION_TIER_LIVE ? id : NULL, err);
