@@ -25,6 +25,7 @@ deps:
 	$(SUDO) apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(APT_PACKAGES)
 	python3 -m pip install -q pyvips dateparser imagehash pillow-heif || echo "pyvips/dateparser/imagehash/pillow-heif not installed: the benchmark's pyvips row, dateparser ratio and imagehash row, and the colour oracle tests, will be skipped"
+	python3 -m pip install -q imagecodecs || echo "imagecodecs not installed: the libultrahdr reader test will be skipped"
 
 build:
 	$(SWIFT) build $(CFLAGS_SWIFT)

@@ -8,19 +8,7 @@ import CShiyingFixtures
 import Foundation
 import Testing
 
-/// Mean log2 gain of a decoded map over the 3x3 map pixels around (x, y) (map pixel units).
-private func stops(_ map: DecodedGainMap, x: Double, y: Double) -> Double {
-    var info = map.info
-    var sum = 0.0
-    let cx = Int(x.rounded(.down)), cy = Int(y.rounded(.down))
-    for dy in -1...1 {
-        for dx in -1...1 {
-            let px = min(max(cx + dx, 0), map.width - 1), py = min(max(cy + dy, 0), map.height - 1)
-            sum += sy_gainmap_log2_gain(&info, 0, map.pixels[(py * map.width + px) * map.channels])
-        }
-    }
-    return sum / 9
-}
+private func stops(_ map: DecodedGainMap, x: Double, y: Double) -> Double { map.stops(x: x, y: y) }
 
 /// A 2x2 grid (no spacing: cells of 320x320 at known places) of `inputs`.
 private func grid(_ ctx: Context, _ inputs: [String], _ output: String, format: sy_still_format = SY_STILL_JPEG,

@@ -60,6 +60,20 @@ struct DecodedGainMap {
         }
     }
 
+    /// Mean log2 gain (channel 0) over the 3x3 map pixels around (x, y), in map pixel units.
+    func stops(x: Double, y: Double) -> Double {
+        var info = info
+        var sum = 0.0
+        let cx = Int(x.rounded(.down)), cy = Int(y.rounded(.down))
+        for dy in -1...1 {
+            for dx in -1...1 {
+                let px = min(max(cx + dx, 0), width - 1), py = min(max(cy + dy, 0), height - 1)
+                sum += sy_gainmap_log2_gain(&info, 0, pixels[(py * width + px) * channels])
+            }
+        }
+        return sum / 9
+    }
+
     /// The same map put through crop (normalized, rounded to whole pixels as
     /// sy_render.h documents), then a clockwise quarter turn and an optional
     /// horizontal flip: an independent reference for whole-pixel geometry.

@@ -95,7 +95,9 @@ sy_status sy__gainmap_save_prepare(sy__gainmap_save *s, sy_context *ctx, const c
         return SY_OK;
     }
     /* JPEG: hdrgm XMP (+ Apple's HDRGainMap fields for an Apple map, so Apple's
-     * own JPEG readers keep reading it as before) and the ISO block in the map;
+     * own JPEG readers keep reading it as before; hdrgm's description last:
+     * libultrahdr keeps the values of the packet's last rdf:Description only)
+     * and the ISO block in the map;
      * Container XMP, the ISO version block and MPF on the primary. */
     const sy_gainmap_params *hdrgm = apple ? &iso : &info->params;
     size_t ulen = 0, alen = 0;

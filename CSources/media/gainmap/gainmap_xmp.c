@@ -179,24 +179,29 @@ char *sy__xmp_build_primary(sy_context *ctx, uint64_t map_length, size_t *len, s
     return finish(ctx, text, n, len, err);
 }
 
-/* One value, or an rdf:Seq of three when the channels differ. */
-static int put_field(char *out, size_t cap, const char *name, const double v[3], uint32_t channels) {
-    if (channels == 3 && (v[0] != v[1] || v[1] != v[2]))
-        return snprintf(out, cap, "<hdrgm:%s><rdf:Seq><rdf:li>%.9g</rdf:li><rdf:li>%.9g</rdf:li><rdf:li>%.9g</rdf:li></rdf:Seq></hdrgm:%s>\n",
-                        name, v[0], v[1], v[2], name);
-    return snprintf(out, cap, "<hdrgm:%s>%.9g</hdrgm:%s>\n", name, v[0], name);
-}
+static int differs(const double v[3], uint32_t channels) { return channels == 3 && (v[0] != v[1] || v[1] != v[2]); }
 
+/* One value as an attribute of the description; three that differ as an
+ * rdf:Seq element. libultrahdr takes hdrgm values only as attributes (as
+ * Adobe's and Android's examples write them), so that is the form for every
+ * single value. */
 char *sy__xmp_build_gainmap(sy_context *ctx, const sy_gainmap_params *p, size_t *len, sy_error *err) {
     char text[4096];
-    int n = snprintf(text, sizeof text,
-                     XMP_HEAD "<rdf:Description rdf:about=\"\" xmlns:hdrgm=\"http://ns.adobe.com/hdr-gain-map/1.0/\"\n"
-                     " hdrgm:Version=\"1.0\" hdrgm:BaseRenditionIsHDR=\"%s\" hdrgm:HDRCapacityMin=\"%.9g\" hdrgm:HDRCapacityMax=\"%.9g\">\n",
-                     p->base_is_hdr ? "True" : "False", p->capacity_min, p->capacity_max);
     const char *names[5] = {"GainMapMin", "GainMapMax", "Gamma", "OffsetSDR", "OffsetHDR"};
     const double *vals[5] = {p->min_log2, p->max_log2, p->gamma, p->offset_sdr, p->offset_hdr};
+    int n = snprintf(text, sizeof text,
+                     XMP_HEAD "<rdf:Description rdf:about=\"\" xmlns:hdrgm=\"http://ns.adobe.com/hdr-gain-map/1.0/\"\n"
+                     " hdrgm:Version=\"1.0\" hdrgm:BaseRenditionIsHDR=\"%s\" hdrgm:HDRCapacityMin=\"%.9g\" hdrgm:HDRCapacityMax=\"%.9g\"",
+                     p->base_is_hdr ? "True" : "False", p->capacity_min, p->capacity_max);
     for (int i = 0; i < 5 && n > 0 && (size_t)n < sizeof text; i++)
-        n += put_field(text + n, sizeof text - (size_t)n, names[i], vals[i], p->channels);
+        if (!differs(vals[i], p->channels))
+            n += snprintf(text + n, sizeof text - (size_t)n, "\n hdrgm:%s=\"%.9g\"", names[i], vals[i][0]);
+    if (n > 0 && (size_t)n < sizeof text) n += snprintf(text + n, sizeof text - (size_t)n, ">\n");
+    for (int i = 0; i < 5 && n > 0 && (size_t)n < sizeof text; i++)
+        if (differs(vals[i], p->channels))
+            n += snprintf(text + n, sizeof text - (size_t)n,
+                          "<hdrgm:%s><rdf:Seq><rdf:li>%.9g</rdf:li><rdf:li>%.9g</rdf:li><rdf:li>%.9g</rdf:li></rdf:Seq></hdrgm:%s>\n",
+                          names[i], vals[i][0], vals[i][1], vals[i][2], names[i]);
     if (n > 0 && (size_t)n < sizeof text) n += snprintf(text + n, sizeof text - (size_t)n, "</rdf:Description>\n" XMP_TAIL);
     if (n <= 0 || (size_t)n >= sizeof text) n = -1;
     return finish(ctx, text, n, len, err);
