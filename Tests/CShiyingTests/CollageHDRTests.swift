@@ -8,8 +8,6 @@ import CShiyingFixtures
 import Foundation
 import Testing
 
-private func stops(_ map: DecodedGainMap, x: Double, y: Double) -> Double { map.stops(x: x, y: y) }
-
 /// A 2x2 grid (no spacing: cells of 320x320 at known places) of `inputs`.
 private func grid(_ ctx: Context, _ inputs: [String], _ output: String, format: sy_still_format = SY_STILL_JPEG,
                   allowSDR: Bool = false, hook counter: HookCounter? = nil) -> (sy_status, sy_collage_report, sy_error) {
@@ -70,13 +68,13 @@ struct CollageHDRTests {
             var worst = 0.0, brightest = 0.0
             for v in [0.2, 0.35, 0.5, 0.65, 0.8] {
                 for u in [0.2, 0.35, 0.5, 0.65, 0.8] {
-                    let got = stops(collage, x: origins[cell].0 + u * 160, y: origins[cell].1 + v * 160)
+                    let got = collage.stops(x: origins[cell].0 + u * 160, y: origins[cell].1 + v * 160)
                     guard let source else {
                         worst = max(worst, abs(got))
                         continue
                     }
                     // 4:3 source centre-cropped to a square: x from 1/8 to 7/8 of its width
-                    let want = stops(source, x: (0.125 + 0.75 * u) * Double(source.width), y: v * Double(source.height))
+                    let want = source.stops(x: (0.125 + 0.75 * u) * Double(source.width), y: v * Double(source.height))
                     worst = max(worst, abs(got - want))
                     brightest = max(brightest, want)
                 }
@@ -105,9 +103,9 @@ struct CollageHDRTests {
         #expect(collage.info.kind == SY_GAINMAP_APPLE_JPEG && abs(collage.info.apple_headroom - 8) < 0.01,
                 "kind \(collage.info.kind), headroom \(collage.info.apple_headroom)")
         let source = try DecodedGainMap(ctx, hdr.heic)
-        let got = stops(collage, x: 160 + 80, y: 80), want = stops(source, x: 0.5 * Double(source.width), y: 0.5 * Double(source.height))
+        let got = collage.stops(x: 160 + 80, y: 80), want = source.stops(x: 0.5 * Double(source.width), y: 0.5 * Double(source.height))
         #expect(abs(got - want) < 0.12, "centre: \(got) vs source \(want) stops")
-        #expect(abs(stops(collage, x: 80, y: 240)) < 0.05, "an SDR cell carries gain")
+        #expect(abs(collage.stops(x: 80, y: 240)) < 0.05, "an SDR cell carries gain")
 
         if ExternalTools.installed("exiftool") { // Ultra HDR XMP and the MPF index, as outside readers see them
             let tags = try ExternalTools.check("exiftool", ["-a", "-G1", "-ee", "-MPImageType", "-XMP-hdrgm:Version",
@@ -172,8 +170,8 @@ struct CollageHDRTests {
         let turned = probe.orientation >= 5
         let aspect = turned ? Double(probe.width) / Double(probe.height) : Double(probe.height) / Double(probe.width)
         let d = Double(report.width) / Double(collage.width), cellHeight = Double(report.width) * aspect
-        let got = stops(collage, x: Double(report.width) / 2 / d, y: cellHeight / 2 / d)
-        let want = stops(source, x: Double(source.width) / 2, y: Double(source.height) / 2)
+        let got = collage.stops(x: Double(report.width) / 2 / d, y: cellHeight / 2 / d)
+        let want = source.stops(x: Double(source.width) / 2, y: Double(source.height) / 2)
         print("collage HDR real iPhone: centre \(got) vs source \(want) stops, map \(collage.width)x\(collage.height), engine peak \(report.engine_peak_bytes)")
         #expect(abs(got - want) < 0.15, "centre: \(got) vs source \(want) stops")
     }

@@ -8,8 +8,9 @@ import CShiyingInternal
 import Foundation
 import Testing
 
-private let realIPhone = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/corpus/real/iphone15plus_IMG_3853.HEIC").path
+private let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+private let realIPhone = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus/real/iphone15plus_IMG_3853.HEIC").path
 
 private func params(_ channels: UInt32, min: [Double], max: [Double], gamma: [Double], sdr: [Double], hdr: [Double],
                     capacity: (Double, Double), baseIsHDR: Bool = false) -> sy_gainmap_params {
@@ -57,31 +58,14 @@ private func probe(_ ctx: Context, _ path: String) throws -> sy_gainmap_info {
     return info
 }
 
-/// An identity gain-map save (the conversion path) of `input` into `output`.
-private func carry(_ ctx: Context, _ input: String, _ output: String, _ format: sy_still_format) throws -> sy_gainmap_edit_report {
+/// An identity gain-map save (the conversion path) of `input` into `output`, fitted inside maxSide (0 = full size).
+private func carry(_ ctx: Context, _ input: String, _ output: String, _ format: sy_still_format,
+                   maxSide: UInt32 = 0) throws -> sy_gainmap_edit_report {
     var recipe = sy_recipe()
     sy_recipe_init(&recipe)
-    let r = gainMapEdit(ctx, input, output, &recipe, format: format, hook: nil)
+    let r = gainMapEdit(ctx, input, output, &recipe, format: format, hook: nil, maxSide: maxSide)
     guard r.status == SY_OK, r.report.outcome == SY_HDR_KEPT else { throw CTestFailure("\(input) -> \(output): \(message(r.error))") }
     return r.report
-}
-
-/// A gain-map save of `input` with no edit but a size limit.
-private func downscaled(_ ctx: Context, _ input: String, _ output: String, _ format: sy_still_format,
-                        maxSide: UInt32) throws -> sy_gainmap_edit_report {
-    var recipe = sy_recipe()
-    sy_recipe_init(&recipe)
-    var opts = sy_edit_options()
-    sy_edit_options_init(&opts)
-    opts.format = format
-    opts.max_width = maxSide
-    opts.max_height = maxSide
-    var report = sy_gainmap_edit_report()
-    var err = sy_error()
-    guard sy_gainmap_edit(ctx.raw, input, output, &recipe, &opts, nil, nil, &report, &err) == SY_OK else {
-        throw CTestFailure("\(input) -> \(output): \(message(err))")
-    }
-    return report
 }
 
 /// The bytes with every occurrence of `old` replaced by `new` (same length).
@@ -106,9 +90,6 @@ private let ultraHDRReader: Bool = {
     guard let r = try? ExternalTools.run("env", ["python3", "-c", "import imagecodecs; imagecodecs.ultrahdr_decode"]) else { return false }
     return r.status == 0
 }()
-
-private let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent()
 
 /// The gain libultrahdr applies at each normalized point (median log2 HDR/SDR
 /// over a small block; nil where the base is too dark to tell), or nil when it
@@ -235,7 +216,7 @@ struct GainMapISOTests {
         #expect(info.iso.capacity_max > info.iso.capacity_min && info.iso.max_log2.0 > 0, "\(values(info.iso))")
         let dir = try TempFolder()
         let out = dir.file("carried.heic")
-        let report = try downscaled(ctx, real, out, SY_STILL_HEIC, maxSide: 1024)
+        let report = try carry(ctx, real, out, SY_STILL_HEIC, maxSide: 1024)
         #expect(report.edit.dropped & UInt32(SY_DROPPED_ISO_GAIN_MAP.rawValue) == 0)
         #expect(report.edit.kept_gain_map_forms == UInt32(SY_GAINMAP_FORM_APPLE.rawValue | SY_GAINMAP_FORM_ISO21496.rawValue))
         let back = try probe(ctx, out)
@@ -314,7 +295,7 @@ struct GainMapISOTests {
         cases.append((folder.jpeg, backJPEG))
         if FileManager.default.fileExists(atPath: realIPhone) {
             let out = folder.file("iphone.jpg")
-            _ = try downscaled(ctx, realIPhone, out, SY_STILL_JPEG, maxSide: 1600)
+            _ = try carry(ctx, realIPhone, out, SY_STILL_JPEG, maxSide: 1600)
             cases.append((realIPhone, out))
         } else {
             print("skipped the real iPhone case: \(realIPhone) is not here")

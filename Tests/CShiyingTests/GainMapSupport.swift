@@ -170,12 +170,15 @@ final class HookCounter {
     init(answer: Bool) { self.answer = answer }
 }
 
-/// sy_gainmap_edit with a counting hook (nil counter = no hook).
+/// sy_gainmap_edit with a counting hook (nil counter = no hook), fitted inside maxSide x maxSide (0 = full size).
 func gainMapEdit(_ ctx: Context, _ input: String, _ output: String, _ recipe: UnsafePointer<sy_recipe>,
-                 format: sy_still_format, hook counter: HookCounter?) -> (status: sy_status, report: sy_gainmap_edit_report, error: sy_error) {
+                 format: sy_still_format, hook counter: HookCounter?, maxSide: UInt32 = 0)
+    -> (status: sy_status, report: sy_gainmap_edit_report, error: sy_error) {
     var opts = sy_edit_options()
     sy_edit_options_init(&opts)
     opts.format = format
+    opts.max_width = maxSide
+    opts.max_height = maxSide
     opts.heic_preset = nil
     var report = sy_gainmap_edit_report()
     var err = sy_error()
