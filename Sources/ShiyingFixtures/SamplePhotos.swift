@@ -108,21 +108,26 @@ public enum SampleLivePhotos {
 /// highlights as an SDR base + gain map.
 public enum HDRSamplePhotos {
     /// Writes `hdr-sample-0001.jpg` (Ultra HDR) and `hdr-sample-0001.heic`
-    /// (Apple-style) … into `directory`; returns the paths.
+    /// (Apple-style), with `isoHEIC` also `hdr-sample-0001-iso.heic` (the ISO
+    /// 21496-1 form alone, as Android's HEIC Ultra HDR) … into `directory`;
+    /// returns the paths.
     public static func write(count: Int = 1, seed: UInt64 = 1, width: Int = 1024, height: Int = 768,
-                             to directory: String, progress: ((Int, Int) -> Void)? = nil) throws -> [String] {
+                             isoHEIC: Bool = false, to directory: String,
+                             progress: ((Int, Int) -> Void)? = nil) throws -> [String] {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let engine = try EngineContext()
         var paths: [String] = []
+        let forms: [(heic: Bool, isoOnly: Bool)] = [(false, false), (true, false)] + (isoHEIC ? [(true, true)] : [])
         for index in 0..<count {
-            for heic in [false, true] {
+            for (heic, isoOnly) in forms {
                 var options = sy_hdr_sample_options()
                 sy_hdr_sample_options_init(&options)
                 options.width = UInt32(width)
                 options.height = UInt32(height)
                 options.seed = seed &* 1000 &+ UInt64(index)
+                options.heic_iso_only = isoOnly ? 1 : 0
                 let path = (directory as NSString).appendingPathComponent(
-                    String(format: "hdr-sample-%04d.%@", index + 1, heic ? "heic" : "jpg"))
+                    String(format: "hdr-sample-%04d%@.%@", index + 1, isoOnly ? "-iso" : "", heic ? "heic" : "jpg"))
                 try writeFixture(path) { error in
                     sy_hdr_sample_write(engine.raw, &options, heic ? SY_STILL_HEIC : SY_STILL_JPEG, path, &error)
                 }

@@ -22,7 +22,9 @@ enum SampleCommand {
                         options: [.flag("hdr", "HDR samples"), .int("count", "N", 1...100, "how many", default: 1),
                                   .seed("seed", "the content's seed", default: 1),
                                   .int("width", "W", sampleSides, "width", default: 1024),
-                                  .int("height", "H", sampleSides, "height", default: 768), directory, .json],
+                                  .int("height", "H", sampleSides, "height", default: 768),
+                                  .flag("iso-heic", "also an ISO 21496-1-only HEIC (a 'tmap' item and its own map, no Apple map)"),
+                                  directory, .json],
                         formTitle: "HDR photos", selectors: ["hdr"], run: { try runHDR($0) }),
             CommandSpec(path: ["sample-photos"], summary: "Live pairs: a still and a same-stem MOV sharing one content identifier (issue 17)",
                         options: [.flag("live", "Live pairs"), .int("count", "N", 1...100, "how many", default: 2),
@@ -71,7 +73,8 @@ extension SampleCommand {
         let progress = ProgressReporter(label: "sample-photos --hdr")
         defer { progress.finish() }
         let paths = try HDRSamplePhotos.write(count: count, seed: seed, width: width, height: height,
-                                              to: directory, progress: progress.counter("photos"))
+                                              isoHEIC: parsed.has("iso-heic"), to: directory,
+                                              progress: progress.counter("photos"))
         progress.finish()
         if parsed.json {
             struct Report: Encodable { let files: [String] }

@@ -41,12 +41,14 @@ private func cellStates(_ report: sy_collage_report) -> [UInt8] {
 
 @Suite("Collage HDR (issue 16, SPEC E6)")
 struct CollageHDRTests {
-    @Test("2x2 with two HDR cells (Apple HEIC, Ultra HDR JPEG) and two SDR: one gain map, each cell's gain in stops as its source's")
-    func mixedGridKeepsEachCellsGain() throws {
+    @Test("2x2 with two HDR cells (Apple HEIC or ISO-only HEIC, Ultra HDR JPEG) and two SDR: one gain map, each cell's gain in stops as its source's",
+          arguments: [false, true])
+    func mixedGridKeepsEachCellsGain(isoHEIC: Bool) throws {
         let hdr = try HDRSampleFolder(width: 640, height: 480, seed: 11)
         let sdr = try SampleFolder(count: 2, width: 640, height: 480)
         let ctx = try Context()
-        let inputs = [hdr.heic, sdr.photos[0], sdr.photos[1], hdr.jpeg]
+        let first = isoHEIC ? hdr.isoHEIC : hdr.heic
+        let inputs = [first, sdr.photos[0], sdr.photos[1], hdr.jpeg]
         let out = hdr.file("grid.jpg")
         var (status, report, err) = grid(ctx, inputs, out)
         defer { sy_collage_report_free(&report) }
@@ -62,7 +64,7 @@ struct CollageHDRTests {
 
         let collage = try DecodedGainMap(ctx, out)
         #expect(collage.info.kind == SY_GAINMAP_ULTRAHDR_JPEG && collage.width == 320 && collage.height == 320)
-        let sources = [try DecodedGainMap(ctx, hdr.heic), nil, nil, try DecodedGainMap(ctx, hdr.jpeg)]
+        let sources = [try DecodedGainMap(ctx, first), nil, nil, try DecodedGainMap(ctx, hdr.jpeg)]
         let origins = [(0.0, 0.0), (160.0, 0.0), (0.0, 160.0), (160.0, 160.0)] // cell origins in map pixels
         for (cell, source) in sources.enumerated() {
             var worst = 0.0, brightest = 0.0

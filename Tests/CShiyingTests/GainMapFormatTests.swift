@@ -158,19 +158,27 @@ struct GainMapFormatTests {
         #expect(none.kind == SY_GAINMAP_NONE)
     }
 
-    @Test("E6: a tmap item without an Apple map and an unknown hdrgm version are uninterpretable, never misread")
+    @Test("E6: an unreadable tmap item without an Apple map and an unknown hdrgm version are uninterpretable, never misread")
     func uninterpretableForms() throws {
         let folder = try HDRSampleFolder(width: 256, height: 192)
         let ctx = try Context()
-        // HEIC: the Exif item becomes a 'tmap' item and the aux URN an unknown one.
+        // HEIC: the aux URN becomes an unknown one. The tmap item on that map
+        // still describes it fully (ISO readers need no Apple type): ISO-only.
         var heic = ExternalTools.readFile(folder.heic)
-        try patch(&heic, "Exif", "tmap")
         try patch(&heic, "aux:hdrgainmap", "aux:hdrgainmaX")
+        let unknownAux = folder.file("unknown-aux.heic")
+        try ExternalTools.writeFile(unknownAux, heic)
+        #expect(try probe(ctx, unknownAux).kind == SY_GAINMAP_ISO_HEIC)
+        // ... and with the Exif item turned into a second 'tmap' (no inputs) and
+        // the real tmap's data (it leads the mdat) of an item version we do not know:
+        try patch(&heic, "Exif", "tmap")
+        let mdat = try #require((4..<(heic.count - 4)).first { Array(heic[$0..<$0 + 4]) == Array("mdat".utf8) })
+        heic[mdat + 4] = 1
         let tmap = folder.file("tmap.heic")
         try ExternalTools.writeFile(tmap, heic)
         let t = try probe(ctx, tmap)
         #expect(t.kind == SY_GAINMAP_UNINTERPRETABLE && t.has_iso21496 == 1)
-        #expect(cText(t.detail).contains("tmap"), "\(cText(t.detail))")
+        #expect(cText(t.detail).contains("tmap") && cText(t.detail).contains("version 1"), "\(cText(t.detail))")
         // JPEG: the gain map's own hdrgm:Version (after the primary's) says 2.0.
         var jpeg = ExternalTools.readFile(folder.jpeg)
         let info = try probe(ctx, folder.jpeg)

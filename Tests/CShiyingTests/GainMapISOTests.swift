@@ -279,13 +279,84 @@ struct GainMapISOTests {
         let b = try probe(ctx, back)
         #expect(b.iso_valid == 1 && close(b.iso, source.params) && close(b.params, source.params), "\(values(b.params))")
     }
+    @Test("ISO-only HEIC (a 'tmap' item and its own hidden map, no Apple map, as Android's HEIC Ultra HDR): structure as libheif reads it; our reader takes its numbers and map")
+    func isoOnlyHEICIsRead() throws {
+        let folder = try HDRSampleFolder(width: 320, height: 240)
+        let ctx = try Context()
+        let file = folder.isoHEIC
+        let info = try probe(ctx, file), jpeg = try probe(ctx, folder.jpeg)
+        #expect(info.kind == SY_GAINMAP_ISO_HEIC && info.iso_valid == 1 && info.tmap_item != 0, "\(text(info.detail))")
+        #expect(close(info.params, jpeg.params) && close(info.iso, jpeg.params), "\(values(info.params)) vs \(values(jpeg.params))")
+        #expect(info.map_width == 160 && info.map_height == 120 && info.map_channels == 1)
+        // Same scene, same log2 codes: the HEVC map equals the Ultra HDR JPEG's map.
+        let map = try DecodedGainMap(ctx, file), reference = try DecodedGainMap(ctx, folder.jpeg)
+        #expect(map.width == reference.width && psnr8(map.pixels, reference.pixels) > 35,
+                "map PSNR \(psnr8(map.pixels, reference.pixels))")
+        if ExternalTools.installed("heif-info") {
+            let d = try ExternalTools.check("heif-info", ["-d", file])
+            #expect(d.contains("item_type: tmap") && d.contains("group type: altr") && !d.contains("aux type:")
+                    && !d.contains("auxl"), "\(d.suffix(3000))")
+            let plain = try ExternalTools.check("heif-info", [file])
+            #expect(plain.contains("image: 320x240") && plain.contains("primary"), "\(plain)")
+        }
+        // A current libheif: the primary is the SDR image, no auxiliary image, the altr group [tmap, primary].
+        let script = """
+        import sys, pillow_heif
+        f = pillow_heif.open_heif(sys.argv[1])
+        i = f[0].info
+        print(f.size, len(f), i["aux"], [(g["type"], len(g["entities"])) for g in i.get("entity_groups", [])])
+        """
+        guard let run = try? ExternalTools.run("python3", ["-c", script, file]), !run.err.contains("ModuleNotFoundError")
+        else { return }
+        #expect(run.status == 0 && run.out.contains("(320, 240) 1 {}") && run.out.contains("('altr', 2)"), "\(run)")
+    }
+
+    @Test("ISO-only HEIC carried: to HEIC it gains the Apple form beside its tmap numbers, to JPEG the Ultra HDR and ISO forms; nothing reported dropped; a tmap it cannot read is named")
+    func isoOnlyHEICCarried() throws {
+        let folder = try HDRSampleFolder(width: 320, height: 240)
+        let ctx = try Context()
+        let source = try probe(ctx, folder.isoHEIC)
+        let heic = folder.file("iso-to.heic"), jpeg = folder.file("iso-to.jpg")
+        let toHEIC = try carry(ctx, folder.isoHEIC, heic, SY_STILL_HEIC)
+        #expect(toHEIC.edit.dropped & UInt32(SY_DROPPED_ISO_GAIN_MAP.rawValue) == 0)
+        #expect(toHEIC.edit.kept_gain_map_forms == UInt32(SY_GAINMAP_FORM_APPLE.rawValue | SY_GAINMAP_FORM_ISO21496.rawValue))
+        let h = try probe(ctx, heic)
+        #expect(h.kind == SY_GAINMAP_APPLE_HEIC && h.iso_valid == 1 && close(h.iso, source.iso), "\(values(h.iso))")
+        #expect(abs(h.apple_headroom - exp2(source.iso.max_log2.0)) < 1e-5, "Apple headroom = 2^GainMapMax")
+        _ = try carry(ctx, folder.isoHEIC, jpeg, SY_STILL_JPEG)
+        let j = try probe(ctx, jpeg)
+        #expect(j.kind == SY_GAINMAP_ULTRAHDR_JPEG && j.iso_valid == 1 && close(j.params, source.params))
+        let original = try DecodedGainMap(ctx, folder.isoHEIC)
+        for out in [heic, jpeg] {
+            let back = try DecodedGainMap(ctx, out)
+            #expect(back.width == original.width && psnr8(original.pixels, back.pixels) > 30,
+                    "\(out): map PSNR \(psnr8(original.pixels, back.pixels))")
+        }
+        // The tmap item's data leads the mdat (u8 version 0, then the ISO payload): version 1 is not ours to read.
+        var bytes = ExternalTools.readFile(folder.isoHEIC)
+        let mdat = Array("mdat".utf8)
+        let at = try #require((4..<(bytes.count - 4)).first { Array(bytes[$0..<$0 + 4]) == mdat })
+        #expect(bytes[at + 4] == 0)
+        bytes[at + 4] = 1
+        let newer = folder.file("newer-tmap.heic")
+        try ExternalTools.writeFile(newer, bytes)
+        let n = try probe(ctx, newer)
+        #expect(n.kind == SY_GAINMAP_UNINTERPRETABLE && text(n.detail).contains("version 1"), "\(text(n.detail))")
+        var recipe = sy_recipe()
+        sy_recipe_init(&recipe)
+        let refused = gainMapEdit(ctx, newer, folder.file("refused.heic"), &recipe, format: SY_STILL_HEIC, hook: nil)
+        #expect(refused.status == SY_E_CANCELLED && refused.report.outcome == SY_HDR_REFUSED
+                && refused.report.reason == SY_HDR_LOSS_UNINTERPRETABLE, "\(message(refused.error))")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("refused.heic")))
+    }
+
     @Test("An independent reader (libultrahdr) applies our JPEGs' gain as the source's own map says, from the ISO block alone and from the hdrgm XMP alone",
           .enabled(if: ultraHDRReader, "imagecodecs (libultrahdr) is not installed: make deps"))
     func independentReaderAppliesSourceGain() throws {
         let folder = try HDRSampleFolder(width: 640, height: 480, seed: 21)
         let ctx = try Context()
         // An Apple HEIC map converted to the ISO/Ultra HDR numbers; an Ultra HDR
-        // JPEG through a HEIC tmap and back; the real iPhone map (downscaled).
+        // JPEG through a HEIC tmap and back; an ISO-only HEIC; the real iPhone map (downscaled).
         var cases: [(source: String, output: String)] = []
         let appleJPEG = folder.file("apple.jpg"), roundTrip = folder.file("round.heic"), backJPEG = folder.file("round.jpg")
         _ = try carry(ctx, folder.heic, appleJPEG, SY_STILL_JPEG)
@@ -293,6 +364,9 @@ struct GainMapISOTests {
         _ = try carry(ctx, folder.jpeg, roundTrip, SY_STILL_HEIC)
         _ = try carry(ctx, roundTrip, backJPEG, SY_STILL_JPEG)
         cases.append((folder.jpeg, backJPEG))
+        let isoJPEG = folder.file("iso.jpg")
+        _ = try carry(ctx, folder.isoHEIC, isoJPEG, SY_STILL_JPEG)
+        cases.append((folder.isoHEIC, isoJPEG))
         if FileManager.default.fileExists(atPath: realIPhone) {
             let out = folder.file("iphone.jpg")
             _ = try carry(ctx, realIPhone, out, SY_STILL_JPEG, maxSide: 1600)

@@ -4,13 +4,17 @@ import CShiying
 import CShiyingFixtures
 import Foundation
 
-/// A temp folder holding an Ultra HDR JPEG and an Apple-style HEIC of the same synthetic scene.
+/// A temp folder holding an Ultra HDR JPEG and an Apple-style HEIC of the same synthetic scene (and, asked, an ISO-only HEIC).
 final class HDRSampleFolder {
     let path: String
     let jpeg: String
     let heic: String
+    let width: UInt32, height: UInt32, seed: UInt64
 
     init(width: UInt32 = 640, height: UInt32 = 480, seed: UInt64 = 7) throws {
+        self.width = width
+        self.height = height
+        self.seed = seed
         path = FileManager.default.temporaryDirectory
             .appendingPathComponent("shiying-gainmap-\(getpid())-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
@@ -31,6 +35,22 @@ final class HDRSampleFolder {
     }
 
     func file(_ name: String) -> String { (path as NSString).appendingPathComponent(name) }
+
+    /// The same scene as an ISO 21496-1-only HEIC (a 'tmap' item and its own
+    /// hidden map, no Apple map: Android's HEIC Ultra HDR form), written on first use.
+    lazy var isoHEIC: String = {
+        let file = self.file("hdr-iso.heic")
+        guard let ctx = try? Context() else { return file }
+        var o = sy_hdr_sample_options()
+        sy_hdr_sample_options_init(&o)
+        o.width = width
+        o.height = height
+        o.seed = seed
+        o.heic_iso_only = 1
+        var err = sy_error()
+        if sy_hdr_sample_write(ctx.raw, &o, SY_STILL_HEIC, file, &err) != SY_OK { print("ISO HEIC sample: \(message(err))") }
+        return file
+    }()
 
     deinit { try? FileManager.default.removeItem(atPath: path) }
 }

@@ -5,7 +5,7 @@
  * sy_gainmap_probe + sy_gainmap_decode on the input as a whole file.
  *
  * Built and run by scripts/fuzz.sh (FUZZ_ONLY=gainmap) from the seeds in
- * Tests/Fuzz/seeds/gainmap (tiny Ultra HDR JPEG, XMP packets). Every parser
+ * Tests/Fuzz/seeds/gainmap (tiny Ultra HDR JPEG, ISO-only HEIC, XMP packets). Every parser
  * must stay inside its buffer; a probe may fail only with a message; a decode
  * after a successful probe must give the size the probe announced or fail
  * cleanly; afterwards no engine memory may be left. */
@@ -67,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     sy_gainmap_info info;
     sy_status st = sy_gainmap_probe(ctx, path, &info, &err);
     if (st != SY_OK && err.message[0] == 0) abort();
-    if (st == SY_OK && (info.kind == SY_GAINMAP_ULTRAHDR_JPEG || info.kind == SY_GAINMAP_APPLE_JPEG)) {
+    if (st == SY_OK && info.kind != SY_GAINMAP_NONE && info.kind != SY_GAINMAP_UNINTERPRETABLE) {
         sy_gainmap_image img;
         memset(&err, 0, sizeof err);
         st = sy_gainmap_decode(ctx, path, &info, &img, &err);

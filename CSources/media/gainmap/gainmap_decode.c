@@ -182,7 +182,8 @@ sy_status sy__gainmap_decode_reduced(sy_context *ctx, const char *path, const sy
     switch (info->kind) {
     case SY_GAINMAP_ULTRAHDR_JPEG:
     case SY_GAINMAP_APPLE_JPEG: st = decode_jpeg_map(ctx, path, info, out, err); break;
-    case SY_GAINMAP_APPLE_HEIC: return decode_heif_map(ctx, path, info, reduce, out, err);
+    case SY_GAINMAP_APPLE_HEIC:
+    case SY_GAINMAP_ISO_HEIC: return decode_heif_map(ctx, path, info, reduce, out, err);
     default: return sy__fail(err, SY_E_USAGE, "%s: no interpretable gain map to decode", path);
     }
     if (st == SY_OK && (out->width != info->map_width || out->height != info->map_height)) {

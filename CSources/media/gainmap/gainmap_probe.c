@@ -187,24 +187,79 @@ static sy_status probe_jpeg(sy_context *ctx, const char *path, sy_gainmap_info *
 
 /* ---- HEIF ---- */
 
+/* Parses a 'tmap' item's data (u8 version 0 + the ISO payload) into
+ * info->iso; 1 parsed, 0 not (`why` says why). */
+static int read_tmap_payload(sy_heif_file *file, uint32_t tmap, sy_gainmap_info *info, char *why, size_t cap) {
+    uint8_t *data = NULL;
+    size_t len = 0;
+    int ok = 0;
+    if (sy_heif_read_item(file, tmap, &data, &len, NULL) != SY_OK) {
+        snprintf(why, cap, "its data cannot be read");
+    } else if (len < 2 || data[0] != 0) {
+        snprintf(why, cap, len < 2 ? "its data is empty" : "item version %u is not 0", len ? data[0] : 0);
+    } else {
+        char iso_why[160] = "ISO 21496-1 metadata holds no gain-map numbers";
+        ok = sy__iso21496_parse(data + 1, len - 1, &info->iso, NULL, iso_why, sizeof iso_why) > 0;
+        if (!ok) snprintf(why, cap, "%s", iso_why);
+    }
+    sy_heif_free_data(file, data);
+    if (ok) info->iso_valid = 1, info->tmap_item = tmap;
+    return ok;
+}
+
 /* The ISO 21496-1 'tmap' item derived from [primary, map] (dimg order fixed
- * by HEIF Amd 1): its data is u8 version 0 + the ISO payload. */
+ * by HEIF Amd 1). */
 static void read_tmap(sy_heif_file *file, uint32_t primary, uint32_t map, sy_gainmap_info *info) {
     for (uint32_t i = 0; i < sy_heif_item_count(file); i++) {
         const sy_heif_item_info *it = sy_heif_item_at(file, i);
         uint32_t n = 0;
+        char why[160];
         if (it->type != SY_FOURCC('t', 'm', 'a', 'p')) continue;
         const uint32_t *in = sy__heif_references(file, it->id, SY_FOURCC('d', 'i', 'm', 'g'), &n);
-        if (n != 2 || in[0] != primary || in[1] != map) continue;
-        uint8_t *data = NULL;
-        size_t len = 0;
-        char why[160];
-        if (sy_heif_read_item(file, it->id, &data, &len, NULL) != SY_OK) continue;
-        if (len > 1 && data[0] == 0 && sy__iso21496_parse(data + 1, len - 1, &info->iso, NULL, why, sizeof why) > 0)
-            info->iso_valid = 1, info->tmap_item = it->id;
-        sy_heif_free_data(file, data);
-        if (info->iso_valid) return;
+        if (n == 2 && in[0] == primary && in[1] == map && read_tmap_payload(file, it->id, info, why, sizeof why))
+            return;
     }
+}
+
+/* Whether `item`'s first dimg input is `primary` (a tmap on this image). */
+static int derives_from(sy_heif_file *file, uint32_t item, uint32_t primary) {
+    uint32_t n = 0;
+    const uint32_t *in = sy__heif_references(file, item, SY_FOURCC('d', 'i', 'm', 'g'), &n);
+    return n >= 1 && in[0] == primary;
+}
+
+/* A 'tmap' item with no Apple map beside it: the ISO form alone, whose gain
+ * map is the tmap's second input, a coded image item (hvc1, or a grid of
+ * them) that nothing else shows. The numbers are the ISO payload's. */
+static void read_iso_only(sy_heif_file *file, uint32_t primary, const sy_heif_item_info *tmap,
+                          sy_gainmap_info *info) {
+    char why[160] = "";
+    uint32_t n = 0;
+    const uint32_t *in = sy__heif_references(file, tmap->id, SY_FOURCC('d', 'i', 'm', 'g'), &n);
+    const sy_heif_item_info *map = n == 2 && in[0] == primary && in[1] != primary ? sy_heif_item(file, in[1]) : NULL;
+    if (n != 2 || in[0] != primary)
+        snprintf(why, sizeof why, "its inputs are not [primary, gain map]");
+    else if (!map)
+        snprintf(why, sizeof why, "its gain map input (item %u) is missing", in[1]);
+    else if (map->type != SY_FOURCC('h', 'v', 'c', '1') && map->type != SY_FOURCC('g', 'r', 'i', 'd'))
+        snprintf(why, sizeof why, "its gain map (item %u) is not HEVC", map->id);
+    else if (!map->has_ispe || !map->width || !map->height)
+        snprintf(why, sizeof why, "its gain map (item %u) has no ispe", map->id);
+    else if (map->rotation || map->mirror >= 0 || map->has_clap)
+        snprintf(why, sizeof why, "its gain map (item %u) has its own display transform", map->id);
+    else
+        read_tmap_payload(file, tmap->id, info, why, sizeof why);
+    if (!info->iso_valid) {
+        char d[200];
+        snprintf(d, sizeof d, "ISO 21496-1 'tmap' item %u not usable: %s", tmap->id, why);
+        set_detail(info, SY_GAINMAP_UNINTERPRETABLE, d);
+        return;
+    }
+    info->params = info->iso;
+    info->map_offset = map->id;
+    info->map_width = map->width, info->map_height = map->height;
+    info->map_channels = map->channels == 3 || (map->channels == 0 && info->iso.channels == 3) ? 3 : 1;
+    set_detail(info, SY_GAINMAP_ISO_HEIC, "ISO 21496-1 gain map ('tmap' item, no Apple map)");
 }
 
 static sy_status probe_heif(sy_context *ctx, const char *path, sy_gainmap_info *info, const sy__metadata *md,
@@ -216,7 +271,7 @@ static sy_status probe_heif(sy_context *ctx, const char *path, sy_gainmap_info *
     const sy_heif_item_info *aux = NULL, *tmap = NULL, *xmp = NULL;
     for (uint32_t i = 0; i < sy_heif_item_count(file); i++) {
         const sy_heif_item_info *it = sy_heif_item_at(file, i);
-        if (it->type == SY_FOURCC('t', 'm', 'a', 'p') && !tmap) tmap = it;
+        if (it->type == SY_FOURCC('t', 'm', 'a', 'p') && (!tmap || !derives_from(file, tmap->id, primary))) tmap = it;
         if (strcmp(it->aux_type, SY_APPLE_GAINMAP_URN) == 0 && !aux) {
             uint32_t n = 0;
             const uint32_t *to = sy__heif_references(file, it->id, SY_FOURCC('a', 'u', 'x', 'l'), &n);
@@ -259,9 +314,7 @@ static sy_status probe_heif(sy_context *ctx, const char *path, sy_gainmap_info *
             apple_headroom(info, md, version, headroom);
         }
     } else if (tmap) {
-        char d[160];
-        snprintf(d, sizeof d, "ISO 21496-1 'tmap' item %u (tone-map derived image): not interpreted", tmap->id);
-        set_detail(info, SY_GAINMAP_UNINTERPRETABLE, d);
+        read_iso_only(file, primary, tmap, info);
     }
     sy_heif_close(file);
     return SY_OK;
@@ -283,7 +336,7 @@ sy_status sy_gainmap_probe(sy_context *ctx, const char *path, sy_gainmap_info *o
     st = img.format == SY_FORMAT_JPEG ? probe_jpeg(ctx, path, out, &md, err) : probe_heif(ctx, path, out, &md, err);
     sy__metadata_free(ctx, &md);
     if (st == SY_OK && (out->kind == SY_GAINMAP_ULTRAHDR_JPEG || out->kind == SY_GAINMAP_APPLE_JPEG ||
-                        out->kind == SY_GAINMAP_APPLE_HEIC) &&
+                        out->kind == SY_GAINMAP_APPLE_HEIC || out->kind == SY_GAINMAP_ISO_HEIC) &&
         (out->map_width == 0 || out->map_height == 0))
         set_detail(out, SY_GAINMAP_UNINTERPRETABLE, "gain map size unknown (no SOF / ispe)");
     return st;

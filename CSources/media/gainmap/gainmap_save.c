@@ -7,7 +7,8 @@
  *        patched once the primary's length is known, then the map appended
  *        before the rename (docs/gain-maps.md);
  *  HEIC: the Apple auxiliary image + its XMP item and a 'tmap' item using
- *        the same image, added before finish. */
+ *        the same image, added before finish (or, asked for, the ISO form
+ *        alone: the map a hidden image only the 'tmap' item uses). */
 #include <string.h>
 #include <unistd.h>
 
@@ -51,10 +52,13 @@ static sy_status heic_finish(void *user, sy_heif_writer *w, sy_error *err) {
     if (!rows) return err ? err->code : SY_E_BUDGET;
     for (uint32_t y = 0; y < m->height; y++) rows[y] = m->pixels + (size_t)y * m->stride;
     uint32_t index = 0;
-    sy_status st = sy_heif_writer_add_auxiliary(w, SY_APPLE_GAINMAP_URN, m->width, m->height, m->channels, rows,
-                                                &index, err);
+    const int apple = s->forms & SY_GAINMAP_FORM_APPLE;
+    sy_status st = apple ? sy_heif_writer_add_auxiliary(w, SY_APPLE_GAINMAP_URN, m->width, m->height, m->channels,
+                                                        rows, &index, err)
+                         : sy_heif_writer_add_tone_map_image(w, m->width, m->height, m->channels, rows, &index, err);
     sy__free(s->ctx, rows);
-    if (st == SY_OK) st = sy_heif_writer_set_auxiliary_xmp(w, index, (const uint8_t *)s->map_xmp, s->map_xmp_len, err);
+    if (st == SY_OK && apple)
+        st = sy_heif_writer_set_auxiliary_xmp(w, index, (const uint8_t *)s->map_xmp, s->map_xmp_len, err);
     if (st == SY_OK) st = sy_heif_writer_set_tone_map(w, index, s->iso, s->iso_len, err);
     return st;
 }
@@ -76,6 +80,12 @@ static void both_forms(const sy_gainmap_info *info, uint32_t *apple_version, dou
 sy_status sy__gainmap_save_prepare(sy__gainmap_save *s, sy_context *ctx, const char *output, sy_still_format format,
                                    int quality, const sy_gainmap_info *info, const sy_gainmap_image *map,
                                    sy_error *err) {
+    return sy__gainmap_save_prepare_forms(s, ctx, output, format, quality, info, map, 0, err);
+}
+
+sy_status sy__gainmap_save_prepare_forms(sy__gainmap_save *s, sy_context *ctx, const char *output,
+                                         sy_still_format format, int quality, const sy_gainmap_info *info,
+                                         const sy_gainmap_image *map, uint32_t heic_forms, sy_error *err) {
     memset(s, 0, sizeof *s);
     s->ctx = ctx, s->output = output, s->map = map;
     s->extra.user = s;
@@ -88,10 +98,16 @@ sy_status sy__gainmap_save_prepare(sy__gainmap_save *s, sy_context *ctx, const c
     both_forms(info, &version, &headroom, &iso);
     s->iso_len = sy__iso21496_build(&iso, s->iso);
     if (format == SY_STILL_HEIC) { /* Apple auxiliary map + its XMP, and the 'tmap' item on the same map */
-        s->map_xmp = sy__xmp_build_apple(ctx, version, headroom, &s->map_xmp_len, err);
-        if (!s->map_xmp) return err ? err->code : SY_E_BUDGET;
+        if (heic_forms != 0 && heic_forms != SY_GAINMAP_FORM_ISO21496 &&
+            heic_forms != (SY_GAINMAP_FORM_APPLE | SY_GAINMAP_FORM_ISO21496))
+            return sy__fail(err, SY_E_USAGE, "%s: a HEIC gain map is written as Apple + ISO 21496-1 or ISO alone",
+                            output);
+        s->forms = heic_forms ? heic_forms : SY_GAINMAP_FORM_APPLE | SY_GAINMAP_FORM_ISO21496;
+        if (s->forms & SY_GAINMAP_FORM_APPLE) {
+            s->map_xmp = sy__xmp_build_apple(ctx, version, headroom, &s->map_xmp_len, err);
+            if (!s->map_xmp) return err ? err->code : SY_E_BUDGET;
+        }
         s->extra.heic_finish = heic_finish;
-        s->forms = SY_GAINMAP_FORM_APPLE | SY_GAINMAP_FORM_ISO21496;
         return SY_OK;
     }
     /* JPEG: hdrgm XMP (+ Apple's HDRGainMap fields for an Apple map, so Apple's

@@ -47,8 +47,9 @@ typedef struct hw_image {
     uint32_t width, height, channels;
     uint32_t tile_w, tile_h, cols, rows;
     int grid;
-    char *urn;                   /* auxiliary type, NULL for the primary and a thumbnail */
+    char *urn;                   /* auxiliary type, NULL for the primary, a thumbnail and a tmap-only map */
     int thumb;                   /* a 'thmb' thumbnail of the primary (kept in aux[], not hidden, no auxC) */
+    int tmap_only;               /* a gain map only the 'tmap' item uses (hidden, no auxC, no auxl) */
     uint8_t *hvcc;
     size_t hvcc_len;
     uint64_t *tile_offset;       /* in the spool */
@@ -482,16 +483,22 @@ sy_status sy_heif_writer_set_tone_map(sy_heif_writer *w, uint32_t index, const u
     if (index >= w->aux_count)
         return sy__fail(err, SY_E_USAGE, "sy_heif_writer_set_tone_map: no auxiliary image %u (%u added)", index,
                         w->aux_count);
+    if (w->aux[index].thumb)
+        return sy__fail(err, SY_E_USAGE, "sy_heif_writer_set_tone_map: image %u is the thumbnail", index);
     if (!iso || len < 5 || len > 4096)
         return sy__fail(err, SY_E_USAGE, "sy_heif_writer_set_tone_map: ISO 21496-1 metadata of %zu bytes", len);
     w->tmap_aux = index;
     return copy_blob(w, &w->tmap, &w->tmap_len, iso, len, "sy_heif_writer_set_tone_map", err);
 }
 
+/* What an image beside the primary is. */
+typedef enum { HW_AUXILIARY, HW_THUMBNAIL, HW_TMAP_ONLY } hw_role;
+
 /* Encodes one more image beside the primary into aux[]: an auxiliary image
- * of type `urn`, or (urn NULL) the primary's thumbnail. */
-static sy_status add_image(sy_heif_writer *w, const char *fn, const char *urn, uint32_t width, uint32_t height,
-                           uint32_t channels, const uint8_t *const *rows, uint32_t *index, sy_error *err) {
+ * of type `urn`, the primary's thumbnail, or a gain map for the 'tmap' item alone. */
+static sy_status add_image(sy_heif_writer *w, const char *fn, hw_role role, const char *urn, uint32_t width,
+                           uint32_t height, uint32_t channels, const uint8_t *const *rows, uint32_t *index,
+                           sy_error *err) {
     sy_status st = SY_OK;
     if (width < 1 || height < 1 || width > 65535 || height > 65535 || (channels != 1 && channels != 3))
         return sy__fail(err, SY_E_USAGE, "%s: %ux%u with %u channels (1..65535, 1 or 3 channels)", fn, width, height,
@@ -506,7 +513,8 @@ static sy_status add_image(sy_heif_writer *w, const char *fn, const char *urn, u
     memset(&r, 0, sizeof r);
     sy__hevc_encoder *enc = NULL;
     if ((st = image_init(w, img, width, height, channels, 0, items_so_far(w), err)) != SY_OK) goto fail;
-    img->thumb = !urn;
+    img->thumb = role == HW_THUMBNAIL;
+    img->tmap_only = role == HW_TMAP_ONLY;
     img->urn = urn ? copy_string(w->ctx, urn, "auxiliary type", err) : NULL;
     if (urn && !img->urn) {
         st = err ? err->code : SY_E_BUDGET;
@@ -548,7 +556,16 @@ sy_status sy_heif_writer_add_auxiliary(sy_heif_writer *w, const char *urn, uint3
     if (st != SY_OK) return st;
     if (!urn || !*urn || strlen(urn) > 1000 || !rows)
         return sy__fail(err, SY_E_USAGE, "%s: a type URN (up to 1000 bytes) and rows are required", fn);
-    return add_image(w, fn, urn, width, height, channels, rows, index, err);
+    return add_image(w, fn, HW_AUXILIARY, urn, width, height, channels, rows, index, err);
+}
+
+sy_status sy_heif_writer_add_tone_map_image(sy_heif_writer *w, uint32_t width, uint32_t height, uint32_t channels,
+                                            const uint8_t *const *rows, uint32_t *index, sy_error *err) {
+    const char *fn = "sy_heif_writer_add_tone_map_image";
+    sy_status st = check_usable(w, fn, err);
+    if (st != SY_OK) return st;
+    if (!rows) return sy__fail(err, SY_E_USAGE, "%s: rows are required", fn);
+    return add_image(w, fn, HW_TMAP_ONLY, NULL, width, height, channels, rows, index, err);
 }
 
 sy_status sy_heif_writer_add_thumbnail(sy_heif_writer *w, uint32_t width, uint32_t height,
@@ -559,7 +576,7 @@ sy_status sy_heif_writer_add_thumbnail(sy_heif_writer *w, uint32_t width, uint32
     if (!rows) return sy__fail(err, SY_E_USAGE, "%s: rows are required", fn);
     for (uint32_t i = 0; i < w->aux_count; i++)
         if (w->aux[i].thumb) return sy__fail(err, SY_E_USAGE, "%s: the primary has a thumbnail already", fn);
-    return add_image(w, fn, NULL, width, height, 3, rows, NULL, err);
+    return add_image(w, fn, HW_THUMBNAIL, NULL, width, height, 3, rows, NULL, err);
 }
 
 /* ---- finish: the container ---- */
@@ -619,7 +636,8 @@ static uint32_t grid_descriptor(uint8_t *p, const hw_image *img) {
 /* Items of one image (grid + tiles, or the single item), IDs from *next_id. */
 static void layout_image(hw_layout *L, hw_image *img, uint32_t *next_id, const hw_props *P, int aux_index) {
     const int thumb = aux_index >= 0 && img->thumb; /* shown like the primary: its colour and display transform */
-    int aux = aux_index >= 0 && !thumb;
+    const int hidden = aux_index >= 0 && !thumb;     /* auxiliary images and a tmap-only gain map */
+    const int aux = hidden && !img->tmap_only;       /* with auxC */
     uint8_t hvcc = aux_index >= 0 ? P->aux_hvcc[aux_index] : P->primary_hvcc;
     uint8_t pixi = img->channels == 1 ? P->pixi1 : P->pixi3;
     uint8_t nclx = img->channels == 3 ? P->nclx : 0;
@@ -628,7 +646,7 @@ static void layout_image(hw_layout *L, hw_image *img, uint32_t *next_id, const h
         memset(g, 0, sizeof *g);
         img->id = g->id = (*next_id)++;
         g->type = SY_FOURCC('g', 'r', 'i', 'd');
-        g->hidden = aux;
+        g->hidden = hidden;
         g->method = 1;
         g->offset = L->idat_len;
         g->length = grid_descriptor(L->idat + L->idat_len, img);
@@ -636,8 +654,8 @@ static void layout_image(hw_layout *L, hw_image *img, uint32_t *next_id, const h
         add_prop(g, aux_index >= 0 ? P->aux_ispe[aux_index] : P->primary_ispe, 0);
         add_prop(g, pixi, 0);
         add_prop(g, nclx, 0);
-        if (!aux) add_prop(g, P->prof, 0);
-        if (!aux) add_prop(g, P->irot, 1), add_prop(g, P->imir, 1);
+        if (!hidden) add_prop(g, P->prof, 0);
+        if (!hidden) add_prop(g, P->irot, 1), add_prop(g, P->imir, 1);
         if (aux) add_prop(g, P->aux_auxc[aux_index], 1);
     }
     img->first_tile_id = *next_id;
@@ -648,7 +666,7 @@ static void layout_image(hw_layout *L, hw_image *img, uint32_t *next_id, const h
         it->id = (*next_id)++;
         if (!img->grid) img->id = it->id;
         it->type = SY_FOURCC('h', 'v', 'c', '1');
-        it->hidden = img->grid || aux;
+        it->hidden = img->grid || hidden;
         it->method = 0;
         it->offset = L->spool_base + img->tile_offset[t];
         it->length = img->tile_length[t];
@@ -660,7 +678,7 @@ static void layout_image(hw_layout *L, hw_image *img, uint32_t *next_id, const h
         if (!img->grid) {
             add_prop(it, nclx, 0);
             if (aux) add_prop(it, P->aux_auxc[aux_index], 1);
-            else add_prop(it, P->prof, 0), add_prop(it, P->irot, 1), add_prop(it, P->imir, 1);
+            else if (!hidden) add_prop(it, P->prof, 0), add_prop(it, P->irot, 1), add_prop(it, P->imir, 1);
         }
     }
 }
@@ -763,7 +781,7 @@ static sy_status put_ipco(sy_heif_writer *w, sy_bmff_writer *b, hw_props *P, sy_
         TRY(put_blob_box(b, SY_FOURCC('h', 'v', 'c', 'C'), a->hvcc, a->hvcc_len, &P->aux_hvcc[i], &n, err));
         TRY(put_ispe(b, a->width, a->height, &P->aux_ispe[i], &n, err));
         if (a->grid) TRY(put_ispe(b, a->tile_w, a->tile_h, &P->aux_tile_ispe[i], &n, err));
-        if (a->thumb) continue; /* a thumbnail is no auxiliary image */
+        if (a->thumb || a->tmap_only) continue; /* no auxiliary images */
         TRY(sy_bmff_writer_begin(b, SY_FOURCC('a', 'u', 'x', 'C'), 0, 0, err));
         TRY(sy_bmff_writer_bytes(b, a->urn, strlen(a->urn) + 1, err));
         TRY(sy_bmff_writer_end(b, err));
@@ -850,8 +868,9 @@ static sy_status build_header(sy_heif_writer *w, hw_layout *L, sy_bmff_writer *b
         const hw_image *a = &w->aux[i];
         if (a->grid)
             TRY(put_ref(b, SY_FOURCC('d', 'i', 'm', 'g'), a->id, a->first_tile_id, a->cols * a->rows, NULL, err));
-        TRY(put_ref(b, a->thumb ? SY_FOURCC('t', 'h', 'm', 'b') : SY_FOURCC('a', 'u', 'x', 'l'), a->id, p->id, 1, NULL,
-                    err));
+        if (!a->tmap_only)
+            TRY(put_ref(b, a->thumb ? SY_FOURCC('t', 'h', 'm', 'b') : SY_FOURCC('a', 'u', 'x', 'l'), a->id, p->id, 1,
+                        NULL, err));
         if (L->aux_xmp_id[i]) TRY(put_ref(b, SY_FOURCC('c', 'd', 's', 'c'), L->aux_xmp_id[i], a->id, 1, NULL, err));
     }
     if (w->tmap) { /* dimg: [base, gain map], in that order */
@@ -1037,6 +1056,10 @@ sy_status sy_heif_writer_finish(sy_heif_writer *w, sy_error *err) {
     if (w->rows_in != w->primary.height)
         return fail_state(w, sy__fail(err, SY_E_USAGE, "sy_heif_writer_finish: %u of %u rows written", w->rows_in,
                                       w->primary.height));
+    for (uint32_t i = 0; i < w->aux_count; i++)
+        if (w->aux[i].tmap_only && (!w->tmap || w->tmap_aux != i))
+            return fail_state(w, sy__fail(err, SY_E_USAGE, "sy_heif_writer_finish: tone-map image %u has no 'tmap' "
+                                          "item using it", i));
     w->finished = 1;
     hw_layout L;
     memset(&L, 0, sizeof L);

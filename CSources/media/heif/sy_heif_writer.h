@@ -148,14 +148,23 @@ sy_status sy_heif_writer_add_thumbnail(sy_heif_writer *w, uint32_t width, uint32
 sy_status sy_heif_writer_set_auxiliary_xmp(sy_heif_writer *w, uint32_t index, const uint8_t *xml, size_t len,
                                            sy_error *err);
 
-/** ISO 21496-1 tone-map item (HEIF 3rd ed. Amd 1) using auxiliary image
- *  `index` as its gain map, as iPhone 17 writes it beside Apple's map: a 'tmap'
+/** ISO 21496-1 tone-map item (HEIF 3rd ed. Amd 1) using image `index` (an
+ *  auxiliary image, as iPhone 17 shares Apple's map, or the one of
+ *  sy_heif_writer_add_tone_map_image) as its gain map: a 'tmap'
  *  item whose data is u8 version 0 + `iso` (the ISO 21496-1 payload, copied),
  *  'dimg' to [primary, auxiliary], the primary's ispe/pixi/irot/imir, a
  *  'grpl'/'altr' group [tmap, primary] and the ftyp brand 'tmap'. The
  *  auxiliary keeps its single-target 'auxl' (libheif before 1.18 rejects more). */
 sy_status sy_heif_writer_set_tone_map(sy_heif_writer *w, uint32_t index, const uint8_t *iso, size_t len,
                                       sy_error *err);
+
+/** Encodes a gain map that only the 'tmap' item uses (the ISO 21496-1 form
+ *  alone, as Android's HEIC Ultra HDR stores it): a hidden 'hvc1' item (or
+ *  hidden grid, as for auxiliary images) with hvcC/ispe/pixi and no auxC,
+ *  auxl or display transform of its own. Pass its index to
+ *  sy_heif_writer_set_tone_map; finish refuses such an image no 'tmap' uses. */
+sy_status sy_heif_writer_add_tone_map_image(sy_heif_writer *w, uint32_t width, uint32_t height, uint32_t channels,
+                                            const uint8_t *const *rows, uint32_t *index, sy_error *err);
 
 /** Writes the file (all `height` rows must have been written) and renames it
  *  into place. On failure nothing is left at `path` (an old file stays). The

@@ -13,14 +13,18 @@
  *  - ISO 21496-1: the binary metadata in the gain-map JPEG's APP2 block
  *    (urn:iso:std:iso:ts:21496:-1; read when no hdrgm XMP is there, kind
  *    ULTRAHDR_JPEG) and in a HEIF 'tmap' derived item whose inputs are the
- *    primary and the Apple map item (iPhone 17; `iso`, `tmap_item`).
+ *    primary and the gain map: the Apple map item (iPhone 17; kind
+ *    APPLE_HEIC with `iso`, `tmap_item`) or, with no Apple map, any coded
+ *    image item (kind ISO_HEIC: the ISO-only HEIC that Android's "HEIC
+ *    Ultra HDR" and ISO writers make; the numbers in `params` and `iso`).
  * Written (gainmap_save.c; docs/gain-maps.md): every JPEG output carries the
  * Ultra HDR form (hdrgm + Container XMP, MPF) and the ISO APP2 blocks, plus
  * Apple's HDRGainMap XMP when the source map is Apple's; every HEIC output
  * carries the Apple auxiliary map and a 'tmap' item sharing it.
  * Detected but not interpreted (reported as SY_GAINMAP_UNINTERPRETABLE): a
- * 'tmap' item without an Apple map, an MPF secondary image without any
- * gain-map metadata, a hdrgm version other than 1.0.
+ * 'tmap' item whose metadata does not parse or whose gain-map input is not a
+ * coded image of the file, an MPF secondary image without any gain-map
+ * metadata, a hdrgm version other than 1.0.
  *
  * This header holds the formats only; editing with the map in lockstep is
  * sy_gainmap_edit.h (pipelines), HDR sample photos sy_sample.h (fixtures).
@@ -45,6 +49,7 @@ typedef enum sy_gainmap_kind {
     SY_GAINMAP_APPLE_HEIC = 2,      /* auxiliary hdrgainmap item */
     SY_GAINMAP_APPLE_JPEG = 3,      /* MPF image 2 with Apple HDRGainMap XMP */
     SY_GAINMAP_UNINTERPRETABLE = 4, /* a gain map we can see but must not misread (detail says which) */
+    SY_GAINMAP_ISO_HEIC = 5,        /* HEIF 'tmap' item alone: ISO 21496-1 numbers in `params`, its map a plain image item */
 } sy_gainmap_kind;
 
 /** The forms a written gain map is described in (bits; sy_gainmap_form_name). */
@@ -76,7 +81,7 @@ typedef struct sy_gainmap_info {
     uint32_t base_width, base_height; /* primary as stored */
     uint32_t map_width, map_height;   /* gain map as stored (0 when unknown) */
     uint32_t map_channels;            /* 1 or 3 */
-    sy_gainmap_params params;         /* ULTRAHDR_JPEG */
+    sy_gainmap_params params;         /* ULTRAHDR_JPEG, ISO_HEIC */
     double apple_headroom;            /* APPLE_*: linear headroom used to apply the map (>= 1) */
     uint32_t apple_version;           /* HDRGainMap:HDRGainMapVersion (65536, 131072), 0 if absent */
     uint8_t apple_headroom_source;    /* 0 none, 1 XMP HDRGainMapHeadroom, 2 MakerNote 33/48 */

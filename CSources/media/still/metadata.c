@@ -95,7 +95,7 @@ const char *sy_metadata_dropped_reason(uint32_t bit) {
     case SY_DROPPED_LARGE_EXIF_VALUES: return "JPEG holds at most 64 KB of Exif";
     case SY_DROPPED_CONTENT_IDENTIFIER: return "the still is saved apart from its Live photo movie";
     case SY_DROPPED_MOTION_PHOTO: return "the Motion Photo video is not in the saved file";
-    case SY_DROPPED_ISO_GAIN_MAP: return "the ISO 21496-1 'tmap' item goes with the gain map: this save keeps no gain map, or the item does not use the Apple map";
+    case SY_DROPPED_ISO_GAIN_MAP: return "the ISO 21496-1 'tmap' item goes with the gain map: this save keeps no gain map, or the item could not be read";
     case SY_DROPPED_HEIC_THUMBNAIL: return "the stored thumbnail shows the picture before the edit";
     case SY_DROPPED_AUXILIARY_IMAGES: return "depth maps and mattes are not carried through edits";
     case SY_DROPPED_TIMED_METADATA:
