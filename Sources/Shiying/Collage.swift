@@ -16,6 +16,17 @@ public struct CollageRequest: Sendable, Codable, Equatable {
         case jpeg
         /// PNG.
         case png
+        /// HEIC (x265 grid tiles; an HDR collage keeps its gain map as iPhones store it).
+        case heic
+
+        /// The file name extension a collage of this format gets.
+        public var fileExtension: String {
+            switch self {
+            case .jpeg: "jpg"
+            case .png: "png"
+            case .heic: "heic"
+            }
+        }
     }
 
     /// Long image or grid.
@@ -38,18 +49,18 @@ public struct CollageRequest: Sendable, Codable, Equatable {
     public var background: [UInt8] = [255, 255, 255]
     /// The collage file's encoding.
     public var format: Format = .jpeg
-    /// JPEG quality 1...100.
+    /// JPEG / HEIC quality 1...100.
     public var quality: Int = 90
     /// Decode every input fully into one canvas (benchmark baseline only).
     public var naive: Bool = false
     /// Decode threads; 0 = one per core (at most 4).
     public var threads: Int = 0
-    /// Fail instead of shrinking the canvas when a JPEG would exceed 65,500 px.
+    /// Fail instead of shrinking the canvas when a JPEG would exceed 65,500 px (a HEIC 32,768: libheif's limit).
     public var failWhenTooTall: Bool = false
     /// SPEC E6 consent: a photo's HDR gain map that the collage cannot keep
     /// (a PNG collage, a map that cannot be read or interpreted) is dropped
-    /// instead of the job being refused. A JPEG collage keeps every readable
-    /// map in one gain map for the canvas either way.
+    /// instead of the job being refused. A JPEG or HEIC collage keeps every
+    /// readable map in one gain map for the canvas either way.
     public var allowSDR: Bool = false
     /// Measure the process's peak resident set over the job (`peakRSSDeltaBytes`).
     /// Off by default: it restarts the kernel's peak counter (`/proc/self/clear_refs`)
@@ -178,7 +189,11 @@ public enum Collage {
         if let spacing = request.spacing { options.spacing = UInt32(clamping: spacing) }
         if let margin = request.margin { options.margin = UInt32(clamping: margin) }
         options.background = (request.background[0], request.background[1], request.background[2])
-        options.format = request.format == .png ? SY_STILL_PNG : SY_STILL_JPEG
+        options.format = switch request.format {
+        case .jpeg: SY_STILL_JPEG
+        case .png: SY_STILL_PNG
+        case .heic: SY_STILL_HEIC
+        }
         options.quality = Int32(clamping: request.quality)
         options.naive = request.naive ? 1 : 0
         options.threads = Int32(clamping: request.threads)

@@ -72,7 +72,7 @@ public enum LibraryWorkflows {
             if let id = try await library.assetID(forFile: input, reader: reader), !sources.contains(id) { sources.append(id) }
         }
         var staged = request
-        let ext = request.format == .png ? "png" : "jpg"
+        let ext = request.format.fileExtension
         staged.output = library.stagingPath(extension: ext)
         let report: CollageReport
         do {

@@ -5,7 +5,7 @@ import ShiyingOrganize
 
 /// `shiying collage --layout long|grid [...] -o OUT IN...`
 enum CollageCommand {
-    static let formats: KeyValuePairs<String, String> = ["jpg": "jpeg", "jpeg": "jpeg", "png": "png"]
+    static let formats: KeyValuePairs<String, String> = ["jpg": "jpeg", "jpeg": "jpeg", "png": "png", "heic": "heic", "heif": "heic"]
 
     static let spec = CommandSpec(
         path: ["collage"], summary: "a long image (超长图) or a grid collage, still or moving",
@@ -16,18 +16,18 @@ enum CollageCommand {
         operands: [OperandSpec("IN", .oneOrMore, "the photos, in order (JPEG, PNG, HEIC)", missing: "no input photos")],
         options: [
             .choice("layout", ["long", "grid"], "long image or grid collage", required: true),
-            .output("OUT", "the collage (.jpg, .jpeg, .png); with --library only its name"),
+            .output("OUT", "the collage (.jpg, .jpeg, .png, .heic); with --library only its name"),
             .path("library", "DIR", "deposit the collage into this library's 「拾映创作」 (SPEC C9)"),
             .int("width", "PX", 16...65500, "canvas width", default: 1080),
             .int("columns", "N", 1...100, "grid columns (default: chosen for the count)"),
             .int("spacing", "PX", 0...4096, "space between cells"),
             .int("margin", "PX", 0...4096, "space around the canvas"),
             .text("background", "RRGGBB", "background colour, hex (`#` optional)"),
-            .choice("format", ["jpeg", "png"], "output format; must agree with -o's extension"),
-            .int("quality", "Q", 1...100, "JPEG quality", default: 90),
+            .choice("format", ["jpeg", "png", "heic"], "output format; must agree with -o's extension"),
+            .int("quality", "Q", 1...100, "JPEG / HEIC quality", default: 90),
             .int("threads", "N", 0...64, "decode threads (0 = one per core)"),
             .flag("naive", "decode every photo whole instead of strip by strip (for comparison)"),
-            .flag("fail-too-tall", "refuse a long image taller than JPEG's 65,500 px instead of scaling it"),
+            .flag("fail-too-tall", "refuse a long image taller than JPEG's 65,500 px (HEIC's 32,768) instead of scaling it"),
             .flag("allow-sdr", "consent to dropping an HDR gain map the collage cannot keep (PNG; SPEC E6)"),
             .json,
         ],
@@ -40,7 +40,9 @@ enum CollageCommand {
         }
         let library = parsed.string("library")
         guard let output = parsed.string("output")
-            ?? library.map({ _ in "collage." + (parsed.string("format") == "png" ? "png" : "jpg") })
+            ?? library.map({ _ in
+                "collage." + (parsed.string("format").flatMap(CollageRequest.Format.init(rawValue:)) ?? .jpeg).fileExtension
+            })
         else { throw UsageError("collage: -o OUT (or --library DIR) is required") }
 
         var request = CollageRequest(layout: layout, inputs: parsed.positionals, output: output)
@@ -86,8 +88,9 @@ enum CollageCommand {
             FileHandle.standardError.write(Data("shiying: input \(grey.index) painted grey: \(grey.reason)\n".utf8))
         }
         if report.scaledToFit {
+            let limit = request.format == .heic ? "the 32,768 px libheif opens in a HEIC" : "JPEG's 65,500 px"
             let note = "shiying: canvas scaled by \(String(format: "%.3f", report.scaleFactor)) to stay within "
-                + "JPEG's 65,500 px (use --format png for full width)\n"
+                + "\(limit) (use --format png for full width)\n"
             FileHandle.standardError.write(Data(note.utf8))
         }
         if let deposited {

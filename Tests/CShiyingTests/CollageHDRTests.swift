@@ -41,29 +41,34 @@ private func cellStates(_ report: sy_collage_report) -> [UInt8] {
 
 @Suite("Collage HDR (issue 16, SPEC E6)")
 struct CollageHDRTests {
-    @Test("2x2 with two HDR cells (Apple HEIC or ISO-only HEIC, Ultra HDR JPEG) and two SDR: one gain map, each cell's gain in stops as its source's",
-          arguments: [false, true])
-    func mixedGridKeepsEachCellsGain(isoHEIC: Bool) throws {
+    @Test("2x2 with two HDR cells (Apple HEIC or ISO-only HEIC, Ultra HDR JPEG) and two SDR, as JPEG or HEIC: one gain map, each cell's gain in stops as its source's",
+          arguments: [false, true], [SY_STILL_JPEG, SY_STILL_HEIC])
+    func mixedGridKeepsEachCellsGain(isoHEIC: Bool, format: sy_still_format) throws {
         let hdr = try HDRSampleFolder(width: 640, height: 480, seed: 11)
         let sdr = try SampleFolder(count: 2, width: 640, height: 480)
         let ctx = try Context()
         let first = isoHEIC ? hdr.isoHEIC : hdr.heic
         let inputs = [first, sdr.photos[0], sdr.photos[1], hdr.jpeg]
-        let out = hdr.file("grid.jpg")
-        var (status, report, err) = grid(ctx, inputs, out)
+        let heic = format == SY_STILL_HEIC
+        let out = hdr.file(heic ? "grid.heic" : "grid.jpg")
+        var (status, report, err) = grid(ctx, inputs, out, format: format)
         defer { sy_collage_report_free(&report) }
         try #require(status == SY_OK, "\(message(err))")
         #expect(report.width == 640 && report.height == 640)
         #expect(report.hdr == SY_HDR_KEPT && report.hdr_hook_calls == 0)
         #expect(cellStates(report) == [1, 0, 0, 1], "cell states \(cellStates(report))")
-        // mixed sources: Ultra HDR + ISO 21496-1, no Apple form; headroom = the larger (both 8x)
-        let forms = UInt32(SY_GAINMAP_FORM_ULTRAHDR.rawValue | SY_GAINMAP_FORM_ISO21496.rawValue)
+        // mixed sources: JPEG Ultra HDR + ISO 21496-1, no Apple form; HEIC the Apple
+        // auxiliary map + the tmap item (as every HEIC save); headroom = the larger (both 8x)
+        let forms = heic ? UInt32(SY_GAINMAP_FORM_APPLE.rawValue | SY_GAINMAP_FORM_ISO21496.rawValue)
+            : UInt32(SY_GAINMAP_FORM_ULTRAHDR.rawValue | SY_GAINMAP_FORM_ISO21496.rawValue)
         #expect(report.gain_map_forms == forms, "forms \(report.gain_map_forms)")
         #expect(abs(report.gain_map_headroom - 8) < 0.01, "headroom \(report.gain_map_headroom)")
         #expect(report.gain_map_width == 320 && report.gain_map_height == 320, "half size like the sources")
 
         let collage = try DecodedGainMap(ctx, out)
-        #expect(collage.info.kind == SY_GAINMAP_ULTRAHDR_JPEG && collage.width == 320 && collage.height == 320)
+        #expect(collage.info.kind == (heic ? SY_GAINMAP_APPLE_HEIC : SY_GAINMAP_ULTRAHDR_JPEG) && collage.width == 320
+                && collage.height == 320)
+        if heic { #expect(collage.info.iso_valid == 1 && collage.info.tmap_item != 0, "the tmap item on the map") }
         let sources = [try DecodedGainMap(ctx, first), nil, nil, try DecodedGainMap(ctx, hdr.jpeg)]
         let origins = [(0.0, 0.0), (160.0, 0.0), (0.0, 160.0), (160.0, 160.0)] // cell origins in map pixels
         for (cell, source) in sources.enumerated() {

@@ -39,7 +39,7 @@ enum ColourOracle {
 @Suite("Collage colour (issue 16: Display P3)", .enabled(if: ColourOracle.available, "pillow-heif or corpus missing"))
 struct CollageColourTests {
     @Test("a one-cell collage of a Display P3 iPhone HEIC is tagged P3: ΔE76 mean ≤ 1.2, most saturated 1 % ≤ 3",
-          arguments: ["jpg", "png"])
+          arguments: ["jpg", "png", "heic"])
     func p3Cell(_ ext: String) async throws {
         let dir = try TempDir("colour-p3")
         defer { dir.remove() }

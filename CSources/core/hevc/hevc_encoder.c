@@ -170,9 +170,11 @@ static void configure_video(x265_param *p, const sy__hevc_encoder_options *o) {
 
 /* Pictures encoded at once: stills two with two or more pool threads (x265
  * would pick one frame thread below 4 cores, leaving the second core to the
- * wavefront rows of one tile), video always one (see the file comment). */
+ * wavefront rows of one tile) unless there is one picture (an auxiliary
+ * image that is no grid: a second frame thread would only hold memory),
+ * video always one (see the file comment). */
 static uint32_t frame_threads(const sy__hevc_encoder_options *o) {
-    if (o->use == SY__HEVC_VIDEO) return 1;
+    if (o->use == SY__HEVC_VIDEO || o->still.pictures == 1) return 1;
     long pool = o->threads ? (long)o->threads : sysconf(_SC_NPROCESSORS_ONLN);
     return pool >= 2 ? 2 : 1;
 }

@@ -45,6 +45,8 @@ typedef struct sy__hevc_encoder_options {
     sy_cicp colour;             /* VUI colour description (`present` ignored: always written) */
     struct {
         int quality;            /* 1..100 -> CRF: q100 -> 12, q90 -> 22, q50 -> 34, q1 -> 51 (hevc_encoder.c) */
+        uint32_t pictures;      /* pictures this encoder takes; 1 = one frame thread (nothing to overlap),
+                                   0 = unknown/many */
     } still;
     struct {
         uint32_t fps_num, fps_den; /* frame rate, reduced */

@@ -260,6 +260,7 @@ static sy_status encoder_open(sy_heif_writer *w, hw_image *img, sy__hevc_encoder
     o.height = img->tile_h;
     o.monochrome = img->channels == 1;
     o.still.quality = w->opts.quality;
+    o.still.pictures = img->cols * img->rows;
     o.threads = w->opts.threads;
     o.preset = w->preset;
     o.colour = described_colour(w);

@@ -44,10 +44,10 @@ static sy_status check_options(const sy_collage_options *o, uint32_t count, sy_e
     if (count == 0) return sy__fail(err, SY_E_USAGE, "collage: no input photos");
     if (o->layout != SY_LAYOUT_LONG && o->layout != SY_LAYOUT_GRID)
         return sy__fail(err, SY_E_USAGE, "collage: unknown layout %d", (int)o->layout);
-    if (o->format != SY_STILL_JPEG && o->format != SY_STILL_PNG)
-        return sy__fail(err, SY_E_USAGE, "collage: output format %d is not JPEG or PNG", (int)o->format);
+    if (o->format != SY_STILL_JPEG && o->format != SY_STILL_PNG && o->format != SY_STILL_HEIC)
+        return sy__fail(err, SY_E_USAGE, "collage: output format %d is not JPEG, PNG or HEIC", (int)o->format);
     if (o->quality < 1 || o->quality > 100)
-        return sy__fail(err, SY_E_USAGE, "collage: JPEG quality %d is outside 1..100", o->quality);
+        return sy__fail(err, SY_E_USAGE, "collage: quality %d is outside 1..100", o->quality);
     if (o->png_compression < 0 || o->png_compression > 9)
         return sy__fail(err, SY_E_USAGE, "collage: PNG compression %d is outside 0..9", o->png_compression);
     return SY_OK;
@@ -194,26 +194,27 @@ sy_status sy_collage_render(sy_context *ctx, const char *const *inputs, uint32_t
     for (uint32_t i = 0; i < count; i++) jobs[i].rect = layout.cells[i];
     /* 3. HDR: the canvas gain map, composed and encoded before the base (or the SPEC E6 question). */
     if ((st = sy__collage_hdr_prepare(ctx, opts, jobs, count, &layout, output_path, &hdr, err)) != SY_OK) goto done;
-    /* 4. Stream. */
-    if ((st = sy__output_open(ctx, output_path, &output, err)) != SY_OK) goto done;
+    /* 4. Stream (a HEIC writer keeps its own temp file). */
+    const int heic = opts->format == SY_STILL_HEIC;
+    if (!heic && (st = sy__output_open(ctx, output_path, &output, err)) != SY_OK) goto done;
     if ((st = sy__strip_sink_create(ctx, output.file, output_path, opts, layout.width, layout.height, space,
                                     hdr.active ? &hdr.save.extra : NULL, &sink, err)) != SY_OK)
         goto done;
     size_t cell_peak = 0;
     st = opts->naive ? sy__naive_render(ctx, jobs, &layout, chroma_shift, sink, err)
                      : render_strips(ctx, opts, jobs, &layout, chroma_shift, sink, &cell_peak, err);
-    if (st == SY_OK) st = sy__strip_sink_finish(sink, err);
-    sy__strip_sink_destroy(sink);
-    sink = NULL;
-    if (st == SY_OK) { /* inputs whose header read fine may still all fail to decode */
+    if (st == SY_OK) { /* inputs whose header read fine may still all fail to decode: nothing is written */
         uint32_t decoded = 0;
         for (uint32_t i = 0; i < count; i++) decoded += jobs[i].info && jobs[i].failure == SY_OK;
         if (decoded == 0)
             st = sy__fail(err, SY_E_INVALID_INPUT, "collage: none of the %u inputs could be decoded (first: %s)",
                           count, jobs[0].reason);
     }
-    if (st == SY_OK && hdr.active) st = hdr.save.extra.jpeg_finish(hdr.save.extra.user, output.file, err);
-    if (st == SY_OK) st = sy__output_commit(&output, err);
+    if (st == SY_OK) st = sy__strip_sink_finish(sink, err);
+    sy__strip_sink_destroy(sink);
+    sink = NULL;
+    if (st == SY_OK && hdr.active && !heic) st = hdr.save.extra.jpeg_finish(hdr.save.extra.user, output.file, err);
+    if (st == SY_OK && !heic) st = sy__output_commit(&output, err);
     if (st != SY_OK) goto done;
     size_t cap = opts->cell_memory_cap ? opts->cell_memory_cap : SY__DEFAULT_CELL_CAP;
     if ((st = fill_report(jobs, count, cap, report, err)) != SY_OK) goto done;

@@ -35,10 +35,14 @@ static sy_status ask(const sy_collage_options *opts, sy__collage_hdr *hdr, const
 
 /* The collage's form from the cells whose maps are kept: Apple's (headroom =
  * the largest cell headroom) when every one is Apple's, so Apple's readers
- * get exact codes; otherwise ISO 21496-1 / Ultra HDR with GainMapMin = the
- * lowest cell minimum (<= 0), GainMapMax = HDR capacity = the largest cell
- * maximum (Apple cells count log2 headroom), gamma 1, no offsets. */
-static void common_form(const sy_gainmap_info *cells, const uint8_t *state, uint32_t count, sy_gainmap_info *out) {
+ * get exact codes, and always for a HEIC (`heic`): its map is Apple's
+ * auxiliary image, the 'tmap' item reads the same codes through a fitted
+ * gamma, as for any Apple map; otherwise ISO 21496-1 / Ultra HDR with
+ * GainMapMin = the lowest cell minimum (<= 0), GainMapMax = HDR capacity =
+ * the largest cell maximum (Apple cells count log2 headroom), gamma 1, no
+ * offsets. */
+static void common_form(const sy_gainmap_info *cells, const uint8_t *state, uint32_t count, int heic,
+                        sy_gainmap_info *out) {
     memset(out, 0, sizeof *out);
     int all_apple = 1;
     double lo = 0, hi = 0;
@@ -56,7 +60,7 @@ static void common_form(const sy_gainmap_info *cells, const uint8_t *state, uint
     if (hi < lo + 0.01) hi = lo + 0.01; /* a range the checks accept even for maps of no gain */
     out->map_channels = 1;
     out->orientation = 1;
-    if (all_apple) {
+    if (all_apple || heic) { /* an Apple map only brightens: a cell's gain below 0 is drawn as 0 */
         out->kind = SY_GAINMAP_APPLE_JPEG;
         out->apple_headroom = exp2(hi);
         out->apple_version = 131072; /* v2: the headroom in the XMP (a collage has no MakerNote) */
@@ -189,27 +193,33 @@ static sy_status compose(sy_context *ctx, const sy_collage_options *opts, const 
     return SY_OK;
 }
 
+static void release_canvas(sy_context *ctx, sy__collage_hdr *hdr) {
+    sy_gainmap_image_free(ctx, &hdr->canvas);
+    hdr->save.map = NULL;
+}
+
 static sy_status build_map(sy_context *ctx, const sy_collage_options *opts, const sy__cell_job *jobs,
                            const sy_gainmap_info *cells, const sy__layout *layout, const char *output,
                            sy__collage_hdr *hdr, sy_error *err) {
-    common_form(cells, hdr->cell_state, hdr->count, &hdr->common);
+    common_form(cells, hdr->cell_state, hdr->count, opts->format == SY_STILL_HEIC, &hdr->common);
     uint32_t d = map_divisor(cells, hdr->cell_state, hdr->count, layout->width, layout->height);
-    sy_gainmap_image canvas = {.width = (layout->width + d - 1) / d, .height = (layout->height + d - 1) / d,
-                               .channels = 1};
-    canvas.stride = canvas.width;
-    if (!(canvas.pixels = sy__alloc(ctx, canvas.width, canvas.height, "collage gain map", err)))
+    sy_gainmap_image *canvas = &hdr->canvas;
+    *canvas = (sy_gainmap_image){.width = (layout->width + d - 1) / d, .height = (layout->height + d - 1) / d,
+                                 .channels = 1};
+    canvas->stride = canvas->width;
+    if (!(canvas->pixels = sy__alloc(ctx, canvas->width, canvas->height, "collage gain map", err)))
         return err ? err->code : SY_E_BUDGET;
-    memset(canvas.pixels, sy__gainmap_code_for_log2(&hdr->common, 0), (size_t)canvas.width * canvas.height);
-    sy_status st = compose(ctx, opts, jobs, cells, layout, d, hdr, &canvas, err);
+    memset(canvas->pixels, sy__gainmap_code_for_log2(&hdr->common, 0), (size_t)canvas->width * canvas->height);
+    sy_status st = compose(ctx, opts, jobs, cells, layout, d, hdr, canvas, err);
     int kept = 0;
     for (uint32_t i = 0; i < hdr->count; i++) kept += hdr->cell_state[i] == SY_COLLAGE_CELL_HDR_KEPT;
     if (st == SY_OK && kept) {
-        st = sy__gainmap_save_prepare(&hdr->save, ctx, output, SY_STILL_JPEG, opts->quality, &hdr->common, &canvas,
+        st = sy__gainmap_save_prepare(&hdr->save, ctx, output, opts->format, opts->quality, &hdr->common, canvas,
                                       err);
-        hdr->save.map = NULL; /* the JPEG holds the pixels now */
-        if (st == SY_OK) hdr->active = 1, hdr->map_width = canvas.width, hdr->map_height = canvas.height;
+        if (st == SY_OK) hdr->active = 1, hdr->map_width = canvas->width, hdr->map_height = canvas->height;
     }
-    sy_gainmap_image_free(ctx, &canvas);
+    /* JPEG: the encoded map holds the pixels now; HEIC: the sink encodes them at its finish */
+    if (st != SY_OK || !hdr->active || opts->format != SY_STILL_HEIC) release_canvas(ctx, hdr);
     return st;
 }
 
@@ -233,14 +243,15 @@ sy_status sy__collage_hdr_prepare(sy_context *ctx, const sy_collage_options *opt
         with_map++;
         hdr->cell_state[i] = SY_COLLAGE_CELL_HDR_KEPT;
         /* an HDR base (BaseRenditionIsHDR) would need the whole collage in HDR: not composed */
-        const char *why = opts->format != SY_STILL_JPEG ? "a PNG collage has no gain map"
+        const char *why = opts->format == SY_STILL_PNG ? "a PNG collage has no gain map"
                           : cells[i].kind == SY_GAINMAP_UNINTERPRETABLE ? cells[i].detail
-                          : cells[i].kind == SY_GAINMAP_ULTRAHDR_JPEG && cells[i].params.base_is_hdr
+                          : (cells[i].kind == SY_GAINMAP_ULTRAHDR_JPEG || cells[i].kind == SY_GAINMAP_ISO_HEIC) &&
+                                    cells[i].params.base_is_hdr
                               ? "its base rendition is HDR (hdrgm:BaseRenditionIsHDR)"
                               : NULL;
         if (!why) continue;
         st = ask(opts, hdr, jobs[i].path,
-                 opts->format != SY_STILL_JPEG ? SY_HDR_LOSS_UNSUPPORTED_TARGET : SY_HDR_LOSS_UNINTERPRETABLE, why,
+                 opts->format == SY_STILL_PNG ? SY_HDR_LOSS_UNSUPPORTED_TARGET : SY_HDR_LOSS_UNINTERPRETABLE, why,
                  err);
         hdr->cell_state[i] = SY_COLLAGE_CELL_HDR_DROPPED;
     }
@@ -254,6 +265,7 @@ sy_status sy__collage_hdr_prepare(sy_context *ctx, const sy_collage_options *opt
 
 void sy__collage_hdr_free(sy_context *ctx, sy__collage_hdr *hdr) {
     if (!hdr) return;
+    release_canvas(ctx, hdr);
     sy__gainmap_save_free(&hdr->save);
     sy__free(ctx, hdr->cell_state);
     hdr->cell_state = NULL;

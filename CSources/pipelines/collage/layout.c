@@ -39,17 +39,22 @@ sy_status sy__layout_compute(sy_context *ctx, const sy_collage_options *opts, co
     out->cells = cells;
     out->count = count;
     out->scale = 1.0;
-    const uint64_t max_height = opts->format == SY_STILL_JPEG ? SY_JPEG_MAX_DIMENSION : 0x7FFFFFFFu;
+    /* JPEG and HEIC (what libheif readers open) scale a too-tall long image to fit; PNG has no limit here */
+    const int bounded = opts->format == SY_STILL_JPEG || opts->format == SY_STILL_HEIC;
+    const uint64_t max_height = opts->format == SY_STILL_JPEG   ? SY_JPEG_MAX_DIMENSION
+                                : opts->format == SY_STILL_HEIC ? SY_HEIC_MAX_DIMENSION
+                                                                : 0x7FFFFFFFu;
+    const char *name = opts->format == SY_STILL_HEIC ? "HEIC" : "JPEG";
 
     if (opts->layout == SY_LAYOUT_LONG) {
         uint64_t height = place_long(infos, count, width, margin, spacing, even, cells);
         if (height > max_height) {
-            if (opts->too_tall || opts->format != SY_STILL_JPEG) {
+            if (opts->too_tall || !bounded) {
                 sy__layout_free(ctx, out);
                 return sy__fail(err, SY_E_BUDGET,
-                                "collage: a long image of %u photos at width %u is %llu px tall; JPEG allows %llu "
+                                "collage: a long image of %u photos at width %u is %llu px tall; %s allows %llu "
                                 "(use PNG or a smaller width)",
-                                count, width, (unsigned long long)height, (unsigned long long)max_height);
+                                count, width, (unsigned long long)height, name, (unsigned long long)max_height);
             }
             /* Shrink the whole canvas uniformly until it fits. */
             double k = (double)max_height / height;
@@ -58,8 +63,8 @@ sy_status sy__layout_compute(sy_context *ctx, const sy_collage_options *opts, co
                 uint32_t m = even_up((uint32_t)(margin * k), even), s = even_up((uint32_t)(spacing * k), even);
                 if (w < 16 + 2 * m) {
                     sy__layout_free(ctx, out);
-                    return sy__fail(err, SY_E_BUDGET, "collage: %u photos cannot fit in a %llu px tall JPEG", count,
-                                    (unsigned long long)max_height);
+                    return sy__fail(err, SY_E_BUDGET, "collage: %u photos cannot fit in a %llu px tall %s", count,
+                                    (unsigned long long)max_height, name);
                 }
                 height = place_long(infos, count, w, m, s, even, cells);
                 if (height <= max_height) break;

@@ -5,6 +5,7 @@
 #include "base/sy_color.h"
 #include "jpeg/sy_jpeg_writer.h"
 #include "png/sy_png_writer.h"
+#include "heif/sy_heif_writer.h"
 #include "collage/sy_strip.h"
 
 struct sy__strip_sink {
@@ -13,12 +14,14 @@ struct sy__strip_sink {
     uint32_t width, height, y0;
     sy__jpeg_writer *jpeg;
     sy__png_writer *png;
+    sy_heif_writer *heic;             /* writes its own temp file and renames it */
+    const sy__still_extra *extra;     /* HEIC: its heic_finish adds the gain map's images at finish */
     sy__jpeg_strip planes;            /* JPEG: Y (16 rows), Cb (8), Cr (8) */
-    uint8_t *png_mem;                 /* PNG: 16 RGB rows, in rows[0] */
-    uint8_t *(*rows)[SY__STRIP_ROWS]; /* the strip being composed: planes.rows or png_rows */
-    uint8_t *png_rows[3][SY__STRIP_ROWS];
-    uint32_t *stride;                 /* planes.stride or png_stride */
-    uint32_t png_stride[3];
+    uint8_t *rgb_mem;                 /* PNG, HEIC: 16 RGB rows, in rows[0] */
+    uint8_t *(*rows)[SY__STRIP_ROWS]; /* the strip being composed: planes.rows or rgb_rows */
+    uint8_t *rgb_rows[3][SY__STRIP_ROWS];
+    uint32_t *stride;                 /* planes.stride or rgb_stride */
+    uint32_t rgb_stride[3];
     uint8_t background_rgb[3], background_ycc[3];
 };
 
@@ -36,6 +39,12 @@ static sy_status write_header(sy__strip_sink *s, sy__rgb_space space, const sy__
         sy__color_transform_destroy(t);
         sy__rgb_to_ycc(s->background_rgb, s->background_ycc);
         if ((st = sy__color_space_icc(s->ctx, space, &icc, &icc_len, err)) != SY_OK) return st;
+    }
+    if (s->format == SY_STILL_HEIC) { /* the profile on the primary; the gain map's images at finish */
+        st = icc ? sy_heif_writer_set_icc(s->heic, icc, icc_len, err) : SY_OK;
+        sy__free(s->ctx, icc);
+        s->extra = extra;
+        return st;
     }
     const uint8_t *xmp = extra ? extra->xmp : NULL;
     size_t xmp_len = extra ? extra->xmp_len : 0;
@@ -68,13 +77,19 @@ sy_status sy__strip_sink_create(sy_context *ctx, FILE *file, const char *path, c
         st = sy__jpeg_strip_init(ctx, width, "strip buffer", &s->planes, err);
         if (st == SY_OK) st = sy__jpeg_writer_create(ctx, file, path, width, height, opts->quality, &s->jpeg, err);
     } else {
-        s->rows = s->png_rows, s->stride = s->png_stride;
-        s->png_stride[0] = width * 3;
-        s->png_mem = sy__alloc(ctx, (size_t)s->png_stride[0] * SY__STRIP_ROWS, 1, "strip buffer", err);
-        st = s->png_mem ? SY_OK : err ? err->code : SY_E_BUDGET;
-        for (int r = 0; st == SY_OK && r < SY__STRIP_ROWS; r++) s->png_rows[0][r] = s->png_mem + (size_t)r * s->png_stride[0];
-        if (st == SY_OK)
+        s->rows = s->rgb_rows, s->stride = s->rgb_stride;
+        s->rgb_stride[0] = width * 3;
+        s->rgb_mem = sy__alloc(ctx, (size_t)s->rgb_stride[0] * SY__STRIP_ROWS, 1, "strip buffer", err);
+        st = s->rgb_mem ? SY_OK : err ? err->code : SY_E_BUDGET;
+        for (int r = 0; st == SY_OK && r < SY__STRIP_ROWS; r++) s->rgb_rows[0][r] = s->rgb_mem + (size_t)r * s->rgb_stride[0];
+        if (st == SY_OK && s->format == SY_STILL_PNG)
             st = sy__png_writer_create(ctx, file, path, width, height, opts->png_compression, &s->png, err);
+        if (st == SY_OK && s->format == SY_STILL_HEIC) {
+            sy_heif_writer_options o;
+            sy_heif_writer_options_init(&o);
+            o.width = width, o.height = height, o.quality = opts->quality;
+            st = sy_heif_writer_create(ctx, path, &o, &s->heic, err);
+        }
     }
     if (st == SY_OK) st = write_header(s, space, extra, err);
     if (st != SY_OK) {
@@ -159,21 +174,30 @@ void sy__strip_put(sy__strip_sink *s, const sy__cell *cell, const sy__rect *rect
 
 sy_status sy__strip_flush(sy__strip_sink *s, sy_error *err) {
     uint32_t rows = s->height - s->y0 < SY__STRIP_ROWS ? s->height - s->y0 : SY__STRIP_ROWS;
-    if (s->format == SY_STILL_JPEG) {
-        return sy__jpeg_writer_write_padded(s->jpeg, &s->planes, rows, err);
+    switch (s->format) {
+    case SY_STILL_JPEG: return sy__jpeg_writer_write_padded(s->jpeg, &s->planes, rows, err);
+    case SY_STILL_HEIC: return sy_heif_writer_write_rows(s->heic, (const uint8_t *const *)s->rows[0], rows, err);
+    default: return sy__png_writer_write_rows(s->png, (const uint8_t *const *)s->rows[0], rows, err);
     }
-    return sy__png_writer_write_rows(s->png, (const uint8_t *const *)s->rows[0], rows, err);
 }
 
 sy_status sy__strip_sink_finish(sy__strip_sink *s, sy_error *err) {
-    return s->format == SY_STILL_JPEG ? sy__jpeg_writer_finish(s->jpeg, err) : sy__png_writer_finish(s->png, err);
+    switch (s->format) {
+    case SY_STILL_JPEG: return sy__jpeg_writer_finish(s->jpeg, err);
+    case SY_STILL_HEIC: { /* the map after the primary: its x265 encoder never meets the primary's */
+        sy_status st = s->extra && s->extra->heic_finish ? s->extra->heic_finish(s->extra->user, s->heic, err) : SY_OK;
+        return st == SY_OK ? sy_heif_writer_finish(s->heic, err) : st;
+    }
+    default: return sy__png_writer_finish(s->png, err);
+    }
 }
 
 void sy__strip_sink_destroy(sy__strip_sink *s) {
     if (!s) return;
     sy__jpeg_writer_destroy(s->jpeg);
     sy__png_writer_destroy(s->png);
+    sy_heif_writer_destroy(s->heic);
     sy__jpeg_strip_free(s->ctx, &s->planes);
-    sy__free(s->ctx, s->png_mem);
+    sy__free(s->ctx, s->rgb_mem);
     sy__free(s->ctx, s);
 }

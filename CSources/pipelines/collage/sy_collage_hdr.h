@@ -6,7 +6,9 @@
  * decodes: the canvas map (at most SY__COLLAGE_MAP_BYTES, one byte per map
  * pixel) is filled cell by cell, each stored map rendered through the cell's
  * geometry band by band, then encoded into a small in-memory JPEG that the
- * strip sink appends after the base. */
+ * strip sink appends after the base — or, for a HEIC collage, kept (at most
+ * SY__COLLAGE_MAP_BYTES) until the sink encodes it as the Apple auxiliary
+ * image + 'tmap' item after the base, once the base's x265 encoder is gone. */
 #ifndef SY_COLLAGE_HDR_H
 #define SY_COLLAGE_HDR_H
 
@@ -28,13 +30,15 @@ typedef struct sy__collage_hdr {
     uint32_t hook_calls;
     int dropped_all;          /* an HDR cell existed but no map was kept (consented) */
     char detail[200];         /* the first reason a map was dropped */
-    sy__gainmap_save save;    /* JPEG: the encoded map, XMP, ISO and MPF blocks for the strip sink */
+    sy__gainmap_save save;    /* the strip sink's additions: JPEG the encoded map, XMP, ISO and MPF
+                                 blocks; HEIC the map's images (save.map = &canvas) */
+    sy_gainmap_image canvas;  /* HEIC: the composed map, until free */
 } sy__collage_hdr;
 
 /* Probes every readable cell's gain map, asks where one cannot be kept
  * (opts->hdr_hook, else opts->allow_sdr, else SY_E_UNSUPPORTED naming the
- * input), and for a JPEG collage composes and encodes the canvas map for
- * `layout`. SDR inputs cost one gain-map probe each. */
+ * input), and for a JPEG or HEIC collage composes the canvas map for
+ * `layout` (JPEG: encodes it). SDR inputs cost one gain-map probe each. */
 sy_status sy__collage_hdr_prepare(sy_context *ctx, const sy_collage_options *opts, const sy__cell_job *jobs,
                                   uint32_t count, const sy__layout *layout, const char *output,
                                   sy__collage_hdr *hdr, sy_error *err);

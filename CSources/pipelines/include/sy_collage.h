@@ -1,7 +1,8 @@
 /* sy_collage.h — strip-wise long images and grid collages (SPEC C12, C13).
  *
  * The output is produced top to bottom in 16-row strips that go straight into
- * a streaming encoder (libjpeg scanlines or zlib-deflated PNG rows). Each cell
+ * a streaming encoder (libjpeg scanlines, zlib-deflated PNG rows, or x265
+ * HEIC grid tiles, one tile row at a time). Each cell
  * is decoded at the size the layout needs when the first strip reaches it
  * (worker threads prepare the next cells ahead, within a cell-memory cap) and
  * released after its last strip. A HEIC cell decodes the tiles of each tile
@@ -10,16 +11,19 @@
  * on the thread count. An unreadable input becomes a neutral grey
  * cell (128,128,128) and is reported; if no input is readable the job fails
  * and no file is written. The output is written to a temporary file in the
- * destination folder and renamed into place only on success.
+ * destination folder and renamed into place only on success. A HEIC output
+ * adds its x265 encoder (charged to the context by its estimate, about
+ * 12 MiB + 32 bytes per tile sample per frame thread) to the strip-wise job.
  *
  * HDR (SPEC E6, docs/gain-maps.md "Collages"): when any cell has a gain map,
- * a JPEG collage carries one gain map for the whole canvas, composed before
+ * a JPEG or HEIC collage carries one gain map for the whole canvas, composed before
  * the base through each cell's own geometry, in one common form: every
  * cell's map read as log2 gain from its own metadata, SDR cells, spacing and
  * margins at gain 0, encoded with the largest of the cells' headrooms at the
  * sources' map resolution (half size for iPhone maps). Written as still
- * edits write JPEG maps: Ultra HDR + ISO 21496-1, plus Apple's HDRGainMap
- * XMP when every HDR cell is Apple's. When a map cannot be kept (a PNG
+ * edits write their maps: JPEG Ultra HDR + ISO 21496-1, plus Apple's
+ * HDRGainMap XMP when every HDR cell is Apple's; HEIC the Apple auxiliary
+ * map and a 'tmap' item on it. When a map cannot be kept (a PNG
  * collage, an uninterpretable or undecodable map) the hook is asked, or
  * `allow_sdr` consents; otherwise nothing is written (SY_E_UNSUPPORTED).
  */
@@ -42,6 +46,9 @@ typedef enum sy_layout_kind {
 
 /** Largest JPEG side libjpeg-turbo can write (its JPEG_MAX_DIMENSION). */
 #define SY_JPEG_MAX_DIMENSION 65500u
+/** Largest HEIC collage side: what libheif opens by default (Debian's 1.15
+ *  refuses a side over 32768 px; vips 8.14 one over 16384). */
+#define SY_HEIC_MAX_DIMENSION 32768u
 
 typedef struct sy_collage_options {
     uint32_t version;        /* 1 */
@@ -52,14 +59,14 @@ typedef struct sy_collage_options {
     uint32_t spacing;        /* px between cells (default 0 long, 8 grid) */
     uint32_t margin;         /* outer margin in px (default 0 long, 8 grid) */
     uint8_t background[3];   /* RGB of spacing/margins (default white) */
-    sy_still_format format;  /* JPEG (baseline, standard Huffman tables, 4:2:0) or PNG (8-bit RGB,
-                                non-interlaced); collages are never HEIC */
-    int quality;             /* JPEG quality 1..100 (default 90) */
+    sy_still_format format;  /* JPEG (baseline, standard Huffman tables, 4:2:0), PNG (8-bit RGB,
+                                non-interlaced) or HEIC (x265 grid of 512 px tiles, 4:2:0) */
+    int quality;             /* JPEG / HEIC quality 1..100 (default 90; HEIC: sy_heif_writer's CRF table) */
     int png_compression;     /* zlib level 0..9 (default 6) */
     int naive;               /* 1 = decode every input fully, one full canvas (benchmark baseline) */
     int threads;             /* decode workers (HEIC: tile workers per cell); 0 = number of online CPUs (max 4) */
     size_t cell_memory_cap;  /* bytes of prepared cells kept ahead; 0 = 6 MiB (and at most one cell per worker ahead) */
-    int too_tall;            /* what to do when a JPEG would exceed 65,500 px:
+    int too_tall;            /* what to do when a JPEG would exceed 65,500 px (a HEIC 32,768):
                                 0 = scale the canvas down uniformly (default),
                                 1 = fail with SY_E_BUDGET before decoding anything */
     int allow_sdr;           /* SPEC E6 consent: a gain map that cannot be kept makes its cell (or, for
