@@ -11,7 +11,9 @@
 //    `shiying collage --width 4032` vs `vips thumbnail IN OUT.jpg 4032`;
 // 4. encode: `shiying convert IN.png -o OUT.heic --quality 90` vs `heif-enc -q 90`, sizes and PSNR;
 // 5. save (HeicSaveBenchmark.swift): an 80 % crop of the real iPhone HEICs saved as HEIC vs the
-//    same edit as JPEG vs `vips heifsave`, bits/pixel, PSNR and time ratios.
+//    same edit as JPEG vs `vips heifsave`, bits/pixel, PSNR and time ratios;
+// 6. HEIC long image (HeicCollageBenchmark.swift): 7 HEICs -> `collage --format heic` vs pyvips
+//    join + heifsave, PSNR against each side's own PNG, bits/pixel, time ratio.
 // Writes .build/benchmarks/heic-latest.json and heic-<timestamp>.json.
 import Foundation
 
@@ -53,6 +55,7 @@ struct HeicReport: Codable {
     var decode: [ToolPair]
     var encode: [ToolPair]
     var save: [HeicSaveRow]
+    var collageHeic: [ToolPair]
 }
 
 private func fileSize(_ path: String) -> Int? {
@@ -276,13 +279,18 @@ func runHeicSuite(root: String, shiying: String, runs: Int, singleRunOver: Doubl
     let save = heicSaveRows(root: root, shiying: shiying, runs: runs, scratch: scratch, outDir: outDir,
                             magickDir: magickDir, singleRunOver: singleRunOver)
 
+    // 6. a long image written as HEIC (HeicCollageBenchmark.swift)
+    let collageHeic = longImageOnly ? [] : heicCollageRows(root: root, shiying: shiying, inputs: Array(heics.prefix(7)),
+                                                          runs: runs, scratch: scratch, outDir: outDir, magickDir: magickDir,
+                                                          singleRunOver: singleRunOver)
+
     let loadAfter = loadAverage()
     let stamp = timestamp()
     let report = HeicReport(
         timestamp: stamp, host: ProcessInfo.processInfo.hostName, cores: cores,
         loadAverageBefore: loadBefore, loadAverageAfter: loadAfter, runsRequested: runs,
         syntheticInputs: heics.count, realInput: real, imagemagickReadsHEIC: magickHEIC,
-        longImage: longImage, targets: targets, decode: decode, encode: encode, save: save)
+        longImage: longImage, targets: targets, decode: decode, encode: encode, save: save, collageHeic: collageHeic)
     printHeicReport(report)
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -347,6 +355,7 @@ private func printHeicReport(_ r: HeicReport) {
           })
     }
     printHeicSaveRows(r.save, runs: r.runsRequested)
+    printHeicCollageRows(r.collageHeic)
     print(String(format: "\nload average %.2f before, %.2f after, %d cores", r.loadAverageBefore, r.loadAverageAfter, r.cores)
           + (max(r.loadAverageBefore, r.loadAverageAfter) > 0.5 * Double(r.cores) ? " - machine was busy, timings are unreliable" : ""))
 }

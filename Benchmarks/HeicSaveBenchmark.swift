@@ -26,13 +26,13 @@ struct HeicSaveRow: Codable {
 }
 
 /// Primary-image bytes of a HEIF (grid tiles or the single item), via scripts/heif_primary_bytes.py.
-private func primaryBytes(_ path: String, root: String, scratch: String) -> Int? {
+func primaryBytes(_ path: String, root: String, scratch: String) -> Int? {
     guard let r = try? runChild(["python3", root + "/scripts/heif_primary_bytes.py", path], captureDirectory: scratch),
           r.succeeded else { return nil }
     return r.stdout.split(separator: " ").dropFirst().first.flatMap { Int($0) }
 }
 
-private func magickPSNR(_ a: String, _ b: String, scratch: String, magickConfig: String) -> Double? {
+func magickPSNR(_ a: String, _ b: String, scratch: String, magickConfig: String) -> Double? {
     guard let cmp = try? runChild(["compare", "-metric", "PSNR", a, b, "null:"],
                                   extraEnvironment: ["MAGICK_CONFIGURE_PATH": magickConfig], captureDirectory: scratch)
     else { return nil }

@@ -37,6 +37,8 @@ run 0 "grid" "$bin" collage --layout grid -o "$work/grid.jpg" "${good[@]}" "${ba
 run 1 "nothing readable" "$bin" collage --layout long -o "$work/none.jpg" "${bad[@]}"
 "$bin" sample-photos --count 2 --width 1100 --height 700 --format heic -o "$work/h" >/dev/null 2>&1
 run 0 "HEIC tile-row decode (grid + irot)" "$bin" collage --layout long --format png -o "$work/heic.png" "$work"/h/*.heic
+run 0 "HEIC collage, good + broken (strips into x265 tiles)" "$bin" collage --layout long -o "$work/long.heic" \
+  "${good[@]}" "${bad[@]}"
 run 0 "convert JPEG -> HEIC (x265 writer)" "$bin" convert "$work/s/sample-0002.jpg" -o "$work/c.heic"
 run 0 "convert HEIC -> PNG with metadata" "$bin" convert "$work/c.heic" -o "$work/c.png"
 
@@ -51,6 +53,8 @@ if [ -d "$corpus" ]; then
     "$corpus"/real/*.heic "$corpus"/real/*.HEIC
   run 0 "real HEICs, HDR collage (gain maps composed)" "$bin" collage --layout grid -o "$work/real-hdr.jpg" \
     "$corpus"/real/*.heic "$corpus"/real/*.HEIC
+  run 0 "real HEICs, HDR HEIC collage (Apple map + tmap after the base)" "$bin" collage --layout long \
+    -o "$work/real-hdr.heic" "$corpus"/real/*.heic "$corpus"/real/*.HEIC
   for f in "$corpus"/real/* "$corpus"/gainmap/*; do
     run any "probe $(basename "$f")" "$bin" probe "$f"
   done
