@@ -311,6 +311,36 @@ struct GainMapISOTests {
         #expect(run.status == 0 && run.out.contains("(320, 240) 1 {}") && run.out.contains("('altr', 2)"), "\(run)")
     }
 
+    @Test("A HEIC whose pitm names the 'tmap' item (the HDR rendition) shows its base image and reads the tmap's map, as HEIF's altr group means")
+    func tmapAsPrimary() throws {
+        let folder = try HDRSampleFolder(width: 320, height: 240)
+        let ctx = try Context()
+        let source = try probe(ctx, folder.isoHEIC)
+        var bytes = ExternalTools.readFile(folder.isoHEIC)
+        let pitm = try #require((4..<(bytes.count - 10)).first { Array(bytes[$0..<$0 + 4]) == Array("pitm".utf8) })
+        #expect(bytes[pitm + 4] == 0, "pitm version 0: a 16-bit item id")
+        bytes[pitm + 8] = UInt8(source.tmap_item >> 8)
+        bytes[pitm + 9] = UInt8(source.tmap_item & 0xFF)
+        let file = folder.file("tmap-primary.heic")
+        try ExternalTools.writeFile(file, bytes)
+        let info = try probe(ctx, file)
+        #expect(info.kind == SY_GAINMAP_ISO_HEIC && info.base_width == 320 && info.base_height == 240
+                && close(info.iso, source.iso), "\(text(info.detail))")
+        // The same picture, Exif (the capture date) and map as the file whose pitm is the base.
+        var recipe = sy_recipe()
+        sy_recipe_init(&recipe)
+        let (w, h, rgb) = try renderUpright(ctx, file, &recipe), (w0, h0, rgb0) = try renderUpright(ctx, folder.isoHEIC, &recipe)
+        #expect(w == w0 && h == h0 && rgb == rgb0)
+        let out = folder.file("tmap-primary.jpg")
+        let report = try carry(ctx, file, out, SY_STILL_JPEG)
+        #expect(report.edit.dropped & UInt32(SY_DROPPED_ISO_GAIN_MAP.rawValue) == 0)
+        #expect(psnr8(try DecodedGainMap(ctx, out).pixels, try DecodedGainMap(ctx, folder.isoHEIC).pixels) > 30)
+        if ExternalTools.installed("exiftool") {
+            let date = try ExternalTools.check("exiftool", ["-s3", "-DateTimeOriginal", out])
+            #expect(date.contains("2026:07:14 19:42:00"), "\(date)")
+        }
+    }
+
     @Test("ISO-only HEIC carried: to HEIC it gains the Apple form beside its tmap numbers, to JPEG the Ultra HDR and ISO forms; nothing reported dropped; a tmap it cannot read is named")
     func isoOnlyHEICCarried() throws {
         let folder = try HDRSampleFolder(width: 320, height: 240)

@@ -72,7 +72,8 @@ struct sy_heif_file {
     uint64_t meta_size, meta_offset;
     const uint8_t *idat;
     uint64_t idat_size;
-    uint32_t primary;
+    uint32_t primary;   /* the image shown: pitm, or a tmap primary's base */
+    uint32_t signalled; /* pitm's item */
     heif_item *items; /* sorted by id */
     uint32_t item_count;
     heif_extent *extents;
@@ -806,7 +807,18 @@ static sy_status parse_meta(sy_heif_file *f, uint64_t header, sy_error *err) {
     if (!find_item(f, f->primary))
         return bad(f, err, SY_E_INVALID_INPUT, FCC('p', 'i', 't', 'm'), abs_off(f, boxes[PITM].offset),
                    "primary item %u does not exist (%u items)", f->primary, f->item_count);
-    return check_dimg_loops(f, err);
+    if ((st = check_dimg_loops(f, err)) != SY_OK) return st;
+    f->signalled = f->primary;
+    const heif_item *p = find_item(f, f->primary);
+    if (p->info.type == FCC('t', 'm', 'a', 'p') && p->dimg_ref >= 0 && f->refs[p->dimg_ref].count == 2) {
+        uint32_t base = f->targets[f->refs[p->dimg_ref].first];
+        const heif_item *b = find_item(f, base);
+        if (!b || b->info.type == FCC('t', 'm', 'a', 'p'))
+            return bad(f, err, SY_E_INVALID_INPUT, FCC('p', 'i', 't', 'm'), abs_off(f, boxes[PITM].offset),
+                       "primary 'tmap' item %u has no base image (item %u)", f->primary, base);
+        f->primary = base;
+    }
+    return SY_OK;
 }
 
 /* ---- open / close ---- */
@@ -923,6 +935,8 @@ void sy_heif_close(sy_heif_file *f) {
 /* ---- accessors ---- */
 
 uint32_t sy_heif_primary_id(const sy_heif_file *f) { return f ? f->primary : 0; }
+
+uint32_t sy_heif_signalled_primary_id(const sy_heif_file *f) { return f ? f->signalled : 0; }
 
 uint32_t sy_heif_item_count(const sy_heif_file *f) { return f ? f->item_count : 0; }
 

@@ -31,10 +31,10 @@ sy_status sy__heif_metadata_read(sy_context *ctx, const char *path, sy__metadata
     sy_heif_file *file = NULL;
     sy_status st = sy_heif_open(ctx, path, &file, err);
     if (st != SY_OK) return st;
-    uint32_t primary = sy_heif_primary_id(file);
+    uint32_t primary = sy_heif_primary_id(file), signalled = sy_heif_signalled_primary_id(file);
     for (uint32_t i = 0; i < sy_heif_item_count(file) && st == SY_OK; i++) {
         const sy_heif_item_info *item = sy_heif_item_at(file, i);
-        if (!item || item->describes != primary) continue;
+        if (!item || (item->describes != primary && item->describes != signalled)) continue; /* Exif may sit on a tmap primary */
         if (item->type == SY_FOURCC('E', 'x', 'i', 'f') && !out->exif) {
             /* payload: 32-bit offset to the TIFF header, then the Exif data */
             uint8_t *raw = NULL;

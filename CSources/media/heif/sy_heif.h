@@ -57,7 +57,12 @@ typedef struct sy_heif_grid {
 sy_status sy_heif_open(sy_context *ctx, const char *path, sy_heif_file **out, sy_error *err);
 void sy_heif_close(sy_heif_file *file);
 
+/** The primary image: pitm's item, or, when pitm names an ISO 21496-1 'tmap'
+ *  item (the HDR rendition derived from [base, gain map]), its base image —
+ *  the SDR picture every other reader of the file shows (HEIF's altr group). */
 uint32_t sy_heif_primary_id(const sy_heif_file *file);
+/** The item pitm names (differs from sy_heif_primary_id only for a 'tmap' primary). */
+uint32_t sy_heif_signalled_primary_id(const sy_heif_file *file);
 uint32_t sy_heif_item_count(const sy_heif_file *file);
 /** Item by index (0..count-1) or by id; NULL when absent. Borrowed: valid until close. */
 const sy_heif_item_info *sy_heif_item_at(const sy_heif_file *file, uint32_t index);
