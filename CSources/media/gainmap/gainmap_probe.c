@@ -236,7 +236,7 @@ static void read_iso_only(sy_heif_file *file, uint32_t primary, const sy_heif_it
     char why[160] = "";
     uint32_t n = 0;
     const uint32_t *in = sy__heif_references(file, tmap->id, SY_FOURCC('d', 'i', 'm', 'g'), &n);
-    const sy_heif_item_info *map = n == 2 && in[0] == primary && in[1] != primary ? sy_heif_item(file, in[1]) : NULL;
+    const sy_heif_item_info *map = n == 2 && in[1] != primary ? sy_heif_item(file, in[1]) : NULL;
     if (n != 2 || in[0] != primary)
         snprintf(why, sizeof why, "its inputs are not [primary, gain map]");
     else if (!map)

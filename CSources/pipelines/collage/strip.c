@@ -5,7 +5,6 @@
 #include "base/sy_color.h"
 #include "jpeg/sy_jpeg_writer.h"
 #include "png/sy_png_writer.h"
-#include "heif/sy_heif_writer.h"
 #include "collage/sy_strip.h"
 
 struct sy__strip_sink {
@@ -14,8 +13,7 @@ struct sy__strip_sink {
     uint32_t width, height, y0;
     sy__jpeg_writer *jpeg;
     sy__png_writer *png;
-    sy_heif_writer *heic;             /* writes its own temp file and renames it */
-    const sy__still_extra *extra;     /* HEIC: its heic_finish adds the gain map's images at finish */
+    sy__still_writer *heic;           /* HEIC: the still writer (its own temp file, the gain map at finish) */
     sy__jpeg_strip planes;            /* JPEG: Y (16 rows), Cb (8), Cr (8) */
     uint8_t *rgb_mem;                 /* PNG, HEIC: 16 RGB rows, in rows[0] */
     uint8_t *(*rows)[SY__STRIP_ROWS]; /* the strip being composed: planes.rows or rgb_rows */
@@ -26,8 +24,10 @@ struct sy__strip_sink {
 };
 
 /* Takes the (sRGB) background into a Display P3 output and tags it with its
- * profile; writes `extra`'s XMP and APP2 blocks (a collage's gain map). */
-static sy_status write_header(sy__strip_sink *s, sy__rgb_space space, const sy__still_extra *extra, sy_error *err) {
+ * profile; writes `extra`'s XMP and APP2 blocks (a collage's gain map), or
+ * for HEIC opens the still writer with the profile and `extra`. */
+static sy_status write_header(sy__strip_sink *s, const char *path, int quality, sy__rgb_space space,
+                              const sy__still_extra *extra, sy_error *err) {
     uint8_t *icc = NULL;
     size_t icc_len = 0;
     sy_status st = SY_OK;
@@ -40,10 +40,11 @@ static sy_status write_header(sy__strip_sink *s, sy__rgb_space space, const sy__
         sy__rgb_to_ycc(s->background_rgb, s->background_ycc);
         if ((st = sy__color_space_icc(s->ctx, space, &icc, &icc_len, err)) != SY_OK) return st;
     }
-    if (s->format == SY_STILL_HEIC) { /* the profile on the primary; the gain map's images at finish */
-        st = icc ? sy_heif_writer_set_icc(s->heic, icc, icc_len, err) : SY_OK;
+    if (s->format == SY_STILL_HEIC) { /* its heic_finish adds the gain map's images after the base */
+        sy__metadata md = {.icc = icc, .icc_len = icc_len};
+        st = sy__still_writer_open_extra(s->ctx, path, SY_STILL_HEIC, quality, NULL, s->width, s->height, &md, extra,
+                                         &s->heic, err);
         sy__free(s->ctx, icc);
-        s->extra = extra;
         return st;
     }
     const uint8_t *xmp = extra ? extra->xmp : NULL;
@@ -84,14 +85,8 @@ sy_status sy__strip_sink_create(sy_context *ctx, FILE *file, const char *path, c
         for (int r = 0; st == SY_OK && r < SY__STRIP_ROWS; r++) s->rgb_rows[0][r] = s->rgb_mem + (size_t)r * s->rgb_stride[0];
         if (st == SY_OK && s->format == SY_STILL_PNG)
             st = sy__png_writer_create(ctx, file, path, width, height, opts->png_compression, &s->png, err);
-        if (st == SY_OK && s->format == SY_STILL_HEIC) {
-            sy_heif_writer_options o;
-            sy_heif_writer_options_init(&o);
-            o.width = width, o.height = height, o.quality = opts->quality;
-            st = sy_heif_writer_create(ctx, path, &o, &s->heic, err);
-        }
     }
-    if (st == SY_OK) st = write_header(s, space, extra, err);
+    if (st == SY_OK) st = write_header(s, path, opts->quality, space, extra, err);
     if (st != SY_OK) {
         sy__strip_sink_destroy(s);
         return st;
@@ -176,7 +171,7 @@ sy_status sy__strip_flush(sy__strip_sink *s, sy_error *err) {
     uint32_t rows = s->height - s->y0 < SY__STRIP_ROWS ? s->height - s->y0 : SY__STRIP_ROWS;
     switch (s->format) {
     case SY_STILL_JPEG: return sy__jpeg_writer_write_padded(s->jpeg, &s->planes, rows, err);
-    case SY_STILL_HEIC: return sy_heif_writer_write_rows(s->heic, (const uint8_t *const *)s->rows[0], rows, err);
+    case SY_STILL_HEIC: return sy__still_writer_write(s->heic, s->rgb_mem, s->rgb_stride[0], rows, err);
     default: return sy__png_writer_write_rows(s->png, (const uint8_t *const *)s->rows[0], rows, err);
     }
 }
@@ -184,10 +179,7 @@ sy_status sy__strip_flush(sy__strip_sink *s, sy_error *err) {
 sy_status sy__strip_sink_finish(sy__strip_sink *s, sy_error *err) {
     switch (s->format) {
     case SY_STILL_JPEG: return sy__jpeg_writer_finish(s->jpeg, err);
-    case SY_STILL_HEIC: { /* the map after the primary: its x265 encoder never meets the primary's */
-        sy_status st = s->extra && s->extra->heic_finish ? s->extra->heic_finish(s->extra->user, s->heic, err) : SY_OK;
-        return st == SY_OK ? sy_heif_writer_finish(s->heic, err) : st;
-    }
+    case SY_STILL_HEIC: return sy__still_writer_finish(s->heic, err); /* the map after the base's x265 is gone */
     default: return sy__png_writer_finish(s->png, err);
     }
 }
@@ -196,7 +188,7 @@ void sy__strip_sink_destroy(sy__strip_sink *s) {
     if (!s) return;
     sy__jpeg_writer_destroy(s->jpeg);
     sy__png_writer_destroy(s->png);
-    sy_heif_writer_destroy(s->heic);
+    sy__still_writer_destroy(s->heic);
     sy__jpeg_strip_free(s->ctx, &s->planes);
     sy__free(s->ctx, s->rgb_mem);
     sy__free(s->ctx, s);
