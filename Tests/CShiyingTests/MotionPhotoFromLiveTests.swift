@@ -64,7 +64,9 @@ private enum FromLiveFixtures {
 
     /// Motion Photo -> Live on `path`: a verified pair whose movie has `samples`.
     static func roundTrip(_ ctx: Context, _ path: String, samples: [[UInt8]], stillTime: Double?) throws {
-        let dir = try MotionPhotoFixtures.fresh("roundtrip-" + (path as NSString).lastPathComponent)
+        // named after the output's own folder: tests run in parallel and several outputs are called MP.heic
+        let folder = ((path as NSString).deletingLastPathComponent as NSString).lastPathComponent
+        let dir = try MotionPhotoFixtures.fresh("roundtrip-" + folder)
         let ext = path.lowercased().hasSuffix(".heic") ? "heic" : "jpg"
         let still = dir + "/IMG." + ext, movie = dir + "/IMG.mov"
         var report = sy_live_motion_report()
