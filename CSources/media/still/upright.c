@@ -36,14 +36,18 @@ static sy_status read_upright(sy_context *ctx, sy__source *src, const sy__orient
 }
 
 sy_status sy__upright_decode(sy_context *ctx, const char *path, const sy_image_info *info, uint32_t min_w,
-                             uint32_t min_h, sy__upright *out, sy_error *err) {
+                             uint32_t min_h, uint32_t threads, sy__upright *out, sy_error *err) {
     memset(out, 0, sizeof *out);
     int turned = info->orientation >= 5;
     uint32_t want_w = info->width, want_h = info->height;
     if (min_w && min_h) want_w = SY__MIN(min_w, info->width), want_h = SY__MIN(min_h, info->height);
+    /* The whole upright image is held anyway: its size again may go to the
+     * codec's extra threads (for a 24 MP HEIC: a second tile decoder and a
+     * ring for the next tile row, so tiles decode while rows are converted). */
+    sy__source_means means = {.threads = threads, .working_bytes = (size_t)want_w * want_h * 3};
     sy__source *src = NULL;
-    sy_status st = sy__source_open(ctx, path, info, turned ? want_h : want_w, turned ? want_w : want_h, NULL,
-                                   &src, err);
+    sy_status st = sy__source_open(ctx, path, info, turned ? want_h : want_w, turned ? want_w : want_h,
+                                   threads > 1 ? &means : NULL, &src, err);
     if (st != SY_OK) return st;
     const sy__orient m = sy__orient_plan(src->orientation, src->width, src->height);
     uint8_t *band = NULL;
