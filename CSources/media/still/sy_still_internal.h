@@ -37,7 +37,7 @@ typedef struct sy__upright {
  * full size, decodes at full size). YCbCr is converted with the engine's JFIF
  * matrix (sy_color.h), like collage cells and conversions. `threads` (0 or 1:
  * the calling thread alone) is what the codec may decode on: a grid HEIC's
- * tiles, within the image's own size again as working memory. */
+ * tiles, within the image's own size again (at least 32 MiB) as working memory. */
 sy_status sy__upright_decode(sy_context *ctx, const char *path, const sy_image_info *info, uint32_t min_w,
                              uint32_t min_h, uint32_t threads, sy__upright *out, sy_error *err);
 void sy__upright_free(sy_context *ctx, sy__upright *img);

@@ -11,6 +11,7 @@
 #include "still/sy_still_internal.h"
 
 #define BATCH 16
+#define WORKING_FLOOR ((size_t)32 << 20) /* two 640x896 tile decoders and a two-row ring, with room */
 
 void sy__upright_free(sy_context *ctx, sy__upright *img) {
     if (!img) return;
@@ -41,10 +42,13 @@ sy_status sy__upright_decode(sy_context *ctx, const char *path, const sy_image_i
     int turned = info->orientation >= 5;
     uint32_t want_w = info->width, want_h = info->height;
     if (min_w && min_h) want_w = SY__MIN(min_w, info->width), want_h = SY__MIN(min_h, info->height);
-    /* The whole upright image is held anyway: its size again may go to the
-     * codec's extra threads (for a 24 MP HEIC: a second tile decoder and a
-     * ring for the next tile row, so tiles decode while rows are converted). */
-    sy__source_means means = {.threads = threads, .working_bytes = (size_t)want_w * want_h * 3};
+    /* The whole upright image is held anyway: its size again, and at least
+     * WORKING_FLOOR for a small one, may go to the codec's extra threads (for
+     * a HEIC: a second tile decoder and a ring for the next tile row, so
+     * tiles decode while rows are converted). A tile the context's limit
+     * refuses makes the source go on one tile at a time. */
+    size_t image_bytes = (size_t)want_w * want_h * 3;
+    sy__source_means means = {.threads = threads, .working_bytes = SY__MAX(image_bytes, WORKING_FLOOR)};
     sy__source *src = NULL;
     sy_status st = sy__source_open(ctx, path, info, turned ? want_h : want_w, turned ? want_w : want_h,
                                    threads > 1 ? &means : NULL, &src, err);
