@@ -113,6 +113,31 @@ struct EditCAPITests {
         }
     }
 
+    @Test("a grid HEIC decodes its tiles on the job's threads: the same bytes on 1, 2 and 3 threads, full size and reduced")
+    func heicTilesOnThreads() throws {
+        let folder = try SampleFolder(count: 0)
+        let ctx = try Context()
+        var options = sy_sample_options()
+        sy_sample_options_init(&options)
+        options.width = 1536 // 3 x 4 tiles of 512 (stored turned: irot 6)
+        options.height = 2048
+        options.orientation = 6
+        let heic = folder.file("grid.heic")
+        var err = sy_error()
+        try #require(sy_sample_write_heic(ctx.raw, &options, heic, &err) == SY_OK, "\(message(err))")
+        for maxSize: UInt32 in [0, 600] { // 600: a reduced decode (boxes of 2x2 decoded pixels)
+            let one = try renderBytes(ctx, heic, threads: 1, maxSize: maxSize)
+            #expect(one.report.width > 0)
+            for threads: UInt32 in [2, 3] {
+                let other = try renderBytes(ctx, heic, threads: threads, maxSize: maxSize)
+                #expect(other.bytes == one.bytes, "\(threads) threads changed the pixels (max size \(maxSize))")
+            }
+        }
+        var stats = sy_memory_stats()
+        sy_context_memory_stats(ctx.raw, &stats)
+        #expect(stats.current_bytes == 0, "engine memory left after close: \(stats.current_bytes) bytes")
+    }
+
     @Test("cancelled, bad recipe, bad options, missing cube: an error naming the cause, no output file")
     func failuresWriteNothing() throws {
         let folder = try SampleFolder(count: 1)
