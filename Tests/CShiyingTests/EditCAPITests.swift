@@ -47,6 +47,17 @@ private func renderBytes(_ ctx: Context, _ input: String, threads: UInt32, maxSi
     }
 }
 
+/// A sample HEIC (x265 grid of 512-px tiles, the orientation as irot/imir) at `path`.
+private func sampleHEIC(_ ctx: Context, _ path: String, width: UInt32, height: UInt32, orientation: UInt8) throws {
+    var options = sy_sample_options()
+    sy_sample_options_init(&options)
+    options.width = width
+    options.height = height
+    options.orientation = orientation
+    var err = sy_error()
+    try #require(sy_sample_write_heic(ctx.raw, &options, path, &err) == SY_OK, "\(message(err))")
+}
+
 @Suite("Edit C API")
 struct EditCAPITests {
     @Test("sy_edit: the same bytes on 1, 2, 3 and 8 threads, and sy_edit_render agrees")
@@ -91,14 +102,9 @@ struct EditCAPITests {
     func heicInput() throws {
         let folder = try SampleFolder(count: 0)
         let ctx = try Context()
-        var options = sy_sample_options()
-        sy_sample_options_init(&options)
-        options.width = 320
-        options.height = 240
-        options.orientation = 6
         let heic = folder.file("p.heic"), out = folder.file("p.jpg")
+        try sampleHEIC(ctx, heic, width: 320, height: 240, orientation: 6)
         var err = sy_error()
-        #expect(sy_sample_write_heic(ctx.raw, &options, heic, &err) == SY_OK, "\(message(err))")
         var identity = sy_recipe()
         sy_recipe_init(&identity)
         var opts = sy_edit_options()
@@ -117,14 +123,8 @@ struct EditCAPITests {
     func heicTilesOnThreads() throws {
         let folder = try SampleFolder(count: 0)
         let ctx = try Context()
-        var options = sy_sample_options()
-        sy_sample_options_init(&options)
-        options.width = 1536 // 3 x 4 tiles of 512 (stored turned: irot 6)
-        options.height = 2048
-        options.orientation = 6
         let heic = folder.file("grid.heic")
-        var err = sy_error()
-        try #require(sy_sample_write_heic(ctx.raw, &options, heic, &err) == SY_OK, "\(message(err))")
+        try sampleHEIC(ctx, heic, width: 1536, height: 2048, orientation: 6) // 3 x 4 tiles of 512, stored turned
         for maxSize: UInt32 in [0, 600] { // 600: a reduced decode (boxes of 2x2 decoded pixels)
             let one = try renderBytes(ctx, heic, threads: 1, maxSize: maxSize)
             #expect(one.report.width > 0)
