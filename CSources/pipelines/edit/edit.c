@@ -157,7 +157,8 @@ static sy_status plan(sy_edit_job *job, const sy_recipe *r, sy_error *err) {
         sy__held_grid_free(ctx, job->held); /* of the old pixels */
         job->held = NULL;
         sy__upright_free(ctx, &job->src);
-        if ((st = sy__upright_decode(ctx, job->input, info, min_w, min_h, job->opts.threads, &job->src, err)) != SY_OK) return st;
+        st = sy__upright_decode(ctx, job->input, info, min_w, min_h, job->opts.threads, &job->src, err);
+        if (st != SY_OK) return st;
         if ((job->opts.flags & SY_EDIT_IDENTIFY_SOURCE) && (st = same_stamp(job->input, &job->stamp, err)) != SY_OK)
             return st;
         job->decode_min_w = min_w;
