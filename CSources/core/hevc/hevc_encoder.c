@@ -11,7 +11,8 @@
  *
  * Stills: intra only (keyint 1, no B-frames, no look-ahead, no scene cuts, no
  * cuTree) so every picture is an IDR that decodes on its own with the hvcC's
- * parameter sets; constant quality (CRF); Main Still Picture for 4:2:0 (one
+ * parameter sets; constant quality (CRF); the smallest CU as asked (the HEIF
+ * writer's default asks 32: docs/heic-quality.md); Main Still Picture for 4:2:0 (one
  * picture per bitstream), 4:0:0 in the RExt profile x265 picks itself. Only
  * VCL NAL units are kept: HEIF item data needs no SEI.
  *
@@ -151,6 +152,7 @@ static void configure_still(x265_param *p, const sy__hevc_encoder_options *o) {
     p->rc.cuTree = 0;
     p->rc.rateControlMode = X265_RC_CRF;
     p->rc.rfConstant = quality_to_crf(o->still.quality);
+    if (o->still.min_cu_size) p->minCUSize = o->still.min_cu_size;
 }
 
 static void configure_video(x265_param *p, const sy__hevc_encoder_options *o) {
@@ -267,6 +269,9 @@ sy_status sy__hevc_encoder_open(sy_context *ctx, const sy__hevc_encoder_options 
         return sy__fail(err, SY_E_USAGE, "x265 encoder: picture %ux%u not encodable (%u..%u, even for 4:2:0)",
                         o->width, o->height, ENC_MIN_SIDE, SY__HEVC_MAX_SIDE);
     if (!o->preset) return sy__fail(err, SY_E_USAGE, "x265 encoder: no preset");
+    uint32_t cu = o->still.min_cu_size;
+    if (cu && cu != 8 && cu != 16 && cu != 32)
+        return sy__fail(err, SY_E_USAGE, "x265 encoder: smallest CU %u (8, 16 or 32)", cu);
     sy__hevc_encoder *enc = sy__calloc(ctx, 1, sizeof *enc, "x265 encoder", err);
     if (!enc) return err ? err->code : SY_E_BUDGET;
     enc->ctx = ctx;

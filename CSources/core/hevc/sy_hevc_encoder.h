@@ -47,6 +47,7 @@ typedef struct sy__hevc_encoder_options {
         int quality;            /* 1..100 -> CRF: q100 -> 12, q90 -> 22, q50 -> 34, q1 -> 51 (hevc_encoder.c) */
         uint32_t pictures;      /* pictures this encoder takes; 1 = one frame thread (nothing to overlap),
                                    0 = unknown/many */
+        uint32_t min_cu_size;   /* smallest coding unit, 8, 16 or 32; 0 = the preset's */
     } still;
     struct {
         uint32_t fps_num, fps_den; /* frame rate, reduced */

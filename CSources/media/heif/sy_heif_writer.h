@@ -34,7 +34,7 @@
  * complete: after any failure (including cancellation and destroy without
  * finish) no file is left and an existing file at `path` is untouched.
  *
- * HEVC: one x265 encoder (preset "ultrafast" by default, CTU 64, intra only,
+ * HEVC: one x265 encoder (preset "ultrafast" with a 32x32 smallest CU by default, CTU 64, intra only,
  * every tile an IDR, two tiles in flight on 2+ cores) per image size; parameter sets go to hvcC only, item data is 4-byte
  * length-prefixed VCL NAL units. 4:2:0 tiles are Main Still Picture; 4:0:0
  * auxiliary images are Format Range Extensions (profile 4), which libavcodec
@@ -62,7 +62,7 @@ typedef struct sy_heif_writer sy_heif_writer;
 
 /** Quality -> x265 CRF, piecewise linear: 100 -> 12, 95 -> 17, 90 -> 22,
  *  80 -> 25, 70 -> 28, 50 -> 34, 1 -> 51. The default (90, preset
- *  "ultrafast") re-saves an iPhone photo at about its own bits per pixel,
+ *  "ultrafast", 32x32 smallest CU) re-saves an iPhone photo at about its own bits per pixel,
  *  above 40 dB PSNR (docs/heic-quality.md); it is not libheif's table
  *  (`heif-enc -q 90` is CRF 5, ~4x the bytes). */
 typedef struct sy_heif_writer_options {
@@ -80,7 +80,8 @@ typedef struct sy_heif_writer_options {
     uint16_t matrix_coefficients;
     uint8_t full_range;
     uint32_t threads;        /* x265 worker threads; 0 (default) = one per core */
-    const char *x265_preset; /* NULL (default) = "ultrafast" (docs/heic-quality.md); copied by create */
+    const char *x265_preset; /* NULL (default) = "ultrafast" with a 32x32 smallest CU (docs/heic-quality.md);
+                                a named preset is x265's own; copied by create */
     /* Display transform of the primary, written as irot then imir (both essential):
      * the pixels are stored as given and viewers turn them, as iPhones store portraits. */
     uint8_t rotation;        /* irot: anticlockwise quarter turns 0..3 (default 0 = none) */

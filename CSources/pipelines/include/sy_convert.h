@@ -25,7 +25,7 @@ typedef struct sy_convert_options {
     uint32_t version;          /* 1 */
     sy_still_format format;    /* JPEG (default), PNG or HEIC */
     int quality;               /* JPEG/HEIC 1..100 (default 90) */
-    const char *heic_preset;   /* x265 preset for HEIC output; NULL = the writer's default ("ultrafast") */
+    const char *heic_preset;   /* x265 preset for HEIC output; NULL = the writer's default (ultrafast, 32x32 CUs) */
 } sy_convert_options;
 
 void sy_convert_options_init(sy_convert_options *opts);
