@@ -75,7 +75,8 @@ public enum Conversion {
     ///   - format: nil = from `output`'s extension.
     ///   - quality: JPEG/HEIC quality 1…100.
     ///   - heicPreset: x265 speed preset for HEIC output ("ultrafast" … "veryslow");
-    ///     nil = "ultrafast" (the measured default, docs/heic-quality.md).
+    ///     nil = the measured default, "ultrafast" with a 32×32 smallest coding unit
+    ///     (docs/heic-quality.md); a named preset is x265's own.
     ///   - onHDRLoss: asked (SPEC E6) when the target cannot carry the gain map
     ///     (PNG, an unreadable map); return true to write SDR. nil refuses (HDRLossError).
     ///   - progress: one non-decreasing fraction for the whole conversion.

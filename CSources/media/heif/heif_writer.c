@@ -27,9 +27,9 @@
 
 /* The default encoder, measured (docs/heic-quality.md): preset ultrafast with
  * a 32x32 smallest CU — every other preset searches 8x8 CUs at 2.5-3x the
- * CPU; ultrafast's own 16x16 cost ~1.4x the CPU of 32x32 for 3-6 % fewer
- * bytes at 0.1-0.2 dB more, which a re-save does not need. A preset named by
- * the caller is x265's own. */
+ * CPU; ultrafast's own 16x16 costs 1.4-1.6x the CPU of 32x32 for 2-6 %
+ * fewer bytes at 0.1-0.2 dB more, which a re-save does not need. A preset
+ * named by the caller is x265's own. */
 #define HW_DEFAULT_PRESET "ultrafast"
 #define HW_DEFAULT_MIN_CU 32u
 #define HW_SINGLE_MAX 4096u   /* larger auxiliary images become grids */
