@@ -402,14 +402,19 @@ struct HeifWriterTests {
 
     /// Writes `pixels` with the default options but `quality`; returns the file's bytes.
     private func save(_ pixels: [UInt8], width: Int, height: Int, quality: Int32?, threads: UInt32 = 0,
-                      to path: String) throws -> Int {
+                      preset: String? = nil, to path: String) throws -> Int {
         let ctx = try Context()
         var options = HW.options(width: width, height: height)
         if let quality { options.quality = quality }
         options.threads = threads
         var writer: OpaquePointer?
         var err = sy_error()
-        try #require(sy_heif_writer_create(ctx.raw, path, &options, &writer, &err) == SY_OK, "create: \(message(err))")
+        func create(_ name: UnsafePointer<CChar>?) -> sy_status {
+            options.x265_preset = name
+            return sy_heif_writer_create(ctx.raw, path, &options, &writer, &err)
+        }
+        let created = preset.map { $0.withCString(create) } ?? create(nil)
+        try #require(created == SY_OK, "create: \(message(err))")
         defer { sy_heif_writer_destroy(writer) }
         let status = HW.withRows(pixels, width: width, height: height, channels: 3) { rows in
             sy_heif_writer_write_rows(writer, rows, UInt32(height), &err)
@@ -460,17 +465,12 @@ struct HeifWriterTests {
         var length = 0
         try #require(sy_heif_read_item(file, tiles[0], &data, &length, &err) == SY_OK, "tile: \(message(err))")
         defer { sy_heif_free_data(file, data) }
-        let startCode: [UInt8] = [0, 0, 0, 1]
-        var out: [UInt8] = []
-        for array in try hvccArrays(Array(UnsafeBufferPointer(start: hvcc, count: hvccLength))) {
-            for nal in array.nals { out += startCode + nal }
-        }
-        for nal in try packetNALs(Array(UnsafeBufferPointer(start: data, count: length))) { out += startCode + nal }
-        return out
+        return try annexB(hvcc: Array(UnsafeBufferPointer(start: hvcc, count: hvccLength)),
+                          samples: [Array(UnsafeBufferPointer(start: data, count: length))])
     }
 
     /// log2 of the smallest coding unit in an Annex-B stream's SPS, as ffmpeg's trace_headers reads it.
-    private func smallestCU(_ stream: [UInt8], folder: HW.Folder, name: String) throws -> Int {
+    private func log2SmallestCU(_ stream: [UInt8], folder: HW.Folder, name: String) throws -> Int {
         let path = folder.file(name + ".hevc")
         try Data(stream).write(to: URL(fileURLWithPath: path))
         let r = try HW.run("ffmpeg", ["-v", "verbose", "-i", path, "-c", "copy", "-bsf:v", "trace_headers", "-f", "null", "-"])
@@ -482,29 +482,16 @@ struct HeifWriterTests {
     }
 
     // issue 15: the default still encoder searches no CU below 32x32 (docs/heic-quality.md: a third
-    // less x265 work for 3-6 % more bytes); a preset the caller names is x265's own (ultrafast: 16x16).
+    // less x265 work for 2-6 % more bytes); a preset the caller names is x265's own (ultrafast: 16x16).
     @Test("the default encodes 32x32 smallest CUs; a named preset keeps x265's own (ultrafast: 16x16)")
     func defaultSmallestCU() throws {
         let width = 512, height = 512
         let folder = try HW.Folder()
         let pixels = HW.photo(width: width, height: height, seed: 5)
         _ = try save(pixels, width: width, height: height, quality: nil, to: folder.file("default.heic"))
-        let ctx = try Context()
-        var options = HW.options(width: width, height: height)
-        var writer: OpaquePointer?
-        var err = sy_error()
-        let created = "ultrafast".withCString { preset -> sy_status in
-            options.x265_preset = preset
-            return sy_heif_writer_create(ctx.raw, folder.file("named.heic"), &options, &writer, &err)
-        }
-        try #require(created == SY_OK, "create: \(message(err))")
-        defer { sy_heif_writer_destroy(writer) }
-        let status = HW.withRows(pixels, width: width, height: height, channels: 3) { rows in
-            sy_heif_writer_write_rows(writer, rows, UInt32(height), &err)
-        }
-        try #require(status == SY_OK && sy_heif_writer_finish(writer, &err) == SY_OK, "write: \(message(err))")
-        #expect(try smallestCU(firstTileAnnexB(folder.file("default.heic")), folder: folder, name: "default") == 5)
-        #expect(try smallestCU(firstTileAnnexB(folder.file("named.heic")), folder: folder, name: "named") == 4)
+        _ = try save(pixels, width: width, height: height, quality: nil, preset: "ultrafast", to: folder.file("named.heic"))
+        #expect(try log2SmallestCU(firstTileAnnexB(folder.file("default.heic")), folder: folder, name: "default") == 5)
+        #expect(try log2SmallestCU(firstTileAnnexB(folder.file("named.heic")), folder: folder, name: "named") == 4)
     }
 
     // issue 15: with two pool threads x265 encodes two tiles at once; the file is byte-identical

@@ -214,10 +214,15 @@ func nalType(_ nal: ArraySlice<UInt8>) -> UInt8 { (nal[nal.startIndex] >> 1) & 0
 
 /// hvcC parameter sets + packets as an Annex-B elementary stream (for ffmpeg).
 func annexB(_ clip: EncodedClip) throws -> [UInt8] {
+    try annexB(hvcc: clip.hvcc, samples: clip.packets.map(\.data))
+}
+
+/// An hvcC's parameter sets, then samples of length-prefixed NAL units, as an Annex-B stream.
+func annexB(hvcc: [UInt8], samples: [[UInt8]]) throws -> [UInt8] {
     let startCode: [UInt8] = [0, 0, 0, 1]
     var out: [UInt8] = []
-    for array in try hvccArrays(clip.hvcc) { for nal in array.nals { out += startCode + nal } }
-    for packet in clip.packets { for nal in try packetNALs(packet.data) { out += startCode + nal } }
+    for array in try hvccArrays(hvcc) { for nal in array.nals { out += startCode + nal } }
+    for sample in samples { for nal in try packetNALs(sample) { out += startCode + nal } }
     return out
 }
 
