@@ -31,4 +31,13 @@ void sy__rgb_to_chroma420_row(const sy__ycbcr_matrix *m, const uint8_t *a, const
 void sy__rgb_to_ycbcr420(const sy__ycbcr_matrix *m, const uint8_t *rgb, size_t rgb_stride, uint32_t width,
                          uint32_t height, uint8_t *const plane[3], const size_t stride[3]);
 
+/* Only what the rectangle [x0, x1) x [y0, y1) of an RGB picture determines:
+ * its luma samples and every chroma sample whose filter reaches into it, the
+ * same values sy__rgb_to_ycbcr420 gives them; every other sample is left as
+ * it was. For a picture that changed only inside the rectangle since the
+ * planes were last filled. `scratch`: width + 4 bytes. */
+void sy__rgb_to_ycbcr420_rect(const sy__ycbcr_matrix *m, const uint8_t *rgb, size_t rgb_stride, uint32_t width,
+                              uint32_t height, uint32_t x0, uint32_t y0, uint32_t x1, uint32_t y1,
+                              uint8_t *const plane[3], const size_t stride[3], uint8_t *scratch);
+
 #endif

@@ -51,6 +51,7 @@ typedef struct movie {
     uint32_t video_id, movie_timescale, frame_duration;
     sy__motion_player players[SY_MOTION_MAX_CELLS];
     int playing[SY_MOTION_MAX_CELLS], finished[SY_MOTION_MAX_CELLS];
+    int changed[SY_MOTION_MAX_CELLS]; /* the cell's pixels in the live canvas changed since it was last staged */
     sound sounds[SY_MOTION_MAX_CELLS];
     uint32_t sound_count;
     sy__audio_sequence *aac;   /* the video tier's one sound track, NULL = none */
@@ -154,7 +155,10 @@ static sy_status show(movie *m, uint32_t cell, double seconds, sy_error *err) {
         {p->to_cell, job->live + r->y * job->stride + (size_t)r->x * 3, job->stride, r->height},
         {p->to_canvas, job->hero_full, job->stride, job->height},
     };
-    return sy__motion_player_show(p, seconds, targets, p->to_canvas ? 2 : 1, err);
+    uint32_t before = p->draws;
+    sy_status st = sy__motion_player_show(p, seconds, targets, p->to_canvas ? 2 : 1, err);
+    if (p->draws != before) m->changed[cell] = 1;
+    return st;
 }
 
 /* Relay: a cell whose turn is over closes its decoder and shows its still again. */
@@ -163,6 +167,7 @@ static void finish(movie *m, uint32_t cell) {
     sy__motion_player_close(&m->players[cell]);
     m->playing[cell] = 0;
     m->finished[cell] = 1;
+    m->changed[cell] = 1;
     const sy__rect *r = &job->layout.cells[cell];
     for (uint32_t y = r->y; y < r->y + r->height; y++)
         memcpy(job->live + y * job->stride + (size_t)r->x * 3, job->key + y * job->stride + (size_t)r->x * 3,
@@ -364,17 +369,42 @@ static uint32_t crew_size(const sy__motion_job *job) {
     return cells == 0 ? 0 : SY__MIN(n, cells);
 }
 
+/* Frame k's pixels into the encoder. A live canvas after a live canvas is
+ * converted only where cells changed (most of a collage often stands still:
+ * cells that ended, static cells, margins); any other view, whole. */
+static sy_status stage_frame(movie *m, sy_video_encoder *enc, const uint8_t *pixels, const uint8_t **staged_view,
+                             uint32_t k, sy_error *err) {
+    sy__motion_job *job = m->job;
+    int64_t pts = (int64_t)k * m->frame_duration;
+    sy_status st;
+    if (pixels == job->live && *staged_view == job->live) {
+        sy__video_rect rects[SY_MOTION_MAX_CELLS];
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < job->count; i++) {
+            if (!m->changed[i]) continue;
+            const sy__rect *r = &job->layout.cells[i];
+            rects[n++] = (sy__video_rect){r->x, r->y, r->width, r->height};
+        }
+        st = sy__video_encoder_stage_rgb_rects(enc, pixels, job->stride, pts, rects, n, err);
+    } else {
+        st = sy__video_encoder_stage_rgb(enc, pixels, job->stride, pts, err);
+    }
+    memset(m->changed, 0, sizeof m->changed);
+    *staged_view = pixels;
+    return st;
+}
+
 static sy_status encode_frames(movie *m, sy_video_encoder *enc, sy_error *err) {
     sy__motion_job *job = m->job;
     crew c;
     crew_start(&c, m, crew_size(job));
-    const uint8_t *pixels = NULL;
+    const uint8_t *pixels = NULL, *staged_view = NULL;
     crew_post(&c, plan_steps(m, 0, c.steps));
     sy_status st = crew_finish(&c, err);
     if (st == SY_OK) st = frame_view(m, 0, &pixels, err);
     for (uint32_t k = 0; k < job->frames && st == SY_OK; k++) {
         if ((st = sy__check_cancel(job->ctx, err)) != SY_OK) break;
-        st = sy__video_encoder_stage_rgb(enc, pixels, job->stride, (int64_t)k * m->frame_duration, err);
+        st = stage_frame(m, enc, pixels, &staged_view, k, err);
         if (st != SY_OK) break;
         int ahead = k + 1 < job->frames;
         if (ahead) crew_post(&c, plan_steps(m, k + 1, c.steps));

@@ -58,6 +58,7 @@ sy_status sy__motion_player_show(sy__motion_player *p, double seconds, const sy_
         sy_status st = draw(p, targets, target_count, err);
         if (st != SY_OK) return st;
         p->shown = 1;
+        p->draws++;
         int end = 0;
         sy_error decode_err = {0};
         st = sy_video_reader_next(p->reader, &p->next, &end, &decode_err);

@@ -13,6 +13,18 @@
 
 sy_status sy__video_encoder_stage_rgb(sy_video_encoder *enc, const uint8_t *rgb, size_t stride, int64_t pts,
                                       sy_error *err);
+/* A rectangle of the frame, in pixels. */
+typedef struct sy__video_rect {
+    uint32_t x, y, width, height;
+} sy__video_rect;
+
+/* Staging a frame that differs from the one staged before it only inside
+ * `rects` (none: the same pixels): only the samples those rectangles
+ * determine are converted again, the rest of the encoder's frame is kept —
+ * the same planes a whole stage gives, for less work when most of a moving
+ * collage stands still. The first frame is always converted whole. */
+sy_status sy__video_encoder_stage_rgb_rects(sy_video_encoder *enc, const uint8_t *rgb, size_t stride, int64_t pts,
+                                            const sy__video_rect *rects, uint32_t count, sy_error *err);
 sy_status sy__video_encoder_encode_staged(sy_video_encoder *enc, sy_error *err);
 
 #endif

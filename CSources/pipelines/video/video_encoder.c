@@ -55,6 +55,7 @@ struct sy_video_encoder {
     sy__hevc_encoder *hevc;
     sy__ycbcr_matrix matrix;
     uint8_t *frame; /* Y, Cb, Cr planes in one block, reused */
+    uint8_t *scratch; /* width + 4 bytes: chroma of a changed rectangle */
     uint8_t *plane[3];
     size_t stride[3];
     int64_t last_pts, last_dts;
@@ -223,6 +224,11 @@ sy_status sy_video_encoder_create(sy_context *ctx, const sy_video_encoder_option
         st = err ? err->code : SY_E_BUDGET;
         goto fail;
     }
+    enc->scratch = sy__alloc(ctx, (size_t)opts->width + 4, 1, "YCbCr rectangle scratch", err);
+    if (!enc->scratch) {
+        st = err ? err->code : SY_E_BUDGET;
+        goto fail;
+    }
     enc->plane[0] = enc->frame;
     enc->plane[1] = enc->frame + luma;
     enc->plane[2] = enc->frame + luma + chroma;
@@ -251,6 +257,7 @@ void sy_video_encoder_destroy(sy_video_encoder *enc) {
     sy_context *ctx = enc->ctx;
     sy__hevc_encoder_destroy(enc->hevc);
     sy__free(ctx, enc->frame);
+    sy__free(ctx, enc->scratch);
     sy__free(ctx, enc);
 }
 
@@ -268,8 +275,8 @@ static sy_status fail_state(sy_video_encoder *enc, sy_status st) {
     return st;
 }
 
-sy_status sy__video_encoder_stage_rgb(sy_video_encoder *enc, const uint8_t *rgb, size_t stride, int64_t pts,
-                                      sy_error *err) {
+/* What staging a frame checks, and the frame's pts taken (the conversion follows). */
+static sy_status stage_checks(sy_video_encoder *enc, const uint8_t *rgb, size_t stride, int64_t pts, sy_error *err) {
     const char *fn = "sy_video_encoder_push_rgb";
     sy_status st = check_usable(enc, fn, err);
     if (st != SY_OK) return st;
@@ -286,12 +293,39 @@ sy_status sy__video_encoder_stage_rgb(sy_video_encoder *enc, const uint8_t *rgb,
         return fail_state(enc, sy__fail(err, SY_E_CODEC, "%s: x265 holds %llu frames (at most %u expected)", fn,
                                         (unsigned long long)(enc->pushed - enc->delivered), VE_PTS_RING - 1));
 
-    sy__rgb_to_ycbcr420(&enc->matrix, rgb, stride, enc->width, enc->height, enc->plane, enc->stride);
     enc->pts_ring[enc->pushed % VE_PTS_RING] = pts;
     enc->last_pts = pts;
+    return SY_OK;
+}
+
+static sy_status staged(sy_video_encoder *enc) {
     enc->pushed++;
     enc->staged = 1;
     return SY_OK;
+}
+
+sy_status sy__video_encoder_stage_rgb(sy_video_encoder *enc, const uint8_t *rgb, size_t stride, int64_t pts,
+                                      sy_error *err) {
+    sy_status st = stage_checks(enc, rgb, stride, pts, err);
+    if (st != SY_OK) return st;
+    sy__rgb_to_ycbcr420(&enc->matrix, rgb, stride, enc->width, enc->height, enc->plane, enc->stride);
+    return staged(enc);
+}
+
+sy_status sy__video_encoder_stage_rgb_rects(sy_video_encoder *enc, const uint8_t *rgb, size_t stride, int64_t pts,
+                                            const sy__video_rect *rects, uint32_t count, sy_error *err) {
+    if (!enc || enc->pushed == 0) return sy__video_encoder_stage_rgb(enc, rgb, stride, pts, err); /* no planes yet */
+    if (count && !rects) return sy__fail(err, SY_E_USAGE, "sy_video_encoder_push_rgb: %u rectangles, none given", count);
+    sy_status st = stage_checks(enc, rgb, stride, pts, err);
+    if (st != SY_OK) return st;
+    for (uint32_t i = 0; i < count; i++) {
+        const sy__video_rect *r = &rects[i];
+        uint32_t x1 = r->width > enc->width - SY__MIN(r->x, enc->width) ? enc->width : r->x + r->width;
+        uint32_t y1 = r->height > enc->height - SY__MIN(r->y, enc->height) ? enc->height : r->y + r->height;
+        sy__rgb_to_ycbcr420_rect(&enc->matrix, rgb, stride, enc->width, enc->height, r->x, r->y, x1, y1, enc->plane,
+                                 enc->stride, enc->scratch);
+    }
+    return staged(enc);
 }
 
 sy_status sy__video_encoder_encode_staged(sy_video_encoder *enc, sy_error *err) {

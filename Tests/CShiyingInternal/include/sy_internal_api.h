@@ -18,6 +18,8 @@
 #include "mov/sy_mov_writer.h"
 #include "collage/sy_layout.h"
 #include "video/sy_video_reader_decode_only.h"
+#include "video/sy_video_encoder_stage.h"
+#include "base/sy_rgb_to_ycbcr.h"
 #include "render/sy_render_encode.h"
 #include "convert/sy_gif_internal.h"
 #include "convert/sy_gif_palette.h"
