@@ -27,13 +27,19 @@
  * when the pool has two or more threads (frame_threads): tiles are
  * independent IDR pictures whose CRF plan uses only their own look-ahead
  * cost, so two are encoded at once and the bytes equal a one-thread encode
- * (HeifWriterTests checks it). Video keeps one frame thread: with two,
- * x265's ABR planning reads the bits of frames still in flight, and under
- * load the packets differed between runs (39 of 40 in a test run with other
- * suites in parallel, issue 15), though three runs of the iPhone movie alone
- * had matched. With one frame thread and no VBV (its row-level re-planning
- * under wavefront parallelism reads bits of rows still being encoded) the
- * same pictures and options give the same bytes for any pool size. With a
+ * (HeifWriterTests checks it). Video keeps one frame thread. Two would
+ * plan ABR from the bits of the frame still in flight, but x265 orders
+ * rate-control start and end so that what each frame sees is fixed: 24
+ * libx265 encodes with two frame threads (veryfast and fast, four at once on
+ * 2 cores) and 5 engine Live edits (three at once) gave identical packets
+ * (issue 15, 2026-12-04; an earlier test run that saw 39 of 40 packets
+ * differ had a one-frame-thread encode among those it compared). They are
+ * left out because they change the encode: on the real iPhone Live movie
+ * cropped, at the C14 rate, the movie came out 14 % smaller and 0.9 dB
+ * lower, and at equal size they saved ~4 % of the wall time for more CPU.
+ * With one frame thread and no VBV (its row-level re-planning under
+ * wavefront parallelism reads bits of rows still being encoded) the same
+ * pictures and options give the same bytes for any pool size. With a
  * VBV, const-vbv would fix the timing dependence but starves B-frames on
  * short clips (measured: 35 dB on B vs 48 dB on P frames of a 480x640 clip
  * at 12 Mbps); Live clips are 1.5-3 s, so the average is what matters.

@@ -23,7 +23,8 @@
  * <= pts, and the first packet's dts = first pts - the delay (it may be
  * negative). Both rules are checked before a packet leaves.
  *
- * Memory: one YCbCr 4:2:0 frame (reused for every push; x265 copies it) and
+ * Memory: one YCbCr 4:2:0 frame (reused for every push; x265 copies it, and
+ * a frame staged by rectangles converts only those into it), a row of scratch, and
  * the HEVC encoder's (its packet buffer and the estimate of x265's own
  * allocations charged to the context).
  */
