@@ -2,7 +2,11 @@
  * unreadable one becomes a grey cell, SPEC C12); its movie is the one named
  * with it, or a same-stem .MOV/.mov beside it (as iPhone exports look) that
  * carries the still's content identifier. A movie whose first frame does not
- * decode leaves its cell static (SPEC C6), with the reason in the report. */
+ * decode leaves its cell static (SPEC C6), with the reason in the report.
+ * Cells are resolved on up to one thread per core: a cell's probes touch
+ * only its own entries (a 2x2 of iPhone-sized movies: 0.19 s on one). */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -88,24 +92,54 @@ static void resolve_movie(sy__motion_job *job, uint32_t i, const sy_motion_input
     }
 }
 
+uint32_t sy__motion_cores(const sy__motion_job *job) {
+    long n = job->o->threads ? (long)job->o->threads : sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : (uint32_t)n;
+}
+
+static void resolve_cell(sy__motion_job *job, const sy_motion_input *in, uint32_t i) {
+    sy__motion_cell *c = &job->cells[i];
+    sy_motion_cell *rc = &job->report->cell[i];
+    c->still = in->still;
+    sy_error e = {0};
+    if (sy_image_probe(job->ctx, c->still, &c->info, &e) != SY_OK) {
+        rc->grey = 1;
+        snprintf(rc->reason, sizeof rc->reason, "%s", e.message);
+        return;
+    }
+    c->readable = 1;
+    resolve_movie(job, i, in, rc);
+}
+
+typedef struct resolver {
+    sy__motion_job *job;
+    const sy_motion_input *inputs;
+    atomic_uint next;
+} resolver;
+
+static void *resolve_cells(void *arg) {
+    resolver *r = arg;
+    for (;;) {
+        uint32_t i = atomic_fetch_add(&r->next, 1);
+        if (i >= r->job->count || sy_context_is_cancelled(r->job->ctx)) break;
+        resolve_cell(r->job, &r->inputs[i], i);
+    }
+    return NULL;
+}
+
 sy_status sy__motion_cells_resolve(sy__motion_job *job, const sy_motion_input *inputs, uint32_t *readable,
                                    sy_error *err) {
     *readable = 0;
-    for (uint32_t i = 0; i < job->count; i++) {
-        sy_status st = sy__check_cancel(job->ctx, err);
-        if (st != SY_OK) return st;
-        sy__motion_cell *c = &job->cells[i];
-        sy_motion_cell *rc = &job->report->cell[i];
-        c->still = inputs[i].still;
-        sy_error e = {0};
-        if (sy_image_probe(job->ctx, c->still, &c->info, &e) != SY_OK) {
-            rc->grey = 1;
-            snprintf(rc->reason, sizeof rc->reason, "%s", e.message);
-            continue;
-        }
-        c->readable = 1;
-        (*readable)++;
-        resolve_movie(job, i, &inputs[i], rc);
-    }
+    resolver r = {.job = job, .inputs = inputs};
+    atomic_init(&r.next, 0);
+    pthread_t helpers[SY_MOTION_MAX_CELLS];
+    uint32_t wanted = SY__MIN(sy__motion_cores(job), job->count), started = 0;
+    for (uint32_t t = 1; t < wanted; t++, started++)
+        if (pthread_create(&helpers[started], NULL, resolve_cells, &r) != 0) break; /* fewer: still correct */
+    resolve_cells(&r);
+    for (uint32_t t = 0; t < started; t++) pthread_join(helpers[t], NULL);
+    sy_status st = sy__check_cancel(job->ctx, err);
+    if (st != SY_OK) return st;
+    for (uint32_t i = 0; i < job->count; i++) *readable += job->cells[i].readable;
     return SY_OK;
 }

@@ -120,10 +120,7 @@ static sy_status add_sound(movie *m, uint32_t cell, sy_error *err) {
 
 /* ---- what each frame shows ---- */
 
-static uint32_t cores(const sy__motion_job *job) {
-    long n = job->o->threads ? (long)job->o->threads : sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : (uint32_t)n;
-}
+static uint32_t cores(const sy__motion_job *job) { return sy__motion_cores(job); }
 
 /* Decoding threads per cell: when the cells that play at once (together)
  * are at least as many as the cores, the crew already decodes one cell per

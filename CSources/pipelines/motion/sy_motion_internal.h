@@ -56,6 +56,9 @@ typedef struct sy__motion_job {
     uint64_t peak;             /* the context's peak so far: the still decoder resets the context's own */
 } sy__motion_job;
 
+/* Threads the job may use: the options' count, else one per core. */
+uint32_t sy__motion_cores(const sy__motion_job *job);
+
 /* Folds the context's peak into job->peak; called before anything that resets it. */
 void sy__motion_note_peak(sy__motion_job *job);
 
