@@ -22,6 +22,9 @@
 //   clip at 0 (the simpler pipeline, less motion at the end: cheaper for x265). Each row reports the frames
 //   each tool encoded.
 // Each repetition runs ours then ffmpeg back to back; medians of wall seconds, user CPU seconds and peak RSS.
+// A third figure says how much of either is the encoder: x265 alone (ffmpeg's libx265 with our encoder's options:
+//   preset fast, 3 B-frames, look-ahead 10, one GOP, the same bitrate) encoding our movie's own frames, decoded
+//   once to a y4m in the scratch folder — the time no pipeline that encodes these frames this way goes under.
 // Writes .build/benchmarks/motion-latest.json and motion-<timestamp>.json.
 import Foundation
 import ShiyingFixtures
@@ -44,6 +47,8 @@ struct MotionRow: Codable {
     var ffmpegFromZeroSeconds: Double      // the second peer: every clip from 0, same frame count
     var ffmpegFromZeroUserSeconds: Double
     var ffmpegFromZeroPeakRSSBytes: Int
+    var x265AloneSeconds: Double?          // libx265 alone on our movie's frames, our encoder's options
+    var x265AloneUserSeconds: Double?
     var timeRatio: Double        // shiying / ffmpeg wall seconds (> 1: shiying slower)
     var userTimeRatio: Double
     var memoryRatio: Double      // shiying / ffmpeg peak RSS
@@ -138,6 +143,8 @@ private func motionCase(_ name: String, stills: [[String]], movies: [String], la
         fromZeroRuns.append(z)
     }
     guard let l = line else { return nil }
+    let alone = x265Alone(movie: out + "/collage.mov", frames: l.frames, bitrate: l.bitrate, runs: runs,
+                          name: name, scratch: scratch)
     let peerMovie = outDir + "/ffmpeg-\(name).mov"
     let count = try? runChild(["ffprobe", "-v", "error", "-select_streams", "v:0", "-count_packets", "-show_entries",
                                "stream=nb_read_packets", "-of", "csv=p=0", peerMovie], captureDirectory: scratch)
@@ -155,11 +162,34 @@ private func motionCase(_ name: String, stills: [[String]], movies: [String], la
                      ffmpegFromZeroSeconds: median(fromZeroRuns.map(\.seconds)),
                      ffmpegFromZeroUserSeconds: median(fromZeroRuns.map(\.userSeconds)),
                      ffmpegFromZeroPeakRSSBytes: fromZeroRuns.map(\.maxRSSKiB).max()! * 1024,
+                     x265AloneSeconds: alone.map { median($0.map(\.seconds)) },
+                     x265AloneUserSeconds: alone.map { median($0.map(\.userSeconds)) },
                      timeRatio: oursSeconds / peerSeconds, userTimeRatio: oursUser / peerUser,
                      memoryRatio: Double(oursRSS) / Double(peerRSS), delivered: l.delivered,
                      c14Bitrate: c14Bitrate(width: l.width, height: l.height),
                      c14Matches: l.bitrate == c14Bitrate(width: l.width, height: l.height),
                      shiyingCommand: quoted(ours), ffmpegCommand: quoted(peer))
+}
+
+/// libx265 alone on the frames of our movie (decoded once to y4m), with our encoder's options; nil if a step fails.
+private func x265Alone(movie: String, frames: Int, bitrate: Int, runs: Int, name: String,
+                       scratch: String) -> [ChildResult]? {
+    let y4m = scratch + "/motion-\(name).y4m"
+    defer { try? FileManager.default.removeItem(atPath: y4m) }
+    guard let d = try? runChild(["ffmpeg", "-y", "-v", "error", "-i", movie, "-map", "0:v:0", "-pix_fmt", "yuv420p",
+                                 "-f", "yuv4mpegpipe", y4m], captureDirectory: scratch), d.succeeded else {
+        progress("motion \(name): could not decode our movie for the x265-alone row"); return nil
+    }
+    let params = "log-level=error:bframes=3:rc-lookahead=10:keyint=\(min(frames, 300)):open-gop=0"
+    var results: [ChildResult] = []
+    for run in 1...runs {
+        progress("motion \(name): x265 alone run \(run)/\(runs)")
+        guard let r = try? runChild(["ffmpeg", "-y", "-v", "error", "-i", y4m, "-c:v", "libx265", "-preset", "fast",
+                                     "-x265-params", params, "-b:v", "\(bitrate)", "-f", "null", "-"],
+                                    captureDirectory: scratch), r.succeeded else { return nil }
+        results.append(r)
+    }
+    return results
 }
 
 func runMotionSuite(root: String, shiying: String, runs: Int) {
@@ -202,6 +232,10 @@ func runMotionSuite(root: String, shiying: String, runs: Int) {
                      r.ffmpegPeakRSSBytes >> 20, r.timeRatio, r.userTimeRatio, r.memoryRatio))
         print(String(format: "    ffmpeg with every clip from 0: %.2f s (user %.2f s, %d MB) | time %.2fx", r.ffmpegFromZeroSeconds,
                      r.ffmpegFromZeroUserSeconds, r.ffmpegFromZeroPeakRSSBytes >> 20, r.shiyingSeconds / r.ffmpegFromZeroSeconds))
+        if let a = r.x265AloneSeconds, let u = r.x265AloneUserSeconds {
+            print(String(format: "    x265 alone on our frames, our options: %.2f s (user %.2f s) | shiying %.2fx it, ffmpeg %.2fx it",
+                         a, u, r.shiyingSeconds / a, r.ffmpegSeconds / a))
+        }
     }
     print(String(format: "  load average %.2f before, %.2f after", before, after))
     let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
