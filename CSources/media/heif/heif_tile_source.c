@@ -301,23 +301,34 @@ static void average_tile_across(tile_source *s, tile_worker *w, const sy__yuv *y
     const sy__heif_geometry *g = &s->stored;
     const uint32_t k = s->k;
     const int wide = s->bit_depth > 8;
+    uint32_t shift = 0;
+    while ((1u << shift) < k) shift++;
     uint32_t x_from, x_to, y_from, y_to;
     if (!tile_window(g, tx, ty, &x_from, &x_to, &y_from, &y_to)) return;
     for (uint32_t p = 0; p < s->plane_count; p++) {
         const ring_plane *rp = &s->planes[p];
         const uint32_t sub = rp->sub_x; /* = sub_y: transposed only for symmetric subsampling */
         uint32_t px0 = x_from / sub, px1 = (x_to + sub - 1) / sub, py0 = y_from / sub, py1 = (y_to + sub - 1) / sub;
-        uint32_t count = px1 - px0, boxes = (count + k - 1) / k;
+        uint32_t count = px1 - px0, boxes = (count + k - 1) / k, full = count / k;
         uint32_t ring_row0 = (tx + x_from - g->crop_x) / (sub * k);
         for (uint32_t y = py0; y < py1; y += k) {
             uint32_t rows_in = SY__MIN(k, py1 - y);
             sum_boxes(w->box_row, yuv, p, y, rows_in, px0, count, k);
             uint32_t column = (ty / sub + y - g->crop_y / sub) / k;
+            /* whole boxes (k x k samples) round with a shift, as in average_tile: no division per box */
+            uint32_t whole = rows_in == k ? full : 0, ring_row = ring_row0 % rp->rows;
             for (uint32_t b = 0; b < boxes; b++) {
-                uint32_t n = SY__MIN(k, count - b * k) * rows_in, v = (w->box_row[b] + n / 2) / n;
-                uint8_t *out = rp->samples + (size_t)((ring_row0 + b) % rp->rows) * rp->stride;
+                uint32_t v;
+                if (b < whole) {
+                    v = (w->box_row[b] + (k * k) / 2) >> (2 * shift);
+                } else {
+                    uint32_t n = SY__MIN(k, count - b * k) * rows_in;
+                    v = (w->box_row[b] + n / 2) / n;
+                }
+                uint8_t *out = rp->samples + (size_t)ring_row * rp->stride;
                 if (wide) ((uint16_t *)(void *)out)[column] = (uint16_t)v;
                 else out[column] = (uint8_t)v;
+                if (++ring_row == rp->rows) ring_row = 0;
             }
         }
     }
