@@ -49,11 +49,6 @@ ROW_CLONES void sy__rgb_to_luma_row(const sy__ycbcr_matrix *m, const uint8_t *rg
     }
 }
 
-/* HEVC's default 4:2:0 siting (chroma_sample_loc_type 0, what decoders
- * assume): each chroma sample sits on an even luma column, halfway between
- * two luma rows. So the filter is [1 2 1]/4 across columns 2cx-1..2cx+1 and
- * the average of the two rows; a centred 2x2 box would shift chroma by half a
- * pixel, which costs ~3-6 dB of chroma PSNR on sharp colour edges. */
 /* One chroma sample from the three columns xl, xm, xr of both rows. */
 static inline void chroma_sample(const sy__ycbcr_matrix *m, const uint8_t *a, const uint8_t *b, size_t xl, size_t xm,
                                  size_t xr, uint8_t *cb, uint8_t *cr) {

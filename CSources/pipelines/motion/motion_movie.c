@@ -7,9 +7,10 @@
  * each packet's composition offset. The encoder keeps the last frame's
  * Y'CbCr planes, so a live canvas after a live canvas is converted only
  * inside the cells that changed (stage_frame): the same planes; on the 2x2
- * benchmark collage 62 % of the whole-frame conversion's CPU samples. The encoder's 3 B-frames and look-ahead
- * 10: at equal bitrate 0.9 dB PSNR more than no B-frames on the 2x2
- * benchmark collage for about the same CPU. Look-ahead and B-frames are also
+ * benchmark collage 62 % of the whole-frame conversion's CPU samples.
+ *
+ * The encoder's 3 B-frames and look-ahead 10: at equal bitrate 0.9 dB PSNR
+ * more than no B-frames on the 2x2 benchmark collage for about the same CPU. Look-ahead and B-frames are also
  * what x265's memory grows with; ffmpeg's libx265 encoding a y4m of the 2x2's
  * composite at 12 Mbps, preset fast, one frame thread (peak RSS, ~59 MB of it
  * ffmpeg's own / PSNR): B4 LA15 (ffmpeg's default) 303 MB 47.58 dB, B3 LA10
