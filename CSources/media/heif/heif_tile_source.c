@@ -143,6 +143,7 @@ typedef struct tile_source {
     int transposed;
     char path[200];
     uint32_t k;                 /* box factor */
+    uint32_t k_shift;           /* log2 k: a whole box of k x k samples is averaged with a shift of 2 k_shift */
     uint32_t ring_rows;         /* output rows the sum ring holds */
     int planar;                 /* boxes never straddle tiles (in any plane): the ring holds averaged planes */
     uint16_t *sums;             /* general path: ring_rows x width x 3 sums of converted pixels */
@@ -249,6 +250,15 @@ static void sum_boxes(uint32_t *box, const sy__yuv *yuv, uint32_t p, uint32_t y,
     }
 }
 
+/* The mean of box b of a row of box sums (n samples in it): whole boxes of
+ * k x k samples round with a shift, boxes cut by the tile's edge divide. */
+static inline uint32_t box_mean(const tile_source *s, const uint32_t *box_row, uint32_t b, uint32_t count,
+                                uint32_t rows_in) {
+    if (rows_in == s->k && (b + 1) * s->k <= count) return (box_row[b] + (s->k * s->k) / 2) >> (2 * s->k_shift);
+    uint32_t n = SY__MIN(s->k, count - b * s->k) * rows_in;
+    return (box_row[b] + n / 2) / n;
+}
+
 /* Planar path: every plane of the tile holds whole k x k boxes (offsets and
  * tile sides are multiples of k times the plane's subsampling), so each box
  * is averaged here into the plane's ring; tiles own disjoint columns of it,
@@ -259,8 +269,6 @@ static void average_tile(tile_source *s, tile_worker *w, const sy__yuv *yuv, uin
     const sy__heif_geometry *g = &s->g;
     const uint32_t k = s->k;
     const int wide = s->bit_depth > 8;
-    uint32_t shift = 0;
-    while ((1u << shift) < k) shift++;
     uint32_t x_from, x_to, y_from, y_to;
     if (!tile_window(g, tx, ty, &x_from, &x_to, &y_from, &y_to)) return;
     for (uint32_t p = 0; p < s->plane_count; p++) {
@@ -275,8 +283,8 @@ static void average_tile(tile_source *s, tile_worker *w, const sy__yuv *yuv, uin
             uint32_t oy = (ty / sy + y - g->crop_y / sy) / k;
             uint8_t *out = rp->samples + (size_t)(oy % rp->rows) * rp->stride;
             uint32_t b = 0;
-            if (rows_in == k) { /* whole boxes: n = k * k = 1 << 2 * shift */
-                const uint32_t half = (k * k) / 2, sh = 2 * shift;
+            if (rows_in == k) { /* whole boxes in a loop of their own: it vectorizes */
+                const uint32_t half = (k * k) / 2, sh = 2 * s->k_shift;
                 if (wide) {
                     uint16_t *o = (uint16_t *)(void *)out + ox0;
                     for (; b < full; b++) o[b] = (uint16_t)((w->box_row[b] + half) >> sh);
@@ -286,7 +294,7 @@ static void average_tile(tile_source *s, tile_worker *w, const sy__yuv *yuv, uin
                 }
             }
             for (; b < boxes; b++) {
-                uint32_t n = SY__MIN(k, count - b * k) * rows_in, v = (w->box_row[b] + n / 2) / n;
+                uint32_t v = box_mean(s, w->box_row, b, count, rows_in);
                 if (wide) ((uint16_t *)(void *)out)[ox0 + b] = (uint16_t)v;
                 else out[ox0 + b] = (uint8_t)v;
             }
@@ -301,30 +309,20 @@ static void average_tile_across(tile_source *s, tile_worker *w, const sy__yuv *y
     const sy__heif_geometry *g = &s->stored;
     const uint32_t k = s->k;
     const int wide = s->bit_depth > 8;
-    uint32_t shift = 0;
-    while ((1u << shift) < k) shift++;
     uint32_t x_from, x_to, y_from, y_to;
     if (!tile_window(g, tx, ty, &x_from, &x_to, &y_from, &y_to)) return;
     for (uint32_t p = 0; p < s->plane_count; p++) {
         const ring_plane *rp = &s->planes[p];
         const uint32_t sub = rp->sub_x; /* = sub_y: transposed only for symmetric subsampling */
         uint32_t px0 = x_from / sub, px1 = (x_to + sub - 1) / sub, py0 = y_from / sub, py1 = (y_to + sub - 1) / sub;
-        uint32_t count = px1 - px0, boxes = (count + k - 1) / k, full = count / k;
+        uint32_t count = px1 - px0, boxes = (count + k - 1) / k;
         uint32_t ring_row0 = (tx + x_from - g->crop_x) / (sub * k);
         for (uint32_t y = py0; y < py1; y += k) {
             uint32_t rows_in = SY__MIN(k, py1 - y);
             sum_boxes(w->box_row, yuv, p, y, rows_in, px0, count, k);
-            uint32_t column = (ty / sub + y - g->crop_y / sub) / k;
-            /* whole boxes (k x k samples) round with a shift, as in average_tile: no division per box */
-            uint32_t whole = rows_in == k ? full : 0, ring_row = ring_row0 % rp->rows;
-            for (uint32_t b = 0; b < boxes; b++) {
-                uint32_t v;
-                if (b < whole) {
-                    v = (w->box_row[b] + (k * k) / 2) >> (2 * shift);
-                } else {
-                    uint32_t n = SY__MIN(k, count - b * k) * rows_in;
-                    v = (w->box_row[b] + n / 2) / n;
-                }
+            uint32_t column = (ty / sub + y - g->crop_y / sub) / k, ring_row = ring_row0 % rp->rows;
+            for (uint32_t b = 0; b < boxes; b++) { /* box b goes to ring row ring_row0 + b (wrapping) */
+                uint32_t v = box_mean(s, w->box_row, b, count, rows_in);
                 uint8_t *out = rp->samples + (size_t)ring_row * rp->stride;
                 if (wide) ((uint16_t *)(void *)out)[column] = (uint16_t)v;
                 else out[column] = (uint8_t)v;
@@ -774,7 +772,7 @@ sy_status sy__heif_source_open(sy_context *ctx, const char *path, uint32_t min_w
     s->k = 1;
     while (s->k < 16 && (g->width + 2 * s->k - 1) / (2 * s->k) >= min_width &&
            (g->height + 2 * s->k - 1) / (2 * s->k) >= min_height)
-        s->k *= 2;
+        s->k *= 2, s->k_shift++;
     size_t hvcc_len = 0;
     const uint8_t *hvcc = sy_heif_hvcc(s->file, g->tiles[0], &hvcc_len);
     if (!hvcc) {

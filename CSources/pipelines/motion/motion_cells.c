@@ -92,11 +92,6 @@ static void resolve_movie(sy__motion_job *job, uint32_t i, const sy_motion_input
     }
 }
 
-uint32_t sy__motion_cores(const sy__motion_job *job) {
-    long n = job->o->threads ? (long)job->o->threads : sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : (uint32_t)n;
-}
-
 static void resolve_cell(sy__motion_job *job, const sy_motion_input *in, uint32_t i) {
     sy__motion_cell *c = &job->cells[i];
     sy_motion_cell *rc = &job->report->cell[i];

@@ -3,6 +3,7 @@
  * composition, each still decoded at about its cell's size, centre-cropped
  * to cover the cell by the one frame renderer. */
 #include <string.h>
+#include <unistd.h>
 
 #include "motion/sy_motion_internal.h"
 #include "sy_edit.h"
@@ -110,6 +111,11 @@ sy_status sy__motion_compose_stills(sy__motion_job *job, sy_error *err) {
                         job->count, first.code ? first.message : job->report->cell[0].reason);
     memcpy(job->live, job->key, job->stride * job->layout.height);
     return SY_OK;
+}
+
+uint32_t sy__motion_cores(const sy__motion_job *job) {
+    long n = job->o->threads ? (long)job->o->threads : sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : (uint32_t)n;
 }
 
 void sy__motion_note_peak(sy__motion_job *job) {

@@ -121,15 +121,13 @@ static sy_status add_sound(movie *m, uint32_t cell, sy_error *err) {
 
 /* ---- what each frame shows ---- */
 
-static uint32_t cores(const sy__motion_job *job) { return sy__motion_cores(job); }
-
 /* Decoding threads per cell: when the cells that play at once (together)
  * are at least as many as the cores, the crew already decodes one cell per
  * core, and frame threads inside each decoder would only add their extra
  * pictures and contexts (and hand-offs); one or two cells playing (relay,
  * focus, a 2-cell collage on 4 cores) keep frame threads. */
 static int decoder_threads(const sy__motion_job *job) {
-    return job->o->mode == SY_MOTION_TOGETHER && job->live_count >= cores(job) ? 1 : 0;
+    return job->o->mode == SY_MOTION_TOGETHER && job->live_count >= sy__motion_cores(job) ? 1 : 0;
 }
 
 static sy_status start_player(movie *m, uint32_t cell, sy_error *err) {
@@ -365,7 +363,7 @@ static sy_status frame_view(movie *m, uint32_t k, const uint8_t **pixels, sy_err
 /* Helpers for the cell steps: one per core (or per `threads`), no more than
  * there are Live cells; the calling thread runs steps too. */
 static uint32_t crew_size(const sy__motion_job *job) {
-    uint32_t n = SY__MIN(cores(job), CREW_MAX);
+    uint32_t n = SY__MIN(sy__motion_cores(job), CREW_MAX);
     uint32_t cells = job->o->mode == SY_MOTION_FOCUS ? 1 : job->live_count;
     return cells == 0 ? 0 : SY__MIN(n, cells);
 }

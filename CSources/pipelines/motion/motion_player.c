@@ -54,10 +54,9 @@ sy_status sy__motion_player_show(sy__motion_player *p, double seconds, const sy_
                                  uint32_t target_count, sy_error *err) {
     /* The frame ahead is shown once its time has come (the first one at once):
      * drawn while its pixels are still the reader's, then the next is decoded. */
-    while (p->have_next && !p->failed && (!p->shown || p->next.seconds <= seconds + 1e-9)) {
+    while (p->have_next && !p->failed && (p->draws == 0 || p->next.seconds <= seconds + 1e-9)) {
         sy_status st = draw(p, targets, target_count, err);
         if (st != SY_OK) return st;
-        p->shown = 1;
         p->draws++;
         int end = 0;
         sy_error decode_err = {0};

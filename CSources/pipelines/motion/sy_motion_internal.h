@@ -101,7 +101,6 @@ typedef struct sy__motion_player {
     sy_renderer *to_canvas;    /* frame -> the whole canvas (focus hero), NULL until asked */
     sy_video_frame next;       /* the first frame not yet shown, borrowed from the reader */
     int have_next;
-    int shown;                 /* a frame has been drawn */
     uint32_t draws;            /* frames drawn so far (the movie converts only cells that changed) */
     int failed;                /* a decode error froze the cell at its last frame */
 } sy__motion_player;

@@ -321,9 +321,9 @@ sy_status sy__video_encoder_stage_rgb_rects(sy_video_encoder *enc, const uint8_t
     if (st != SY_OK) return st;
     for (uint32_t i = 0; i < count; i++) {
         const sy__video_rect *r = &rects[i];
-        uint32_t x1 = r->width > enc->width - SY__MIN(r->x, enc->width) ? enc->width : r->x + r->width;
-        uint32_t y1 = r->height > enc->height - SY__MIN(r->y, enc->height) ? enc->height : r->y + r->height;
-        sy__rgb_to_ycbcr420_rect(&enc->matrix, rgb, stride, enc->width, enc->height, r->x, r->y, x1, y1, enc->plane,
+        uint64_t x1 = (uint64_t)r->x + r->width, y1 = (uint64_t)r->y + r->height; /* clipped to the frame there */
+        sy__rgb_to_ycbcr420_rect(&enc->matrix, rgb, stride, enc->width, enc->height, r->x, r->y,
+                                 (uint32_t)SY__MIN(x1, enc->width), (uint32_t)SY__MIN(y1, enc->height), enc->plane,
                                  enc->stride, enc->scratch);
     }
     return staged(enc);
