@@ -158,6 +158,8 @@ struct HeifCellSourceTests {
         let tight = try Context(budget: 6 << 20)
         let budgeted = try HeifSource.read(path, minWidth: need, minHeight: need * 3 / 4, threads: 2, ctx: tight)
         #expect(budgeted == one)
+        // ...and closing the source frees every engine allocation it made.
+        #expect(tight.stats.current_bytes == 0, "\(tight.stats.current_bytes) engine bytes left after close")
     }
 
     @Test("a source closed after a few rows stops the tile row its helpers started ahead")

@@ -126,7 +126,13 @@ static sy_status copy_picture(sy_context *ctx, const sy__yuv *view, const int de
  * picture's NAL units) and copies the picture out. A context per tile, not
  * one kept across tiles: keeping it saves ~4% of the CPU time of a 48-tile
  * HEIC but holds its picture pool (~2 MB at 512x512) between tiles, for
- * every decoder a parallel tile source runs. */
+ * every decoder a parallel tile source runs. Measured again (issue 15,
+ * 2026-12-04): one context per worker kept along a tile row (flushed between
+ * tiles) and the heap trimmed per row took a 7-HEIC long image from ~90,000
+ * page faults to ~50,000 and 4-7 % off its wall time, same pixels, but the
+ * real-iPhone long image of MemoryTests from 11.0-11.2 to 11.7-11.8 MiB of
+ * peak RSS (12.3 with 640x896 tiles kept too), against a 12 MiB budget that
+ * CI already measured at 11.5: left out. Trimming per row alone: +0.4 MiB. */
 static sy_status run_avcodec(sy__hevc_decoder *dec, const uint8_t *data, size_t len, sy__yuv *out, sy_error *err) {
     sy__avdec *av = NULL;
     sy_status st = sy__avdec_open_picture(dec->ctx, SY__AVCODEC_HEVC, dec->record, dec->record_len, "hevc", &av, err);

@@ -155,6 +155,7 @@ typedef struct tile_source {
     uint8_t *row_weight;        /* input rows summed into each ring row */
     tile_worker *workers;
     uint32_t worker_count;      /* workers decoding a tile row at once (1 = the reading thread alone) */
+    uint32_t workers_made;      /* workers with a decoder (more than worker_count after a budget refusal) */
     uint8_t *column_done;       /* tiles of the current tile row already in the ring */
     pthread_mutex_t lock;       /* several workers: the row's failure, and sums (general path: a box may
                                    take sums from two tiles) */
@@ -610,7 +611,7 @@ static void tile_close(sy__source *self) {
         atomic_store(&s->job.stop, 1);
         row_join(s);
     }
-    for (uint32_t i = 0; s->workers && i < s->worker_count; i++) {
+    for (uint32_t i = 0; s->workers && i < s->workers_made; i++) {
         sy__hevc_decoder_destroy(s->workers[i].decoder);
         sy__free(ctx, s->workers[i].tile_row);
         sy__free(ctx, s->workers[i].box_row);
@@ -720,8 +721,8 @@ static sy_status workers_create(tile_source *s, uint32_t count, const uint8_t *h
     const sy__heif_geometry *g = &s->g;
     s->workers = sy__calloc(ctx, count, sizeof *s->workers, "heif tile workers", err);
     if (!s->workers) return err ? err->code : SY_E_BUDGET;
-    for (; s->worker_count < count; s->worker_count++) {
-        tile_worker *w = &s->workers[s->worker_count];
+    for (; s->workers_made < count; s->workers_made++) {
+        tile_worker *w = &s->workers[s->workers_made];
         sy_status st = sy__hevc_decoder_create(ctx, hvcc, hvcc_len, &w->decoder, err);
         if (st != SY_OK) return st;
         if (s->planar)
@@ -730,10 +731,11 @@ static sy_status workers_create(tile_source *s, uint32_t count, const uint8_t *h
         else
             w->tile_row = sy__alloc(ctx, g->tile_width, 3, "heif tile row", err);
         if (s->planar ? !w->box_row : !w->tile_row) {
-            s->worker_count++; /* so close frees what this one got */
+            s->workers_made++; /* so close frees what this one got */
             return err ? err->code : SY_E_BUDGET;
         }
     }
+    s->worker_count = s->workers_made;
     return SY_OK;
 }
 
