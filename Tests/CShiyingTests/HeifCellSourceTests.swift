@@ -154,12 +154,32 @@ struct HeifCellSourceTests {
             let many = try HeifSource.read(path, minWidth: need, minHeight: need * 3 / 4, threads: threads)
             #expect(many == one, "\(threads) threads: \(many.width)x\(many.height) differs from one thread")
         }
-        // A budget too small for two decoders at once still gives the same rows (one tile at a time).
-        let tight = try Context(budget: 6 << 20)
-        let budgeted = try HeifSource.read(path, minWidth: need, minHeight: need * 3 / 4, threads: 2, ctx: tight)
-        #expect(budgeted == one)
-        // ...and closing the source frees every engine allocation it made.
-        #expect(tight.stats.current_bytes == 0, "\(tight.stats.current_bytes) engine bytes left after close")
+        // A budget too small for two decoders at once still gives the same rows (one tile at a time):
+        // 4 and 5 MiB refuse a 512x512 tile's second decoder — at 5 MiB inside libavcodec, whose
+        // picture the engine refuses (a SY_E_BUDGET, not a codec failure) — and every engine byte is
+        // back once the source is closed.
+        for mib in [4, 5, 6] {
+            let tight = try Context(budget: mib << 20)
+            let budgeted = try HeifSource.read(path, minWidth: need, minHeight: need * 3 / 4, threads: 2, ctx: tight)
+            #expect(budgeted == one, "\(mib) MiB")
+            #expect(tight.stats.current_bytes == 0, "\(mib) MiB: \(tight.stats.current_bytes) engine bytes left after close")
+        }
+    }
+
+    @Test("a budget too small for one 512x512 tile's decoder fails as a budget error, not a codec one")
+    func budgetTooSmallForOneTile() throws {
+        let dir = try HW.Folder()
+        let path = dir.file("grid.heic")
+        try HeifSource.writeHEIC(path, pixels: HW.photo(width: 1600, height: 1200, seed: 21), width: 1600, height: 1200, tile: 512)
+        let tiny = try Context(budget: 3 << 20)
+        do {
+            _ = try HeifSource.read(path, minWidth: 800, minHeight: 600, threads: 2, ctx: tiny)
+            Issue.record("a 3 MiB budget decoded a 512x512 tile")
+        } catch {
+            let text = "\(error)"
+            #expect(text.contains("budget") && !text.contains("get_buffer"), "\(text)")
+        }
+        #expect(tiny.stats.current_bytes == 0, "\(tiny.stats.current_bytes) engine bytes left")
     }
 
     @Test("a source closed after a few rows stops the tile row its helpers started ahead")

@@ -29,6 +29,7 @@ struct sy__avdec {
     uint8_t *buffer;      /* padded copy of the sample being sent */
     size_t buffer_cap;
     size_t copies_charged; /* libavcodec's packet copies, charged to ctx */
+    char refused[256];     /* why the engine refused libavcodec a picture ("" = it never did) */
     /* Samples in flight, for naming the one an error without a message concerns. */
     uint32_t ring[MAX_THREADS + 1];
     uint64_t sent, collected;
@@ -112,8 +113,16 @@ static uint32_t last_collected(const sy__avdec *d) {
     return d->ring[i % (MAX_THREADS + 1)];
 }
 
-/* A logged error becomes the decoder's failure (it is checked after every call). */
+/* A logged error becomes the decoder's failure (it is checked after every call).
+ * A picture the engine refused (the context's budget) comes first: libavcodec
+ * then logs only "get_buffer() failed", and the caller must see SY_E_BUDGET
+ * to decode with less at once (the HEIF tile source drops to one worker). */
 static sy_status check_logged(sy__avdec *d, sy_error *err) {
+    if (d->refused[0]) {
+        char at[32];
+        where(d, last_collected(d), at, sizeof at);
+        return sy__fail(err, SY_E_BUDGET, "%s: %s", at, d->refused);
+    }
     pthread_mutex_lock(&registry_lock);
     int logged = d->logged;
     uint32_t tag = d->logged_tag;
@@ -182,8 +191,12 @@ static int engine_get_buffer(AVCodecContext *av, AVFrame *f, int flags) {
     /* libavcodec may read 16 + STRIDE_ALIGN - 1 bytes past the last plane. */
     size_t head = (sizeof(engine_picture) + ENGINE_ALIGN - 1) / ENGINE_ALIGN * ENGINE_ALIGN;
     size_t bytes = ENGINE_ALIGN - 1 + head + total + 16 + ENGINE_ALIGN;
-    engine_picture *p = sy__alloc(d->ctx, bytes, 1, "libavcodec picture", NULL);
-    if (!p) return AVERROR(ENOMEM);
+    sy_error refused = {0};
+    engine_picture *p = sy__alloc(d->ctx, bytes, 1, "libavcodec picture", &refused);
+    if (!p) {
+        snprintf(d->refused, sizeof d->refused, "%s", refused.message[0] ? refused.message : "libavcodec picture refused");
+        return AVERROR(ENOMEM);
+    }
     p->ctx = d->ctx;
     p->taken = 0;
     uint8_t *base = (uint8_t *)(((uintptr_t)p + head + ENGINE_ALIGN - 1) & ~(uintptr_t)(ENGINE_ALIGN - 1));
