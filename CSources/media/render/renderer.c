@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "render/sy_render_internal.h"
+#include "render/sy_render_scratch.h"
 #include "render/sy_render_window.h"
 
 #define SUB 32                         /* output rows per sub-band */
@@ -195,14 +196,48 @@ static void colour_rows(const sy_renderer *r, const sy_pixels *src, const sy__gr
     }
 }
 
-/* Inner rows [pa, pb) of one piece. */
+/* Regions above this are allocated per render even with a scratch: a
+ * canvas-sized one (a focus collage's hero, 7.9 MB at 1080x1222) would stay
+ * held by every thread that ever drew it. */
+#define SCRATCH_KEEP_MAX_BYTES ((size_t)4 << 20)
+
+/* Points `region` (its rectangle set) at the scratch's rows, grown to fit;
+ * *kept = 0 (region untouched) when it is too big to keep. */
+static sy_status scratch_region(sy_context *ctx, sy__render_scratch *scratch, sy__grid_region *region, int *kept,
+                                sy_error *err) {
+    size_t stride = (size_t)(region->x1 - region->x0 + 1) * 3 + 4; /* as resize.c allocates */
+    size_t need = stride * (size_t)(region->y1 - region->y0 + 1);
+    *kept = 0;
+    if (need > SCRATCH_KEEP_MAX_BYTES / sizeof(uint16_t)) return SY_OK;
+    if (need > scratch->elements) {
+        uint16_t *px = sy__alloc(ctx, need, sizeof *px, "render grid region (kept)", err);
+        if (!px) return err ? err->code : SY_E_BUDGET;
+        sy__free(ctx, scratch->px);
+        scratch->px = px;
+        scratch->elements = need;
+    }
+    region->px = scratch->px;
+    region->stride = stride;
+    *kept = 1;
+    return SY_OK;
+}
+
+void sy__render_scratch_free(sy_context *ctx, sy__render_scratch *scratch) {
+    if (!scratch) return;
+    sy__free(ctx, scratch->px);
+    scratch->px = NULL;
+    scratch->elements = 0;
+}
+
+/* Inner rows [pa, pb) of one piece; its grid rows in `scratch` when given. */
 static sy_status render_piece(const sy_renderer *r, const sy_pixels *src, uint32_t pa, uint32_t pb, uint32_t y0,
-                              uint8_t *dst, size_t dst_stride, uint16_t *rows, size_t stride, sy_error *err) {
+                              uint8_t *dst, size_t dst_stride, uint16_t *rows, size_t stride,
+                              sy__render_scratch *scratch, sy_error *err) {
     sy_context *ctx = r->ctx;
     uint32_t halo = r->finish.sharpen_q8 ? 1 : 0;
     sy__grid_region region = {0};
     sy_status st = SY_OK;
-    int owned = 0;
+    int owned = 0, kept = 0;
     if (r->grid) {
         uint32_t ga = pa >= halo ? pa - halo : 0, gb = pb + halo < r->inner_h ? pb + halo : r->inner_h;
         int32_t box[4];
@@ -213,9 +248,10 @@ static sy_status render_piece(const sy_renderer *r, const sy_pixels *src, uint32
         } else {
             h = NULL;
             region.x0 = box[0], region.y0 = box[1], region.x1 = box[2], region.y1 = box[3];
+            if (scratch && (st = scratch_region(ctx, scratch, &region, &kept, err)) != SY_OK) return st;
             if ((st = sy__resize_region(ctx, &r->ax, &r->ay, &r->tf, src, &region, err)) != SY_OK) return st;
         }
-        owned = h == NULL;
+        owned = h == NULL && !kept;
     }
     if (r->grid_direct) { /* output row v is grid row cy0 + v from column cx0: no copy into `rows` */
         for (uint32_t v = pa; v < pb; v++) {
@@ -269,6 +305,12 @@ static uint32_t piece_rows(const sy_renderer *r, uint32_t va, uint32_t vb) {
 
 sy_status sy_renderer_render_rows(const sy_renderer *r, const sy_pixels *src, uint32_t y0, uint32_t count,
                                   uint8_t *dst, size_t dst_stride, sy_error *err) {
+    return sy__renderer_render_rows_reusing(r, src, y0, count, dst, dst_stride, NULL, err);
+}
+
+sy_status sy__renderer_render_rows_reusing(const sy_renderer *r, const sy_pixels *src, uint32_t y0, uint32_t count,
+                                           uint8_t *dst, size_t dst_stride, sy__render_scratch *scratch,
+                                           sy_error *err) {
     if (!r || !src || !dst) return sy__fail(err, SY_E_USAGE, "sy_renderer_render_rows: NULL argument");
     if (!src->data || src->width != r->src_w || src->height != r->src_h || src->stride < (size_t)src->width * 3)
         return sy__fail(err, SY_E_USAGE, "sy_renderer_render_rows: source %ux%u (stride %zu) does not match %ux%u",
@@ -303,7 +345,7 @@ sy_status sy_renderer_render_rows(const sy_renderer *r, const sy_pixels *src, ui
     uint32_t step = piece_rows(r, va, vb);
     for (uint32_t pa = va; pa < vb && st == SY_OK; pa += step) {
         uint32_t pb = pa + step < vb ? pa + step : vb;
-        st = render_piece(r, src, pa, pb, y0, dst, dst_stride, rows, stride, err);
+        st = render_piece(r, src, pa, pb, y0, dst, dst_stride, rows, stride, scratch, err);
     }
     sy__free(ctx, rows);
     return st;

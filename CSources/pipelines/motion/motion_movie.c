@@ -141,7 +141,7 @@ static sy_status start_player(movie *m, uint32_t cell, sy_error *err) {
     return st;
 }
 
-static sy_status show(movie *m, uint32_t cell, double seconds, sy_error *err) {
+static sy_status show(movie *m, uint32_t cell, double seconds, sy__render_scratch *scratch, sy_error *err) {
     sy__motion_job *job = m->job;
     if (m->finished[cell]) return SY_OK;
     if (!m->playing[cell]) {
@@ -155,7 +155,7 @@ static sy_status show(movie *m, uint32_t cell, double seconds, sy_error *err) {
         {p->to_canvas, job->hero_full, job->stride, job->height},
     };
     uint32_t before = p->draws;
-    sy_status st = sy__motion_player_show(p, seconds, targets, p->to_canvas ? 2 : 1, err);
+    sy_status st = sy__motion_player_show(p, seconds, targets, p->to_canvas ? 2 : 1, scratch, err);
     if (p->draws != before) m->changed[cell] = 1;
     return st;
 }
@@ -228,20 +228,21 @@ typedef struct crew {
     step steps[SY_MOTION_MAX_CELLS];
     uint32_t count, next, completed;
     int quit;
+    sy__render_scratch caller_scratch; /* the calling thread's grid rows (each helper keeps its own) */
 } crew;
 
-static void run_step(movie *m, step *s) {
+static void run_step(movie *m, step *s, sy__render_scratch *scratch) {
     s->status = SY_OK;
     if (s->finish) finish(m, s->cell);
-    else s->status = show(m, s->cell, s->local, &s->err);
+    else s->status = show(m, s->cell, s->local, scratch, &s->err);
 }
 
 /* Called with the lock held; runs steps until none is left to take. */
-static void take_steps(crew *c) {
+static void take_steps(crew *c, sy__render_scratch *scratch) {
     while (c->next < c->count) {
         step *s = &c->steps[c->next++];
         pthread_mutex_unlock(&c->mu);
-        run_step(c->m, s);
+        run_step(c->m, s, scratch);
         pthread_mutex_lock(&c->mu);
         if (++c->completed == c->count) pthread_cond_broadcast(&c->done);
     }
@@ -249,13 +250,15 @@ static void take_steps(crew *c) {
 
 static void *crew_main(void *arg) {
     crew *c = arg;
+    sy__render_scratch scratch = {0};
     pthread_mutex_lock(&c->mu);
     for (;;) {
         while (!c->quit && c->next >= c->count) pthread_cond_wait(&c->work, &c->mu);
         if (c->quit) break;
-        take_steps(c);
+        take_steps(c, &scratch);
     }
     pthread_mutex_unlock(&c->mu);
+    sy__render_scratch_free(c->m->job->ctx, &scratch);
     return NULL;
 }
 
@@ -278,6 +281,7 @@ static void crew_stop(crew *c) {
     pthread_cond_broadcast(&c->work);
     pthread_mutex_unlock(&c->mu);
     for (uint32_t i = 0; i < c->started; i++) pthread_join(c->tids[i], NULL);
+    sy__render_scratch_free(c->m->job->ctx, &c->caller_scratch);
     pthread_cond_destroy(&c->work);
     pthread_cond_destroy(&c->done);
     pthread_mutex_destroy(&c->mu);
@@ -295,7 +299,7 @@ static void crew_post(crew *c, uint32_t count) {
  * reports the first failure in step (layout) order. */
 static sy_status crew_finish(crew *c, sy_error *err) {
     pthread_mutex_lock(&c->mu);
-    take_steps(c);
+    take_steps(c, &c->caller_scratch);
     while (c->completed < c->count) pthread_cond_wait(&c->done, &c->mu);
     uint32_t count = c->count;
     c->count = c->next = c->completed = 0;

@@ -40,22 +40,23 @@ sy_status sy__motion_player_open(sy_context *ctx, const char *movie, uint32_t ce
     return st;
 }
 
-static sy_status draw(const sy__motion_player *p, const sy__motion_target *targets, uint32_t count, sy_error *err) {
+static sy_status draw(const sy__motion_player *p, const sy__motion_target *targets, uint32_t count,
+                      sy__render_scratch *scratch, sy_error *err) {
     sy_pixels src = {p->next.rgb, p->next.stride, p->next.width, p->next.height};
     for (uint32_t i = 0; i < count; i++) {
-        sy_status st = sy_renderer_render_rows(targets[i].renderer, &src, 0, targets[i].rows, targets[i].dst,
-                                               targets[i].stride, err);
+        sy_status st = sy__renderer_render_rows_reusing(targets[i].renderer, &src, 0, targets[i].rows, targets[i].dst,
+                                                        targets[i].stride, scratch, err);
         if (st != SY_OK) return st;
     }
     return SY_OK;
 }
 
 sy_status sy__motion_player_show(sy__motion_player *p, double seconds, const sy__motion_target *targets,
-                                 uint32_t target_count, sy_error *err) {
+                                 uint32_t target_count, sy__render_scratch *scratch, sy_error *err) {
     /* The frame ahead is shown once its time has come (the first one at once):
      * drawn while its pixels are still the reader's, then the next is decoded. */
     while (p->have_next && !p->failed && (p->draws == 0 || p->next.seconds <= seconds + 1e-9)) {
-        sy_status st = draw(p, targets, target_count, err);
+        sy_status st = draw(p, targets, target_count, scratch, err);
         if (st != SY_OK) return st;
         p->draws++;
         int end = 0;

@@ -11,6 +11,7 @@
 
 #include "base/sy_internal.h"
 #include "collage/sy_layout.h"
+#include "render/sy_render_scratch.h"
 #include "sy_live.h"
 #include "sy_motion.h"
 #include "sy_render.h"
@@ -114,9 +115,12 @@ sy_status sy__motion_player_open(sy_context *ctx, const char *movie, uint32_t ce
 /* Draws into the targets the newest frame whose presentation time is <= `seconds`
  * (the first frame before it starts; the last after it ends), decoding forward as
  * needed. Nothing is drawn when the frame shown is already the right one. A corrupt
- * frame freezes the cell (p->failed) instead of failing the export; cancellation fails. */
+ * frame freezes the cell (p->failed) instead of failing the export; cancellation fails.
+ * The downscaled grid rows go through `scratch`, the calling thread's (render/
+ * sy_render_scratch.h): kept per thread, not per cell, so the memory does not
+ * grow with the cells. */
 sy_status sy__motion_player_show(sy__motion_player *p, double seconds, const sy__motion_target *targets,
-                                 uint32_t target_count, sy_error *err);
+                                 uint32_t target_count, sy__render_scratch *scratch, sy_error *err);
 void sy__motion_player_close(sy__motion_player *p);
 
 #endif

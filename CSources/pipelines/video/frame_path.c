@@ -11,6 +11,7 @@ sy_status sy__frame_path_open(sy_context *ctx, const sy_recipe *recipe, const sy
 sy_status sy__frame_path_open_fitted(sy_context *ctx, const sy_recipe *recipe, const sy_video_reader_info *vi,
                                      uint32_t max_w, uint32_t max_h, sy__frame_path *out, sy_error *err) {
     memset(out, 0, sizeof *out);
+    out->ctx = ctx;
     out->frame_width = vi->width;
     out->frame_height = vi->height;
     sy_status st = SY_OK;
@@ -29,10 +30,11 @@ sy_status sy__frame_path_render(sy__frame_path *p, const sy_video_frame *frame, 
                                 sy_error *err) {
     if (!p->renderer) return sy__fail(err, SY_E_USAGE, "sy__frame_path_render: no recipe, nothing to render");
     sy_pixels src = {frame->rgb, frame->stride, frame->width, frame->height};
-    return sy_renderer_render_rows(p->renderer, &src, 0, p->frame_height, dst, dst_stride, err);
+    return sy__renderer_render_rows_reusing(p->renderer, &src, 0, p->frame_height, dst, dst_stride, &p->scratch, err);
 }
 
 void sy__frame_path_close(sy__frame_path *p) {
+    sy__render_scratch_free(p->ctx, &p->scratch);
     sy_renderer_destroy(p->renderer);
     p->renderer = NULL;
 }

@@ -10,6 +10,7 @@
 #define SY_FRAME_PATH_H
 
 #include "base/sy_internal.h"
+#include "render/sy_render_scratch.h"
 #include "sy_render.h"
 #include "sy_video.h"
 
@@ -17,13 +18,16 @@ typedef struct sy__frame_path {
     sy_renderer *renderer;            /* NULL without a recipe: frames pass as decoded */
     uint32_t frame_width, frame_height; /* rendered size (rows of frame_width * 3 bytes) */
     uint32_t width, height;           /* encoded size: the rendered size rounded down to even */
+    sy_context *ctx;
+    sy__render_scratch scratch;       /* the downscaled grid rows, kept from frame to frame */
 } sy__frame_path;
 
 /* Sizes the path for frames of `vi` and, with a recipe (may be NULL), creates its renderer. */
 sy_status sy__frame_path_open(sy_context *ctx, const sy_recipe *recipe, const sy_video_reader_info *vi,
                               sy__frame_path *out, sy_error *err);
 
-/* Renders `frame` into dst (frame_height rows at dst_stride). Only with a renderer. */
+/* Renders `frame` into dst (frame_height rows at dst_stride). Only with a
+ * renderer; one render at a time per path (its scratch). */
 sy_status sy__frame_path_render(sy__frame_path *p, const sy_video_frame *frame, uint8_t *dst, size_t dst_stride,
                                 sy_error *err);
 
@@ -32,7 +36,7 @@ sy_status sy__frame_path_render(sy__frame_path *p, const sy_video_frame *frame, 
 sy_status sy__frame_path_open_fitted(sy_context *ctx, const sy_recipe *recipe, const sy_video_reader_info *vi,
                                      uint32_t max_w, uint32_t max_h, sy__frame_path *out, sy_error *err);
 
-/* Frees the renderer; a zeroed or failed path is fine. */
+/* Frees the renderer and the scratch; a zeroed or failed path is fine. */
 void sy__frame_path_close(sy__frame_path *p);
 
 #endif

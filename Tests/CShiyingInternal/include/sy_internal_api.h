@@ -21,6 +21,7 @@
 #include "video/sy_video_encoder_stage.h"
 #include "base/sy_rgb_to_ycbcr.h"
 #include "render/sy_render_encode.h"
+#include "render/sy_render_scratch.h"
 #include "convert/sy_gif_internal.h"
 #include "convert/sy_gif_palette.h"
 
