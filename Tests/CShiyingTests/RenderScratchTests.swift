@@ -10,28 +10,6 @@ import Testing
 
 @Suite("Render scratch (issue 17)")
 struct RenderScratchTests {
-    /// Renders `src` through `renderer` in the bands `splits` (row edges), with or without the scratch.
-    static func render(_ renderer: OpaquePointer, _ src: RGBImage, width: Int, height: Int, splits: [Int] = [],
-                       scratch: UnsafeMutablePointer<sy__render_scratch>?) throws -> [UInt8] {
-        var out = [UInt8](repeating: 0x5A, count: width * height * 3)
-        var err = sy_error()
-        let edges = [0] + splits + [height]
-        for (a, b) in zip(edges, edges.dropFirst()) {
-            let status = src.bytes.withUnsafeBufferPointer { sp in
-                out.withUnsafeMutableBufferPointer { dp in
-                    var px = sy_pixels(data: sp.baseAddress, stride: src.width * 3, width: UInt32(src.width),
-                                       height: UInt32(src.height))
-                    let dst = dp.baseAddress! + a * width * 3
-                    return scratch.map {
-                        sy__renderer_render_rows_reusing(renderer, &px, UInt32(a), UInt32(b - a), dst, width * 3, $0, &err)
-                    } ?? sy_renderer_render_rows(renderer, &px, UInt32(a), UInt32(b - a), dst, width * 3, &err)
-                }
-            }
-            guard status == SY_OK else { throw CTestFailure("render: \(message(err))") }
-        }
-        return out
-    }
-
     static func renderer(_ ctx: Context, _ src: RGBImage, _ width: Int, _ height: Int) throws -> OpaquePointer {
         var recipe = sy_recipe()
         sy_recipe_init(&recipe)
@@ -54,8 +32,8 @@ struct RenderScratchTests {
         for (f, frame) in frames.enumerated() {
             for (i, (w, h)) in shapes.enumerated() {
                 let splits = f == 1 ? [h / 3, h / 2] : [] // bands: smaller regions after larger ones
-                let fresh = try Self.render(renderers[i], frame, width: w, height: h, splits: splits, scratch: nil)
-                let reused = try Self.render(renderers[i], frame, width: w, height: h, splits: splits, scratch: &scratch)
+                let fresh = try Render.bands(renderers[i], frame, width: w, height: h, splits: splits)
+                let reused = try Render.bands(renderers[i], frame, width: w, height: h, splits: splits, scratch: &scratch)
                 #expect(reused == fresh, "frame \(f), \(w)x\(h)\(splits.isEmpty ? "" : " in bands \(splits)")")
             }
             held.append(scratch.elements)

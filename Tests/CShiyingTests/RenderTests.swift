@@ -2,6 +2,7 @@
 // identities compare bytes, geometry is checked against exact pixel moves,
 // colour against the sRGB formulas, .cube parsing against hostile text.
 import CShiying
+import CShiyingInternal
 import Foundation
 import Testing
 
@@ -162,7 +163,16 @@ enum Render {
         }
         guard created == SY_OK, let renderer else { throw Failure(status: created, message: message(err)) }
         defer { sy_renderer_destroy(renderer) }
+        return RGBImage(width: width, height: height,
+                        bytes: try bands(renderer, src, width: width, height: height, splits: splits))
+    }
+
+    /// Renders rows in the given bands (row edges) through `renderer`, its grid rows in `scratch`
+    /// when given (render/sy_render_scratch.h).
+    static func bands(_ renderer: OpaquePointer, _ src: RGBImage, width: Int, height: Int, splits: [Int],
+                      scratch: UnsafeMutablePointer<sy__render_scratch>? = nil) throws -> [UInt8] {
         var out = [UInt8](repeating: 0x5A, count: width * height * 3)
+        var err = sy_error()
         let edges = [0] + splits + [height]
         for (a, b) in zip(edges, edges.dropFirst()) {
             let status = src.bytes.withUnsafeBufferPointer { sp in
@@ -170,13 +180,15 @@ enum Render {
                     var px = sy_pixels(data: sp.baseAddress, stride: src.width * 3, width: UInt32(src.width),
                                        height: UInt32(src.height))
                     // A band buffer of its own: the renderer writes row a at its start.
-                    return sy_renderer_render_rows(renderer, &px, UInt32(a), UInt32(b - a),
-                                                   dp.baseAddress! + a * width * 3, width * 3, &err)
+                    let dst = dp.baseAddress! + a * width * 3
+                    return scratch.map {
+                        sy__renderer_render_rows_reusing(renderer, &px, UInt32(a), UInt32(b - a), dst, width * 3, $0, &err)
+                    } ?? sy_renderer_render_rows(renderer, &px, UInt32(a), UInt32(b - a), dst, width * 3, &err)
                 }
             }
             guard status == SY_OK else { throw Failure(status: status, message: message(err)) }
         }
-        return RGBImage(width: width, height: height, bytes: out)
+        return out
     }
 
     static func parseCube(_ ctx: Context, _ text: String) -> (sy_status, OpaquePointer?, String) {
