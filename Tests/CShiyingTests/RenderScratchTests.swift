@@ -41,7 +41,7 @@ struct RenderScratchTests {
         // Whole renders: the 420x316 cell's rows are the most kept, (420 * 3 + 4) x 316 elements; the
         // 1000x750 one (4.5 MB) was not kept. In bands, its last (375 rows, 2.3 MB) was.
         #expect(held == [(420 * 3 + 4) * 316, (1000 * 3 + 4) * 375, (1000 * 3 + 4) * 375], "scratch sizes \(held)")
-        sy__render_scratch_free(ctx.raw, &scratch)
+        sy__render_scratch_free(&scratch)
         #expect(scratch.px == nil && scratch.elements == 0)
         renderers.forEach { sy_renderer_destroy($0) }
         #expect(ctx.stats.current_bytes == 0, "\(ctx.stats.current_bytes) engine bytes left")

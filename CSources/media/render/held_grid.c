@@ -54,7 +54,7 @@ static sy_status build(sy_context *ctx, const sy_renderer *r, const sy_pixels *s
                          r->ay.origin, r->ay.scale, {box[0], box[1], box[2], box[3], 0, NULL}};
     sy__grid_region *h = &g->region;
     size_t rows = (size_t)(box[3] - box[1] + 1);
-    h->stride = (size_t)(box[2] - box[0] + 1) * 3 + 4; /* as resize.c pads its own regions */
+    h->stride = sy__grid_region_stride(h);
     h->px = sy__alloc(ctx, rows, h->stride * sizeof(uint16_t), "held render grid", err);
     if (!h->px) {
         sy__free(ctx, g);

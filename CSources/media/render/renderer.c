@@ -205,7 +205,7 @@ static void colour_rows(const sy_renderer *r, const sy_pixels *src, const sy__gr
  * *kept = 0 (region untouched) when it is too big to keep. */
 static sy_status scratch_region(sy_context *ctx, sy__render_scratch *scratch, sy__grid_region *region, int *kept,
                                 sy_error *err) {
-    size_t stride = (size_t)(region->x1 - region->x0 + 1) * 3 + 4; /* as resize.c allocates */
+    size_t stride = sy__grid_region_stride(region);
     size_t need = stride * (size_t)(region->y1 - region->y0 + 1);
     *kept = 0;
     if (need > SCRATCH_KEEP_MAX_BYTES / sizeof(uint16_t)) return SY_OK;
@@ -213,6 +213,7 @@ static sy_status scratch_region(sy_context *ctx, sy__render_scratch *scratch, sy
         uint16_t *px = sy__alloc(ctx, need, sizeof *px, "render grid region (kept)", err);
         if (!px) return err ? err->code : SY_E_BUDGET;
         sy__free(ctx, scratch->px);
+        scratch->ctx = ctx;
         scratch->px = px;
         scratch->elements = need;
     }
@@ -222,11 +223,10 @@ static sy_status scratch_region(sy_context *ctx, sy__render_scratch *scratch, sy
     return SY_OK;
 }
 
-void sy__render_scratch_free(sy_context *ctx, sy__render_scratch *scratch) {
-    if (!scratch) return;
-    sy__free(ctx, scratch->px);
-    scratch->px = NULL;
-    scratch->elements = 0;
+void sy__render_scratch_free(sy__render_scratch *scratch) {
+    if (!scratch || !scratch->px) return;
+    sy__free(scratch->ctx, scratch->px);
+    *scratch = (sy__render_scratch){0};
 }
 
 /* Inner rows [pa, pb) of one piece; its grid rows in `scratch` when given. */

@@ -357,7 +357,8 @@ int sy__render_sample16_paths(const double m[6], const uint16_t *grid, uint32_t 
     sy__sampler s;
     sy__sampler_plan(&s, m, 0, (int32_t)grid_w - 1, 0, (int32_t)grid_h - 1);
     if (s.kind != SY__SAMPLE_CUBIC) return -1;
-    sy__grid_region g = {0, 0, (int32_t)grid_w - 1, (int32_t)grid_h - 1, (size_t)grid_w * 3 + 4, (uint16_t *)grid};
+    sy__grid_region g = {0, 0, (int32_t)grid_w - 1, (int32_t)grid_h - 1, 0, (uint16_t *)grid};
+    g.stride = sy__grid_region_stride(&g);
     cubic_row16_portable(&s, &g, walk(&s, v), n, portable);
 #if SY__X86_PATH
     if (__builtin_cpu_supports("avx2")) {

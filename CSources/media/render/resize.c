@@ -179,7 +179,7 @@ sy_status sy__resize_region(sy_context *ctx, const sy__axis *ax, const sy__axis 
     size_t gw = (size_t)(g->x1 - g->x0 + 1), gh = (size_t)(g->y1 - g->y0 + 1);
     int given = g->px != NULL; /* the caller's rows (held grids), else allocated here */
     if (!given) {
-        g->stride = gw * 3 + 4; /* +4: the samplers' 4-lane loads may read one pixel past the end */
+        g->stride = sy__grid_region_stride(g);
         g->px = sy__alloc(ctx, gh, g->stride * sizeof(uint16_t), "render grid region", err);
         if (!g->px) return err ? err->code : SY_E_BUDGET;
     }

@@ -182,9 +182,15 @@ typedef struct sy__grid_region {
     uint16_t *px;
 } sy__grid_region;
 
+/* Elements between a region's rows: 3 per grid pixel plus 4, because the
+ * samplers' 4-lane loads may read one pixel past a row's end. */
+static inline size_t sy__grid_region_stride(const sy__grid_region *g) {
+    return (size_t)(g->x1 - g->x0 + 1) * 3 + 4;
+}
+
 /* Fills region->px for the given rectangle from the 8-bit source, through
  * linear light. px NULL: allocated here (free with sy__free); else the
- * caller's rows, `stride` elements apart (at least width * 3 + 4). */
+ * caller's rows, `stride` elements apart (at least sy__grid_region_stride). */
 sy_status sy__resize_region(sy_context *ctx, const sy__axis *ax, const sy__axis *ay, const sy__transfer *tf,
                             const sy_pixels *src, sy__grid_region *region, sy_error *err);
 

@@ -13,6 +13,7 @@
 #include "sy_render.h"
 
 typedef struct sy__render_scratch {
+    sy_context *ctx; /* the context px was allocated from */
     uint16_t *px;
     size_t elements; /* capacity of px */
 } sy__render_scratch;
@@ -22,6 +23,6 @@ sy_status sy__renderer_render_rows_reusing(const sy_renderer *r, const sy_pixels
                                            uint8_t *dst, size_t dst_stride, sy__render_scratch *scratch,
                                            sy_error *err);
 
-void sy__render_scratch_free(sy_context *ctx, sy__render_scratch *scratch);
+void sy__render_scratch_free(sy__render_scratch *scratch);
 
 #endif

@@ -258,7 +258,7 @@ static void *crew_main(void *arg) {
         take_steps(c, &scratch);
     }
     pthread_mutex_unlock(&c->mu);
-    sy__render_scratch_free(c->m->job->ctx, &scratch);
+    sy__render_scratch_free(&scratch);
     return NULL;
 }
 
@@ -281,7 +281,7 @@ static void crew_stop(crew *c) {
     pthread_cond_broadcast(&c->work);
     pthread_mutex_unlock(&c->mu);
     for (uint32_t i = 0; i < c->started; i++) pthread_join(c->tids[i], NULL);
-    sy__render_scratch_free(c->m->job->ctx, &c->caller_scratch);
+    sy__render_scratch_free(&c->caller_scratch);
     pthread_cond_destroy(&c->work);
     pthread_cond_destroy(&c->done);
     pthread_mutex_destroy(&c->mu);

@@ -11,7 +11,6 @@ sy_status sy__frame_path_open(sy_context *ctx, const sy_recipe *recipe, const sy
 sy_status sy__frame_path_open_fitted(sy_context *ctx, const sy_recipe *recipe, const sy_video_reader_info *vi,
                                      uint32_t max_w, uint32_t max_h, sy__frame_path *out, sy_error *err) {
     memset(out, 0, sizeof *out);
-    out->ctx = ctx;
     out->frame_width = vi->width;
     out->frame_height = vi->height;
     sy_status st = SY_OK;
@@ -34,7 +33,7 @@ sy_status sy__frame_path_render(sy__frame_path *p, const sy_video_frame *frame, 
 }
 
 void sy__frame_path_close(sy__frame_path *p) {
-    sy__render_scratch_free(p->ctx, &p->scratch);
+    sy__render_scratch_free(&p->scratch);
     sy_renderer_destroy(p->renderer);
     p->renderer = NULL;
 }

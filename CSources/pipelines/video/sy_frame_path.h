@@ -18,7 +18,6 @@ typedef struct sy__frame_path {
     sy_renderer *renderer;            /* NULL without a recipe: frames pass as decoded */
     uint32_t frame_width, frame_height; /* rendered size (rows of frame_width * 3 bytes) */
     uint32_t width, height;           /* encoded size: the rendered size rounded down to even */
-    sy_context *ctx;
     sy__render_scratch scratch;       /* the downscaled grid rows, kept from frame to frame */
 } sy__frame_path;
 
