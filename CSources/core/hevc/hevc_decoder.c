@@ -146,7 +146,13 @@ static void release_heap(void) {
  * page faults to ~50,000 and 4-7 % off its wall time, same pixels, but the
  * real-iPhone long image of MemoryTests from 11.0-11.2 to 11.7-11.8 MiB of
  * peak RSS (12.3 with 640x896 tiles kept too), against a 12 MiB budget that
- * CI already measured at 11.5: left out. Trimming per row alone: +0.4 MiB. */
+ * CI already measured at 11.5: left out. Trimming per row alone: +0.4 MiB.
+ * Keeping only the picture block per worker from tile to tile (the engine
+ * maps it fresh for every tile, ~100 pages of 512x512): page faults 90,000 ->
+ * 67,000, system time 0.33 -> 0.23 s, wall 1-7 % (noisy), same pixels; but
+ * +0.1-0.15 MiB on that test's landscape case (a worker building its next
+ * context holds a picture while the other peaks), whose portrait case
+ * measures 11.7-11.9 MiB in a debug build already: left out too. */
 static sy_status run_avcodec(sy__hevc_decoder *dec, const uint8_t *data, size_t len, sy__yuv *out, sy_error *err) {
     sy__avdec *av = NULL;
     sy_status st = sy__avdec_open_picture(dec->ctx, SY__AVCODEC_HEVC, dec->record, dec->record_len, "hevc", &av, err);
