@@ -129,9 +129,10 @@ func locateShiying(root: String, scratch: String) -> String {
         guard isFile(override) else { fail("SHIYING_BIN=\(override) does not exist") }
         return override
     }
+    // Always brought up to date: `swift run Benchmarks` builds only the Benchmarks product, and a shiying
+    // left from before a source change would be measured as if it were the current code (a no-op when current).
     let sibling = executableDirectory + "/shiying"
-    if isFile(sibling) { return sibling }
-    progress("shiying not found next to \(executableDirectory); running swift build -c release --product shiying")
+    progress("swift build -c release --product shiying (so the binary measured is the current source)")
     let build = try? runChild(["swift", "build", "--package-path", root, "-c", "release", "--product", "shiying"],
                               captureDirectory: scratch)
     guard let build, build.succeeded else { fail("swift build failed:\n\(build?.stderr.suffix(2000) ?? "")") }
