@@ -59,8 +59,8 @@ struct sy__vstream {
     sy__vstream_params params;
 };
 
-/* Decoding threads a stream decoder starts with: the online cores, at most
- * SY__VSTREAM_MAX_THREADS, unless set. Set is process-wide and read when a
+/* Decoding threads a stream decoder starts with: the online cores plus one
+ * (one with a single core), at most SY__VSTREAM_MAX_THREADS, unless set. Set is process-wide and read when a
  * decoder is created (0 = back to automatic); tests use it to compare thread
  * counts, whose output must be bit-exact. */
 #define SY__VSTREAM_MAX_THREADS 4

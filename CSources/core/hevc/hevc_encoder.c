@@ -36,7 +36,12 @@
  * cropped to 1536x1152 at the C14 rate, one frame thread overshoots the ABR
  * target (2.88 MB for 2.39 MB asked) where two land on it (2.43 MB) at the
  * same quality for the size (37.80 dB; 37.73 interpolated for one), and a
- * Live edit ran 7.6 %, the 2x2 moving collage 9 % faster.
+ * Live edit ran 7.6 %, the 2x2 moving collage 9 % faster. Bisected later
+ * that night: the difference is intermittent (one batch of 15 parallel
+ * encodes identical, another 3 streams in 9); with CRF instead of ABR, or
+ * without wavefront rows, 24 encodes each were identical, but ABR is what
+ * gives SPEC C14's average and two frame threads without wavefront rows were
+ * no faster than one with them.
  * With one frame thread and no VBV (its row-level re-planning under
  * wavefront parallelism reads bits of rows still being encoded) the same
  * pictures and options give the same bytes for any pool size. With a
