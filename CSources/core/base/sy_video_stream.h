@@ -60,9 +60,10 @@ struct sy__vstream {
 };
 
 /* Decoding threads a stream decoder starts with: the online cores plus one
- * (one with a single core), at most SY__VSTREAM_MAX_THREADS, unless set. Set is process-wide and read when a
- * decoder is created (0 = back to automatic); tests use it to compare thread
- * counts, whose output must be bit-exact. */
+ * (one with a single core), at most SY__VSTREAM_MAX_THREADS, unless set. Set
+ * is process-wide and read when a decoder is created (0 = back to
+ * automatic); tests use it to compare thread counts, whose output must be
+ * bit-exact. */
 #define SY__VSTREAM_MAX_THREADS 4
 void sy__vstream_set_threads(int threads);
 int sy__vstream_threads(void);

@@ -2,10 +2,11 @@
  * decoding threads (engine-private; video_reader.c).
  *
  * sy_video_reader_open starts the stream decoder with frame threads on every
- * core and one more (sy__vstream_threads). A consumer that runs several readers at once on
- * its own threads (the moving collage's cells) gets its parallelism across
- * the readers instead, and one thread each saves the frame threads' extra
- * pictures and contexts. The frames are the same for any thread count. */
+ * core and one more (sy__vstream_threads). A consumer that runs several
+ * readers at once on its own threads (the moving collage's cells) gets its
+ * parallelism across the readers instead, and one thread each saves the
+ * frame threads' extra pictures and contexts. The frames are the same for
+ * any thread count. */
 #ifndef SY_VIDEO_READER_THREADS_H
 #define SY_VIDEO_READER_THREADS_H
 
