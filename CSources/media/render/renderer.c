@@ -212,7 +212,7 @@ static sy_status scratch_region(sy_context *ctx, sy__render_scratch *scratch, sy
     if (need > scratch->elements) {
         uint16_t *px = sy__alloc(ctx, need, sizeof *px, "render grid region (kept)", err);
         if (!px) return err ? err->code : SY_E_BUDGET;
-        sy__free(ctx, scratch->px);
+        sy__free(scratch->ctx, scratch->px); /* charged to the context it came from */
         scratch->ctx = ctx;
         scratch->px = px;
         scratch->elements = need;
