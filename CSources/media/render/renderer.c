@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "render/sy_render_internal.h"
+#include "render/sy_render_copy.h"
 #include "render/sy_render_scratch.h"
 #include "render/sy_render_window.h"
 
@@ -174,6 +175,16 @@ sy_status sy_renderer_create(sy_context *ctx, const sy_recipe *recipe, uint32_t 
                      s->cdyv == 1 && plain;
     *out = r;
     return SY_OK;
+}
+
+int sy__renderer_copies_rect(const sy_renderer *r, uint32_t *x0, uint32_t *y0) {
+    const sy__sampler *s = &r->sampler;
+    if (!r->direct || r->border || s->cdxu != 1 || s->cdyu != 0 || s->cdxv != 0 || s->cdyv != 1 || s->cx0 < 0 ||
+        s->cy0 < 0)
+        return 0;
+    *x0 = (uint32_t)s->cx0;
+    *y0 = (uint32_t)s->cy0;
+    return 1;
 }
 
 static void fill_border(uint8_t *p, uint32_t n, const uint8_t rgb[3]) {

@@ -9,6 +9,7 @@
 #ifndef SY_VIDEO_ENCODER_STAGE_H
 #define SY_VIDEO_ENCODER_STAGE_H
 
+#include "base/sy_yuv.h"
 #include "sy_video.h"
 
 sy_status sy__video_encoder_stage_rgb(sy_video_encoder *enc, const uint8_t *rgb, size_t stride, int64_t pts,
@@ -25,6 +26,12 @@ typedef struct sy__video_rect {
  * collage stands still. The first frame is always converted whole. */
 sy_status sy__video_encoder_stage_rgb_rects(sy_video_encoder *enc, const uint8_t *rgb, size_t stride, int64_t pts,
                                             const sy__video_rect *rects, uint32_t count, sy_error *err);
+/* Staging the decoder's own samples instead (sy_video_reader_samples.h):
+ * the encoder's width x height rectangle of 8-bit 4:2:0 `src` from (x0, y0),
+ * both even, copied as they are, so the frame keeps the source's chroma. The
+ * encoder's colour description must be the source's. */
+sy_status sy__video_encoder_stage_samples(sy_video_encoder *enc, const sy__yuv *src, uint32_t x0, uint32_t y0,
+                                          int64_t pts, sy_error *err);
 sy_status sy__video_encoder_encode_staged(sy_video_encoder *enc, sy_error *err);
 
 #endif

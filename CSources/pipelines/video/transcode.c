@@ -2,7 +2,12 @@
  *
  * reader (upright RGB frames, presentation order) -> the shared frame path
  * (sy_render with the caller's recipe, the renderer every still uses) ->
- * x265 encoder (SPEC C14 bitrate) -> muxer; the first audio track is copied
+ * x265 encoder (SPEC C14 bitrate) -> muxer. When the renderer would only copy
+ * a rectangle at even offsets (no recipe, or a crop alone) and nobody watches
+ * the RGB frames, the encoder takes that rectangle of the decoder's own 8-bit
+ * 4:2:0 samples instead (sy_video_reader_samples.h): the renderer still
+ * decides the geometry, and the chroma is not blurred by a round trip
+ * through RGB (TranscodeSamplesTests); the first audio track is copied
  * sample-for-sample and interleaved by time, movie-level `mdta` items are
  * copied and changed as the caller's metadata plan says. Memory stays
  * bounded: the decoder's picture buffer, one RGB frame, the encoder's
@@ -29,7 +34,9 @@
 #include "sy_video.h"
 #include "video/sy_frame_path.h"
 #include "video/sy_movie_copy.h"
+#include "render/sy_render_copy.h"
 #include "video/sy_video_encoder_stage.h"
+#include "video/sy_video_reader_samples.h"
 
 #define QT SY_FOURCC('q', 't', ' ', ' ')
 #define ISOM SY_FOURCC('i', 's', 'o', 'm')
@@ -63,6 +70,7 @@ typedef struct job {
     int track_meta;           /* the video track's own meta was copied */
     uint32_t items;           /* source mdta items copied */
     sy__frame_path path;      /* the shared frame path (a renderer with a recipe) */
+    uint32_t copy_x, copy_y;  /* frames as the decoder's samples: the rectangle's top-left in the frame */
     uint8_t *rendered;
     size_t rendered_stride;
 } job;
@@ -127,6 +135,19 @@ static uint32_t constant_frame_duration(const sy_video_reader_info *vi) {
 /* A matrix the encoder converts with: BT.709 (1), BT.601 (5, 6), BT.2020 NCL (9); others decode as BT.601. */
 static uint16_t encodable_matrix(uint16_t code) { return code == 1 || code == 5 || code == 6 || code == 9 ? code : 6; }
 
+/* Whether the frames can reach the encoder as the decoder's samples: nobody
+ * watches them as RGB, the recipe (if any) only crops, at even offsets, an
+ * upright track, and the output says the colour the samples are in (the
+ * encoder names the matrices it keeps; an unnamed one is BT.601 either way). */
+static int keeps_samples(job *j, const sy_video_reader_info *vi, const sy_video_transcode_options *o) {
+    uint16_t m = vi->matrix;
+    if (o->observer || vi->rotation || vi->mirrored || vi->bit_depth != 8 || encodable_matrix(m) != (m == 2 ? 6 : m))
+        return 0;
+    j->copy_x = j->copy_y = 0;
+    if (j->path.renderer && !sy__renderer_copies_rect(j->path.renderer, &j->copy_x, &j->copy_y)) return 0;
+    return ((j->copy_x | j->copy_y) & 1) == 0;
+}
+
 /* Where the output's presentation ends, in ticks from the first frame shown:
  * where the source's does (its media duration, less any frames its edit hides
  * before the first one shown), or one mean interval past the last frame for a
@@ -155,6 +176,7 @@ typedef struct ahead {
     sy_video_frame frame;
     const uint8_t *rgb;      /* the frame as the encoder takes it: rendered or the reader's */
     size_t stride;
+    const sy__yuv *samples;  /* or the reader's samples (rgb NULL) */
     int end;
     sy_status st;
     sy_error err;
@@ -167,6 +189,8 @@ static void fetch_ahead(ahead *a) {
     if (a->st != SY_OK || a->end) return;
     a->rgb = a->frame.rgb;
     a->stride = a->frame.stride;
+    a->samples = a->rgb ? NULL : sy__video_reader_samples(a->reader);
+    if (a->samples) return;
     if (a->j->path.renderer) {
         a->st = sy__frame_path_render(&a->j->path, &a->frame, a->j->rendered, a->j->rendered_stride, &a->err);
         a->rgb = a->j->rendered;
@@ -198,6 +222,7 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
         if (!j->rendered) st = err ? err->code : SY_E_BUDGET;
     }
     if (st != SY_OK) return st;
+    if (keeps_samples(j, vi, o)) sy__video_reader_keep_samples(reader);
     uint32_t out_width = j->path.width, out_height = j->path.height;
     if (out_width < 64 || out_height < 64)
         return sy__fail(err, SY_E_UNSUPPORTED, "%s: %ux%u video is too small to encode (64x64 at least)", j->input,
@@ -273,7 +298,10 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
         if (frames == 0) first_pts = frame.pts; /* the reader's pts increase strictly */
         last_pts = frame.pts;
         if (marker && marker->frame == frames) marker_pts = frame.pts - first_pts;
-        if (st == SY_OK) st = sy__video_encoder_stage_rgb(enc, next.rgb, next.stride, frame.pts - first_pts, err);
+        if (st == SY_OK && next.samples)
+            st = sy__video_encoder_stage_samples(enc, next.samples, j->copy_x, j->copy_y, frame.pts - first_pts, err);
+        else if (st == SY_OK)
+            st = sy__video_encoder_stage_rgb(enc, next.rgb, next.stride, frame.pts - first_pts, err);
         frames++;
         if (st != SY_OK) break;
         /* the frame is in the encoder's own planes: the reader's and the

@@ -276,14 +276,9 @@ static sy_status fail_state(sy_video_encoder *enc, sy_status st) {
     return st;
 }
 
-/* What staging a frame checks, and the frame's pts taken (the conversion follows). */
-static sy_status stage_checks(sy_video_encoder *enc, const uint8_t *rgb, size_t stride, int64_t pts, sy_error *err) {
-    const char *fn = "sy_video_encoder_push_rgb";
-    sy_status st = check_usable(enc, fn, err);
-    if (st != SY_OK) return st;
-    if (enc->staged) return sy__fail(err, SY_E_USAGE, "%s: a staged frame is not encoded yet", fn);
-    if (!rgb || stride < (size_t)enc->width * 3)
-        return sy__fail(err, SY_E_USAGE, "%s: rgb is NULL or stride %zu < %u", fn, stride, enc->width * 3);
+/* What staging any frame checks, and the frame's pts taken (the copy or conversion follows). */
+static sy_status stage_begin(sy_video_encoder *enc, const char *fn, int64_t pts, sy_error *err) {
+    sy_status st;
     if (enc->pushed > 0 && pts <= enc->last_pts)
         return sy__fail(err, SY_E_USAGE, "%s: pts %lld after %lld (presentation order, strictly increasing)", fn,
                         (long long)pts, (long long)enc->last_pts);
@@ -297,6 +292,17 @@ static sy_status stage_checks(sy_video_encoder *enc, const uint8_t *rgb, size_t 
     enc->pts_ring[enc->pushed % VE_PTS_RING] = pts;
     enc->last_pts = pts;
     return SY_OK;
+}
+
+/* The same for an RGB frame. */
+static sy_status stage_checks(sy_video_encoder *enc, const uint8_t *rgb, size_t stride, int64_t pts, sy_error *err) {
+    const char *fn = "sy_video_encoder_push_rgb";
+    sy_status st = check_usable(enc, fn, err);
+    if (st != SY_OK) return st;
+    if (enc->staged) return sy__fail(err, SY_E_USAGE, "%s: a staged frame is not encoded yet", fn);
+    if (!rgb || stride < (size_t)enc->width * 3)
+        return sy__fail(err, SY_E_USAGE, "%s: rgb is NULL or stride %zu < %u", fn, stride, enc->width * 3);
+    return stage_begin(enc, fn, pts, err);
 }
 
 static sy_status staged(sy_video_encoder *enc) {
@@ -325,6 +331,27 @@ sy_status sy__video_encoder_stage_rgb_rects(sy_video_encoder *enc, const uint8_t
         sy__rgb_to_ycbcr420_rect(&enc->matrix, rgb, stride, enc->width, enc->height, r->x, r->y,
                                  (uint32_t)SY__MIN(x1, enc->width), (uint32_t)SY__MIN(y1, enc->height), enc->plane,
                                  enc->stride, enc->scratch);
+    }
+    return staged(enc);
+}
+
+sy_status sy__video_encoder_stage_samples(sy_video_encoder *enc, const sy__yuv *src, uint32_t x0, uint32_t y0,
+                                          int64_t pts, sy_error *err) {
+    const char *fn = "sy__video_encoder_stage_samples";
+    sy_status st = check_usable(enc, fn, err);
+    if (st != SY_OK) return st;
+    if (enc->staged) return sy__fail(err, SY_E_USAGE, "%s: a staged frame is not encoded yet", fn);
+    if (!src || src->chroma != 1 || src->bit_depth != 8 || (x0 | y0) & 1 || (uint64_t)x0 + enc->width > src->width ||
+        (uint64_t)y0 + enc->height > src->height)
+        return sy__fail(err, SY_E_USAGE, "%s: not 8-bit 4:2:0 samples holding %ux%u at even (%u, %u)", fn, enc->width,
+                        enc->height, x0, y0);
+    if ((st = stage_begin(enc, fn, pts, err)) != SY_OK) return st;
+    /* The encoder's sides are even, so its chroma is exactly the rectangle's. */
+    for (int c = 0; c < 3; c++) {
+        uint32_t sub = c ? 1 : 0, w = enc->width >> sub, h = enc->height >> sub;
+        const uint8_t *from = src->plane[c] + (size_t)(y0 >> sub) * src->stride[c] + (x0 >> sub);
+        for (uint32_t y = 0; y < h; y++)
+            memcpy(enc->plane[c] + (size_t)y * enc->stride[c], from + (size_t)y * src->stride[c], w);
     }
     return staged(enc);
 }

@@ -28,6 +28,7 @@
 #include "h264/sy_h264.h"
 #include "bmff/sy_bmff_file.h"
 #include "video/sy_video_reader_decode_only.h"
+#include "video/sy_video_reader_samples.h"
 #include "video/sy_video_reader_scale.h"
 #include "video/sy_video_reader_threads.h"
 
@@ -59,6 +60,9 @@ struct sy_video_reader {
     int no_pixels;    /* sy__video_reader_decode_only: no RGB, disposable samples before needed_pts skipped */
     int64_t needed_pts;
     uint32_t skipped;
+    int keep_samples;  /* sy__video_reader_keep_samples: 8-bit 4:2:0 pictures as samples, not RGB */
+    sy__yuv samples;   /* the last frame's samples (planes in one block), when it came so */
+    int have_samples;
     uint32_t next_sample, emitted;
     int finished, ended;
     pending pend[READER_MAX_PENDING];
@@ -106,6 +110,7 @@ void sy_video_reader_close(sy_video_reader *r) {
     if (r->scratch) sy__free(ctx, r->scratch);
     if (r->times) sy_mov_presentation_times_free(ctx, r->times);
     if (r->half) sy__free(ctx, r->half);
+    if (r->samples.plane[0]) sy__free(ctx, r->samples.plane[0]);
     if (r->mov) sy_mov_close(r->mov);
     if (r->path) sy__free(ctx, r->path);
     sy__free(ctx, r);
@@ -370,6 +375,38 @@ sy_status sy__video_reader_decode_only(sy_video_reader *r, double needed_from, s
 
 uint32_t sy__video_reader_skipped(const sy_video_reader *r) { return r ? r->skipped : 0; }
 
+int sy__video_reader_keep_samples(sy_video_reader *r) {
+    if (!r || r->info.rotation || r->info.mirrored || r->halve || r->no_pixels) return 0;
+    r->keep_samples = 1;
+    return 1;
+}
+
+const sy__yuv *sy__video_reader_samples(const sy_video_reader *r) { return r && r->have_samples ? &r->samples : NULL; }
+
+/* The frame's samples (the top-left out_width x out_height of the picture, as
+ * the RGB frame would hold) into the reader's own planes. */
+static sy_status copy_samples(sy_video_reader *r, const sy__yuv *pic, sy_error *err) {
+    sy__yuv *o = &r->samples;
+    uint32_t w = r->out_width, h = r->out_height, cw = (w + 1) / 2, ch = (h + 1) / 2;
+    if (!o->plane[0]) {
+        uint8_t *block = sy__alloc(r->ctx, (size_t)w * h + 2 * (size_t)cw * ch, 1, "video frame samples", err);
+        if (!block) return err ? err->code : SY_E_BUDGET;
+        *o = (sy__yuv){.width = w, .height = h, .bit_depth = 8, .chroma = 1};
+        o->plane[0] = block;
+        o->plane[1] = block + (size_t)w * h;
+        o->plane[2] = o->plane[1] + (size_t)cw * ch;
+        o->stride[0] = w, o->stride[1] = o->stride[2] = cw;
+        o->plane_width[0] = w, o->plane_width[1] = o->plane_width[2] = cw;
+        o->plane_height[0] = h, o->plane_height[1] = o->plane_height[2] = ch;
+    }
+    o->vui = pic->vui;
+    for (int c = 0; c < 3; c++)
+        for (uint32_t y = 0; y < o->plane_height[c]; y++)
+            memcpy(o->plane[c] + (size_t)y * o->stride[c], pic->plane[c] + (size_t)y * pic->stride[c],
+                   o->plane_width[c]);
+    return SY_OK;
+}
+
 /* Turns a received picture into the next frame (or names what went wrong). */
 static sy_status emit(sy_video_reader *r, const sy__yuv *pic, uint32_t tag, sy_video_frame *frame, sy_error *err) {
     uint32_t j = 0;
@@ -407,9 +444,17 @@ static sy_status emit(sy_video_reader *r, const sy__yuv *pic, uint32_t tag, sy_v
         halve_picture(pic, r->half, &half);
         pic = &half;
     }
-    if (!r->no_pixels) sy__orient_rgb(pic, r->info.rotation, r->info.mirrored != 0, r->rgb, r->stride, r->scratch);
-    frame->rgb = r->rgb;
-    frame->stride = r->stride;
+    r->have_samples = 0;
+    if (r->keep_samples && !r->no_pixels && !r->halve && pic->chroma == 1 && pic->bit_depth == 8 && pic->width >= r->out_width &&
+        pic->height >= r->out_height) {
+        sy_status st = copy_samples(r, pic, err);
+        if (st != SY_OK) return st;
+        r->have_samples = 1;
+    } else if (!r->no_pixels) {
+        sy__orient_rgb(pic, r->info.rotation, r->info.mirrored != 0, r->rgb, r->stride, r->scratch);
+    }
+    frame->rgb = r->have_samples ? NULL : r->rgb;
+    frame->stride = r->have_samples ? 0 : r->stride;
     frame->width = r->out_width;
     frame->height = r->out_height;
     frame->index = r->emitted++;
