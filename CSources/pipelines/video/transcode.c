@@ -10,8 +10,8 @@
  * through RGB (TranscodeSamplesTests); the first audio track is copied
  * sample-for-sample and interleaved by time, movie-level `mdta` items are
  * copied and changed as the caller's metadata plan says. Memory stays
- * bounded: the decoder's picture buffer, one RGB frame, the encoder's
- * look-ahead, one pending packet and one audio sample.
+ * bounded: the decoder's picture buffer, one RGB frame (or the frame's
+ * samples), the encoder's look-ahead, one pending packet and one audio sample.
  *
  * Frame timing: every frame keeps its source presentation time (in the
  * source's media timescale, counted from the first frame shown), so a
@@ -148,6 +148,12 @@ static int keeps_samples(job *j, const sy_video_reader_info *vi, const sy_video_
     return ((j->copy_x | j->copy_y) & 1) == 0;
 }
 
+/* The renderer's output frame (made only when a frame needs the renderer). */
+static sy_status make_rendered(job *j, sy_error *err) {
+    j->rendered = sy__alloc(j->ctx, j->rendered_stride, j->path.frame_height, "rendered frame", err);
+    return j->rendered ? SY_OK : err ? err->code : SY_E_BUDGET;
+}
+
 /* Where the output's presentation ends, in ticks from the first frame shown:
  * where the source's does (its media duration, less any frames its edit hides
  * before the first one shown), or one mean interval past the last frame for a
@@ -191,6 +197,7 @@ static void fetch_ahead(ahead *a) {
     a->stride = a->frame.stride;
     a->samples = a->rgb ? NULL : sy__video_reader_samples(a->reader);
     if (a->samples) return;
+    if (a->j->path.renderer && !a->j->rendered && (a->st = make_rendered(a->j, &a->err)) != SY_OK) return;
     if (a->j->path.renderer) {
         a->st = sy__frame_path_render(&a->j->path, &a->frame, a->j->rendered, a->j->rendered_stride, &a->err);
         a->rgb = a->j->rendered;
@@ -216,13 +223,10 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
     /* The shared frame path; the encoder reads width*3 bytes per row, so a
      * dropped odd column/row needs no copy. */
     sy_status st = sy__frame_path_open(j->ctx, o->recipe, vi, &j->path, err);
-    if (st == SY_OK && j->path.renderer) {
-        j->rendered_stride = (size_t)j->path.frame_width * 3;
-        j->rendered = sy__alloc(j->ctx, j->rendered_stride, j->path.frame_height, "rendered frame", err);
-        if (!j->rendered) st = err ? err->code : SY_E_BUDGET;
-    }
     if (st != SY_OK) return st;
-    if (keeps_samples(j, vi, o)) sy__video_reader_keep_samples(reader);
+    j->rendered_stride = (size_t)j->path.frame_width * 3;
+    int samples = keeps_samples(j, vi, o) && sy__video_reader_keep_samples(reader);
+    if (j->path.renderer && !samples && (st = make_rendered(j, err)) != SY_OK) return st;
     uint32_t out_width = j->path.width, out_height = j->path.height;
     if (out_width < 64 || out_height < 64)
         return sy__fail(err, SY_E_UNSUPPORTED, "%s: %ux%u video is too small to encode (64x64 at least)", j->input,

@@ -378,6 +378,8 @@ uint32_t sy__video_reader_skipped(const sy_video_reader *r) { return r ? r->skip
 int sy__video_reader_keep_samples(sy_video_reader *r) {
     if (!r || r->info.rotation || r->info.mirrored || r->halve || r->no_pixels) return 0;
     r->keep_samples = 1;
+    sy__free(r->ctx, r->rgb); /* made again only for a picture that cannot come as samples */
+    r->rgb = NULL;
     return 1;
 }
 
@@ -451,6 +453,8 @@ static sy_status emit(sy_video_reader *r, const sy__yuv *pic, uint32_t tag, sy_v
         if (st != SY_OK) return st;
         r->have_samples = 1;
     } else if (!r->no_pixels) {
+        if (!r->rgb && !(r->rgb = sy__alloc(r->ctx, r->stride, r->out_height, "video RGB frame", err)))
+            return err ? err->code : SY_E_BUDGET;
         sy__orient_rgb(pic, r->info.rotation, r->info.mirrored != 0, r->rgb, r->stride, r->scratch);
     }
     frame->rgb = r->have_samples ? NULL : r->rgb;
