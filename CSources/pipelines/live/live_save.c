@@ -260,12 +260,9 @@ static sy_status live_pair(sy_context *ctx, const char *source_movie, const char
     /* Without a source still, the still is the frame captured on its way to
      * the encoder. With one, only the caller's observer (if any) watches: the
      * frames may then reach the encoder as the decoder's samples. */
-    if (!to.copy_video && source_still) {
-        to.observer = opts->observer;
-        to.observer_user = opts->observer_user;
-    } else if (!to.copy_video) {
-        to.observer = capture_frame;
-        to.observer_user = &cap;
+    if (!to.copy_video) {
+        to.observer = source_still ? opts->observer : capture_frame;
+        to.observer_user = source_still ? opts->observer_user : (void *)&cap;
     }
     sy__live_movie_plan plan;
     sy__live_movie_plan_init(&plan, rep->content_identifier, (int32_t)rep->still_frame);

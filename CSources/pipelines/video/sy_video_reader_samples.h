@@ -20,8 +20,9 @@
 int sy__video_reader_keep_samples(sy_video_reader *r);
 
 /* The frame sy_video_reader_next just returned, when it came as samples (its
- * rgb NULL): width x height luma samples (the frame's size), chroma halved
- * (rounded up), borrowed until the next call or close. NULL otherwise. */
+ * rgb NULL): the decoder's own picture, the frame being its top-left width x
+ * height (the picture may be wider or taller), lent until the next call or
+ * close — no copy is made. NULL otherwise. */
 const sy__yuv *sy__video_reader_samples(const sy_video_reader *r);
 
 #endif

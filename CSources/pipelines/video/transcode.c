@@ -138,7 +138,8 @@ static uint16_t encodable_matrix(uint16_t code) { return code == 1 || code == 5 
 /* Whether the frames can reach the encoder as the decoder's samples: nobody
  * watches them as RGB, the recipe (if any) only crops, at even offsets, an
  * upright track, and the output says the colour the samples are in (the
- * encoder names the matrices it keeps; an unnamed one is BT.601 either way). */
+ * encoder names the matrices it keeps; an unnamed one is BT.601 either way).
+ * Sets j->copy_x, copy_y to the rectangle's top-left. */
 static int keeps_samples(job *j, const sy_video_reader_info *vi, const sy_video_transcode_options *o) {
     uint16_t m = vi->matrix;
     if (o->observer || vi->rotation || vi->mirrored || vi->bit_depth != 8 || encodable_matrix(m) != (m == 2 ? 6 : m))

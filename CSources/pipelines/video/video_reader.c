@@ -61,7 +61,7 @@ struct sy_video_reader {
     int64_t needed_pts;
     uint32_t skipped;
     int keep_samples;  /* sy__video_reader_keep_samples: 8-bit 4:2:0 pictures as samples, not RGB */
-    sy__yuv samples;   /* the last frame's samples (planes in one block), when it came so */
+    sy__yuv samples;   /* the last frame's picture, held from the decoder until the next call, when it came so */
     int have_samples;
     uint32_t next_sample, emitted;
     int finished, ended;
@@ -104,13 +104,13 @@ static sy_status read_sample(sy_video_reader *r, uint32_t index, size_t *len, sy
 void sy_video_reader_close(sy_video_reader *r) {
     if (!r) return;
     sy_context *ctx = r->ctx;
+    if (r->dec && r->have_samples) r->dec->ops->release(r->dec);
     if (r->dec) r->dec->ops->destroy(r->dec);
     if (r->sample) sy__free(ctx, r->sample);
     if (r->rgb) sy__free(ctx, r->rgb);
     if (r->scratch) sy__free(ctx, r->scratch);
     if (r->times) sy_mov_presentation_times_free(ctx, r->times);
     if (r->half) sy__free(ctx, r->half);
-    if (r->samples.plane[0]) sy__free(ctx, r->samples.plane[0]);
     if (r->mov) sy_mov_close(r->mov);
     if (r->path) sy__free(ctx, r->path);
     sy__free(ctx, r);
@@ -385,30 +385,6 @@ int sy__video_reader_keep_samples(sy_video_reader *r) {
 
 const sy__yuv *sy__video_reader_samples(const sy_video_reader *r) { return r && r->have_samples ? &r->samples : NULL; }
 
-/* The frame's samples (the top-left out_width x out_height of the picture, as
- * the RGB frame would hold) into the reader's own planes. */
-static sy_status copy_samples(sy_video_reader *r, const sy__yuv *pic, sy_error *err) {
-    sy__yuv *o = &r->samples;
-    uint32_t w = r->out_width, h = r->out_height, cw = (w + 1) / 2, ch = (h + 1) / 2;
-    if (!o->plane[0]) {
-        uint8_t *block = sy__alloc(r->ctx, (size_t)w * h + 2 * (size_t)cw * ch, 1, "video frame samples", err);
-        if (!block) return err ? err->code : SY_E_BUDGET;
-        *o = (sy__yuv){.width = w, .height = h, .bit_depth = 8, .chroma = 1};
-        o->plane[0] = block;
-        o->plane[1] = block + (size_t)w * h;
-        o->plane[2] = o->plane[1] + (size_t)cw * ch;
-        o->stride[0] = w, o->stride[1] = o->stride[2] = cw;
-        o->plane_width[0] = w, o->plane_width[1] = o->plane_width[2] = cw;
-        o->plane_height[0] = h, o->plane_height[1] = o->plane_height[2] = ch;
-    }
-    o->vui = pic->vui;
-    for (int c = 0; c < 3; c++)
-        for (uint32_t y = 0; y < o->plane_height[c]; y++)
-            memcpy(o->plane[c] + (size_t)y * o->stride[c], pic->plane[c] + (size_t)y * pic->stride[c],
-                   o->plane_width[c]);
-    return SY_OK;
-}
-
 /* Turns a received picture into the next frame (or names what went wrong). */
 static sy_status emit(sy_video_reader *r, const sy__yuv *pic, uint32_t tag, sy_video_frame *frame, sy_error *err) {
     uint32_t j = 0;
@@ -446,11 +422,9 @@ static sy_status emit(sy_video_reader *r, const sy__yuv *pic, uint32_t tag, sy_v
         halve_picture(pic, r->half, &half);
         pic = &half;
     }
-    r->have_samples = 0;
-    if (r->keep_samples && !r->no_pixels && !r->halve && pic->chroma == 1 && pic->bit_depth == 8 && pic->width >= r->out_width &&
-        pic->height >= r->out_height) {
-        sy_status st = copy_samples(r, pic, err);
-        if (st != SY_OK) return st;
+    if (r->keep_samples && !r->no_pixels && !r->halve && pic->chroma == 1 && pic->bit_depth == 8 &&
+        pic->width >= r->out_width && pic->height >= r->out_height) {
+        r->samples = *pic; /* the caller releases it at the next call, not now */
         r->have_samples = 1;
     } else if (!r->no_pixels) {
         if (!r->rgb && !(r->rgb = sy__alloc(r->ctx, r->stride, r->out_height, "video RGB frame", err)))
@@ -469,6 +443,10 @@ static sy_status emit(sy_video_reader *r, const sy__yuv *pic, uint32_t tag, sy_v
 
 static sy_status step(sy_video_reader *r, sy_video_frame *frame, int *end, sy_error *err) {
     sy__vstream *d = r->dec;
+    if (r->have_samples) { /* the last frame's picture, lent to the caller until now */
+        d->ops->release(d);
+        r->have_samples = 0;
+    }
     for (;;) {
         sy_status st = sy__check_cancel(r->ctx, err);
         if (st != SY_OK) return st;
@@ -480,7 +458,7 @@ static sy_status step(sy_video_reader *r, sy_video_frame *frame, int *end, sy_er
         if (st != SY_OK) return wrap(r, &inner, st, err);
         if (got) {
             st = emit(r, &pic, tag, frame, err);
-            d->ops->release(d);
+            if (!r->have_samples) d->ops->release(d);
             return st;
         }
         if (r->next_sample < r->info.frame_count) {
