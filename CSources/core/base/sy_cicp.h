@@ -17,4 +17,17 @@ typedef struct sy_cicp {
 /* The code point every one of the three fields uses for "unspecified". */
 #define SY_CICP_UNSPECIFIED 2u
 
+/* Code points of the primaries the engine renders into. */
+#define SY_CICP_PRIMARIES_BT709 1u        /* sRGB's */
+#define SY_CICP_PRIMARIES_DISPLAY_P3 12u  /* P3-D65, what iPhones shoot in */
+
+/* Linear RGB in `primaries` -> CIE XYZ (white Y = 1), row-major; 0 when the
+ * code point is not one with known chromaticities (cicp_primaries.c). */
+int sy__cicp_rgb_to_xyz(uint16_t primaries, double m[9]);
+
+/* Linear RGB in `from` primaries -> linear RGB in `to` primaries, row-major,
+ * Bradford-adapted when the white points differ (as a matrix/shaper ICC
+ * transform does it); 0 when either code point is unknown. */
+int sy__cicp_gamut_matrix(uint16_t from, uint16_t to, double m[9]);
+
 #endif

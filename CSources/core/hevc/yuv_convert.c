@@ -18,6 +18,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "base/sy_cicp.h"
 #include "hevc/sy_hevc.h"
 
 #define SY__S 19
@@ -48,53 +49,12 @@ typedef struct kind {
     double kr, kb;
 } kind;
 
-/* Luma weights of a set of primaries (ISO/IEC 23091-2 ColourPrimaries). */
+/* Luma weights of a set of primaries: the Y row of their RGB -> XYZ. */
 static int primaries_weights(unsigned primaries, double *kr, double *kb) {
-    static const struct {
-        unsigned id;
-        double xy[8]; /* R, G, B, white */
-    } table[] = {
-        {1, {0.640, 0.330, 0.300, 0.600, 0.150, 0.060, 0.3127, 0.3290}},
-        {4, {0.670, 0.330, 0.210, 0.710, 0.140, 0.080, 0.310, 0.316}},
-        {5, {0.640, 0.330, 0.290, 0.600, 0.150, 0.060, 0.3127, 0.3290}},
-        {6, {0.630, 0.340, 0.310, 0.595, 0.155, 0.070, 0.3127, 0.3290}},
-        {7, {0.630, 0.340, 0.310, 0.595, 0.155, 0.070, 0.3127, 0.3290}},
-        {8, {0.681, 0.319, 0.243, 0.692, 0.145, 0.049, 0.310, 0.316}},
-        {9, {0.708, 0.292, 0.170, 0.797, 0.131, 0.046, 0.3127, 0.3290}},
-        {11, {0.680, 0.320, 0.265, 0.690, 0.150, 0.060, 0.314, 0.351}},
-        {12, {0.680, 0.320, 0.265, 0.690, 0.150, 0.060, 0.3127, 0.3290}},
-        {22, {0.630, 0.340, 0.295, 0.605, 0.155, 0.077, 0.3127, 0.3290}},
-    };
-    const double *p = NULL;
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-        if (table[i].id == primaries) p = table[i].xy;
-    if (!p) return 0;
-    /* XYZ of each primary at Y = 1, scaled so R+G+B = white: Y weights = the scales. */
-    double m[3][3], w[3];
-    for (int c = 0; c < 3; c++) {
-        double x = p[2 * c], y = p[2 * c + 1];
-        m[0][c] = x / y;
-        m[1][c] = 1.0;
-        m[2][c] = (1.0 - x - y) / y;
-    }
-    w[0] = p[6] / p[7];
-    w[1] = 1.0;
-    w[2] = (1.0 - p[6] - p[7]) / p[7];
-    double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
-                 m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
-    if (fabs(det) < 1e-12) return 0;
-    /* Cramer's rule for S in m * S = w */
-    double s[3];
-    for (int c = 0; c < 3; c++) {
-        double t[3][3];
-        memcpy(t, m, sizeof t);
-        for (int r = 0; r < 3; r++) t[r][c] = w[r];
-        s[c] = (t[0][0] * (t[1][1] * t[2][2] - t[1][2] * t[2][1]) - t[0][1] * (t[1][0] * t[2][2] - t[1][2] * t[2][0]) +
-                t[0][2] * (t[1][0] * t[2][1] - t[1][1] * t[2][0])) /
-               det;
-    }
-    *kr = s[0];
-    *kb = s[2];
+    double m[9];
+    if (!sy__cicp_rgb_to_xyz((uint16_t)primaries, m)) return 0;
+    *kr = m[3];
+    *kb = m[5];
     return 1;
 }
 

@@ -41,7 +41,7 @@ typedef struct rows_job {
 
 static void *rows_main(void *arg) {
     rows_job *j = arg;
-    j->status = sy__resize_region(j->ctx, &j->r->ax, &j->r->ay, &j->r->tf, j->src, &j->part, &j->err);
+    j->status = sy__resize_region(j->ctx, &j->r->ax, &j->r->ay, &j->r->tf, j->r->gamut, j->src, &j->part, &j->err);
     return NULL;
 }
 

@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "render/sy_render_gamut.h"
 #include "render/sy_render_internal.h"
 #include "render/sy_render_copy.h"
 #include "render/sy_render_scratch.h"
@@ -88,6 +89,12 @@ static sy_status plan_axis(sy_context *ctx, uint32_t src_len, double scale, doub
 
 sy_status sy_renderer_create(sy_context *ctx, const sy_recipe *recipe, uint32_t src_w, uint32_t src_h, uint32_t dst_w,
                              uint32_t dst_h, sy_renderer **out, sy_error *err) {
+    return sy__renderer_create_gamut(ctx, recipe, src_w, src_h, dst_w, dst_h, NULL, out, err);
+}
+
+sy_status sy__renderer_create_gamut(sy_context *ctx, const sy_recipe *recipe, uint32_t src_w, uint32_t src_h,
+                                    uint32_t dst_w, uint32_t dst_h, const float gamut[9], sy_renderer **out,
+                                    sy_error *err) {
     if (!ctx || !out) return sy__fail(err, SY_E_USAGE, "sy_renderer_create: NULL argument");
     *out = NULL;
     sy_status st = sy_recipe_validate(recipe, err);
@@ -110,6 +117,10 @@ sy_status sy_renderer_create(sy_context *ctx, const sy_recipe *recipe, uint32_t 
     r->inner_h = dst_h - 2 * r->border;
     memcpy(r->border_rgb, recipe->border_color, 3);
     sy__transfer_init(&r->tf);
+    if (gamut) {
+        memcpy(r->gamut_matrix, gamut, sizeof r->gamut_matrix);
+        r->gamut = r->gamut_matrix;
+    }
 
     sy__geometry_plan(recipe, src_w, src_h, r->inner_w, r->inner_h, &r->geo);
     const sy__geometry *g = &r->geo;
@@ -169,7 +180,7 @@ sy_status sy_renderer_create(sy_context *ctx, const sy_recipe *recipe, uint32_t 
         return st;
     }
     int plain = !r->exposure && !r->lut.data && !r->finish.vignette && !r->finish.sharpen_q8;
-    r->direct = !r->grid && r->sampler.kind == SY__SAMPLE_COPY && plain;
+    r->direct = !r->grid && r->sampler.kind == SY__SAMPLE_COPY && plain && !r->gamut;
     const sy__sampler *s = &r->sampler;
     r->grid_direct = r->grid && s->kind == SY__SAMPLE_COPY && s->cdxu == 1 && s->cdyu == 0 && s->cdxv == 0 &&
                      s->cdyv == 1 && plain;
@@ -196,8 +207,12 @@ static void colour_rows(const sy_renderer *r, const sy_pixels *src, const sy__gr
                         uint32_t b, uint16_t *rows, size_t stride) {
     for (uint32_t v = a; v < b; v++) {
         uint16_t *row = rows + (size_t)(v - a) * stride;
-        if (r->grid) sy__sample_row16(&r->sampler, region, v, r->inner_w, row);
-        else sy__sample_row8(&r->sampler, src, v, r->inner_w, row);
+        if (r->grid) {
+            sy__sample_row16(&r->sampler, region, v, r->inner_w, row);
+        } else {
+            sy__sample_row8(&r->sampler, src, v, r->inner_w, row);
+            if (r->gamut) sy__gamut_row16(r->gamut, &r->tf, row, r->inner_w); /* the grid has it already */
+        }
         size_t n = (size_t)r->inner_w * 3;
         if (r->lut.data)
             sy__lut16_apply_row(&r->lut, r->lut_index, row, r->inner_w);
@@ -260,7 +275,7 @@ static sy_status render_piece(const sy_renderer *r, const sy_pixels *src, uint32
             h = NULL;
             region.x0 = box[0], region.y0 = box[1], region.x1 = box[2], region.y1 = box[3];
             if (scratch && (st = scratch_region(ctx, scratch, &region, &kept, err)) != SY_OK) return st;
-            if ((st = sy__resize_region(ctx, &r->ax, &r->ay, &r->tf, src, &region, err)) != SY_OK) return st;
+            if ((st = sy__resize_region(ctx, &r->ax, &r->ay, &r->tf, r->gamut, src, &region, err)) != SY_OK) return st;
         }
         owned = h == NULL && !kept;
     }

@@ -161,8 +161,9 @@ SY__RENDER_CLONES static void horizontal_sums(const float *acc, int32_t col0, co
 }
 
 static void horizontal(const float *acc, int32_t col0, const sy__axis *ax, int32_t x0, int32_t x1,
-                       const float *encode, int simd, float *sums, uint16_t *out) {
+                       const float *encode, const float *gamut, int simd, float *sums, uint16_t *out) {
     horizontal_sums(acc, col0, ax, x0, x1, sums);
+    if (gamut) sy__gamut_linear(gamut, sums, (size_t)(x1 - x0 + 1));
     size_t n = (size_t)(x1 - x0 + 1) * 3;
 #if SY__X86_PATH
     if (simd) {
@@ -175,7 +176,7 @@ static void horizontal(const float *acc, int32_t col0, const sy__axis *ax, int32
 }
 
 sy_status sy__resize_region(sy_context *ctx, const sy__axis *ax, const sy__axis *ay, const sy__transfer *tf,
-                            const sy_pixels *src, sy__grid_region *g, sy_error *err) {
+                            const float *gamut, const sy_pixels *src, sy__grid_region *g, sy_error *err) {
     size_t gw = (size_t)(g->x1 - g->x0 + 1), gh = (size_t)(g->y1 - g->y0 + 1);
     int given = g->px != NULL; /* the caller's rows (held grids), else allocated here */
     if (!given) {
@@ -235,7 +236,7 @@ sy_status sy__resize_region(sy_context *ctx, const sy__axis *ax, const sy__axis 
         while (finished < opened && first[finished] + (int64_t)count[finished] - 1 <= y) {
             if (((finished - g->y0) & 31) == 31 && (st = sy__check_cancel(ctx, err)) != SY_OK) goto done;
             const float *a = acc + (size_t)((uint32_t)(finished - g->y0) % slots) * (span + 4);
-            horizontal(a, col0, ax, g->x0, g->x1, tf->encode, simd, sums,
+            horizontal(a, col0, ax, g->x0, g->x1, tf->encode, gamut, simd, sums,
                        g->px + (size_t)(finished - g->y0) * g->stride);
             finished++;
         }

@@ -189,10 +189,17 @@ static inline size_t sy__grid_region_stride(const sy__grid_region *g) {
 }
 
 /* Fills region->px for the given rectangle from the 8-bit source, through
- * linear light. px NULL: allocated here (free with sy__free); else the
+ * linear light (where `gamut`, if not NULL, changes the primaries). px NULL: allocated here (free with sy__free); else the
  * caller's rows, `stride` elements apart (at least sy__grid_region_stride). */
 sy_status sy__resize_region(sy_context *ctx, const sy__axis *ax, const sy__axis *ay, const sy__transfer *tf,
-                            const sy_pixels *src, sy__grid_region *region, sy_error *err);
+                            const float *gamut, const sy_pixels *src, sy__grid_region *region, sy_error *err);
+
+/* ---- a change of primaries (gamut.c; `m` row-major, linear RGB) ---- */
+
+/* In place on `pixels` interleaved linear values. */
+void sy__gamut_linear(const float m[9], float *rgb, size_t pixels);
+/* In place on 16-bit encoded values: decoded, converted, encoded again. */
+void sy__gamut_row16(const float m[9], const sy__transfer *tf, uint16_t *row, size_t pixels);
 
 /* ---- sampling (sample.c) ---- */
 
@@ -267,6 +274,8 @@ struct sy_renderer {
     sy__finish finish;
     sy__transfer tf;
     const sy__grid_region *held; /* the whole grid, kept by the caller (sy_render_held.h), or NULL */
+    const float *gamut;        /* NULL, or gamut_matrix: source -> output primaries (sy_render_gamut.h) */
+    float gamut_matrix[9];
 };
 
 #endif

@@ -151,6 +151,13 @@ sy_status sy_live_still_strip(sy_context *ctx, const char *input, const char *ou
 sy_status sy_live_write_still(sy_context *ctx, const sy_edit_image *image, const char *exif_source,
                               const char *content_identifier, const char *path, sy_still_format format, int quality,
                               sy_error *err) {
+    return sy__live_write_still_in(ctx, image, SY__RGB_SRGB, exif_source, content_identifier, path, format, quality,
+                                   err);
+}
+
+sy_status sy__live_write_still_in(sy_context *ctx, const sy_edit_image *image, sy__rgb_space space,
+                                  const char *exif_source, const char *content_identifier, const char *path,
+                                  sy_still_format format, int quality, sy_error *err) {
     if (!ctx || !image || !image->pixels || !path) return sy__fail(err, SY_E_USAGE, "sy_live_write_still: NULL argument");
     if (format != SY_STILL_JPEG && format != SY_STILL_HEIC)
         return sy__fail(err, SY_E_USAGE, "%s: a Live photo still is JPEG or HEIC", path);
@@ -183,6 +190,12 @@ sy_status sy_live_write_still(sy_context *ctx, const sy_edit_image *image, const
         }
     }
     if (st == SY_OK && md.exif) sy__exif_set_dimensions(md.exif, md.exif_len, image->width, image->height);
+    if (st == SY_OK && space != SY__RGB_SRGB) { /* the pixels' own space, not the Exif source's */
+        sy__free(ctx, md.icc);
+        md.icc = NULL;
+        md.icc_len = 0;
+        st = sy__color_space_icc(ctx, space, &md.icc, &md.icc_len, err);
+    }
     sy__still_writer *w = NULL;
     if (st == SY_OK)
         st = sy__still_writer_open(ctx, path, format, quality, NULL, image->width, image->height, &md, &w, err);

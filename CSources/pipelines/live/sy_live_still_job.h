@@ -3,10 +3,12 @@
  * (NULL: a still apart from any movie) and writes the gain map as the HDR
  * decision `hdr` (made by the caller, never ASK; KEEP's map is consumed)
  * says. `flags` are added to SY_EDIT_FULL_DECODE (SY_EDIT_IDENTIFY_SOURCE
- * for the E7 evidence). Used by Live saves and by Motion Photo -> Live. */
+ * for the E7 evidence). Used by Live saves and by Motion Photo -> Live.
+ * Also: a still written from pixels in a space other than sRGB. */
 #ifndef SY_LIVE_STILL_JOB_H
 #define SY_LIVE_STILL_JOB_H
 
+#include "color/sy_color_transform.h"
 #include "edit/sy_edit_internal.h"
 #include "sy_gainmap_edit.h"
 
@@ -14,5 +16,11 @@ sy_status sy__live_write_edited_still(sy_context *ctx, const char *source, const
                                       sy_still_format format, int quality, uint32_t flags, const char *identifier,
                                       sy__hdr_decision *hdr, const char *path, sy_gainmap_edit_report *rep,
                                       sy_error *err);
+
+/* sy_live_write_still for pixels in `space`: tagged with that space's profile
+ * unless it is sRGB (a moving collage of Display P3 photos). */
+sy_status sy__live_write_still_in(sy_context *ctx, const sy_edit_image *image, sy__rgb_space space,
+                                  const char *exif_source, const char *content_identifier, const char *path,
+                                  sy_still_format format, int quality, sy_error *err);
 
 #endif

@@ -45,9 +45,10 @@ static sy_status check_movie(sy_context *ctx, sy__motion_cell *c, sy_error *err)
     sy_status st = sy_live_movie_read(ctx, c->movie, &mi, err);
     if (st != SY_OK) return st;
     sy__motion_player probe;
-    st = sy__motion_player_open(ctx, c->movie, 16, 16, 0, 0, 1, &probe, err); /* one frame: no frame threads */
+    st = sy__motion_player_open(ctx, c->movie, 16, 16, 0, 0, 1, NULL, &probe, err); /* one frame: no frame threads */
     if (st != SY_OK) return st;
     const sy_video_reader_info *vi = sy_video_reader_info_get(probe.reader);
+    c->primaries = vi->primaries;
     c->duration = vi->duration_seconds > 0 ? vi->duration_seconds : mi.duration;
     /* no still-image-time track: the middle, where Apple puts the key photo */
     c->still_time = mi.has_still_time && mi.still_time >= 0 && mi.still_time <= c->duration ? mi.still_time

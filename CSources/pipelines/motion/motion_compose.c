@@ -1,10 +1,12 @@
 /* motion_compose.c — the moving collage's canvases: the layout (the still
  * collage's, with even cell edges for 4:2:0 video) and the key-photo
  * composition, each still decoded at about its cell's size, centre-cropped
- * to cover the cell by the one frame renderer. */
+ * to cover the cell by the one frame renderer, in the collage's colour space
+ * (motion_colour.c). */
 #include <string.h>
 #include <unistd.h>
 
+#include "collage/sy_cell.h"
 #include "motion/sy_motion_internal.h"
 #include "sy_edit.h"
 
@@ -58,11 +60,15 @@ static sy_status draw_still(sy__motion_job *job, uint32_t i, sy_error *err) {
     /* the cropped picture is the cell's aspect to a pixel; this pass fits it exactly */
     if (st == SY_OK) st = sy_renderer_create(job->ctx, &identity, img.width, img.height, r->width, r->height, &to_cell,
                                              err);
+    uint8_t *cell = job->key + r->y * job->stride + (size_t)r->x * 3;
     if (st == SY_OK) {
         sy_pixels src = {img.pixels, img.stride, img.width, img.height};
-        st = sy_renderer_render_rows(to_cell, &src, 0, r->height, job->key + r->y * job->stride + (size_t)r->x * 3,
-                                     job->stride, err);
+        st = sy_renderer_render_rows(to_cell, &src, 0, r->height, cell, job->stride, err);
     }
+    sy__color_transform *colour = NULL; /* from the photo's own space into the canvas's */
+    if (st == SY_OK) st = sy__cell_colour_open(job->ctx, c->still, &c->info, job->space, &colour, err);
+    sy__color_transform_rows(colour, cell, job->stride, r->width, r->height);
+    sy__color_transform_destroy(colour);
     sy_renderer_destroy(to_cell);
     sy_edit_image_free(job->ctx, &img);
     return st;
@@ -75,9 +81,24 @@ static void fill_rect(uint8_t *canvas, size_t stride, const sy__rect *r, const u
     }
 }
 
+/* The (sRGB) background colour in the canvas's space. */
+static sy_status background(const sy__motion_job *job, uint8_t rgb[3], sy_error *err) {
+    memcpy(rgb, job->o->layout.background, 3);
+    sy__color_source srgb = {.cicp_primaries = 1};
+    sy__color_transform *t = NULL;
+    sy_status st = sy__color_transform_create(job->ctx, &srgb, job->space, &t, err);
+    sy__color_transform_rows(t, rgb, 3, 1, 1);
+    sy__color_transform_destroy(t);
+    return st;
+}
+
 sy_status sy__motion_compose_stills(sy__motion_job *job, sy_error *err) {
+    sy__motion_choose_space(job);
+    uint8_t paper[3];
+    sy_status bst = background(job, paper, err);
+    if (bst != SY_OK) return bst;
     const sy__rect whole = {0, 0, job->layout.width, job->layout.height};
-    fill_rect(job->key, job->stride, &whole, job->o->layout.background);
+    fill_rect(job->key, job->stride, &whole, paper);
     static const uint8_t grey[3] = {GREY, GREY, GREY};
     uint32_t drawn = 0;
     sy_error first = {0};

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/sy_output.h"
+#include "live/sy_live_still_job.h"
 #include "motion/sy_motion_internal.h"
 
 void sy_motion_options_init(sy_motion_options *opts) {
@@ -59,7 +60,8 @@ static sy_status check(const sy_motion_input *inputs, uint32_t count, const sy_m
 
 static sy_status write_still(sy__motion_job *job, const char *path, const char *id, sy_error *err) {
     sy_edit_image image = {job->key, job->stride, job->width, job->height};
-    return sy_live_write_still(job->ctx, &image, NULL, id, path, job->o->still_format, job->o->quality, err);
+    return sy__live_write_still_in(job->ctx, &image, job->space, NULL, id, path, job->o->still_format, job->o->quality,
+                                   err);
 }
 
 /* SPEC C3 then C4: deliver the pair only when it verifies; otherwise the still

@@ -134,9 +134,11 @@ static sy_status start_player(movie *m, uint32_t cell, sy_error *err) {
     sy__motion_job *job = m->job;
     const sy__rect *r = &job->layout.cells[cell];
     int hero = (int32_t)cell == job->hero;
+    float gamut[9];
+    int converts = sy__motion_movie_gamut(job, cell, gamut);
     sy_status st = sy__motion_player_open(job->ctx, job->cells[cell].movie, r->width, r->height,
                                           hero ? job->width : 0, hero ? job->height : 0, decoder_threads(job),
-                                          &m->players[cell], err);
+                                          converts ? gamut : NULL, &m->players[cell], err);
     if (st == SY_OK) m->playing[cell] = 1;
     return st;
 }
@@ -446,7 +448,8 @@ sy_status sy__motion_write_movie(sy__motion_job *job, const char *movie_path, co
     eo.bitrate = o->bitrate ? o->bitrate : sy_video_bitrate_c14(job->width, job->height);
     if (o->preset) eo.preset = o->preset;
     eo.threads = o->threads;
-    eo.primaries = eo.transfer = eo.matrix = 1; /* BT.709, limited range */
+    eo.primaries = sy__motion_primaries(job);
+    eo.transfer = eo.matrix = 1; /* BT.709, limited range */
     job->report->bitrate = eo.bitrate;
     sy_video_encoder *enc = NULL;
     sy_status st = sy_video_encoder_create(job->ctx, &eo, on_packet, &m, &enc, err);
@@ -462,7 +465,8 @@ sy_status sy__motion_write_movie(sy__motion_job *job, const char *movie_path, co
         vt.height = job->height;
         vt.timescale = MEDIA_TIMESCALE;
         vt.config = sy_video_encoder_hvcc(enc, &vt.config_len);
-        vt.primaries = vt.transfer = vt.matrix_coefficients = 1;
+        vt.primaries = eo.primaries;
+        vt.transfer = vt.matrix_coefficients = 1;
         st = sy_mov_writer_add_video(m.writer, &vt, &m.video_id, err);
     }
     double movie_seconds = (double)job->frames * m.frame_duration / MEDIA_TIMESCALE;

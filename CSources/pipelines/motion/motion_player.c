@@ -3,10 +3,13 @@
  * centre-cropped to cover) into its targets. Holds one decoder and the one
  * frame it has decoded ahead; never more, whatever the movie's length. A
  * movie shown at half its size or less is converted at half size
- * (sy_video_reader_scale.h): a quarter of the pixels to convert and resample. */
+ * (sy_video_reader_scale.h): a quarter of the pixels to convert and resample.
+ * A movie in other primaries than the canvas's is converted on the way
+ * (sy_render_gamut.h). */
 #include <string.h>
 
 #include "motion/sy_motion_internal.h"
+#include "render/sy_render_gamut.h"
 #include "video/sy_video_reader_scale.h"
 #include "video/sy_video_reader_threads.h"
 
@@ -19,8 +22,8 @@ static int halves(const sy_video_reader_info *vi, uint32_t cell_width, uint32_t 
 }
 
 sy_status sy__motion_player_open(sy_context *ctx, const char *movie, uint32_t cell_width, uint32_t cell_height,
-                                 uint32_t canvas_width, uint32_t canvas_height, int threads, sy__motion_player *p,
-                                 sy_error *err) {
+                                 uint32_t canvas_width, uint32_t canvas_height, int threads, const float *gamut,
+                                 sy__motion_player *p, sy_error *err) {
     memset(p, 0, sizeof *p);
     sy_status st = sy__video_reader_open_threads(ctx, movie, -1, threads, &p->reader, err);
     const sy_video_reader_info *vi = st == SY_OK ? sy_video_reader_info_get(p->reader) : NULL;
@@ -29,9 +32,10 @@ sy_status sy__motion_player_open(sy_context *ctx, const char *movie, uint32_t ce
         st = sy__video_reader_halve(p->reader, &fw, &fh, err);
     sy_recipe identity;
     sy_recipe_init(&identity);
-    if (st == SY_OK) st = sy_renderer_create(ctx, &identity, fw, fh, cell_width, cell_height, &p->to_cell, err);
+    if (st == SY_OK)
+        st = sy__renderer_create_gamut(ctx, &identity, fw, fh, cell_width, cell_height, gamut, &p->to_cell, err);
     if (st == SY_OK && canvas_width)
-        st = sy_renderer_create(ctx, &identity, fw, fh, canvas_width, canvas_height, &p->to_canvas, err);
+        st = sy__renderer_create_gamut(ctx, &identity, fw, fh, canvas_width, canvas_height, gamut, &p->to_canvas, err);
     int end = 0;
     if (st == SY_OK) st = sy_video_reader_next(p->reader, &p->next, &end, err);
     if (st == SY_OK && end) st = sy__fail(err, SY_E_INVALID_INPUT, "%s: the movie has no video frames", movie);

@@ -11,6 +11,7 @@
 
 #include "base/sy_internal.h"
 #include "collage/sy_layout.h"
+#include "color/sy_color_transform.h"
 #include "render/sy_render_scratch.h"
 #include "sy_live.h"
 #include "sy_motion.h"
@@ -25,6 +26,7 @@ typedef struct sy__motion_cell {
     char movie[1024];
     double still_time;         /* the key photo's moment on the movie timeline, seconds */
     double duration;           /* main video track, seconds */
+    uint16_t primaries;        /* the movie's colour primaries (CICP; 2 = not said) */
     int has_audio;
 } sy__motion_cell;
 
@@ -44,6 +46,7 @@ typedef struct sy__motion_job {
     sy__layout layout;
     uint32_t width, height;    /* even canvas (movie frame and still) */
     size_t stride;             /* bytes per canvas row */
+    sy__rgb_space space;       /* the canvases' colours (sRGB, or Display P3 when a photo or movie is wider) */
     uint8_t *live, *key;       /* canvases: the live composition, the key photos' (the still) */
     uint8_t *zoom, *hero_full; /* focus only: the zoomed view, the hero's frame at canvas size */
     /* the timeline */
@@ -68,6 +71,18 @@ void sy__motion_note_peak(sy__motion_job *job);
  * the report's cell entries; *readable = number of readable stills. */
 sy_status sy__motion_cells_resolve(sy__motion_job *job, const sy_motion_input *inputs, uint32_t *readable,
                                    sy_error *err);
+
+/* The canvases' space (job->space): Display P3 when any readable still or
+ * Live cell's movie is wider than sRGB, sRGB otherwise, as still collages
+ * choose (color/sy_color_transform.h). */
+void sy__motion_choose_space(sy__motion_job *job);
+
+/* The CICP primaries that tag the movie: BT.709 or Display P3. */
+uint16_t sy__motion_primaries(const sy__motion_job *job);
+
+/* The matrix taking cell i's movie (linear RGB) to the canvas's primaries;
+ * 0 when its frames are in them already (nothing to convert). */
+int sy__motion_movie_gamut(const sy__motion_job *job, uint32_t i, float gamut[9]);
 
 /* Lays the cells out (the still collage's layout, even edges) and allocates the canvases. */
 sy_status sy__motion_layout(sy__motion_job *job, sy_error *err);
@@ -108,10 +123,11 @@ typedef struct sy__motion_player {
 
 /* Opens the movie's main video track with `threads` decoding threads (0 =
  * automatic) and decodes its first frame, for its cell and, when
- * canvas_width > 0 (the focus hero), the whole canvas. */
+ * canvas_width > 0 (the focus hero), the whole canvas; `gamut` (NULL: none)
+ * takes its primaries to the canvas's (sy_render_gamut.h). */
 sy_status sy__motion_player_open(sy_context *ctx, const char *movie, uint32_t cell_width, uint32_t cell_height,
-                                 uint32_t canvas_width, uint32_t canvas_height, int threads, sy__motion_player *p,
-                                 sy_error *err);
+                                 uint32_t canvas_width, uint32_t canvas_height, int threads, const float *gamut,
+                                 sy__motion_player *p, sy_error *err);
 /* Draws into the targets the newest frame whose presentation time is <= `seconds`
  * (the first frame before it starts; the last after it ends), decoding forward as
  * needed. Nothing is drawn when the frame shown is already the right one. A corrupt
