@@ -166,4 +166,45 @@ struct CollageColourTests {
         #expect(w.still <= 3 && w.frame <= 3, "block means after the round trip to sRGB: still \(w.still), frame \(w.frame)")
         #expect(w.relabelled > w.frame, "the P3 movie's sRGB cell holds other values than the sRGB movie's: \(w)")
     }
+
+    /// A Live photo made of an iPhone movie took its still from a frame and wrote it untagged (P3 values shown as
+    /// sRGB, paler than the movie); a GIF of it likewise: block means 3.0 / max 23.6 off the colour-managed frame.
+    @Test("the real iPhone movie's frames keep their colour: a Live photo made of it has a Display P3 still; its GIF is converted to sRGB")
+    func movieFrames() async throws {
+        let dir = try TempDir("colour-movie-frames")
+        defer { dir.remove() }
+        let movie = try #require(Self.iPhonePair.movie)
+        let live = try await CLI.run(["convert", "--to", "live", movie, "-o", dir.file("live")])
+        #expect(live.status == 0, "\(live)")
+        let jpeg = try FileManager.default.contentsOfDirectory(atPath: dir.file("live")).first { $0.hasSuffix(".jpg") }
+        let still = dir.file("live/" + (try #require(jpeg)))
+        let description = try await runTool("exiftool", ["-s3", "-ProfileDescription", still]).stdout
+        #expect(description.contains("Display P3"), "\(description)")
+        let gif = dir.file("clip.gif")
+        let run = try await CLI.run(["convert", "--to", "gif", movie, "-o", gif])
+        #expect(run.status == 0, "\(run)")
+        // Frame 0 of the GIF against the movie's frame 0 taken to sRGB through the Display P3 profile.
+        let check = try await ColourOracle.python(["-c", """
+            import io, json, subprocess, sys
+            from PIL import Image, ImageCms
+            g = Image.open(sys.argv[2]); g.seek(0); g = g.convert("RGB"); w, h = g.size
+            raw = subprocess.run(["ffmpeg", "-v", "error", "-i", sys.argv[1], "-map", "0:v:0", "-vframes", "1", "-vf",
+                                  "scale=%d:%d:flags=area" % (w, h), "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
+                                 check=True, capture_output=True).stdout
+            p3 = ImageCms.ImageCmsProfile(io.BytesIO(Image.open(sys.argv[3]).info["icc_profile"]))
+            ref = ImageCms.profileToProfile(Image.frombytes("RGB", (w, h), raw), p3, ImageCms.createProfile("sRGB"),
+                                            outputMode="RGB")
+            n = 16; diffs = []
+            for j in range(n):
+                for i in range(n):
+                    box = (i * w // n, j * h // n, (i + 1) * w // n, (j + 1) * h // n)
+                    a = g.crop(box).resize((1, 1), Image.BOX).getpixel((0, 0))
+                    b = ref.crop(box).resize((1, 1), Image.BOX).getpixel((0, 0))
+                    diffs += [abs(x - y) for x, y in zip(a, b)]
+            print(json.dumps({"max": max(diffs), "mean": sum(diffs) / len(diffs)}))
+            """, movie, gif, still])
+        struct Blocks: Decodable { var max, mean: Double }
+        let blocks = try JSONDecoder().decode(Blocks.self, from: Data(try #require(check.lastLine, "\(check)").utf8))
+        #expect(blocks.max <= 12 && blocks.mean <= 2, "GIF frame 0 vs the colour-managed movie frame: \(blocks)")
+    }
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <math.h>
 
+#include "base/sy_cicp.h"
 #include "base/sy_output.h"
 #include "convert/sy_gif_internal.h"
 #include "convert/sy_gif_palette.h"
@@ -78,7 +79,15 @@ static sy_status pass_open(sy_context *ctx, const char *input, const sy_gif_opti
     p->vi = *sy_video_reader_info_get(p->reader);
     sy_recipe identity;
     sy_recipe_init(&identity);
-    st = sy__frame_path_open_fitted(ctx, &identity, &p->vi, o->max_width, o->max_height, &p->path, err);
+    /* A GIF has no colour profile: viewers show it as sRGB, so a movie in
+     * other primaries (an iPhone's Display P3) is converted into sRGB's. */
+    double m[9] = {0};
+    float gamut[9];
+    int converts = p->vi.primaries != SY_CICP_PRIMARIES_BT709 && p->vi.primaries != SY_CICP_UNSPECIFIED &&
+                   sy__cicp_gamut_matrix(p->vi.primaries, SY_CICP_PRIMARIES_BT709, m);
+    for (int k = 0; k < 9; k++) gamut[k] = (float)m[k];
+    st = sy__frame_path_open_fitted(ctx, &identity, &p->vi, o->max_width, o->max_height, converts ? gamut : NULL,
+                                    &p->path, err);
     p->stride = (size_t)p->path.frame_width * 3;
     if (st == SY_OK && !(p->rgb = sy__alloc(ctx, p->stride, p->path.frame_height, "gif frame", err)))
         st = err ? err->code : SY_E_BUDGET;

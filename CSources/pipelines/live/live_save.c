@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/sy_cicp.h"
 #include "base/sy_internal.h"
 #include "base/sy_output.h"
 #include "base/sy_fourcc.h"
@@ -80,8 +81,16 @@ static sy_status check_time(const char *movie, const sy_video_reader_info *vi, d
     return SY_OK;
 }
 
+/* A still made of a movie's frame is in the movie's primaries: an iPhone
+ * movie's are Display P3, and its still says so (else a viewer would show
+ * P3 values as sRGB, paler than the movie). */
+static sy__rgb_space frame_space(uint16_t primaries) {
+    return primaries == SY_CICP_PRIMARIES_DISPLAY_P3 ? SY__RGB_DISPLAY_P3 : SY__RGB_SRGB;
+}
+
+/* *primaries (may be NULL): the movie's. */
 static sy_status render_frame(sy_context *ctx, const char *movie, double seconds, const sy_recipe *recipe,
-                              sy_edit_image *out, uint32_t *frame, sy_error *err) {
+                              sy_edit_image *out, uint32_t *frame, uint16_t *primaries, sy_error *err) {
     memset(out, 0, sizeof *out);
     sy_recipe identity;
     sy_recipe_init(&identity);
@@ -92,6 +101,7 @@ static sy_status render_frame(sy_context *ctx, const char *movie, double seconds
     sy_status st = sy_video_reader_open(ctx, movie, -1, &r, err);
     if (st != SY_OK) return st;
     const sy_video_reader_info *vi = sy_video_reader_info_get(r);
+    if (primaries) *primaries = vi->primaries;
     uint32_t want = 0;
     st = check_time(movie, vi, seconds, err);
     if (st == SY_OK) st = sy_video_reader_frame_at(r, seconds, &want, NULL, err);
@@ -211,8 +221,11 @@ static sy_status save_still_only(sy_context *ctx, const char *movie, const char 
         t = vi.duration_seconds / 2;
     }
     sy_edit_image img = {0};
-    st = render_frame(ctx, movie, t, recipe, &img, &rep->still_frame, err);
-    if (st == SY_OK) st = sy_live_write_still(ctx, &img, NULL, NULL, still_out, o->still_format, o->quality, err);
+    uint16_t primaries = 0;
+    st = render_frame(ctx, movie, t, recipe, &img, &rep->still_frame, &primaries, err);
+    if (st == SY_OK)
+        st = sy__live_write_still_in(ctx, &img, frame_space(primaries), NULL, NULL, still_out, o->still_format,
+                                     o->quality, err);
     rep->still_width = img.width;
     rep->still_height = img.height;
     sy_edit_image_free(ctx, &img);
@@ -278,12 +291,13 @@ static sy_status live_pair(sy_context *ctx, const char *source_movie, const char
     } else {
         /* a remux decodes nothing: the still is the key frame rendered on its own */
         if (st == SY_OK && to.copy_video)
-            st = render_frame(ctx, source_movie, rep->still_time, recipe, &cap.image, NULL, err);
+            st = render_frame(ctx, source_movie, rep->still_time, recipe, &cap.image, NULL, NULL, err);
         if (st == SY_OK && !cap.image.pixels)
             st = sy__fail(err, SY_E_INVALID_INPUT, "%s: frame %u never reached the encoder", source_movie,
                           rep->still_frame);
         if (st == SY_OK)
-            st = sy_live_write_still(ctx, &cap.image, opts->metadata_source, rep->content_identifier, still_pending,
+            st = sy__live_write_still_in(ctx, &cap.image, frame_space(vi.primaries), opts->metadata_source,
+                                         rep->content_identifier, still_pending,
                                      opts->still_format, opts->quality, err);
         task.width = cap.image.width;
         task.height = cap.image.height;
@@ -336,7 +350,7 @@ sy_status sy_live_render_frame(sy_context *ctx, const char *movie, double second
     sy_recipe r;
     sy_lut *lut = NULL;
     sy_status st = recipe ? sy__recipe_prepare(ctx, recipe, &r, &lut, err) : SY_OK;
-    if (st == SY_OK) st = render_frame(ctx, movie, seconds, recipe ? &r : NULL, out, frame, err);
+    if (st == SY_OK) st = render_frame(ctx, movie, seconds, recipe ? &r : NULL, out, frame, NULL, err);
     sy_lut_destroy(lut);
     return st;
 }

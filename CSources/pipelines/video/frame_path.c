@@ -1,15 +1,17 @@
 /* frame_path.c — the shared frame path of a transcode (see sy_frame_path.h). */
 #include <string.h>
 
+#include "render/sy_render_gamut.h"
 #include "video/sy_frame_path.h"
 
 sy_status sy__frame_path_open(sy_context *ctx, const sy_recipe *recipe, const sy_video_reader_info *vi,
                               sy__frame_path *out, sy_error *err) {
-    return sy__frame_path_open_fitted(ctx, recipe, vi, 0, 0, out, err);
+    return sy__frame_path_open_fitted(ctx, recipe, vi, 0, 0, NULL, out, err);
 }
 
 sy_status sy__frame_path_open_fitted(sy_context *ctx, const sy_recipe *recipe, const sy_video_reader_info *vi,
-                                     uint32_t max_w, uint32_t max_h, sy__frame_path *out, sy_error *err) {
+                                     uint32_t max_w, uint32_t max_h, const float *gamut, sy__frame_path *out,
+                                     sy_error *err) {
     memset(out, 0, sizeof *out);
     out->frame_width = vi->width;
     out->frame_height = vi->height;
@@ -17,8 +19,8 @@ sy_status sy__frame_path_open_fitted(sy_context *ctx, const sy_recipe *recipe, c
     if (recipe) {
         st = sy_render_output_size(recipe, vi->width, vi->height, max_w, max_h, 0, &out->frame_width, &out->frame_height, err);
         if (st == SY_OK)
-            st = sy_renderer_create(ctx, recipe, vi->width, vi->height, out->frame_width, out->frame_height,
-                                    &out->renderer, err);
+            st = sy__renderer_create_gamut(ctx, recipe, vi->width, vi->height, out->frame_width, out->frame_height,
+                                           gamut, &out->renderer, err);
     }
     out->width = out->frame_width & ~1u;
     out->height = out->frame_height & ~1u;

@@ -31,9 +31,11 @@ sy_status sy__frame_path_render(sy__frame_path *p, const sy_video_frame *frame, 
                                 sy_error *err);
 
 /* Same, the rendered size fitted inside max_w x max_h (0 = no limit; never
- * above native), so a smaller output (a GIF) still has one renderer. */
+ * above native), so a smaller output (a GIF) still has one renderer; `gamut`
+ * (NULL: none) takes the frames to other primaries (sy_render_gamut.h). */
 sy_status sy__frame_path_open_fitted(sy_context *ctx, const sy_recipe *recipe, const sy_video_reader_info *vi,
-                                     uint32_t max_w, uint32_t max_h, sy__frame_path *out, sy_error *err);
+                                     uint32_t max_w, uint32_t max_h, const float *gamut, sy__frame_path *out,
+                                     sy_error *err);
 
 /* Frees the renderer and the scratch; a zeroed or failed path is fine. */
 void sy__frame_path_close(sy__frame_path *p);
