@@ -55,6 +55,15 @@ if [ -d "$corpus" ]; then
     "$corpus"/real/*.heic "$corpus"/real/*.HEIC
   run 0 "real HEICs, HDR HEIC collage (Apple map + tmap after the base)" "$bin" collage --layout long \
     -o "$work/real-hdr.heic" "$corpus"/real/*.heic "$corpus"/real/*.HEIC
+  # Display P3 movie beside an sRGB pair (3x3 gamut on downscaled and upscaled cells), its GIF, its Live photo.
+  "$bin" sample-photos --live --count 1 --width 160 --height 120 -o "$work/lp" >/dev/null 2>&1
+  run 0 "moving collage, real P3 pair + sRGB pair" "$bin" collage --layout long --width 480 --motion together \
+    --export live --preset ultrafast -o "$work/moving" --live "$corpus"/real/iphone15plus_IMG_3853.HEIC \
+    "$corpus"/real/iphone15plus_IMG_3853.MOV "$work"/lp/*.JPG
+  run 0 "P3 movie -> GIF (converted to sRGB)" "$bin" convert --to gif --size 320 \
+    "$corpus"/real/iphone15plus_IMG_3853.MOV -o "$work/p3.gif"
+  run 0 "P3 movie -> Live (still tagged P3)" "$bin" convert --to live "$corpus"/real/iphone15plus_IMG_3853.MOV \
+    -o "$work/p3-live"
   for f in "$corpus"/real/* "$corpus"/gainmap/*; do
     run any "probe $(basename "$f")" "$bin" probe "$f"
   done
