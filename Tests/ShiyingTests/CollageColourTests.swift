@@ -93,12 +93,13 @@ struct CollageColourTests {
         still: Paths.corpus.appendingPathComponent("real/iphone15plus_IMG_3853.HEIC").path,
         movie: Paths.corpus.appendingPathComponent("real/iphone15plus_IMG_3853.MOV").path)
 
+    /// The moving collage tests' request (together, Live, preset ultrafast) as a 480-wide long image.
     static func movingLong(_ inputs: [MovingCollageRequest.Input], _ dir: TempDir, _ name: String) -> MovingCollageRequest {
-        var r = MovingCollageRequest(inputs: inputs, directory: dir.file("out"))
+        var r = MovingCollageTests.request([], dir)
+        r.inputs = inputs
         r.layout = .long
         r.width = 480
         r.name = name
-        r.preset = "ultrafast"
         return r
     }
 
