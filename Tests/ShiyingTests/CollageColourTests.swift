@@ -208,4 +208,22 @@ struct CollageColourTests {
         let blocks = try JSONDecoder().decode(Blocks.self, from: Data(try #require(check.lastLine, "\(check)").utf8))
         #expect(blocks.max <= 12 && blocks.mean <= 2, "GIF frame 0 vs the colour-managed movie frame: \(blocks)")
     }
+
+    /// The frame took the still's profile: Apple's Display P3 beside an iPhone movie (right by luck), and beside the
+    /// H.264 pair's BT.709 movie its key photo's "f.lux profile", a display calibration the frame never saw.
+    @Test("SPEC E2: a movie frame saved as a photo says the movie's space, never the still's profile")
+    func frameSpace() async throws {
+        let dir = try TempDir("colour-frame")
+        defer { dir.remove() }
+        let real = Paths.corpus.appendingPathComponent("real")
+        let cases = [(Self.iPhonePair.still, try #require(Self.iPhonePair.movie), "Display P3"),
+                     (real.appendingPathComponent("h264_live_keyPhoto.jpg").path,
+                      real.appendingPathComponent("h264_live_pairedVideo.mov").path, "")]
+        for (n, (still, movie, profile)) in cases.enumerated() {
+            let out = dir.file("frame\(n).jpg")
+            _ = try LivePhoto.saveFrame(movie: movie, at: 0.5, metadataFrom: still, to: out)
+            let said = try await runTool("exiftool", ["-s3", "-ProfileDescription", out]).stdout
+            #expect(said.trimmingCharacters(in: .whitespacesAndNewlines) == profile, "\(movie): \(said)")
+        }
+    }
 }

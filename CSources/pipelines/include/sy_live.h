@@ -228,10 +228,17 @@ sy_status sy_motion_photo_from_live(sy_context *ctx, const char *still, const ch
 sy_status sy_live_render_frame(sy_context *ctx, const char *movie, double seconds, const sy_recipe *recipe,
                                sy_edit_image *out, uint32_t *frame, sy_error *err);
 
-/** Writes pixels as a still (JPEG/HEIC) with `exif_source`'s metadata (NULL =
- *  none) and, when `content_identifier` is non-NULL, that identifier; without
- *  one, any identifier the source carried is left out. */
+/** Writes sRGB pixels as a still (JPEG/HEIC) with `exif_source`'s Exif and XMP
+ *  (NULL = none; its colour profile is not the pixels') and, when
+ *  `content_identifier` is non-NULL, that identifier; without one, any
+ *  identifier the source carried is left out. */
 sy_status sy_live_write_still(sy_context *ctx, const sy_edit_image *image, const char *exif_source,
+                              const char *content_identifier, const char *path, sy_still_format format, int quality,
+                              sy_error *err);
+
+/** The same for a frame of `movie` (sy_live_render_frame's): the still says
+ *  the movie's colour space (Display P3 for an iPhone's, with its profile). */
+sy_status sy_live_write_frame(sy_context *ctx, const sy_edit_image *image, const char *movie, const char *exif_source,
                               const char *content_identifier, const char *path, sy_still_format format, int quality,
                               sy_error *err);
 

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/sy_cicp.h"
 #include "base/sy_input.h"
 #include "sy_still.h"
 #include "edit/sy_edit_internal.h"
@@ -155,6 +156,19 @@ sy_status sy_live_write_still(sy_context *ctx, const sy_edit_image *image, const
                                    err);
 }
 
+sy_status sy_live_write_frame(sy_context *ctx, const sy_edit_image *image, const char *movie, const char *exif_source,
+                              const char *content_identifier, const char *path, sy_still_format format, int quality,
+                              sy_error *err) {
+    if (!ctx || !movie) return sy__fail(err, SY_E_USAGE, "sy_live_write_frame: NULL argument");
+    sy_video_reader *r = NULL;
+    sy_status st = sy_video_reader_open(ctx, movie, -1, &r, err);
+    if (st != SY_OK) return st;
+    uint16_t primaries = sy_video_reader_info_get(r)->primaries;
+    sy_video_reader_close(r);
+    sy__rgb_space space = primaries == SY_CICP_PRIMARIES_DISPLAY_P3 ? SY__RGB_DISPLAY_P3 : SY__RGB_SRGB;
+    return sy__live_write_still_in(ctx, image, space, exif_source, content_identifier, path, format, quality, err);
+}
+
 sy_status sy__live_write_still_in(sy_context *ctx, const sy_edit_image *image, sy__rgb_space space,
                                   const char *exif_source, const char *content_identifier, const char *path,
                                   sy_still_format format, int quality, sy_error *err) {
@@ -190,12 +204,12 @@ sy_status sy__live_write_still_in(sy_context *ctx, const sy_edit_image *image, s
         }
     }
     if (st == SY_OK && md.exif) sy__exif_set_dimensions(md.exif, md.exif_len, image->width, image->height);
-    if (st == SY_OK && space != SY__RGB_SRGB) { /* the pixels' own space, not the Exif source's */
-        sy__free(ctx, md.icc);
-        md.icc = NULL;
-        md.icc_len = 0;
-        st = sy__color_space_icc(ctx, space, &md.icc, &md.icc_len, err);
-    }
+    /* The pixels' own space, never the Exif source's profile (a frame of an
+     * sRGB movie beside a still with some display's profile is still sRGB). */
+    sy__free(ctx, md.icc);
+    md.icc = NULL;
+    md.icc_len = 0;
+    if (st == SY_OK && space != SY__RGB_SRGB) st = sy__color_space_icc(ctx, space, &md.icc, &md.icc_len, err);
     sy__still_writer *w = NULL;
     if (st == SY_OK)
         st = sy__still_writer_open(ctx, path, format, quality, NULL, image->width, image->height, &md, &w, err);

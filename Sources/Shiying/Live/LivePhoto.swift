@@ -257,7 +257,8 @@ public enum LivePhoto {
     }
 
     /// SPEC E2: saves that frame as a new plain photo (no identifier), with the
-    /// source still's metadata when `metadataFrom` is given; the pair is untouched.
+    /// source still's Exif and XMP when `metadataFrom` is given, in the movie's
+    /// colour space (an iPhone movie's Display P3, with its profile); the pair is untouched.
     public static func saveFrame(movie: String, at seconds: Double, recipe: EditRecipe = .identity,
                                  metadataFrom still: String? = nil, to output: String,
                                  format: StillFormat = .jpeg, quality: Int = 95) throws -> Frame {
@@ -267,7 +268,7 @@ public enum LivePhoto {
         let status = frame.rgb.withUnsafeBufferPointer { buffer in
             var image = sy_edit_image(pixels: UnsafeMutablePointer(mutating: buffer.baseAddress), stride: frame.width * 3,
                                       width: UInt32(frame.width), height: UInt32(frame.height))
-            return sy_live_write_still(engine.raw, &image, still, nil, output,
+            return sy_live_write_frame(engine.raw, &image, movie, still, nil, output,
                                        format == .heic ? SY_STILL_HEIC : SY_STILL_JPEG, Int32(quality), &error)
         }
         try check(status, error, file: output)
