@@ -171,6 +171,12 @@ public struct MovingCollageReport: Sendable, Codable, Equatable {
     public var audioChannels: Int
     /// Video bitrate in bits per second.
     public var bitrate: UInt64
+    /// "Display P3" when a photo or movie was wider than sRGB (iPhone Live photos are): the still carries the
+    /// Display P3 profile, the movie says primaries 12; else "sRGB" (the movie BT.709), as still collages say.
+    public var colorSpace: String
+    /// SPEC E6, the still's HDR gain map composed from the key photos': "kept", "dropped" (every map dropped
+    /// with consent) or "none" (no key photo had one).
+    public var gainMap: String
     /// The C engine's accounting-allocator peak over the job, in bytes.
     public var enginePeakBytes: UInt64
     /// Peak resident set during the job minus the resident set before it; nil unless asked for.
@@ -328,6 +334,8 @@ public enum MovingCollage {
             stillFrame: Int(r.still_frame), stillTime: r.still_time, audioTracks: Int(r.audio_tracks),
             audioCodec: r.audio_codec != 0 ? fourCC(r.audio_codec) : nil, audioBitrate: Int(r.audio_bitrate),
             audioSampleRate: Int(r.audio_rate), audioChannels: Int(r.audio_channels),
-            bitrate: r.bitrate, enginePeakBytes: r.engine_peak_bytes, peakRSSDeltaBytes: rssDelta, seconds: seconds)
+            bitrate: r.bitrate, colorSpace: r.display_p3 != 0 ? "Display P3" : "sRGB",
+            gainMap: r.hdr == SY_HDR_KEPT ? "kept" : r.hdr == SY_HDR_DROPPED_WITH_CONSENT ? "dropped" : "none",
+            enginePeakBytes: r.engine_peak_bytes, peakRSSDeltaBytes: rssDelta, seconds: seconds)
     }
 }

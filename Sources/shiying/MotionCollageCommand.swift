@@ -142,6 +142,8 @@ struct MotionCollageJSON: Encodable {
     let audioCodec: Nullable<String>
     let audioBitrate: Int
     let bitrate: UInt64
+    let colorSpace: String
+    let gainMap: String
     let enginePeakBytes: UInt64
     let peakRssDeltaBytes: UInt64
     let seconds: Double
@@ -171,6 +173,8 @@ struct MotionCollageJSON: Encodable {
         audioCodec = Nullable(value: r.audioCodec)
         audioBitrate = r.audioBitrate
         bitrate = r.bitrate
+        colorSpace = r.colorSpace
+        gainMap = r.gainMap
         enginePeakBytes = r.enginePeakBytes
         peakRssDeltaBytes = r.peakRSSDeltaBytes ?? 0
         seconds = r.seconds

@@ -182,4 +182,42 @@ struct CollageHDRTests {
         print("collage HDR real iPhone: centre \(got) vs source \(want) stops, map \(collage.width)x\(collage.height), engine peak \(report.engine_peak_bytes)")
         #expect(abs(got - want) < 0.15, "centre: \(got) vs source \(want) stops")
     }
+
+    /// Before, the moving collage wrote its still without any gain map: the iPhone photo's HDR was silently lost.
+    @Test("SPEC E6, issue 17: a moving collage of the real iPhone Live pair keeps HDR in its still (JPEG and HEIC); the pair still verifies",
+          arguments: [SY_STILL_JPEG, SY_STILL_HEIC])
+    func movingKeepsHDR(_ format: sy_still_format) throws {
+        let real = "/work/shared/corpus/real/iphone15plus_IMG_3853"
+        guard FileManager.default.fileExists(atPath: real + ".HEIC") else {
+            print("skipped: \(real).HEIC is not here")
+            return
+        }
+        let dir = try SampleFolder(count: 1, width: 64, height: 48)
+        let ctx = try Context()
+        var options = sy_motion_options()
+        sy_motion_options_init(&options)
+        options.layout = { var l = sy_collage_options(); sy_collage_options_init(&l, SY_LAYOUT_LONG); l.width = 480; return l }()
+        options.still_format = format
+        options.preset = UnsafePointer(strdup("ultrafast"))
+        defer { free(UnsafeMutablePointer(mutating: options.preset)) }
+        let still = dir.file(format == SY_STILL_HEIC ? "moving.heic" : "moving.jpg"), movie = dir.file("moving.mov")
+        var report = sy_motion_report()
+        var err = sy_error()
+        let status = (real + ".HEIC").withCString { s in
+            (real + ".MOV").withCString { m in
+                var input = sy_motion_input(still: s, movie: m)
+                return sy_motion_export(ctx.raw, &input, 1, &options, still, movie, &report, &err)
+            }
+        }
+        try #require(status == SY_OK, "\(message(err))")
+        #expect(report.delivered == SY_MOTION_TIER_LIVE && report.hdr == SY_HDR_KEPT && report.display_p3 == 1)
+        let collage = try DecodedGainMap(ctx, still), source = try DecodedGainMap(ctx, real + ".HEIC")
+        // one long cell: the photo fills the canvas, centre to centre
+        let got = collage.stops(x: Double(collage.width) / 2, y: Double(collage.height) / 2)
+        let want = source.stops(x: Double(source.width) / 2, y: Double(source.height) / 2)
+        #expect(abs(got - want) < 0.15, "centre: \(got) vs source \(want) stops")
+        var verdict = sy_live_verdict()
+        try #require(sy_live_verify(ctx.raw, still, movie, &verdict, &err) == SY_OK)
+        #expect(verdict.ok == 1, "\(withUnsafeBytes(of: verdict.reason) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) })")
+    }
 }

@@ -111,6 +111,7 @@ struct CollageColourTests {
         defer { dir.remove() }
         let report = try await MovingCollage.export(Self.movingLong([Self.iPhonePair], dir, "p3"))
         #expect(report.delivered == .live, "\(report.fallbackReason ?? "")")
+        #expect(report.colorSpace == "Display P3")
         let d = try await ColourOracle.delta(report.still, Self.iPhonePair.still)
         #expect(d.tagged, "the still carries the Display P3 profile")
         #expect(d.mean <= 1.5 && d.saturated1 <= 3, "ΔE76 mean \(d.mean), most saturated 1 % \(d.saturated1)")
@@ -132,6 +133,7 @@ struct CollageColourTests {
         let mixed = try await MovingCollage.export(Self.movingLong([Self.iPhonePair, srgbPair], dir, "mixed"))
         let alone = try await MovingCollage.export(Self.movingLong([srgbPair], dir, "alone"))
         #expect(mixed.delivered == .live && alone.delivered == .live)
+        #expect(mixed.colorSpace == "Display P3" && alone.colorSpace == "sRGB")
         let a = mixed.cells[1], b = alone.cells[0]
         #expect(a.width == b.width && a.height == b.height, "\(a) vs \(b)")
         // Frame 0 shows each movie's first frame (before its turn): the sample's in both movies.

@@ -69,7 +69,7 @@ size_t sy__exif_build_tiff(const sy__exif_info *info, uint8_t *buf, size_t cap) 
     if (datetime) add_bytes(&exif, 0x9003, SY__TIFF_ASCII, 20, (const uint8_t *)datetime);
     add_bytes(&exif, 0x9101, SY__TIFF_UNDEFINED, 4, components);
     add_bytes(&exif, 0xA000, SY__TIFF_UNDEFINED, 4, flashpix_version);
-    add_uint(&exif, 0xA001, SY__TIFF_SHORT, 1); /* ColorSpace: sRGB */
+    add_uint(&exif, 0xA001, SY__TIFF_SHORT, info->uncalibrated ? 0xFFFF : 1); /* ColorSpace */
     if (info->pixel_x) add_uint(&exif, 0xA002, SY__TIFF_LONG, info->pixel_x);
     if (info->pixel_y) add_uint(&exif, 0xA003, SY__TIFF_LONG, info->pixel_y);
 

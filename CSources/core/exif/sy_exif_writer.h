@@ -19,6 +19,8 @@ typedef struct sy__exif_info {
                               DateTimeOriginal; NULL = omitted */
     uint32_t pixel_x;      /* stored (compressed) image width; 0 = omitted */
     uint32_t pixel_y;      /* stored image height; 0 = omitted */
+    uint8_t uncalibrated;  /* 1: ColorSpace 0xFFFF, the ICC profile says the space (as iPhones write
+                              Display P3 photos); 0: ColorSpace sRGB */
 } sy__exif_info;
 
 /* Largest JPEG APP1 payload (a marker segment length is 16 bits and counts itself). */

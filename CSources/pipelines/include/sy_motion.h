@@ -128,6 +128,10 @@ typedef struct sy_motion_report {
     char content_identifier[37]; /* LIVE delivered: the pair's identifier, else "" */
     int movie_written;         /* 1 = a movie file is at movie_path */
     uint64_t engine_peak_bytes; /* accounting allocator peak during the export */
+    int display_p3;            /* 1: still and movie in Display P3 (a photo or movie was wider than sRGB),
+                                  the still tagged with its profile, the movie with primaries 12; 0: sRGB */
+    sy_hdr_outcome hdr;        /* SPEC E6: KEPT (the still carries a gain map composed from the key photos'),
+                                  DROPPED_WITH_CONSENT, REFUSED (nothing written) or NOT_HDR */
 } sy_motion_report;
 
 /** Exports inputs[0..count) (1..SY_MOTION_MAX_CELLS). `still_path` gets the

@@ -224,7 +224,7 @@ static sy_status save_still_only(sy_context *ctx, const char *movie, const char 
     uint16_t primaries = 0;
     st = render_frame(ctx, movie, t, recipe, &img, &rep->still_frame, &primaries, err);
     if (st == SY_OK)
-        st = sy__live_write_still_in(ctx, &img, frame_space(primaries), NULL, NULL, still_out, o->still_format,
+        st = sy__live_write_still_in(ctx, &img, frame_space(primaries), NULL, NULL, NULL, still_out, o->still_format,
                                      o->quality, err);
     rep->still_width = img.width;
     rep->still_height = img.height;
@@ -296,7 +296,7 @@ static sy_status live_pair(sy_context *ctx, const char *source_movie, const char
             st = sy__fail(err, SY_E_INVALID_INPUT, "%s: frame %u never reached the encoder", source_movie,
                           rep->still_frame);
         if (st == SY_OK)
-            st = sy__live_write_still_in(ctx, &cap.image, frame_space(vi.primaries), opts->metadata_source,
+            st = sy__live_write_still_in(ctx, &cap.image, frame_space(vi.primaries), NULL, opts->metadata_source,
                                          rep->content_identifier, still_pending,
                                      opts->still_format, opts->quality, err);
         task.width = cap.image.width;

@@ -8,6 +8,7 @@
 #include "base/sy_input.h"
 #include "sy_still.h"
 #include "edit/sy_edit_internal.h"
+#include "gainmap/sy_gainmap_internal.h"
 #include "still/sy_metadata.h"
 #include "exif/sy_exif.h"
 #include "base/sy_output.h"
@@ -152,8 +153,8 @@ sy_status sy_live_still_strip(sy_context *ctx, const char *input, const char *ou
 sy_status sy_live_write_still(sy_context *ctx, const sy_edit_image *image, const char *exif_source,
                               const char *content_identifier, const char *path, sy_still_format format, int quality,
                               sy_error *err) {
-    return sy__live_write_still_in(ctx, image, SY__RGB_SRGB, exif_source, content_identifier, path, format, quality,
-                                   err);
+    return sy__live_write_still_in(ctx, image, SY__RGB_SRGB, NULL, exif_source, content_identifier, path, format,
+                                   quality, err);
 }
 
 sy_status sy_live_write_frame(sy_context *ctx, const sy_edit_image *image, const char *movie, const char *exif_source,
@@ -166,12 +167,32 @@ sy_status sy_live_write_frame(sy_context *ctx, const sy_edit_image *image, const
     uint16_t primaries = sy_video_reader_info_get(r)->primaries;
     sy_video_reader_close(r);
     sy__rgb_space space = primaries == SY_CICP_PRIMARIES_DISPLAY_P3 ? SY__RGB_DISPLAY_P3 : SY__RGB_SRGB;
-    return sy__live_write_still_in(ctx, image, space, exif_source, content_identifier, path, format, quality, err);
+    return sy__live_write_still_in(ctx, image, space, NULL, exif_source, content_identifier, path, format, quality,
+                                   err);
+}
+
+/* A gain map's XMP: joined to the Exif source's packet (unless that names an
+ * Ultra HDR layout of its own: replaced), else alone. */
+static sy_status take_map_xmp(sy_context *ctx, sy__metadata *md, const sy__still_extra *extra, sy_error *err) {
+    size_t len = extra->xmp_len;
+    char *xmp;
+    if (extra->xmp_join && md->xmp && !sy__xmp_has_hdrgm((const char *)md->xmp, md->xmp_len)) {
+        xmp = sy__xmp_join(ctx, (const char *)md->xmp, md->xmp_len, (const char *)extra->xmp, extra->xmp_len, &len,
+                           err);
+    } else if ((xmp = sy__alloc(ctx, len, 1, "gain map XMP", err)) != NULL) {
+        memcpy(xmp, extra->xmp, len);
+    }
+    if (!xmp) return err ? err->code : SY_E_BUDGET;
+    sy__free(ctx, md->xmp);
+    md->xmp = (uint8_t *)xmp;
+    md->xmp_len = len;
+    return SY_OK;
 }
 
 sy_status sy__live_write_still_in(sy_context *ctx, const sy_edit_image *image, sy__rgb_space space,
-                                  const char *exif_source, const char *content_identifier, const char *path,
-                                  sy_still_format format, int quality, sy_error *err) {
+                                  const sy__still_extra *extra, const char *exif_source,
+                                  const char *content_identifier, const char *path, sy_still_format format,
+                                  int quality, sy_error *err) {
     if (!ctx || !image || !image->pixels || !path) return sy__fail(err, SY_E_USAGE, "sy_live_write_still: NULL argument");
     if (format != SY_STILL_JPEG && format != SY_STILL_HEIC)
         return sy__fail(err, SY_E_USAGE, "%s: a Live photo still is JPEG or HEIC", path);
@@ -187,7 +208,8 @@ sy_status sy__live_write_still_in(sy_context *ctx, const sy_edit_image *image, s
     uint32_t dropped = 0; /* what the still cannot claim (Motion Photo XMP; Exif over JPEG's APP1) */
     if (st == SY_OK) st = sy__metadata_for_output(ctx, &md, format, &dropped, err);
     if (st == SY_OK && content_identifier && !md.exif) { /* a minimal Exif exiftool validates */
-        sy__exif_info fresh = {.orientation = 1, .pixel_x = image->width, .pixel_y = image->height};
+        sy__exif_info fresh = {.orientation = 1, .pixel_x = image->width, .pixel_y = image->height,
+                               .uncalibrated = space != SY__RGB_SRGB};
         uint8_t base[512];
         size_t n = sy__exif_build_tiff(&fresh, base, sizeof base);
         if (n && (md.exif = sy__alloc(ctx, n, 1, "live exif", err)) != NULL) memcpy(md.exif, base, n), md.exif_len = n;
@@ -210,9 +232,11 @@ sy_status sy__live_write_still_in(sy_context *ctx, const sy_edit_image *image, s
     md.icc = NULL;
     md.icc_len = 0;
     if (st == SY_OK && space != SY__RGB_SRGB) st = sy__color_space_icc(ctx, space, &md.icc, &md.icc_len, err);
+    if (st == SY_OK && extra && extra->xmp) st = take_map_xmp(ctx, &md, extra, err);
     sy__still_writer *w = NULL;
     if (st == SY_OK)
-        st = sy__still_writer_open(ctx, path, format, quality, NULL, image->width, image->height, &md, &w, err);
+        st = sy__still_writer_open_extra(ctx, path, format, quality, NULL, image->width, image->height, &md, extra, &w,
+                                         err);
     if (st == SY_OK) st = sy__still_writer_write(w, image->pixels, image->stride, image->height, err);
     if (st == SY_OK) st = sy__still_writer_finish(w, err);
     sy__still_writer_destroy(w);

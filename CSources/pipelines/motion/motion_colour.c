@@ -29,6 +29,7 @@ void sy__motion_choose_space(sy__motion_job *job) {
         if (sy__color_is_wide(&still)) job->space = SY__RGB_DISPLAY_P3;
         sy__metadata_free(job->ctx, &md);
     }
+    job->report->display_p3 = job->space == SY__RGB_DISPLAY_P3;
 }
 
 uint16_t sy__motion_primaries(const sy__motion_job *job) {

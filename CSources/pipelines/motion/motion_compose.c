@@ -146,6 +146,7 @@ void sy__motion_note_peak(sy__motion_job *job) {
 }
 
 void sy__motion_job_free(sy__motion_job *job) {
+    sy__collage_hdr_free(job->ctx, &job->hdr);
     sy__layout_free(job->ctx, &job->layout);
     sy__free(job->ctx, job->live);
     sy__free(job->ctx, job->key);

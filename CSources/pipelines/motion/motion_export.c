@@ -60,8 +60,8 @@ static sy_status check(const sy_motion_input *inputs, uint32_t count, const sy_m
 
 static sy_status write_still(sy__motion_job *job, const char *path, const char *id, sy_error *err) {
     sy_edit_image image = {job->key, job->stride, job->width, job->height};
-    return sy__live_write_still_in(job->ctx, &image, job->space, NULL, id, path, job->o->still_format, job->o->quality,
-                                   err);
+    return sy__live_write_still_in(job->ctx, &image, job->space, sy__motion_hdr_extra(job), NULL, id, path,
+                                   job->o->still_format, job->o->quality, err);
 }
 
 /* SPEC C3 then C4: deliver the pair only when it verifies; otherwise the still
@@ -163,6 +163,7 @@ sy_status sy_motion_export(sy_context *ctx, const sy_motion_input *inputs, uint3
                       report->cell[0].reason);
     if (st == SY_OK) st = sy__motion_layout(job, err);
     if (st == SY_OK) st = sy__motion_compose_stills(job, err);
+    if (st == SY_OK) st = sy__motion_hdr_prepare(job, still_path, err);
     if (st == SY_OK) {
         report->width = job->width;
         report->height = job->height;

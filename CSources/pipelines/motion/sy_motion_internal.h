@@ -10,6 +10,7 @@
 #define SY_MOTION_INTERNAL_H
 
 #include "base/sy_internal.h"
+#include "collage/sy_collage_hdr.h"
 #include "collage/sy_layout.h"
 #include "color/sy_color_transform.h"
 #include "render/sy_render_scratch.h"
@@ -58,6 +59,7 @@ typedef struct sy__motion_job {
     uint32_t frames, key_frame;
     sy_motion_report *report;
     uint64_t peak;             /* the context's peak so far: the still decoder resets the context's own */
+    sy__collage_hdr hdr;       /* the still's gain map, composed from the key photos' (motion_hdr.c) */
 } sy__motion_job;
 
 /* Threads the job may use: the options' count, else one per core. */
@@ -90,6 +92,14 @@ sy_status sy__motion_layout(sy__motion_job *job, sy_error *err);
 /* Paints the background, each still centre-cropped into its cell through the
  * renderer (unreadable ones grey) into job->key, and copies it to job->live. */
 sy_status sy__motion_compose_stills(sy__motion_job *job, sy_error *err);
+
+/* SPEC E6: composes the key photos' gain maps into the still's (after the
+ * key photos, before the movie); a map that cannot be kept asks first.
+ * Sets report->hdr. */
+sy_status sy__motion_hdr_prepare(sy__motion_job *job, const char *still_path, sy_error *err);
+
+/* What the still writer adds for that map; NULL when the still has none. */
+const sy__still_extra *sy__motion_hdr_extra(const sy__motion_job *job);
 
 /* Start times, hero, length, frame count and key frame for the mode. */
 sy_status sy__motion_timeline(sy__motion_job *job, sy_error *err);
