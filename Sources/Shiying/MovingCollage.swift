@@ -80,6 +80,9 @@ public struct MovingCollageRequest: Sendable, Codable, Equatable {
     public var preset: String? = nil
     /// Encoder threads; 0 = one per core.
     public var threads: Int = 0
+    /// SPEC E6 consent: the still keeps the key photos' HDR gain maps (composed as a still collage's); a map it
+    /// cannot keep (one that cannot be read or interpreted) is dropped only with this, else nothing is written.
+    public var allowSDR: Bool = false
     /// Measure the process's peak resident set over the export (see `CollageRequest.measureProcessPeak`).
     public var measureProcessPeak: Bool = false
 
@@ -236,6 +239,7 @@ public enum MovingCollage {
         if let spacing = request.spacing { options.layout.spacing = UInt32(clamping: spacing) }
         if let margin = request.margin { options.layout.margin = UInt32(clamping: margin) }
         options.layout.background = (request.background[0], request.background[1], request.background[2])
+        options.layout.allow_sdr = request.allowSDR ? 1 : 0
         options.mode = switch request.mode {
         case .together: SY_MOTION_TOGETHER
         case .relay: SY_MOTION_RELAY

@@ -28,7 +28,7 @@ enum CollageCommand {
             .int("threads", "N", 0...64, "decode threads (0 = one per core)"),
             .flag("naive", "decode every photo whole instead of strip by strip (for comparison)"),
             .flag("fail-too-tall", "refuse a long image taller than JPEG's 65,500 px (HEIC's 32,768) instead of scaling it"),
-            .flag("allow-sdr", "consent to dropping an HDR gain map the collage cannot keep (PNG; SPEC E6)"),
+            .flag("allow-sdr", "consent to dropping an HDR gain map the collage cannot keep (PNG, an unreadable map; SPEC E6)"),
             .json,
         ],
         oneOf: ["output", "library"],
@@ -75,9 +75,8 @@ enum CollageCommand {
             do {
                 report = try Collage.renderBlocking(request, progress: progress.report)
             } catch let error as ShiyingError where error.code == .unsupported && error.message.contains("allow_sdr") {
-                progress.finish() // SPEC E6: say how to consent in the CLI's own terms
-                let text = error.message.replacingOccurrences(of: "allow_sdr records", with: "--allow-sdr records")
-                throw ShiyingError(code: error.code, message: text, file: error.file)
+                progress.finish()
+                throw consentInCLITerms(error)
             } catch {
                 progress.finish()
                 throw error
@@ -171,4 +170,10 @@ struct CollageJSON: Encodable {
         gainMapDropReason = report.gainMapDropReason
         seconds = report.seconds
     }
+}
+
+/// SPEC E6: a collage refusing to drop a gain map says how to consent in the CLI's own terms.
+func consentInCLITerms(_ error: ShiyingError) -> ShiyingError {
+    let text = error.message.replacingOccurrences(of: "allow_sdr records", with: "--allow-sdr records")
+    return ShiyingError(code: error.code, message: text, file: error.file)
 }

@@ -26,6 +26,7 @@ enum MotionCollageCommand {
             .text("preset", "P", "x265 preset"),
             .text("name", "NAME", "the files' stem (no /)"),
             .int("threads", "N", 0...64, "decode threads (0 = one per core)"),
+            .flag("allow-sdr", "consent to dropping a key photo's HDR gain map the still cannot keep (SPEC E6)"),
             .json,
         ],
         notes: ["A still is a Live cell when a same-stem .MOV beside it shares its content identifier.",
@@ -73,6 +74,7 @@ enum MotionCollageCommand {
             guard !name.isEmpty, !name.contains("/") else { throw UsageError("--name is a file name without /") }
             request.name = name
         }
+        request.allowSDR = parsed.has("allow-sdr")
         request.measureProcessPeak = true
 
         let progress = ProgressReporter(label: "collage --motion")
@@ -80,6 +82,9 @@ enum MotionCollageCommand {
         let report: MovingCollageReport
         do {
             report = try blocking { try await MovingCollage.export(wanted, progress: progress.report) }
+        } catch let error as ShiyingError where error.code == .unsupported && error.message.contains("allow_sdr") {
+            progress.finish()
+            throw consentInCLITerms(error)
         } catch {
             progress.finish()
             throw error

@@ -317,6 +317,29 @@ struct MovingCollageTests {
         #expect(!FileManager.default.fileExists(atPath: dir.file("out/none.mov")))
     }
 
+    @Test("SPEC E6: a key photo's gain map the still cannot keep is refused without consent (nothing written); with allowSDR dropped")
+    func hdrConsent() async throws {
+        let apple = Paths.corpus.appendingPathComponent("gainmap/apple_gainmap_new.jpg")
+        guard let bytes = try? Data(contentsOf: apple) else { return } // corpus absent: nothing to read
+        let dir = try TempDir("motion-e6")
+        defer { dir.remove() }
+        let live = try Self.pairs(dir, count: 1)
+        let cut = dir.file("cut.jpg") // the map's MPF image one byte short: the photo reads, its map does not
+        try bytes.prefix(bytes.count - 1).write(to: URL(fileURLWithPath: cut))
+        var request = Self.request([cut, live[0].still], dir)
+        do {
+            _ = try await MovingCollage.export(request)
+            Issue.record("exported without consent")
+        } catch let error as ShiyingError {
+            #expect(error.code == .unsupported && error.message.contains("cut.jpg"), "\(error)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: request.stillPath))
+        #expect(!FileManager.default.fileExists(atPath: try #require(request.moviePath)))
+        request.allowSDR = true
+        let report = try await MovingCollage.export(request)
+        #expect(report.delivered == .live && report.gainMap == "dropped", "\(report.gainMap)")
+    }
+
     @Test("SPEC C4: a pair failing verification becomes a plain still, identifier removed, movie deleted")
     func failingPair() async throws {
         let dir = try TempDir("motion-c4")
