@@ -86,6 +86,14 @@ static void bradford(const double ws[3], const double wd[3], double out[9]) {
     multiply3(out, b, out);
 }
 
+int sy__cicp_frame_gamut(uint16_t from, uint16_t to, float m[9]) {
+    if (from == 0 || from == SY_CICP_UNSPECIFIED) from = SY_CICP_PRIMARIES_BT709;
+    double d[9];
+    if (from == to || !sy__cicp_gamut_matrix(from, to, d)) return 0;
+    for (int k = 0; k < 9; k++) m[k] = (float)d[k];
+    return 1;
+}
+
 int sy__cicp_gamut_matrix(uint16_t from, uint16_t to, double m[9]) {
     double src[9], dst[9], dst_inverse[9];
     if (!sy__cicp_rgb_to_xyz(from, src) || !sy__cicp_rgb_to_xyz(to, dst) || !invert3(dst, dst_inverse)) return 0;

@@ -30,4 +30,10 @@ int sy__cicp_rgb_to_xyz(uint16_t primaries, double m[9]);
  * transform does it); 0 when either code point is unknown. */
 int sy__cicp_gamut_matrix(uint16_t from, uint16_t to, double m[9]);
 
+/* For a movie's frames in `from` primaries (0 or 2, not said: BT.709's, as
+ * viewers take them) shown in `to`: the matrix as floats, for the renderer
+ * (render/sy_render_gamut.h); 0 when there is nothing to convert (the same
+ * primaries, or ones without known chromaticities: the values as they are). */
+int sy__cicp_frame_gamut(uint16_t from, uint16_t to, float m[9]);
+
 #endif

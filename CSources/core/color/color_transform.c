@@ -110,6 +110,10 @@ sy__rgb_space sy__color_output_space(const sy__color_source *sources, size_t cou
     return SY__RGB_SRGB;
 }
 
+sy__rgb_space sy__color_space_of_primaries(uint16_t primaries) {
+    return primaries == 12 ? SY__RGB_DISPLAY_P3 : SY__RGB_SRGB;
+}
+
 static const char *lcms_context_error = "lcms2 could not make a context";
 
 sy_status sy__color_transform_create(sy_context *ctx, const sy__color_source *src, sy__rgb_space dest,
@@ -159,6 +163,15 @@ void sy__color_transform_rows(const sy__color_transform *t, uint8_t *rgb, size_t
     if (!t || !width) return;
     cmsDoTransformLineStride(t->transform, rgb, rgb, width, rows, (cmsUInt32Number)stride, (cmsUInt32Number)stride, 0,
                              0);
+}
+
+sy_status sy__color_from_srgb(sy_context *ctx, sy__rgb_space space, uint8_t rgb[3], sy_error *err) {
+    sy__color_source srgb = {.cicp_primaries = 1};
+    sy__color_transform *t = NULL;
+    sy_status st = sy__color_transform_create(ctx, &srgb, space, &t, err);
+    sy__color_transform_rows(t, rgb, 3, 1, 1);
+    sy__color_transform_destroy(t);
+    return st;
 }
 
 void sy__color_transform_destroy(sy__color_transform *t) {

@@ -41,6 +41,14 @@ int sy__color_is_wide(const sy__color_source *src);
  * name), sRGB otherwise. */
 sy__rgb_space sy__color_output_space(const sy__color_source *sources, size_t count);
 
+/* The space pixels of CICP `primaries` are in, as far as a profile can say
+ * it: Display P3 for 12, sRGB for everything else (a frame of a movie is
+ * tagged with it, not converted). */
+sy__rgb_space sy__color_space_of_primaries(uint16_t primaries);
+
+/* An sRGB colour (a collage's background) as `space` codes it, in place. */
+sy_status sy__color_from_srgb(sy_context *ctx, sy__rgb_space space, uint8_t rgb[3], sy_error *err);
+
 typedef struct sy__color_transform sy__color_transform;
 
 /* A transform from `src` to `dest`; *out = NULL (and SY_OK) when none is

@@ -32,11 +32,7 @@ static sy_status write_header(sy__strip_sink *s, const char *path, int quality, 
     size_t icc_len = 0;
     sy_status st = SY_OK;
     if (space != SY__RGB_SRGB) {
-        sy__color_source srgb = {.cicp_primaries = 1};
-        sy__color_transform *t = NULL;
-        if ((st = sy__color_transform_create(s->ctx, &srgb, space, &t, err)) != SY_OK) return st;
-        sy__color_transform_rows(t, s->background_rgb, 3, 1, 1);
-        sy__color_transform_destroy(t);
+        if ((st = sy__color_from_srgb(s->ctx, space, s->background_rgb, err)) != SY_OK) return st;
         sy__rgb_to_ycc(s->background_rgb, s->background_ycc);
         if ((st = sy__color_space_icc(s->ctx, space, &icc, &icc_len, err)) != SY_OK) return st;
     }

@@ -81,11 +81,8 @@ static sy_status pass_open(sy_context *ctx, const char *input, const sy_gif_opti
     sy_recipe_init(&identity);
     /* A GIF has no colour profile: viewers show it as sRGB, so a movie in
      * other primaries (an iPhone's Display P3) is converted into sRGB's. */
-    double m[9] = {0};
     float gamut[9];
-    int converts = p->vi.primaries != SY_CICP_PRIMARIES_BT709 && p->vi.primaries != SY_CICP_UNSPECIFIED &&
-                   sy__cicp_gamut_matrix(p->vi.primaries, SY_CICP_PRIMARIES_BT709, m);
-    for (int k = 0; k < 9; k++) gamut[k] = (float)m[k];
+    int converts = sy__cicp_frame_gamut(p->vi.primaries, SY_CICP_PRIMARIES_BT709, gamut);
     st = sy__frame_path_open_fitted(ctx, &identity, &p->vi, o->max_width, o->max_height, converts ? gamut : NULL,
                                     &p->path, err);
     p->stride = (size_t)p->path.frame_width * 3;

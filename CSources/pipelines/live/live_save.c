@@ -13,7 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/sy_cicp.h"
 #include "base/sy_internal.h"
 #include "base/sy_output.h"
 #include "base/sy_fourcc.h"
@@ -81,14 +80,9 @@ static sy_status check_time(const char *movie, const sy_video_reader_info *vi, d
     return SY_OK;
 }
 
-/* A still made of a movie's frame is in the movie's primaries: an iPhone
- * movie's are Display P3, and its still says so (else a viewer would show
- * P3 values as sRGB, paler than the movie). */
-static sy__rgb_space frame_space(uint16_t primaries) {
-    return primaries == SY_CICP_PRIMARIES_DISPLAY_P3 ? SY__RGB_DISPLAY_P3 : SY__RGB_SRGB;
-}
-
-/* *primaries (may be NULL): the movie's. */
+/* *primaries (may be NULL): the movie's. A still made of a frame is in the
+ * movie's primaries (an iPhone's Display P3) and says so, else a viewer
+ * would show P3 values as sRGB, paler than the movie. */
 static sy_status render_frame(sy_context *ctx, const char *movie, double seconds, const sy_recipe *recipe,
                               sy_edit_image *out, uint32_t *frame, uint16_t *primaries, sy_error *err) {
     memset(out, 0, sizeof *out);
@@ -224,7 +218,7 @@ static sy_status save_still_only(sy_context *ctx, const char *movie, const char 
     uint16_t primaries = 0;
     st = render_frame(ctx, movie, t, recipe, &img, &rep->still_frame, &primaries, err);
     if (st == SY_OK)
-        st = sy__live_write_still_in(ctx, &img, frame_space(primaries), NULL, NULL, NULL, still_out, o->still_format,
+        st = sy__live_write_still_in(ctx, &img, sy__color_space_of_primaries(primaries), NULL, NULL, NULL, still_out, o->still_format,
                                      o->quality, err);
     rep->still_width = img.width;
     rep->still_height = img.height;
@@ -296,7 +290,7 @@ static sy_status live_pair(sy_context *ctx, const char *source_movie, const char
             st = sy__fail(err, SY_E_INVALID_INPUT, "%s: frame %u never reached the encoder", source_movie,
                           rep->still_frame);
         if (st == SY_OK)
-            st = sy__live_write_still_in(ctx, &cap.image, frame_space(vi.primaries), NULL, opts->metadata_source,
+            st = sy__live_write_still_in(ctx, &cap.image, sy__color_space_of_primaries(vi.primaries), NULL, opts->metadata_source,
                                          rep->content_identifier, still_pending,
                                      opts->still_format, opts->quality, err);
         task.width = cap.image.width;

@@ -4,7 +4,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/sy_cicp.h"
 #include "base/sy_input.h"
 #include "sy_still.h"
 #include "edit/sy_edit_internal.h"
@@ -166,8 +165,7 @@ sy_status sy_live_write_frame(sy_context *ctx, const sy_edit_image *image, const
     if (st != SY_OK) return st;
     uint16_t primaries = sy_video_reader_info_get(r)->primaries;
     sy_video_reader_close(r);
-    sy__rgb_space space = primaries == SY_CICP_PRIMARIES_DISPLAY_P3 ? SY__RGB_DISPLAY_P3 : SY__RGB_SRGB;
-    return sy__live_write_still_in(ctx, image, space, NULL, exif_source, content_identifier, path, format, quality,
+    return sy__live_write_still_in(ctx, image, sy__color_space_of_primaries(primaries), NULL, exif_source, content_identifier, path, format, quality,
                                    err);
 }
 

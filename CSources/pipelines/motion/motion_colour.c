@@ -37,9 +37,5 @@ uint16_t sy__motion_primaries(const sy__motion_job *job) {
 }
 
 int sy__motion_movie_gamut(const sy__motion_job *job, uint32_t i, float gamut[9]) {
-    uint16_t from = movie_primaries(&job->cells[i]), to = sy__motion_primaries(job);
-    double m[9];
-    if (from == to || !sy__cicp_gamut_matrix(from, to, m)) return 0; /* unknown primaries: the values as they are */
-    for (int k = 0; k < 9; k++) gamut[k] = (float)m[k];
-    return 1;
+    return sy__cicp_frame_gamut(job->cells[i].primaries, sy__motion_primaries(job), gamut);
 }

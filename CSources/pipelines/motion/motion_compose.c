@@ -81,21 +81,11 @@ static void fill_rect(uint8_t *canvas, size_t stride, const sy__rect *r, const u
     }
 }
 
-/* The (sRGB) background colour in the canvas's space. */
-static sy_status background(const sy__motion_job *job, uint8_t rgb[3], sy_error *err) {
-    memcpy(rgb, job->o->layout.background, 3);
-    sy__color_source srgb = {.cicp_primaries = 1};
-    sy__color_transform *t = NULL;
-    sy_status st = sy__color_transform_create(job->ctx, &srgb, job->space, &t, err);
-    sy__color_transform_rows(t, rgb, 3, 1, 1);
-    sy__color_transform_destroy(t);
-    return st;
-}
-
 sy_status sy__motion_compose_stills(sy__motion_job *job, sy_error *err) {
     sy__motion_choose_space(job);
-    uint8_t paper[3];
-    sy_status bst = background(job, paper, err);
+    uint8_t paper[3]; /* the (sRGB) background in the canvas's space */
+    memcpy(paper, job->o->layout.background, 3);
+    sy_status bst = sy__color_from_srgb(job->ctx, job->space, paper, err);
     if (bst != SY_OK) return bst;
     const sy__rect whole = {0, 0, job->layout.width, job->layout.height};
     fill_rect(job->key, job->stride, &whole, paper);
