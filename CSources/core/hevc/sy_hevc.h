@@ -47,7 +47,9 @@ sy_status sy__hevc_stream_create(sy_context *ctx, const uint8_t *config, size_t 
  * the stream says nothing, as HEIF defaults; BT.709, BT.2020 NCL supported),
  * to_rgb = 0 -> full-range BT.601 YCbCr (JFIF) for the JPEG pipeline. 4:0:0
  * gives grey. Chroma is upsampled bilinearly (HEVC siting: co-sited
- * horizontally, centred vertically). `out` rows are width*3 bytes. */
+ * horizontally, centred vertically). `out` rows are width*3 bytes. R'G'B' is
+ * always SDR: an HDR signal (PQ, HLG transfer) comes out tone-mapped to
+ * Display P3 (base/sy_hdr_tone.h; sy__cicp_frame_primaries names it). */
 void sy__yuv_rows(const sy__yuv *yuv, const sy_cicp *colour, int to_rgb, uint32_t y0, uint32_t rows,
                   uint8_t *const *out);
 

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "base/sy_cicp.h"
+#include "base/sy_hdr_tone.h"
 #include "hevc/sy_hevc.h"
 
 #define SY__S 19
@@ -77,9 +78,13 @@ static kind matrix_kind(unsigned matrix, unsigned primaries) {
     return k;
 }
 
-/* Builds the fixed-point map. n: sample bits as fed to the kernel; cs: log2 of
- * the chroma scale (0, 1 or 3); mono: chroma absent. */
-static void build_affine(const kind *k, int full, int to_rgb, int n, int cs, int mono, affine *out) {
+/* The map from raw samples to output values, in reals: output channel r =
+ * A[r][0]*Y + A[r][1]*U + A[r][2]*V + B[r]. n: sample bits as fed to the
+ * kernel; cs: log2 of the chroma scale (0, 1 or 3); mono: chroma absent;
+ * rgb_scale: the value of R'G'B' 1.0 (255 for 8-bit output); offset: added to
+ * every B first. */
+static void real_map(const kind *k, int full, int to_rgb, double rgb_scale, double offset, int n, int cs, int mono,
+                     double A[3][3], double B[3]) {
     double maxv = (double)((1u << n) - 1), unit = (double)(1u << (n - 8));
     double yoff = full ? 0 : 16 * unit, yr = full ? maxv : 219 * unit;
     double cmid = (double)(1u << (n - 1)), cr = full ? maxv : 224 * unit;
@@ -116,7 +121,7 @@ static void build_affine(const kind *k, int full, int to_rgb, int n, int cs, int
     /* O: R'G'B' (0..1) -> output code values */
     double O[3][3], o[3];
     if (to_rgb) {
-        double g[3][3] = {{255, 0, 0}, {0, 255, 0}, {0, 0, 255}};
+        double g[3][3] = {{rgb_scale, 0, 0}, {0, rgb_scale, 0}, {0, 0, rgb_scale}};
         memcpy(O, g, sizeof O);
         o[0] = o[1] = o[2] = 0;
     } else {
@@ -126,16 +131,25 @@ static void build_affine(const kind *k, int full, int to_rgb, int n, int cs, int
         memcpy(O, g, sizeof O);
         o[0] = 0, o[1] = o[2] = 128;
     }
-    const double one = (double)(1u << SY__S);
     for (int r = 0; r < 3; r++) {
         double OM[3];
         for (int j = 0; j < 3; j++) OM[j] = O[r][0] * M[0][j] + O[r][1] * M[1][j] + O[r][2] * M[2][j];
-        double bias = o[r] + 0.5; /* + 0.5: the >> rounds to nearest */
+        B[r] = o[r] + offset;
         for (int j = 0; j < 3; j++) {
-            out->a[r][j] = (int32_t)lrint(OM[j] * s[j] * one);
-            bias += OM[j] * t[j];
+            A[r][j] = OM[j] * s[j];
+            B[r] += OM[j] * t[j];
         }
-        out->b[r] = (int32_t)lrint(bias * one);
+    }
+}
+
+/* The same map in fixed point, for 8-bit output. */
+static void build_affine(const kind *k, int full, int to_rgb, int n, int cs, int mono, affine *out) {
+    double A[3][3], B[3];
+    real_map(k, full, to_rgb, 255.0, 0.5, n, cs, mono, A, B); /* + 0.5: the >> rounds to nearest */
+    const double one = (double)(1u << SY__S);
+    for (int r = 0; r < 3; r++) {
+        for (int j = 0; j < 3; j++) out->a[r][j] = (int32_t)lrint(A[r][j] * one);
+        out->b[r] = (int32_t)lrint(B[r] * one);
     }
 }
 
@@ -282,6 +296,38 @@ VECTOR_CLONES static void jfif_direct_row(const sy__yuv *yuv, uint32_t y, uint8_
     }
 }
 
+/* HDR signals (PQ, HLG) to RGB: the R'G'B' signal in floats, then tone-mapped
+ * to 8-bit SDR Display P3 (sy_hdr_tone.h). */
+static void hdr_rows(const sy__yuv *yuv, const kind *k, int full, int mono, int shift, int n_bits, int cs,
+                     const sy__hdr_map *hdr, uint32_t y0, uint32_t rows, uint8_t *const *out) {
+    double A[3][3], B[3];
+    real_map(k, full, 1, 1.0, 0.0, n_bits, cs, mono, A, B);
+    float a[3][3], b[3];
+    for (int r = 0; r < 3; r++) {
+        b[r] = (float)B[r];
+        for (int j = 0; j < 3; j++) a[r][j] = (float)A[r][j];
+    }
+    const int wide = yuv->bit_depth > 8;
+    for (uint32_t r = 0; r < rows; r++) {
+        uint32_t y = SY__MIN(y0 + r, yuv->plane_height[0] - 1);
+        const uint8_t *yr = yuv->plane[0] + (size_t)y * yuv->stride[0];
+        for (uint32_t x0 = 0; x0 < yuv->width; x0 += CHUNK) {
+            int n = (int)SY__MIN((uint32_t)CHUNK, yuv->width - x0);
+            int32_t Y[CHUNK], U[CHUNK] = {0}, V[CHUNK] = {0};
+            float signal[3 * CHUNK];
+            load_row(yr, wide, yuv->plane_width[0], x0, n, shift, n_bits, Y);
+            if (!mono) {
+                load_chroma(yuv, 1, y, x0, n, shift, n_bits, U);
+                load_chroma(yuv, 2, y, x0, n, shift, n_bits, V);
+            }
+            for (int i = 0; i < n; i++)
+                for (int c = 0; c < 3; c++)
+                    signal[3 * i + c] = a[c][0] * (float)Y[i] + a[c][1] * (float)U[i] + a[c][2] * (float)V[i] + b[c];
+            sy__hdr_to_sdr(hdr, signal, (size_t)n, out[r] + (size_t)x0 * 3);
+        }
+    }
+}
+
 VECTOR_CLONES void sy__yuv_rows(const sy__yuv *yuv, const sy_cicp *colour, int to_rgb, uint32_t y0,
                                 uint32_t rows, uint8_t *const *out) {
     if (!yuv || !out || !yuv->plane[0] || yuv->width == 0 || !yuv->plane_width[0] || !yuv->plane_height[0]) return;
@@ -297,6 +343,11 @@ VECTOR_CLONES void sy__yuv_rows(const sy__yuv *yuv, const sy_cicp *colour, int t
 
     if (!to_rgb && !mono && depth == 8 && full && k.form == 0 && k.kr == 0.299 && k.kb == 0.114) {
         for (uint32_t r = 0; r < rows; r++) jfif_direct_row(yuv, y0 + r, out[r]);
+        return;
+    }
+    sy__hdr_map hdr;
+    if (to_rgb && c->present && sy__hdr_map_init(&hdr, c->primaries, c->transfer)) {
+        hdr_rows(yuv, &k, full, mono, shift, n_bits, cs, &hdr, y0, rows, out);
         return;
     }
     affine m;

@@ -82,7 +82,7 @@ static sy_status pass_open(sy_context *ctx, const char *input, const sy_gif_opti
     /* A GIF has no colour profile: viewers show it as sRGB, so a movie in
      * other primaries (an iPhone's Display P3) is converted into sRGB's. */
     float gamut[9];
-    int converts = sy__cicp_frame_gamut(p->vi.primaries, SY_CICP_PRIMARIES_BT709, gamut);
+    int converts = sy__cicp_frame_gamut(sy__video_frame_primaries(&p->vi), SY_CICP_PRIMARIES_BT709, gamut);
     st = sy__frame_path_open_fitted(ctx, &identity, &p->vi, o->max_width, o->max_height, converts ? gamut : NULL,
                                     &p->path, err);
     p->stride = (size_t)p->path.frame_width * 3;

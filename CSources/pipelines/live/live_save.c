@@ -95,7 +95,7 @@ static sy_status render_frame(sy_context *ctx, const char *movie, double seconds
     sy_status st = sy_video_reader_open(ctx, movie, -1, &r, err);
     if (st != SY_OK) return st;
     const sy_video_reader_info *vi = sy_video_reader_info_get(r);
-    if (primaries) *primaries = vi->primaries;
+    if (primaries) *primaries = sy__video_frame_primaries(vi);
     uint32_t want = 0;
     st = check_time(movie, vi, seconds, err);
     if (st == SY_OK) st = sy_video_reader_frame_at(r, seconds, &want, NULL, err);
@@ -290,7 +290,7 @@ static sy_status live_pair(sy_context *ctx, const char *source_movie, const char
             st = sy__fail(err, SY_E_INVALID_INPUT, "%s: frame %u never reached the encoder", source_movie,
                           rep->still_frame);
         if (st == SY_OK)
-            st = sy__live_write_still_in(ctx, &cap.image, sy__color_space_of_primaries(vi.primaries), NULL, opts->metadata_source,
+            st = sy__live_write_still_in(ctx, &cap.image, sy__color_space_of_primaries(sy__video_frame_primaries(&vi)), NULL, opts->metadata_source,
                                          rep->content_identifier, still_pending,
                                      opts->still_format, opts->quality, err);
         task.width = cap.image.width;

@@ -15,6 +15,7 @@
 #include "sy_live.h"
 #include "exif/sy_content_id.h"
 #include "live/sy_live_still_job.h"
+#include "video/sy_frame_path.h" /* sy__video_frame_primaries */
 
 /* Stills larger than this are not loaded whole for the strip rewrite. */
 #define STRIP_MAX_BYTES ((size_t)256 << 20)
@@ -163,7 +164,7 @@ sy_status sy_live_write_frame(sy_context *ctx, const sy_edit_image *image, const
     sy_video_reader *r = NULL;
     sy_status st = sy_video_reader_open(ctx, movie, -1, &r, err);
     if (st != SY_OK) return st;
-    uint16_t primaries = sy_video_reader_info_get(r)->primaries;
+    uint16_t primaries = sy__video_frame_primaries(sy_video_reader_info_get(r));
     sy_video_reader_close(r);
     return sy__live_write_still_in(ctx, image, sy__color_space_of_primaries(primaries), NULL, exif_source, content_identifier, path, format, quality,
                                    err);

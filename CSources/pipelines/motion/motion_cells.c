@@ -13,6 +13,7 @@
 
 #include "motion/sy_motion_internal.h"
 #include "sy_mov.h"
+#include "video/sy_frame_path.h" /* sy__video_frame_primaries */
 #include "video/sy_movie_copy.h"
 
 /* "dir/IMG_1.HEIC" -> "dir/IMG_1.MOV" (then ".mov") when such a file exists. */
@@ -48,7 +49,7 @@ static sy_status check_movie(sy_context *ctx, sy__motion_cell *c, sy_error *err)
     st = sy__motion_player_open(ctx, c->movie, 16, 16, 0, 0, 1, NULL, &probe, err); /* one frame: no frame threads */
     if (st != SY_OK) return st;
     const sy_video_reader_info *vi = sy_video_reader_info_get(probe.reader);
-    c->primaries = vi->primaries;
+    c->primaries = sy__video_frame_primaries(vi);
     c->duration = vi->duration_seconds > 0 ? vi->duration_seconds : mi.duration;
     /* no still-image-time track: the middle, where Apple puts the key photo */
     c->still_time = mi.has_still_time && mi.still_time >= 0 && mi.still_time <= c->duration ? mi.still_time

@@ -9,6 +9,7 @@
 #ifndef SY_FRAME_PATH_H
 #define SY_FRAME_PATH_H
 
+#include "base/sy_hdr_tone.h"
 #include "base/sy_internal.h"
 #include "render/sy_render_scratch.h"
 #include "sy_render.h"
@@ -20,6 +21,12 @@ typedef struct sy__frame_path {
     uint32_t width, height;           /* encoded size: the rendered size rounded down to even */
     sy__render_scratch scratch;       /* the downscaled grid rows, kept from frame to frame */
 } sy__frame_path;
+
+/* The primaries of the reader's RGB frames: the movie's own, or Display P3
+ * when it is HDR (its frames come tone-mapped: base/sy_hdr_tone.h). */
+static inline uint16_t sy__video_frame_primaries(const sy_video_reader_info *vi) {
+    return sy__cicp_frame_primaries(vi->primaries, vi->transfer);
+}
 
 /* Sizes the path for frames of `vi` and, with a recipe (may be NULL), creates its renderer. */
 sy_status sy__frame_path_open(sy_context *ctx, const sy_recipe *recipe, const sy_video_reader_info *vi,

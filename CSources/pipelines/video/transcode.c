@@ -142,7 +142,8 @@ static uint16_t encodable_matrix(uint16_t code) { return code == 1 || code == 5 
  * Sets j->copy_x, copy_y to the rectangle's top-left. */
 static int keeps_samples(job *j, const sy_video_reader_info *vi, const sy_video_transcode_options *o) {
     uint16_t m = vi->matrix;
-    if (o->observer || vi->rotation || vi->mirrored || vi->bit_depth != 8 || encodable_matrix(m) != (m == 2 ? 6 : m))
+    if (o->observer || vi->rotation || vi->mirrored || vi->bit_depth != 8 || encodable_matrix(m) != (m == 2 ? 6 : m) ||
+        sy__cicp_is_hdr_transfer(vi->transfer)) /* HDR is tone-mapped on the way to RGB */
         return 0;
     j->copy_x = j->copy_y = 0;
     if (j->path.renderer && !sy__renderer_copies_rect(j->path.renderer, &j->copy_x, &j->copy_y)) return 0;
@@ -244,11 +245,15 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
     /* Keep the source's colour description, and re-derive YCbCr with the
      * matrix the reader decoded with, so the output's planes match the
      * source's: a stream that names no matrix was decoded as BT.601 (what
-     * decoders assume), and the output says so explicitly. */
-    eo.primaries = vi->primaries;
-    eo.transfer = vi->transfer;
-    eo.matrix = encodable_matrix(vi->matrix);
-    eo.full_range = vi->full_range;
+     * decoders assume), and the output says so explicitly. An HDR source
+     * (PQ, HLG) reaches the 8-bit encoder tone-mapped to Display P3: the
+     * output is SDR P3 as an iPhone's Live movie is (BT.709 transfer and
+     * matrix, limited range). */
+    int hdr = sy__cicp_is_hdr_transfer(vi->transfer);
+    eo.primaries = sy__video_frame_primaries(vi);
+    eo.transfer = hdr ? 1 : vi->transfer;
+    eo.matrix = hdr ? 1 : encodable_matrix(vi->matrix);
+    eo.full_range = hdr ? 0 : vi->full_range;
     j->timescale = eo.timescale;
     j->frame_duration = eo.frame_duration;
 

@@ -1,0 +1,131 @@
+// HDR movies (HLG, as iPhones record video by default; PQ): their frames become SDR Display P3 wherever the engine
+// makes pixels of them — the still of a Live photo, a GIF, a transcode, a moving collage. Before, the signal was
+// shown as if it were SDR: grey and pale (block means 20 levels off on the HLG clip, 56 on the PQ one).
+// Fixtures: scripts/hdr_clip.py writes 10-bit BT.2020 clips of known scene light; the expected SDR frame is the
+// documented mapping (CSources/core/base/hdr_tone.c) of that light, and below the tone curve's knee ffmpeg's zimg
+// decodes the same signal independently.
+import Foundation
+import Testing
+
+enum HDROracle {
+    static let available: Bool = {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["sh", "-c", "python3 -c 'import numpy, PIL' && ffmpeg -hide_banner -filters | grep -q zscale && "
+                           + "ffmpeg -hide_banner -encoders | grep -q libx265 && command -v ffprobe"]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        guard (try? p.run()) != nil else { return false }
+        p.waitUntilExit()
+        return p.terminationStatus == 0
+    }()
+
+    static let script = Paths.packageRoot.appendingPathComponent("scripts/hdr_clip.py").path
+
+    static func clip(_ transfer: String, in dir: TempDir) async throws -> String {
+        let out = dir.file("clip_\(transfer).mov")
+        let run = try await runProcess("/usr/bin/env", ["python3", script, "make", out, transfer], timeout: 300)
+        guard run.succeeded else { throw TestFailure("hdr_clip.py make: \(run)") }
+        return out
+    }
+
+    struct Check: Decodable, CustomStringConvertible {
+        var mean: Double
+        var max: Double
+        var hlg_as_sdr_mean: Double
+        var knee_mean: Double?
+        var knee_blocks: Int?
+        var description: String {
+            "mean \(mean), max \(max), as SDR \(hlg_as_sdr_mean), zimg below the knee \(knee_mean ?? -1) over \(knee_blocks ?? 0) blocks"
+        }
+    }
+
+    static func check(_ image: String, _ transfer: String, frame: Int, movie: String? = nil,
+                      srgb: Bool = false) async throws -> Check {
+        var args = ["python3", script, "check", image, transfer, String(frame)]
+        if let movie { args.append(movie) }
+        if srgb { args.append("--srgb") }
+        let run = try await runProcess("/usr/bin/env", args, timeout: 300)
+        guard run.succeeded, let line = run.lastLine else { throw TestFailure("hdr_clip.py check: \(run)") }
+        return try JSONDecoder().decode(Check.self, from: Data(line.utf8))
+    }
+
+    static func probe(_ movie: String, _ entries: String) async throws -> String {
+        try await runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=" + entries,
+                                      "-of", "csv=p=0", movie]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+@Suite("HDR movies become SDR Display P3 frames (issue 17: fidelity)", .enabled(if: HDROracle.available, "numpy, ffmpeg with zscale and libx265 needed"))
+struct HDRMovieTests {
+    @Test("a Live photo made of an HLG or PQ movie: the movie is kept as it is, the still is its frame tone-mapped and tagged Display P3",
+          arguments: ["hlg", "pq"])
+    func liveStill(_ transfer: String) async throws {
+        let dir = try TempDir("hdr-live-\(transfer)")
+        defer { dir.remove() }
+        let clip = try await HDROracle.clip(transfer, in: dir)
+        let run = try await CLI.run(["convert", "--to", "live", clip, "-o", dir.file("live"), "--json"])
+        #expect(run.succeeded, "\(run)")
+        let still = dir.file("live/clip_\(transfer)_live.jpg"), movie = dir.file("live/clip_\(transfer)_live.mov")
+        let line = try #require(run.lastLine, "\(run)")
+        let json = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        let frame = try #require((json?["video"] as? [String: Any])?["still_frame"] as? Int)
+        let check = try await HDROracle.check(still, transfer, frame: frame, movie: clip)
+        #expect(check.mean <= 1.5 && check.max <= 16, "still vs the mapped scene light: \(check)")
+        #expect(try #require(check.knee_mean) <= 1.5 && (check.knee_blocks ?? 0) >= 500, "still vs zimg: \(check)")
+        #expect(check.hlg_as_sdr_mean >= 10, "the clip must not look the same shown as SDR: \(check)")
+        let profile = try await runTool("exiftool", ["-s3", "-ProfileDescription", still]).stdout
+        #expect(profile.contains("Display P3"), "\(profile)")
+        let transferName = transfer == "hlg" ? "arib-std-b67" : "smpte2084"
+        #expect(try await HDROracle.probe(movie, "color_transfer,pix_fmt") == "yuv420p10le,\(transferName)",
+                "the Live movie is the HDR movie, untouched")
+    }
+
+    @Test("a transcode of an HLG movie is SDR Display P3 (BT.709 transfer), frames as the still; its GIF is sRGB")
+    func transcodeAndGIF() async throws {
+        let dir = try TempDir("hdr-transcode")
+        defer { dir.remove() }
+        let clip = try await HDROracle.clip("hlg", in: dir)
+        let out = dir.file("sdr.mov")
+        let run = try await CLI.run(["video", "transcode", clip, "-o", out])
+        #expect(run.succeeded, "\(run)")
+        #expect(try await HDROracle.probe(out, "color_primaries,color_transfer") == "bt709,smpte432",
+                "output is tagged SDR P3")
+        let png = dir.file("frame6.png")
+        let frame = try await runTool("ffmpeg", ["-v", "error", "-i", out, "-vf", "select=eq(n\\,6)", "-frames:v", "1", png])
+        #expect(frame.succeeded, "\(frame)")
+        let movieCheck = try await HDROracle.check(png, "hlg", frame: 6)
+        #expect(movieCheck.mean <= 2.5 && movieCheck.max <= 16, "transcoded frame 6: \(movieCheck)")
+
+        let gif = dir.file("clip.gif")
+        let made = try await CLI.run(["convert", "--to", "gif", clip, "-o", gif])
+        #expect(made.succeeded, "\(made)")
+        let gifCheck = try await HDROracle.check(gif, "hlg", frame: 0, srgb: true)
+        #expect(gifCheck.mean <= 2.5 && gifCheck.max <= 16, "GIF frame 0 vs the mapped light in sRGB: \(gifCheck)")
+    }
+
+    @Test("a moving collage with an HLG Live cell is Display P3, its still and movie frames the tone-mapped frame")
+    func movingCollage() async throws {
+        let dir = try TempDir("hdr-collage")
+        defer { dir.remove() }
+        let clip = try await HDROracle.clip("hlg", in: dir)
+        let live = try await CLI.run(["convert", "--to", "live", clip, "-o", dir.file("live")])
+        #expect(live.succeeded, "\(live)")
+        let run = try await CLI.run(["collage", "--layout", "long", "--width", "640", "--motion", "together",
+                                     "--export", "live", "--json", "-o", dir.file("out"), "--live",
+                                     dir.file("live/clip_hlg_live.jpg"), dir.file("live/clip_hlg_live.mov")])
+        #expect(run.succeeded, "\(run)")
+        let line = try #require(run.lastLine, "\(run)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let still = try #require(json["still"] as? String), movie = try #require(json["movie"] as? String)
+        #expect(json["color_space"] as? String == "Display P3", "\(run.stdout)")
+        #expect(json["still_frame"] as? Int == 6, "the clip's middle: \(run.stdout)")
+        let stillCheck = try await HDROracle.check(still, "hlg", frame: 6)
+        #expect(stillCheck.mean <= 1.5, "collage still: \(stillCheck)")
+        let png = dir.file("frame6.png")
+        let frame = try await runTool("ffmpeg", ["-v", "error", "-i", movie, "-vf", "select=eq(n\\,6)", "-frames:v", "1", png])
+        #expect(frame.succeeded, "\(frame)")
+        let frameCheck = try await HDROracle.check(png, "hlg", frame: 6)
+        #expect(frameCheck.mean <= 2.5, "collage movie frame 6: \(frameCheck)")
+    }
+}
