@@ -42,6 +42,17 @@ run 0 "HEIC collage, good + broken (strips into x265 tiles)" "$bin" collage --la
 run 0 "convert JPEG -> HEIC (x265 writer)" "$bin" convert "$work/s/sample-0002.jpg" -o "$work/c.heic"
 run 0 "convert HEIC -> PNG with metadata" "$bin" convert "$work/c.heic" -o "$work/c.png"
 
+# HDR movies (HLG 10-bit, PQ): frames tone-mapped to SDR Display P3 (vectorized passes, table lookups).
+if command -v ffmpeg >/dev/null; then
+  for tr in arib-std-b67 smpte2084; do
+    ffmpeg -v error -f lavfi -i testsrc2=s=320x240:r=30:d=0.5 -vf format=yuv420p10le -c:v libx265 -preset ultrafast \
+      -x265-params "log-level=error:colorprim=bt2020:transfer=$tr:colormatrix=bt2020nc" -tag:v hvc1 "$work/$tr.mov"
+    run 0 "HDR ($tr) movie -> Live" "$bin" convert --to live "$work/$tr.mov" -o "$work/live-$tr"
+    run 0 "HDR ($tr) movie -> GIF" "$bin" convert --to gif "$work/$tr.mov" -o "$work/$tr.gif"
+    run 0 "HDR ($tr) movie -> SDR transcode" "$bin" video transcode --preset ultrafast "$work/$tr.mov" -o "$work/sdr-$tr.mov"
+  done
+fi
+
 corpus=../shared/corpus
 if [ -d "$corpus" ]; then
   mapfile -t hostile < <(find "$corpus/hostile" -type f | sort)

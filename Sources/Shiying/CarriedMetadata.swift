@@ -6,7 +6,7 @@ internal import CShiying
 public struct DroppedMetadata: Sendable, Codable, Equatable {
     /// "exif-thumbnail", "makernote", "large-exif-values", "content-identifier", "motion-photo",
     /// "iso-21496-gain-map", "heic-thumbnail", "auxiliary-images" (stills);
-    /// "timed-metadata-tracks", "extra-video-tracks", "extra-audio-tracks" (movies).
+    /// "timed-metadata-tracks", "extra-video-tracks", "extra-audio-tracks", "hdr-video" (movies).
     public var name: String
     /// Why it was not carried over.
     public var reason: String

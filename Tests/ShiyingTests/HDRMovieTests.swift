@@ -87,8 +87,9 @@ struct HDRMovieTests {
         defer { dir.remove() }
         let clip = try await HDROracle.clip("hlg", in: dir)
         let out = dir.file("sdr.mov")
-        let run = try await CLI.run(["video", "transcode", clip, "-o", out])
+        let run = try await CLI.run(["video", "transcode", clip, "-o", out, "--json"])
         #expect(run.succeeded, "\(run)")
+        #expect(run.lastLine?.contains("\"name\":\"hdr-video\"") == true, "the report says the HDR is gone: \(run.stdout)")
         #expect(try await HDROracle.probe(out, "color_primaries,color_transfer") == "bt709,smpte432",
                 "output is tagged SDR P3")
         let png = dir.file("frame6.png")

@@ -298,7 +298,7 @@ VECTOR_CLONES static void jfif_direct_row(const sy__yuv *yuv, uint32_t y, uint8_
 
 /* HDR signals (PQ, HLG) to RGB: the R'G'B' signal in floats, then tone-mapped
  * to 8-bit SDR Display P3 (sy_hdr_tone.h). */
-static void hdr_rows(const sy__yuv *yuv, const kind *k, int full, int mono, int shift, int n_bits, int cs,
+VECTOR_CLONES static void hdr_rows(const sy__yuv *yuv, const kind *k, int full, int mono, int shift, int n_bits, int cs,
                      const sy__hdr_map *hdr, uint32_t y0, uint32_t rows, uint8_t *const *out) {
     double A[3][3], B[3];
     real_map(k, full, 1, 1.0, 0.0, n_bits, cs, mono, A, B);

@@ -31,6 +31,7 @@ typedef enum sy_metadata_dropped {
     SY_DROPPED_TIMED_METADATA = 1u << 8,      /**< a movie's timed-metadata ('mebx') tracks: kept by Live saves only */
     SY_DROPPED_EXTRA_VIDEO_TRACKS = 1u << 9,  /**< video tracks besides the main one (auxiliary pictures) */
     SY_DROPPED_EXTRA_AUDIO_TRACKS = 1u << 10, /**< audio tracks besides the first, or all when audio is not copied */
+    SY_DROPPED_HDR_VIDEO = 1u << 11,          /**< an HLG / PQ movie's HDR: re-encoded in 8 bits, tone-mapped to SDR */
 } sy_metadata_dropped;
 
 /** Name ("exif-thumbnail", ...) and reason of one SY_DROPPED_* bit; NULL for others. */

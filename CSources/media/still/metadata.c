@@ -84,6 +84,7 @@ const char *sy_metadata_dropped_name(uint32_t bit) {
     case SY_DROPPED_TIMED_METADATA: return "timed-metadata-tracks";
     case SY_DROPPED_EXTRA_VIDEO_TRACKS: return "extra-video-tracks";
     case SY_DROPPED_EXTRA_AUDIO_TRACKS: return "extra-audio-tracks";
+    case SY_DROPPED_HDR_VIDEO: return "hdr-video";
     default: return NULL;
     }
 }
@@ -103,6 +104,8 @@ const char *sy_metadata_dropped_reason(uint32_t bit) {
                "with the track it describes";
     case SY_DROPPED_EXTRA_VIDEO_TRACKS: return "only the main video track is written";
     case SY_DROPPED_EXTRA_AUDIO_TRACKS: return "only the first audio track is copied";
+    case SY_DROPPED_HDR_VIDEO:
+        return "the HDR (HLG / PQ) movie is re-encoded in 8 bits: its frames are tone-mapped to SDR Display P3";
     default: return NULL;
     }
 }

@@ -30,6 +30,7 @@
 #include "base/sy_output.h"
 #include "base/sy_fourcc.h"
 #include "sy_mov.h"
+#include "sy_still.h" /* SY_DROPPED_HDR_VIDEO */
 #include "mov/sy_mov_writer.h"
 #include "sy_video.h"
 #include "video/sy_frame_path.h"
@@ -358,7 +359,7 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
         rep->source_codec = vi->codec;
         rep->source_rotation = vi->rotation;
         rep->marker_time = marker_seconds;
-        rep->dropped = sy__movie_uncarried(j->source, &wr, &j->timed, o->metadata);
+        rep->dropped = sy__movie_uncarried(j->source, &wr, &j->timed, o->metadata) | (hdr ? SY_DROPPED_HDR_VIDEO : 0);
         rep->kept = sy__movie_kept(j->source, &wr, &j->timed, o->copy_metadata, j->track_meta, j->items);
         rep->timed_metadata_tracks = j->timed.count;
     }
