@@ -15,6 +15,13 @@
                          ffmpeg's zimg (zscale) decode of MOVIE to display light:
                          an outside decoder of the HLG / PQ signal (only given MOVIE)
         hlg_as_sdr_mean  what showing the signal as if it were SDR would be off by
+  hdr_clip.py hdr IMAGE hlg|pq FRAME
+      Decodes IMAGE's gain map with libultrahdr (imagecodecs) to HDR linear light
+      and compares its luminance with the frame's display light (in Display P3,
+      reference white 1.0) over 8x8 blocks brighter than 5 % of white, as JSON:
+        median, p5, p95   log2 of decoded over expected luminance
+        highlights        blocks above 1.2x reference white; highlight_median
+        peak              the brightest decoded value (the SDR base alone stops at 1)
 """
 import json
 import subprocess
@@ -139,9 +146,26 @@ def check(image_path, transfer, frame, movie, srgb):
     print(json.dumps(report))
 
 
+def hdr(image_path, transfer, frame):
+    import imagecodecs
+    decoded = imagecodecs.ultrahdr_decode(open(image_path, "rb").read(), dtype="float16").astype(float)[..., :3]
+    want = np.clip(display_light(frame, transfer) @ BT2020_TO_P3.T, 0, None)
+    luminance = np.array([0.2290, 0.6917, 0.0793])  # Display P3's Y row
+    got_y, want_y = blocks(decoded) @ luminance, blocks(want) @ luminance
+    bright = want_y > 0.05
+    ratio = np.log2(np.maximum(got_y, 1e-4) / np.maximum(want_y, 1e-4))[bright]
+    high = want_y[bright] > 1.2
+    p5, median, p95 = np.percentile(ratio, [5, 50, 95])
+    print(json.dumps({"median": median, "p5": p5, "p95": p95, "highlights": int(high.sum()),
+                      "highlight_median": float(np.median(ratio[high])) if high.any() else None,
+                      "peak": float(decoded.max())}))
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "make":
         make(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "hdr":
+        hdr(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     else:
         args = [a for a in sys.argv[2:] if a != "--srgb"]
         check(args[0], args[1], int(args[2]), args[3] if len(args) > 3 else None, "--srgb" in sys.argv)

@@ -50,6 +50,33 @@ enum HDROracle {
         return try JSONDecoder().decode(Check.self, from: Data(line.utf8))
     }
 
+    /// libultrahdr through imagecodecs, the outside decoder of the still's gain map.
+    static let ultraHDR: Bool = {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", "-c", "import imagecodecs; imagecodecs.ultrahdr_decode"]
+        p.standardError = FileHandle.nullDevice
+        guard (try? p.run()) != nil else { return false }
+        p.waitUntilExit()
+        return p.terminationStatus == 0
+    }()
+
+    struct Light: Decodable, CustomStringConvertible {
+        var median, p5, p95, peak: Double
+        var highlights: Int
+        var highlight_median: Double?
+        var description: String {
+            "log2 decoded/expected: median \(median), p5 \(p5), p95 \(p95); \(highlights) highlight blocks at \(highlight_median ?? .nan); peak \(peak)"
+        }
+    }
+
+    static func light(_ image: String, _ transfer: String, frame: Int) async throws -> Light {
+        let run = try await runProcess("/usr/bin/env", ["python3", script, "hdr", image, transfer, String(frame)],
+                                       timeout: 300)
+        guard run.succeeded, let line = run.lastLine else { throw TestFailure("hdr_clip.py hdr: \(run)") }
+        return try JSONDecoder().decode(Light.self, from: Data(line.utf8))
+    }
+
     static func probe(_ movie: String, _ entries: String) async throws -> String {
         try await runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=" + entries,
                                       "-of", "csv=p=0", movie]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -58,7 +85,7 @@ enum HDROracle {
 
 @Suite("HDR movies become SDR Display P3 frames (issue 17: fidelity)", .enabled(if: HDROracle.available, "numpy, ffmpeg with zscale and libx265 needed"))
 struct HDRMovieTests {
-    @Test("a Live photo made of an HLG or PQ movie: the movie is kept as it is, the still is its frame tone-mapped and tagged Display P3",
+    @Test("a Live photo made of an HLG or PQ movie: the movie is kept as it is, the still is its frame tone-mapped, tagged Display P3, its HDR in a gain map",
           arguments: ["hlg", "pq"])
     func liveStill(_ transfer: String) async throws {
         let dir = try TempDir("hdr-live-\(transfer)")
@@ -76,6 +103,15 @@ struct HDRMovieTests {
         #expect(check.hlg_as_sdr_mean >= 10, "the clip must not look the same shown as SDR: \(check)")
         let profile = try await runTool("exiftool", ["-s3", "-ProfileDescription", still]).stdout
         #expect(profile.contains("Display P3"), "\(profile)")
+        // The HDR the SDR still leaves out is in its gain map: libultrahdr gives back the frame's display light.
+        #expect((json?["video"] as? [String: Any])?["hdr"] as? String == "kept", "\(run.stdout)")
+        let info = try await CLI.run(["hdr", "info", still])
+        #expect(info.stdout.contains("ultrahdr-jpeg") && info.stdout.contains("headroom 4.93"), "\(info)")
+        if HDROracle.ultraHDR {
+            let light = try await HDROracle.light(still, transfer, frame: frame)
+            #expect(abs(light.median) <= 0.03 && light.p5 >= -0.08 && light.p95 <= 0.08, "\(light)")
+            #expect(light.highlights >= 20 && abs(light.highlight_median ?? 1) <= 0.05 && light.peak >= 3.5, "\(light)")
+        }
         let transferName = transfer == "hlg" ? "arib-std-b67" : "smpte2084"
         #expect(try await HDROracle.probe(movie, "color_transfer,pix_fmt") == "yuv420p10le,\(transferName)",
                 "the Live movie is the HDR movie, untouched")

@@ -115,8 +115,10 @@ int sy__hdr_map_init(sy__hdr_map *m, uint16_t primaries, uint16_t transfer) {
 
 #define CHUNK 256
 
-HDR_CLONES static void to_sdr_chunk(const sy__hdr_map *m, const float *restrict signal, int n, uint8_t *restrict out) {
-    float r[CHUNK], g[CHUNK], b[CHUNK];
+/* Display light in Display P3 (relative to reference white) into r, g, b,
+ * and into `scale` the tone curve's factor for each pixel (1 up to the knee). */
+HDR_CLONES static void tone_chunk(const sy__hdr_map *m, const float *restrict signal, int n, float *restrict r,
+                                  float *restrict g, float *restrict b, float *restrict scale) {
     const float *lin = m->to_linear;
     for (int i = 0; i < n; i++) {
         r[i] = lerp_table(lin, signal[3 * i]);
@@ -141,15 +143,20 @@ HDR_CLONES static void to_sdr_chunk(const sy__hdr_map *m, const float *restrict 
         /* above the knee: m' / m = (k (1 + u bend) + u) / ((1 + u bend) m), at most 1 / m */
         float high = top > knee ? top : 1; /* no division by 0 in lanes the select drops */
         float u = high - knee, d = 1 + u * bend;
-        float scale = (knee * d + u) / (d * high), ceiling = 1 / high;
-        scale = scale < ceiling ? scale : ceiling;
-        scale = top > knee ? scale : 1;
-        r[i] = pr * scale, g[i] = pg * scale, b[i] = pb * scale;
+        float f = (knee * d + u) / (d * high), ceiling = 1 / high;
+        f = f < ceiling ? f : ceiling;
+        scale[i] = top > knee ? f : 1;
+        r[i] = pr, g[i] = pg, b[i] = pb;
     }
+}
+
+HDR_CLONES static void to_sdr_chunk(const sy__hdr_map *m, const float *restrict signal, int n, uint8_t *restrict out) {
+    float r[CHUNK], g[CHUNK], b[CHUNK], scale[CHUNK];
+    tone_chunk(m, signal, n, r, g, b, scale);
     for (int i = 0; i < n; i++) {
-        out[3 * i] = (uint8_t)(lerp_table(srgb_encode, r[i]) * 255.0f + 0.5f);
-        out[3 * i + 1] = (uint8_t)(lerp_table(srgb_encode, g[i]) * 255.0f + 0.5f);
-        out[3 * i + 2] = (uint8_t)(lerp_table(srgb_encode, b[i]) * 255.0f + 0.5f);
+        out[3 * i] = (uint8_t)(lerp_table(srgb_encode, r[i] * scale[i]) * 255.0f + 0.5f);
+        out[3 * i + 1] = (uint8_t)(lerp_table(srgb_encode, g[i] * scale[i]) * 255.0f + 0.5f);
+        out[3 * i + 2] = (uint8_t)(lerp_table(srgb_encode, b[i] * scale[i]) * 255.0f + 0.5f);
     }
 }
 
@@ -159,3 +166,14 @@ void sy__hdr_to_sdr(const sy__hdr_map *m, const float *signal, size_t n, uint8_t
         to_sdr_chunk(m, signal + 3 * i, count, out + 3 * i);
     }
 }
+
+void sy__hdr_gain(const sy__hdr_map *m, const float *signal, size_t n, float *gain) {
+    float r[CHUNK], g[CHUNK], b[CHUNK];
+    for (size_t i = 0; i < n; i += CHUNK) {
+        int count = (int)(n - i < CHUNK ? n - i : CHUNK);
+        tone_chunk(m, signal + 3 * i, count, r, g, b, gain + i);
+        for (int k = 0; k < count; k++) gain[i + (size_t)k] = 1 / gain[i + (size_t)k];
+    }
+}
+
+double sy__hdr_headroom(void) { return PEAK / REFERENCE_WHITE; }

@@ -40,4 +40,13 @@ int sy__hdr_map_init(sy__hdr_map *m, uint16_t primaries, uint16_t transfer);
  * R'G'B' (sRGB curve), interleaved. */
 void sy__hdr_to_sdr(const sy__hdr_map *m, const float *signal, size_t n, uint8_t *out);
 
+/* For the same pixels: how much brighter the HDR display shows each one than
+ * its SDR rendition (linear ratio, 1 up to the tone curve's knee; the same for
+ * R, G and B, so HDR = SDR x gain exactly) — what a gain map records. */
+void sy__hdr_gain(const sy__hdr_map *m, const float *signal, size_t n, float *gain);
+
+/* The display peak the mapping assumes, over reference white (1000 / 203):
+ * the largest gain sy__hdr_gain gives for pixels at or below that peak. */
+double sy__hdr_headroom(void);
+
 #endif

@@ -53,4 +53,9 @@ sy_status sy__hevc_stream_create(sy_context *ctx, const uint8_t *config, size_t 
 void sy__yuv_rows(const sy__yuv *yuv, const sy_cicp *colour, int to_rgb, uint32_t y0, uint32_t rows,
                   uint8_t *const *out);
 
+/* For a picture with an HDR signal (sy__yuv_rows tone-maps it): rows [y0,
+ * y0+rows) of its gain, HDR over SDR, per pixel (sy__hdr_gain), `out` rows
+ * width floats. 0 (nothing written) when the picture is not HDR. */
+int sy__yuv_hdr_gain_rows(const sy__yuv *yuv, const sy_cicp *colour, uint32_t y0, uint32_t rows, float *const *out);
+
 #endif

@@ -296,44 +296,91 @@ VECTOR_CLONES static void jfif_direct_row(const sy__yuv *yuv, uint32_t y, uint8_
     }
 }
 
-/* HDR signals (PQ, HLG) to RGB: the R'G'B' signal in floats, then tone-mapped
- * to 8-bit SDR Display P3 (sy_hdr_tone.h). */
-VECTOR_CLONES static void hdr_rows(const sy__yuv *yuv, const kind *k, int full, int mono, int shift, int n_bits, int cs,
-                     const sy__hdr_map *hdr, uint32_t y0, uint32_t rows, uint8_t *const *out) {
+/* HDR signals (PQ, HLG): row y, columns [x0, x0+n), as R'G'B' signal floats. */
+typedef struct hdr_signal {
+    float a[3][3], b[3];
+    int mono, shift, n_bits;
+} hdr_signal;
+
+static void hdr_signal_init(hdr_signal *h, const kind *k, int full, int mono, int shift, int n_bits, int cs) {
     double A[3][3], B[3];
     real_map(k, full, 1, 1.0, 0.0, n_bits, cs, mono, A, B);
-    float a[3][3], b[3];
     for (int r = 0; r < 3; r++) {
-        b[r] = (float)B[r];
-        for (int j = 0; j < 3; j++) a[r][j] = (float)A[r][j];
+        h->b[r] = (float)B[r];
+        for (int j = 0; j < 3; j++) h->a[r][j] = (float)A[r][j];
     }
+    h->mono = mono, h->shift = shift, h->n_bits = n_bits;
+}
+
+VECTOR_CLONES static void hdr_signal_chunk(const sy__yuv *yuv, const hdr_signal *h, uint32_t y, uint32_t x0, int n,
+                                           float *restrict signal) {
     const int wide = yuv->bit_depth > 8;
+    const uint8_t *yr = yuv->plane[0] + (size_t)y * yuv->stride[0];
+    int32_t Y[CHUNK], U[CHUNK] = {0}, V[CHUNK] = {0};
+    load_row(yr, wide, yuv->plane_width[0], x0, n, h->shift, h->n_bits, Y);
+    if (!h->mono) {
+        load_chroma(yuv, 1, y, x0, n, h->shift, h->n_bits, U);
+        load_chroma(yuv, 2, y, x0, n, h->shift, h->n_bits, V);
+    }
+    for (int i = 0; i < n; i++)
+        for (int c = 0; c < 3; c++)
+            signal[3 * i + c] = h->a[c][0] * (float)Y[i] + h->a[c][1] * (float)U[i] + h->a[c][2] * (float)V[i] + h->b[c];
+}
+
+/* HDR signals to RGB: tone-mapped to 8-bit SDR Display P3 (sy_hdr_tone.h). */
+static void hdr_rows(const sy__yuv *yuv, const hdr_signal *h, const sy__hdr_map *hdr, uint32_t y0, uint32_t rows,
+                     uint8_t *const *out) {
+    float signal[3 * CHUNK];
     for (uint32_t r = 0; r < rows; r++) {
         uint32_t y = SY__MIN(y0 + r, yuv->plane_height[0] - 1);
-        const uint8_t *yr = yuv->plane[0] + (size_t)y * yuv->stride[0];
         for (uint32_t x0 = 0; x0 < yuv->width; x0 += CHUNK) {
             int n = (int)SY__MIN((uint32_t)CHUNK, yuv->width - x0);
-            int32_t Y[CHUNK], U[CHUNK] = {0}, V[CHUNK] = {0};
-            float signal[3 * CHUNK];
-            load_row(yr, wide, yuv->plane_width[0], x0, n, shift, n_bits, Y);
-            if (!mono) {
-                load_chroma(yuv, 1, y, x0, n, shift, n_bits, U);
-                load_chroma(yuv, 2, y, x0, n, shift, n_bits, V);
-            }
-            for (int i = 0; i < n; i++)
-                for (int c = 0; c < 3; c++)
-                    signal[3 * i + c] = a[c][0] * (float)Y[i] + a[c][1] * (float)U[i] + a[c][2] * (float)V[i] + b[c];
+            hdr_signal_chunk(yuv, h, y, x0, n, signal);
             sy__hdr_to_sdr(hdr, signal, (size_t)n, out[r] + (size_t)x0 * 3);
         }
     }
 }
 
+/* Grey: 4:0:0, or chroma planes missing. */
+static int no_chroma(const sy__yuv *yuv) {
+    return yuv->chroma == 0 || yuv->chroma > 3 || !yuv->plane[1] || !yuv->plane[2] || !yuv->plane_width[1] ||
+           !yuv->plane_height[1] || !yuv->plane_width[2] || !yuv->plane_height[2];
+}
+
+/* The colour description a conversion follows: `colour` when given, else the picture's VUI. */
+static const sy_cicp *described(const sy__yuv *yuv, const sy_cicp *colour) {
+    return colour && colour->present ? colour : &yuv->vui;
+}
+
+int sy__yuv_hdr_gain_rows(const sy__yuv *yuv, const sy_cicp *colour, uint32_t y0, uint32_t rows, float *const *out) {
+    if (!yuv || !yuv->plane[0] || !yuv->width || !yuv->plane_width[0] || !yuv->plane_height[0] || !out) return 0;
+    const sy_cicp *c = described(yuv, colour);
+    sy__hdr_map hdr;
+    if (!c->present || !sy__hdr_map_init(&hdr, c->primaries, c->transfer)) return 0;
+    const int mono = no_chroma(yuv);
+    int depth = yuv->bit_depth < 8 ? 8 : yuv->bit_depth > 16 ? 16 : yuv->bit_depth;
+    int shift = depth > 12 ? depth - 12 : 0;
+    hdr_signal h;
+    kind k = matrix_kind(c->matrix, c->primaries);
+    hdr_signal_init(&h, &k, c->full_range != 0, mono, shift, depth - shift,
+                    mono ? 0 : yuv->chroma == 1 ? 3 : yuv->chroma == 2 ? 1 : 0);
+    float signal[3 * CHUNK];
+    for (uint32_t r = 0; r < rows; r++) {
+        uint32_t y = SY__MIN(y0 + r, yuv->plane_height[0] - 1);
+        for (uint32_t x0 = 0; x0 < yuv->width; x0 += CHUNK) {
+            int n = (int)SY__MIN((uint32_t)CHUNK, yuv->width - x0);
+            hdr_signal_chunk(yuv, &h, y, x0, n, signal);
+            sy__hdr_gain(&hdr, signal, (size_t)n, out[r] + x0);
+        }
+    }
+    return 1;
+}
+
 VECTOR_CLONES void sy__yuv_rows(const sy__yuv *yuv, const sy_cicp *colour, int to_rgb, uint32_t y0,
                                 uint32_t rows, uint8_t *const *out) {
     if (!yuv || !out || !yuv->plane[0] || yuv->width == 0 || !yuv->plane_width[0] || !yuv->plane_height[0]) return;
-    const int mono = yuv->chroma == 0 || yuv->chroma > 3 || !yuv->plane[1] || !yuv->plane[2] ||
-                     !yuv->plane_width[1] || !yuv->plane_height[1] || !yuv->plane_width[2] || !yuv->plane_height[2];
-    const sy_cicp *c = colour && colour->present ? colour : &yuv->vui;
+    const int mono = no_chroma(yuv);
+    const sy_cicp *c = described(yuv, colour);
     unsigned matrix = c->present ? c->matrix : 2, primaries = c->present ? c->primaries : 2;
     int full = c->present ? c->full_range != 0 : 0;
     int depth = yuv->bit_depth < 8 ? 8 : yuv->bit_depth > 16 ? 16 : yuv->bit_depth;
@@ -347,7 +394,9 @@ VECTOR_CLONES void sy__yuv_rows(const sy__yuv *yuv, const sy_cicp *colour, int t
     }
     sy__hdr_map hdr;
     if (to_rgb && c->present && sy__hdr_map_init(&hdr, c->primaries, c->transfer)) {
-        hdr_rows(yuv, &k, full, mono, shift, n_bits, cs, &hdr, y0, rows, out);
+        hdr_signal h;
+        hdr_signal_init(&h, &k, full, mono, shift, n_bits, cs);
+        hdr_rows(yuv, &h, &hdr, y0, rows, out);
         return;
     }
     affine m;

@@ -22,6 +22,7 @@
 #include "live/sy_live_movie.h"
 #include "live/sy_live_pair_files.h"
 #include "live/sy_live_still_job.h"
+#include "live/sy_frame_gainmap.h"
 #include "video/sy_frame_path.h"
 
 void sy_live_save_options_init(sy_live_save_options *opts) {
@@ -82,9 +83,13 @@ static sy_status check_time(const char *movie, const sy_video_reader_info *vi, d
 
 /* *primaries (may be NULL): the movie's. A still made of a frame is in the
  * movie's primaries (an iPhone's Display P3) and says so, else a viewer
- * would show P3 values as sRGB, paler than the movie. */
+ * would show P3 values as sRGB, paler than the movie. `gain` (may be NULL):
+ * for an HDR movie the frame's gain plane (sy_video_reader_gain.h), else
+ * zeroed. */
 static sy_status render_frame(sy_context *ctx, const char *movie, double seconds, const sy_recipe *recipe,
-                              sy_edit_image *out, uint32_t *frame, uint16_t *primaries, sy_error *err) {
+                              sy_edit_image *out, uint32_t *frame, uint16_t *primaries, sy__gain_plane *gain,
+                              sy_error *err) {
+    if (gain) memset(gain, 0, sizeof *gain);
     memset(out, 0, sizeof *out);
     sy_recipe identity;
     sy_recipe_init(&identity);
@@ -108,6 +113,7 @@ static sy_status render_frame(sy_context *ctx, const char *movie, double seconds
     while (st == SY_OK) {
         sy_video_frame f;
         int end = 0;
+        if (gain && index == want) sy__video_reader_keep_gain(r, SY__FRAME_GAINMAP_SCALE); /* this frame's only */
         st = sy_video_reader_next(r, &f, &end, err);
         if (st != SY_OK) break;
         if (end) {
@@ -116,6 +122,7 @@ static sy_status render_frame(sy_context *ctx, const char *movie, double seconds
         }
         if (index++ < want) continue;
         st = sy__frame_path_render(&path, &f, full, stride, err);
+        if (gain) sy__video_reader_take_gain(r, gain);
         break;
     }
     if (st == SY_OK) { /* the encoder's even size, same row stride */
@@ -190,6 +197,30 @@ static sy_status decide_hdr(sy_context *ctx, const char *source_still, const sy_
                                     source_still ? NULL : "the new key photo is a frame of the SDR movie", d, err);
 }
 
+/* A still made of a frame, in the frame's space; with `gain` (an HDR movie's
+ * frame: consumed) its HDR goes with it as a gain map. */
+static sy_status write_frame_still(sy_context *ctx, const sy_edit_image *image, uint16_t primaries,
+                                   sy__gain_plane *gain, const sy_recipe *recipe, const char *exif_source,
+                                   const char *identifier, const char *path, sy_still_format format, int quality,
+                                   sy_hdr_outcome *outcome, sy_error *err) {
+    sy_gainmap_image map = {0};
+    sy__gainmap_save save;
+    memset(&save, 0, sizeof save);
+    sy_recipe identity;
+    sy_recipe_init(&identity);
+    sy_status st = SY_OK;
+    int hdr = gain && gain->log2;
+    if (hdr) st = sy__frame_gainmap_prepare(ctx, gain, recipe ? recipe : &identity, path, format, quality, &map, &save, err);
+    if (st == SY_OK)
+        st = sy__live_write_still_in(ctx, image, sy__color_space_of_primaries(primaries), hdr ? &save.extra : NULL,
+                                     exif_source, identifier, path, format, quality, err);
+    if (st == SY_OK && hdr && outcome) *outcome = SY_HDR_KEPT;
+    sy__gainmap_save_free(&save);
+    sy_gainmap_image_free(ctx, &map);
+    if (gain) sy__gain_plane_free(ctx, gain);
+    return st;
+}
+
 /* SPEC E1: a bordered Live photo is saved as a still only, without identifier. */
 static sy_status save_still_only(sy_context *ctx, const char *movie, const char *still, const char *still_out,
                                  const sy_recipe *recipe, const sy_live_save_options *o, sy__hdr_decision *hdr,
@@ -216,10 +247,12 @@ static sy_status save_still_only(sy_context *ctx, const char *movie, const char 
     }
     sy_edit_image img = {0};
     uint16_t primaries = 0;
-    st = render_frame(ctx, movie, t, recipe, &img, &rep->still_frame, &primaries, err);
+    sy__gain_plane gain;
+    st = render_frame(ctx, movie, t, recipe, &img, &rep->still_frame, &primaries, &gain, err);
     if (st == SY_OK)
-        st = sy__live_write_still_in(ctx, &img, sy__color_space_of_primaries(primaries), NULL, NULL, NULL, still_out, o->still_format,
-                                     o->quality, err);
+        st = write_frame_still(ctx, &img, primaries, &gain, recipe, NULL, NULL, still_out, o->still_format, o->quality,
+                               &rep->hdr, err);
+    sy__gain_plane_free(ctx, &gain);
     rep->still_width = img.width;
     rep->still_height = img.height;
     sy_edit_image_free(ctx, &img);
@@ -283,16 +316,20 @@ static sy_status live_pair(sy_context *ctx, const char *source_movie, const char
             if (err) *err = task.err;
         }
     } else {
-        /* a remux decodes nothing: the still is the key frame rendered on its own */
+        /* a remux decodes nothing: the still is the key frame rendered on its
+         * own; the movie stays as it was, so an HDR movie's still keeps its
+         * HDR as a gain map (a re-encoded movie is SDR: so is its still) */
+        sy__gain_plane gain = {0};
         if (st == SY_OK && to.copy_video)
-            st = render_frame(ctx, source_movie, rep->still_time, recipe, &cap.image, NULL, NULL, err);
+            st = render_frame(ctx, source_movie, rep->still_time, recipe, &cap.image, NULL, NULL, &gain, err);
         if (st == SY_OK && !cap.image.pixels)
             st = sy__fail(err, SY_E_INVALID_INPUT, "%s: frame %u never reached the encoder", source_movie,
                           rep->still_frame);
         if (st == SY_OK)
-            st = sy__live_write_still_in(ctx, &cap.image, sy__color_space_of_primaries(sy__video_frame_primaries(&vi)), NULL, opts->metadata_source,
-                                         rep->content_identifier, still_pending,
-                                     opts->still_format, opts->quality, err);
+            st = write_frame_still(ctx, &cap.image, sy__video_frame_primaries(&vi), &gain, recipe,
+                                   opts->metadata_source, rep->content_identifier, still_pending, opts->still_format,
+                                   opts->quality, &rep->hdr, err);
+        sy__gain_plane_free(ctx, &gain);
         task.width = cap.image.width;
         task.height = cap.image.height;
     }
@@ -344,7 +381,7 @@ sy_status sy_live_render_frame(sy_context *ctx, const char *movie, double second
     sy_recipe r;
     sy_lut *lut = NULL;
     sy_status st = recipe ? sy__recipe_prepare(ctx, recipe, &r, &lut, err) : SY_OK;
-    if (st == SY_OK) st = render_frame(ctx, movie, seconds, recipe ? &r : NULL, out, frame, NULL, err);
+    if (st == SY_OK) st = render_frame(ctx, movie, seconds, recipe ? &r : NULL, out, frame, NULL, NULL, err);
     sy_lut_destroy(lut);
     return st;
 }

@@ -23,11 +23,14 @@
 #include "sy_mov.h"
 #include "sy_video.h"
 #include "base/sy_video_stream.h"
+#include "base/sy_hdr_tone.h"
 #include "still/sy_frame_orient.h"
+#include "still/sy_orient.h"
 #include "hevc/sy_hevc.h"
 #include "h264/sy_h264.h"
 #include "bmff/sy_bmff_file.h"
 #include "video/sy_video_reader_decode_only.h"
+#include "video/sy_video_reader_gain.h"
 #include "video/sy_video_reader_samples.h"
 #include "video/sy_video_reader_scale.h"
 #include "video/sy_video_reader_threads.h"
@@ -58,6 +61,8 @@ struct sy_video_reader {
     uint8_t *half;    /* the averaged luma plane when halving */
     uint32_t out_width, out_height; /* the frame's size (upright) */
     int no_pixels;    /* sy__video_reader_decode_only: no RGB, disposable samples before needed_pts skipped */
+    uint32_t gain_scale; /* sy__video_reader_keep_gain: HDR frames come with their gain plane (0 = not asked) */
+    sy__gain_plane gain;
     int64_t needed_pts;
     uint32_t skipped;
     int keep_samples;  /* sy__video_reader_keep_samples: 8-bit 4:2:0 pictures as samples, not RGB */
@@ -111,6 +116,7 @@ void sy_video_reader_close(sy_video_reader *r) {
     if (r->scratch) sy__free(ctx, r->scratch);
     if (r->times) sy_mov_presentation_times_free(ctx, r->times);
     if (r->half) sy__free(ctx, r->half);
+    sy__gain_plane_free(ctx, &r->gain);
     if (r->mov) sy_mov_close(r->mov);
     if (r->path) sy__free(ctx, r->path);
     sy__free(ctx, r);
@@ -375,6 +381,21 @@ sy_status sy__video_reader_decode_only(sy_video_reader *r, double needed_from, s
 
 uint32_t sy__video_reader_skipped(const sy_video_reader *r) { return r ? r->skipped : 0; }
 
+int sy__video_reader_keep_gain(sy_video_reader *r, uint32_t scale) {
+    if (!r || r->no_pixels || scale < 1 || scale > 16 || !sy__cicp_is_hdr_transfer(r->info.transfer)) return 0;
+    r->gain_scale = scale;
+    r->keep_samples = 0; /* the gain comes with RGB frames */
+    return 1;
+}
+
+int sy__video_reader_take_gain(sy_video_reader *r, sy__gain_plane *out) {
+    memset(out, 0, sizeof *out);
+    if (!r || !r->gain_scale || !r->gain.log2) return 0;
+    *out = r->gain;
+    memset(&r->gain, 0, sizeof r->gain);
+    return 1;
+}
+
 int sy__video_reader_keep_samples(sy_video_reader *r) {
     if (!r || r->info.rotation || r->info.mirrored || r->halve || r->no_pixels) return 0;
     r->keep_samples = 1;
@@ -430,6 +451,11 @@ static sy_status emit(sy_video_reader *r, const sy__yuv *pic, uint32_t tag, sy_v
         if (!r->rgb && !(r->rgb = sy__alloc(r->ctx, r->stride, r->out_height, "video RGB frame", err)))
             return err ? err->code : SY_E_BUDGET;
         sy__orient_rgb(pic, r->info.rotation, r->info.mirrored != 0, r->rgb, r->stride, r->scratch);
+        if (r->gain_scale) {
+            sy_status st = sy__gain_plane_make(r->ctx, pic, r->gain_scale, &r->gain, err);
+            if (st != SY_OK) return st;
+            r->gain.orientation = sy__orient_from_rotation(r->info.rotation, r->info.mirrored != 0);
+        }
     }
     frame->rgb = r->have_samples ? NULL : r->rgb;
     frame->stride = r->have_samples ? 0 : r->stride;
