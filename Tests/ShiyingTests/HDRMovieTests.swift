@@ -141,7 +141,7 @@ struct HDRMovieTests {
         #expect(gifCheck.mean <= 2.5 && gifCheck.max <= 16, "GIF frame 0 vs the mapped light in sRGB: \(gifCheck)")
     }
 
-    @Test("a moving collage with an HLG Live cell is Display P3, its still and movie frames the tone-mapped frame")
+    @Test("a moving collage with an HLG Live cell is Display P3, its still and movie frames the tone-mapped frame, the still's HDR kept")
     func movingCollage() async throws {
         let dir = try TempDir("hdr-collage")
         defer { dir.remove() }
@@ -159,6 +159,11 @@ struct HDRMovieTests {
         #expect(json["still_frame"] as? Int == 6, "the clip's middle: \(run.stdout)")
         let stillCheck = try await HDROracle.check(still, "hlg", frame: 6)
         #expect(stillCheck.mean <= 1.5, "collage still: \(stillCheck)")
+        #expect(json["gain_map"] as? String == "kept", "the Live photo's HDR goes on into the collage: \(run.stdout)")
+        if HDROracle.ultraHDR {
+            let light = try await HDROracle.light(still, "hlg", frame: 6)
+            #expect(abs(light.median) <= 0.03 && abs(light.highlight_median ?? 1) <= 0.05, "collage still HDR: \(light)")
+        }
         let png = dir.file("frame6.png")
         let frame = try await runTool("ffmpeg", ["-v", "error", "-i", movie, "-vf", "select=eq(n\\,6)", "-frames:v", "1", png])
         #expect(frame.succeeded, "\(frame)")
