@@ -6,7 +6,7 @@
       photo-like scene light: a lit wall with texture, five colour patches, a
       moving lamp. HLG: the BT.2100 OETF of the scene light. PQ: scene light 1.0
       shown at 1000 cd/m^2.
-  hdr_clip.py check IMAGE hlg|pq FRAME [MOVIE] [--srgb]
+  hdr_clip.py check IMAGE hlg|pq FRAME [MOVIE] [--srgb] [--region X,Y,W,H]
       Compares an 8-bit Display P3 (--srgb: sRGB, as a GIF) rendition of frame FRAME with the engine's
       documented mapping (CSources/core/base/hdr_tone.c) applied to the clip's
       known scene light, over 8x8 block means, and prints JSON:
@@ -15,13 +15,14 @@
                          ffmpeg's zimg (zscale) decode of MOVIE to display light:
                          an outside decoder of the HLG / PQ signal (only given MOVIE)
         hlg_as_sdr_mean  what showing the signal as if it were SDR would be off by
-  hdr_clip.py hdr IMAGE hlg|pq FRAME
+  hdr_clip.py hdr IMAGE hlg|pq FRAME [X,Y,W,H]
       Decodes IMAGE's gain map with libultrahdr (imagecodecs) to HDR linear light
       and compares its luminance with the frame's display light (in Display P3,
       reference white 1.0) over 8x8 blocks brighter than 5 % of white, as JSON:
         median, p5, p95   log2 of decoded over expected luminance
         highlights        blocks above 1.2x reference white; highlight_median
         peak              the brightest decoded value (the SDR base alone stops at 1)
+      X,Y,W,H: IMAGE is that rectangle of the frame (an edit's crop).
 """
 import json
 import subprocess
@@ -118,15 +119,21 @@ def make(out, transfer):
 
 
 def blocks(image):
-    return image.reshape(H // 8, 8, W // 8, 8, 3).mean((1, 3))
+    h, w = image.shape[0] // 8 * 8, image.shape[1] // 8 * 8
+    return image[:h, :w].reshape(h // 8, 8, w // 8, 8, 3).mean((1, 3))
 
 
-def check(image_path, transfer, frame, movie, srgb):
+def check(image_path, transfer, frame, movie, srgb, region=None):
     from PIL import Image
     got = blocks(np.asarray(Image.open(image_path).convert("RGB"), dtype=float))
     want, top = sdr_p3(display_light(frame, transfer), srgb)
+    as_signal = signal(frame, transfer) * 255
+    if region:
+        x, y, w, h = (int(v) for v in region.split(","))
+        want, top, as_signal = want[y:y + h, x:x + w], top[y:y + h, x:x + w], as_signal[y:y + h, x:x + w]
+        movie = None
     diff = np.abs(got - blocks(want))
-    as_sdr = np.abs(got - blocks(signal(frame, transfer) * 255))
+    as_sdr = np.abs(got - blocks(as_signal))
     report = {"mean": diff.mean(), "max": diff.max(), "hlg_as_sdr_mean": as_sdr.mean()}
     if movie and not srgb:
         tin = "arib-std-b67" if transfer == "hlg" else "smpte2084"
@@ -146,10 +153,13 @@ def check(image_path, transfer, frame, movie, srgb):
     print(json.dumps(report))
 
 
-def hdr(image_path, transfer, frame):
+def hdr(image_path, transfer, frame, region):
     import imagecodecs
     decoded = imagecodecs.ultrahdr_decode(open(image_path, "rb").read(), dtype="float16").astype(float)[..., :3]
     want = np.clip(display_light(frame, transfer) @ BT2020_TO_P3.T, 0, None)
+    if region:
+        x, y, w, h = (int(v) for v in region.split(","))
+        want = want[y:y + h, x:x + w]
     luminance = np.array([0.2290, 0.6917, 0.0793])  # Display P3's Y row
     got_y, want_y = blocks(decoded) @ luminance, blocks(want) @ luminance
     bright = want_y > 0.05
@@ -165,7 +175,12 @@ if __name__ == "__main__":
     if sys.argv[1] == "make":
         make(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == "hdr":
-        hdr(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+        hdr(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5] if len(sys.argv) > 5 else None)
     else:
         args = [a for a in sys.argv[2:] if a != "--srgb"]
-        check(args[0], args[1], int(args[2]), args[3] if len(args) > 3 else None, "--srgb" in sys.argv)
+        region = None
+        if "--region" in args:
+            k = args.index("--region")
+            region = args[k + 1]
+            del args[k:k + 2]
+        check(args[0], args[1], int(args[2]), args[3] if len(args) > 3 else None, "--srgb" in sys.argv, region)

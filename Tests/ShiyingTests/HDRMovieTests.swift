@@ -5,6 +5,7 @@
 // documented mapping (CSources/core/base/hdr_tone.c) of that light, and below the tone curve's knee ffmpeg's zimg
 // decodes the same signal independently.
 import Foundation
+@testable import Shiying
 import Testing
 
 enum HDROracle {
@@ -41,9 +42,10 @@ enum HDROracle {
     }
 
     static func check(_ image: String, _ transfer: String, frame: Int, movie: String? = nil,
-                      srgb: Bool = false) async throws -> Check {
+                      srgb: Bool = false, region: String? = nil) async throws -> Check {
         var args = ["python3", script, "check", image, transfer, String(frame)]
         if let movie { args.append(movie) }
+        if let region { args += ["--region", region] }
         if srgb { args.append("--srgb") }
         let run = try await runProcess("/usr/bin/env", args, timeout: 300)
         guard run.succeeded, let line = run.lastLine else { throw TestFailure("hdr_clip.py check: \(run)") }
@@ -70,9 +72,9 @@ enum HDROracle {
         }
     }
 
-    static func light(_ image: String, _ transfer: String, frame: Int) async throws -> Light {
-        let run = try await runProcess("/usr/bin/env", ["python3", script, "hdr", image, transfer, String(frame)],
-                                       timeout: 300)
+    static func light(_ image: String, _ transfer: String, frame: Int, region: String? = nil) async throws -> Light {
+        let run = try await runProcess("/usr/bin/env", ["python3", script, "hdr", image, transfer, String(frame)]
+                                           + (region.map { [$0] } ?? []), timeout: 300)
         guard run.succeeded, let line = run.lastLine else { throw TestFailure("hdr_clip.py hdr: \(run)") }
         return try JSONDecoder().decode(Light.self, from: Data(line.utf8))
     }
@@ -115,6 +117,25 @@ struct HDRMovieTests {
         let transferName = transfer == "hlg" ? "arib-std-b67" : "smpte2084"
         #expect(try await HDROracle.probe(movie, "color_transfer,pix_fmt") == "yuv420p10le,\(transferName)",
                 "the Live movie is the HDR movie, untouched")
+    }
+
+    @Test("SPEC E2: a frame of an HLG movie saved as a photo keeps its HDR through the edit's crop")
+    func savedFrame() async throws {
+        let dir = try TempDir("hdr-frame")
+        defer { dir.remove() }
+        let clip = try await HDROracle.clip("hlg", in: dir)
+        var recipe = EditRecipe.identity
+        recipe.crop = EditRecipe.Crop(x: 0.5, y: 0, width: 0.5, height: 0.6) // the lamp's corner: 320x216 at (320, 0)
+        let out = dir.file("frame.jpg")
+        let frame = try LivePhoto.saveFrame(movie: clip, at: 0.2, recipe: recipe, to: out)
+        #expect(frame.index == 6 && frame.width == 320 && frame.height == 216, "\(frame.index) \(frame.width)x\(frame.height)")
+        let check = try await HDROracle.check(out, "hlg", frame: 6, region: "320,0,320,216")
+        #expect(check.mean <= 1.5, "the SDR frame: \(check)")
+        if HDROracle.ultraHDR {
+            let light = try await HDROracle.light(out, "hlg", frame: 6, region: "320,0,320,216")
+            #expect(abs(light.median) <= 0.03 && light.highlights >= 20 && abs(light.highlight_median ?? 1) <= 0.05,
+                    "the map follows the crop: \(light)")
+        }
     }
 
     @Test("a transcode of an HLG movie is SDR Display P3 (BT.709 transfer), frames as the still; its GIF is sRGB")

@@ -237,10 +237,22 @@ sy_status sy_live_write_still(sy_context *ctx, const sy_edit_image *image, const
                               sy_error *err);
 
 /** The same for a frame of `movie` (sy_live_render_frame's): the still says
- *  the movie's colour space (Display P3 for an iPhone's, with its profile). */
+ *  the movie's colour space (Display P3 for an iPhone's, with its profile).
+ *  The pixels alone carry no HDR: for an HDR movie's frame use
+ *  sy_live_save_frame, which keeps it as a gain map. */
 sy_status sy_live_write_frame(sy_context *ctx, const sy_edit_image *image, const char *movie, const char *exif_source,
                               const char *content_identifier, const char *path, sy_still_format format, int quality,
                               sy_error *err);
+
+/** SPEC E2 in one call: the frame at `seconds` rendered as sy_live_render_frame
+ *  renders it, saved as sy_live_write_frame saves it (no identifier); the frame
+ *  of an HDR movie (HLG, PQ: its pixels are the SDR rendition) keeps its HDR
+ *  as a gain map (Ultra HDR + ISO 21496-1 on JPEG, 'tmap' on HEIC). `out` (may
+ *  be NULL) receives the rendered frame (free with sy_edit_image_free),
+ *  *frame (may be NULL) its index. */
+sy_status sy_live_save_frame(sy_context *ctx, const char *movie, double seconds, const sy_recipe *recipe,
+                             const char *exif_source, const char *path, sy_still_format format, int quality,
+                             sy_edit_image *out, uint32_t *frame, sy_error *err);
 
 #ifdef __cplusplus
 }

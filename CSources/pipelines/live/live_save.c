@@ -386,6 +386,28 @@ sy_status sy_live_render_frame(sy_context *ctx, const char *movie, double second
     return st;
 }
 
+sy_status sy_live_save_frame(sy_context *ctx, const char *movie, double seconds, const sy_recipe *recipe,
+                             const char *exif_source, const char *path, sy_still_format format, int quality,
+                             sy_edit_image *out, uint32_t *frame, sy_error *err) {
+    if (out) memset(out, 0, sizeof *out);
+    if (!ctx || !movie || !path) return sy__fail(err, SY_E_USAGE, "sy_live_save_frame: NULL argument");
+    sy_recipe r;
+    sy_lut *lut = NULL;
+    sy_edit_image img = {0};
+    uint16_t primaries = 0;
+    sy__gain_plane gain = {0};
+    sy_status st = recipe ? sy__recipe_prepare(ctx, recipe, &r, &lut, err) : SY_OK;
+    if (st == SY_OK) st = render_frame(ctx, movie, seconds, recipe ? &r : NULL, &img, frame, &primaries, &gain, err);
+    if (st == SY_OK)
+        st = write_frame_still(ctx, &img, primaries, &gain, recipe ? &r : NULL, exif_source, NULL, path, format,
+                               quality, NULL, err);
+    sy__gain_plane_free(ctx, &gain);
+    sy_lut_destroy(lut);
+    if (st == SY_OK && out) *out = img;
+    else sy_edit_image_free(ctx, &img);
+    return st;
+}
+
 sy_status sy_live_save(sy_context *ctx, const char *source_movie, const char *source_still, const char *still_out,
                        const char *movie_out, const sy_live_save_options *opts, sy_live_save_report *report,
                        sy_error *err) {

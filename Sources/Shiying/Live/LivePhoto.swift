@@ -248,6 +248,11 @@ public enum LivePhoto {
         let status = recipe.withEngineRecipe { sy_live_render_frame(engine.raw, movie, seconds, $0, &image, &index, &error) }
         try check(status, error, file: movie)
         defer { sy_edit_image_free(engine.raw, &image) }
+        return frame(of: image, index: index)
+    }
+
+    /// An engine image as a Frame (rows copied out).
+    private static func frame(of image: sy_edit_image, index: UInt32) -> Frame {
         var rgb = [UInt8]()
         rgb.reserveCapacity(Int(image.width) * Int(image.height) * 3)
         for y in 0..<Int(image.height) {
@@ -258,21 +263,23 @@ public enum LivePhoto {
 
     /// SPEC E2: saves that frame as a new plain photo (no identifier), with the
     /// source still's Exif and XMP when `metadataFrom` is given, in the movie's
-    /// colour space (an iPhone movie's Display P3, with its profile); the pair is untouched.
+    /// colour space (an iPhone movie's Display P3, with its profile); the frame of
+    /// an HDR movie (HLG, PQ) keeps its HDR as a gain map. The pair is untouched.
     public static func saveFrame(movie: String, at seconds: Double, recipe: EditRecipe = .identity,
                                  metadataFrom still: String? = nil, to output: String,
                                  format: StillFormat = .jpeg, quality: Int = 95) throws -> Frame {
-        let frame = try renderFrame(movie: movie, at: seconds, recipe: recipe)
+        try recipe.validateForEngine()
         let engine = try EngineContext()
+        var image = sy_edit_image()
+        var index: UInt32 = 0
         var error = sy_error()
-        let status = frame.rgb.withUnsafeBufferPointer { buffer in
-            var image = sy_edit_image(pixels: UnsafeMutablePointer(mutating: buffer.baseAddress), stride: frame.width * 3,
-                                      width: UInt32(frame.width), height: UInt32(frame.height))
-            return sy_live_write_frame(engine.raw, &image, movie, still, nil, output,
-                                       format == .heic ? SY_STILL_HEIC : SY_STILL_JPEG, Int32(quality), &error)
+        let status = recipe.withEngineRecipe {
+            sy_live_save_frame(engine.raw, movie, seconds, $0, still, output,
+                               format == .heic ? SY_STILL_HEIC : SY_STILL_JPEG, Int32(quality), &image, &index, &error)
         }
         try check(status, error, file: output)
-        return frame
+        defer { sy_edit_image_free(engine.raw, &image) }
+        return frame(of: image, index: index)
     }
 }
 
