@@ -8,15 +8,7 @@ import ShiyingFixtures
 import Testing
 
 enum ColourOracle {
-    static let available: Bool = {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", "-c", "import pillow_heif, PIL.ImageCms"]
-        p.standardError = FileHandle.nullDevice
-        guard (try? p.run()) != nil else { return false }
-        p.waitUntilExit()
-        return p.terminationStatus == 0 && Paths.corpusAvailable
-    }()
+    static let available = commandSucceeds(["python3", "-c", "import pillow_heif, PIL.ImageCms"]) && Paths.corpusAvailable
 
     struct Delta: Decodable {
         var mean: Double

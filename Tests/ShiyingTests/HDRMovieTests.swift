@@ -9,17 +9,8 @@ import Foundation
 import Testing
 
 enum HDROracle {
-    static let available: Bool = {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["sh", "-c", "python3 -c 'import numpy, PIL' && ffmpeg -hide_banner -filters | grep -q zscale && "
-                           + "ffmpeg -hide_banner -encoders | grep -q libx265 && command -v ffprobe"]
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        guard (try? p.run()) != nil else { return false }
-        p.waitUntilExit()
-        return p.terminationStatus == 0
-    }()
+    static let available = commandSucceeds(["sh", "-c", "python3 -c 'import numpy, PIL' && "
+        + "ffmpeg -hide_banner -filters | grep -q zscale && ffmpeg -hide_banner -encoders | grep -q libx265 && command -v ffprobe"])
 
     static let script = Paths.packageRoot.appendingPathComponent("scripts/hdr_clip.py").path
 
@@ -53,15 +44,7 @@ enum HDROracle {
     }
 
     /// libultrahdr through imagecodecs, the outside decoder of the still's gain map.
-    static let ultraHDR: Bool = {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", "-c", "import imagecodecs; imagecodecs.ultrahdr_decode"]
-        p.standardError = FileHandle.nullDevice
-        guard (try? p.run()) != nil else { return false }
-        p.waitUntilExit()
-        return p.terminationStatus == 0
-    }()
+    static let ultraHDR = commandSucceeds(["python3", "-c", "import imagecodecs; imagecodecs.ultrahdr_decode"])
 
     struct Light: Decodable, CustomStringConvertible {
         var median, p5, p95, peak: Double
@@ -77,6 +60,15 @@ enum HDROracle {
                                            + (region.map { [$0] } ?? []), timeout: 300)
         guard run.succeeded, let line = run.lastLine else { throw TestFailure("hdr_clip.py hdr: \(run)") }
         return try JSONDecoder().decode(Light.self, from: Data(line.utf8))
+    }
+
+    /// The image's gain map, decoded by libultrahdr, gives back the frame's display light (when imagecodecs has it).
+    static func expectLight(_ image: String, _ transfer: String, frame: Int, region: String? = nil,
+                            _ what: String) async throws {
+        guard ultraHDR else { return }
+        let l = try await light(image, transfer, frame: frame, region: region)
+        #expect(abs(l.median) <= 0.03 && l.p5 >= -0.08 && l.p95 <= 0.08, "\(what): \(l)")
+        #expect(l.highlights >= 20 && abs(l.highlight_median ?? 1) <= 0.05 && l.peak >= 3.5, "\(what): \(l)")
     }
 
     static func probe(_ movie: String, _ entries: String) async throws -> String {
@@ -109,11 +101,7 @@ struct HDRMovieTests {
         #expect((json?["video"] as? [String: Any])?["hdr"] as? String == "kept", "\(run.stdout)")
         let info = try await CLI.run(["hdr", "info", still])
         #expect(info.stdout.contains("ultrahdr-jpeg") && info.stdout.contains("headroom 4.93"), "\(info)")
-        if HDROracle.ultraHDR {
-            let light = try await HDROracle.light(still, transfer, frame: frame)
-            #expect(abs(light.median) <= 0.03 && light.p5 >= -0.08 && light.p95 <= 0.08, "\(light)")
-            #expect(light.highlights >= 20 && abs(light.highlight_median ?? 1) <= 0.05 && light.peak >= 3.5, "\(light)")
-        }
+        try await HDROracle.expectLight(still, transfer, frame: frame, "the Live still's HDR")
         let transferName = transfer == "hlg" ? "arib-std-b67" : "smpte2084"
         #expect(try await HDROracle.probe(movie, "color_transfer,pix_fmt") == "yuv420p10le,\(transferName)",
                 "the Live movie is the HDR movie, untouched")
@@ -131,11 +119,7 @@ struct HDRMovieTests {
         #expect(frame.index == 6 && frame.width == 320 && frame.height == 216, "\(frame.index) \(frame.width)x\(frame.height)")
         let check = try await HDROracle.check(out, "hlg", frame: 6, region: "320,0,320,216")
         #expect(check.mean <= 1.5, "the SDR frame: \(check)")
-        if HDROracle.ultraHDR {
-            let light = try await HDROracle.light(out, "hlg", frame: 6, region: "320,0,320,216")
-            #expect(abs(light.median) <= 0.03 && light.highlights >= 20 && abs(light.highlight_median ?? 1) <= 0.05,
-                    "the map follows the crop: \(light)")
-        }
+        try await HDROracle.expectLight(out, "hlg", frame: 6, region: "320,0,320,216", "the map follows the crop")
     }
 
     @Test("a transcode of an HLG movie is SDR Display P3 (BT.709 transfer), frames as the still; its GIF is sRGB")
@@ -181,10 +165,7 @@ struct HDRMovieTests {
         let stillCheck = try await HDROracle.check(still, "hlg", frame: 6)
         #expect(stillCheck.mean <= 1.5, "collage still: \(stillCheck)")
         #expect(json["gain_map"] as? String == "kept", "the Live photo's HDR goes on into the collage: \(run.stdout)")
-        if HDROracle.ultraHDR {
-            let light = try await HDROracle.light(still, "hlg", frame: 6)
-            #expect(abs(light.median) <= 0.03 && abs(light.highlight_median ?? 1) <= 0.05, "collage still HDR: \(light)")
-        }
+        try await HDROracle.expectLight(still, "hlg", frame: 6, "the collage still's HDR")
         let png = dir.file("frame6.png")
         let frame = try await runTool("ffmpeg", ["-v", "error", "-i", movie, "-vf", "select=eq(n\\,6)", "-frames:v", "1", png])
         #expect(frame.succeeded, "\(frame)")

@@ -145,6 +145,18 @@ func runProcess(_ executable: String, _ arguments: [String], timeout: Double = 1
                          seconds: Date().timeIntervalSince(start))
 }
 
+/// Whether `/usr/bin/env arguments...` exits 0 (a probe for optional tools and Python modules).
+func commandSucceeds(_ arguments: [String]) -> Bool {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    p.arguments = arguments
+    p.standardOutput = FileHandle.nullDevice
+    p.standardError = FileHandle.nullDevice
+    guard (try? p.run()) != nil else { return false }
+    p.waitUntilExit()
+    return p.terminationStatus == 0
+}
+
 /// Runs a tool found on PATH (ImageMagick, vips, exiftool).
 func runTool(_ name: String, _ arguments: [String], timeout: Double = 120) async throws -> ProcessResult {
     for dir in ["/usr/bin", "/usr/local/bin", "/bin"] {
