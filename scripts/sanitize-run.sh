@@ -44,10 +44,13 @@ run 0 "convert HEIC -> PNG with metadata" "$bin" convert "$work/c.heic" -o "$wor
 
 # HDR movies (HLG 10-bit, PQ): frames tone-mapped to SDR Display P3 (vectorized passes, table lookups).
 if command -v ffmpeg >/dev/null; then
+  echo '{"version":1,"crop":{"x":0.5,"y":0,"width":0.5,"height":0.6}}' > "$work/crop.json"
   for tr in arib-std-b67 smpte2084; do
     ffmpeg -v error -f lavfi -i testsrc2=s=320x240:r=30:d=0.5 -vf format=yuv420p10le -c:v libx265 -preset ultrafast \
       -x265-params "log-level=error:colorprim=bt2020:transfer=$tr:colormatrix=bt2020nc" -tag:v hvc1 "$work/$tr.mov"
-    run 0 "HDR ($tr) movie -> Live" "$bin" convert --to live "$work/$tr.mov" -o "$work/live-$tr"
+    run 0 "HDR ($tr) movie -> Live (still with a gain map)" "$bin" convert --to live "$work/$tr.mov" -o "$work/live-$tr"
+    run 0 "HDR ($tr) frame -> photo with a gain map, cropped" "$bin" live frame --at 0.2 --recipe "$work/crop.json" \
+      -o "$work/frame-$tr.jpg" "$work/live-$tr/${tr}_live.jpg" "$work/live-$tr/${tr}_live.mov"
     run 0 "HDR ($tr) movie -> GIF" "$bin" convert --to gif "$work/$tr.mov" -o "$work/$tr.gif"
     run 0 "HDR ($tr) movie -> SDR transcode" "$bin" video transcode --preset ultrafast "$work/$tr.mov" -o "$work/sdr-$tr.mov"
   done
