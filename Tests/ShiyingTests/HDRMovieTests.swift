@@ -105,6 +105,12 @@ struct HDRMovieTests {
         let transferName = transfer == "hlg" ? "arib-std-b67" : "smpte2084"
         #expect(try await HDROracle.probe(movie, "color_transfer,pix_fmt") == "yuv420p10le,\(transferName)",
                 "the Live movie is the HDR movie, untouched")
+        // SPEC E2: another frame made the key photo brings its own HDR: nothing is lost, no consent is asked
+        // (before: refused, "the new key photo is a frame of the SDR movie").
+        let key = try await CLI.run(["live", "keyphoto", still, movie, "--at", "0.3", "-o", dir.file("key"), "--json"])
+        #expect(key.succeeded && key.stdout.contains("\"hdr\":\"kept\""), "\(key)")
+        try await HDROracle.expectLight(dir.file("key/clip_\(transfer)_live_key.jpg"), transfer, frame: 9,
+                                        "the new key photo's HDR")
     }
 
     @Test("SPEC E2: a frame of an HLG movie saved as a photo keeps its HDR through the edit's crop")

@@ -188,10 +188,10 @@ static void *write_edited_still(void *arg) {
  * taken from the movie (no source still) cannot keep the map of the still
  * whose metadata it inherits. Refused without consent, nothing written. */
 static sy_status decide_hdr(sy_context *ctx, const char *source_still, const sy_live_save_options *o,
-                            sy__hdr_decision *d, sy_error *err) {
+                            int frame_keeps_hdr, sy__hdr_decision *d, sy_error *err) {
     memset(d, 0, sizeof *d);
     const char *from = source_still ? source_still : o->metadata_source;
-    if (!from) return SY_OK;
+    if (!from || (!source_still && frame_keeps_hdr)) return SY_OK; /* the new key photo brings its own HDR */
     sy__hdr_save save = source_still ? SY__HDR_SAVE_CARRIES_MAP : SY__HDR_SAVE_BASE_ONLY;
     return sy__hdr_decide_or_refuse(ctx, from, save, o->still_format, o->allow_sdr, "this Live save",
                                     source_still ? NULL : "the new key photo is a frame of the SDR movie", d, err);
@@ -363,8 +363,17 @@ static sy_status live_save(sy_context *ctx, const char *source_movie, const char
     const sy_recipe *recipe = opts->recipe ? opts->recipe : &identity;
     sy_status st = sy_recipe_validate(recipe, err);
     if (st != SY_OK) return st;
+    /* A key photo made of an HDR movie's frame keeps the frame's HDR (a gain
+     * map) when the frame is rendered on its own: the movie kept as it is, or
+     * a bordered still; a re-encoded movie is SDR, and so is its frame. */
+    int frame_keeps_hdr = 0;
+    if (!source_still && (recipe->border_width > 0 || keeps_movie(recipe, opts))) {
+        sy_video_reader_info vi;
+        if ((st = movie_facts(ctx, source_movie, -1, &vi, NULL, NULL, err)) != SY_OK) return st;
+        frame_keeps_hdr = sy__cicp_is_hdr_transfer(vi.transfer);
+    }
     sy__hdr_decision hdr;
-    if ((st = decide_hdr(ctx, source_still, opts, &hdr, err)) != SY_OK) return st;
+    if ((st = decide_hdr(ctx, source_still, opts, frame_keeps_hdr, &hdr, err)) != SY_OK) return st;
     if (!source_still && hdr.verdict == SY__HDR_DROP) rep->hdr = SY_HDR_DROPPED_WITH_CONSENT;
     st = live_pair(ctx, source_movie, source_still, still_out, movie_out, opts, recipe, &hdr, rep, err);
     sy__hdr_decision_free(ctx, &hdr);
