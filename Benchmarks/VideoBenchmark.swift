@@ -4,7 +4,9 @@
 //
 // Input: a 3-second 1440x1080 30 fps HEVC clip (ffmpeg testsrc2 + libx265, cached in
 // .build/benchmarks/video-inputs) and, when present, ../shared/corpus/real/iphone15plus_IMG_3853.MOV.
-// decode:    `shiying video decode IN` (upright RGB frames)  vs  `ffmpeg -i IN -pix_fmt rgb24 -f null -`
+// decode:    `shiying video decode IN` (upright RGB frames)  vs  `ffmpeg -i IN -pix_fmt rgb24 -f null -`;
+//            and the same clip as 10-bit HLG (BT.2020, as iPhones record video): our SDR Display P3 frames
+//            vs ffmpeg's zimg to display light + tonemap (mobius) + zimg to Display P3 rgb24 (decode only)
 // transcode: `shiying video transcode IN -o OUT.mov --no-audio` (x265 "fast", SPEC C14 rate)
 //            vs `ffmpeg -i IN -an -c:v libx265 -preset fast -b:v <same> -tag:v hvc1 OUT.mov`,
 //            with each output's PSNR against the source (ffmpeg psnr filter).
@@ -44,6 +46,21 @@ private func videoPSNR(_ test: String, _ reference: String, scratch: String) -> 
     return value == "inf" ? .infinity : Double(value)
 }
 
+/// The HDR input: the same testsrc2 at 1440x1080 as 10-bit HLG, BT.2020 (read as an HLG signal it is
+/// mostly highlights: every pixel goes through the tone curve).
+private func hlgClip(inputs: String, scratch: String) -> String {
+    let clip = inputs + "/testsrc2-1440x1080-3s-hlg.mov"
+    if !isFile(clip) {
+        progress("making \(clip) (libx265 10-bit HLG, 90 frames)")
+        let make = try? runChild(["ffmpeg", "-y", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=1440x1080:rate=30",
+                                  "-t", "3", "-vf", "format=yuv420p10le", "-c:v", "libx265", "-preset", "fast",
+                                  "-x265-params", "log-level=error:colorprim=bt2020:transfer=arib-std-b67:colormatrix=bt2020nc",
+                                  "-b:v", "12M", "-tag:v", "hvc1", clip], captureDirectory: scratch)
+        guard let make, make.succeeded else { fail("ffmpeg could not make the HLG clip: \(make?.stderr.suffix(800) ?? "")") }
+    }
+    return clip
+}
+
 /// The suites' shared input: 3 s of ffmpeg's testsrc2 at 1440x1080, 30 fps,
 /// HEVC (hvc1) at 12 Mbps, made once into `inputs`.
 func testsrc2Clip(inputs: String, scratch: String) -> String {
@@ -63,9 +80,10 @@ func runVideoSuite(root: String, shiying: String, runs: Int, singleRunOver: Doub
     let scratch = benchDir + "/scratch", inputs = benchDir + "/video-inputs", outDir = benchDir + "/out"
     for dir in [scratch, inputs, outDir] { try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
     let clip = testsrc2Clip(inputs: inputs, scratch: scratch)
-    var clips: [(path: String, width: Int, height: Int)] = [(clip, 1440, 1080)]
+    var clips: [(path: String, width: Int, height: Int, hdr: Bool)] = [(clip, 1440, 1080, false)]
     let iphone = (root as NSString).deletingLastPathComponent + "/shared/corpus/real/iphone15plus_IMG_3853.MOV"
-    if isFile(iphone) { clips.append((iphone, 1440, 1920)) }   // upright size
+    if isFile(iphone) { clips.append((iphone, 1440, 1920, false)) }   // upright size
+    clips.append((hlgClip(inputs: inputs, scratch: scratch), 1440, 1080, true))
 
     let before = loadAverage()
     var decode: [ToolPair] = [], transcode: [ToolPair] = []
@@ -75,11 +93,14 @@ func runVideoSuite(root: String, shiying: String, runs: Int, singleRunOver: Doub
         progress("decode \(name) (\(frames) frames)")
         var ours = timeTool("shiying", [shiying, "video", "decode", c.path], runs: runs, output: nil, pixels: nil,
                             scratch: scratch, singleRunOver: singleRunOver)
-        var peer = timeTool("ffmpeg", ["ffmpeg", "-v", "error", "-i", c.path, "-an", "-pix_fmt", "rgb24", "-f", "null", "-"],
+        let toRGB = c.hdr ? ["-vf", "zscale=t=linear:npl=203,format=gbrpf32le,zscale=p=smpte432,tonemap=tonemap=mobius:desat=0,"
+                                 + "zscale=t=iec61966-2-1:m=gbr:r=full,format=rgb24"] : ["-pix_fmt", "rgb24"]
+        var peer = timeTool("ffmpeg", ["ffmpeg", "-v", "error", "-i", c.path, "-an"] + toRGB + ["-f", "null", "-"],
                             runs: runs, output: nil, pixels: nil, scratch: scratch, singleRunOver: singleRunOver)
         ours.mpixPerSecond = ours.secondsMedian.map { Double(frames) / $0 }   // frames per second in this suite
         peer.mpixPerSecond = peer.secondsMedian.map { Double(frames) / $0 }
-        decode.append(makePair("decode", input: name, size: (c.width, c.height), ours, peer))
+        decode.append(makePair(c.hdr ? "decode HDR" : "decode", input: name, size: (c.width, c.height), ours, peer))
+        if c.hdr { continue } /* the HDR clip: decode only */
 
         let rate = c14(c.width, c.height)
         let mine = outDir + "/video-ours.mov", theirs = outDir + "/video-ffmpeg.mov"
