@@ -34,6 +34,16 @@ public final class VideoReader {
         public var bitDepth: Int
         /// Full-range (0…255) samples rather than video range.
         public var fullRange: Bool
+        /// The stream's colour description (ISO/IEC 23091-2 code points; 2 = unspecified).
+        public var primaries: Int
+        /// Transfer characteristics: 1 BT.709, 16 PQ, 18 HLG, ...
+        public var transfer: Int
+        /// Matrix coefficients: 1 BT.709, 6 BT.601, 9 BT.2020, ...
+        public var matrix: Int
+        /// "hlg" or "pq" for an HDR stream, whose frames come tone-mapped to SDR Display P3; nil for SDR.
+        public var hdr: String?
+        /// The primaries of the RGB frames (sRGB's curve): the stream's, or 12 (Display P3) for HDR.
+        public var framePrimaries: Int
     }
 
     /// One decoded frame; `rgb` is a copy the caller owns.
@@ -75,7 +85,9 @@ public final class VideoReader {
                     codedWidth: Int(i.coded_width), codedHeight: Int(i.coded_height), rotation: Int(i.rotation),
                     mirrored: i.mirrored != 0, frameCount: Int(i.frame_count), frameRate: i.frame_rate,
                     durationSeconds: i.duration_seconds, timescale: Int(i.timescale), bitDepth: Int(i.bit_depth),
-                    fullRange: i.full_range != 0)
+                    fullRange: i.full_range != 0, primaries: Int(i.primaries), transfer: Int(i.transfer),
+                    matrix: Int(i.matrix), hdr: i.transfer == 18 ? "hlg" : i.transfer == 16 ? "pq" : nil,
+                    framePrimaries: Int(i.frame_primaries))
     }
 
     deinit { sy_video_reader_close(raw) }

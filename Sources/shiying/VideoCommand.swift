@@ -56,7 +56,8 @@ enum VideoCommand {
         if parsed.json {
             print(try JSONReport.line(report))
         } else {
-            print("\(input): \(report.info.codec) \(report.info.width)x\(report.info.height), \(frames) frames in "
+            let hdr = report.info.hdr.map { ", \($0.uppercased()) HDR tone-mapped to SDR Display P3" } ?? ""
+            print("\(input): \(report.info.codec) \(report.info.width)x\(report.info.height)\(hdr), \(frames) frames in "
                   + String(format: "%.2f s (%.1f fps)", seconds, report.framesPerSecond))
         }
         return 0

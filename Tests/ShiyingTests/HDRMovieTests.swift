@@ -133,6 +133,9 @@ struct HDRMovieTests {
         let dir = try TempDir("hdr-transcode")
         defer { dir.remove() }
         let clip = try await HDROracle.clip("hlg", in: dir)
+        let decode = try await CLI.run(["video", "decode", clip, "--json"])
+        #expect(decode.succeeded && decode.stdout.contains("\"hdr\":\"hlg\"") && decode.stdout.contains("\"frame_primaries\":12")
+                && decode.stdout.contains("\"transfer\":18"), "the reader says what its frames are: \(decode.stdout)")
         let out = dir.file("sdr.mov")
         let run = try await CLI.run(["video", "transcode", clip, "-o", out, "--json"])
         #expect(run.succeeded, "\(run)")

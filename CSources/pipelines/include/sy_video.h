@@ -52,6 +52,9 @@ typedef struct sy_video_reader_info {
     uint8_t bit_depth;         /* luma bit depth of the stream (8, 10, ...) as far as known at open */
     uint8_t full_range;        /* colour description (ISO/IEC 23091-2 codes; 2 = unspecified) */
     uint16_t primaries, transfer, matrix;
+    uint16_t frame_primaries;  /* the RGB frames' primaries (sRGB's transfer curve, SDR): `primaries`, or
+                                  12 (Display P3) when the stream is HDR (transfer 16 PQ, 18 HLG): its
+                                  frames come tone-mapped */
 } sy_video_reader_info;
 
 typedef struct sy_video_frame {

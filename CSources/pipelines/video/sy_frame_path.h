@@ -23,7 +23,8 @@ typedef struct sy__frame_path {
 } sy__frame_path;
 
 /* The primaries of the reader's RGB frames: the movie's own, or Display P3
- * when it is HDR (its frames come tone-mapped: base/sy_hdr_tone.h). */
+ * when it is HDR (its frames come tone-mapped: base/sy_hdr_tone.h). From the
+ * facts, not vi->frame_primaries: callers also pass infos they filled. */
 static inline uint16_t sy__video_frame_primaries(const sy_video_reader_info *vi) {
     return sy__cicp_frame_primaries(vi->primaries, vi->transfer);
 }

@@ -203,6 +203,7 @@ static void fill_info(sy_video_reader *r) {
     in->primaries = p->colour.present ? p->colour.primaries : 2;
     in->transfer = p->colour.present ? p->colour.transfer : 2;
     in->matrix = p->colour.present ? p->colour.matrix : 2;
+    in->frame_primaries = sy__cicp_frame_primaries(in->primaries, in->transfer);
 }
 
 sy_status sy_video_reader_open(sy_context *ctx, const char *path, int32_t track, sy_video_reader **out,
