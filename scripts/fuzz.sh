@@ -58,6 +58,14 @@ if [ ! -d "$seeds/video" ] && command -v ffmpeg >/dev/null; then
     ffmpeg -v error -y $src -c:v libx264 -profile:v baseline -movflags faststart "$seeds/video/h264-baseline.mov"
   } || echo "fuzz: some video seeds could not be made"
 fi
+# HDR seeds (10-bit HLG and PQ, BT.2020): the tone mapping and the gain plane.
+for tr in arib-std-b67 smpte2084; do
+  if [ -d "$seeds/video" ] && [ ! -f "$seeds/video/hdr-$tr.mov" ] && command -v ffmpeg >/dev/null; then
+    ffmpeg -v error -y -f lavfi -i testsrc2=size=64x48:rate=10:duration=0.4 -c:v libx265 -tag:v hvc1 \
+      -pix_fmt yuv420p10le -x265-params "log-level=error:colorprim=bt2020:transfer=$tr:colormatrix=bt2020nc" \
+      -movflags faststart "$seeds/video/hdr-$tr.mov" || echo "fuzz: the $tr seed could not be made"
+  fi
+done
 
 # Checked-in seeds (tiny files), e.g. hvcC + tile data pairs for the HEVC harness.
 for dir in Tests/Fuzz/seeds/*/; do

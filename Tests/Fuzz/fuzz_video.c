@@ -2,13 +2,17 @@
  * and through it the MOV demuxer, the hvcC / avcC / SPS parsers and the
  * libavcodec stream decoders (HEVC, H.264): open the main video track, check the
  * info, decode up to 4 frames (every RGB byte read so ASan sees the whole
- * frame), close, and require that every engine allocation and charge is
- * returned. Pictures are capped at 512x512 by a 64 MiB budget, so a hostile
+ * frame; an HDR stream's frames tone-mapped, with their gain plane, whose
+ * every value must be a finite gain of at least 1), close, and require that
+ * every engine allocation and charge is returned. Pictures are capped at 512x512 by a 64 MiB budget, so a hostile
  * SPS cannot make a run slow. Built by scripts/fuzz.sh (FUZZ_ONLY=video);
  * seeds: small ffmpeg-made HEVC / H.264 MOV and MP4 files (scripts/fuzz.sh
  * makes them) with the moov first, so mutations reach the sample data. */
+#include <math.h>
+
 #include "fuzz_support.h"
 #include "sy_video.h"
+#include "video/sy_video_reader_gain.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     fuzz_make_corpus_dirs(*argc, *argv, "video");
@@ -27,6 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (!info || info->rotation % 90 || info->rotation > 270 || !info->width || !info->height) __builtin_trap();
         int swap = info->rotation == 90 || info->rotation == 270;
         if (info->width != (swap ? info->coded_height : info->coded_width)) __builtin_trap();
+        int hdr = sy__video_reader_keep_gain(r, 4);
         for (uint32_t n = 0; n < 4; n++) {
             sy_video_frame f;
             int end = 0;
@@ -43,6 +48,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 __builtin_trap();
             for (uint32_t y = 0; y < f.height; y++)
                 for (size_t x = 0; x < (size_t)f.width * 3; x++) sum += f.rgb[y * f.stride + x];
+            sy__gain_plane gain;
+            if (sy__video_reader_take_gain(r, &gain)) {
+                if (!hdr || !gain.width || !gain.height) __builtin_trap();
+                for (size_t i = 0; i < (size_t)gain.width * gain.height; i++)
+                    if (!isfinite(gain.log2[i]) || gain.log2[i] < -1e-4f) __builtin_trap();
+                sy__gain_plane_free(ctx, &gain);
+            }
         }
         sy_video_reader_close(r);
     }
