@@ -52,7 +52,9 @@ if command -v ffmpeg >/dev/null; then
     run 0 "HDR ($tr) frame -> photo with a gain map, cropped" "$bin" live frame --at 0.2 --recipe "$work/crop.json" \
       -o "$work/frame-$tr.jpg" "$work/live-$tr/${tr}_live.jpg" "$work/live-$tr/${tr}_live.mov"
     run 0 "HDR ($tr) movie -> GIF" "$bin" convert --to gif "$work/$tr.mov" -o "$work/$tr.gif"
-    run 0 "HDR ($tr) movie -> SDR transcode" "$bin" video transcode --preset ultrafast "$work/$tr.mov" -o "$work/sdr-$tr.mov"
+    run 1 "HDR ($tr) movie -> transcode refused without consent" "$bin" video transcode "$work/$tr.mov" -o "$work/no-$tr.mov"
+    run 0 "HDR ($tr) movie -> SDR transcode" "$bin" video transcode --preset ultrafast --allow-sdr "$work/$tr.mov" \
+      -o "$work/sdr-$tr.mov"
   done
 fi
 

@@ -78,8 +78,14 @@ public enum Compression {
         do {
             if movie {
                 let bitrate = try options.videoBitrate ?? halfAverageBitrate(input, bytes: originalBytes)
-                report.video = try VideoTranscode.runBlocking(input, to: output,
-                                                              options: VideoTranscode.Options(bitrate: bitrate),
+                var video = VideoTranscode.Options(bitrate: bitrate)
+                if let hdr = try VideoReader(input).info.hdr { // the 8-bit re-encode is SDR: ask first (SPEC E6)
+                    let detail = "\(hdr.uppercased()) video re-encoded in 8 bits, as SDR"
+                    guard let consent = options.onHDRLoss else { throw HDRLossError.noConsentHook(.hdrVideo, detail: detail) }
+                    guard consent(.hdrVideo) else { throw HDRLossError.declined(.hdrVideo, detail: detail) }
+                    video.allowSDR = true
+                }
+                report.video = try VideoTranscode.runBlocking(input, to: output, options: video,
                                                               progress: progress, cancel: cancel)
             } else {
                 guard options.format != .png else {

@@ -19,6 +19,9 @@ public enum VideoTranscode {
         public var copyMetadata = true
         /// x265 pool threads; 0 = one per core.
         public var threads = 0
+        /// SPEC E6 for movies: an HDR (HLG, PQ) movie may be re-encoded as SDR (the encoder writes 8 bits; the
+        /// report lists "hdr-video" dropped). Without it such a movie is refused and nothing is written.
+        public var allowSDR = false
         /// Options with a bitrate and preset (nil = the defaults).
         public init(bitrate: Int? = nil, preset: String? = nil) {
             self.bitrate = bitrate
@@ -100,6 +103,7 @@ public enum VideoTranscode {
         o.copy_audio = options.copyAudio ? 1 : 0
         o.copy_metadata = options.copyMetadata ? 1 : 0
         o.threads = UInt32(clamping: options.threads)
+        o.allow_sdr = options.allowSDR ? 1 : 0
         var report = sy_video_transcode_report()
         var error = sy_error()
         let clock = ContinuousClock()

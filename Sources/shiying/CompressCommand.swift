@@ -11,7 +11,7 @@ enum CompressCommand {
         .choice("format", ["heic", "jpeg"], "the photo's format", aliases: ["heif": "heic", "jpg": "jpeg"]),
         .int("quality", "Q", 1...100, "photo quality", default: 75),
         .int("bitrate", "BPS", 100_000...200_000_000, "a movie's bitrate in bits per second"),
-        .flag("allow-sdr", "consent to dropping an HDR gain map (SPEC E6)"),
+        .flag("allow-sdr", "consent to dropping an HDR gain map, or an HDR movie becoming SDR (SPEC E6)"),
     ]
 
     static let spec = CommandSpec(

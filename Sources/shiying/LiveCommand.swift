@@ -6,7 +6,7 @@ import Shiying
 enum LiveCommand {
     static let formatOption = OptionSpec.choice("format", ["jpeg", "heic"], "the still's format", aliases: ["jpg": "jpeg"])
     static let recipeOption = OptionSpec.path("recipe", "R.json", "an edit recipe applied to every frame and the still")
-    static let allowSDR = OptionSpec.flag("allow-sdr", "consent to dropping an HDR gain map (SPEC E6)")
+    static let allowSDR = OptionSpec.flag("allow-sdr", "consent to dropping an HDR gain map, or an HDR movie becoming SDR (SPEC E6)")
     static let at = OptionSpec.double("at", "SEC", 0...86_400, "the still-image time in seconds")
     static let pairOperands = [OperandSpec("STILL", .one, "the pair's still (JPEG or HEIC)", missing: "STILL MOVIE expected"),
                    OperandSpec("MOVIE", .one, "the pair's movie (.MOV)", missing: "STILL MOVIE expected")]

@@ -2,7 +2,7 @@ import Foundation
 import Shiying
 
 /// `shiying video info IN [--json]`,
-/// `shiying video transcode IN -o OUT.(mov|mp4) [--bitrate BPS] [--preset P] [--no-audio] [--json]`
+/// `shiying video transcode IN -o OUT.(mov|mp4) [--bitrate BPS] [--preset P] [--no-audio] [--allow-sdr] [--json]`
 enum VideoCommand {
     static let spec = CommandSpec(
         path: ["video"], summary: "movies: tracks and metadata, a timed decode, an HEVC transcode",
@@ -17,6 +17,7 @@ enum VideoCommand {
                                   .int("bitrate", "BPS", 100_000...10_000_000_000, "bits per second (default: SPEC C14)"),
                                   .text("preset", "P", "x265 preset"),
                                   .flag("no-audio", "leave the audio out"), .flag("no-metadata", "leave the metadata out"),
+                                  .flag("allow-sdr", "consent to an HDR (HLG, PQ) movie becoming SDR (SPEC E6)"),
                                   .json],
                         run: { try transcode($0) }),
         ])
@@ -70,9 +71,15 @@ enum VideoCommand {
         var options = VideoTranscode.Options(bitrate: parsed.int("bitrate"), preset: parsed.string("preset"))
         options.copyAudio = !parsed.has("no-audio")
         options.copyMetadata = !parsed.has("no-metadata")
+        options.allowSDR = parsed.has("allow-sdr")
         let progress = ProgressReporter(label: "transcode")
         defer { progress.finish() }
-        let report = try VideoTranscode.runBlocking(input, to: output, options: options, progress: progress.report)
+        let report: VideoTranscode.Report
+        do {
+            report = try VideoTranscode.runBlocking(input, to: output, options: options, progress: progress.report)
+        } catch let error as ShiyingError where error.code == .unsupported && error.message.contains("allow_sdr") {
+            throw consentInCLITerms(error)
+        }
         progress.finish()
         if parsed.json {
             print(try JSONReport.line(report))

@@ -137,7 +137,22 @@ struct HDRMovieTests {
         #expect(decode.succeeded && decode.stdout.contains("\"hdr\":\"hlg\"") && decode.stdout.contains("\"frame_primaries\":12")
                 && decode.stdout.contains("\"transfer\":18"), "the reader says what its frames are: \(decode.stdout)")
         let out = dir.file("sdr.mov")
-        let run = try await CLI.run(["video", "transcode", clip, "-o", out, "--json"])
+        // SPEC E6 for movies: the 8-bit re-encode is SDR, so it asks first; without consent nothing is written.
+        let refused = try await CLI.run(["video", "transcode", clip, "-o", out])
+        #expect(refused.status == 1 && refused.stderr.contains("HDR video (HLG)") && refused.stderr.contains("--allow-sdr")
+                && !FileManager.default.fileExists(atPath: out), "\(refused)")
+        let squeezed = dir.file("small.mov")
+        let compress = try await CLI.run(["compress", clip, "-o", squeezed])
+        #expect(compress.status == 1 && compress.stderr.contains("the movie's HDR would be lost")
+                && !FileManager.default.fileExists(atPath: squeezed), "\(compress)")
+        let live = try await CLI.run(["convert", "--to", "live", clip, "-o", dir.file("live")])
+        #expect(live.succeeded, "\(live)")
+        let edit = try await CLI.run(["live", "edit", dir.file("live/clip_hlg_live.jpg"), dir.file("live/clip_hlg_live.mov"),
+                                      "--recipe", try writeCropRecipe(dir), "-o", dir.file("edit")])
+        let written = (try? FileManager.default.contentsOfDirectory(atPath: dir.file("edit"))) ?? []
+        #expect(edit.status == 1 && edit.stderr.contains("this Live save cannot keep") && written.isEmpty,
+                "a Live edit re-encodes the movie: \(edit), wrote \(written)")
+        let run = try await CLI.run(["video", "transcode", clip, "-o", out, "--allow-sdr", "--json"])
         #expect(run.succeeded, "\(run)")
         #expect(run.lastLine?.contains("\"name\":\"hdr-video\"") == true, "the report says the HDR is gone: \(run.stdout)")
         #expect(try await HDROracle.probe(out, "color_primaries,color_transfer") == "bt709,smpte432",
@@ -181,4 +196,11 @@ struct HDRMovieTests {
         let frameCheck = try await HDROracle.check(png, "hlg", frame: 6)
         #expect(frameCheck.mean <= 2.5, "collage movie frame 6: \(frameCheck)")
     }
+}
+
+/// A recipe that crops (so a Live edit re-encodes its movie), written into `dir`.
+private func writeCropRecipe(_ dir: TempDir) throws -> String {
+    let path = dir.file("crop.json")
+    try Data(#"{"version":1,"crop":{"x":0.1,"y":0.1,"width":0.8,"height":0.8}}"#.utf8).write(to: URL(fileURLWithPath: path))
+    return path
 }

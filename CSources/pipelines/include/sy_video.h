@@ -211,6 +211,10 @@ typedef struct sy_video_transcode_options {
     int aac_audio;             /* 1: LPCM sound is encoded as AAC-LC (96 kb/s a channel, priming hidden by
                                   the edit list) instead of copied, for an .mp4 Android plays; AAC and
                                   sound we cannot decode are still copied. Default 0 */
+    int allow_sdr;             /* SPEC E6 for movies: 1 = an HDR (HLG, PQ) movie may be re-encoded as SDR
+                                  (the encoder writes 8 bits: frames tone-mapped to SDR Display P3, the report
+                                  lists SY_DROPPED_HDR_VIDEO); 0 (default) = refused with SY_E_UNSUPPORTED
+                                  before anything is written. A remux (copy_video) keeps HDR and needs none */
 } sy_video_transcode_options;
 
 void sy_video_transcode_options_init(sy_video_transcode_options *opts);

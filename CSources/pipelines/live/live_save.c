@@ -295,6 +295,7 @@ static sy_status live_pair(sy_context *ctx, const char *source_movie, const char
     to.copy_video = keeps_movie(recipe, opts);
     to.bitrate = opts->bitrate;
     to.preset = opts->preset;
+    to.allow_sdr = opts->allow_sdr; /* asked already (live_save): an HDR movie re-encoded is SDR */
     to.threads = opts->threads;
     to.recipe = recipe;
     /* Without a source still, the still is the frame captured on its way to
@@ -363,15 +364,16 @@ static sy_status live_save(sy_context *ctx, const char *source_movie, const char
     const sy_recipe *recipe = opts->recipe ? opts->recipe : &identity;
     sy_status st = sy_recipe_validate(recipe, err);
     if (st != SY_OK) return st;
-    /* A key photo made of an HDR movie's frame keeps the frame's HDR (a gain
-     * map) when the frame is rendered on its own: the movie kept as it is, or
-     * a bordered still; a re-encoded movie is SDR, and so is its frame. */
-    int frame_keeps_hdr = 0;
-    if (!source_still && (recipe->border_width > 0 || keeps_movie(recipe, opts))) {
-        sy_video_reader_info vi;
-        if ((st = movie_facts(ctx, source_movie, -1, &vi, NULL, NULL, err)) != SY_OK) return st;
-        frame_keeps_hdr = sy__cicp_is_hdr_transfer(vi.transfer);
-    }
+    /* An HDR movie re-encoded (8 bits) is SDR: consent first, before any
+     * work. A key photo made of its frame keeps the frame's HDR (a gain map)
+     * when the frame is rendered on its own: the movie kept as it is, or a
+     * bordered still; a re-encoded movie is SDR, and so is its frame. */
+    sy_video_reader_info vi;
+    if ((st = movie_facts(ctx, source_movie, -1, &vi, NULL, NULL, err)) != SY_OK) return st;
+    int reencodes = recipe->border_width == 0 && !keeps_movie(recipe, opts);
+    if (reencodes && (st = sy__video_check_sdr_consent(&vi, source_movie, "this Live save", opts->allow_sdr, err)) != SY_OK)
+        return st;
+    int frame_keeps_hdr = !source_still && !reencodes && sy__cicp_is_hdr_transfer(vi.transfer);
     sy__hdr_decision hdr;
     if ((st = decide_hdr(ctx, source_still, opts, frame_keeps_hdr, &hdr, err)) != SY_OK) return st;
     if (!source_still && hdr.verdict == SY__HDR_DROP) rep->hdr = SY_HDR_DROPPED_WITH_CONSENT;

@@ -34,6 +34,15 @@ sy_status sy__frame_path_render(sy__frame_path *p, const sy_video_frame *frame, 
     return sy__renderer_render_rows_reusing(p->renderer, &src, 0, p->frame_height, dst, dst_stride, &p->scratch, err);
 }
 
+sy_status sy__video_check_sdr_consent(const sy_video_reader_info *vi, const char *input, const char *what,
+                                      int allow_sdr, sy_error *err) {
+    if (allow_sdr || !sy__cicp_is_hdr_transfer(vi->transfer)) return SY_OK;
+    return sy__fail(err, SY_E_UNSUPPORTED,
+                    "%s: is HDR video (%s) that %s cannot keep: the movie is re-encoded in 8 bits, as SDR; allow_sdr "
+                    "records the user's consent to an SDR movie; nothing was written",
+                    input, vi->transfer == SY_CICP_TRANSFER_HLG ? "HLG" : "PQ", what);
+}
+
 void sy__frame_path_close(sy__frame_path *p) {
     sy__render_scratch_free(&p->scratch);
     sy_renderer_destroy(p->renderer);

@@ -29,6 +29,12 @@ static inline uint16_t sy__video_frame_primaries(const sy_video_reader_info *vi)
     return sy__cicp_frame_primaries(vi->primaries, vi->transfer);
 }
 
+/* SPEC E6 for movies: re-encoding an HDR movie (the encoder writes 8 bits)
+ * makes it SDR, which needs consent; SY_E_UNSUPPORTED naming the file and
+ * `what` ("this Live edit") without it. */
+sy_status sy__video_check_sdr_consent(const sy_video_reader_info *vi, const char *input, const char *what,
+                                      int allow_sdr, sy_error *err);
+
 /* Sizes the path for frames of `vi` and, with a recipe (may be NULL), creates its renderer. */
 sy_status sy__frame_path_open(sy_context *ctx, const sy_recipe *recipe, const sy_video_reader_info *vi,
                               sy__frame_path *out, sy_error *err);

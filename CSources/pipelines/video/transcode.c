@@ -390,6 +390,8 @@ sy_status sy_video_transcode(sy_context *ctx, const char *input, const char *out
     job j = {.ctx = ctx, .input = input, .audio_track = -1};
     sy_video_reader *reader = NULL;
     st = sy_video_reader_open(ctx, input, -1, &reader, err);
+    if (st == SY_OK) st = sy__video_check_sdr_consent(sy_video_reader_info_get(reader), input, "this re-encode",
+                                                     opts->allow_sdr, err);
     if (st == SY_OK) st = sy_mov_open(ctx, input, &j.source, err);
     if (st == SY_OK) j.audio_track = sy__movie_first_audio(j.source);
     if (st == SY_OK) st = run(&j, reader, output, opts, container, report, err);

@@ -10,6 +10,8 @@ public enum HDRLossReason: String, Sendable, Codable, Equatable {
     case unreadableGainMap
     /// A gain-map form we can see but do not interpret (e.g. an ISO 21496-1 `tmap` item).
     case uninterpretableGainMap
+    /// An HDR movie (HLG, PQ) re-encoded: the encoder writes 8 bits, the frames become SDR.
+    case hdrVideo
 
     init?(_ c: sy_hdr_loss_reason) {
         switch c {
@@ -35,11 +37,14 @@ public enum HDRLossError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    private func lost(_ r: HDRLossReason) -> String {
+        r == .hdrVideo ? "the movie's HDR would be lost" : "the HDR gain map would be lost"
+    }
+
     public var description: String {
         switch self {
-        case .declined(let r, let d): "the HDR gain map would be lost (\(r.rawValue): \(d)); declined, nothing was written"
-        case .noConsentHook(let r, let d):
-            "the HDR gain map would be lost (\(r.rawValue): \(d)); no consent hook, nothing was written"
+        case .declined(let r, let d): "\(lost(r)) (\(r.rawValue): \(d)); declined, nothing was written"
+        case .noConsentHook(let r, let d): "\(lost(r)) (\(r.rawValue): \(d)); no consent hook, nothing was written"
         }
     }
 }
