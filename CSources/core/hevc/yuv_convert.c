@@ -327,16 +327,18 @@ VECTOR_CLONES static void hdr_signal_chunk(const sy__yuv *yuv, const hdr_signal 
             signal[3 * i + c] = h->a[c][0] * (float)Y[i] + h->a[c][1] * (float)U[i] + h->a[c][2] * (float)V[i] + h->b[c];
 }
 
-/* HDR signals to RGB: tone-mapped to 8-bit SDR Display P3 (sy_hdr_tone.h). */
+/* HDR signals, row by row: tone-mapped to 8-bit SDR Display P3 rows (`rgb`),
+ * or their gain over that SDR rendition (`gain`), sy_hdr_tone.h. */
 static void hdr_rows(const sy__yuv *yuv, const hdr_signal *h, const sy__hdr_map *hdr, uint32_t y0, uint32_t rows,
-                     uint8_t *const *out) {
+                     uint8_t *const *rgb, float *const *gain) {
     float signal[3 * CHUNK];
     for (uint32_t r = 0; r < rows; r++) {
         uint32_t y = SY__MIN(y0 + r, yuv->plane_height[0] - 1);
         for (uint32_t x0 = 0; x0 < yuv->width; x0 += CHUNK) {
             int n = (int)SY__MIN((uint32_t)CHUNK, yuv->width - x0);
             hdr_signal_chunk(yuv, h, y, x0, n, signal);
-            sy__hdr_to_sdr(hdr, signal, (size_t)n, out[r] + (size_t)x0 * 3);
+            if (rgb) sy__hdr_to_sdr(hdr, signal, (size_t)n, rgb[r] + (size_t)x0 * 3);
+            else sy__hdr_gain(hdr, signal, (size_t)n, gain[r] + x0);
         }
     }
 }
@@ -352,27 +354,30 @@ static const sy_cicp *described(const sy__yuv *yuv, const sy_cicp *colour) {
     return colour && colour->present ? colour : &yuv->vui;
 }
 
+/* Sample bits as fed to the kernels: at most 12 (deeper samples are shifted). */
+static int sample_depth(const sy__yuv *yuv) { return yuv->bit_depth < 8 ? 8 : yuv->bit_depth > 16 ? 16 : yuv->bit_depth; }
+static int sample_shift(const sy__yuv *yuv) { return sample_depth(yuv) > 12 ? sample_depth(yuv) - 12 : 0; }
+
+/* log2 of the chroma scale the loaders give (x8 for 4:2:0, x2 for 4:2:2). */
+static int chroma_scale(const sy__yuv *yuv, int mono) { return mono ? 0 : yuv->chroma == 1 ? 3 : yuv->chroma == 2 ? 1 : 0; }
+
+/* When the picture's description is an HDR signal: its mapping and signal map. */
+static int hdr_setup(const sy__yuv *yuv, const sy_cicp *colour, sy__hdr_map *hdr, hdr_signal *h) {
+    const sy_cicp *c = described(yuv, colour);
+    if (!c->present || !sy__hdr_map_init(hdr, c->primaries, c->transfer)) return 0;
+    const int mono = no_chroma(yuv);
+    kind k = matrix_kind(c->matrix, c->primaries);
+    hdr_signal_init(h, &k, c->full_range != 0, mono, sample_shift(yuv), sample_depth(yuv) - sample_shift(yuv),
+                    chroma_scale(yuv, mono));
+    return 1;
+}
+
 int sy__yuv_hdr_gain_rows(const sy__yuv *yuv, const sy_cicp *colour, uint32_t y0, uint32_t rows, float *const *out) {
     if (!yuv || !yuv->plane[0] || !yuv->width || !yuv->plane_width[0] || !yuv->plane_height[0] || !out) return 0;
-    const sy_cicp *c = described(yuv, colour);
     sy__hdr_map hdr;
-    if (!c->present || !sy__hdr_map_init(&hdr, c->primaries, c->transfer)) return 0;
-    const int mono = no_chroma(yuv);
-    int depth = yuv->bit_depth < 8 ? 8 : yuv->bit_depth > 16 ? 16 : yuv->bit_depth;
-    int shift = depth > 12 ? depth - 12 : 0;
     hdr_signal h;
-    kind k = matrix_kind(c->matrix, c->primaries);
-    hdr_signal_init(&h, &k, c->full_range != 0, mono, shift, depth - shift,
-                    mono ? 0 : yuv->chroma == 1 ? 3 : yuv->chroma == 2 ? 1 : 0);
-    float signal[3 * CHUNK];
-    for (uint32_t r = 0; r < rows; r++) {
-        uint32_t y = SY__MIN(y0 + r, yuv->plane_height[0] - 1);
-        for (uint32_t x0 = 0; x0 < yuv->width; x0 += CHUNK) {
-            int n = (int)SY__MIN((uint32_t)CHUNK, yuv->width - x0);
-            hdr_signal_chunk(yuv, &h, y, x0, n, signal);
-            sy__hdr_gain(&hdr, signal, (size_t)n, out[r] + x0);
-        }
-    }
+    if (!hdr_setup(yuv, colour, &hdr, &h)) return 0;
+    hdr_rows(yuv, &h, &hdr, y0, rows, NULL, out);
     return 1;
 }
 
@@ -383,9 +388,7 @@ VECTOR_CLONES void sy__yuv_rows(const sy__yuv *yuv, const sy_cicp *colour, int t
     const sy_cicp *c = described(yuv, colour);
     unsigned matrix = c->present ? c->matrix : 2, primaries = c->present ? c->primaries : 2;
     int full = c->present ? c->full_range != 0 : 0;
-    int depth = yuv->bit_depth < 8 ? 8 : yuv->bit_depth > 16 ? 16 : yuv->bit_depth;
-    int shift = depth > 12 ? depth - 12 : 0, n_bits = depth - shift;
-    int cs = mono ? 0 : yuv->chroma == 1 ? 3 : yuv->chroma == 2 ? 1 : 0;
+    int depth = sample_depth(yuv), shift = sample_shift(yuv), n_bits = depth - shift, cs = chroma_scale(yuv, mono);
     kind k = matrix_kind(matrix, primaries);
 
     if (!to_rgb && !mono && depth == 8 && full && k.form == 0 && k.kr == 0.299 && k.kb == 0.114) {
@@ -393,10 +396,9 @@ VECTOR_CLONES void sy__yuv_rows(const sy__yuv *yuv, const sy_cicp *colour, int t
         return;
     }
     sy__hdr_map hdr;
-    if (to_rgb && c->present && sy__hdr_map_init(&hdr, c->primaries, c->transfer)) {
-        hdr_signal h;
-        hdr_signal_init(&h, &k, full, mono, shift, n_bits, cs);
-        hdr_rows(yuv, &h, &hdr, y0, rows, out);
+    hdr_signal h;
+    if (to_rgb && hdr_setup(yuv, colour, &hdr, &h)) {
+        hdr_rows(yuv, &h, &hdr, y0, rows, out, NULL);
         return;
     }
     affine m;

@@ -197,10 +197,10 @@ static sy_status decide_hdr(sy_context *ctx, const char *source_still, const sy_
                                     source_still ? NULL : "the new key photo is a frame of the SDR movie", d, err);
 }
 
-/* A still made of a frame, in the frame's space; with `gain` (an HDR movie's
- * frame: consumed) its HDR goes with it as a gain map. */
+/* A still made of a frame, in the frame's space; with a gain plane (an HDR
+ * movie's frame) its HDR goes with it as a gain map. */
 static sy_status write_frame_still(sy_context *ctx, const sy_edit_image *image, uint16_t primaries,
-                                   sy__gain_plane *gain, const sy_recipe *recipe, const char *exif_source,
+                                   const sy__gain_plane *gain, const sy_recipe *recipe, const char *exif_source,
                                    const char *identifier, const char *path, sy_still_format format, int quality,
                                    sy_hdr_outcome *outcome, sy_error *err) {
     sy_gainmap_image map = {0};
@@ -209,7 +209,7 @@ static sy_status write_frame_still(sy_context *ctx, const sy_edit_image *image, 
     sy_recipe identity;
     sy_recipe_init(&identity);
     sy_status st = SY_OK;
-    int hdr = gain && gain->log2;
+    int hdr = gain->log2 != NULL;
     if (hdr) st = sy__frame_gainmap_prepare(ctx, gain, recipe ? recipe : &identity, path, format, quality, &map, &save, err);
     if (st == SY_OK)
         st = sy__live_write_still_in(ctx, image, sy__color_space_of_primaries(primaries), hdr ? &save.extra : NULL,
@@ -217,14 +217,14 @@ static sy_status write_frame_still(sy_context *ctx, const sy_edit_image *image, 
     if (st == SY_OK && hdr && outcome) *outcome = SY_HDR_KEPT;
     sy__gainmap_save_free(&save);
     sy_gainmap_image_free(ctx, &map);
-    if (gain) sy__gain_plane_free(ctx, gain);
     return st;
 }
 
 /* SPEC E1: a bordered Live photo is saved as a still only, without identifier. */
-static sy_status save_still_only(sy_context *ctx, const char *movie, const char *still, const char *still_out,
-                                 const sy_recipe *recipe, const sy_live_save_options *o, sy__hdr_decision *hdr,
-                                 sy_live_save_report *rep, sy_error *err) {
+static sy_status save_still_only(sy_context *ctx, const char *movie, const sy_video_reader_info *vi,
+                                 const char *still, const char *still_out, const sy_recipe *recipe,
+                                 const sy_live_save_options *o, sy__hdr_decision *hdr, sy_live_save_report *rep,
+                                 sy_error *err) {
     if (still) { /* the edited still, its gain map kept as the decision says */
         still_task task = {.ctx = ctx, .source = still, .path = still_out, .recipe = recipe,
                            .format = o->still_format, .quality = o->quality, .hdr = hdr};
@@ -237,17 +237,11 @@ static sy_status save_still_only(sy_context *ctx, const char *movie, const char 
         rep->still_source = task.read;
         return task.st;
     }
-    double t = o->still_time;
+    double t = o->still_time >= 0 ? o->still_time : vi->duration_seconds / 2;
     sy_status st;
-    if (t < 0) {
-        sy_video_reader_info vi;
-        st = movie_facts(ctx, movie, -1, &vi, NULL, NULL, err);
-        if (st != SY_OK) return st;
-        t = vi.duration_seconds / 2;
-    }
     sy_edit_image img = {0};
     uint16_t primaries = 0;
-    sy__gain_plane gain;
+    sy__gain_plane gain = {0};
     st = render_frame(ctx, movie, t, recipe, &img, &rep->still_frame, &primaries, &gain, err);
     if (st == SY_OK)
         st = write_frame_still(ctx, &img, primaries, &gain, recipe, NULL, NULL, still_out, o->still_format, o->quality,
@@ -260,12 +254,15 @@ static sy_status save_still_only(sy_context *ctx, const char *movie, const char 
 }
 
 /* The pair (or, with a border, the still alone) once the HDR decision is made. */
-static sy_status live_pair(sy_context *ctx, const char *source_movie, const char *source_still, const char *still_out,
-                           const char *movie_out, const sy_live_save_options *opts, const sy_recipe *recipe,
-                           sy__hdr_decision *hdr, sy_live_save_report *rep, sy_error *err) {
+/* `vi`: the source movie's facts; rep->still_frame and still_time already say
+ * which frame the still shows (live_save). */
+static sy_status live_pair(sy_context *ctx, const char *source_movie, const sy_video_reader_info *vi,
+                           const char *source_still, const char *still_out, const char *movie_out,
+                           const sy_live_save_options *opts, const sy_recipe *recipe, sy__hdr_decision *hdr,
+                           sy_live_save_report *rep, sy_error *err) {
     sy_status st;
     if (recipe->border_width > 0)
-        return save_still_only(ctx, source_movie, source_still, still_out, recipe, opts, hdr, rep, err);
+        return save_still_only(ctx, source_movie, vi, source_still, still_out, recipe, opts, hdr, rep, err);
     if (!movie_out) return sy__fail(err, SY_E_USAGE, "sy_live_save: no movie output");
     if (opts->content_identifier) {
         if (strlen(opts->content_identifier) != SY_LIVE_ID_LEN)
@@ -274,10 +271,7 @@ static sy_status live_pair(sy_context *ctx, const char *source_movie, const char
     } else if ((st = sy_live_new_identifier(rep->content_identifier, err)) != SY_OK) {
         return st;
     }
-    sy_video_reader_info vi;
-    st = movie_facts(ctx, source_movie, opts->still_time, &vi, &rep->still_frame, &rep->still_time, err);
-    if (st != SY_OK) return st;
-    if (opts->still_time >= 0 && (st = check_time(source_movie, &vi, opts->still_time, err)) != SY_OK) return st;
+    if (opts->still_time >= 0 && (st = check_time(source_movie, vi, opts->still_time, err)) != SY_OK) return st;
 
     /* both files go to side names until both are written */
     sy__live_pair_files pf;
@@ -327,7 +321,7 @@ static sy_status live_pair(sy_context *ctx, const char *source_movie, const char
             st = sy__fail(err, SY_E_INVALID_INPUT, "%s: frame %u never reached the encoder", source_movie,
                           rep->still_frame);
         if (st == SY_OK)
-            st = write_frame_still(ctx, &cap.image, sy__video_frame_primaries(&vi), &gain, recipe,
+            st = write_frame_still(ctx, &cap.image, sy__video_frame_primaries(vi), &gain, recipe,
                                    opts->metadata_source, rep->content_identifier, still_pending, opts->still_format,
                                    opts->quality, &rep->hdr, err);
         sy__gain_plane_free(ctx, &gain);
@@ -364,20 +358,24 @@ static sy_status live_save(sy_context *ctx, const char *source_movie, const char
     const sy_recipe *recipe = opts->recipe ? opts->recipe : &identity;
     sy_status st = sy_recipe_validate(recipe, err);
     if (st != SY_OK) return st;
-    /* An HDR movie re-encoded (8 bits) is SDR: consent first, before any
-     * work. A key photo made of its frame keeps the frame's HDR (a gain map)
-     * when the frame is rendered on its own: the movie kept as it is, or a
-     * bordered still; a re-encoded movie is SDR, and so is its frame. */
+    /* The movie's facts, read once (and, for a pair, the frame the still
+     * shows). An HDR movie re-encoded (8 bits) is SDR: consent first, before
+     * any work. A key photo made of its frame keeps the frame's HDR (a gain
+     * map) when the frame is rendered on its own: the movie kept as it is, or
+     * a bordered still; a re-encoded movie is SDR, and so is its frame. */
     sy_video_reader_info vi;
-    if ((st = movie_facts(ctx, source_movie, -1, &vi, NULL, NULL, err)) != SY_OK) return st;
-    int reencodes = recipe->border_width == 0 && !keeps_movie(recipe, opts);
+    int bordered = recipe->border_width > 0;
+    st = movie_facts(ctx, source_movie, opts->still_time, &vi, bordered ? NULL : &rep->still_frame,
+                     bordered ? NULL : &rep->still_time, err);
+    if (st != SY_OK) return st;
+    int reencodes = !bordered && !keeps_movie(recipe, opts);
     if (reencodes && (st = sy__video_check_sdr_consent(&vi, source_movie, "this Live save", opts->allow_sdr, err)) != SY_OK)
         return st;
     int frame_keeps_hdr = !source_still && !reencodes && sy__cicp_is_hdr_transfer(vi.transfer);
     sy__hdr_decision hdr;
     if ((st = decide_hdr(ctx, source_still, opts, frame_keeps_hdr, &hdr, err)) != SY_OK) return st;
     if (!source_still && hdr.verdict == SY__HDR_DROP) rep->hdr = SY_HDR_DROPPED_WITH_CONSENT;
-    st = live_pair(ctx, source_movie, source_still, still_out, movie_out, opts, recipe, &hdr, rep, err);
+    st = live_pair(ctx, source_movie, &vi, source_still, still_out, movie_out, opts, recipe, &hdr, rep, err);
     sy__hdr_decision_free(ctx, &hdr);
     return st;
 }
