@@ -128,7 +128,7 @@ struct HDRMovieTests {
         try await HDROracle.expectLight(out, "hlg", frame: 6, region: "320,0,320,216", "the map follows the crop")
     }
 
-    @Test("a transcode of an HLG movie is SDR Display P3 (BT.709 transfer), frames as the still; its GIF is sRGB")
+    @Test("SPEC E6: an HLG movie is re-encoded only with consent, then SDR Display P3 (BT.709 transfer), frames as the still; its GIF is sRGB")
     func transcodeAndGIF() async throws {
         let dir = try TempDir("hdr-transcode")
         defer { dir.remove() }
