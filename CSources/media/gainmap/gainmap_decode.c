@@ -58,10 +58,11 @@ static void put_tile(const sy__yuv *yuv, uint32_t channels, uint32_t w, uint32_t
     }
 }
 
-static sy_status decode_one(sy_context *ctx, sy_heif_file *file, const char *path, uint32_t id, const uint8_t *hvcc,
-                            size_t hvcc_len, uint32_t channels, sy__hevc_decoder **dec, sy__yuv *yuv, sy_error *err) {
+sy_status sy__gainmap_decode_item(sy_context *ctx, sy_heif_file *file, const char *path, const char *what, uint32_t id,
+                                  const uint8_t *hvcc, size_t hvcc_len, uint32_t channels, sy__hevc_decoder **dec,
+                                  sy__yuv *yuv, sy_error *err) {
     if (!*dec) {
-        if (!hvcc) return sy__fail(err, SY_E_INVALID_INPUT, "%s: gain map item %u has no hvcC", path, id);
+        if (!hvcc) return sy__fail(err, SY_E_INVALID_INPUT, "%s: %s %u has no hvcC", path, what, id);
         sy_status st = sy__hevc_decoder_create(ctx, hvcc, hvcc_len, dec, err);
         if (st != SY_OK) return st;
     }
@@ -79,7 +80,7 @@ static sy_status decode_one(sy_context *ctx, sy_heif_file *file, const char *pat
     if (st != SY_OK) {
         char why[200];
         snprintf(why, sizeof why, "%s", err ? err->message : "decode failed");
-        return sy__fail(err, SY_E_INVALID_INPUT, "%s: gain map item %u does not decode: %s", path, id, why);
+        return sy__fail(err, SY_E_INVALID_INPUT, "%s: %s %u does not decode: %s", path, what, id, why);
     }
     return SY_OK;
 }
@@ -136,7 +137,8 @@ static sy_status decode_heif_map(sy_context *ctx, const char *path, const sy_gai
         size_t hl = 0;
         const uint8_t *hvcc = sy_heif_hvcc(file, id, &hl);
         sy__yuv yuv = {0};
-        if ((st = decode_one(ctx, file, path, id, hvcc, hl, ch, &dec, &yuv, err)) != SY_OK) goto done;
+        if ((st = sy__gainmap_decode_item(ctx, file, path, "gain map item", id, hvcc, hl, ch, &dec, &yuv, err)) != SY_OK)
+            goto done;
         if (yuv.width < full_w || yuv.height < full_h)
             st = sy__fail(err, SY_E_INVALID_INPUT, "%s: gain map decoded as %ux%u, ispe says %ux%u", path, yuv.width,
                           yuv.height, full_w, full_h);
@@ -149,7 +151,9 @@ static sy_status decode_heif_map(sy_context *ctx, const char *path, const sy_gai
                 size_t hl = 0;
                 const uint8_t *hvcc = sy_heif_hvcc(file, tiles[r * g.columns + c], &hl);
                 sy__yuv yuv = {0};
-                if ((st = decode_one(ctx, file, path, tiles[r * g.columns + c], hvcc, hl, ch, &dec, &yuv, err)) != SY_OK) break;
+                if ((st = sy__gainmap_decode_item(ctx, file, path, "gain map item", tiles[r * g.columns + c], hvcc, hl,
+                                                  ch, &dec, &yuv, err)) != SY_OK)
+                    break;
                 uint32_t tw = SY__MIN(yuv.width, t0->width), th = SY__MIN(yuv.height, t0->height);
                 if (c * t0->width >= full_w || r * t0->height >= full_h) {
                 } else if (k > 1) {
@@ -184,6 +188,7 @@ sy_status sy__gainmap_decode_reduced(sy_context *ctx, const char *path, const sy
     case SY_GAINMAP_APPLE_JPEG: st = decode_jpeg_map(ctx, path, info, out, err); break;
     case SY_GAINMAP_APPLE_HEIC:
     case SY_GAINMAP_ISO_HEIC: return decode_heif_map(ctx, path, info, reduce, out, err);
+    case SY_GAINMAP_HDR_SIGNAL: return sy__gainmap_decode_signal(ctx, path, info, reduce, out, err);
     default: return sy__fail(err, SY_E_USAGE, "%s: no interpretable gain map to decode", path);
     }
     if (st == SY_OK && (out->width != info->map_width || out->height != info->map_height)) {

@@ -315,6 +315,8 @@ static sy_status probe_heif(sy_context *ctx, const char *path, sy_gainmap_info *
         }
     } else if (tmap) {
         read_iso_only(file, primary, tmap, info);
+    } else {
+        sy__gainmap_probe_signal(file, path, primary, info);
     }
     sy_heif_close(file);
     return SY_OK;
@@ -336,7 +338,8 @@ sy_status sy_gainmap_probe(sy_context *ctx, const char *path, sy_gainmap_info *o
     st = img.format == SY_FORMAT_JPEG ? probe_jpeg(ctx, path, out, &md, err) : probe_heif(ctx, path, out, &md, err);
     sy__metadata_free(ctx, &md);
     if (st == SY_OK && (out->kind == SY_GAINMAP_ULTRAHDR_JPEG || out->kind == SY_GAINMAP_APPLE_JPEG ||
-                        out->kind == SY_GAINMAP_APPLE_HEIC || out->kind == SY_GAINMAP_ISO_HEIC) &&
+                        out->kind == SY_GAINMAP_APPLE_HEIC || out->kind == SY_GAINMAP_ISO_HEIC ||
+                        out->kind == SY_GAINMAP_HDR_SIGNAL) &&
         (out->map_width == 0 || out->map_height == 0))
         set_detail(out, SY_GAINMAP_UNINTERPRETABLE, "gain map size unknown (no SOF / ispe)");
     return st;

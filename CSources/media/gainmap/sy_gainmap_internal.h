@@ -115,6 +115,40 @@ const uint8_t *sy__jpeg_find_iso21496(const uint8_t *data, size_t len, size_t *i
 sy_status sy__gainmap_decode_reduced(sy_context *ctx, const char *path, const sy_gainmap_info *info, uint32_t reduce,
                                      sy_gainmap_image *out, sy_error *err);
 
+/* One coded image item (an 'hvc1' tile of a map or of a picture) decoded with
+ * *dec (made from `hvcc` on first use; the caller destroys it). `what` names
+ * the item in errors ("gain map item"). Colour maps (`channels` 3) are at
+ * most 8192 pixels wide. */
+typedef struct sy_heif_file sy_heif_file;
+struct sy__hevc_decoder;
+struct sy__yuv;
+sy_status sy__gainmap_decode_item(sy_context *ctx, sy_heif_file *file, const char *path, const char *what, uint32_t id,
+                                  const uint8_t *hvcc, size_t hvcc_len, uint32_t channels,
+                                  struct sy__hevc_decoder **dec, struct sy__yuv *yuv, sy_error *err);
+
+/* ---- maps derived from an HDR signal, gainmap_signal.c ---- */
+
+/* One map pixel for SCALE x SCALE picture pixels (as an HDR movie frame's). */
+#define SY__GAINMAP_SIGNAL_SCALE 4u
+
+/* The ISO 21496-1 numbers of a map derived from an HDR signal: log2 gain 0 ..
+ * the tone mapping's headroom (sy__hdr_headroom), gamma 1, no offsets — the
+ * tone curve scales R, G and B by one factor, so HDR = SDR x gain exactly. */
+void sy__gainmap_signal_params(sy_gainmap_params *p);
+/* The code of a log2 gain under those numbers (clamped). */
+uint8_t sy__gainmap_signal_code(double log2_gain);
+
+/* probe_heif's last case: the primary of `file` has an HDR signal (PQ, HLG)
+ * and no stored map. Fills `info` as SY_GAINMAP_HDR_SIGNAL (map size: the
+ * delivered frame over SY__GAINMAP_SIGNAL_SCALE) and returns 1; 0 otherwise. */
+int sy__gainmap_probe_signal(sy_heif_file *file, const char *path, uint32_t primary, sy_gainmap_info *info);
+
+/* The map of an SY_GAINMAP_HDR_SIGNAL photo, reduced `reduce` (1, 2, 4) times
+ * further per side: the picture decoded tile by tile, per box the mean log2
+ * of HDR over SDR of its pixels (sy__yuv_hdr_gain_rows). */
+sy_status sy__gainmap_decode_signal(sy_context *ctx, const char *path, const sy_gainmap_info *info, uint32_t reduce,
+                                    sy_gainmap_image *out, sy_error *err);
+
 /* ---- gains, gainmap_math.c ---- */
 
 /* The channel-0 code whose sy_gainmap_log2_gain is nearest `log2_gain`

@@ -6,7 +6,9 @@
 
 #include "base/sy_internal.h"
 #include "base/sy_fourcc.h"
+#include "base/sy_hdr_tone.h"
 #include "heif/sy_heif_geometry.h"
+#include "hevc/sy_hevc_params.h"
 
 /* EXIF orientation as the matrix taking stored (centred, y down) to upright. */
 static const int exif_matrix[9][4] = {
@@ -36,6 +38,24 @@ static uint8_t orientation_of(const sy_heif_item_info *item) {
     for (uint8_t o = 1; o <= 8; o++)
         if (memcmp(exif_matrix[o], t, sizeof t) == 0) return o;
     return 1;
+}
+
+/* The colour description of a tile's SPS VUI (what the decoder will report),
+ * read from its hvcC; present = 0 when it has none or does not parse. */
+static sy_cicp vui_colour(sy_heif_file *file, uint32_t tile) {
+    sy_cicp none = {0};
+    size_t len = 0;
+    const uint8_t *rec = sy_heif_hvcc(file, tile, &len);
+    sy__hvcc h;
+    if (!rec || sy__hvcc_parse(rec, len, &h, NULL) != SY_OK) return none;
+    for (uint32_t i = 0; i < h.ps_count; i++) {
+        const uint8_t *nal = rec + h.ps[i].offset;
+        sy__hevc_sps sps;
+        if (h.ps[i].length >= 2 && sy__hevc_nal_type(nal) == SY__HEVC_NAL_SPS &&
+            sy__hevc_sps_parse(nal, h.ps[i].length, &sps) && sps.has_vui)
+            return sps.colour;
+    }
+    return none;
 }
 
 sy_status sy__heif_geometry_read(sy_heif_file *file, const char *path, uint32_t item, sy__heif_geometry *g,
@@ -107,7 +127,12 @@ sy_status sy__heif_geometry_read(sy_heif_file *file, const char *path, uint32_t 
     }
     g->orientation = orientation_of(image);
     g->nclx = tile->nclx.present ? tile->nclx : image->nclx;
+    g->signal = g->nclx.present ? g->nclx : vui_colour(file, g->tiles[0]);
     return SY_OK;
+}
+
+int sy__heif_geometry_is_hdr(const sy__heif_geometry *g) {
+    return g->signal.present && sy__cicp_is_hdr_transfer(g->signal.transfer);
 }
 
 void sy__heif_geometry_info(const sy__heif_geometry *g, const sy_heif_item_info *image, sy_image_info *out) {
@@ -132,6 +157,7 @@ static void upright_size(const sy__heif_geometry *g, uint32_t *w, uint32_t *h) {
 }
 
 static int same_colour(sy_heif_file *file, const sy__heif_geometry *a, const sy__heif_geometry *b) {
+    if (sy__heif_geometry_is_hdr(a) != sy__heif_geometry_is_hdr(b)) return 0; /* an SDR thumbnail of an HDR photo */
     if (a->nclx.present != b->nclx.present) return 0;
     if (a->nclx.present && (a->nclx.primaries != b->nclx.primaries || a->nclx.transfer != b->nclx.transfer ||
                             a->nclx.matrix != b->nclx.matrix || a->nclx.full_range != b->nclx.full_range))

@@ -2,9 +2,11 @@
  * and its ICC profile, read with our own HEIF reader. */
 #include <string.h>
 
+#include "color/sy_color_transform.h"
 #include "heif/sy_heif_metadata.h"
 #include "bmff/sy_bmff.h"
 #include "heif/sy_heif.h"
+#include "heif/sy_heif_geometry.h"
 #include "sy_still.h"
 
 static sy_status take_item(sy_heif_file *file, uint32_t id, size_t skip, uint8_t **out, size_t *out_len,
@@ -57,6 +59,13 @@ sy_status sy__heif_metadata_read(sy_context *ctx, const char *path, sy__metadata
     }
     size_t icc_len = 0;
     const uint8_t *icc = sy_heif_icc(file, primary, &icc_len);
+    sy__heif_geometry g;
+    if (st == SY_OK && sy__heif_geometry_read(file, path, primary, &g, NULL) == SY_OK && sy__heif_geometry_is_hdr(&g)) {
+        /* Its pixels are delivered as SDR Display P3 (sy_heif_geometry.h), and
+         * tagged as such: any profile of the HDR signal describes no pixel we hand out. */
+        st = sy__color_space_icc(ctx, SY__RGB_DISPLAY_P3, &out->icc, &out->icc_len, err);
+        icc = NULL;
+    }
     if (st == SY_OK && icc && icc_len) {
         out->icc = sy__alloc(ctx, icc_len, 1, "heif icc", err);
         if (out->icc) memcpy(out->icc, icc, icc_len), out->icc_len = icc_len;

@@ -4,7 +4,8 @@
  * box-averaged by the largest power of two k that still covers what the
  * layout needs, into a ring of Y'CbCr plane rows (in the stream's own chroma
  * format and depth), and each row is converted to 8-bit YCbCr when handed out
- * — so only delivered pixels are converted. Averaged 4:2:0 chroma is treated
+ * (an HDR signal: to SDR Display P3 R'G'B', sy_heif_geometry.h) — so only
+ * delivered pixels are converted. Averaged 4:2:0 chroma is treated
  * as co-sited like the stream's: its centre is (k-1)/2k of a delivered pixel
  * to the right of that, well under the renderer's resolution. When a box of
  * some plane would straddle two tiles (an odd clean-aperture offset, tiles
@@ -152,6 +153,7 @@ typedef struct tile_source {
     uint8_t chroma, bit_depth;  /* planar path: what the hvcC says and every tile must decode as */
     uint8_t *chroma_rows;       /* planar path: two chroma rows per chroma plane, for one output row */
     sy_cicp vui;                /* planar path: colour of the decoded tiles (used when the item has no nclx) */
+    int to_rgb;                 /* an HDR signal: rows tone-mapped to SDR Display P3 R'G'B' (sy_heif_geometry.h) */
     uint8_t *row_weight;        /* input rows summed into each ring row */
     tile_worker *workers;
     uint32_t worker_count;      /* workers decoding a tile row at once (1 = the reading thread alone) */
@@ -193,7 +195,7 @@ static void accumulate_tile(tile_source *s, tile_worker *w, const sy__yuv *yuv, 
     if (!tile_window(g, tx, ty, &x_from, &x_to, &y_from, &y_to)) return;
     for (uint32_t y = y_from; y < y_to; y++) {
         uint8_t *row = w->tile_row;
-        sy__yuv_rows(yuv, &g->nclx, 0, y, 1, &row);
+        sy__yuv_rows(yuv, &g->signal, s->to_rgb, y, 1, &row);
         uint32_t fy = ty + y - g->crop_y, oy = fy / k;
         uint16_t *sum = s->sums + (size_t)(oy % s->ring_rows) * out_w * 3;
         uint32_t fx = tx + x_from - g->crop_x;
@@ -526,7 +528,7 @@ static void emit_planar_row(tile_source *s, uint32_t oy, uint8_t *out) {
         if (sy == 1) y = 0; /* 4:2:2 / 4:4:4: row 0 is the row's own chroma */
     }
     uint8_t *rows_out[1] = {out};
-    sy__yuv_rows(&v, &g->nclx, 0, y, 1, rows_out);
+    sy__yuv_rows(&v, &g->signal, s->to_rgb, y, 1, rows_out);
 }
 
 static void emit_row(tile_source *s, uint32_t oy, uint8_t *out) {
@@ -770,6 +772,8 @@ sy_status sy__heif_source_open(sy_context *ctx, const char *path, uint32_t min_w
         }
     }
     const sy__heif_geometry *g = &s->g;
+    s->to_rgb = sy__heif_geometry_is_hdr(g);
+    if (s->to_rgb) s->base.pixels = SY__PIX_RGB;
     /* Largest power-of-two box (<= 16, so 16-bit sums cannot overflow) that still covers the need. */
     s->k = 1;
     while (s->k < 16 && (g->width + 2 * s->k - 1) / (2 * s->k) >= min_width &&

@@ -6,6 +6,11 @@
  * delivered frame, the display transform (irot/imir as the equivalent EXIF
  * orientation) and the colour (nclx) the pixels are converted with.
  *
+ * An item whose signal is HDR (PQ or HLG transfer: the nclx, or without one
+ * the tiles' SPS VUI — Sony and Canon cameras' HLG / PQ HEIFs) is delivered
+ * tone-mapped to SDR Display P3 (base/sy_hdr_tone.h), and its gain map is
+ * derived from the same signal (gainmap: SY_GAINMAP_HDR_SIGNAL).
+ *
  * Which item: the primary, unless a thumbnail of it ('thmb') is the smaller
  * correct source for what the caller needs (sy__heif_pick_item). */
 #ifndef SY_HEIF_GEOMETRY_H
@@ -24,6 +29,7 @@ typedef struct sy__heif_geometry {
     uint32_t crop_x, crop_y, width, height; /* clap window = delivered frame at full size */
     uint8_t orientation;              /* EXIF code equivalent of irot/imir */
     sy_cicp nclx;
+    sy_cicp signal;                   /* the nclx, else the first tile's SPS VUI (present = 0 when neither says) */
     uint32_t coding;                  /* item type when our reader does not decode it */
 } sy__heif_geometry;
 
@@ -32,6 +38,9 @@ typedef struct sy__heif_geometry {
  * it); broken or lying sizes are SY_E_INVALID_INPUT / SY_E_BUDGET. */
 sy_status sy__heif_geometry_read(sy_heif_file *file, const char *path, uint32_t item, sy__heif_geometry *g,
                                  sy_error *err);
+
+/* Whether the item's signal is HDR (PQ, HLG): delivered tone-mapped, see the top. */
+int sy__heif_geometry_is_hdr(const sy__heif_geometry *g);
 
 /* The probe's view of a geometry (`info` is the item's infe/properties). */
 void sy__heif_geometry_info(const sy__heif_geometry *g, const sy_heif_item_info *info, sy_image_info *out);

@@ -21,6 +21,11 @@
  * Ultra HDR form (hdrgm + Container XMP, MPF) and the ISO APP2 blocks, plus
  * Apple's HDRGainMap XMP when the source map is Apple's; every HEIC output
  * carries the Apple auxiliary map and a 'tmap' item sharing it.
+ * An HDR-signal HEIF (SY_GAINMAP_HDR_SIGNAL: nclx or VUI transfer PQ / HLG,
+ * as Sony, Canon and Nikon cameras write) stores no map: the engine shows
+ * it as its SDR Display P3 rendition (base/sy_hdr_tone.h) and derives the map
+ * from the decoded signal (gainmap_signal.c), ISO 21496-1 numbers in
+ * `params`, so every save that carries maps keeps its HDR.
  * Detected but not interpreted (reported as SY_GAINMAP_UNINTERPRETABLE): a
  * 'tmap' item whose metadata does not parse or whose gain-map input is not a
  * coded image of the file, an MPF secondary image without any gain-map
@@ -50,6 +55,7 @@ typedef enum sy_gainmap_kind {
     SY_GAINMAP_APPLE_JPEG = 3,      /* MPF image 2 with Apple HDRGainMap XMP */
     SY_GAINMAP_UNINTERPRETABLE = 4, /* a gain map we can see but must not misread (detail says which) */
     SY_GAINMAP_ISO_HEIC = 5,        /* HEIF 'tmap' item alone: ISO 21496-1 numbers in `params`, its map a plain image item */
+    SY_GAINMAP_HDR_SIGNAL = 6,      /* HEIF with a PQ / HLG signal: no stored map, one derived from the signal */
 } sy_gainmap_kind;
 
 /** The forms a written gain map is described in (bits; sy_gainmap_form_name). */

@@ -1,21 +1,15 @@
 /* frame_gainmap.c — a gain map for a still made of an HDR movie's frame
  * (sy_frame_gainmap.h). */
-#include <math.h>
 #include <string.h>
 
-#include "base/sy_hdr_tone.h"
 #include "base/sy_internal.h"
 #include "live/sy_frame_gainmap.h"
 
-static void frame_map_info(sy_still_format format, double headroom_log2, sy_gainmap_info *info) {
+static void frame_map_info(sy_still_format format, sy_gainmap_info *info) {
     memset(info, 0, sizeof *info);
     info->kind = format == SY_STILL_HEIC ? SY_GAINMAP_ISO_HEIC : SY_GAINMAP_ULTRAHDR_JPEG;
     info->map_channels = 1;
-    sy_gainmap_params *p = &info->params;
-    p->channels = 1;
-    for (int c = 0; c < 3; c++) /* HDR = SDR x 2^gain exactly (sy__hdr_gain): no offsets */
-        p->min_log2[c] = 0, p->max_log2[c] = headroom_log2, p->gamma[c] = 1, p->offset_sdr[c] = p->offset_hdr[c] = 0;
-    p->capacity_min = 0, p->capacity_max = headroom_log2;
+    sy__gainmap_signal_params(&info->params); /* HDR = SDR x 2^gain exactly (sy__hdr_gain): no offsets */
 }
 
 sy_status sy__frame_gainmap_prepare(sy_context *ctx, const sy__gain_plane *plane, const sy_recipe *recipe,
@@ -23,17 +17,14 @@ sy_status sy__frame_gainmap_prepare(sy_context *ctx, const sy__gain_plane *plane
                                     sy__gainmap_save *save, sy_error *err) {
     memset(map, 0, sizeof *map);
     memset(save, 0, sizeof *save);
-    const double headroom_log2 = log2(sy__hdr_headroom());
     sy_gainmap_image stored = {0};
     stored.width = plane->width, stored.height = plane->height, stored.channels = 1, stored.stride = plane->width;
     stored.pixels = sy__alloc(ctx, plane->width, plane->height, "frame gain map", err);
     if (!stored.pixels) return err ? err->code : SY_E_BUDGET;
-    for (size_t i = 0; i < (size_t)plane->width * plane->height; i++) {
-        double v = plane->log2[i] / headroom_log2;
-        stored.pixels[i] = (uint8_t)lrint(255 * (v < 0 ? 0 : v > 1 ? 1 : v));
-    }
+    for (size_t i = 0; i < (size_t)plane->width * plane->height; i++)
+        stored.pixels[i] = sy__gainmap_signal_code(plane->log2[i]);
     sy_gainmap_info info;
-    frame_map_info(format, headroom_log2, &info);
+    frame_map_info(format, &info);
     /* upright and through the geometry, as the frame went through its path */
     sy_recipe geo;
     sy_recipe_geometry_only(recipe, 0, &geo);

@@ -11,8 +11,8 @@
 #include "sy_render.h"
 #include "video/sy_video_reader_gain.h"
 
-/* Box size of the map: one map pixel for 4 x 4 frame pixels. */
-#define SY__FRAME_GAINMAP_SCALE 4u
+/* Box size of the map: one map pixel for 4 x 4 frame pixels, as a still's. */
+#define SY__FRAME_GAINMAP_SCALE SY__GAINMAP_SIGNAL_SCALE
 
 /* The frame's gain plane (stored as the picture, sy_video_reader_gain.h) put
  * upright and through the recipe's geometry, encoded (ISO 21496-1 values:

@@ -3,8 +3,9 @@ internal import CShiying
 
 /// What a photo's HDR gain map is (`sy_gainmap_probe`; issue 7, SPEC E6).
 public struct GainMapInfo: Sendable, Codable, Equatable {
-    /// `none`, `ultrahdr-jpeg`, `apple-heic`, `apple-jpeg`, `iso-heic` (an ISO 21496-1 `tmap` item alone) or
-    /// `uninterpretable`.
+    /// `none`, `ultrahdr-jpeg`, `apple-heic`, `apple-jpeg`, `iso-heic` (an ISO 21496-1 `tmap` item alone),
+    /// `hdr-signal` (a PQ / HLG HEIF with no stored map: shown as SDR Display P3, its map derived from the
+    /// signal and written by every save that carries maps) or `uninterpretable`.
     public var kind: String
     /// What was found; for `uninterpretable`, why it cannot be used.
     public var detail: String
@@ -98,13 +99,13 @@ public struct GainMapInfo: Sendable, Codable, Equatable {
                                 hdrCapacityMin: p.capacity_min, hdrCapacityMax: p.capacity_max,
                                 baseRendition: p.base_is_hdr != 0 ? "hdr" : "sdr")
         }
-        let interpretable = [SY_GAINMAP_ULTRAHDR_JPEG, SY_GAINMAP_APPLE_HEIC, SY_GAINMAP_APPLE_JPEG, SY_GAINMAP_ISO_HEIC]
-            .contains(c.kind)
+        let interpretable = [SY_GAINMAP_ULTRAHDR_JPEG, SY_GAINMAP_APPLE_HEIC, SY_GAINMAP_APPLE_JPEG, SY_GAINMAP_ISO_HEIC,
+                             SY_GAINMAP_HDR_SIGNAL].contains(c.kind)
         guard interpretable else { return }
         gainMapWidth = Int(c.map_width)
         gainMapHeight = Int(c.map_height)
         gainMapChannels = Int(c.map_channels)
-        if c.kind == SY_GAINMAP_ULTRAHDR_JPEG || c.kind == SY_GAINMAP_ISO_HEIC {
+        if c.kind == SY_GAINMAP_ULTRAHDR_JPEG || c.kind == SY_GAINMAP_ISO_HEIC || c.kind == SY_GAINMAP_HDR_SIGNAL {
             let p = c.params
             let n = Int(p.channels == 3 ? 3 : 1)
             func list(_ t: (Double, Double, Double)) -> [Double] { Array([t.0, t.1, t.2].prefix(n)) }
@@ -131,6 +132,7 @@ public struct GainMapInfo: Sendable, Codable, Equatable {
         case SY_GAINMAP_APPLE_HEIC: "apple-heic"
         case SY_GAINMAP_APPLE_JPEG: "apple-jpeg"
         case SY_GAINMAP_ISO_HEIC: "iso-heic"
+        case SY_GAINMAP_HDR_SIGNAL: "hdr-signal"
         case SY_GAINMAP_UNINTERPRETABLE: "uninterpretable"
         default: "none"
         }

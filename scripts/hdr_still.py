@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""HDR test stills: the first frame of hdr_clip.py's scene as a 10-bit HEIF.
+
+  hdr_still.py OUT.heic hlg|pq [--tile N] [--chroma 420|422] [--no-nclx]
+  hdr_still.py verify FILE.heic hlg|pq
+      Decodes FILE with libheif (pillow-heif) to 16-bit R'G'B' and prints, as
+      JSON, how far its signal is from the scene's (mean, p99, in 10-bit
+      levels) and the transfer libheif reads: the fixture checked by an
+      outside reader before the engine is judged on it.
+
+Writes the 640x360 scene (scene light known exactly: hdr_clip.py scene(0))
+as BT.2020 Y'CbCr 10-bit, limited range, with the HLG OETF or the PQ
+inverse EOTF (1.0 of scene light shown at 1000 cd/m^2), the way Sony, Canon
+and Nikon cameras write HDR HEIFs:
+  - without --tile: one 'hvc1' item;
+  - --tile N: a 'grid' of N x N tiles covering more than the image (the grid
+    crops the overhang, as an iPhone's 4032x3024 of 512x512 tiles does);
+  - --chroma 422: 4:2:2 (Sony's HLG stills), else 4:2:0;
+  - the colour in an nclx 'colr' property and in every tile's VUI
+    (--no-nclx: the VUI alone).
+Each picture is encoded by x265 through ffmpeg (Main 10 / Main 4:2:2 10,
+near-lossless QP 4); the container is written here (ISO/IEC 23008-12).
+Check the result with hdr_clip.py check|hdr OUT-rendition hlg|pq 0.
+"""
+import struct
+import subprocess
+import sys
+
+import numpy as np
+
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+import hdr_clip  # noqa: E402
+
+W, H = hdr_clip.W, hdr_clip.H
+
+
+def planes(transfer, chroma, width, height):
+    """10-bit limited-range Y', Cb, Cr of the scene's signal, edge-extended to width x height."""
+    e = hdr_clip.signal(0, transfer)
+    e = np.pad(e, ((0, height - H), (0, width - W), (0, 0)), mode="edge")
+    y = e @ np.array([hdr_clip.KR, 1 - hdr_clip.KR - hdr_clip.KB, hdr_clip.KB])
+    cb = (e[..., 2] - y) / (2 * (1 - hdr_clip.KB))
+    cr = (e[..., 0] - y) / (2 * (1 - hdr_clip.KR))
+    if chroma == "420":
+        sub = lambda p: p.reshape(height // 2, 2, width // 2, 2).mean((1, 3))
+    else:
+        sub = lambda p: p.reshape(height, width // 2, 2).mean(2)
+    q = lambda p, scale, offset: np.clip(np.round(offset + scale * p), 0, 1023).astype("<u2")
+    return q(y, 876, 64), q(sub(cb), 896, 512), q(sub(cr), 896, 512)
+
+
+def encode(yp, cbp, crp, chroma, transfer, nclx_in_vui=True):
+    """One picture as Annex-B HEVC (x265 through ffmpeg)."""
+    h, w = yp.shape
+    name = "arib-std-b67" if transfer == "hlg" else "smpte2084"
+    vui = f":colorprim=bt2020:transfer={name}:colormatrix=bt2020nc:range=limited" if nclx_in_vui else ""
+    fmt = "yuv420p10le" if chroma == "420" else "yuv422p10le"
+    raw = yp.tobytes() + cbp.tobytes() + crp.tobytes()
+    return subprocess.run(["ffmpeg", "-v", "error", "-f", "rawvideo", "-pix_fmt", fmt, "-s", f"{w}x{h}", "-i", "-",
+                           "-frames:v", "1", "-c:v", "libx265", "-preset", "medium",
+                           "-x265-params", f"log-level=error:qp=4:keyint=1:info=0{vui}", "-pix_fmt", fmt,
+                           "-f", "hevc", "-"], input=raw, capture_output=True, check=True).stdout
+
+
+def nal_units(annexb):
+    starts = [i for i in range(len(annexb) - 3) if annexb[i:i + 3] == b"\0\0\1"]
+    units = []
+    for k, s in enumerate(starts):
+        end = starts[k + 1] if k + 1 < len(starts) else len(annexb)
+        unit = annexb[s + 3:end]
+        while unit.endswith(b"\0"):
+            unit = unit[:-1]
+        units.append(unit)
+    return units
+
+
+def box(kind, payload):
+    return struct.pack(">I", 8 + len(payload)) + kind + payload
+
+
+def full_box(kind, version, flags, payload):
+    return box(kind, struct.pack(">I", version << 24 | flags) + payload)
+
+
+def hvcc(params, chroma):
+    """HEVCDecoderConfigurationRecord from the VPS/SPS/PPS units (profile bytes from the SPS)."""
+    sps = next(u for u in params if (u[0] >> 1) & 63 == 33)
+    rbsp = bytearray()
+    zeros = 0
+    for b in sps[2:]:
+        if zeros >= 2 and b == 3:
+            zeros = 0
+            continue
+        rbsp.append(b)
+        zeros = zeros + 1 if b == 0 else 0
+    ptl = bytes(rbsp[1:13])  # profile_space/tier/idc, 32 compatibility flags, 48 constraint bits, level
+    chroma_idc = 1 if chroma == "420" else 2
+    record = bytes([1]) + ptl[:11] + bytes([ptl[11]]) + struct.pack(">H", 0xF000) + bytes([0xFC, 0xFC | chroma_idc,
+                                                                                             0xF8 | 2, 0xF8 | 2])
+    record += struct.pack(">H", 0) + bytes([0x0F, len(params)])  # 1 layer, temporal nesting, 4-byte lengths
+    for unit in params:
+        record += bytes([0x80 | ((unit[0] >> 1) & 63)]) + struct.pack(">HH", 1, len(unit)) + unit
+    return record
+
+
+def length_prefixed(units):
+    return b"".join(struct.pack(">I", len(u)) + u for u in units)
+
+
+def write(out, transfer, tile, chroma, nclx):
+    tiles = []  # (hvcC, data) per tile, row by row
+    if tile:
+        cols, rows = -(-W // tile), -(-H // tile)
+        yp, cbp, crp = planes(transfer, chroma, cols * tile, rows * tile)
+        cw = tile // 2
+        ch = tile // 2 if chroma == "420" else tile
+        for r in range(rows):
+            for c in range(cols):
+                units = nal_units(encode(yp[r * tile:(r + 1) * tile, c * tile:(c + 1) * tile],
+                                         cbp[r * ch:(r + 1) * ch, c * cw:(c + 1) * cw],
+                                         crp[r * ch:(r + 1) * ch, c * cw:(c + 1) * cw], chroma, transfer))
+                tiles.append(units)
+        tw = th = tile
+    else:
+        cols = rows = 1
+        tiles.append(nal_units(encode(*planes(transfer, chroma, W, H), chroma, transfer, nclx_in_vui=True)))
+        tw, th = W, H
+    params = [u for u in tiles[0] if (u[0] >> 1) & 63 in (32, 33, 34)]
+    datas = [length_prefixed([u for u in t if (u[0] >> 1) & 63 not in (32, 33, 34)]) for t in tiles]
+    grid = tile is not None
+    n = len(tiles)
+    ids = list(range(1, n + 1))
+    primary = n + 1 if grid else 1
+    grid_data = struct.pack(">BBBBHH", 0, 0, rows - 1, cols - 1, W, H)
+
+    infe = b"".join(full_box(b"infe", 2, 1 if grid else 0, struct.pack(">HH", i, 0) + b"hvc1" + b"\0") for i in ids)
+    if grid:
+        infe += full_box(b"infe", 2, 0, struct.pack(">HH", primary, 0) + b"grid" + b"\0")
+    iinf = full_box(b"iinf", 0, 0, struct.pack(">H", n + grid) + infe)
+    iref = full_box(b"iref", 0, 0, box(b"dimg", struct.pack(">HH", primary, n) + b"".join(
+        struct.pack(">H", i) for i in ids))) if grid else b""
+    colr = box(b"colr", b"nclx" + struct.pack(">HHHB", 9, 18 if transfer == "hlg" else 16, 9, 0))
+    props = [box(b"hvcC", hvcc(params, chroma)), full_box(b"ispe", 0, 0, struct.pack(">II", tw, th)),
+             full_box(b"pixi", 0, 0, bytes([3, 10, 10, 10]))]
+    if nclx:
+        props.append(colr)
+    if grid:
+        props.append(full_box(b"ispe", 0, 0, struct.pack(">II", W, H)))
+    ipco = box(b"ipco", b"".join(props))
+    tile_props = [1, 2, 3] + ([4] if nclx else [])
+    entries = [(i, [(1, True), (2, False), (3, False)] + ([(4, True)] if nclx else [])) for i in ids]
+    if grid:
+        entries.append((primary, [(len(props), False), (3, False)] + ([(4, True)] if nclx else [])))
+    del tile_props
+    ipma_payload = struct.pack(">I", len(entries))
+    for item, assoc in entries:
+        ipma_payload += struct.pack(">HB", item, len(assoc)) + bytes((0x80 if e else 0) | p for p, e in assoc)
+    iprp = box(b"iprp", ipco + full_box(b"ipma", 0, 0, ipma_payload))
+    hdlr = full_box(b"hdlr", 0, 0, b"\0" * 4 + b"pict" + b"\0" * 12 + b"\0")
+    pitm = full_box(b"pitm", 0, 0, struct.pack(">H", primary))
+    # iloc v1: offsets filled once the meta box's size is known (construction method 0: file offsets)
+    blobs = datas + ([grid_data] if grid else [])
+    items = ids + ([primary] if grid else [])
+
+    def iloc(base):
+        payload = bytes([0x44, 0x00]) + struct.pack(">H", len(items))
+        offset = base
+        for item, blob in zip(items, blobs):
+            payload += struct.pack(">HHHHII", item, 0, 0, 1, offset, len(blob))
+            offset += len(blob)
+        return full_box(b"iloc", 1, 0, payload)
+
+    ftyp = box(b"ftyp", b"heic" + struct.pack(">I", 0) + b"mif1heicmiaf")
+    meta_without = lambda base: full_box(b"meta", 0, 0, hdlr + pitm + iloc(base) + iinf + iref + iprp)
+    size = len(ftyp) + len(meta_without(0)) + 8
+    meta = meta_without(size)
+    with open(out, "wb") as f:
+        f.write(ftyp + meta + box(b"mdat", b"".join(blobs)))
+
+
+def verify(path, transfer):
+    import json
+    import pillow_heif
+    heif = pillow_heif.open_heif(path, convert_hdr_to_8bit=False)
+    rows = np.frombuffer(heif.data, dtype="<u2").reshape(H, heif.stride // 2)
+    got = rows[:, :W * 3].reshape(H, W, 3) / 65535
+    diff = np.abs(got - hdr_clip.signal(0, transfer)) * 1023
+    nclx = heif.info.get("nclx_profile") or {}
+    print(json.dumps({"mean": diff.mean(), "p99": float(np.percentile(diff, 99)), "bit_depth": heif.info.get("bit_depth"),
+                      "transfer": nclx.get("transfer_characteristics")}))
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    if args[0] == "verify":
+        verify(args[1], args[2])
+        sys.exit(0)
+    tile = int(args[args.index("--tile") + 1]) if "--tile" in args else None
+    chroma = args[args.index("--chroma") + 1] if "--chroma" in args else "420"
+    write(args[0], args[1], tile, chroma, "--no-nclx" not in args)
