@@ -74,6 +74,14 @@ for dir in Tests/Fuzz/seeds/*/; do
   cp "$dir"* "$seeds/$kind/" 2>/dev/null || true
 done
 
+# HDR still seeds (10-bit HEIF, HLG single item, PQ 4:2:2 grid): the gain map derived from the signal.
+if [ ! -f "$seeds/gainmap/hdr-hlg.heic" ] && command -v ffmpeg >/dev/null; then
+  mkdir -p "$seeds/gainmap"
+  { python3 scripts/hdr_still.py "$seeds/gainmap/hdr-hlg.heic" hlg &&
+    python3 scripts/hdr_still.py "$seeds/gainmap/hdr-pq-grid.heic" pq --tile 128 --chroma 422; } ||
+    echo "fuzz: the HDR still seeds could not be made"
+fi
+
 # FUZZ_ONLY: harness files, or short names ("video" = Tests/Fuzz/fuzz_video.c).
 harnesses=""
 for h in ${FUZZ_ONLY:-Tests/Fuzz/fuzz_*.c}; do

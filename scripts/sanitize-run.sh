@@ -58,6 +58,18 @@ if command -v ffmpeg >/dev/null; then
   done
 fi
 
+# HDR stills (10-bit HLG / PQ HEIF): tone-mapped tile rows, the gain map derived from the signal, a grid in 4:2:2.
+if command -v ffmpeg >/dev/null && python3 -c "import numpy" 2>/dev/null; then
+  python3 scripts/hdr_still.py "$work/hdr-hlg.heic" hlg
+  python3 scripts/hdr_still.py "$work/hdr-pq.heic" pq --tile 128 --chroma 422
+  run 0 "HDR HLG still -> JPEG with its gain map" "$bin" convert -o "$work/hdr-hlg.jpg" "$work/hdr-hlg.heic"
+  run 0 "HDR PQ grid -> HEIC cropped, gain map kept" "$bin" edit --recipe "$work/crop.json" -o "$work/hdr-pq-crop.heic" \
+    "$work/hdr-pq.heic"
+  run 1 "HDR still -> PNG refused without consent" "$bin" convert -o "$work/hdr.png" "$work/hdr-hlg.heic"
+  run 0 "HDR stills in a long image (maps composed, reduced)" "$bin" collage --layout long --width 200 \
+    -o "$work/hdr-long.jpg" "$work/hdr-hlg.heic" "$work/hdr-pq.heic" "$work/s/sample-0001.jpg"
+fi
+
 corpus=../shared/corpus
 if [ -d "$corpus" ]; then
   mapfile -t hostile < <(find "$corpus/hostile" -type f | sort)
