@@ -28,6 +28,12 @@ static const double *chromaticities(uint16_t primaries) {
     return NULL;
 }
 
+int sy__cicp_chromaticities(uint16_t primaries, double xy[8]) {
+    const double *p = chromaticities(primaries);
+    if (p) memcpy(xy, p, 8 * sizeof *xy);
+    return p != NULL;
+}
+
 static double det3(const double m[9]) {
     return m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) + m[2] * (m[3] * m[7] - m[4] * m[6]);
 }

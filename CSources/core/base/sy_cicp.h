@@ -21,6 +21,10 @@ typedef struct sy_cicp {
 #define SY_CICP_PRIMARIES_BT709 1u        /* sRGB's */
 #define SY_CICP_PRIMARIES_DISPLAY_P3 12u  /* P3-D65, what iPhones shoot in */
 
+/* x, y of R, G, B and the white point of `primaries`; 0 when the code point
+ * is not one with known chromaticities (cicp_primaries.c). */
+int sy__cicp_chromaticities(uint16_t primaries, double xy[8]);
+
 /* Linear RGB in `primaries` -> CIE XYZ (white Y = 1), row-major; 0 when the
  * code point is not one with known chromaticities (cicp_primaries.c). */
 int sy__cicp_rgb_to_xyz(uint16_t primaries, double m[9]);

@@ -7,9 +7,11 @@
  * its display does for matrix/shaper profiles), no cache (thread-safe). */
 #include <lcms2.h>
 #include <lcms2_plugin.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/sy_cicp.h"
 #include "base/sy_icc.h"
 #include "color/sy_color_transform.h"
 
@@ -65,19 +67,22 @@ static cmsPluginMemHandler memory_plugin = {
 
 /* ---- spaces ---- */
 
-/* A profile of `space`: sRGB curve, D65 white, the space's primaries. */
-static cmsHPROFILE space_profile(cmsContext lcms, sy__rgb_space space) {
-    static const cmsCIExyYTRIPLE srgb = {{0.640, 0.330, 1}, {0.300, 0.600, 1}, {0.150, 0.060, 1}};
-    static const cmsCIExyYTRIPLE p3 = {{0.680, 0.320, 1}, {0.265, 0.690, 1}, {0.150, 0.060, 1}};
-    static const cmsCIExyY d65 = {0.3127, 0.3290, 1};
+/* A matrix/shaper profile: the chromaticities of CICP `primaries` (white
+ * included), `transfer`'s curve (see sy__color_cicp_icc), named `name`. */
+static cmsHPROFILE cicp_profile(cmsContext lcms, uint16_t primaries, uint16_t transfer, const char *name) {
+    double xy[8];
+    if (!sy__cicp_chromaticities(primaries, xy)) return NULL;
+    const cmsCIExyYTRIPLE rgb = {{xy[0], xy[1], 1}, {xy[2], xy[3], 1}, {xy[4], xy[5], 1}};
+    const cmsCIExyY white = {xy[6], xy[7], 1};
     static const cmsFloat64Number srgb_curve[5] = {2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045};
-    cmsToneCurve *curve = cmsBuildParametricToneCurve(lcms, 4, srgb_curve);
+    cmsFloat64Number gamma = transfer == 4 ? 2.2 : transfer == 5 ? 2.8 : 1.0;
+    cmsToneCurve *curve = transfer == 4 || transfer == 5 || transfer == 8 ? cmsBuildGamma(lcms, gamma)
+                                                                          : cmsBuildParametricToneCurve(lcms, 4, srgb_curve);
     if (!curve) return NULL;
     cmsToneCurve *curves[3] = {curve, curve, curve};
-    cmsHPROFILE p = cmsCreateRGBProfileTHR(lcms, &d65, space == SY__RGB_DISPLAY_P3 ? &p3 : &srgb, curves);
+    cmsHPROFILE p = cmsCreateRGBProfileTHR(lcms, &white, &rgb, curves);
     cmsFreeToneCurve(curve);
     if (p) {
-        const char *name = space == SY__RGB_DISPLAY_P3 ? "Display P3" : "sRGB";
         cmsMLU *desc = cmsMLUalloc(lcms, 1);
         if (desc && cmsMLUsetASCII(desc, "en", "US", name)) cmsWriteTag(p, cmsSigProfileDescriptionTag, desc);
         if (desc) cmsMLUfree(desc);
@@ -86,6 +91,12 @@ static cmsHPROFILE space_profile(cmsContext lcms, sy__rgb_space space) {
         if (cprt) cmsMLUfree(cprt);
     }
     return p;
+}
+
+/* A profile of `space`: sRGB curve, D65 white, the space's primaries. */
+static cmsHPROFILE space_profile(cmsContext lcms, sy__rgb_space space) {
+    return space == SY__RGB_DISPLAY_P3 ? cicp_profile(lcms, SY_CICP_PRIMARIES_DISPLAY_P3, 13, "Display P3")
+                                       : cicp_profile(lcms, SY_CICP_PRIMARIES_BT709, 13, "sRGB");
 }
 
 /* The space a source is already in, or -1 when it names another one. */
@@ -141,7 +152,8 @@ sy_status sy__color_transform_create(sy_context *ctx, const sy__color_source *sr
             return sy__fail(err, SY_E_UNSUPPORTED, "colour: the ICC profile is not an RGB profile");
         }
     } else {
-        in = space_profile(t->lcms, src->cicp_primaries == 12 ? SY__RGB_DISPLAY_P3 : SY__RGB_SRGB);
+        int known = sy__cicp_chromaticities(src->cicp_primaries, (double[8]){0});
+        in = known ? cicp_profile(t->lcms, src->cicp_primaries, 13, "source") : space_profile(t->lcms, SY__RGB_SRGB);
     }
     cmsHPROFILE to = space_profile(t->lcms, dest);
     if (in && to)
@@ -181,12 +193,14 @@ void sy__color_transform_destroy(sy__color_transform *t) {
     sy__free(t->ctx, t);
 }
 
-sy_status sy__color_space_icc(sy_context *ctx, sy__rgb_space space, uint8_t **icc, size_t *len, sy_error *err) {
+/* The profile `make` builds, serialized into an engine block. */
+static sy_status save_profile(sy_context *ctx, uint16_t primaries, uint16_t transfer, const char *name, uint8_t **icc,
+                              size_t *len, sy_error *err) {
     *icc = NULL;
     *len = 0;
     cmsContext lcms = cmsCreateContext(&memory_plugin, ctx);
     if (!lcms) return sy__fail(err, SY_E_BUDGET, "colour: %s", lcms_context_error);
-    cmsHPROFILE p = space_profile(lcms, space);
+    cmsHPROFILE p = cicp_profile(lcms, primaries, transfer, name);
     cmsUInt32Number size = 0;
     sy_status st = SY_OK;
     if (!p || !cmsSaveProfileToMem(p, NULL, &size) || size == 0) {
@@ -203,4 +217,23 @@ sy_status sy__color_space_icc(sy_context *ctx, sy__rgb_space space, uint8_t **ic
     if (p) cmsCloseProfile(p);
     cmsDeleteContext(lcms);
     return st;
+}
+
+sy_status sy__color_space_icc(sy_context *ctx, sy__rgb_space space, uint8_t **icc, size_t *len, sy_error *err) {
+    return space == SY__RGB_DISPLAY_P3 ? save_profile(ctx, SY_CICP_PRIMARIES_DISPLAY_P3, 13, "Display P3", icc, len, err)
+                                       : save_profile(ctx, SY_CICP_PRIMARIES_BT709, 13, "sRGB", icc, len, err);
+}
+
+sy_status sy__color_cicp_icc(sy_context *ctx, uint16_t primaries, uint16_t transfer, uint8_t **icc, size_t *len,
+                             sy_error *err) {
+    *icc = NULL;
+    *len = 0;
+    double xy[8];
+    if (transfer == 16 || transfer == 18 || !sy__cicp_chromaticities(primaries, xy))
+        return sy__fail(err, SY_E_UNSUPPORTED, "colour: no profile for primaries %u, transfer %u", primaries, transfer);
+    if (primaries == SY_CICP_PRIMARIES_DISPLAY_P3 && transfer != 4 && transfer != 5 && transfer != 8)
+        return sy__color_space_icc(ctx, SY__RGB_DISPLAY_P3, icc, len, err);
+    char name[48];
+    snprintf(name, sizeof name, "CICP %u/%u (nclx)", primaries, transfer);
+    return save_profile(ctx, primaries, transfer, name, icc, len, err);
 }

@@ -26,7 +26,8 @@ typedef enum sy__rgb_space {
 } sy__rgb_space;
 
 /* What a source says about its colour: ICC bytes (borrowed; NULL = none) or
- * CICP primaries (0 = not said). */
+ * CICP primaries (0 = not said; pixels in any primaries with known
+ * chromaticities are converted from them, with the sRGB curve). */
 typedef struct sy__color_source {
     const uint8_t *icc;
     size_t icc_len;
@@ -68,5 +69,15 @@ void sy__color_transform_destroy(sy__color_transform *t);
  * a v4 matrix/shaper profile with the sRGB curve and the space's primaries,
  * D65 white, built by lcms2. */
 sy_status sy__color_space_icc(sy_context *ctx, sy__rgb_space space, uint8_t **icc, size_t *len, sy_error *err);
+
+/* The ICC profile that says what a CICP colour description (a HEIF's nclx:
+ * primaries with known chromaticities, transfer) says, for an output that
+ * keeps such pixels as they are (sy__color_space_icc's profile for sRGB and
+ * Display P3 with the sRGB curve). The curve: the sRGB one for the SDR
+ * transfers (BT.709, sRGB, BT.601, BT.2020: what still-image readers show),
+ * gamma 2.2 / 2.8 for 4 / 5, linear for 8. SY_E_UNSUPPORTED for unknown
+ * primaries or an HDR transfer. */
+sy_status sy__color_cicp_icc(sy_context *ctx, uint16_t primaries, uint16_t transfer, uint8_t **icc, size_t *len,
+                             sy_error *err);
 
 #endif

@@ -28,6 +28,17 @@ static sy_status take_item(sy_heif_file *file, uint32_t id, size_t skip, uint8_t
     return st;
 }
 
+sy_cicp sy__heif_primary_nclx(sy_heif_file *file, uint32_t primary) {
+    const sy_heif_item_info *item = sy_heif_item(file, primary);
+    if (item && !item->nclx.present) {
+        uint32_t count = 0;
+        const uint32_t *inputs = sy_heif_derived(file, primary, &count);
+        if (inputs && count) item = sy_heif_item(file, inputs[0]);
+    }
+    sy_cicp none = {0};
+    return item ? item->nclx : none;
+}
+
 sy_status sy__heif_metadata_read(sy_context *ctx, const char *path, sy__metadata *out, sy_error *err) {
     memset(out, 0, sizeof *out);
     sy_heif_file *file = NULL;
@@ -60,11 +71,21 @@ sy_status sy__heif_metadata_read(sy_context *ctx, const char *path, sy__metadata
     size_t icc_len = 0;
     const uint8_t *icc = sy_heif_icc(file, primary, &icc_len);
     sy__heif_geometry g;
+    sy_cicp nclx = sy__heif_primary_nclx(file, primary);
     if (st == SY_OK && sy__heif_geometry_read(file, path, primary, &g, NULL) == SY_OK && sy__heif_geometry_is_hdr(&g)) {
         /* Its pixels are delivered as SDR Display P3 (sy_heif_geometry.h), and
          * tagged as such: any profile of the HDR signal describes no pixel we hand out. */
         st = sy__color_space_icc(ctx, SY__RGB_DISPLAY_P3, &out->icc, &out->icc_len, err);
         icc = NULL;
+    } else if (st == SY_OK && !(icc && icc_len) && nclx.present && nclx.primaries != SY_CICP_PRIMARIES_BT709 &&
+               nclx.primaries != SY_CICP_UNSPECIFIED && nclx.primaries != 0) {
+        /* Colour said only by nclx (Display P3, BT.2020 ...): carried as the
+         * profile that says the same, so an edit or conversion (which keeps
+         * the pixels in their space) stays tagged. Primaries without known
+         * chromaticities are left unsaid, as before. */
+        sy_error ignored = {0};
+        sy_status made = sy__color_cicp_icc(ctx, nclx.primaries, nclx.transfer, &out->icc, &out->icc_len, &ignored);
+        if (made == SY_E_BUDGET) st = sy__fail(err, made, "%s", ignored.message);
     }
     if (st == SY_OK && icc && icc_len) {
         out->icc = sy__alloc(ctx, icc_len, 1, "heif icc", err);

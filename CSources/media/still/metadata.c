@@ -23,15 +23,9 @@ sy_status sy__metadata_read(sy_context *ctx, const char *path, const sy_image_in
 static uint16_t heif_primaries(sy_context *ctx, const char *path) {
     sy_heif_file *file = NULL;
     if (sy_heif_open(ctx, path, &file, NULL) != SY_OK) return 0;
-    uint32_t id = sy_heif_primary_id(file), count = 0;
-    const sy_heif_item_info *item = sy_heif_item(file, id);
-    if (item && !item->nclx.present) {
-        const uint32_t *inputs = sy_heif_derived(file, id, &count);
-        if (inputs && count) item = sy_heif_item(file, inputs[0]);
-    }
-    uint16_t primaries = item && item->nclx.present ? item->nclx.primaries : 0;
+    sy_cicp nclx = sy__heif_primary_nclx(file, sy_heif_primary_id(file));
     sy_heif_close(file);
-    return primaries;
+    return nclx.present ? nclx.primaries : 0;
 }
 
 void sy__colour_read(sy_context *ctx, const char *path, const sy_image_info *info, sy__metadata *md,
