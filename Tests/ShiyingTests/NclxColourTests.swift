@@ -80,6 +80,7 @@ struct NclxColourTests {
         let profile = try await runTool("exiftool", ["-s3", "-ProfileDescription", jpeg]).stdout
         #expect(profile.contains(primaries == 12 ? "Display P3" : "CICP 9/13"), "\(profile)")
         let d = try await Self.compare(jpeg, source, primaries)
+        print("nclx \(primaries) JPEG: \(d.tagged) levels off in sRGB; read as sRGB \(d.untagged)")
         #expect(d.tagged <= 2, "the JPEG in sRGB vs the source's colours: \(d)")
         #expect(d.untagged >= 5, "read as sRGB, the values must be visibly off (what the old output showed): \(d)")
         // An edit to HEIC (our writer, ICC in colr) and back out as JPEG: still the source's colours.
@@ -89,6 +90,7 @@ struct NclxColourTests {
         #expect(try await CLI.run(["edit", "-o", heic, "--recipe", recipe, source, "--quality", "100"]).succeeded)
         #expect(try await CLI.run(["convert", "-o", back, heic]).succeeded)
         let e = try await Self.compare(back, source, primaries)
+        print("nclx \(primaries) through a HEIC edit: \(e.tagged) levels off in sRGB")
         #expect(e.tagged <= 2.5, "after a HEIC edit: \(e)")
     }
 
@@ -102,6 +104,7 @@ struct NclxColourTests {
         let run = try await CLI.run(["collage", "--layout", "long", "--width", "320", "-o", out, source, "--json"])
         #expect(run.succeeded && run.stdout.contains(#""color_space":"Display P3""#), "\(run)")
         let d = try await Self.compare(out, source, 9)
+        print("nclx 9 collage: \(d.tagged) levels off in sRGB; read as sRGB \(d.untagged)")
         #expect(d.tagged <= 2, "the collage in sRGB vs the source's colours: \(d)")
     }
 }
