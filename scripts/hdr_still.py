@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """HDR test stills: the first frame of hdr_clip.py's scene as a 10-bit HEIF.
 
-  hdr_still.py OUT.heic hlg|pq [--tile N] [--chroma 420|422] [--no-nclx]
+  hdr_still.py OUT.heic hlg|pq [--tile N] [--chroma 420|422] [--no-nclx] [--size WxH --grain G --qp Q]
   hdr_still.py verify FILE.heic hlg|pq
       Decodes FILE with libheif (pillow-heif) to 16-bit R'G'B' and prints, as
       JSON, how far its signal is from the scene's (mean, p99, in 10-bit
@@ -17,7 +17,10 @@ and Nikon cameras write HDR HEIFs:
     crops the overhang, as an iPhone's 4032x3024 of 512x512 tiles does);
   - --chroma 422: 4:2:2 (Sony's HLG stills), else 4:2:0;
   - the colour in an nclx 'colr' property and in every tile's VUI
-    (--no-nclx: the VUI alone).
+    (--no-nclx: the VUI alone);
+  - --size WxH: the scene drawn at that size (benchmarks: a camera's 24 MP),
+    --grain G: deterministic sensor-like noise of G (scene light, 0..1) so the
+    file codes like a photo, --qp Q: x265's QP (default 4).
 Each picture is encoded by x265 through ffmpeg (Main 10 / Main 4:2:2 10,
 near-lossless QP 4); the container is written here (ISO/IEC 23008-12).
 Check the result with hdr_clip.py check|hdr OUT-rendition hlg|pq 0.
@@ -34,9 +37,16 @@ import hdr_clip  # noqa: E402
 W, H = hdr_clip.W, hdr_clip.H
 
 
+GRAIN = 0.0
+
+
 def planes(transfer, chroma, width, height):
     """10-bit limited-range Y', Cb, Cr of the scene's signal, edge-extended to width x height."""
     e = hdr_clip.signal(0, transfer)
+    if GRAIN:
+        light = hdr_clip.scene(0) + GRAIN * np.random.default_rng(7).standard_normal((H, W, 1))
+        light = np.clip(light, 0, 1)
+        e = hdr_clip.hlg_oetf(light) if transfer == "hlg" else hdr_clip.pq_inverse_eotf(light * hdr_clip.PEAK)
     e = np.pad(e, ((0, height - H), (0, width - W), (0, 0)), mode="edge")
     y = e @ np.array([hdr_clip.KR, 1 - hdr_clip.KR - hdr_clip.KB, hdr_clip.KB])
     cb = (e[..., 2] - y) / (2 * (1 - hdr_clip.KB))
@@ -49,6 +59,9 @@ def planes(transfer, chroma, width, height):
     return q(y, 876, 64), q(sub(cb), 896, 512), q(sub(cr), 896, 512)
 
 
+QP = 4
+
+
 def encode(yp, cbp, crp, chroma, transfer, nclx_in_vui=True):
     """One picture as Annex-B HEVC (x265 through ffmpeg)."""
     h, w = yp.shape
@@ -58,7 +71,7 @@ def encode(yp, cbp, crp, chroma, transfer, nclx_in_vui=True):
     raw = yp.tobytes() + cbp.tobytes() + crp.tobytes()
     return subprocess.run(["ffmpeg", "-v", "error", "-f", "rawvideo", "-pix_fmt", fmt, "-s", f"{w}x{h}", "-i", "-",
                            "-frames:v", "1", "-c:v", "libx265", "-preset", "medium",
-                           "-x265-params", f"log-level=error:qp=4:keyint=1:info=0{vui}", "-pix_fmt", fmt,
+                           "-x265-params", f"log-level=error:qp={QP}:keyint=1:info=0{vui}", "-pix_fmt", fmt,
                            "-f", "hevc", "-"], input=raw, capture_output=True, check=True).stdout
 
 
@@ -196,5 +209,10 @@ if __name__ == "__main__":
         verify(args[1], args[2])
         sys.exit(0)
     tile = int(args[args.index("--tile") + 1]) if "--tile" in args else None
+    if "--size" in args:
+        W, H = (int(v) for v in args[args.index("--size") + 1].split("x"))
+        hdr_clip.W, hdr_clip.H = W, H
+    GRAIN = float(args[args.index("--grain") + 1]) if "--grain" in args else 0.0
+    QP = int(args[args.index("--qp") + 1]) if "--qp" in args else 4
     chroma = args[args.index("--chroma") + 1] if "--chroma" in args else "420"
     write(args[0], args[1], tile, chroma, "--no-nclx" not in args)

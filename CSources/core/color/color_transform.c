@@ -213,6 +213,11 @@ static sy_status save_profile(sy_context *ctx, uint16_t primaries, uint16_t tran
         st = sy__fail(err, SY_E_CODEC, "colour: lcms2 could not write the output profile");
     } else {
         *len = size;
+        /* lcms2 stamps the header with the time of day: a fixed date instead,
+         * so the same save gives the same bytes (ICC header bytes 24..35,
+         * dateTimeNumber; no profile ID is written to invalidate). */
+        static const uint8_t fixed[12] = {0x07, 0xEA, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0}; /* 2026-01-01 00:00:00 */
+        if (size >= 36) memcpy(*icc + 24, fixed, sizeof fixed);
     }
     if (p) cmsCloseProfile(p);
     cmsDeleteContext(lcms);

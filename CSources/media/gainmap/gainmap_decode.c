@@ -4,6 +4,7 @@
  * full range when the stream says limited). */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/sy_input.h"
 #include "hevc/sy_hevc.h"
@@ -173,13 +174,22 @@ done:
     return st;
 }
 
+static sy_status decode_map(sy_context *ctx, const char *path, const sy_gainmap_info *info, uint32_t reduce,
+                            uint32_t threads, sy_gainmap_image *out, sy_error *err);
+
 sy_status sy_gainmap_decode(sy_context *ctx, const char *path, const sy_gainmap_info *info, sy_gainmap_image *out,
                             sy_error *err) {
-    return sy__gainmap_decode_reduced(ctx, path, info, 1, out, err);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return decode_map(ctx, path, info, 1, cores > 1 ? 2 : 1, out, err);
 }
 
 sy_status sy__gainmap_decode_reduced(sy_context *ctx, const char *path, const sy_gainmap_info *info, uint32_t reduce,
                                      sy_gainmap_image *out, sy_error *err) {
+    return decode_map(ctx, path, info, reduce, 1, out, err);
+}
+
+static sy_status decode_map(sy_context *ctx, const char *path, const sy_gainmap_info *info, uint32_t reduce,
+                            uint32_t threads, sy_gainmap_image *out, sy_error *err) {
     if (!ctx || !path || !info || !out) return sy__fail(err, SY_E_USAGE, "sy_gainmap_decode: NULL argument");
     memset(out, 0, sizeof *out);
     sy_status st;
@@ -188,7 +198,7 @@ sy_status sy__gainmap_decode_reduced(sy_context *ctx, const char *path, const sy
     case SY_GAINMAP_APPLE_JPEG: st = decode_jpeg_map(ctx, path, info, out, err); break;
     case SY_GAINMAP_APPLE_HEIC:
     case SY_GAINMAP_ISO_HEIC: return decode_heif_map(ctx, path, info, reduce, out, err);
-    case SY_GAINMAP_HDR_SIGNAL: return sy__gainmap_decode_signal(ctx, path, info, reduce, out, err);
+    case SY_GAINMAP_HDR_SIGNAL: return sy__gainmap_decode_signal(ctx, path, info, reduce, threads, out, err);
     default: return sy__fail(err, SY_E_USAGE, "%s: no interpretable gain map to decode", path);
     }
     if (st == SY_OK && (out->width != info->map_width || out->height != info->map_height)) {

@@ -7,6 +7,7 @@
  * (sy__yuv_hdr_gain_rows), encoded with the numbers of
  * sy__gainmap_signal_params. A save then carries it like any stored map. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -46,40 +47,114 @@ int sy__gainmap_probe_signal(sy_heif_file *file, const char *path, uint32_t prim
 
 /* Log2 sums of the map rows one tile row touches (a box may straddle two
  * tile rows: ring_rows = tile rows' boxes + 2), flushed as codes once every
- * picture row of a box is in. */
-typedef struct signal_map {
+ * picture row of a box is in. Tiles of a row are decoded by up to
+ * SIGNAL_WORKERS workers, each tile into its own partial box sums, merged in
+ * column order: the map is the same bytes whatever the worker count. */
+#define SIGNAL_WORKERS 2u
+
+typedef struct tile_part {
+    double *sums;               /* the boxes the tile touches: bw x bh */
+    uint32_t bx0, by0, bw, bh;
+    int used;
+} tile_part;
+
+typedef struct signal_map signal_map;
+
+typedef struct signal_worker {
+    signal_map *m;
+    uint32_t index;             /* takes the row's tiles index, index + count, ... */
+    sy__hevc_decoder *dec;
+    float *gain;                /* one picture row of gains */
+    uint32_t gain_width;
+    sy_status status;
+    sy_error err;
+} signal_worker;
+
+struct signal_map {
+    sy_context *ctx;
+    sy_heif_file *file;
+    const char *path;
     const sy__heif_geometry *g;
     uint32_t scale, ring_rows;
-    double *sums;      /* ring_rows x out->width */
-    float *gain;       /* one picture row of gains */
-    uint32_t gain_width;
+    double *sums;               /* ring_rows x out->width */
+    tile_part *parts;           /* one per tile column */
+    size_t part_cap;            /* doubles each part holds */
     sy_gainmap_image *out;
-    uint32_t flushed;  /* map rows written */
-} signal_map;
+    uint32_t flushed;           /* map rows written */
+    uint32_t row;               /* the tile row being decoded */
+    uint32_t columns[1024];     /* its tiles in the delivered frame */
+    uint32_t column_count;
+    signal_worker workers[SIGNAL_WORKERS];
+    uint32_t worker_count;
+};
 
-/* Adds the tile at grid (r, c), decoded as `yuv`, to the sums. */
-static sy_status add_tile(sy_context *ctx, signal_map *m, const sy__yuv *yuv, uint32_t r, uint32_t c, sy_error *err) {
+/* The tile at (row, c), decoded as `yuv`, into its part. */
+static sy_status sum_tile(signal_map *m, signal_worker *w, const sy__yuv *yuv, uint32_t c, sy_error *err) {
     const sy__heif_geometry *g = m->g;
-    if (yuv->width > m->gain_width) { /* decoded wider than the tile's ispe */
-        sy__free(ctx, m->gain);
-        if (!(m->gain = sy__alloc(ctx, yuv->width, sizeof *m->gain, "gain row", err))) return err ? err->code : SY_E_BUDGET;
-        m->gain_width = yuv->width;
+    if (yuv->width > w->gain_width) { /* decoded wider than the tile's ispe */
+        sy__free(m->ctx, w->gain);
+        if (!(w->gain = sy__alloc(m->ctx, yuv->width, sizeof *w->gain, "gain row", err)))
+            return err ? err->code : SY_E_BUDGET;
+        w->gain_width = yuv->width;
     }
-    uint64_t tx = (uint64_t)c * g->tile_width, ty = (uint64_t)r * g->tile_height;
+    uint64_t tx = (uint64_t)c * g->tile_width, ty = (uint64_t)m->row * g->tile_height;
     /* the tile's part of the delivered frame (the clean aperture), in tile coordinates */
     uint32_t x_from = tx < g->crop_x ? (uint32_t)(g->crop_x - tx) : 0;
     uint32_t y_from = ty < g->crop_y ? (uint32_t)(g->crop_y - ty) : 0;
     uint64_t x_end = g->crop_x + (uint64_t)g->width, y_end = g->crop_y + (uint64_t)g->height;
     uint32_t x_to = (uint32_t)SY__MIN((uint64_t)SY__MIN(g->tile_width, yuv->width), x_end > tx ? x_end - tx : 0);
     uint32_t y_to = (uint32_t)SY__MIN((uint64_t)SY__MIN(g->tile_height, yuv->height), y_end > ty ? y_end - ty : 0);
+    tile_part *part = &m->parts[c];
+    part->used = 0;
+    if (x_from >= x_to || y_from >= y_to) return SY_OK;
+    part->bx0 = (uint32_t)((tx + x_from - g->crop_x) / m->scale);
+    part->by0 = (uint32_t)((ty + y_from - g->crop_y) / m->scale);
+    part->bw = (uint32_t)((tx + x_to - 1 - g->crop_x) / m->scale) - part->bx0 + 1;
+    part->bh = (uint32_t)((ty + y_to - 1 - g->crop_y) / m->scale) - part->by0 + 1;
+    if ((size_t)part->bw * part->bh > m->part_cap) return sy__fail(err, SY_E_USAGE, "gain map: tile boxes overflow");
+    memset(part->sums, 0, (size_t)part->bw * part->bh * sizeof *part->sums);
+    part->used = 1;
     for (uint32_t y = y_from; y < y_to; y++) {
-        float *row = m->gain;
+        float *row = w->gain;
         if (!sy__yuv_hdr_gain_rows(yuv, &g->signal, y, 1, &row)) return SY_OK; /* not reached: the item is HDR */
         uint64_t fy = ty + y - g->crop_y;
-        double *sum = m->sums + (size_t)((fy / m->scale) % m->ring_rows) * m->out->width;
+        double *sum = part->sums + (size_t)(fy / m->scale - part->by0) * part->bw - part->bx0;
         for (uint32_t x = x_from; x < x_to; x++) sum[(tx + x - g->crop_x) / m->scale] += log2f(row[x]);
     }
     return SY_OK;
+}
+
+/* Decodes this worker's tiles of the current row. */
+static void *work(void *arg) {
+    signal_worker *w = arg;
+    signal_map *m = w->m;
+    w->status = SY_OK;
+    for (uint32_t k = w->index; k < m->column_count && w->status == SY_OK; k += m->worker_count) {
+        uint32_t c = m->columns[k], id = m->g->tiles[m->row * m->g->columns + c];
+        size_t hl = 0;
+        const uint8_t *hvcc = sy_heif_hvcc(m->file, id, &hl);
+        sy__yuv yuv = {0};
+        w->status = sy__gainmap_decode_item(m->ctx, m->file, m->path, "HDR picture tile", id, hvcc, hl, 1, &w->dec,
+                                            &yuv, &w->err);
+        if (w->status != SY_OK) break;
+        w->status = sum_tile(m, w, &yuv, c, &w->err);
+        sy__yuv_release(m->ctx, &yuv);
+        if (w->status == SY_OK) w->status = sy__check_cancel(m->ctx, &w->err);
+    }
+    return NULL;
+}
+
+/* The row's parts into the ring, in column order. */
+static void merge_parts(signal_map *m) {
+    for (uint32_t k = 0; k < m->column_count; k++) {
+        const tile_part *part = &m->parts[m->columns[k]];
+        if (!part->used) continue;
+        for (uint32_t j = 0; j < part->bh; j++) {
+            double *ring = m->sums + (size_t)((part->by0 + j) % m->ring_rows) * m->out->width + part->bx0;
+            const double *add = part->sums + (size_t)j * part->bw;
+            for (uint32_t i = 0; i < part->bw; i++) ring[i] += add[i];
+        }
+    }
 }
 
 /* Writes the map rows whose picture rows all lie above `done` (delivered rows). */
@@ -100,64 +175,107 @@ static void flush_rows(signal_map *m, uint64_t done) {
     }
 }
 
-static sy_status decode_tiles(sy_context *ctx, sy_heif_file *file, const char *path, signal_map *m, sy_error *err) {
+/* One tile row: its tiles on the workers (the calling thread is worker 0). */
+static sy_status decode_row(signal_map *m, sy_error *err) {
+    pthread_t helpers[SIGNAL_WORKERS];
+    int started[SIGNAL_WORKERS] = {0};
+    for (uint32_t i = 1; i < m->worker_count; i++)
+        started[i] = pthread_create(&helpers[i], NULL, work, &m->workers[i]) == 0;
+    work(&m->workers[0]);
+    for (uint32_t i = 1; i < m->worker_count; i++) {
+        if (started[i]) pthread_join(helpers[i], NULL);
+        else work(&m->workers[i]); /* no thread: its tiles here */
+    }
+    for (uint32_t i = 0; i < m->worker_count; i++)
+        if (m->workers[i].status != SY_OK) {
+            if (err) *err = m->workers[i].err;
+            return m->workers[i].status;
+        }
+    merge_parts(m);
+    return SY_OK;
+}
+
+static sy_status decode_tiles(signal_map *m, sy_error *err) {
     const sy__heif_geometry *g = m->g;
-    sy__hevc_decoder *dec = NULL;
     sy_status st = SY_OK;
     for (uint32_t r = 0; r < g->rows && st == SY_OK; r++) {
         uint64_t top = (uint64_t)r * g->tile_height, bottom = top + g->tile_height;
         if (bottom <= g->crop_y || top >= g->crop_y + (uint64_t)g->height) continue;
-        for (uint32_t c = 0; c < g->columns && st == SY_OK; c++) {
+        m->row = r, m->column_count = 0;
+        for (uint32_t c = 0; c < g->columns && m->column_count < sizeof m->columns / sizeof m->columns[0]; c++) {
             uint64_t left = (uint64_t)c * g->tile_width;
-            if (left + g->tile_width <= g->crop_x || left >= g->crop_x + (uint64_t)g->width) continue;
-            uint32_t id = g->tiles[r * g->columns + c];
-            size_t hl = 0;
-            const uint8_t *hvcc = sy_heif_hvcc(file, id, &hl);
-            sy__yuv yuv = {0};
-            st = sy__gainmap_decode_item(ctx, file, path, "HDR picture tile", id, hvcc, hl, 1, &dec, &yuv, err);
-            if (st != SY_OK) break;
-            st = add_tile(ctx, m, &yuv, r, c, err);
-            sy__yuv_release(ctx, &yuv);
-            if (st != SY_OK) break;
-            if ((st = sy__check_cancel(ctx, err)) != SY_OK) break;
+            if (left + g->tile_width > g->crop_x && left < g->crop_x + (uint64_t)g->width) m->columns[m->column_count++] = c;
         }
+        st = decode_row(m, err);
         flush_rows(m, SY__MIN(bottom - g->crop_y, (uint64_t)g->height));
     }
-    sy__hevc_decoder_destroy(dec);
     if (st == SY_OK && m->flushed < m->out->height)
-        st = sy__fail(err, SY_E_INVALID_INPUT, "%s: the HDR picture's tiles end before its row %u", path,
+        st = sy__fail(err, SY_E_INVALID_INPUT, "%s: the HDR picture's tiles end before its row %u", m->path,
                       m->flushed * m->scale);
     return st;
 }
 
+/* Ring, parts and workers: `threads` workers at most (1: the calling thread alone). */
+static sy_status map_alloc(signal_map *m, uint32_t threads, sy_error *err) {
+    const sy__heif_geometry *g = m->g;
+    sy_context *ctx = m->ctx;
+    m->sums = sy__calloc(ctx, (size_t)m->ring_rows * m->out->width, sizeof *m->sums, "gain map sums", err);
+    m->part_cap = (size_t)(g->tile_width / m->scale + 2) * (g->tile_height / m->scale + 2);
+    m->parts = m->sums ? sy__calloc(ctx, g->columns, sizeof *m->parts, "gain map tile parts", err) : NULL;
+    if (!m->parts) return err ? err->code : SY_E_BUDGET;
+    for (uint32_t c = 0; c < g->columns; c++)
+        if (!(m->parts[c].sums = sy__alloc(ctx, m->part_cap, sizeof(double), "gain map tile part", err)))
+            return err ? err->code : SY_E_BUDGET;
+    m->worker_count = SY__MAX(1u, SY__MIN(threads, SIGNAL_WORKERS));
+    if (g->columns < 2) m->worker_count = 1;
+    for (uint32_t i = 0; i < m->worker_count; i++) {
+        signal_worker *w = &m->workers[i];
+        w->m = m, w->index = i, w->gain_width = g->tile_width;
+        if (!(w->gain = sy__alloc(ctx, g->tile_width, sizeof *w->gain, "gain row", err))) return err ? err->code : SY_E_BUDGET;
+    }
+    return SY_OK;
+}
+
+static void map_free(signal_map *m) {
+    for (uint32_t i = 0; i < SIGNAL_WORKERS; i++) {
+        sy__hevc_decoder_destroy(m->workers[i].dec);
+        sy__free(m->ctx, m->workers[i].gain);
+    }
+    if (m->parts)
+        for (uint32_t c = 0; c < m->g->columns; c++) sy__free(m->ctx, m->parts[c].sums);
+    sy__free(m->ctx, m->parts);
+    sy__free(m->ctx, m->sums);
+}
+
 sy_status sy__gainmap_decode_signal(sy_context *ctx, const char *path, const sy_gainmap_info *info, uint32_t reduce,
-                                    sy_gainmap_image *out, sy_error *err) {
+                                    uint32_t threads, sy_gainmap_image *out, sy_error *err) {
     sy_heif_file *file = NULL;
     sy_status st = sy_heif_open(ctx, path, &file, err);
     if (st != SY_OK) return st;
     sy__heif_geometry g;
-    signal_map m = {.g = &g, .out = out};
+    signal_map *m = sy__calloc(ctx, 1, sizeof *m, "gain map decode", err);
+    if (!m) {
+        sy_heif_close(file);
+        return err ? err->code : SY_E_BUDGET;
+    }
+    *m = (signal_map){.ctx = ctx, .file = file, .path = path, .g = &g, .out = out};
     if ((st = sy__heif_geometry_read(file, path, (uint32_t)info->map_offset, &g, err)) != SY_OK) goto done;
     if (!sy__heif_geometry_is_hdr(&g)) {
         st = sy__fail(err, SY_E_INVALID_INPUT, "%s: item %u is no HDR picture", path, (uint32_t)info->map_offset);
         goto done;
     }
-    m.scale = SY__GAINMAP_SIGNAL_SCALE * (reduce >= 4 ? 4 : reduce >= 2 ? 2 : 1);
-    m.ring_rows = g.tile_height / m.scale + 2;
-    out->width = (g.width + m.scale - 1) / m.scale, out->height = (g.height + m.scale - 1) / m.scale;
+    m->scale = SY__GAINMAP_SIGNAL_SCALE * (reduce >= 4 ? 4 : reduce >= 2 ? 2 : 1);
+    m->ring_rows = g.tile_height / m->scale + 2;
+    out->width = (g.width + m->scale - 1) / m->scale, out->height = (g.height + m->scale - 1) / m->scale;
     out->channels = 1, out->stride = out->width;
-    out->pixels = sy__alloc(ctx, out->stride, out->height, "gain map pixels", err);
-    m.sums = out->pixels ? sy__calloc(ctx, (size_t)m.ring_rows * out->width, sizeof *m.sums, "gain map sums", err) : NULL;
-    m.gain = m.sums ? sy__alloc(ctx, g.tile_width, sizeof *m.gain, "gain row", err) : NULL;
-    m.gain_width = g.tile_width;
-    if (!m.gain) {
+    if (!(out->pixels = sy__alloc(ctx, out->stride, out->height, "gain map pixels", err))) {
         st = err ? err->code : SY_E_BUDGET;
         goto done;
     }
-    st = decode_tiles(ctx, file, path, &m, err);
+    if ((st = map_alloc(m, threads, err)) == SY_OK) st = decode_tiles(m, err);
 done:
-    sy__free(ctx, m.sums);
-    sy__free(ctx, m.gain);
+    map_free(m);
+    sy__free(ctx, m);
     sy_heif_close(file);
     if (st != SY_OK) sy_gainmap_image_free(ctx, out);
     return st;

@@ -111,7 +111,8 @@ const uint8_t *sy__jpeg_find_iso21496(const uint8_t *data, size_t len, size_t *i
  * times per side as it is decoded (k x k means; k halved until it divides
  * the tile size), so a small consumer (a collage cell) never holds the map
  * at full size. JPEG maps and 3-channel maps come at full size. The result's
- * width/height say which. */
+ * width/height say which. One thread (sy_gainmap_decode, for a whole-photo
+ * save, decodes an HDR picture's map on two). */
 sy_status sy__gainmap_decode_reduced(sy_context *ctx, const char *path, const sy_gainmap_info *info, uint32_t reduce,
                                      sy_gainmap_image *out, sy_error *err);
 
@@ -144,10 +145,11 @@ uint8_t sy__gainmap_signal_code(double log2_gain);
 int sy__gainmap_probe_signal(sy_heif_file *file, const char *path, uint32_t primary, sy_gainmap_info *info);
 
 /* The map of an SY_GAINMAP_HDR_SIGNAL photo, reduced `reduce` (1, 2, 4) times
- * further per side: the picture decoded tile by tile, per box the mean log2
- * of HDR over SDR of its pixels (sy__yuv_hdr_gain_rows). */
+ * further per side: the picture decoded tile by tile (on up to `threads`
+ * threads, each with its decoder: the same bytes for any count), per box the
+ * mean log2 of HDR over SDR of its pixels (sy__yuv_hdr_gain_rows). */
 sy_status sy__gainmap_decode_signal(sy_context *ctx, const char *path, const sy_gainmap_info *info, uint32_t reduce,
-                                    sy_gainmap_image *out, sy_error *err);
+                                    uint32_t threads, sy_gainmap_image *out, sy_error *err);
 
 /* ---- gains, gainmap_math.c ---- */
 
