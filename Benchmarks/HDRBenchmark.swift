@@ -7,6 +7,8 @@
 //
 //   swift run -c release Benchmarks --suite hdr [--runs 5]
 //
+// Then an HDR camera still (HLG HEIF, 24 MP) to JPEG vs heif-convert and vips (HDRStillBenchmark.swift).
+//
 // Writes .build/benchmarks/hdr-latest.json and hdr-<timestamp>.json.
 import Foundation
 import Shiying
@@ -36,6 +38,7 @@ struct HDRBenchReport: Codable {
     var height: Int
     var recipe: String
     var cases: [HDRCaseTiming]
+    var camera: [HDRCameraRow]   // HDRStillBenchmark.swift: a 24 MP HLG camera HEIF to JPEG vs libheif, libvips
 }
 
 private func hdrMedian(_ v: [Double]) -> Double {
@@ -93,17 +96,29 @@ func runHDRSuite(root: String, runs: Int) {
                                    extraMs: k - s, extraPercent: (k - s) / s * 100, keepBytes: fileSize(keepOut),
                                    sdrOnlyBytes: fileSize(sdrOut), gainMapSize: mapSize))
     }
+    let camera = runHDRCameraCase(root: root, dir: dir, runs: runs)
     let stamp = timestamp()
     let report = HDRBenchReport(timestamp: stamp, host: ProcessInfo.processInfo.hostName, cores: cores,
                                 loadAverageBefore: loadBefore, loadAverageAfter: loadAverage(), runs: runs,
                                 width: width, height: height,
-                                recipe: String(decoding: (try? recipe.jsonData()) ?? Data(), as: UTF8.self), cases: cases)
+                                recipe: String(decoding: (try? recipe.jsonData()) ?? Data(), as: UTF8.self), cases: cases,
+                                camera: camera)
     print("\nHDR: \(width)x\(height) sample, 90° turn + crop 90 %, quality 90; median of \(runs), same process")
     print("format  keep gain map   SDR only   extra          output bytes (keep / SDR)   map")
     for c in cases {
         print(String(format: "%-6@  %8.0f ms   %8.0f ms   %+6.0f ms (%+.0f %%)   %d / %d   %dx%d", c.format as NSString,
                      c.keepMedianMs, c.sdrOnlyMedianMs, c.extraMs, c.extraPercent, c.keepBytes, c.sdrOnlyBytes,
                      c.gainMapSize[0], c.gainMapSize[1]))
+    }
+    if !camera.isEmpty {
+        print("\nHDR camera still: 6000x4000 HLG 4:2:2 HEIF (\(camera[0].inputBytes) B) -> JPEG, whole process, median of \(runs)")
+        print("tool           seconds   user s   peak RSS    output bytes   shiying / tool")
+        for c in camera {
+            print(c.tool.padding(toLength: 13, withPad: " ", startingAt: 0)
+                  + String(format: "  %7.2f   %6.2f   %5.0f MiB   %12d   %.2fx", c.secondsMedian,
+                         c.userSecondsMedian, Double(c.peakRSSBytes) / 1048576, c.outputBytes, c.shiyingOverThis))
+        }
+        print("(shiying: SDR Display P3 + the gain map derived from the signal; the peers: the signal as SDR, no map)")
     }
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
