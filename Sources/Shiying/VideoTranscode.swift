@@ -19,14 +19,39 @@ public enum VideoTranscode {
         public var copyMetadata = true
         /// x265 pool threads; 0 = one per core.
         public var threads = 0
-        /// SPEC E6 for movies: an HDR (HLG, PQ) movie may be re-encoded as SDR (the encoder writes 8 bits; the
-        /// report lists "hdr-video" dropped). Without it such a movie is refused and nothing is written.
+        /// SPEC E6 for movies: an HDR (HLG, PQ) movie that cannot keep its HDR may be re-encoded as SDR (8 bits;
+        /// the report lists "hdr-video" dropped). Without it such a movie is refused and nothing is written.
+        /// A movie whose frames are re-encoded as the decoder's samples keeps its HDR in 10 bits (the report
+        /// lists "hdr-video" kept) and needs no consent: see `hdrOutcome`.
         public var allowSDR = false
         /// Options with a bitrate and preset (nil = the defaults).
         public init(bitrate: Int? = nil, preset: String? = nil) {
             self.bitrate = bitrate
             self.preset = preset
         }
+    }
+
+    /// What a transcode with `options` does to an HDR movie (nothing is written).
+    public enum HDROutcome: String, Sendable, Codable {
+        /// The movie is no HDR (HLG, PQ) movie.
+        case notHDR = "not-hdr"
+        /// Its HDR is kept: the frames re-encoded in 10 bits with their HLG / PQ description.
+        case kept
+        /// It would be re-encoded as SDR, which needs `Options.allowSDR` (SPEC E6).
+        case becomesSDR = "becomes-sdr"
+    }
+
+    /// Whether `runBlocking(input, …, options:)` keeps an HDR movie's HDR, so a caller asks for consent
+    /// only when it would not (`sy_video_transcode_hdr_outcome`).
+    /// - Throws: `ShiyingError` naming the file when it cannot be read.
+    public static func hdrOutcome(_ input: String, options: Options = Options()) throws -> HDROutcome {
+        let engine = try EngineContext()
+        var o = sy_video_transcode_options()
+        sy_video_transcode_options_init(&o)
+        var outcome: Int32 = 0
+        var error = sy_error()
+        try check(sy_video_transcode_hdr_outcome(engine.raw, input, &o, &outcome, &error), error, file: input)
+        return outcome > 0 ? .kept : outcome < 0 ? .becomesSDR : .notHDR
     }
 
     /// What a transcode wrote.
@@ -39,7 +64,8 @@ public enum VideoTranscode {
         public var container: String
         /// The source's video codec four-character code ("hvc1", "avc1", …).
         public var sourceCodec: String
-        /// Clockwise rotation of the source track, applied to the pixels (output matrix is identity).
+        /// Clockwise rotation of the source track, applied to the pixels (output matrix is identity), or, when
+        /// an HDR movie's frames are re-encoded as stored (a portrait iPhone HDR movie), kept in the track's matrix.
         public var sourceRotation: Int
         /// Width in pixels.
         public var width: Int

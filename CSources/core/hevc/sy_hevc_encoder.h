@@ -55,6 +55,8 @@ typedef struct sy__hevc_encoder_options {
         uint32_t bframes;          /* 0..8 */
         uint32_t lookahead;        /* rate-control look-ahead, > bframes */
         uint32_t kbps;             /* average bitrate */
+        uint8_t bit_depth;         /* 8 (0 = 8) or 10: Main 10 through x265's 10-bit library; pushed planes
+                                      then hold 16-bit samples (0..1023) */
     } video;
 } sy__hevc_encoder_options;
 
@@ -71,7 +73,8 @@ typedef sy_status (*sy__hevc_sink)(void *user, const sy__hevc_packet *packet, sy
 
 /* Fails with SY_E_USAGE for a size x265 cannot encode or an unknown preset,
  * SY_E_BUDGET when the estimate does not fit, SY_E_UNSUPPORTED without an
- * 8-bit libx265, SY_E_CODEC when x265 refuses the configuration. */
+ * 8-bit (or, asked for, 10-bit) libx265, SY_E_CODEC when x265 refuses the
+ * configuration. */
 sy_status sy__hevc_encoder_open(sy_context *ctx, const sy__hevc_encoder_options *opts, sy__hevc_sink sink,
                                 void *user, sy__hevc_encoder **out, sy_error *err);
 

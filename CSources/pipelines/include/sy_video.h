@@ -55,6 +55,7 @@ typedef struct sy_video_reader_info {
     uint16_t frame_primaries;  /* the RGB frames' primaries (sRGB's transfer curve, SDR): `primaries`, or
                                   12 (Display P3) when the stream is HDR (transfer 16 PQ, 18 HLG): its
                                   frames come tone-mapped */
+    uint8_t chroma_format;     /* as the stream says: 0 = 4:0:0, 1 = 4:2:0, 2 = 4:2:2, 3 = 4:4:4 */
 } sy_video_reader_info;
 
 typedef struct sy_video_frame {
@@ -108,6 +109,8 @@ typedef struct sy_video_encoder_options {
     uint32_t threads;          /* x265 pool threads; 0 = one per core */
     uint16_t primaries, transfer, matrix; /* VUI colour description written into the stream */
     uint8_t full_range;        /* also selects the RGB -> YCbCr range */
+    uint8_t bit_depth;         /* 8 (0 = 8) or 10: Main 10, for HDR (HLG, PQ) movies kept as they are; a
+                                  10-bit encoder takes the decoder's 10-bit samples only (no RGB frames) */
 } sy_video_encoder_options;
 
 /** Defaults: version 1, BT.709 limited range, preset "veryfast", 3 B-frames,
@@ -211,10 +214,12 @@ typedef struct sy_video_transcode_options {
     int aac_audio;             /* 1: LPCM sound is encoded as AAC-LC (96 kb/s a channel, priming hidden by
                                   the edit list) instead of copied, for an .mp4 Android plays; AAC and
                                   sound we cannot decode are still copied. Default 0 */
-    int allow_sdr;             /* SPEC E6 for movies: 1 = an HDR (HLG, PQ) movie may be re-encoded as SDR
-                                  (the encoder writes 8 bits: frames tone-mapped to SDR Display P3, the report
-                                  lists SY_DROPPED_HDR_VIDEO); 0 (default) = refused with SY_E_UNSUPPORTED
-                                  before anything is written. A remux (copy_video) keeps HDR and needs none */
+    int allow_sdr;             /* SPEC E6 for movies: 1 = an HDR (HLG, PQ) movie that cannot keep its HDR may
+                                  be re-encoded as SDR (8 bits: frames tone-mapped to SDR Display P3, the
+                                  report lists SY_DROPPED_HDR_VIDEO); 0 (default) = such a movie is refused
+                                  with SY_E_UNSUPPORTED before anything is written. A re-encode of the
+                                  decoder's samples keeps the HDR in 10 bits and needs none
+                                  (sy_video_transcode_hdr_outcome), nor does a remux (copy_video) */
 } sy_video_transcode_options;
 
 void sy_video_transcode_options_init(sy_video_transcode_options *opts);
@@ -228,7 +233,8 @@ typedef struct sy_video_transcode_report {
     uint64_t bytes_written;    /* output file size */
     double duration_seconds;   /* output video duration */
     uint32_t source_codec;
-    uint32_t source_rotation;  /* applied to the pixels (output matrix is identity) */
+    uint32_t source_rotation;  /* applied to the pixels (output matrix is identity), or, when a turned HDR
+                                  track's samples are re-encoded as stored (no recipe), kept in its matrix */
     double marker_time;        /* with a frame marker: the marked frame's presentation time in seconds, else -1 */
     uint32_t dropped;          /* SY_DROPPED_* bits (sy_still.h): source tracks the output leaves out */
     uint32_t kept;             /* SY_MOVIE_KEPT_* bits: what the source had and the output carries */
@@ -242,10 +248,11 @@ typedef enum sy_movie_kept {
     SY_MOVIE_KEPT_CREATION_DATE = 1u << 2,        /**< the mvhd/tkhd/mdhd creation times */
     SY_MOVIE_KEPT_VIDEO_TRACK_METADATA = 1u << 3, /**< the video track's own `meta` (e.g. Apple's lens keys) */
     SY_MOVIE_KEPT_TIMED_METADATA = 1u << 4,       /**< timed-metadata tracks (e.g. Apple's live-photo-info) */
+    SY_MOVIE_KEPT_HDR_VIDEO = 1u << 5,            /**< an HLG / PQ movie's HDR: re-encoded in 10 bits with its signal */
 } sy_movie_kept;
 
 /** "audio", "movie-metadata", "creation-date", "video-track-metadata",
- *  "timed-metadata-tracks" for one SY_MOVIE_KEPT_* bit; NULL for others. */
+ *  "timed-metadata-tracks", "hdr-video" for one SY_MOVIE_KEPT_* bit; NULL for others. */
 const char *sy_movie_kept_name(uint32_t bit);
 
 /** Decodes `input`'s main video track, passes every frame upright through the
@@ -254,6 +261,15 @@ const char *sy_movie_kept_name(uint32_t bit);
 sy_status sy_video_transcode(sy_context *ctx, const char *input, const char *output,
                              const sy_video_transcode_options *opts, sy_video_transcode_report *report,
                              sy_error *err);
+
+/** What sy_video_transcode with `opts` does to an HDR (HLG, PQ) movie, without
+ *  writing anything: *outcome 0 = `input` is no HDR movie; 1 = its HDR is kept
+ *  (the decoder's samples re-encoded in 10 bits with their colour
+ *  description: no recipe or a crop alone, at even offsets, 4:2:0, 8 or 10
+ *  bits, no observer); -1 = it would be re-encoded as SDR, which needs
+ *  `allow_sdr` (SPEC E6). A caller asks the user only for -1. */
+sy_status sy_video_transcode_hdr_outcome(sy_context *ctx, const char *input, const sy_video_transcode_options *opts,
+                                         int *outcome, sy_error *err);
 
 #ifdef __cplusplus
 }

@@ -72,6 +72,7 @@ typedef struct job {
     uint32_t items;           /* source mdta items copied */
     sy__frame_path path;      /* the shared frame path (a renderer with a recipe) */
     uint32_t copy_x, copy_y;  /* frames as the decoder's samples: the rectangle's top-left in the frame */
+    int stored;               /* ... of a turned track, as stored: the output keeps the source's matrix */
     uint8_t *rendered;
     size_t rendered_stride;
 } job;
@@ -138,13 +139,20 @@ static uint16_t encodable_matrix(uint16_t code) { return code == 1 || code == 5 
 
 /* Whether the frames can reach the encoder as the decoder's samples: nobody
  * watches them as RGB, the recipe (if any) only crops, at even offsets, an
- * upright track, and the output says the colour the samples are in (the
- * encoder names the matrices it keeps; an unnamed one is BT.601 either way).
- * Sets j->copy_x, copy_y to the rectangle's top-left. */
+ * upright 8- or 10-bit track, and the output says the colour the samples are
+ * in (the encoder names the matrices it keeps; an unnamed one is BT.601
+ * either way). An HDR (HLG, PQ) movie that comes this way keeps its signal:
+ * a 10-bit encode with its own colour description, no tone mapping and no
+ * consent needed. A turned HDR track (an iPhone's portrait movie) with no
+ * recipe comes as stored, and the output keeps its matrix (j->stored; an SDR
+ * one is turned upright through RGB, as issue 4 has it). Sets
+ * j->copy_x, copy_y to the rectangle's top-left. */
 static int keeps_samples(job *j, const sy_video_reader_info *vi, const sy_video_transcode_options *o) {
     uint16_t m = vi->matrix;
-    if (o->observer || vi->rotation || vi->mirrored || vi->bit_depth != 8 || encodable_matrix(m) != (m == 2 ? 6 : m) ||
-        sy__cicp_is_hdr_transfer(vi->transfer)) /* HDR is tone-mapped on the way to RGB */
+    j->stored = !j->path.renderer && (vi->rotation || vi->mirrored) && sy__cicp_is_hdr_transfer(vi->transfer) &&
+                !((vi->coded_width | vi->coded_height) & 1);
+    if (o->observer || ((vi->rotation || vi->mirrored) && !j->stored) || (vi->bit_depth != 8 && vi->bit_depth != 10) ||
+        vi->chroma_format != 1 || encodable_matrix(m) != (m == 2 ? 6 : m))
         return 0;
     j->copy_x = j->copy_y = 0;
     if (j->path.renderer && !sy__renderer_copies_rect(j->path.renderer, &j->copy_x, &j->copy_y)) return 0;
@@ -228,9 +236,16 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
     sy_status st = sy__frame_path_open(j->ctx, o->recipe, vi, &j->path, err);
     if (st != SY_OK) return st;
     j->rendered_stride = (size_t)j->path.frame_width * 3;
-    int samples = keeps_samples(j, vi, o) && sy__video_reader_keep_samples(reader);
+    int samples = keeps_samples(j, vi, o) &&
+                  (j->stored ? sy__video_reader_keep_stored_samples(reader) : sy__video_reader_keep_samples(reader));
+    /* SPEC E6: an HDR movie that cannot come as samples becomes SDR, which
+     * needs consent, asked before anything is written. */
+    int hdr = sy__cicp_is_hdr_transfer(vi->transfer), keeps_hdr = hdr && samples;
+    if (hdr && !samples && (st = sy__video_check_sdr_consent(vi, j->input, "this re-encode", o->allow_sdr, err)) != SY_OK)
+        return st;
     if (j->path.renderer && !samples && (st = make_rendered(j, err)) != SY_OK) return st;
     uint32_t out_width = j->path.width, out_height = j->path.height;
+    if (samples && j->stored) out_width = vi->coded_width, out_height = vi->coded_height;
     if (out_width < 64 || out_height < 64)
         return sy__fail(err, SY_E_UNSUPPORTED, "%s: %ux%u video is too small to encode (64x64 at least)", j->input,
                         j->path.frame_width, j->path.frame_height);
@@ -246,15 +261,17 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
     /* Keep the source's colour description, and re-derive YCbCr with the
      * matrix the reader decoded with, so the output's planes match the
      * source's: a stream that names no matrix was decoded as BT.601 (what
-     * decoders assume), and the output says so explicitly. An HDR source
-     * (PQ, HLG) reaches the 8-bit encoder tone-mapped to Display P3: the
-     * output is SDR P3 as an iPhone's Live movie is (BT.709 transfer and
-     * matrix, limited range). */
-    int hdr = sy__cicp_is_hdr_transfer(vi->transfer);
-    eo.primaries = sy__video_frame_primaries(vi);
-    eo.transfer = hdr ? 1 : vi->transfer;
-    eo.matrix = hdr ? 1 : encodable_matrix(vi->matrix);
-    eo.full_range = hdr ? 0 : vi->full_range;
+     * decoders assume), and the output says so explicitly. Samples are
+     * encoded at their own depth (an HDR movie's 10 bits with its HLG / PQ
+     * description). An HDR source that comes as RGB reaches the 8-bit
+     * encoder tone-mapped to Display P3: the output is SDR P3 as an iPhone's
+     * Live movie is (BT.709 transfer and matrix, limited range). */
+    int sdr = hdr && !keeps_hdr;
+    eo.bit_depth = samples ? vi->bit_depth : 8;
+    eo.primaries = keeps_hdr ? vi->primaries : sy__video_frame_primaries(vi);
+    eo.transfer = sdr ? 1 : vi->transfer;
+    eo.matrix = sdr ? 1 : encodable_matrix(vi->matrix);
+    eo.full_range = sdr ? 0 : vi->full_range;
     j->timescale = eo.timescale;
     j->frame_duration = eo.frame_duration;
 
@@ -279,6 +296,8 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
         vt.transfer = eo.transfer;
         vt.matrix_coefficients = eo.matrix;
         vt.full_range = eo.full_range;
+        const sy_mov_track_info *source = sy_mov_track(j->source, vi->track);
+        if (samples && j->stored && source) memcpy(vt.matrix, source->matrix, sizeof vt.matrix);
         st = sy_mov_writer_add_video(j->writer, &vt, &j->video_id, err);
     }
     if (st == SY_OK && o->copy_metadata)
@@ -311,6 +330,9 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
         if (marker && marker->frame == frames) marker_pts = frame.pts - first_pts;
         if (st == SY_OK && next.samples)
             st = sy__video_encoder_stage_samples(enc, next.samples, j->copy_x, j->copy_y, frame.pts - first_pts, err);
+        else if (st == SY_OK && eo.bit_depth != 8)
+            st = sy__fail(err, SY_E_INVALID_INPUT, "%s: frame %u is not 4:2:0 at the stream's %u bits", j->input,
+                          frames, vi->bit_depth);
         else if (st == SY_OK)
             st = sy__video_encoder_stage_rgb(enc, next.rgb, next.stride, frame.pts - first_pts, err);
         frames++;
@@ -349,8 +371,9 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
     }
     if (st == SY_OK) st = sy_mov_writer_finish(j->writer, err);
     if (st == SY_OK && rep) {
-        rep->width = eo.width;
-        rep->height = eo.height;
+        int turned = samples && j->stored && (vi->rotation == 90 || vi->rotation == 270); /* the matrix turns it */
+        rep->width = turned ? eo.height : eo.width;
+        rep->height = turned ? eo.width : eo.height;
         rep->frames = j->packets;
         rep->audio_samples = j->audio.out_id ? j->audio.next : 0;
         rep->audio_codec = j->audio.out_id ? j->audio.codec : 0;
@@ -359,8 +382,9 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
         rep->source_codec = vi->codec;
         rep->source_rotation = vi->rotation;
         rep->marker_time = marker_seconds;
-        rep->dropped = sy__movie_uncarried(j->source, &wr, &j->timed, o->metadata) | (hdr ? SY_DROPPED_HDR_VIDEO : 0);
-        rep->kept = sy__movie_kept(j->source, &wr, &j->timed, o->copy_metadata, j->track_meta, j->items);
+        rep->dropped = sy__movie_uncarried(j->source, &wr, &j->timed, o->metadata) | (sdr ? SY_DROPPED_HDR_VIDEO : 0);
+        rep->kept = sy__movie_kept(j->source, &wr, &j->timed, o->copy_metadata, j->track_meta, j->items) |
+                    (keeps_hdr ? SY_MOVIE_KEPT_HDR_VIDEO : 0);
         rep->timed_metadata_tracks = j->timed.count;
     }
     sy_video_encoder_destroy(enc);
@@ -390,8 +414,6 @@ sy_status sy_video_transcode(sy_context *ctx, const char *input, const char *out
     job j = {.ctx = ctx, .input = input, .audio_track = -1};
     sy_video_reader *reader = NULL;
     st = sy_video_reader_open(ctx, input, -1, &reader, err);
-    if (st == SY_OK) st = sy__video_check_sdr_consent(sy_video_reader_info_get(reader), input, "this re-encode",
-                                                     opts->allow_sdr, err);
     if (st == SY_OK) st = sy_mov_open(ctx, input, &j.source, err);
     if (st == SY_OK) j.audio_track = sy__movie_first_audio(j.source);
     if (st == SY_OK) st = run(&j, reader, output, opts, container, report, err);
@@ -406,6 +428,33 @@ sy_status sy_video_transcode(sy_context *ctx, const char *input, const char *out
     sy__copied_track_free(ctx, &j.audio);
     sy__movie_timed_free(ctx, &j.timed);
     sy_mov_close(j.source);
+    sy_video_reader_close(reader);
+    return st;
+}
+
+sy_status sy_video_transcode_hdr_outcome(sy_context *ctx, const char *input, const sy_video_transcode_options *opts,
+                                         int *outcome, sy_error *err) {
+    if (!ctx || !input || !outcome) return sy__fail(err, SY_E_USAGE, "sy_video_transcode_hdr_outcome: NULL argument");
+    *outcome = 0;
+    sy_video_transcode_options defaults;
+    if (!opts) {
+        sy_video_transcode_options_init(&defaults);
+        opts = &defaults;
+    }
+    sy_video_reader *reader = NULL;
+    sy_status st = sy_video_reader_open(ctx, input, -1, &reader, err);
+    if (st != SY_OK) return st;
+    const sy_video_reader_info *vi = sy_video_reader_info_get(reader);
+    if (opts->copy_video || !sy__cicp_is_hdr_transfer(vi->transfer)) {
+        *outcome = sy__cicp_is_hdr_transfer(vi->transfer) ? 1 : 0; /* a remux keeps whatever the movie is */
+    } else {
+        job j = {.ctx = ctx, .input = input};
+        st = sy__frame_path_open(ctx, opts->recipe, vi, &j.path, err);
+        int kept = st == SY_OK && keeps_samples(&j, vi, opts) &&
+                   (j.stored ? sy__video_reader_keep_stored_samples(reader) : sy__video_reader_keep_samples(reader));
+        if (st == SY_OK) *outcome = kept ? 1 : -1;
+        sy__frame_path_close(&j.path);
+    }
     sy_video_reader_close(reader);
     return st;
 }

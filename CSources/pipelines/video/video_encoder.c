@@ -23,6 +23,10 @@
  * <= pts, and the first packet's dts = first pts - the delay (it may be
  * negative). Both rules are checked before a packet leaves.
  *
+ * Bit depth: 8, or 10 (Main 10) for an HDR movie re-encoded from the
+ * decoder's 10-bit samples (sy__video_encoder_stage_samples); a 10-bit
+ * encoder takes no RGB.
+ *
  * Memory: one YCbCr 4:2:0 frame (reused for every push; x265 copies it, and
  * a frame staged by rectangles converts only those into it), a row of scratch, and
  * the HEVC encoder's (its packet buffer and the estimate of x265's own
@@ -55,7 +59,8 @@ struct sy_video_encoder {
     void *user;
     sy__hevc_encoder *hevc;
     sy__ycbcr_matrix matrix;
-    uint8_t *frame; /* Y, Cb, Cr planes in one block, reused */
+    uint8_t *frame; /* Y, Cb, Cr planes in one block, reused (16-bit samples for a 10-bit encoder) */
+    uint32_t bit_depth;
     uint8_t *scratch; /* width + 4 bytes: chroma of a changed rectangle */
     uint8_t *plane[3];
     size_t stride[3];
@@ -118,6 +123,8 @@ static sy_status check_options(const sy_video_encoder_options *o, sy_error *err)
     if (o->keyint > VE_MAX_KEYINT)
         return sy__fail(err, SY_E_USAGE, "%s: keyint %u (0 = 2 s, at most %u)", fn, o->keyint, VE_MAX_KEYINT);
     if (o->threads > 256) return sy__fail(err, SY_E_USAGE, "%s: %u threads (at most 256)", fn, o->threads);
+    if (o->bit_depth != 0 && o->bit_depth != 8 && o->bit_depth != 10)
+        return sy__fail(err, SY_E_USAGE, "%s: bit depth %u (8 or 10)", fn, o->bit_depth);
     if (o->primaries > 255 || o->transfer > 255 || o->matrix > 255 || o->full_range > 1)
         return sy__fail(err, SY_E_USAGE, "%s: colour description %u/%u/%u/%u out of range", fn, o->primaries,
                         o->transfer, o->matrix, o->full_range);
@@ -153,6 +160,7 @@ static void hevc_options(const sy_video_encoder_options *o, sy__hevc_encoder_opt
     h->video.lookahead = effective_lookahead(o);
     uint64_t rate = o->bitrate ? o->bitrate : sy_video_bitrate_c14(o->width, o->height);
     h->video.kbps = (uint32_t)((rate + 500) / 1000);
+    h->video.bit_depth = o->bit_depth == 10 ? 10 : 8;
 }
 
 /* ---- packets ---- */
@@ -219,7 +227,9 @@ sy_status sy_video_encoder_create(sy_context *ctx, const sy_video_encoder_option
     enc->reorder = sy__hevc_encoder_reorder_delay(enc->hevc);
 
     /* The reused 4:2:0 frame (x265 copies it during encode). */
-    size_t luma = (size_t)opts->width * opts->height, chroma = luma / 4;
+    enc->bit_depth = opts->bit_depth == 10 ? 10 : 8;
+    size_t bps = enc->bit_depth > 8 ? 2 : 1;
+    size_t luma = (size_t)opts->width * opts->height * bps, chroma = luma / 4;
     enc->frame = sy__alloc(ctx, luma + 2 * chroma, 1, "YCbCr 4:2:0 frame", err);
     if (!enc->frame) {
         st = err ? err->code : SY_E_BUDGET;
@@ -233,8 +243,8 @@ sy_status sy_video_encoder_create(sy_context *ctx, const sy_video_encoder_option
     enc->plane[0] = enc->frame;
     enc->plane[1] = enc->frame + luma;
     enc->plane[2] = enc->frame + luma + chroma;
-    enc->stride[0] = opts->width;
-    enc->stride[1] = enc->stride[2] = opts->width / 2;
+    enc->stride[0] = opts->width * bps;
+    enc->stride[1] = enc->stride[2] = opts->width / 2 * bps;
     *out = enc;
     return SY_OK;
 fail:
@@ -300,6 +310,8 @@ static sy_status stage_checks(sy_video_encoder *enc, const uint8_t *rgb, size_t 
     sy_status st = check_usable(enc, fn, err);
     if (st != SY_OK) return st;
     if (enc->staged) return sy__fail(err, SY_E_USAGE, "%s: a staged frame is not encoded yet", fn);
+    if (enc->bit_depth != 8)
+        return sy__fail(err, SY_E_USAGE, "%s: a 10-bit encoder takes the decoder's samples, not RGB frames", fn);
     if (!rgb || stride < (size_t)enc->width * 3)
         return sy__fail(err, SY_E_USAGE, "%s: rgb is NULL or stride %zu < %u", fn, stride, enc->width * 3);
     return stage_begin(enc, fn, pts, err);
@@ -341,17 +353,18 @@ sy_status sy__video_encoder_stage_samples(sy_video_encoder *enc, const sy__yuv *
     sy_status st = check_usable(enc, fn, err);
     if (st != SY_OK) return st;
     if (enc->staged) return sy__fail(err, SY_E_USAGE, "%s: a staged frame is not encoded yet", fn);
-    if (!src || src->chroma != 1 || src->bit_depth != 8 || (x0 | y0) & 1 || (uint64_t)x0 + enc->width > src->width ||
-        (uint64_t)y0 + enc->height > src->height)
-        return sy__fail(err, SY_E_USAGE, "%s: not 8-bit 4:2:0 samples holding %ux%u at even (%u, %u)", fn, enc->width,
-                        enc->height, x0, y0);
+    if (!src || src->chroma != 1 || src->bit_depth != enc->bit_depth || (x0 | y0) & 1 ||
+        (uint64_t)x0 + enc->width > src->width || (uint64_t)y0 + enc->height > src->height)
+        return sy__fail(err, SY_E_USAGE, "%s: not %u-bit 4:2:0 samples holding %ux%u at even (%u, %u)", fn,
+                        enc->bit_depth, enc->width, enc->height, x0, y0);
     if ((st = stage_begin(enc, fn, pts, err)) != SY_OK) return st;
     /* The encoder's sides are even, so its chroma is exactly the rectangle's. */
+    size_t bps = enc->bit_depth > 8 ? 2 : 1;
     for (int c = 0; c < 3; c++) {
         uint32_t sub = c ? 1 : 0, w = enc->width >> sub, h = enc->height >> sub;
-        const uint8_t *from = src->plane[c] + (size_t)(y0 >> sub) * src->stride[c] + (x0 >> sub);
+        const uint8_t *from = src->plane[c] + (size_t)(y0 >> sub) * src->stride[c] + (x0 >> sub) * bps;
         for (uint32_t y = 0; y < h; y++)
-            memcpy(enc->plane[c] + (size_t)y * enc->stride[c], from + (size_t)y * src->stride[c], w);
+            memcpy(enc->plane[c] + (size_t)y * enc->stride[c], from + (size_t)y * src->stride[c], w * bps);
     }
     return staged(enc);
 }

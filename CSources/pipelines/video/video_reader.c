@@ -65,7 +65,8 @@ struct sy_video_reader {
     sy__gain_plane gain;
     int64_t needed_pts;
     uint32_t skipped;
-    int keep_samples;  /* sy__video_reader_keep_samples: 8-bit 4:2:0 pictures as samples, not RGB */
+    int keep_samples;  /* sy__video_reader_keep_samples: 4:2:0 pictures of the track's depth as samples, not RGB */
+    int stored_samples; /* ... of a turned track, as stored (sy__video_reader_keep_stored_samples) */
     sy__yuv samples;   /* the last frame's picture, held from the decoder until the next call, when it came so */
     int have_samples;
     uint32_t next_sample, emitted;
@@ -199,6 +200,7 @@ static void fill_info(sy_video_reader *r) {
         }
     }
     in->bit_depth = p->bit_depth;
+    in->chroma_format = p->chroma;
     in->full_range = p->colour.present ? p->colour.full_range : 0;
     in->primaries = p->colour.present ? p->colour.primaries : 2;
     in->transfer = p->colour.present ? p->colour.transfer : 2;
@@ -398,8 +400,14 @@ int sy__video_reader_take_gain(sy_video_reader *r, sy__gain_plane *out) {
 }
 
 int sy__video_reader_keep_samples(sy_video_reader *r) {
-    if (!r || r->info.rotation || r->info.mirrored || r->halve || r->no_pixels) return 0;
+    if (!r || r->info.rotation || r->info.mirrored) return 0;
+    return sy__video_reader_keep_stored_samples(r);
+}
+
+int sy__video_reader_keep_stored_samples(sy_video_reader *r) {
+    if (!r || r->halve || r->no_pixels) return 0;
     r->keep_samples = 1;
+    r->stored_samples = r->info.rotation || r->info.mirrored;
     sy__free(r->ctx, r->rgb); /* made again only for a picture that cannot come as samples */
     r->rgb = NULL;
     return 1;
@@ -444,8 +452,10 @@ static sy_status emit(sy_video_reader *r, const sy__yuv *pic, uint32_t tag, sy_v
         halve_picture(pic, r->half, &half);
         pic = &half;
     }
-    if (r->keep_samples && !r->no_pixels && !r->halve && pic->chroma == 1 && pic->bit_depth == 8 &&
-        pic->width >= r->out_width && pic->height >= r->out_height) {
+    uint32_t need_w = r->stored_samples ? r->info.coded_width : r->out_width;
+    uint32_t need_h = r->stored_samples ? r->info.coded_height : r->out_height;
+    if (r->keep_samples && !r->no_pixels && !r->halve && pic->chroma == 1 && pic->bit_depth == r->info.bit_depth &&
+        pic->width >= need_w && pic->height >= need_h) {
         r->samples = *pic; /* the caller releases it at the next call, not now */
         r->have_samples = 1;
     } else if (!r->no_pixels) {
