@@ -52,9 +52,14 @@ if command -v ffmpeg >/dev/null; then
     run 0 "HDR ($tr) frame -> photo with a gain map, cropped" "$bin" live frame --at 0.2 --recipe "$work/crop.json" \
       -o "$work/frame-$tr.jpg" "$work/live-$tr/${tr}_live.jpg" "$work/live-$tr/${tr}_live.mov"
     run 0 "HDR ($tr) movie -> GIF" "$bin" convert --to gif "$work/$tr.mov" -o "$work/$tr.gif"
-    run 1 "HDR ($tr) movie -> transcode refused without consent" "$bin" video transcode "$work/$tr.mov" -o "$work/no-$tr.mov"
-    run 0 "HDR ($tr) movie -> SDR transcode" "$bin" video transcode --preset ultrafast --allow-sdr "$work/$tr.mov" \
-      -o "$work/sdr-$tr.mov"
+    run 0 "HDR ($tr) movie -> 10-bit HDR transcode (the decoder's samples)" "$bin" video transcode --preset ultrafast \
+      "$work/$tr.mov" -o "$work/hdr-$tr.mov"
+    ffmpeg -v error -i "$work/$tr.mov" -c:v libx265 -preset ultrafast -pix_fmt yuv422p10le -tag:v hvc1 \
+      -x265-params "log-level=error:colorprim=bt2020:transfer=$tr:colormatrix=bt2020nc" "$work/$tr-422.mov"
+    run 1 "HDR ($tr) 4:2:2 movie -> transcode refused without consent" "$bin" video transcode "$work/$tr-422.mov" \
+      -o "$work/no-$tr.mov"
+    run 0 "HDR ($tr) 4:2:2 movie -> SDR transcode" "$bin" video transcode --preset ultrafast --allow-sdr \
+      "$work/$tr-422.mov" -o "$work/sdr-$tr.mov"
   done
 fi
 

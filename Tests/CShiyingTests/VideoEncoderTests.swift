@@ -512,6 +512,7 @@ struct VideoEncoderTests {
             ("unknown preset", sy_status(SY_E_USAGE), { $0.preset = UnsafePointer(strdup("warp9")) }),
             ("identity matrix", sy_status(SY_E_UNSUPPORTED), { $0.matrix = 0 }),
             ("larger than level 6.2", sy_status(SY_E_UNSUPPORTED), { $0.width = 16384; $0.height = 16384 }),
+            ("12 bits", sy_status(SY_E_USAGE), { $0.bit_depth = 12 }),
         ]
         for (name, expected, change) in cases {
             var opts = defaultEncoderOptions(width: 640, height: 480)
@@ -532,6 +533,39 @@ struct VideoEncoderTests {
         var enc: OpaquePointer?
         #expect(sy_video_encoder_create(ctx.raw, &opts, nil, nil, &enc, &err) == SY_E_USAGE)
         #expect(ctx.stats.current_bytes == 0)
+    }
+
+    // HDR movies kept: a 10-bit (Main 10) encoder takes the decoder's 10-bit samples only; an RGB frame is a
+    // usage error that names why, and the x265 estimate charged grows with the 16-bit pixels.
+    @Test func tenBitEncoderTakesNoRGB() throws {
+        let ctx = try Context()
+        var opts = defaultEncoderOptions(width: 64, height: 64)
+        let eight = try chargedBytes(ctx, opts)
+        opts.bit_depth = 10
+        let collector = PacketCollector()
+        var err = sy_error()
+        var enc: OpaquePointer?
+        try #require(sy_video_encoder_create(ctx.raw, &opts, collectPacket,
+                                             Unmanaged.passUnretained(collector).toOpaque(), &enc, &err) == SY_OK,
+                     "\(message(err))")
+        #expect(ctx.stats.current_bytes > eight, "10-bit estimate \(ctx.stats.current_bytes) vs 8-bit \(eight)")
+        let rgb = [UInt8](repeating: 128, count: 64 * 64 * 3)
+        let status = rgb.withUnsafeBufferPointer { sy_video_encoder_push_rgb(enc, $0.baseAddress, 64 * 3, 0, &err) }
+        #expect(status == SY_E_USAGE && message(err).contains("10-bit encoder takes the decoder's samples"), "\(message(err))")
+        sy_video_encoder_destroy(enc)
+        #expect(ctx.stats.current_bytes == 0)
+    }
+
+    private func chargedBytes(_ ctx: Context, _ options: sy_video_encoder_options) throws -> UInt64 {
+        var opts = options
+        var err = sy_error()
+        var enc: OpaquePointer?
+        let collector = PacketCollector()
+        try #require(sy_video_encoder_create(ctx.raw, &opts, collectPacket,
+                                             Unmanaged.passUnretained(collector).toOpaque(), &enc, &err) == SY_OK)
+        let bytes = ctx.stats.current_bytes
+        sy_video_encoder_destroy(enc)
+        return bytes
     }
 
     // issue 4: the look-ahead is bounded to 1..60 frames: 0 and 1000 are accepted and cost what

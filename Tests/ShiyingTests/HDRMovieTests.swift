@@ -128,7 +128,7 @@ struct HDRMovieTests {
         try await HDROracle.expectLight(out, "hlg", frame: 6, region: "320,0,320,216", "the map follows the crop")
     }
 
-    @Test("SPEC E6: an HLG movie is re-encoded only with consent, then SDR Display P3 (BT.709 transfer), frames as the still; its GIF is sRGB")
+    @Test("SPEC E6: an HLG movie re-encoded as its samples keeps its HDR in 10 bits (transcode, compress, a portrait track); one that cannot is re-encoded only with consent, then SDR Display P3; its GIF is sRGB")
     func transcodeAndGIF() async throws {
         let dir = try TempDir("hdr-transcode")
         defer { dir.remove() }
@@ -136,15 +136,46 @@ struct HDRMovieTests {
         let decode = try await CLI.run(["video", "decode", clip, "--json"])
         #expect(decode.succeeded && decode.stdout.contains("\"hdr\":\"hlg\"") && decode.stdout.contains("\"frame_primaries\":12")
                 && decode.stdout.contains("\"transfer\":18"), "the reader says what its frames are: \(decode.stdout)")
-        let out = dir.file("sdr.mov")
-        // SPEC E6 for movies: the 8-bit re-encode is SDR, so it asks first; without consent nothing is written.
-        let refused = try await CLI.run(["video", "transcode", clip, "-o", out])
-        #expect(refused.status == 1 && refused.stderr.contains("HDR video (HLG)") && refused.stderr.contains("--allow-sdr")
-                && !FileManager.default.fileExists(atPath: out), "\(refused)")
+        // Kept: the decoder's 10-bit samples into Main 10 with the HLG description, no question asked.
+        let kept = dir.file("hdr.mov")
+        let transcode = try await CLI.run(["video", "transcode", clip, "-o", kept, "--json"])
+        #expect(transcode.succeeded && transcode.stdout.contains("\"kept\":[\"hdr-video\"]")
+                && !transcode.stdout.contains("\"name\":\"hdr-video\""), "\(transcode)")
+        #expect(try await HDROracle.probe(kept, "profile,pix_fmt,color_space,color_transfer,color_primaries")
+                == "Main 10,yuv420p10le,bt2020nc,arib-std-b67,bt2020", "10-bit HLG out")
+        let psnr = try await runTool("ffmpeg", ["-i", clip, "-i", kept, "-lavfi", "psnr", "-f", "null", "-"])
+        let average = psnr.stderr.components(separatedBy: "average:").last.flatMap { Double($0.prefix(while: { $0 != " " })) }
+        #expect((average ?? 0) >= 50, "10-bit planes vs the source's (ffmpeg psnr): \(average ?? -1) dB")
+        #expect(try VideoTranscode.hdrOutcome(clip) == .kept)
         let squeezed = dir.file("small.mov")
         let compress = try await CLI.run(["compress", clip, "-o", squeezed])
-        #expect(compress.status == 1 && compress.stderr.contains("the movie's HDR would be lost")
-                && !FileManager.default.fileExists(atPath: squeezed), "\(compress)")
+        #expect(compress.succeeded, "compress keeps the HDR without asking: \(compress)")
+        #expect(try await HDROracle.probe(squeezed, "pix_fmt,color_transfer") == "yuv420p10le,arib-std-b67")
+        // A portrait HDR track (stored landscape, turned by its matrix) keeps the matrix and the HDR.
+        let turned = dir.file("turned.mov"), turnedOut = dir.file("turned-hdr.mov")
+        let rotate = try await runTool("ffmpeg", ["-v", "error", "-i", clip, "-c", "copy", "-metadata:s:v:0", "rotate=90", turned])
+        #expect(rotate.succeeded, "\(rotate)")
+        let t = try await CLI.run(["video", "transcode", turned, "-o", turnedOut, "--json"])
+        #expect(t.succeeded && t.stdout.contains("\"width\":360") && t.stdout.contains("\"hdr-video\""), "\(t)")
+        #expect(try await runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                              "stream=width,pix_fmt:stream_side_data=rotation", "-of", "csv=p=0", turnedOut])
+                .stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "640,yuv420p10le,90", "matrix and depth kept")
+
+        // Not kept: a 4:2:2 HLG movie comes as RGB frames, so its 8-bit re-encode is SDR and asks first (SPEC E6);
+        // without consent nothing is written.
+        let wide = dir.file("clip422.mov"), out = dir.file("sdr.mov")
+        let make422 = try await runTool("ffmpeg", ["-v", "error", "-i", clip, "-c:v", "libx265", "-preset", "ultrafast",
+                                                   "-x265-params", "log-level=error:lossless=1:colorprim=bt2020:transfer=arib-std-b67:colormatrix=bt2020nc",
+                                                   "-pix_fmt", "yuv422p10le", "-tag:v", "hvc1", wide])
+        #expect(make422.succeeded, "\(make422)")
+        #expect(try VideoTranscode.hdrOutcome(wide) == .becomesSDR)
+        let refused = try await CLI.run(["video", "transcode", wide, "-o", out])
+        #expect(refused.status == 1 && refused.stderr.contains("HDR video (HLG)") && refused.stderr.contains("--allow-sdr")
+                && !FileManager.default.fileExists(atPath: out), "\(refused)")
+        let squeezedWide = dir.file("small422.mov")
+        let compressWide = try await CLI.run(["compress", wide, "-o", squeezedWide])
+        #expect(compressWide.status == 1 && compressWide.stderr.contains("the movie's HDR would be lost")
+                && !FileManager.default.fileExists(atPath: squeezedWide), "\(compressWide)")
         let live = try await CLI.run(["convert", "--to", "live", clip, "-o", dir.file("live")])
         #expect(live.succeeded, "\(live)")
         let edit = try await CLI.run(["live", "edit", dir.file("live/clip_hlg_live.jpg"), dir.file("live/clip_hlg_live.mov"),
@@ -152,7 +183,7 @@ struct HDRMovieTests {
         let written = (try? FileManager.default.contentsOfDirectory(atPath: dir.file("edit"))) ?? []
         #expect(edit.status == 1 && edit.stderr.contains("this Live save cannot keep") && written.isEmpty,
                 "a Live edit re-encodes the movie: \(edit), wrote \(written)")
-        let run = try await CLI.run(["video", "transcode", clip, "-o", out, "--allow-sdr", "--json"])
+        let run = try await CLI.run(["video", "transcode", wide, "-o", out, "--allow-sdr", "--json"])
         #expect(run.succeeded, "\(run)")
         #expect(run.lastLine?.contains("\"name\":\"hdr-video\"") == true, "the report says the HDR is gone: \(run.stdout)")
         #expect(try await HDROracle.probe(out, "color_primaries,color_transfer") == "bt709,smpte432",
