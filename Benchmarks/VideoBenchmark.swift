@@ -100,22 +100,24 @@ func runVideoSuite(root: String, shiying: String, runs: Int, singleRunOver: Doub
         ours.mpixPerSecond = ours.secondsMedian.map { Double(frames) / $0 }   // frames per second in this suite
         peer.mpixPerSecond = peer.secondsMedian.map { Double(frames) / $0 }
         decode.append(makePair(c.hdr ? "decode HDR" : "decode", input: name, size: (c.width, c.height), ours, peer))
-        if c.hdr { continue } /* the HDR clip: decode only */
 
         let rate = c14(c.width, c.height)
         let mine = outDir + "/video-ours.mov", theirs = outDir + "/video-ffmpeg.mov"
         progress("transcode \(name) at \(rate) bit/s")
         var t1 = timeTool("shiying", [shiying, "video", "transcode", c.path, "-o", mine, "--no-audio"], runs: runs,
                           output: mine, pixels: nil, scratch: scratch, singleRunOver: singleRunOver)
+        // The HDR clip is kept HDR by both: 10-bit HLG out (ours from the decoder's samples, Main 10).
+        let peerFormat = c.hdr ? ["-x265-params", "log-level=error:colorprim=bt2020:transfer=arib-std-b67:colormatrix=bt2020nc",
+                                  "-pix_fmt", "yuv420p10le"]
+                               : ["-x265-params", "log-level=error", "-pix_fmt", "yuv420p"]
         var t2 = timeTool("ffmpeg", ["ffmpeg", "-y", "-v", "error", "-i", c.path, "-an", "-c:v", "libx265", "-preset", "fast",
-                                     "-x265-params", "log-level=error", "-b:v", "\(rate)", "-tag:v", "hvc1",
-                                     "-pix_fmt", "yuv420p", theirs],
+                                     "-b:v", "\(rate)", "-tag:v", "hvc1"] + peerFormat + [theirs],
                           runs: runs, output: theirs, pixels: nil, scratch: scratch, singleRunOver: singleRunOver)
         t1.mpixPerSecond = t1.secondsMedian.map { Double(frames) / $0 }
         t2.mpixPerSecond = t2.secondsMedian.map { Double(frames) / $0 }
         t1.psnrDB = videoPSNR(mine, c.path, scratch: scratch)
         t2.psnrDB = videoPSNR(theirs, c.path, scratch: scratch)
-        transcode.append(makePair("transcode", input: name, size: (c.width, c.height), t1, t2))
+        transcode.append(makePair(c.hdr ? "transcode HDR" : "transcode", input: name, size: (c.width, c.height), t1, t2))
     }
     let after = loadAverage()
 
@@ -126,7 +128,7 @@ func runVideoSuite(root: String, shiying: String, runs: Int, singleRunOver: Doub
         func rss(_ t: ToolTiming) -> String { t.peakRSSBytes.map { String(format: "%6.1f MiB", Double($0) / 1048576) } ?? "" }
         func db(_ t: ToolTiming) -> String { t.psnrDB.map { String(format: " %.1f dB", $0) } ?? "" }
         let ratio = pair.shiyingOverPeerTime.map { String(format: "%.2fx", $0) } ?? "-"
-        print("  \(pair.kind.padding(toLength: 10, withPad: " ", startingAt: 0)) \(pair.input.padding(toLength: 30, withPad: " ", startingAt: 0)) "
+        print("  \(pair.kind.padding(toLength: 13, withPad: " ", startingAt: 0)) \(pair.input.padding(toLength: 30, withPad: " ", startingAt: 0)) "
               + "shiying \(fps(a)) \(rss(a))\(db(a))  ffmpeg \(fps(b)) \(rss(b))\(db(b))  time ratio \(ratio)")
     }
     let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
