@@ -11,7 +11,7 @@ time limit and an allocation cap. A run crashes when it ends on a signal or
 prints a sanitizer report; it hangs when it outlives the time limit. Crashing
 and hanging inputs are kept under OUT/crashes and OUT/hangs.
 
-usage: scripts/fuzz-cli.py [--minutes M] [--bin PATH] [--out DIR] [--seed S] [--jobs N]
+usage: scripts/fuzz-cli.py [--minutes M] [--bin PATH] [--out DIR] [--seed S] [--jobs N] [--hdr-only]
 Prints one JSON line at the end: runs, crashes, hangs, max_rss_mb, per command.
 """
 import argparse
@@ -70,6 +70,23 @@ def seeds():
             if kind:
                 found.append((path, kind))
     return found
+
+
+def hdr_seeds(folder):
+    """Generated HDR seeds (10-bit HLG / PQ HEIFs, a 4:2:2 grid, an HLG movie): the tone-mapped tile rows, the
+    gain map derived from the signal, the 10-bit re-encode. None when numpy or ffmpeg is missing."""
+    made = []
+    script = os.path.join(ROOT, "scripts")
+    jobs = [([sys.executable, os.path.join(script, "hdr_still.py"), os.path.join(folder, "hdr-hlg.heic"), "hlg"], "still"),
+            ([sys.executable, os.path.join(script, "hdr_still.py"), os.path.join(folder, "hdr-pq-grid.heic"), "pq",
+              "--tile", "128", "--chroma", "422"], "still"),
+            ([sys.executable, os.path.join(script, "hdr_clip.py"), "make", os.path.join(folder, "hdr-hlg.mov"), "hlg"],
+             "movie")]
+    for argv, kind in jobs:
+        out = argv[3] if argv[2] == "make" else argv[2]
+        if subprocess.run(argv, capture_output=True).returncode == 0 and os.path.isfile(out):
+            made.append((out, kind))
+    return made
 
 
 def mutate(data, other, rng):
@@ -134,10 +151,13 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--limit", type=float, default=60, help="seconds one run may take before it counts as a hang")
+    ap.add_argument("--hdr-only", action="store_true", help="only the generated HDR seeds")
     a = ap.parse_args()
     if not os.access(a.bin, os.X_OK):
         sys.exit(f"fuzz-cli: {a.bin} is not built (make sanitize builds it)")
-    pool = seeds()
+    generated = tempfile.mkdtemp(prefix="fuzz-cli-seeds-")
+    hdr = hdr_seeds(generated)
+    pool = hdr if a.hdr_only else seeds() + hdr
     if not pool:
         sys.exit(f"fuzz-cli: no seed files under {CORPUS}")
     os.makedirs(os.path.join(a.out, "crashes"), exist_ok=True)
@@ -146,7 +166,7 @@ def main():
     recipe = os.path.join(scratch, "recipe.json")
     with open(recipe, "w") as f:
         f.write('{"straighten": 3, "adjustments": {"exposure": 0.2}, "filter": {"id": "film.amber"}}')
-    stills = [p for p, k in pool if k == "still" and "/real/" in p]
+    stills = [p for p, k in pool if k == "still" and ("/real/" in p or p.startswith(generated))]
     movies = [p for p, k in pool if k == "movie"]
     data = {p: open(p, "rb").read() for p, _ in pool}
     stats = {"runs": 0, "crashes": 0, "hangs": 0, "inputs": 0, "by_command": {}}

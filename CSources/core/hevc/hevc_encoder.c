@@ -24,13 +24,11 @@
  * PPS, AUD, EOS, EOB and filler are dropped from packets; SEI, if any, kept.
  *
  * Threads and determinism: x265's pool (one thread per core unless asked)
- * runs wavefront rows and the look-ahead. Stills also run two frame threads
- * when the pool has two or more threads (frame_threads): tiles are
- * independent IDR pictures whose CRF plan uses only their own look-ahead
- * cost, so two are encoded at once and the bytes equal a one-thread encode
- * (HeifWriterTests checks it). Video keeps one frame thread: two are not
- * deterministic. With two, VideoEncoderTests' sameInputSameBytes saw 59
- * packets of a 640x480 clip differ between two encodes while the other
+ * runs wavefront rows and the look-ahead, one frame thread for every use
+ * (frame_threads: with two, x265 3.5 can hang in its flush). Video keeps one
+ * frame thread also because two are not deterministic. With two,
+ * VideoEncoderTests' sameInputSameBytes saw 59 packets of a 640x480 clip
+ * differ between two encodes while the other
  * suites loaded the machine (issue 15, 2026-12-04 evening; 24 libx265 encodes
  * and 5 Live edits run side by side that morning had matched, so quiet runs
  * prove nothing). They would otherwise pay: on the real iPhone Live movie
@@ -190,15 +188,18 @@ static void configure_video(x265_param *p, const sy__hevc_encoder_options *o) {
     p->rc.vbvBufferSize = 0;
 }
 
-/* Pictures encoded at once: stills two with two or more pool threads (x265
- * would pick one frame thread below 4 cores, leaving the second core to the
- * wavefront rows of one tile) unless there is one picture (an auxiliary
- * image that is no grid: a second frame thread would only hold memory),
- * video always one (see the file comment). */
+/* One frame thread, always. Video: two are not deterministic (see the file
+ * comment). Stills ran two with two or more pool threads (tiles are
+ * independent IDR pictures; a HEIC save of the real iPhone 15 Plus crop 1.05-1.12
+ * vs 1.10-1.14 s with one, the same bytes) until a make sanitize run hung
+ * for good in x265 3.5's flush: with two frame threads the last picture's
+ * rateControlEnd waits for a later picture to start, or for the final frame
+ * count the flush sets and announces by a wake-up; that wake-up can land
+ * between the thread's check of the count and its wait (a lost wake-up), and
+ * the encode never returns. One frame thread never waits for a later picture. */
 static uint32_t frame_threads(const sy__hevc_encoder_options *o) {
-    if (o->use == SY__HEVC_VIDEO || o->still.pictures == 1) return 1;
-    long pool = o->threads ? (long)o->threads : sysconf(_SC_NPROCESSORS_ONLN);
-    return pool >= 2 ? 2 : 1;
+    (void)o;
+    return 1;
 }
 
 static sy_status configure(sy__hevc_encoder *enc, const sy__hevc_encoder_options *o, sy_error *err) {
