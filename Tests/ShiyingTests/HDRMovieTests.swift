@@ -128,7 +128,7 @@ struct HDRMovieTests {
         try await HDROracle.expectLight(out, "hlg", frame: 6, region: "320,0,320,216", "the map follows the crop")
     }
 
-    @Test("SPEC E6: an HLG movie re-encoded as its samples keeps its HDR in 10 bits (transcode, compress, a portrait track); one that cannot is re-encoded only with consent, then SDR Display P3; its GIF is sRGB")
+    @Test("SPEC E6: an HLG movie re-encoded as its samples keeps its HDR in 10 bits (transcode, compress, a portrait track, a cropped Live edit); one that cannot is re-encoded only with consent, then SDR Display P3; its GIF is sRGB")
     func transcodeAndGIF() async throws {
         let dir = try TempDir("hdr-transcode")
         defer { dir.remove() }
@@ -178,11 +178,22 @@ struct HDRMovieTests {
                 && !FileManager.default.fileExists(atPath: squeezedWide), "\(compressWide)")
         let live = try await CLI.run(["convert", "--to", "live", clip, "-o", dir.file("live")])
         #expect(live.succeeded, "\(live)")
+        // A Live edit that crops re-encodes the movie's samples: the HDR stays, no question asked; one whose
+        // recipe needs RGB frames (a filter) would make it SDR, so it asks first and writes nothing.
         let edit = try await CLI.run(["live", "edit", dir.file("live/clip_hlg_live.jpg"), dir.file("live/clip_hlg_live.mov"),
-                                      "--recipe", try writeCropRecipe(dir), "-o", dir.file("edit")])
-        let written = (try? FileManager.default.contentsOfDirectory(atPath: dir.file("edit"))) ?? []
-        #expect(edit.status == 1 && edit.stderr.contains("this Live save cannot keep") && written.isEmpty,
-                "a Live edit re-encodes the movie: \(edit), wrote \(written)")
+                                      "--recipe", try writeCropRecipe(dir), "-o", dir.file("edit"), "--json"])
+        #expect(edit.succeeded && edit.stdout.contains("\"hdr-video\""), "\(edit)")
+        let editedMovie = try #require(((try? FileManager.default.contentsOfDirectory(atPath: dir.file("edit"))) ?? [])
+            .first { $0.hasSuffix(".mov") }, "\(edit)")
+        #expect(try await HDROracle.probe(dir.file("edit/" + editedMovie), "pix_fmt,color_transfer") == "yuv420p10le,arib-std-b67",
+                "the cropped Live movie is 10-bit HLG")
+        let filter = dir.file("filter.json")
+        try #"{"version":1,"adjustments":{"exposure":0.3}}"#.write(toFile: filter, atomically: true, encoding: .utf8)
+        let graded = try await CLI.run(["live", "edit", dir.file("live/clip_hlg_live.jpg"), dir.file("live/clip_hlg_live.mov"),
+                                        "--recipe", filter, "-o", dir.file("graded")])
+        let written = (try? FileManager.default.contentsOfDirectory(atPath: dir.file("graded"))) ?? []
+        #expect(graded.status == 1 && graded.stderr.contains("this Live save cannot keep") && written.isEmpty,
+                "an adjusted Live movie would be SDR: \(graded), wrote \(written)")
         let run = try await CLI.run(["video", "transcode", wide, "-o", out, "--allow-sdr", "--json"])
         #expect(run.succeeded, "\(run)")
         #expect(run.lastLine?.contains("\"name\":\"hdr-video\"") == true, "the report says the HDR is gone: \(run.stdout)")

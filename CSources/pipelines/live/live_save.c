@@ -289,7 +289,7 @@ static sy_status live_pair(sy_context *ctx, const char *source_movie, const sy_v
     to.copy_video = keeps_movie(recipe, opts);
     to.bitrate = opts->bitrate;
     to.preset = opts->preset;
-    to.allow_sdr = opts->allow_sdr; /* asked already (live_save): an HDR movie re-encoded is SDR */
+    to.allow_sdr = opts->allow_sdr; /* asked already (live_save) when the re-encode makes an HDR movie SDR */
     to.threads = opts->threads;
     to.recipe = recipe;
     /* Without a source still, the still is the frame captured on its way to
@@ -359,8 +359,8 @@ static sy_status live_save(sy_context *ctx, const char *source_movie, const char
     sy_status st = sy_recipe_validate(recipe, err);
     if (st != SY_OK) return st;
     /* The movie's facts, read once (and, for a pair, the frame the still
-     * shows). An HDR movie re-encoded (8 bits) is SDR: consent first, before
-     * any work. A key photo made of its frame keeps the frame's HDR (a gain
+     * shows). An HDR movie re-encoded through RGB frames (8 bits) is SDR:
+     * consent first, before any work. A key photo made of its frame keeps the frame's HDR (a gain
      * map) when the frame is rendered on its own: the movie kept as it is, or
      * a bordered still; a re-encoded movie is SDR, and so is its frame. */
     sy_video_reader_info vi;
@@ -369,8 +369,21 @@ static sy_status live_save(sy_context *ctx, const char *source_movie, const char
                      bordered ? NULL : &rep->still_time, err);
     if (st != SY_OK) return st;
     int reencodes = !bordered && !keeps_movie(recipe, opts);
-    if (reencodes && (st = sy__video_check_sdr_consent(&vi, source_movie, "this Live save", opts->allow_sdr, err)) != SY_OK)
-        return st;
+    if (reencodes && sy__cicp_is_hdr_transfer(vi.transfer)) {
+        /* The re-encode keeps the HDR when its frames reach the encoder as the
+         * decoder's samples (sy_video_transcode_hdr_outcome): a crop at most,
+         * and nobody watching them — without a source still they are watched,
+         * the still being captured from them. */
+        sy_video_transcode_options probe;
+        sy_video_transcode_options_init(&probe);
+        probe.recipe = recipe;
+        probe.observer = source_still ? opts->observer : capture_frame;
+        int outcome = -1;
+        if ((st = sy_video_transcode_hdr_outcome(ctx, source_movie, &probe, &outcome, err)) != SY_OK) return st;
+        if (outcome < 0 &&
+            (st = sy__video_check_sdr_consent(&vi, source_movie, "this Live save", opts->allow_sdr, err)) != SY_OK)
+            return st;
+    }
     int frame_keeps_hdr = !source_still && !reencodes && sy__cicp_is_hdr_transfer(vi.transfer);
     sy__hdr_decision hdr;
     if ((st = decide_hdr(ctx, source_still, opts, frame_keeps_hdr, &hdr, err)) != SY_OK) return st;
