@@ -80,7 +80,7 @@ public enum Compression {
                 let bitrate = try options.videoBitrate ?? halfAverageBitrate(input, bytes: originalBytes)
                 var video = VideoTranscode.Options(bitrate: bitrate)
                 if let hdr = try VideoReader(input).info.hdr, // SPEC E6: ask first when the re-encode is SDR
-                   try VideoTranscode.hdrOutcome(input, options: video) == .becomesSDR {
+                   try VideoTranscode.hdrOutcome(input) == .becomesSDR {
                     let detail = "\(hdr.uppercased()) video re-encoded in 8 bits, as SDR"
                     guard let consent = options.onHDRLoss else { throw HDRLossError.noConsentHook(.hdrVideo, detail: detail) }
                     guard consent(.hdrVideo) else { throw HDRLossError.declined(.hdrVideo, detail: detail) }

@@ -41,10 +41,10 @@ public enum VideoTranscode {
         case becomesSDR = "becomes-sdr"
     }
 
-    /// Whether `runBlocking(input, …, options:)` keeps an HDR movie's HDR, so a caller asks for consent
-    /// only when it would not (`sy_video_transcode_hdr_outcome`).
+    /// Whether `runBlocking(input, …)` keeps an HDR movie's HDR, so a caller asks for consent only when it
+    /// would not (`sy_video_transcode_hdr_outcome`; none of `Options` changes the answer).
     /// - Throws: `ShiyingError` naming the file when it cannot be read.
-    public static func hdrOutcome(_ input: String, options: Options = Options()) throws -> HDROutcome {
+    public static func hdrOutcome(_ input: String) throws -> HDROutcome {
         let engine = try EngineContext()
         var o = sy_video_transcode_options()
         sy_video_transcode_options_init(&o)

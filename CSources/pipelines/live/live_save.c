@@ -379,7 +379,7 @@ static sy_status live_save(sy_context *ctx, const char *source_movie, const char
         probe.recipe = recipe;
         probe.observer = source_still ? opts->observer : capture_frame;
         int outcome = -1;
-        if ((st = sy_video_transcode_hdr_outcome(ctx, source_movie, &probe, &outcome, err)) != SY_OK) return st;
+        if ((st = sy__video_transcode_hdr_outcome_of(ctx, &vi, &probe, &outcome, err)) != SY_OK) return st;
         if (outcome < 0 &&
             (st = sy__video_check_sdr_consent(&vi, source_movie, "this Live save", opts->allow_sdr, err)) != SY_OK)
             return st;

@@ -35,6 +35,11 @@ static inline uint16_t sy__video_frame_primaries(const sy_video_reader_info *vi)
 sy_status sy__video_check_sdr_consent(const sy_video_reader_info *vi, const char *input, const char *what,
                                       int allow_sdr, sy_error *err);
 
+/* sy_video_transcode_hdr_outcome for a movie whose facts are at hand
+ * (transcode.c): a Live save asks it before it asks for consent. */
+sy_status sy__video_transcode_hdr_outcome_of(sy_context *ctx, const sy_video_reader_info *vi,
+                                            const sy_video_transcode_options *opts, int *outcome, sy_error *err);
+
 /* Sizes the path for frames of `vi` and, with a recipe (may be NULL), creates its renderer. */
 sy_status sy__frame_path_open(sy_context *ctx, const sy_recipe *recipe, const sy_video_reader_info *vi,
                               sy__frame_path *out, sy_error *err);

@@ -432,6 +432,21 @@ sy_status sy_video_transcode(sy_context *ctx, const char *input, const char *out
     return st;
 }
 
+/* The outcome from the movie's facts: a fresh reader keeps any picture that
+ * keeps_samples lets through (as stored for a turned track), so only the
+ * facts and the recipe's frame path decide. */
+sy_status sy__video_transcode_hdr_outcome_of(sy_context *ctx, const sy_video_reader_info *vi,
+                                            const sy_video_transcode_options *opts, int *outcome, sy_error *err) {
+    int hdr = sy__cicp_is_hdr_transfer(vi->transfer);
+    *outcome = hdr ? 1 : 0;
+    if (!hdr || opts->copy_video) return SY_OK; /* a remux keeps whatever the movie is */
+    job j = {.ctx = ctx};
+    sy_status st = sy__frame_path_open(ctx, opts->recipe, vi, &j.path, err);
+    if (st == SY_OK && !keeps_samples(&j, vi, opts)) *outcome = -1;
+    sy__frame_path_close(&j.path);
+    return st;
+}
+
 sy_status sy_video_transcode_hdr_outcome(sy_context *ctx, const char *input, const sy_video_transcode_options *opts,
                                          int *outcome, sy_error *err) {
     if (!ctx || !input || !outcome) return sy__fail(err, SY_E_USAGE, "sy_video_transcode_hdr_outcome: NULL argument");
@@ -443,18 +458,7 @@ sy_status sy_video_transcode_hdr_outcome(sy_context *ctx, const char *input, con
     }
     sy_video_reader *reader = NULL;
     sy_status st = sy_video_reader_open(ctx, input, -1, &reader, err);
-    if (st != SY_OK) return st;
-    const sy_video_reader_info *vi = sy_video_reader_info_get(reader);
-    if (opts->copy_video || !sy__cicp_is_hdr_transfer(vi->transfer)) {
-        *outcome = sy__cicp_is_hdr_transfer(vi->transfer) ? 1 : 0; /* a remux keeps whatever the movie is */
-    } else {
-        job j = {.ctx = ctx, .input = input};
-        st = sy__frame_path_open(ctx, opts->recipe, vi, &j.path, err);
-        int kept = st == SY_OK && keeps_samples(&j, vi, opts) &&
-                   (j.stored ? sy__video_reader_keep_stored_samples(reader) : sy__video_reader_keep_samples(reader));
-        if (st == SY_OK) *outcome = kept ? 1 : -1;
-        sy__frame_path_close(&j.path);
-    }
+    if (st == SY_OK) st = sy__video_transcode_hdr_outcome_of(ctx, sy_video_reader_info_get(reader), opts, outcome, err);
     sy_video_reader_close(reader);
     return st;
 }
