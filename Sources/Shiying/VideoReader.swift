@@ -44,6 +44,34 @@ public final class VideoReader {
         public var hdr: String?
         /// The primaries of the RGB frames (sRGB's curve): the stream's, or 12 (Display P3) for HDR.
         public var framePrimaries: Int
+        /// An HDR10 movie's mastering display (SMPTE ST 2086), from the sample entry's `mdcv` or the stream's SEI.
+        public var masteringDisplay: MasteringDisplay?
+        /// An HDR10 movie's content light levels (CTA-861.3), from `clli` or the SEI.
+        public var contentLightLevel: ContentLightLevel?
+    }
+
+    /// The display an HDR movie was graded on: CIE 1931 xy chromaticities and luminance.
+    public struct MasteringDisplay: Sendable, Codable, Equatable {
+        /// [x, y] of the red primary.
+        public var red: [Double]
+        /// [x, y] of the green primary.
+        public var green: [Double]
+        /// [x, y] of the blue primary.
+        public var blue: [Double]
+        /// [x, y] of the white point.
+        public var whitePoint: [Double]
+        /// Peak luminance in cd/m².
+        public var maxLuminance: Double
+        /// Black level in cd/m².
+        public var minLuminance: Double
+    }
+
+    /// How bright an HDR movie gets, in cd/m².
+    public struct ContentLightLevel: Sendable, Codable, Equatable {
+        /// The brightest pixel (MaxCLL).
+        public var maxContentLightLevel: Int
+        /// The brightest frame's average (MaxFALL).
+        public var maxFrameAverageLightLevel: Int
     }
 
     /// One decoded frame; `rgb` is a copy the caller owns.
@@ -87,7 +115,20 @@ public final class VideoReader {
                     durationSeconds: i.duration_seconds, timescale: Int(i.timescale), bitDepth: Int(i.bit_depth),
                     fullRange: i.full_range != 0, primaries: Int(i.primaries), transfer: Int(i.transfer),
                     matrix: Int(i.matrix), hdr: i.transfer == 18 ? "hlg" : i.transfer == 16 ? "pq" : nil,
-                    framePrimaries: Int(i.frame_primaries))
+                    framePrimaries: Int(i.frame_primaries), masteringDisplay: Self.masteringDisplay(i.hdr),
+                    contentLightLevel: i.hdr.has_light_level == 0 ? nil
+                        : ContentLightLevel(maxContentLightLevel: Int(i.hdr.max_cll),
+                                            maxFrameAverageLightLevel: Int(i.hdr.max_fall)))
+    }
+
+    /// The SEI's units: chromaticities in 0.00002, luminance in 0.0001 cd/m²; primaries stored green, blue, red.
+    private static func masteringDisplay(_ m: sy_hdr_static_metadata) -> MasteringDisplay? {
+        guard m.has_mastering != 0 else { return nil }
+        let xs = [m.primaries_x.0, m.primaries_x.1, m.primaries_x.2], ys = [m.primaries_y.0, m.primaries_y.1, m.primaries_y.2]
+        func xy(_ c: Int) -> [Double] { [Double(xs[c]) / 50000, Double(ys[c]) / 50000] }
+        return MasteringDisplay(red: xy(2), green: xy(0), blue: xy(1),
+                                whitePoint: [Double(m.white_x) / 50000, Double(m.white_y) / 50000],
+                                maxLuminance: Double(m.max_luminance) / 10000, minLuminance: Double(m.min_luminance) / 10000)
     }
 
     deinit { sy_video_reader_close(raw) }

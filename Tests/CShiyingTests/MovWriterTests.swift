@@ -211,7 +211,7 @@ private final class Muxer {
 
     func addVideo(codec: String = "hvc1", width: UInt32, height: UInt32, timescale: UInt32, config: [UInt8],
                   matrix: (Int32, Int32, Int32, Int32, Int32, Int32, Int32, Int32, Int32) = (0, 0, 0, 0, 0, 0, 0, 0, 0),
-                  colour: (UInt16, UInt16, UInt16, UInt8)? = nil) throws -> UInt32 {
+                  colour: (UInt16, UInt16, UInt16, UInt8)? = nil, hdr: sy_hdr_static_metadata? = nil) throws -> UInt32 {
         var id: UInt32 = 0
         var err = sy_error()
         let status = config.withUnsafeBufferPointer { cfg -> sy_status in
@@ -229,6 +229,7 @@ private final class Muxer {
                 v.matrix_coefficients = c.2
                 v.full_range = c.3
             }
+            if let hdr { v.hdr = hdr }
             return sy_mov_writer_add_video(raw, &v, &id, &err)
         }
         try ok(status, err, "sy_mov_writer_add_video")
@@ -596,6 +597,56 @@ private func expectFaithfulRemux(src: String, ours: String, brand: String) throw
             let exif = try ExternalTools.check("exiftool", ["-s3", "-ColorProfiles", "-ColorPrimaries", "-TransferCharacteristics",
                                                             "-MatrixCoefficients", path])
             #expect(exif.split(separator: "\n") == [Substring(colr), "BT.709", "BT.709", "BT.709"], "\(name): \(exif)")
+            try decodesCleanly(path)
+        }
+    }
+
+    @Test("HDR10 static metadata: mdcv and clli after colr, read back by our demuxer and reader (the boxes alone) and by ffprobe",
+          .enabled(if: MuxFixtures.hasAll))
+    func hdrStaticBoxes() throws {
+        let src = try Source(try MuxFixtures.need("src.mov"))
+        let dir = try MuxFixtures.freshFolder("hdr10")
+        var grade = sy_hdr_static_metadata()
+        grade.has_mastering = 1
+        grade.has_light_level = 1
+        grade.primaries_x = (13250, 7500, 34000) // G, B, R: P3-D65
+        grade.primaries_y = (34500, 3000, 16000)
+        grade.white_x = 15635
+        grade.white_y = 16450
+        grade.max_luminance = 40_000_000 // 4000 cd/m²
+        grade.min_luminance = 50
+        grade.max_cll = 1200
+        grade.max_fall = 350
+        for name in ["hdr10.mov", "hdr10.mp4"] {
+            let path = dir + "/" + name
+            let mux = try Muxer(path, brand: name.hasSuffix(".mp4") ? "isom" : "qt  ")
+            let v = src.track(0)
+            let id = try mux.addVideo(width: v.width, height: v.height, timescale: v.timescale, config: src.config(0).bytes,
+                                      colour: (9, 16, 9, 0), hdr: grade)
+            for i in 0..<Int(v.sample_count) {
+                let s = try src.sample(0, i)
+                try mux.mustAdd(id, try src.read(0, i), duration: s.duration, offset: Int32(s.pts - s.dts), sync: s.sync != 0)
+            }
+            try mux.finish()
+            let entry = try Source(path).sampleEntry(0)
+            let mdcv = be32(32) + ascii("mdcv") + [0x33, 0xC2, 0x86, 0xC4, 0x1D, 0x4C, 0x0B, 0xB8, 0x84, 0xD0, 0x3E, 0x80,
+                                                   0x3D, 0x13, 0x40, 0x42] + be32(40_000_000) + be32(50)
+            let clli = be32(12) + ascii("clli") + [0x04, 0xB0, 0x01, 0x5E]
+            #expect(entry.indices.contains { entry[$0...].starts(with: mdcv + clli) }, "\(name): mdcv then clli, SEI layout")
+            let back = try Source(path).track(0).hdr
+            #expect(back.has_mastering == 1 && back.has_light_level == 1 && back.max_luminance == 40_000_000
+                    && back.primaries_x.2 == 34000 && back.max_cll == 1200 && back.max_fall == 350, "\(name): demuxer")
+            let ctx = try Context()
+            var reader: OpaquePointer?
+            var err = sy_error()
+            try ok(sy_video_reader_open(ctx.raw, path, -1, &reader, &err), err, "sy_video_reader_open")
+            let info = sy_video_reader_info_get(reader)!.pointee.hdr
+            sy_video_reader_close(reader)
+            #expect(info.has_mastering == 1 && info.white_y == 16450 && info.min_luminance == 50 && info.max_fall == 350,
+                    "\(name): the reader takes the boxes (the stream has no SEI)")
+            let probe = try ExternalTools.check("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_streams", "-of", "json", path])
+            #expect(probe.contains("\"max_luminance\": \"40000000/10000\"") && probe.contains("\"red_x\": \"34000/50000\"")
+                    && probe.contains("\"max_content\": 1200") && probe.contains("\"max_average\": 350"), "\(name): ffprobe \(probe)")
             try decodesCleanly(path)
         }
     }

@@ -21,6 +21,7 @@
 #include "base/sy_internal.h"
 #include "base/sy_cicp.h"
 #include "base/sy_yuv.h"
+#include "sy_image.h" /* sy_hdr_static_metadata */
 
 /* What the parameter sets say, known when the decoder is created. */
 typedef struct sy__vstream_params {
@@ -28,6 +29,7 @@ typedef struct sy__vstream_params {
     uint8_t bit_depth;      /* luma */
     uint8_t chroma;         /* 0 = 4:0:0, 1 = 4:2:0, 2 = 4:2:2, 3 = 4:4:4 */
     sy_cicp colour;         /* VUI video signal type; present = 0 when the SPS has none */
+    sy_hdr_static_metadata hdr; /* SEI of the configuration record and sample 0 (mastering display, light level) */
     size_t charged;         /* codec memory charged to the context (estimate) */
 } sy__vstream_params;
 

@@ -13,6 +13,7 @@
  * (absent: unspecified, converted as BT.601 limited range like ffmpeg). */
 #include <string.h>
 
+#include "base/sy_hdr_static.h"
 #include "base/sy_nal.h"
 #include "h264/sy_h264.h"
 #include "h264/sy_h264_sps.h"
@@ -210,6 +211,7 @@ sy_status sy__h264_stream_create(sy_context *ctx, const uint8_t *config, size_t 
     s->base.params.bit_depth = sps.bit_depth_luma;
     s->base.params.chroma = sps.chroma;
     s->base.params.colour = sps.colour;
+    if (first) sy__hdr_static_from_sample(first, first_len, s->length_size, 0, &s->base.params.hdr);
     if ((st = sy__avdec_open(ctx, SY__AVCODEC_H264, config, config_len, threads, NULL, &s->av, err)) != SY_OK) {
         h264_destroy(&s->base);
         return st;

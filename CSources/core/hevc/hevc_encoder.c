@@ -48,10 +48,12 @@
  * short clips (measured: 35 dB on B vs 48 dB on P frames of a 480x640 clip
  * at 12 Mbps); Live clips are 1.5-3 s, so the average is what matters.
  */
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <x265.h>
 
+#include "base/sy_hdr_static.h"
 #include "hevc/sy_hevc_encoder.h"
 #include "hevc/sy_hevc_params.h"
 #include "hevc/sy_hvcc.h"
@@ -188,6 +190,27 @@ static void configure_video(x265_param *p, const sy__hevc_encoder_options *o) {
     p->rc.vbvBufferSize = 0;
 }
 
+/* HDR10 static metadata: x265 writes the mastering display colour volume
+ * and content light level SEI with every keyframe once they are set (its
+ * "hdr10" switch turns on with them). Set through x265's own option parser,
+ * which owns the strings it keeps. */
+static sy_status configure_hdr10(const x265_api *api, x265_param *p, const sy_hdr_static_metadata *m, sy_error *err) {
+    char value[128];
+    if (m->has_mastering) {
+        sy__hdr_static_master_display(m, value, sizeof value);
+        if (api->param_parse(p, "master-display", value) < 0)
+            return sy__fail(err, SY_E_CODEC, "x265_param_parse(master-display=%s) failed", value);
+    }
+    if (m->has_light_level) {
+        snprintf(value, sizeof value, "%u,%u", m->max_cll, m->max_fall);
+        if (api->param_parse(p, "max-cll", value) < 0)
+            return sy__fail(err, SY_E_CODEC, "x265_param_parse(max-cll=%s) failed", value);
+    }
+    if ((m->has_mastering || m->has_light_level) && api->param_parse(p, "hdr10", "1") < 0)
+        return sy__fail(err, SY_E_CODEC, "x265_param_parse(hdr10) failed");
+    return SY_OK;
+}
+
 /* One frame thread, always. Video: two are not deterministic (see the file
  * comment). Stills ran two with two or more pool threads (tiles are
  * independent IDR pictures; a HEIC save of the real iPhone 15 Plus crop 1.05-1.12
@@ -222,6 +245,8 @@ static sy_status configure(sy__hevc_encoder *enc, const sy__hevc_encoder_options
         configure_video(p, o);
     else
         configure_still(p, o);
+    sy_status st = o->use == SY__HEVC_VIDEO ? configure_hdr10(api, p, &o->video.hdr, err) : SY_OK;
+    if (st != SY_OK) return st;
     p->bRepeatHeaders = 0;
     p->bEmitInfoSEI = 0;
     p->bEnableAccessUnitDelimiters = 0;

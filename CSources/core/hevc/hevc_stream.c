@@ -17,6 +17,7 @@
  * (sy_avcodec.h). */
 #include <string.h>
 
+#include "base/sy_hdr_static.h"
 #include "base/sy_nal.h"
 #include "hevc/sy_avcodec.h"
 #include "hevc/sy_hevc.h"
@@ -189,6 +190,12 @@ sy_status sy__hevc_stream_create(sy_context *ctx, const uint8_t *config, size_t 
     s->base.params.bit_depth = sps.bit_depth_luma;
     s->base.params.chroma = sps.chroma;
     s->base.params.colour = sps.colour;
+    for (uint32_t i = 0; i < hvcc.ps_count; i++) { /* the record's SEI arrays, then sample 0's SEI */
+        const uint8_t *nal = config + hvcc.ps[i].offset;
+        if (hvcc.ps[i].length >= 3 && sy__hevc_nal_type(nal) == SY__HEVC_NAL_PREFIX_SEI)
+            sy__hdr_static_from_sei(nal, hvcc.ps[i].length, 2, &s->base.params.hdr);
+    }
+    if (first) sy__hdr_static_from_sample(first, first_len, hvcc.length_size, 1, &s->base.params.hdr);
     s->base.params.charged = charge;
     s->length_size = hvcc.length_size;
     s->bound = *b;

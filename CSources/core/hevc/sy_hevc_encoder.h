@@ -23,6 +23,7 @@
 
 #include "base/sy_internal.h"
 #include "base/sy_cicp.h"
+#include "sy_image.h" /* sy_hdr_static_metadata */
 
 typedef struct sy__hevc_encoder sy__hevc_encoder;
 
@@ -57,6 +58,7 @@ typedef struct sy__hevc_encoder_options {
         uint32_t kbps;             /* average bitrate */
         uint8_t bit_depth;         /* 8 (0 = 8) or 10: Main 10 through x265's 10-bit library; pushed planes
                                       then hold 16-bit samples (0..1023) */
+        sy_hdr_static_metadata hdr; /* mastering display / light level SEI with each IRAP (has_* = 0: none) */
     } video;
 } sy__hevc_encoder_options;
 

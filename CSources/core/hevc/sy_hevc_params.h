@@ -13,7 +13,7 @@
 #define SY__HEVC_MAX_SIDE 16384u
 #define SY__HEVC_MAX_PS 64u /* parameter-set NAL units kept from hvcC */
 
-enum { SY__HEVC_NAL_VPS = 32, SY__HEVC_NAL_SPS = 33, SY__HEVC_NAL_PPS = 34 };
+enum { SY__HEVC_NAL_VPS = 32, SY__HEVC_NAL_SPS = 33, SY__HEVC_NAL_PPS = 34, SY__HEVC_NAL_PREFIX_SEI = 39 };
 
 /* The NAL unit type of an HEVC NAL (first header byte). */
 static inline unsigned sy__hevc_nal_type(const uint8_t *nal) { return (nal[0] >> 1) & 63u; }

@@ -30,6 +30,20 @@ typedef struct sy_image_info {
     uint8_t bit_depth;                    /* per channel as coded */
 } sy_image_info;
 
+/** HDR10 static metadata of a PQ (or HLG) picture or movie: the SMPTE ST 2086
+ *  mastering display colour volume and the CTA-861.3 content light levels, in
+ *  the units of the HEVC / H.264 SEI messages and the ISO `mdcv` / `clli`
+ *  boxes. A player reads them to tone-map for its own display; a re-encode
+ *  that keeps the HDR must carry them. Zeroed (has_* = 0) when absent. */
+typedef struct sy_hdr_static_metadata {
+    uint8_t has_mastering;                 /* mastering display colour volume present */
+    uint8_t has_light_level;               /* content light level present */
+    uint16_t primaries_x[3], primaries_y[3]; /* display primaries G, B, R (the SEI's order), 0.00002 units */
+    uint16_t white_x, white_y;             /* white point, 0.00002 units */
+    uint32_t max_luminance, min_luminance; /* mastering display luminance, 0.0001 cd/m² units */
+    uint16_t max_cll, max_fall;            /* brightest pixel, brightest frame average, cd/m² */
+} sy_hdr_static_metadata;
+
 /** Identifies a file by its magic bytes (never by its name). */
 sy_image_format sy_image_sniff(const uint8_t *head, size_t len);
 

@@ -24,6 +24,7 @@
 #define SY_MOV_H
 
 #include "sy_base.h"
+#include "sy_image.h" /* sy_hdr_static_metadata */
 
 #ifdef __cplusplus
 extern "C" {
@@ -97,6 +98,8 @@ typedef struct sy_mov_track_info {
     /* what a muxer copying a timed-metadata track keeps (added for Live edits) */
     uint32_t describes_id;    /* tref 'cdsc': the track ID this track describes, 0 = none */
     char handler_name[64];    /* mdia/hdlr name (QuickTime Pascal or ISO C string), "" when none; truncated */
+    /* video: HDR10 static metadata of the sample entry's mdcv / clli (or QuickTime SmDm / CoLL) boxes */
+    sy_hdr_static_metadata hdr;
 } sy_mov_track_info;
 
 /** One sample, from stts/ctts/stsc/stsz|stz2/stco|co64/stss. */

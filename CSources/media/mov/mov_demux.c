@@ -28,6 +28,7 @@
 #include "bmff/sy_bmff_file.h"
 #include "mov/sy_motion_photo.h"
 #include "sy_mov.h"
+#include "base/sy_hdr_static.h"
 #include "base/sy_internal.h"
 
 #define FCC SY_FOURCC
@@ -313,6 +314,8 @@ static void scan_entry_children(mov_track *t, const sy_mov *m, const sy_bmff_cur
     while (sy_bmff_next(&c, &b, NULL) == SY_OK && b.type) {
         if (is_config(b.type)) take_config(t, m, &b);
         else if (b.type == FCC('w', 'a', 'v', 'e') && depth == 0) scan_entry_children(t, m, parent, &b, 0, 1);
+        else if (depth == 0 && b.payload_size <= 64) /* HDR10 static metadata: mdcv, clli, SmDm, CoLL */
+            (void)sy__hdr_static_from_box(b.type, m->moov + b.payload_offset, (size_t)b.payload_size, &t->info.hdr);
     }
 }
 

@@ -30,6 +30,30 @@ static sy_status take_entry(sy_context *ctx, sy_bmff_writer *b, mw_track *t, sy_
     return SY_OK;
 }
 
+/* HDR10 static metadata: ISO `mdcv` (ST 2086, the SEI's layout) and `clli`,
+ * which QuickTime reads in .mov as well (ffmpeg too, in both). */
+static sy_status hdr_static_boxes(sy_bmff_writer *b, const sy_hdr_static_metadata *m, sy_error *err) {
+    if (m->has_mastering) {
+        MW_TRY(sy_bmff_writer_begin(b, MW_FCC('m', 'd', 'c', 'v'), -1, 0, err));
+        for (int c = 0; c < 3; c++) {
+            MW_TRY(sy_bmff_writer_u16(b, m->primaries_x[c], err));
+            MW_TRY(sy_bmff_writer_u16(b, m->primaries_y[c], err));
+        }
+        MW_TRY(sy_bmff_writer_u16(b, m->white_x, err));
+        MW_TRY(sy_bmff_writer_u16(b, m->white_y, err));
+        MW_TRY(sy_bmff_writer_u32(b, m->max_luminance, err));
+        MW_TRY(sy_bmff_writer_u32(b, m->min_luminance, err));
+        MW_TRY(sy_bmff_writer_end(b, err));
+    }
+    if (m->has_light_level) {
+        MW_TRY(sy_bmff_writer_begin(b, MW_FCC('c', 'l', 'l', 'i'), -1, 0, err));
+        MW_TRY(sy_bmff_writer_u16(b, m->max_cll, err));
+        MW_TRY(sy_bmff_writer_u16(b, m->max_fall, err));
+        MW_TRY(sy_bmff_writer_end(b, err));
+    }
+    return SY_OK;
+}
+
 static sy_status video_entry(sy_bmff_writer *b, int qt, const sy_mov_video_track *v, sy_error *err) {
     const int hevc = v->codec == MW_FCC('h', 'v', 'c', '1');
     MW_TRY(sy_bmff_writer_begin(b, v->codec, -1, 0, err));
@@ -64,6 +88,7 @@ static sy_status video_entry(sy_bmff_writer *b, int qt, const sy_mov_video_track
         if (!qt) MW_TRY(sy_bmff_writer_u8(b, v->full_range ? 0x80 : 0, err));
         MW_TRY(sy_bmff_writer_end(b, err));
     }
+    MW_TRY(hdr_static_boxes(b, &v->hdr, err));
     MW_TRY(sy_bmff_writer_begin(b, MW_FCC('p', 'a', 's', 'p'), -1, 0, err));
     MW_TRY(sy_bmff_writer_u32(b, 1, err));
     MW_TRY(sy_bmff_writer_u32(b, 1, err));

@@ -57,6 +57,7 @@ typedef struct sy_mov_video_track {
      * flag; 'nclx' with full_range in .mp4 — ffmpeg's choice); primaries = 0 writes none */
     uint16_t primaries, transfer, matrix_coefficients;
     uint8_t full_range;
+    sy_hdr_static_metadata hdr; /* written as `mdcv` / `clli` after `colr` (has_* = 0: none) */
 } sy_mov_video_track;
 
 /** Adds a video track; *track_id gets its tkhd track_ID (1-based, in order of adding). */

@@ -21,6 +21,7 @@
 #define SY_VIDEO_H
 
 #include "sy_base.h"
+#include "sy_image.h"
 #include "sy_render.h"
 
 #ifdef __cplusplus
@@ -56,6 +57,8 @@ typedef struct sy_video_reader_info {
                                   12 (Display P3) when the stream is HDR (transfer 16 PQ, 18 HLG): its
                                   frames come tone-mapped */
     uint8_t chroma_format;     /* as the stream says: 0 = 4:0:0, 1 = 4:2:0, 2 = 4:2:2, 3 = 4:4:4 */
+    sy_hdr_static_metadata hdr; /* mastering display and light levels: the sample entry's boxes, else the
+                                   SEI of the configuration record and the first sample */
 } sy_video_reader_info;
 
 typedef struct sy_video_frame {
@@ -111,6 +114,8 @@ typedef struct sy_video_encoder_options {
     uint8_t full_range;        /* also selects the RGB -> YCbCr range */
     uint8_t bit_depth;         /* 8 (0 = 8) or 10: Main 10, for HDR (HLG, PQ) movies kept as they are; a
                                   10-bit encoder takes the decoder's 10-bit samples only (no RGB frames) */
+    sy_hdr_static_metadata hdr; /* HDR10 static metadata (a PQ movie's mastering display and light levels)
+                                   written as SEI with every keyframe; zeroed = none */
 } sy_video_encoder_options;
 
 /** Defaults: version 1, BT.709 limited range, preset "veryfast", 3 B-frames,

@@ -272,6 +272,7 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
     eo.transfer = sdr ? 1 : vi->transfer;
     eo.matrix = sdr ? 1 : encodable_matrix(vi->matrix);
     eo.full_range = sdr ? 0 : vi->full_range;
+    if (keeps_hdr) eo.hdr = vi->hdr; /* the mastering display and light levels go with the HDR */
     j->timescale = eo.timescale;
     j->frame_duration = eo.frame_duration;
 
@@ -296,6 +297,7 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
         vt.transfer = eo.transfer;
         vt.matrix_coefficients = eo.matrix;
         vt.full_range = eo.full_range;
+        vt.hdr = eo.hdr;
         const sy_mov_track_info *source = sy_mov_track(j->source, vi->track);
         if (samples && j->stored && source) memcpy(vt.matrix, source->matrix, sizeof vt.matrix);
         st = sy_mov_writer_add_video(j->writer, &vt, &j->video_id, err);

@@ -161,6 +161,7 @@ static void hevc_options(const sy_video_encoder_options *o, sy__hevc_encoder_opt
     uint64_t rate = o->bitrate ? o->bitrate : sy_video_bitrate_c14(o->width, o->height);
     h->video.kbps = (uint32_t)((rate + 500) / 1000);
     h->video.bit_depth = o->bit_depth == 10 ? 10 : 8;
+    h->video.hdr = o->hdr;
 }
 
 /* ---- packets ---- */

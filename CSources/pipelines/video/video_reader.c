@@ -23,6 +23,7 @@
 #include "sy_mov.h"
 #include "sy_video.h"
 #include "base/sy_video_stream.h"
+#include "base/sy_hdr_static.h"
 #include "base/sy_hdr_tone.h"
 #include "still/sy_frame_orient.h"
 #include "still/sy_orient.h"
@@ -206,6 +207,8 @@ static void fill_info(sy_video_reader *r) {
     in->transfer = p->colour.present ? p->colour.transfer : 2;
     in->matrix = p->colour.present ? p->colour.matrix : 2;
     in->frame_primaries = sy__cicp_frame_primaries(in->primaries, in->transfer);
+    in->hdr = ti->hdr;
+    sy__hdr_static_merge(&in->hdr, &p->hdr);
 }
 
 sy_status sy_video_reader_open(sy_context *ctx, const char *path, int32_t track, sy_video_reader **out,

@@ -7,6 +7,7 @@
 #include "base/sy_sha256.h"
 #include "base/sy_video_stream.h"
 #include "bmff/sy_bmff.h"
+#include "base/sy_hdr_static.h"
 #include "base/sy_icc.h"
 #include "color/sy_color_transform.h"
 #include "exif/sy_exif.h"
