@@ -66,6 +66,14 @@ for tr in arib-std-b67 smpte2084; do
       -movflags faststart "$seeds/video/hdr-$tr.mov" || echo "fuzz: the $tr seed could not be made"
   fi
 done
+# HDR10 seeds: mastering display and light level SEI (.mov), and the same with mdcv / clli boxes (.mp4 copy).
+if [ -d "$seeds/video" ] && [ ! -f "$seeds/video/hdr10.mp4" ] && command -v ffmpeg >/dev/null; then
+  { ffmpeg -v error -y -f lavfi -i testsrc2=size=64x48:rate=10:duration=0.4 -c:v libx265 -tag:v hvc1 -pix_fmt yuv420p10le \
+      -x265-params "log-level=error:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc:master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1):max-cll=1000,400" \
+      -movflags faststart "$seeds/video/hdr10.mov" &&
+    ffmpeg -v error -y -i "$seeds/video/hdr10.mov" -c copy -movflags faststart "$seeds/video/hdr10.mp4"; } ||
+    echo "fuzz: the HDR10 seeds could not be made"
+fi
 
 # Checked-in seeds (tiny files), e.g. hvcC + tile data pairs for the HEVC harness.
 for dir in Tests/Fuzz/seeds/*/; do

@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """HDR test clips and what their frames should look like in SDR.
 
-  hdr_clip.py make OUT.mov hlg|pq
+  hdr_clip.py make OUT.mov hlg|pq [--peak NITS]
       A 640x360, 12-frame BT.2020 10-bit clip (x265 lossless through ffmpeg) of
       photo-like scene light: a lit wall with texture, five colour patches, a
       moving lamp. HLG: the BT.2100 OETF of the scene light. PQ: scene light 1.0
       shown at 1000 cd/m^2.
+  --peak NITS (PQ, every mode): an HDR10 grade that reaches NITS: the lamp is
+      shown at 0.9 x NITS, the stream's SEI says MaxCLL = NITS and a mastering
+      display of NITS, and the expected SDR mapping reaches white at NITS.
   hdr_clip.py check IMAGE hlg|pq FRAME [MOVIE] [--srgb] [--region X,Y,W,H]
       Compares an 8-bit Display P3 (--srgb: sRGB, as a GIF) rendition of frame FRAME with the engine's
       documented mapping (CSources/core/base/hdr_tone.c) applied to the clip's
@@ -33,12 +36,13 @@ import numpy as np
 W, H, FRAMES = 640, 360, 12
 KR, KB = 0.2627, 0.0593  # BT.2020 luma weights
 REFERENCE_WHITE, PEAK, KNEE = 203.0, 1000.0, 0.7
+GRADE = None  # --peak: the PQ grade's peak in cd/m^2 (None: ungraded, the mapping's nominal 1000)
 BT2020_TO_P3 = np.array([[1.3435782525843, -0.2821796705261, -0.0613985820582],
                          [-0.0652974935348, 1.0757879158838, -0.0104904223490],
                          [0.0028217912303, -0.0195984734010, 1.0167766821707]])
 
 
-def scene(t):
+def scene(t, transfer="hlg"):
     yy, xx = np.mgrid[0:H, 0:W] / np.array([H, W]).reshape(2, 1, 1)
     base = 0.02 + 0.25 * xx * (1 - 0.5 * yy)
     texture = 0.015 * np.sin(40 * xx + 3 * t) * np.cos(25 * yy)
@@ -46,8 +50,10 @@ def scene(t):
     for i, colour in enumerate([(0.26, 0.05, 0.04), (0.05, 0.2, 0.06), (0.04, 0.06, 0.3), (0.2, 0.2, 0.05),
                                 (0.12, 0.12, 0.12)]):
         rgb[200:300, 40 + i * 110:120 + i * 110] = colour
-    rgb[20:80, 500 + t:560 + t] = 0.9  # a lamp
-    return np.clip(rgb, 0, 1)
+    rgb = np.clip(rgb, 0, 1)
+    # a lamp; in a graded PQ clip brighter than 1000 cd/m^2 (scene light above 1)
+    rgb[20:80, 500 + t:560 + t] = 0.9 * (GRADE / PEAK if GRADE and transfer == "pq" else 1)
+    return rgb
 
 
 A, B = 0.17883277, 0.28466892
@@ -66,13 +72,13 @@ def pq_inverse_eotf(nits):
 
 
 def signal(t, transfer):
-    light = scene(t)
+    light = scene(t, transfer)
     return hlg_oetf(light) if transfer == "hlg" else pq_inverse_eotf(light * PEAK)
 
 
 def display_light(t, transfer):
     """Display light relative to reference white, BT.2020 primaries."""
-    light = scene(t)
+    light = scene(t, transfer)
     if transfer == "pq":
         return light * PEAK / REFERENCE_WHITE
     ys = light @ np.array([KR, 1 - KR - KB, KB])
@@ -89,11 +95,11 @@ P3_TO_SRGB = np.array([[1.2249401762805598, -0.2249401762805598, 0.0],
                        [-0.019637554590334, -0.078636045550632, 1.098273600140966]])
 
 
-def sdr_p3(display, srgb=False):
+def sdr_p3(display, srgb=False, peak=PEAK):
     """The documented mapping: to Display P3, then maxRGB tone curve (then to sRGB's primaries, clipped)."""
     p = display @ BT2020_TO_P3.T
     top = p.max(-1)
-    bend = 1 / (1 - KNEE) - 1 / (PEAK / REFERENCE_WHITE - KNEE)
+    bend = 1 / (1 - KNEE) - 1 / (peak / REFERENCE_WHITE - KNEE)
     u = top - KNEE
     mapped = np.minimum(KNEE + u / (1 + u * bend), 1)
     scale = np.where(top > KNEE, mapped / np.maximum(top, 1e-12), 1)
@@ -112,9 +118,12 @@ def make(out, transfer):
         for plane, scale, offset in ((y, 876, 64), (half(u), 896, 512), (half(v), 896, 512)):
             frames += np.round(offset + scale * plane).astype("<u2").tobytes()
     name = "arib-std-b67" if transfer == "hlg" else "smpte2084"
+    grade = (f":master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L({GRADE * 10000},50)"
+             f":max-cll={GRADE},400") if GRADE and transfer == "pq" else ""
     subprocess.run(["ffmpeg", "-y", "-v", "error", "-f", "rawvideo", "-pix_fmt", "yuv420p10le", "-s", f"{W}x{H}",
                     "-r", "30", "-i", "-", "-c:v", "libx265", "-preset", "ultrafast", "-x265-params",
-                    f"log-level=error:lossless=1:colorprim=bt2020:transfer={name}:colormatrix=bt2020nc:range=limited",
+                    f"log-level=error:lossless=1:colorprim=bt2020:transfer={name}:colormatrix=bt2020nc:range=limited"
+                    + grade,
                     "-pix_fmt", "yuv420p10le", "-tag:v", "hvc1", out], input=bytes(frames), check=True)
 
 
@@ -126,7 +135,7 @@ def blocks(image):
 def check(image_path, transfer, frame, movie, srgb, region=None):
     from PIL import Image
     got = blocks(np.asarray(Image.open(image_path).convert("RGB"), dtype=float))
-    want, top = sdr_p3(display_light(frame, transfer), srgb)
+    want, top = sdr_p3(display_light(frame, transfer), srgb, GRADE if GRADE and transfer == "pq" else PEAK)
     as_signal = signal(frame, transfer) * 255
     if region:
         x, y, w, h = (int(v) for v in region.split(","))
@@ -172,6 +181,10 @@ def hdr(image_path, transfer, frame, region):
 
 
 if __name__ == "__main__":
+    if "--peak" in sys.argv:
+        k = sys.argv.index("--peak")
+        GRADE = int(sys.argv[k + 1])
+        del sys.argv[k:k + 2]
     if sys.argv[1] == "make":
         make(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == "hdr":

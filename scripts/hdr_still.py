@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """HDR test stills: the first frame of hdr_clip.py's scene as a 10-bit HEIF.
 
-  hdr_still.py OUT.heic hlg|pq [--tile N] [--chroma 420|422] [--no-nclx] [--size WxH --grain G --qp Q]
+  hdr_still.py OUT.heic hlg|pq [--tile N] [--chroma 420|422] [--no-nclx] [--size WxH --grain G --qp Q] [--peak NITS]
   hdr_still.py verify FILE.heic hlg|pq
       Decodes FILE with libheif (pillow-heif) to 16-bit R'G'B' and prints, as
       JSON, how far its signal is from the scene's (mean, p99, in 10-bit
@@ -20,7 +20,9 @@ and Nikon cameras write HDR HEIFs:
     (--no-nclx: the VUI alone);
   - --size WxH: the scene drawn at that size (benchmarks: a camera's 24 MP),
     --grain G: deterministic sensor-like noise of G (scene light, 0..1) so the
-    file codes like a photo, --qp Q: x265's QP (default 4).
+    file codes like a photo, --qp Q: x265's QP (default 4);
+  - --peak NITS (PQ): an HDR10 grade reaching NITS (hdr_clip.py --peak: the
+    lamp at 0.9 x NITS), said by 'mdcv' and 'clli' properties of the primary.
 Each picture is encoded by x265 through ffmpeg (Main 10 / Main 4:2:2 10,
 near-lossless QP 4); the container is written here (ISO/IEC 23008-12).
 Check the result with hdr_clip.py check|hdr OUT-rendition hlg|pq 0.
@@ -44,8 +46,8 @@ def planes(transfer, chroma, width, height):
     """10-bit limited-range Y', Cb, Cr of the scene's signal, edge-extended to width x height."""
     e = hdr_clip.signal(0, transfer)
     if GRAIN:
-        light = hdr_clip.scene(0) + GRAIN * np.random.default_rng(7).standard_normal((H, W, 1))
-        light = np.clip(light, 0, 1)
+        light = hdr_clip.scene(0, transfer) + GRAIN * np.random.default_rng(7).standard_normal((H, W, 1))
+        light = np.clip(light, 0, None if hdr_clip.GRADE and transfer == "pq" else 1)
         e = hdr_clip.hlg_oetf(light) if transfer == "hlg" else hdr_clip.pq_inverse_eotf(light * hdr_clip.PEAK)
     e = np.pad(e, ((0, height - H), (0, width - W), (0, 0)), mode="edge")
     y = e @ np.array([hdr_clip.KR, 1 - hdr_clip.KR - hdr_clip.KB, hdr_clip.KB])
@@ -159,11 +161,20 @@ def write(out, transfer, tile, chroma, nclx):
         props.append(colr)
     if grid:
         props.append(full_box(b"ispe", 0, 0, struct.pack(">II", W, H)))
+    grid_ispe = len(props)
+    graded = []
+    if hdr_clip.GRADE and transfer == "pq":  # ST 2086 of a P3-D65 grading display, then MaxCLL / MaxFALL
+        props.append(box(b"mdcv", struct.pack(">HHHHHHHHII", 13250, 34500, 7500, 3000, 34000, 16000, 15635, 16450,
+                                              hdr_clip.GRADE * 10000, 50)))
+        props.append(box(b"clli", struct.pack(">HH", hdr_clip.GRADE, 400)))
+        graded = [(len(props) - 1, False), (len(props), False)]
     ipco = box(b"ipco", b"".join(props))
     tile_props = [1, 2, 3] + ([4] if nclx else [])
     entries = [(i, [(1, True), (2, False), (3, False)] + ([(4, True)] if nclx else [])) for i in ids]
     if grid:
-        entries.append((primary, [(len(props), False), (3, False)] + ([(4, True)] if nclx else [])))
+        entries.append((primary, [(grid_ispe, False), (3, False)] + ([(4, True)] if nclx else []) + graded))
+    else:
+        entries[0] = (primary, entries[0][1] + graded)
     del tile_props
     ipma_payload = struct.pack(">I", len(entries))
     for item, assoc in entries:
@@ -205,6 +216,8 @@ def verify(path, transfer):
 
 if __name__ == "__main__":
     args = sys.argv[1:]
+    if "--peak" in args:
+        hdr_clip.GRADE = int(args[args.index("--peak") + 1])
     if args[0] == "verify":
         verify(args[1], args[2])
         sys.exit(0)

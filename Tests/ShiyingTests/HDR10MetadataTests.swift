@@ -100,4 +100,56 @@ struct HDR10MetadataTests {
         let (sdrFrame, sdrStream) = (try await Self.sideData(sdr, frame: true), try await Self.sideData(sdr, frame: false))
         #expect(sdrFrame == nil && sdrStream == nil, "SDR output carries no HDR10 metadata")
     }
+
+    @Test("a PQ grade brighter than 1000 cd/m² keeps its highlights: frames tone-mapped to its MaxCLL, a Live still's gain map gives the lamp back at 3600 cd/m² (was clipped at 1000)")
+    func brightGrade() async throws {
+        guard HDROracle.ultraHDR else { return }
+        let dir = try TempDir("hdr10-grade")
+        defer { dir.remove() }
+        let script = HDROracle.script
+        for (peak, name) in [("4000", "graded"), (nil, "plain")] {
+            let clip = dir.file("\(name).mov")
+            let made = try await runProcess("/usr/bin/env", ["python3", script, "make", clip, "pq"] + (peak.map { ["--peak", $0] } ?? []),
+                                            timeout: 300)
+            #expect(made.succeeded, "\(made)")
+            let live = try await CLI.run(["convert", "--to", "live", clip, "-o", dir.file(name), "--json"])
+            #expect(live.succeeded, "\(live)")
+            let still = dir.file("\(name)/\(name)_live.jpg")
+            let grade = peak.map { ["--peak", $0] } ?? []
+            let check = try await runProcess("/usr/bin/env", ["python3", script, "check", still, "pq", "6", clip] + grade, timeout: 300)
+            let checked = try JSONDecoder().decode(HDROracle.Check.self, from: Data((check.lastLine ?? "").utf8))
+            #expect(checked.mean <= 1.5 && checked.max <= 16, "\(name): the SDR still vs the mapping to its peak: \(checked)")
+            let light = try await runProcess("/usr/bin/env", ["python3", script, "hdr", still, "pq", "6"] + grade, timeout: 300)
+            let l = try JSONDecoder().decode(HDROracle.Light.self, from: Data((light.lastLine ?? "").utf8))
+            #expect(abs(l.median) <= 0.03 && l.p5 >= -0.08 && l.p95 <= 0.08, "\(name): \(l)")
+            if peak != nil {
+                #expect(abs(l.highlight_median ?? 1) <= 0.05 && l.peak >= 16, "the 3600 cd/m² lamp comes back: \(l)")
+                let info = try await CLI.run(["hdr", "info", still])
+                #expect(info.stdout.contains("headroom 19.7"), "4000 / 203: \(info)")
+            } else {
+                #expect(l.peak < 5.5, "an ungraded PQ clip reaches the nominal 1000 cd/m² (4.93x): \(l)")
+            }
+        }
+    }
+
+    @Test("a PQ HEIF graded to 4000 cd/m² (mdcv / clli properties, single item and grid): its SDR rendition and gain map reach that peak",
+          arguments: [[String](), ["--tile", "128"]])
+    func brightStill(_ layout: [String]) async throws {
+        guard HDROracle.ultraHDR else { return }
+        let dir = try TempDir("hdr10-still")
+        defer { dir.remove() }
+        let still = try await HDROracle.still("pq", ["--peak", "4000"] + layout, in: dir)
+        let info = try GainMapInfo.probe(still)
+        #expect(info.kind == "hdr-signal" && abs((info.headroom ?? 0) - 4000.0 / 203) < 0.01, "\(info)")
+        let out = dir.file("out.jpg")
+        let run = try await CLI.run(["convert", "-o", out, still])
+        #expect(run.succeeded, "\(run)")
+        let script = HDROracle.script
+        let check = try await runProcess("/usr/bin/env", ["python3", script, "check", out, "pq", "0", "--peak", "4000"], timeout: 300)
+        let checked = try JSONDecoder().decode(HDROracle.Check.self, from: Data((check.lastLine ?? "").utf8))
+        #expect(checked.mean <= 1.5 && checked.max <= 16, "vs the mapping to 4000 cd/m²: \(checked)")
+        let light = try await runProcess("/usr/bin/env", ["python3", script, "hdr", out, "pq", "0", "--peak", "4000"], timeout: 300)
+        let l = try JSONDecoder().decode(HDROracle.Light.self, from: Data((light.lastLine ?? "").utf8))
+        #expect(abs(l.median) <= 0.03 && abs(l.highlight_median ?? 1) <= 0.05 && l.peak >= 16, "the lamp at 3600 cd/m²: \(l)")
+    }
 }

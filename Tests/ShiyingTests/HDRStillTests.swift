@@ -20,7 +20,8 @@ extension HDROracle {
         let run = try await runProcess("/usr/bin/env", ["python3", stillScript, out, transfer] + options, timeout: 300)
         guard run.succeeded else { throw TestFailure("hdr_still.py: \(run)") }
         guard libheif else { return out }
-        let check = try await runProcess("/usr/bin/env", ["python3", stillScript, "verify", out, transfer], timeout: 120)
+        let grade = options.firstIndex(of: "--peak").map { Array(options[$0...($0 + 1)]) } ?? []
+        let check = try await runProcess("/usr/bin/env", ["python3", stillScript, "verify", out, transfer] + grade, timeout: 120)
         let line = try #require(check.lastLine, "\(check)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         #expect((json["mean"] as? Double ?? 99) <= 1.5 && json["bit_depth"] as? Int == 10,

@@ -14,8 +14,10 @@
  * reference white in R alone) pink-white to keep its luminance. Up to the
  * knee (0.7) values are kept; above it a curve with the same slope at the
  * knee reaches 1.0 at the display's peak (1000 cd/m^2, 4.93x reference
- * white: an HLG display's nominal peak, and what PQ clips are mastered to
- * when they carry no metadata we read):
+ * white: an HLG display's nominal peak, and what a PQ clip is taken to reach
+ * when it says nothing; a PQ clip that says how bright it gets — MaxCLL, else
+ * its mastering display's peak, as ffmpeg's tonemap and libplacebo read
+ * them — reaches white there, so a 4000-nit grade keeps its highlights):
  *   m' = k + u / (1 + u * bend),  u = m - k,  bend = 1/(1-k) - 1/(peak-k).
  * Reference white lands at 0.855 linear (93 % of the sRGB signal); highlights
  * keep their gradation instead of clipping. What P3 cannot hold (a negative
@@ -28,7 +30,9 @@
 
 #define STEPS 4096
 #define REFERENCE_WHITE 203.0 /* cd/m^2 */
-#define PEAK 1000.0           /* cd/m^2 */
+#define PEAK 1000.0           /* cd/m^2: HLG's nominal display, PQ's when it says nothing */
+#define MIN_PEAK 400          /* cd/m^2: a content peak said lower is taken as this (above the knee) */
+#define MAX_PEAK 10000        /* PQ's ceiling */
 #define KNEE 0.7f
 
 static float pq_linear[STEPS + 2];  /* PQ signal -> display light / reference white */
@@ -83,7 +87,19 @@ uint16_t sy__cicp_frame_primaries(uint16_t primaries, uint16_t transfer) {
     return sy__cicp_is_hdr_transfer(transfer) ? SY_CICP_PRIMARIES_DISPLAY_P3 : primaries;
 }
 
-int sy__hdr_map_init(sy__hdr_map *m, uint16_t primaries, uint16_t transfer) {
+uint16_t sy__hdr_content_peak(uint16_t max_cll, int has_mastering, uint32_t max_luminance) {
+    uint32_t nits = max_cll ? max_cll : has_mastering ? (max_luminance + 5000) / 10000 : 0;
+    if (!nits) return 0;
+    return (uint16_t)(nits < MIN_PEAK ? MIN_PEAK : nits > MAX_PEAK ? MAX_PEAK : nits);
+}
+
+/* Peak over reference white: `peak` for PQ (0: the nominal 1000), HLG's display always 1000. */
+static double relative_peak(uint16_t transfer, uint16_t peak) {
+    double nits = transfer == SY_CICP_TRANSFER_PQ && peak ? (peak < MIN_PEAK ? MIN_PEAK : peak) : PEAK;
+    return nits / REFERENCE_WHITE;
+}
+
+int sy__hdr_map_init(sy__hdr_map *m, uint16_t primaries, uint16_t transfer, uint16_t peak_nits) {
     if (!sy__cicp_is_hdr_transfer(transfer)) return 0;
     pthread_once(&tables_once, build_tables);
     double xyz[9], gamut[9];
@@ -94,7 +110,7 @@ int sy__hdr_map_init(sy__hdr_map *m, uint16_t primaries, uint16_t transfer) {
     m->to_linear = transfer == SY_CICP_TRANSFER_PQ ? pq_linear : hlg_linear;
     for (int k = 0; k < 3; k++) m->weight[k] = (float)xyz[3 + k];
     for (int k = 0; k < 9; k++) m->gamut[k] = (float)gamut[k];
-    double peak = PEAK / REFERENCE_WHITE;
+    double peak = relative_peak(transfer, peak_nits);
     m->knee = KNEE;
     m->bend = (float)(1 / (1 - (double)KNEE) - 1 / (peak - KNEE));
     return 1;
@@ -176,4 +192,4 @@ void sy__hdr_gain(const sy__hdr_map *m, const float *signal, size_t n, float *ga
     }
 }
 
-double sy__hdr_headroom(void) { return PEAK / REFERENCE_WHITE; }
+double sy__hdr_headroom(uint16_t peak) { return relative_peak(SY_CICP_TRANSFER_PQ, peak); }

@@ -12,6 +12,8 @@ typedef struct sy_cicp {
     uint8_t present;
     uint16_t primaries, transfer, matrix; /* colour_primaries, transfer_characteristics, matrix_coefficients */
     uint8_t full_range;                   /* video_full_range_flag */
+    uint16_t peak;                        /* PQ: the content's peak in cd/m² (its MaxCLL, else its mastering
+                                             display's), where the tone mapping reaches white; 0 = 1000 */
 } sy_cicp;
 
 /* The code point every one of the three fields uses for "unspecified". */

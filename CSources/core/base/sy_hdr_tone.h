@@ -33,8 +33,14 @@ typedef struct sy__hdr_map {
 } sy__hdr_map;
 
 /* Sets up the mapping for pictures in `primaries` (unspecified: BT.2020,
- * what HDR video uses) with HDR `transfer`; 0 when it is no HDR transfer. */
-int sy__hdr_map_init(sy__hdr_map *m, uint16_t primaries, uint16_t transfer);
+ * what HDR video uses) with HDR `transfer`; 0 when it is no HDR transfer.
+ * `peak` (cd/m², PQ only; 0 = 1000) is where the tone curve reaches white. */
+int sy__hdr_map_init(sy__hdr_map *m, uint16_t primaries, uint16_t transfer, uint16_t peak);
+
+/* The peak a PQ picture with this HDR10 metadata is tone-mapped to (cd/m²):
+ * its MaxCLL, else its mastering display's peak, within 400..10000; 0 (the
+ * nominal 1000) when it says neither. */
+uint16_t sy__hdr_content_peak(uint16_t max_cll, int has_mastering, uint32_t max_luminance);
 
 /* `n` pixels of R'G'B' signal (0..1, interleaved floats) -> 8-bit Display P3
  * R'G'B' (sRGB curve), interleaved. */
@@ -45,8 +51,9 @@ void sy__hdr_to_sdr(const sy__hdr_map *m, const float *signal, size_t n, uint8_t
  * R, G and B, so HDR = SDR x gain exactly) — what a gain map records. */
 void sy__hdr_gain(const sy__hdr_map *m, const float *signal, size_t n, float *gain);
 
-/* The display peak the mapping assumes, over reference white (1000 / 203):
- * the largest gain sy__hdr_gain gives for pixels at or below that peak. */
-double sy__hdr_headroom(void);
+/* The display peak a mapping with `peak` (as sy__hdr_map_init takes it)
+ * assumes, over reference white (1000 / 203 for 0): the largest gain
+ * sy__hdr_gain gives for pixels at or below that peak. */
+double sy__hdr_headroom(uint16_t peak);
 
 #endif

@@ -364,7 +364,7 @@ static int chroma_scale(const sy__yuv *yuv, int mono) { return mono ? 0 : yuv->c
 /* When the picture's description is an HDR signal: its mapping and signal map. */
 static int hdr_setup(const sy__yuv *yuv, const sy_cicp *colour, sy__hdr_map *hdr, hdr_signal *h) {
     const sy_cicp *c = described(yuv, colour);
-    if (!c->present || !sy__hdr_map_init(hdr, c->primaries, c->transfer)) return 0;
+    if (!c->present || !sy__hdr_map_init(hdr, c->primaries, c->transfer, c->peak)) return 0;
     const int mono = no_chroma(yuv);
     kind k = matrix_kind(c->matrix, c->primaries);
     hdr_signal_init(h, &k, c->full_range != 0, mono, sample_shift(yuv), sample_depth(yuv) - sample_shift(yuv),

@@ -17,16 +17,16 @@
 #include "heif/sy_heif_geometry.h"
 #include "hevc/sy_hevc.h"
 
-void sy__gainmap_signal_params(sy_gainmap_params *p) {
+void sy__gainmap_signal_params(sy_gainmap_params *p, uint16_t peak) {
     memset(p, 0, sizeof *p);
-    const double headroom_log2 = log2(sy__hdr_headroom());
+    const double headroom_log2 = log2(sy__hdr_headroom(peak));
     p->channels = 1;
     for (int c = 0; c < 3; c++) p->min_log2[c] = 0, p->max_log2[c] = headroom_log2, p->gamma[c] = 1;
     p->capacity_min = 0, p->capacity_max = headroom_log2;
 }
 
-uint8_t sy__gainmap_signal_code(double log2_gain) {
-    double v = log2_gain / log2(sy__hdr_headroom());
+uint8_t sy__gainmap_signal_code(double log2_gain, uint16_t peak) {
+    double v = log2_gain / log2(sy__hdr_headroom(peak));
     return (uint8_t)lrint(255 * (v < 0 ? 0 : v > 1 ? 1 : v));
 }
 
@@ -37,7 +37,7 @@ int sy__gainmap_probe_signal(sy_heif_file *file, const char *path, uint32_t prim
     snprintf(info->detail, sizeof info->detail,
              "%s HDR picture, no stored map: shown as SDR Display P3, its gain map derived from the signal",
              g.signal.transfer == SY_CICP_TRANSFER_PQ ? "PQ" : "HLG");
-    sy__gainmap_signal_params(&info->params); /* saves write them as ISO 21496-1 / Ultra HDR numbers */
+    sy__gainmap_signal_params(&info->params, g.signal.peak); /* saves write them as ISO 21496-1 / Ultra HDR numbers */
     info->map_channels = 1;
     info->map_width = (g.width + SY__GAINMAP_SIGNAL_SCALE - 1) / SY__GAINMAP_SIGNAL_SCALE;
     info->map_height = (g.height + SY__GAINMAP_SIGNAL_SCALE - 1) / SY__GAINMAP_SIGNAL_SCALE;
@@ -168,7 +168,7 @@ static void flush_rows(signal_map *m, uint64_t done) {
         uint8_t *dst = out->pixels + (size_t)by * out->stride;
         for (uint32_t bx = 0; bx < out->width; bx++) {
             uint32_t cols = SY__MIN(m->scale, g->width - bx * m->scale);
-            dst[bx] = sy__gainmap_signal_code(sum[bx] / ((double)rows * cols));
+            dst[bx] = sy__gainmap_signal_code(sum[bx] / ((double)rows * cols), g->signal.peak);
         }
         memset(sum, 0, (size_t)out->width * sizeof *sum);
         m->flushed++;

@@ -132,12 +132,13 @@ sy_status sy__gainmap_decode_item(sy_context *ctx, sy_heif_file *file, const cha
 /* One map pixel for SCALE x SCALE picture pixels (as an HDR movie frame's). */
 #define SY__GAINMAP_SIGNAL_SCALE 4u
 
-/* The ISO 21496-1 numbers of a map derived from an HDR signal: log2 gain 0 ..
- * the tone mapping's headroom (sy__hdr_headroom), gamma 1, no offsets — the
- * tone curve scales R, G and B by one factor, so HDR = SDR x gain exactly. */
-void sy__gainmap_signal_params(sy_gainmap_params *p);
+/* The ISO 21496-1 numbers of a map derived from an HDR signal whose content
+ * peak is `peak` (sy_cicp.peak; 0 = 1000 cd/m²): log2 gain 0 .. the tone
+ * mapping's headroom (sy__hdr_headroom), gamma 1, no offsets — the tone curve
+ * scales R, G and B by one factor, so HDR = SDR x gain exactly. */
+void sy__gainmap_signal_params(sy_gainmap_params *p, uint16_t peak);
 /* The code of a log2 gain under those numbers (clamped). */
-uint8_t sy__gainmap_signal_code(double log2_gain);
+uint8_t sy__gainmap_signal_code(double log2_gain, uint16_t peak);
 
 /* probe_heif's last case: the primary of `file` has an HDR signal (PQ, HLG)
  * and no stored map. Fills `info` as SY_GAINMAP_HDR_SIGNAL (map size: the

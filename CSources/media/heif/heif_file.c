@@ -26,6 +26,7 @@
 #include "bmff/sy_bmff.h"
 #include "bmff/sy_bmff_file.h"
 #include "heif/sy_heif.h"
+#include "base/sy_hdr_static.h"
 #include "base/sy_internal.h"
 #include "heif/sy_heif_file_internal.h"
 
@@ -655,6 +656,10 @@ static void apply_property(sy_heif_file *f, heif_item *it, const heif_prop *p) {
                 info->bits_per_channel = bits;
             }
         }
+        break;
+    case FCC('m', 'd', 'c', 'v'):
+    case FCC('c', 'l', 'l', 'i'): /* HDR10 static metadata of a PQ picture (the ISO sample-entry boxes' layout) */
+        if (s.left <= 64) (void)sy__hdr_static_from_box(p->type, s.p, (size_t)s.left, &info->hdr);
         break;
     case FCC('a', 'u', 'x', 'C'):
         if (!it->seen_auxc && sy_bmff_full_header(&s, &v, &flags)) {

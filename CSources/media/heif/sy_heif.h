@@ -16,6 +16,7 @@
 
 #include "sy_base.h"
 #include "base/sy_cicp.h"
+#include "sy_image.h" /* sy_hdr_static_metadata */
 
 #ifdef __cplusplus
 extern "C" {
@@ -37,6 +38,7 @@ typedef struct sy_heif_item_info {
     uint8_t has_clap;
     uint32_t clap_x, clap_y, clap_width, clap_height; /* clean aperture as a pixel rectangle (validated) */
     sy_cicp nclx;               /* colr 'nclx' (present = 0 when absent) */
+    sy_hdr_static_metadata hdr; /* mdcv / clli properties (a PQ picture's grade; has_* = 0 when absent) */
     uint8_t has_icc;
     uint8_t bits_per_channel;   /* pixi of the first channel (0 when absent) */
     uint8_t channels;           /* pixi channel count (0 when absent) */

@@ -5,11 +5,11 @@
 #include "base/sy_internal.h"
 #include "live/sy_frame_gainmap.h"
 
-static void frame_map_info(sy_still_format format, sy_gainmap_info *info) {
+static void frame_map_info(sy_still_format format, uint16_t peak, sy_gainmap_info *info) {
     memset(info, 0, sizeof *info);
     info->kind = format == SY_STILL_HEIC ? SY_GAINMAP_ISO_HEIC : SY_GAINMAP_ULTRAHDR_JPEG;
     info->map_channels = 1;
-    sy__gainmap_signal_params(&info->params); /* HDR = SDR x 2^gain exactly (sy__hdr_gain): no offsets */
+    sy__gainmap_signal_params(&info->params, peak); /* HDR = SDR x 2^gain exactly (sy__hdr_gain): no offsets */
 }
 
 sy_status sy__frame_gainmap_prepare(sy_context *ctx, const sy__gain_plane *plane, const sy_recipe *recipe,
@@ -22,9 +22,9 @@ sy_status sy__frame_gainmap_prepare(sy_context *ctx, const sy__gain_plane *plane
     stored.pixels = sy__alloc(ctx, plane->width, plane->height, "frame gain map", err);
     if (!stored.pixels) return err ? err->code : SY_E_BUDGET;
     for (size_t i = 0; i < (size_t)plane->width * plane->height; i++)
-        stored.pixels[i] = sy__gainmap_signal_code(plane->log2[i]);
+        stored.pixels[i] = sy__gainmap_signal_code(plane->log2[i], plane->peak);
     sy_gainmap_info info;
-    frame_map_info(format, &info);
+    frame_map_info(format, plane->peak, &info);
     /* upright and through the geometry, as the frame went through its path */
     sy_recipe geo;
     sy_recipe_geometry_only(recipe, 0, &geo);

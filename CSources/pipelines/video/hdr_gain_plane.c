@@ -34,6 +34,7 @@ sy_status sy__gain_plane_make(sy_context *ctx, const sy__yuv *pic, uint32_t scal
         }
     }
     sy__free(ctx, rows);
+    plane->peak = pic->vui.peak;
     if (!hdr) sy__gain_plane_free(ctx, plane);
     return SY_OK;
 }

@@ -19,6 +19,7 @@ typedef struct sy__gain_plane {
     float *log2;
     uint32_t width, height;
     uint8_t orientation;
+    uint16_t peak;     /* the frame's content peak (sy_cicp.peak): its map's headroom */
 } sy__gain_plane;
 
 /* From the next frame on, an HDR movie's frames come with their gain plane

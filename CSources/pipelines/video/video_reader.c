@@ -64,6 +64,7 @@ struct sy_video_reader {
     int no_pixels;    /* sy__video_reader_decode_only: no RGB, disposable samples before needed_pts skipped */
     uint32_t gain_scale; /* sy__video_reader_keep_gain: HDR frames come with their gain plane (0 = not asked) */
     sy__gain_plane gain;
+    uint16_t content_peak;        /* PQ: where its tone mapping reaches white (sy_cicp.peak), from info.hdr */
     int64_t needed_pts;
     uint32_t skipped;
     int keep_samples;  /* sy__video_reader_keep_samples: 4:2:0 pictures of the track's depth as samples, not RGB */
@@ -209,6 +210,9 @@ static void fill_info(sy_video_reader *r) {
     in->frame_primaries = sy__cicp_frame_primaries(in->primaries, in->transfer);
     in->hdr = ti->hdr;
     sy__hdr_static_merge(&in->hdr, &p->hdr);
+    if (in->transfer == SY_CICP_TRANSFER_PQ)
+        r->content_peak = sy__hdr_content_peak(in->hdr.has_light_level ? in->hdr.max_cll : 0, in->hdr.has_mastering,
+                                               in->hdr.max_luminance);
 }
 
 sy_status sy_video_reader_open(sy_context *ctx, const char *path, int32_t track, sy_video_reader **out,
@@ -447,7 +451,7 @@ static sy_status emit(sy_video_reader *r, const sy__yuv *pic, uint32_t tag, sy_v
                         where(r), tag, (long long)r->last_pts, (long long)pts);
     r->last_pts = pts;
     r->have_last = 1;
-    sy__yuv half;
+    sy__yuv half, graded;
     if (r->halve && !r->no_pixels) {
         if (pic->chroma != 1)
             return sy__fail(err, SY_E_UNSUPPORTED, "%s: sample %u: the chroma format changed from 4:2:0", where(r),
@@ -464,6 +468,9 @@ static sy_status emit(sy_video_reader *r, const sy__yuv *pic, uint32_t tag, sy_v
     } else if (!r->no_pixels) {
         if (!r->rgb && !(r->rgb = sy__alloc(r->ctx, r->stride, r->out_height, "video RGB frame", err)))
             return err ? err->code : SY_E_BUDGET;
+        graded = *pic; /* a PQ movie's frames are tone-mapped to the peak its metadata says */
+        graded.vui.peak = r->content_peak;
+        pic = &graded;
         sy__orient_rgb(pic, r->info.rotation, r->info.mirrored != 0, r->rgb, r->stride, r->scratch);
         if (r->gain_scale) {
             sy_status st = sy__gain_plane_make(r->ctx, pic, r->gain_scale, &r->gain, err);
