@@ -114,6 +114,24 @@ enum MotionPhotoFixtures {
         return path
     }
 
+    /// Samsung's SEF trailer holding `mp4`: its MotionPhoto_Data block (type 0x0A30), a capture-time block
+    /// (0x0A01), the SEFH directory (version 106, each block's distance back from it and size), the
+    /// directory's length and "SEFT" — the layout exiftool reads as EmbeddedVideoFile.
+    static func samsungTrailer(_ mp4: [UInt8], motionType: UInt16 = 0x0A30) -> [UInt8] {
+        func le16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
+        func le32(_ v: Int) -> [UInt8] { (0..<4).map { UInt8((v >> (8 * $0)) & 0xFF) } }
+        func block(_ type: UInt16, _ name: String, _ data: [UInt8]) -> [UInt8] {
+            [0, 0] + le16(type) + le32(name.utf8.count) + Array(name.utf8) + data
+        }
+        let motion = block(motionType, "MotionPhoto_Data", mp4)
+        let utc = block(0x0A01, "Image_UTC_Data", Array("1764921600000".utf8))
+        let blocks = motion + utc
+        var dir = Array("SEFH".utf8) + le32(106) + le32(2)
+        dir += [0, 0] + le16(motionType) + le32(blocks.count) + le32(motion.count)
+        dir += [0, 0] + le16(0x0A01) + le32(utc.count) + le32(utc.count)
+        return blocks + dir + le32(dir.count) + Array("SEFT".utf8)
+    }
+
     static func fresh(_ name: String) throws -> String {
         let dir = folder + "/out-" + name
         try? FileManager.default.removeItem(atPath: dir)
@@ -184,6 +202,61 @@ struct MotionPhotoTests {
         try #require(h.status == SY_OK, "\(h.message)")
         #expect(h.info.container == fourcc("heic") && h.info.located_by == fourcc("mpvd"))
         #expect(try motionVideoSamples(ctx, heic) == motionVideoSamples(ctx, MotionPhotoFixtures.movie.get()))
+    }
+
+    @Test("Samsung's SEF trailer: found with no Motion Photo XMP (older Galaxy phones), the MP4 exactly where exiftool finds it; with Samsung's XMP counting the trailer in, the MP4 ends where the trailer says")
+    func samsungTrailer() throws {
+        let ctx = try Context()
+        let mp4 = ExternalTools.readFile(try MotionPhotoFixtures.movie.get())
+        let still = ExternalTools.readFile(try MotionPhotoFixtures.photo.get())
+        let trailer = MotionPhotoFixtures.samsungTrailer(mp4)
+        let bare = MotionPhotoFixtures.folder + "/samsung-sef.jpg"
+        try ExternalTools.writeFile(bare, still + trailer)
+        let p = motionProbe(ctx, bare)
+        try #require(p.status == SY_OK, "\(p.message)")
+        #expect(p.info.container == fourcc("jpeg") && p.info.located_by == fourcc("seft"))
+        #expect(p.info.movie_offset == UInt64(still.count + 24) && p.info.movie_length == UInt64(mp4.count))
+        #expect(p.info.still_length == UInt64(still.count) && p.info.presentation_us == -1)
+        #expect(try motionVideoSamples(ctx, bare) == motionVideoSamples(ctx, MotionPhotoFixtures.movie.get()))
+        let exiftool = MotionPhotoFixtures.folder + "/samsung-sef-exiftool.mp4"
+        try? FileManager.default.removeItem(atPath: exiftool)
+        _ = try ExternalTools.check("sh", ["-c", "exiftool -b -EmbeddedVideoFile '\(bare)' > '\(exiftool)'"])
+        let file = ExternalTools.readFile(bare)
+        #expect(ExternalTools.readFile(exiftool) == Array(file[Int(p.info.movie_offset)..<Int(p.info.movie_offset + p.info.movie_length)]),
+                "our movie is exiftool's EmbeddedVideoFile")
+        let dir = try MotionPhotoFixtures.fresh("samsung-sef")
+        var report = sy_live_motion_report()
+        var err = sy_error()
+        try #require(sy_live_from_motion_photo(ctx.raw, bare, dir + "/s.jpg", dir + "/m.mov", nil, &report, &err) == SY_OK,
+                     "\(message(err))")
+        #expect(try liveVerify(ctx, dir + "/s.jpg", dir + "/m.mov").ok)
+        #expect(ExternalTools.readFile(dir + "/s.jpg").count < still.count + 4096, "the still leaves the trailer behind")
+
+        // Newer Galaxy phones: Google's XMP too, its MotionPhoto item running to the end of the file.
+        let both = try MotionPhotoFixtures.jpeg("samsung-xmp-sef.jpg", xmp: { _ in MotionPhotoFixtures.xmp(movieLength: trailer.count - 24) },
+                                                tail: { _ in trailer })
+        let q = motionProbe(ctx, both)
+        try #require(q.status == SY_OK, "\(q.message)")
+        #expect(q.info.located_by == fourcc("cdir") && q.info.movie_length == UInt64(mp4.count), "the MP4's own length")
+        #expect(try motionVideoSamples(ctx, both) == motionVideoSamples(ctx, MotionPhotoFixtures.movie.get()))
+
+        // A trailer without a MotionPhoto_Data block, or one that does not parse, makes no Motion Photo;
+        // a MotionPhoto_Data block that is not one is refused with the reason.
+        var broken = trailer
+        broken[broken.count - 8] = 0xFF // the directory's length, now past the directory
+        for (name, bytes) in [("samsung-utc-only.jpg", MotionPhotoFixtures.samsungTrailer(mp4, motionType: 0x0A02)),
+                              ("samsung-broken.jpg", broken)] {
+            let path = MotionPhotoFixtures.folder + "/" + name
+            try ExternalTools.writeFile(path, still + bytes)
+            let r = motionProbe(ctx, path)
+            #expect(r.status == SY_OK && r.info.container == 0, "\(name): \(r.message)")
+        }
+        var liar = trailer
+        liar[2] = 0x31 // the block's own type no longer MotionPhoto_Data
+        let lying = MotionPhotoFixtures.folder + "/samsung-liar.jpg"
+        try ExternalTools.writeFile(lying, still + liar)
+        let l = motionProbe(ctx, lying)
+        #expect(l.status == SY_E_INVALID_INPUT && l.message.contains("Samsung trailer"), "\(l.message)")
     }
 
     @Test("ordinary stills are not Motion Photos; a plain JPEG is not a movie, said plainly")

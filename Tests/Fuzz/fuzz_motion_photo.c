@@ -8,7 +8,7 @@
  * writes exactly the kept bytes plus one mdat of the new payloads.
  * Built and run by scripts/fuzz.sh (FUZZ_ONLY=motion_photo); seeds: tiny
  * JPEG and HEIC Motion Photos in Tests/Fuzz/seeds/motion_photo, keywords in
- * Tests/Fuzz/motion_photo.dict. */
+ * Tests/Fuzz/motion_photo.dict (Samsung's SEF trailer included). */
 #include <sys/stat.h>
 
 #include "fuzz_support.h"

@@ -124,7 +124,9 @@ typedef struct sy_mov_mebx_key {
 /* ---- Motion Photos ----
  * A Samsung / Google / Xiaomi Motion Photo is a still with an MP4 inside:
  * a JPEG with the movie appended, located by its XMP (Camera:MotionPhoto and
- * the Container:Directory item lengths, or the older Camera:MicroVideoOffset),
+ * the Container:Directory item lengths, or the older Camera:MicroVideoOffset)
+ * or by Samsung's own SEF trailer (its MotionPhoto_Data block; older Galaxy
+ * phones wrote no Motion Photo XMP),
  * or a HEIC with the movie as the payload of a top-level `mpvd` box. The
  * lengths are checked against the file and the movie must start with a
  * movie's first box (`ftyp`, or QuickTime's `wide`/`mdat`/...) before
@@ -133,7 +135,8 @@ typedef struct sy_mov_mebx_key {
 
 typedef struct sy_motion_photo_info {
     uint32_t container;       /* 0 = not a Motion Photo; 'jpeg' or 'heic' */
-    uint32_t located_by;      /* 'cdir' Container:Directory, 'mvof' MicroVideoOffset, 'mpvd' box */
+    uint32_t located_by;      /* 'cdir' Container:Directory, 'mvof' MicroVideoOffset, 'seft' Samsung trailer,
+                                 'mpvd' box */
     uint64_t movie_offset;    /* the embedded movie: bytes [movie_offset, movie_offset + movie_length) */
     uint64_t movie_length;
     uint64_t still_length;    /* bytes before the movie: the photo (and any other items, padding) */

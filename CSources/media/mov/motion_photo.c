@@ -5,7 +5,9 @@
  * long each appended item is. Items follow the primary image in directory
  * order, each after the previous item's padding, and the last ends the file,
  * so the movie's start is counted back from the end of the file. HEIC: the
- * movie is the payload of a top-level `mpvd` box. Either way the result must
+ * movie is the payload of a top-level `mpvd` box. Samsung's JPEGs also end in
+ * Samsung's own trailer (SEF, below), which older Galaxy phones wrote with no
+ * Motion Photo XMP at all: its MotionPhoto_Data block is the movie. Either way the result must
  * lie inside the file, after the still's header, and start with a movie's
  * first box (`ftyp`, or QuickTime's `wide`/`mdat`/`moov`/`free`/`skip`). */
 #include <string.h>
@@ -57,6 +59,65 @@ static sy_status check_movie_start(int fd, const char *path, const sy_motion_pho
                        "not match the file",
                        (unsigned long long)mp->movie_offset, (unsigned long long)mp->movie_length);
     return SY_OK;
+}
+
+/* ---- Samsung's SEF trailer ----
+ * The file ends with "SEFH" directory, its length (u32, little-endian) and
+ * "SEFT". The directory: "SEFH", version, count (u32 LE each), then per block
+ * 12 bytes: 2 zero bytes, the block's type (u16 LE), its distance back from
+ * the directory's start and its size (u32 LE). A block: 2 zero bytes, its
+ * type again, its name's length (u32 LE), the name, the data. The Motion
+ * Photo's block is type 0x0A30, "MotionPhoto_Data", its data the MP4. */
+
+#define SEF_MOTION_PHOTO 0x0A30u
+#define SEF_MAX_DIRECTORY (64u << 10)
+
+static uint32_t le16(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8; }
+static uint32_t le32(const uint8_t *p) { return le16(p) | le16(p + 2) << 16; }
+
+/* The movie of a JPEG's SEF trailer, if it has one with a MotionPhoto_Data
+ * block. Samsung writes the trailer into ordinary photos too (capture time,
+ * camera mode): a trailer that does not parse, or blocks that lie outside it,
+ * make no Motion Photo; only a MotionPhoto_Data block that does not hold a
+ * movie is an error. */
+static sy_status locate_sef(sy_context *ctx, int fd, const char *path, uint64_t file_size, uint64_t header_end,
+                            sy_motion_photo_info *out, sy_error *err) {
+    uint8_t tail[8];
+    if (file_size < header_end + sizeof tail + 12) return SY_OK;
+    sy_status st = sy__bmff_read_at(fd, path, file_size - sizeof tail, tail, sizeof tail, err);
+    uint32_t len = le32(tail);
+    if (st != SY_OK || memcmp(tail + 4, "SEFT", 4) != 0 || len < 12 || len > SEF_MAX_DIRECTORY ||
+        len > file_size - sizeof tail - header_end)
+        return st;
+    const uint64_t directory = file_size - sizeof tail - len;
+    uint8_t *dir = sy__alloc(ctx, len, 1, "Samsung trailer directory", err);
+    if (!dir) return err ? err->code : SY_E_BUDGET;
+    st = sy__bmff_read_at(fd, path, directory, dir, len, err);
+    uint32_t count = st == SY_OK && memcmp(dir, "SEFH", 4) == 0 ? le32(dir + 8) : 0;
+    if (count > (len - 12) / 12) count = 0;
+    uint64_t first = directory, block = 0, size = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        const uint8_t *e = dir + 12 + 12 * (size_t)i;
+        uint32_t back = le32(e + 4), bytes = le32(e + 8);
+        if (back > directory - header_end || bytes > back || bytes < 8) continue; /* not a block of this file */
+        if (directory - back < first) first = directory - back;
+        if (le16(e + 2) == SEF_MOTION_PHOTO && !size) block = directory - back, size = bytes;
+    }
+    sy__free(ctx, dir);
+    if (st != SY_OK || !size) return st;
+    uint8_t h[8];
+    if ((st = sy__bmff_read_at(fd, path, block, h, sizeof h, err)) != SY_OK) return st;
+    uint32_t name = le32(h + 4);
+    if (le16(h + 2) != SEF_MOTION_PHOTO || name > size - 8)
+        return hostile(err, path, "Samsung trailer: its MotionPhoto_Data block at byte %llu is not one",
+                       (unsigned long long)block);
+    out->container = FCC('j', 'p', 'e', 'g');
+    out->located_by = FCC('s', 'e', 'f', 't');
+    out->movie_offset = block + 8 + name;
+    out->movie_length = size - 8 - name;
+    out->still_length = first;
+    out->presentation_us = out->version = -1;
+    return check_movie_start(fd, path, out, err);
 }
 
 /* ---- JPEG ---- */
@@ -126,7 +187,13 @@ static sy_status locate_jpeg(sy_context *ctx, int fd, const char *path, uint64_t
     sy__xmp_motion_photo x;
     sy__xmp_motion_photo_read(xmp, xmp_len, &x);
     sy__free(ctx, xmp);
-    if (!x.motion_photo && !x.micro_video) return SY_OK;
+    sy_motion_photo_info sef;
+    memset(&sef, 0, sizeof sef);
+    if ((st = locate_sef(ctx, fd, path, file_size, header_end, &sef, err)) != SY_OK) return st;
+    if (!x.motion_photo && !x.micro_video) {
+        if (sef.container) *out = sef;
+        return SY_OK;
+    }
     if (x.items_seen > SY__XMP_MOTION_ITEMS)
         return hostile(err, path, "Container:Directory lists %u items (at most %u are read)", x.items_seen,
                        SY__XMP_MOTION_ITEMS);
@@ -158,6 +225,9 @@ static sy_status locate_jpeg(sy_context *ctx, int fd, const char *path, uint64_t
     out->still_length = out->movie_offset;
     out->presentation_us = x.presentation_us >= 0 ? x.presentation_us : -1;
     out->version = x.version >= 0 ? x.version : -1;
+    /* Samsung's XMP counts its trailer into the movie's item; the trailer says where the MP4 ends. */
+    if (sef.container && sef.movie_offset == out->movie_offset && sef.movie_length < out->movie_length)
+        out->movie_length = sef.movie_length;
     return check_movie_start(fd, path, out, err);
 }
 

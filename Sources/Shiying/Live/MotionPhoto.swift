@@ -2,7 +2,8 @@ import Foundation
 internal import CShiying
 
 /// Android Motion Photos (Samsung, Google, Xiaomi): a JPEG with an MP4
-/// appended (XMP `Camera:MotionPhoto`, `Container:Directory`) or a HEIC with
+/// appended (XMP `Camera:MotionPhoto`, `Container:Directory`, or Samsung's
+/// SEF trailer) or a HEIC with
 /// the MP4 in an `mpvd` box. Every movie reader opens one as its movie;
 /// `toLive` turns one into a Live pair (SPEC S3).
 public enum MotionPhoto {
@@ -10,7 +11,7 @@ public enum MotionPhoto {
     public struct Info: Sendable, Codable, Equatable {
         /// "jpeg" or "heic".
         public var container: String
-        /// How the movie was found: "container-directory", "micro-video-offset" or "mpvd".
+        /// How the movie was found: "container-directory", "micro-video-offset", "samsung-trailer" or "mpvd".
         public var locatedBy: String
         /// Byte offset of the embedded movie in the file.
         public var movieOffset: UInt64
@@ -32,6 +33,7 @@ public enum MotionPhoto {
         switch fourCC(info.located_by) {
         case "cdir": by = "container-directory"
         case "mvof": by = "micro-video-offset"
+        case "seft": by = "samsung-trailer"
         default: by = "mpvd"
         }
         return Info(container: fourCC(info.container), locatedBy: by, movieOffset: info.movie_offset,
