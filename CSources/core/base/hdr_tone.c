@@ -87,8 +87,9 @@ uint16_t sy__cicp_frame_primaries(uint16_t primaries, uint16_t transfer) {
     return sy__cicp_is_hdr_transfer(transfer) ? SY_CICP_PRIMARIES_DISPLAY_P3 : primaries;
 }
 
-uint16_t sy__hdr_content_peak(uint16_t max_cll, int has_mastering, uint32_t max_luminance) {
-    uint32_t nits = max_cll ? max_cll : has_mastering ? (max_luminance + 5000) / 10000 : 0;
+uint16_t sy__hdr_content_peak(const sy_hdr_static_metadata *grade) {
+    uint32_t cll = grade->has_light_level ? grade->max_cll : 0;
+    uint32_t nits = cll ? cll : grade->has_mastering ? (grade->max_luminance + 5000) / 10000 : 0;
     if (!nits) return 0;
     return (uint16_t)(nits < MIN_PEAK ? MIN_PEAK : nits > MAX_PEAK ? MAX_PEAK : nits);
 }

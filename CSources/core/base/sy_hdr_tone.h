@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sy_image.h" /* sy_hdr_static_metadata */
+
 #define SY_CICP_TRANSFER_PQ 16u  /* SMPTE ST 2084 */
 #define SY_CICP_TRANSFER_HLG 18u /* ARIB STD-B67, BT.2100 HLG */
 
@@ -40,7 +42,7 @@ int sy__hdr_map_init(sy__hdr_map *m, uint16_t primaries, uint16_t transfer, uint
 /* The peak a PQ picture with this HDR10 metadata is tone-mapped to (cd/m²):
  * its MaxCLL, else its mastering display's peak, within 400..10000; 0 (the
  * nominal 1000) when it says neither. */
-uint16_t sy__hdr_content_peak(uint16_t max_cll, int has_mastering, uint32_t max_luminance);
+uint16_t sy__hdr_content_peak(const sy_hdr_static_metadata *grade);
 
 /* `n` pixels of R'G'B' signal (0..1, interleaved floats) -> 8-bit Display P3
  * R'G'B' (sRGB curve), interleaved. */

@@ -130,9 +130,7 @@ sy_status sy__heif_geometry_read(sy_heif_file *file, const char *path, uint32_t 
     g->signal = g->nclx.present ? g->nclx : vui_colour(file, g->tiles[0]);
     /* a PQ picture's grade (mdcv / clli properties) sets where its tone mapping reaches white */
     const sy_hdr_static_metadata *grade = tile->hdr.has_mastering || tile->hdr.has_light_level ? &tile->hdr : &image->hdr;
-    if (g->signal.transfer == SY_CICP_TRANSFER_PQ)
-        g->signal.peak = sy__hdr_content_peak(grade->has_light_level ? grade->max_cll : 0, grade->has_mastering,
-                                              grade->max_luminance);
+    if (g->signal.transfer == SY_CICP_TRANSFER_PQ) g->signal.peak = sy__hdr_content_peak(grade);
     return SY_OK;
 }
 

@@ -210,9 +210,7 @@ static void fill_info(sy_video_reader *r) {
     in->frame_primaries = sy__cicp_frame_primaries(in->primaries, in->transfer);
     in->hdr = ti->hdr;
     sy__hdr_static_merge(&in->hdr, &p->hdr);
-    if (in->transfer == SY_CICP_TRANSFER_PQ)
-        r->content_peak = sy__hdr_content_peak(in->hdr.has_light_level ? in->hdr.max_cll : 0, in->hdr.has_mastering,
-                                               in->hdr.max_luminance);
+    if (in->transfer == SY_CICP_TRANSFER_PQ) r->content_peak = sy__hdr_content_peak(&in->hdr);
 }
 
 sy_status sy_video_reader_open(sy_context *ctx, const char *path, int32_t track, sy_video_reader **out,
