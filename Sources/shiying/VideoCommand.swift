@@ -57,7 +57,9 @@ enum VideoCommand {
         if parsed.json {
             print(try JSONReport.line(report))
         } else {
-            let hdr = report.info.hdr.map { ", \($0.uppercased()) HDR tone-mapped to SDR Display P3" } ?? ""
+            var hdr = report.info.hdr.map { ", \($0.uppercased()) HDR tone-mapped to SDR Display P3" } ?? ""
+            if let m = report.info.masteringDisplay { hdr += String(format: ", graded on a %.0f cd/m² display", m.maxLuminance) }
+            if let l = report.info.contentLightLevel { hdr += ", MaxCLL \(l.maxContentLightLevel) / MaxFALL \(l.maxFrameAverageLightLevel)" }
             print("\(input): \(report.info.codec) \(report.info.width)x\(report.info.height)\(hdr), \(frames) frames in "
                   + String(format: "%.2f s (%.1f fps)", seconds, report.framesPerSecond))
         }
