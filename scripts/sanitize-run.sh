@@ -61,12 +61,23 @@ if command -v ffmpeg >/dev/null; then
     run 0 "HDR ($tr) 4:2:2 movie -> SDR transcode" "$bin" video transcode --preset ultrafast --allow-sdr \
       "$work/$tr-422.mov" -o "$work/sdr-$tr.mov"
   done
+  # HDR10: mastering display and light level SEI read, tone-mapped to the grade, written again (SEI, mdcv / clli).
+  ffmpeg -v error -f lavfi -i testsrc2=s=320x240:r=30:d=0.5 -vf format=yuv420p10le -c:v libx265 -preset ultrafast \
+    -x265-params "log-level=error:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc:master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(40000000,50):max-cll=4000,400" \
+    -tag:v hvc1 "$work/hdr10.mov"
+  run 0 "HDR10 movie -> transcode keeping its grade" "$bin" video transcode --preset ultrafast "$work/hdr10.mov" \
+    -o "$work/hdr10-out.mov"
+  run 0 "HDR10 re-encode (mdcv / clli boxes) -> Live, still tone-mapped to 4000 cd/m2" "$bin" convert --to live \
+    "$work/hdr10-out.mov" -o "$work/live-hdr10"
 fi
 
 # HDR stills (10-bit HLG / PQ HEIF): tone-mapped tile rows, the gain map derived from the signal, a grid in 4:2:2.
 if command -v ffmpeg >/dev/null && python3 -c "import numpy" 2>/dev/null; then
   python3 scripts/hdr_still.py "$work/hdr-hlg.heic" hlg
   python3 scripts/hdr_still.py "$work/hdr-pq.heic" pq --tile 128 --chroma 422
+  python3 scripts/hdr_still.py "$work/hdr-pq-graded.heic" pq --peak 4000
+  run 0 "HDR PQ still graded to 4000 cd/m2 (mdcv / clli) -> JPEG" "$bin" convert -o "$work/hdr-pq-graded.jpg" \
+    "$work/hdr-pq-graded.heic"
   run 0 "HDR HLG still -> JPEG with its gain map" "$bin" convert -o "$work/hdr-hlg.jpg" "$work/hdr-hlg.heic"
   run 0 "HDR PQ grid -> HEIC cropped, gain map kept" "$bin" edit --recipe "$work/crop.json" -o "$work/hdr-pq-crop.heic" \
     "$work/hdr-pq.heic"
@@ -74,6 +85,11 @@ if command -v ffmpeg >/dev/null && python3 -c "import numpy" 2>/dev/null; then
   run 0 "HDR stills in a long image (maps composed, reduced)" "$bin" collage --layout long --width 200 \
     -o "$work/hdr-long.jpg" "$work/hdr-hlg.heic" "$work/hdr-pq.heic" "$work/s/sample-0001.jpg"
 fi
+
+# Motion Photos: Google's XMP form and Samsung's SEF trailer (the fuzz seeds) -> Live pairs.
+for mp in container_directory samsung_trailer; do
+  run 0 "Motion Photo ($mp) -> Live" "$bin" convert --to live "Tests/Fuzz/seeds/motion_photo/$mp.jpg" -o "$work/mp-$mp"
+done
 
 corpus=../shared/corpus
 if [ -d "$corpus" ]; then
