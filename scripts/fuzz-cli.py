@@ -73,15 +73,21 @@ def seeds():
 
 
 def hdr_seeds(folder):
-    """Generated HDR seeds (10-bit HLG / PQ HEIFs, a 4:2:2 grid, an HLG movie): the tone-mapped tile rows, the
-    gain map derived from the signal, the 10-bit re-encode. None when numpy or ffmpeg is missing."""
+    """Generated HDR seeds (10-bit HLG / PQ HEIFs, a 4:2:2 grid, an HLG movie, HDR10-graded PQ ones): the
+    tone-mapped tile rows, the gain map derived from the signal, the 10-bit re-encode, the grade's metadata.
+    None when numpy or ffmpeg is missing."""
     made = []
     script = os.path.join(ROOT, "scripts")
     jobs = [([sys.executable, os.path.join(script, "hdr_still.py"), os.path.join(folder, "hdr-hlg.heic"), "hlg"], "still"),
             ([sys.executable, os.path.join(script, "hdr_still.py"), os.path.join(folder, "hdr-pq-grid.heic"), "pq",
               "--tile", "128", "--chroma", "422"], "still"),
             ([sys.executable, os.path.join(script, "hdr_clip.py"), "make", os.path.join(folder, "hdr-hlg.mov"), "hlg"],
-             "movie")]
+             "movie"),
+            # HDR10 grades: mastering display / light level SEI in a PQ movie, mdcv / clli properties in a PQ HEIF
+            ([sys.executable, os.path.join(script, "hdr_clip.py"), "make", os.path.join(folder, "hdr10.mov"), "pq",
+              "--peak", "4000"], "movie"),
+            ([sys.executable, os.path.join(script, "hdr_still.py"), os.path.join(folder, "hdr-pq-graded.heic"), "pq",
+              "--peak", "4000"], "still")]
     for argv, kind in jobs:
         out = argv[3] if argv[2] == "make" else argv[2]
         if subprocess.run(argv, capture_output=True).returncode == 0 and os.path.isfile(out):
