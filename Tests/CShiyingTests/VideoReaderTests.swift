@@ -603,6 +603,39 @@ struct VideoReaderTests {
         #expect(some.allSatisfy { $0.width == 320 && $0.height == 240 })
     }
 
+    // issue 17 (SPEC C3's check, sped up): decoding only from the last IDR shown at or before the moment —
+    // the first frame still decodes, nothing from the IDR on refers back, every frame from the moment on comes
+    // out as the full decode has it. Movies of 60 frames with an IDR every 15 (closed GOPs, x265 and x264).
+    @Test(.enabled(if: VideoPaths.hasFFmpeg), arguments: ["hevc", "h264"])
+    func decodeOnlyResumesAtTheLastIDR(_ codec: String) throws {
+        let path = Generated.folder + "/gop15-\(codec).mp4"
+        let encoder = codec == "hevc" ? ["-c:v", "libx265", "-tag:v", "hvc1", "-x265-params",
+                                         "log-level=error:keyint=15:min-keyint=15:open-gop=0:bframes=3"]
+                                      : ["-c:v", "libx264", "-g", "15", "-keyint_min", "15", "-bf", "3"]
+        try ExternalTools.check("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=2"]
+                                + encoder + ["-pix_fmt", "yuv420p", path])
+        let full = try Reader.mustOpen(path).all(keep: false)
+        let reader = try Reader.mustOpen(path)
+        let moment = 1.6 // frame 48; IDRs at 0, 15, 30, 45
+        var err = sy_error()
+        try #require(sy__video_reader_decode_only(reader.raw, moment, &err) == SY_OK, "\(message(err))")
+        var pts: [Int64] = [], seconds: [Double] = []
+        while true {
+            var frame = sy_video_frame()
+            var end: Int32 = 0
+            try #require(sy_video_reader_next(reader.raw, &frame, &end, &err) == SY_OK, "\(codec): \(message(err))")
+            if end != 0 { break }
+            pts.append(frame.pts)
+            seconds.append(frame.seconds)
+        }
+        let skipped = Int(sy__video_reader_skipped(reader.raw))
+        #expect(skipped >= 44, "\(codec): frames 1..44 lie before the IDR at 45: \(skipped) skipped")
+        #expect(pts.count + skipped == full.count)
+        #expect(pts.first == full.first?.pts, "the first frame decodes")
+        #expect(full.filter { $0.seconds >= moment }.map(\.pts) == zip(pts, seconds).filter { $0.1 >= moment }.map(\.0),
+                "every frame from the moment on")
+    }
+
     // issue 4: cancellation is honoured per frame; clearing it lets the reader go on.
     @Test(.enabled(if: VideoPaths.hasFFmpeg)) func cancellation() throws {
         let reader = try Reader.mustOpen(try Generated.need("hevc8.mp4"))

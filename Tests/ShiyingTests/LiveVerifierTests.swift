@@ -203,6 +203,13 @@ struct LiveVerifierTests {
     }
 }
 
+/// True the first time only, from any thread.
+private final class Once: @unchecked Sendable {
+    private let lock = NSLock()
+    private var done = false
+    func first() -> Bool { lock.withLock { defer { done = true }; return !done } }
+}
+
 /// The engine's checker, recording how its (abandoned) run ended. At the first
 /// decoded frame it runs `atFirstFrame` and then holds the engine thread until
 /// cancellation is requested, so the deadline always wins the race, whatever
@@ -220,8 +227,10 @@ final class RecordingChecker: LivePairChecking, @unchecked Sendable {
     func check(still: String, movie: String, cancellation: LiveCancellation) throws -> LiveVerification {
         lock.withLock { began = true }
         let hook = atFirstFrame
+        let once = Once()
         let engine = EngineLivePairChecker { progress in
-            guard progress.phase == "verify frames", progress.phaseDone == 1 else { return }
+            // the first report of the frame check (its count includes the samples it skipped, so it may start above 1)
+            guard progress.phase == "verify frames", progress.phaseDone >= 1, once.first() else { return }
             hook()
             for _ in 0..<120_000 where !cancellation.isCancelled { usleep(1000) }
         }

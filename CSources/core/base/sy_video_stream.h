@@ -53,6 +53,12 @@ typedef struct sy__vstream_ops {
      * in a stream of one temporal sub-layer (with more, higher sub-layers may
      * refer to it); H.264: nal_ref_idc 0. Cautious: 0 when unsure. */
     int (*disposable)(const sy__vstream *s, const uint8_t *data, size_t len);
+    /* 1 when decoding may start at this sample although earlier samples were
+     * decoded (no later sample refers to a picture before it): HEVC an IDR
+     * or BLA (not a CRA: with earlier pictures decoded, its leading pictures
+     * are decoded too and would miss theirs); H.264 an IDR. Cautious: 0 when
+     * unsure. */
+    int (*random_access)(const sy__vstream *s, const uint8_t *data, size_t len);
 } sy__vstream_ops;
 
 struct sy__vstream {

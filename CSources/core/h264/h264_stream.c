@@ -110,8 +110,22 @@ static int h264_disposable(const sy__vstream *base, const uint8_t *data, size_t 
     return slices > 0;
 }
 
+/* The first slice is an IDR slice (NAL type 5). */
+static int h264_random_access(const sy__vstream *base, const uint8_t *data, size_t len) {
+    const h264_stream *s = (const h264_stream *)base;
+    for (size_t pos = 0; pos < len && len - pos >= s->length_size;) {
+        uint32_t n = sy__nal_length(data + pos, s->length_size);
+        pos += s->length_size;
+        if (n < 1 || n > len - pos) return 0;
+        unsigned type = data[pos] & 0x1Fu;
+        if (type >= 1 && type <= 5) return type == 5;
+        pos += n;
+    }
+    return 0;
+}
+
 static const sy__vstream_ops h264_ops = {h264_send,    h264_finish,  h264_receive,
-                                         h264_release, h264_destroy, h264_disposable};
+                                         h264_release, h264_destroy, h264_disposable, h264_random_access};
 
 /* libavcodec's heap for a stream, measured with a malloc hook over whole
  * decodes (libavcodec 59.37 / FFmpeg 5.1, two frame threads): libx264

@@ -91,6 +91,8 @@ struct sy__hevc_encoder {
     x265_encoder *x265;
     x265_picture *picture;
     uint32_t reorder;
+    uint32_t keyframe_at; /* video: this picture (push order) is coded as an IDR too */
+    uint64_t pushed;
     int flushed;
     size_t charged;
     sy__hevc_sink sink;
@@ -323,6 +325,7 @@ sy_status sy__hevc_encoder_open(sy_context *ctx, const sy__hevc_encoder_options 
     if (!enc) return err ? err->code : SY_E_BUDGET;
     enc->ctx = ctx;
     enc->use = o->use;
+    enc->keyframe_at = o->use == SY__HEVC_VIDEO ? o->video.keyframe_at : 0;
     enc->monochrome = monochrome;
     enc->sink = sink;
     enc->user = user;
@@ -474,7 +477,9 @@ sy_status sy__hevc_encoder_push(sy__hevc_encoder *enc, uint8_t *const plane[3], 
     pic->bitDepth = enc->bit_depth;
     pic->colorSpace = enc->monochrome ? X265_CSP_I400 : X265_CSP_I420;
     pic->pts = pts;
-    pic->sliceType = enc->use == SY__HEVC_STILLS ? X265_TYPE_IDR : X265_TYPE_AUTO;
+    int forced = enc->keyframe_at && enc->pushed == enc->keyframe_at;
+    pic->sliceType = enc->use == SY__HEVC_STILLS || forced ? X265_TYPE_IDR : X265_TYPE_AUTO;
+    enc->pushed++;
     int more = 0;
     return encode(enc, pic, &more, err);
 }

@@ -125,8 +125,22 @@ static int hevc_disposable(const sy__vstream *base, const uint8_t *data, size_t 
     return 0;
 }
 
+/* The first VCL NAL unit is BLA (16..18) or IDR (19, 20). */
+static int hevc_random_access(const sy__vstream *base, const uint8_t *data, size_t len) {
+    const hevc_stream *s = (const hevc_stream *)base;
+    for (size_t pos = 0; pos < len && len - pos >= s->length_size;) {
+        uint32_t n = sy__nal_length(data + pos, s->length_size);
+        pos += s->length_size;
+        if (n < 2 || n > len - pos) return 0;
+        unsigned type = sy__hevc_nal_type(data + pos);
+        if (type < NAL_FIRST_NON_VCL) return type >= 16 && type <= 20;
+        pos += n;
+    }
+    return 0;
+}
+
 static const sy__vstream_ops hevc_ops = {hevc_send,    hevc_finish,  hevc_receive,
-                                         hevc_release, hevc_destroy, hevc_disposable};
+                                         hevc_release, hevc_destroy, hevc_disposable, hevc_random_access};
 
 /* libavcodec's heap for a stream, measured with a malloc hook over whole
  * decodes (libavcodec 59.37 / FFmpeg 5.1, two frame threads, DPB size 5):

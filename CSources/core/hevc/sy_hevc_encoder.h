@@ -59,6 +59,7 @@ typedef struct sy__hevc_encoder_options {
         uint8_t bit_depth;         /* 8 (0 = 8) or 10: Main 10 through x265's 10-bit library; pushed planes
                                       then hold 16-bit samples (0..1023) */
         sy_hdr_static_metadata hdr; /* mastering display / light level SEI with each IRAP (has_* = 0: none) */
+        uint32_t keyframe_at;      /* picture N (0-based push order) coded as an IDR too; 0 = none */
     } video;
 } sy__hevc_encoder_options;
 

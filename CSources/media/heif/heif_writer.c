@@ -250,8 +250,8 @@ static sy_status spool_open(sy_heif_writer *w, sy_error *err) {
  * "unspecified", so the two descriptions never contradict; matrix and range
  * stay the coding's. */
 static sy_cicp described_colour(const sy_heif_writer *w) {
-    sy_cicp c = {1, w->opts.colour_primaries, w->opts.transfer_characteristics, w->opts.matrix_coefficients,
-                 w->opts.full_range};
+    sy_cicp c = {.present = 1, .primaries = w->opts.colour_primaries, .transfer = w->opts.transfer_characteristics,
+                 .matrix = w->opts.matrix_coefficients, .full_range = w->opts.full_range};
     if (!w->icc) return c;
     uint16_t primaries = sy__icc_primaries(w->icc, w->icc_len), transfer = sy__icc_transfer(w->icc, w->icc_len);
     c.primaries = primaries ? primaries : SY_CICP_UNSPECIFIED;

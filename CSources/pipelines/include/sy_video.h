@@ -116,6 +116,8 @@ typedef struct sy_video_encoder_options {
                                   10-bit encoder takes the decoder's 10-bit samples only (no RGB frames) */
     sy_hdr_static_metadata hdr; /* HDR10 static metadata (a PQ movie's mastering display and light levels)
                                    written as SEI with every keyframe; zeroed = none */
+    uint32_t keyframe_at;      /* frame N (0-based, push order) is coded as an IDR as well (a Live movie's key
+                                  photo: its check decodes from there, a player seeks to it at once); 0 = none */
 } sy_video_encoder_options;
 
 /** Defaults: version 1, BT.709 limited range, preset "veryfast", 3 B-frames,

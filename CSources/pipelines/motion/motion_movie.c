@@ -450,6 +450,7 @@ sy_status sy__motion_write_movie(sy__motion_job *job, const char *movie_path, co
     eo.threads = o->threads;
     eo.primaries = sy__motion_primaries(job);
     eo.transfer = eo.matrix = 1; /* BT.709, limited range */
+    eo.keyframe_at = job->key_frame; /* the still's frame an IDR: the C3 check decodes from it */
     job->report->bitrate = eo.bitrate;
     sy_video_encoder *enc = NULL;
     sy_status st = sy_video_encoder_create(job->ctx, &eo, on_packet, &m, &enc, err);

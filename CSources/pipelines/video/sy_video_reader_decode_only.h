@@ -7,8 +7,12 @@
  * that moment (B-frames no reference uses: about half of an x265 movie with
  * its 3 B-frames): such samples are left unsent, so the frames that do come
  * out are the target's whole reference chain, the first frame (never
- * skipped) and every frame from the moment on. Timing and order checks
- * stay those of sy_video_reader_next. */
+ * skipped) and every frame from the moment on. Nor need it decode what lies
+ * before the last random-access picture (a sync sample the stream confirms
+ * as an IDR or BLA) shown at or before that moment: nothing after it refers
+ * back, so after the first sample sending resumes there (a Live movie whose
+ * key photo is an IDR is checked from its key photo on). Timing and order
+ * checks stay those of sy_video_reader_next. */
 #ifndef SY_VIDEO_READER_DECODE_ONLY_H
 #define SY_VIDEO_READER_DECODE_ONLY_H
 

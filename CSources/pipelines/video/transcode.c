@@ -273,6 +273,8 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
     eo.matrix = sdr ? 1 : encodable_matrix(vi->matrix);
     eo.full_range = sdr ? 0 : vi->full_range;
     if (keeps_hdr) eo.hdr = vi->hdr; /* the mastering display and light levels go with the HDR */
+    if (o->metadata && o->metadata->marker) /* a Live movie's key photo an IDR: the C3 check decodes from it */
+        eo.keyframe_at = o->metadata->marker->frame;
     j->timescale = eo.timescale;
     j->frame_duration = eo.frame_duration;
 

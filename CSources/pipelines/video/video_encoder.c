@@ -146,7 +146,8 @@ static void hevc_options(const sy_video_encoder_options *o, sy__hevc_encoder_opt
     h->height = o->height;
     h->preset = o->preset ? o->preset : VE_DEFAULT_PRESET;
     h->threads = o->threads;
-    h->colour = (sy_cicp){1, o->primaries, o->transfer, o->matrix, o->full_range};
+    h->colour = (sy_cicp){.present = 1, .primaries = o->primaries, .transfer = o->transfer, .matrix = o->matrix,
+                          .full_range = o->full_range};
     uint32_t g = gcd32(o->timescale, o->frame_duration);
     h->video.fps_num = o->timescale / g;
     h->video.fps_den = o->frame_duration / g;
@@ -162,6 +163,7 @@ static void hevc_options(const sy_video_encoder_options *o, sy__hevc_encoder_opt
     h->video.kbps = (uint32_t)((rate + 500) / 1000);
     h->video.bit_depth = o->bit_depth == 10 ? 10 : 8;
     h->video.hdr = o->hdr;
+    h->video.keyframe_at = o->keyframe_at;
 }
 
 /* ---- packets ---- */

@@ -66,6 +66,7 @@ struct sy_video_reader {
     sy__gain_plane gain;
     uint16_t content_peak;        /* PQ: where its tone mapping reaches white (sy_cicp.peak), from info.hdr */
     int64_t needed_pts;
+    uint32_t resume_at; /* decode-only: after sample 0, sending resumes at this random-access sample */
     uint32_t skipped;
     int keep_samples;  /* sy__video_reader_keep_samples: 4:2:0 pictures of the track's depth as samples, not RGB */
     int stored_samples; /* ... of a turned track, as stored (sy__video_reader_keep_stored_samples) */
@@ -296,6 +297,11 @@ static sy_status send_next(sy_video_reader *r, sy_error *err) {
     sy_status st = sy_mov_sample(r->mov, r->track, index, &si, err);
     if (st == SY_OK) st = read_sample(r, index, &len, err);
     if (st != SY_OK) return st;
+    if (r->no_pixels && index > 0 && index < r->resume_at) { /* before the needed frame's random-access point */
+        r->skipped += r->resume_at - index;
+        r->next_sample = r->resume_at;
+        return SY_OK;
+    }
     if (r->no_pixels && si.pts > r->info.start_pts && si.pts < r->needed_pts && r->dec->ops->disposable &&
         r->dec->ops->disposable(r->dec, r->sample, len)) {
         r->skipped++;
@@ -374,12 +380,39 @@ sy_status sy__video_reader_halve(sy_video_reader *r, uint32_t *width, uint32_t *
     return SY_OK;
 }
 
+/* The last random-access sample (a sync sample the stream confirms) presented
+ * at or before the first needed frame, if it comes after sample 0: the
+ * needed frames' references all lie from there on, so the samples between
+ * sample 0 (kept: its frame is checked too) and it are left unsent. Only
+ * before anything was sent. */
+static sy_status find_resume_point(sy_video_reader *r, sy_error *err) {
+    r->resume_at = 0;
+    const sy_mov_track_info *ti = sy_mov_track(r->mov, r->track);
+    if (r->next_sample > 0 || !ti || ti->all_sync || r->needed_pts == INT64_MIN || !r->dec->ops->random_access)
+        return SY_OK;
+    for (uint32_t i = ti->sample_count; i-- > 1;) {
+        sy_mov_sample_info si;
+        sy_status st = sy_mov_sample(r->mov, r->track, i, &si, err);
+        if (st != SY_OK) return st;
+        if (!si.sync || si.pts > r->needed_pts) continue;
+        size_t len = 0;
+        if ((st = read_sample(r, i, &len, err)) != SY_OK) return st;
+        if (r->dec->ops->random_access(r->dec, r->sample, len)) {
+            r->resume_at = i;
+            break;
+        }
+    }
+    return SY_OK;
+}
+
 sy_status sy__video_reader_decode_only(sy_video_reader *r, double needed_from, sy_error *err) {
     if (!r) return sy__fail(err, SY_E_USAGE, "sy__video_reader_decode_only: NULL reader");
     r->no_pixels = 1;
     /* the first pts whose frame time reaches needed_from: skipped samples lie before it */
     double ticks = needed_from * r->info.timescale;
     r->needed_pts = needed_from < 0 ? INT64_MIN : r->info.start_pts + (int64_t)ceil(ticks - 1e-6);
+    sy_status st = find_resume_point(r, err);
+    if (st != SY_OK) return st;
     sy__free(r->ctx, r->rgb);
     r->rgb = NULL;
     sy__free(r->ctx, r->scratch);
