@@ -116,16 +116,13 @@ int sy__hdr_static_from_box(uint32_t type, const uint8_t *p, size_t n, sy_hdr_st
 void sy__hdr_static_from_sample(const uint8_t *data, size_t len, uint32_t length_size, int hevc,
                                 sy_hdr_static_metadata *m) {
     if (length_size < 1 || length_size > 4) return;
-    for (size_t pos = 0; pos < len && len - pos >= length_size;) {
-        uint32_t n = sy__nal_length(data + pos, length_size);
-        pos += length_size;
-        if (n > len - pos) break;
-        const uint8_t *nal = data + pos;
+    const uint8_t *nal;
+    uint32_t n;
+    for (size_t pos = 0; sy__nal_next(data, len, length_size, &pos, &nal, &n);) {
         if (hevc && n >= 3 && ((nal[0] >> 1) & 0x3F) == HEVC_NAL_PREFIX_SEI)
             sy__hdr_static_from_sei(nal, n, 2, m);
         else if (!hevc && n >= 2 && (nal[0] & 0x1F) == H264_NAL_SEI)
             sy__hdr_static_from_sei(nal, n, 1, m);
-        pos += n;
     }
 }
 

@@ -14,6 +14,20 @@ static inline uint32_t sy__nal_length(const uint8_t *p, uint32_t size) {
     return v;
 }
 
+/* Walks a sample's length-prefixed NAL units: from *pos (0 to start), the
+ * next unit in *nal / *n and 1; 0 at the end or at a unit that does not fit
+ * (a malformed sample ends the walk). */
+static inline int sy__nal_next(const uint8_t *data, size_t len, uint32_t length_size, size_t *pos,
+                               const uint8_t **nal, uint32_t *n) {
+    if (*pos >= len || len - *pos < length_size) return 0;
+    uint32_t m = sy__nal_length(data + *pos, length_size);
+    if (m > len - *pos - length_size) return 0;
+    *nal = data + *pos + length_size;
+    *n = m;
+    *pos += length_size + m;
+    return 1;
+}
+
 /* Offset of the first 00 00 00 / 00 00 01 / 00 00 02 inside a NAL unit's n
  * bytes (emulation prevention forbids them: damaged data), n when none. */
 size_t sy__nal_forbidden_run(const uint8_t *nal, size_t n);

@@ -113,13 +113,12 @@ static int h264_disposable(const sy__vstream *base, const uint8_t *data, size_t 
 /* The first slice is an IDR slice (NAL type 5). */
 static int h264_random_access(const sy__vstream *base, const uint8_t *data, size_t len) {
     const h264_stream *s = (const h264_stream *)base;
-    for (size_t pos = 0; pos < len && len - pos >= s->length_size;) {
-        uint32_t n = sy__nal_length(data + pos, s->length_size);
-        pos += s->length_size;
-        if (n < 1 || n > len - pos) return 0;
-        unsigned type = data[pos] & 0x1Fu;
+    const uint8_t *nal;
+    uint32_t n;
+    for (size_t pos = 0; sy__nal_next(data, len, s->length_size, &pos, &nal, &n);) {
+        if (n < 1) return 0;
+        unsigned type = nal[0] & 0x1Fu;
         if (type >= 1 && type <= 5) return type == 5;
-        pos += n;
     }
     return 0;
 }

@@ -128,13 +128,12 @@ static int hevc_disposable(const sy__vstream *base, const uint8_t *data, size_t 
 /* The first VCL NAL unit is BLA (16..18) or IDR (19, 20). */
 static int hevc_random_access(const sy__vstream *base, const uint8_t *data, size_t len) {
     const hevc_stream *s = (const hevc_stream *)base;
-    for (size_t pos = 0; pos < len && len - pos >= s->length_size;) {
-        uint32_t n = sy__nal_length(data + pos, s->length_size);
-        pos += s->length_size;
-        if (n < 2 || n > len - pos) return 0;
-        unsigned type = sy__hevc_nal_type(data + pos);
+    const uint8_t *nal;
+    uint32_t n;
+    for (size_t pos = 0; sy__nal_next(data, len, s->length_size, &pos, &nal, &n);) {
+        if (n < 2) return 0;
+        unsigned type = sy__hevc_nal_type(nal);
         if (type < NAL_FIRST_NON_VCL) return type >= 16 && type <= 20;
-        pos += n;
     }
     return 0;
 }
