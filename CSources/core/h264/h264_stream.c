@@ -96,18 +96,18 @@ static void h264_destroy(sy__vstream *base) {
 static int h264_disposable(const sy__vstream *base, const uint8_t *data, size_t len) {
     const h264_stream *s = (const h264_stream *)base;
     int slices = 0;
-    for (size_t pos = 0; pos < len && len - pos >= s->length_size;) {
-        uint32_t n = sy__nal_length(data + pos, s->length_size);
-        pos += s->length_size;
-        if (n < 1 || n > len - pos) return 0;
-        unsigned type = data[pos] & 0x1Fu;
+    const uint8_t *nal;
+    uint32_t n;
+    size_t pos = 0;
+    while (sy__nal_next(data, len, s->length_size, &pos, &nal, &n)) {
+        if (n < 1) return 0;
+        unsigned type = nal[0] & 0x1Fu;
         if (type == 1 || type == 5) {
-            if (data[pos] & 0x60u) return 0;
+            if (nal[0] & 0x60u) return 0;
             slices++;
         }
-        pos += n;
     }
-    return slices > 0;
+    return len - pos < s->length_size && slices > 0; /* stopped at a unit that does not fit: not disposable */
 }
 
 /* The first slice is an IDR slice (NAL type 5). */
@@ -174,15 +174,13 @@ static sy_status parse_avcc(h264_stream *s, const uint8_t *rec, size_t len, sy__
 
 /* Streams whose avcC holds no SPS keep it in sample 0: find the first one there. */
 static int sps_in_sample(h264_stream *s, const uint8_t *data, size_t len, sy__h264_sps *sps) {
-    for (size_t pos = 0; pos < len && len - pos >= s->length_size;) {
-        uint32_t n = sy__nal_length(data + pos, s->length_size);
-        pos += s->length_size;
-        if (n > len - pos) break;
-        if (n && (data[pos] & 0x1F) == H264_NAL_SPS && sy__h264_sps_parse(data + pos, n, sps)) {
+    const uint8_t *nal;
+    uint32_t n;
+    for (size_t pos = 0; sy__nal_next(data, len, s->length_size, &pos, &nal, &n);) {
+        if (n && (nal[0] & 0x1F) == H264_NAL_SPS && sy__h264_sps_parse(nal, n, sps)) {
             widen(s, sps);
             return 1;
         }
-        pos += n;
     }
     return 0;
 }

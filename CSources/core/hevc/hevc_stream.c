@@ -38,15 +38,13 @@ typedef struct hevc_stream {
 static int first_sps_in_sample(const uint8_t *data, size_t len, uint32_t length_size, sy__hevc_sps *sps,
                                sy__hevc_bound *b, sy_error *err, sy_status *st) {
     int found = 0;
-    for (size_t pos = 0; pos < len && len - pos >= length_size;) {
-        uint32_t n = sy__nal_length(data + pos, length_size);
-        pos += length_size;
-        if (n > len - pos) break;
-        if (n >= 2 && sy__hevc_nal_type(data + pos) == SY__HEVC_NAL_SPS) {
-            if ((*st = sy__hevc_note_nal(data + pos, n, b, "sample 0", err)) != SY_OK) return 0;
-            if (!found) found = sy__hevc_sps_parse(data + pos, n, sps);
+    const uint8_t *nal;
+    uint32_t n;
+    for (size_t pos = 0; sy__nal_next(data, len, length_size, &pos, &nal, &n);) {
+        if (n >= 2 && sy__hevc_nal_type(nal) == SY__HEVC_NAL_SPS) {
+            if ((*st = sy__hevc_note_nal(nal, n, b, "sample 0", err)) != SY_OK) return 0;
+            if (!found) found = sy__hevc_sps_parse(nal, n, sps);
         }
-        pos += n;
     }
     return found;
 }
@@ -109,33 +107,31 @@ static void hevc_destroy(sy__vstream *base) {
     sy__free(ctx, s);
 }
 
-/* The first VCL NAL unit's type decides: TRAIL_N, TSA_N, STSA_N, RADL_N,
- * RASL_N and the reserved _N types are the even types below 16. */
-static int hevc_disposable(const sy__vstream *base, const uint8_t *data, size_t len) {
-    const hevc_stream *s = (const hevc_stream *)base;
-    if (s->layered) return 0;
-    for (size_t pos = 0; pos < len && len - pos >= s->length_size;) {
-        uint32_t n = sy__nal_length(data + pos, s->length_size);
-        pos += s->length_size;
-        if (n < 2 || n > len - pos) return 0;
-        unsigned type = sy__hevc_nal_type(data + pos);
-        if (type < NAL_FIRST_NON_VCL) return type < 16 && (type & 1) == 0;
-        pos += n;
-    }
-    return 0;
-}
-
-/* The first VCL NAL unit is BLA (16..18) or IDR (19, 20). */
-static int hevc_random_access(const sy__vstream *base, const uint8_t *data, size_t len) {
-    const hevc_stream *s = (const hevc_stream *)base;
+/* The type of a sample's first VCL NAL unit, which says what its picture
+ * is; -1 when the sample holds none or is malformed. */
+static int first_vcl_type(const hevc_stream *s, const uint8_t *data, size_t len) {
     const uint8_t *nal;
     uint32_t n;
     for (size_t pos = 0; sy__nal_next(data, len, s->length_size, &pos, &nal, &n);) {
-        if (n < 2) return 0;
+        if (n < 2) return -1;
         unsigned type = sy__hevc_nal_type(nal);
-        if (type < NAL_FIRST_NON_VCL) return type >= 16 && type <= 20;
+        if (type < NAL_FIRST_NON_VCL) return (int)type;
     }
-    return 0;
+    return -1;
+}
+
+/* TRAIL_N, TSA_N, STSA_N, RADL_N, RASL_N and the reserved _N types are the
+ * even types below 16. */
+static int hevc_disposable(const sy__vstream *base, const uint8_t *data, size_t len) {
+    const hevc_stream *s = (const hevc_stream *)base;
+    int type = s->layered ? -1 : first_vcl_type(s, data, len);
+    return type >= 0 && type < 16 && (type & 1) == 0;
+}
+
+/* BLA (16..18) or IDR (19, 20). */
+static int hevc_random_access(const sy__vstream *base, const uint8_t *data, size_t len) {
+    int type = first_vcl_type((const hevc_stream *)base, data, len);
+    return type >= 16 && type <= 20;
 }
 
 static const sy__vstream_ops hevc_ops = {hevc_send,    hevc_finish,  hevc_receive,
