@@ -107,7 +107,7 @@ struct LiveEditTests {
             #expect(abs(Double(still.width) / Double(still.height) - movieAspect) < 0.01)
             let v = try liveVerify(ctx, dir + "/edited.jpg", dir + "/edited.mov")
             #expect(v.ok && v.id == e.id, "\(v.reason)")
-            // the key photo's frame is coded as an IDR: the C3 check decodes from it
+            // the key photo's frame is coded as an IDR: the SPEC C3 check decodes from it
             let packets = try ExternalTools.check("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
                                                               "packet=pts_time,flags", "-of", "csv=p=0", dir + "/edited.mov"])
             let keys = packets.split(separator: "\n").filter { $0.contains("K") }.compactMap { Double($0.split(separator: ",")[0]) }

@@ -204,7 +204,7 @@ struct MotionPhotoTests {
         #expect(try motionVideoSamples(ctx, heic) == motionVideoSamples(ctx, MotionPhotoFixtures.movie.get()))
     }
 
-    @Test("Samsung's SEF trailer: found with no Motion Photo XMP (older Galaxy phones), the MP4 exactly where exiftool finds it; with Samsung's XMP counting the trailer in, the MP4 ends where the trailer says")
+    @Test("SPEC S3: Samsung's SEF trailer: found with no Motion Photo XMP (older Galaxy phones), the MP4 exactly where exiftool finds it; with Samsung's XMP counting the trailer in, the MP4 ends where the trailer says")
     func samsungTrailer() throws {
         let ctx = try Context()
         let mp4 = ExternalTools.readFile(try MotionPhotoFixtures.movie.get())

@@ -61,7 +61,7 @@ struct HDR10MetadataTests {
         guard run.succeeded else { throw TestFailure("ffmpeg x265: \(run)") }
     }
 
-    @Test("read from the stream's SEI; written as SEI and mdcv / clli by a transcode and a compress that keep the HDR, not by an SDR one")
+    @Test("read from the stream's SEI; written as SEI and mdcv / clli by a transcode and a compress that keep the HDR, not by an SDR one (SPEC E6: consented)")
     func carriedThroughReencodes() async throws {
         let dir = try TempDir("hdr10")
         defer { dir.remove() }
@@ -101,7 +101,7 @@ struct HDR10MetadataTests {
         #expect(sdrFrame == nil && sdrStream == nil, "SDR output carries no HDR10 metadata")
     }
 
-    @Test("a PQ grade brighter than 1000 cd/m² keeps its highlights: frames tone-mapped to its MaxCLL, a Live still's gain map gives the lamp back at 3600 cd/m² (was clipped at 1000)")
+    @Test("SPEC E6: a PQ grade brighter than 1000 cd/m² keeps its highlights: frames tone-mapped to its MaxCLL, a Live still's gain map gives the lamp back at 3600 cd/m² (was clipped at 1000)")
     func brightGrade() async throws {
         guard HDROracle.ultraHDR else { return }
         let dir = try TempDir("hdr10-grade")
@@ -132,7 +132,7 @@ struct HDR10MetadataTests {
         }
     }
 
-    @Test("a PQ HEIF graded to 4000 cd/m² (mdcv / clli properties, single item and grid): its SDR rendition and gain map reach that peak",
+    @Test("SPEC E6: a PQ HEIF graded to 4000 cd/m² (mdcv / clli properties, single item and grid): its SDR rendition and gain map reach that peak",
           arguments: [[String](), ["--tile", "128"]])
     func brightStill(_ layout: [String]) async throws {
         guard HDROracle.ultraHDR else { return }

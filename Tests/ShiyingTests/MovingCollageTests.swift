@@ -101,7 +101,7 @@ struct MovingCollageTests {
         #expect(MotionOracle.psnr(key, still) > 34, "PSNR \(MotionOracle.psnr(key, still))")
         // key-photo moments aligned: 15 frames each, the same key frame -> 15 frames in all
         #expect(report.frames == 15 && abs(report.stillTime - 7.0 / 30) < 1e-6)
-        // the still's frame is an IDR (a sync sample): the C3 check decodes from it, a player seeks to it at once
+        // the still's frame is an IDR (a sync sample): the SPEC C3 check decodes from it, a player seeks to it at once
         let packets = try await runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
                                                     "packet=pts_time,flags", "-of", "csv=p=0", movie]).stdout
         let keys = packets.split(separator: "\n").filter { $0.contains("K") }.compactMap { Double($0.split(separator: ",")[0]) }
