@@ -107,6 +107,7 @@ public struct VideoInfo: Sendable, Codable, Equatable {
                 }
             }
             let isVideo = handler == "vide", isAudio = handler == "soun"
+            let rate = sy_mov_frame_rate(mov, index)
             tracks.append(Track(
                 id: Int(t.id), handler: handler, codec: fourCC(t.codec), enabled: t.enabled != 0,
                 width: Int(t.width), height: Int(t.height), rotation: Int(t.rotation), mirrored: t.mirrored != 0,
@@ -114,7 +115,7 @@ public struct VideoInfo: Sendable, Codable, Equatable {
                 timescale: Int(t.timescale), durationSeconds: t.duration_seconds, language: cString(t.language),
                 sampleCount: Int(t.sample_count),
                 keyframeCount: t.all_sync != 0 ? Int(t.sample_count) : Int(t.keyframe_count),
-                frameRate: isVideo && t.duration_seconds > 0 ? Double(t.sample_count) / t.duration_seconds : nil,
+                frameRate: isVideo && rate > 0 ? rate : nil,
                 channels: isAudio ? Int(t.channels) : nil, sampleRate: isAudio ? t.sample_rate : nil,
                 mebxKeys: keys))
         }

@@ -48,6 +48,9 @@ public final class VideoReader {
         public var masteringDisplay: MasteringDisplay?
         /// An HDR10 movie's content light levels (CTA-861.3), from `clli` or the SEI.
         public var contentLightLevel: ContentLightLevel?
+        /// The pictures carry HDR10+ scene metadata (SMPTE ST 2094-40), as Samsung's HDR10+ recordings:
+        /// a re-encode that keeps the HDR keeps each picture's ("hdr10plus-metadata" kept).
+        public var hdr10Plus: Bool = false
     }
 
     /// The display an HDR movie was graded on: CIE 1931 xy chromaticities and luminance.
@@ -118,7 +121,8 @@ public final class VideoReader {
                     framePrimaries: Int(i.frame_primaries), masteringDisplay: Self.masteringDisplay(i.hdr),
                     contentLightLevel: i.hdr.has_light_level == 0 ? nil
                         : ContentLightLevel(maxContentLightLevel: Int(i.hdr.max_cll),
-                                            maxFrameAverageLightLevel: Int(i.hdr.max_fall)))
+                                            maxFrameAverageLightLevel: Int(i.hdr.max_fall)),
+                    hdr10Plus: i.hdr10plus != 0)
     }
 
     /// The SEI's units: chromaticities in 0.00002, luminance in 0.0001 cd/m²; primaries stored green, blue, red.

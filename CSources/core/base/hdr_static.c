@@ -8,7 +8,6 @@
 #include "base/sy_rbsp.h"
 
 enum { SEI_MASTERING_DISPLAY = 137, SEI_CONTENT_LIGHT_LEVEL = 144 };
-enum { HEVC_NAL_PREFIX_SEI = 39, H264_NAL_SEI = 6 };
 
 static uint32_t be16(const uint8_t *p) { return (uint32_t)p[0] << 8 | p[1]; }
 static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
@@ -36,23 +35,13 @@ static void read_light_level(sy__rbsp *r, sy_hdr_static_metadata *m) {
     m->has_light_level = 1;
 }
 
-/* ff-coded payload type or size (H.265 7.3.5 / H.264 7.3.2.3.1) */
-static uint32_t ff_coded(sy__rbsp *r) {
-    uint32_t v = 0, b;
-    do {
-        b = sy__rbsp_bits(r, 8);
-        v += b;
-    } while (b == 0xFF && !r->bad && v < (1u << 24));
-    return v;
-}
-
 int sy__hdr_static_from_sei(const uint8_t *nal, size_t n, size_t header, sy_hdr_static_metadata *m) {
     sy__rbsp r;
     sy__rbsp_init(&r, nal, n, header);
     int found = 0;
     /* messages until the rbsp trailing bits (the last byte) */
     while (!r.bad && r.byte + 1 < r.n) {
-        uint32_t type = ff_coded(&r), size = ff_coded(&r);
+        uint32_t type = sy__rbsp_sei_number(&r), size = sy__rbsp_sei_number(&r);
         if (r.bad || size > r.n - r.byte) break;
         if (type == SEI_MASTERING_DISPLAY && size >= 24) {
             read_mastering(&r, m);
@@ -119,10 +108,8 @@ void sy__hdr_static_from_sample(const uint8_t *data, size_t len, uint32_t length
     const uint8_t *nal;
     uint32_t n;
     for (size_t pos = 0; sy__nal_next(data, len, length_size, &pos, &nal, &n);) {
-        if (hevc && n >= 3 && ((nal[0] >> 1) & 0x3F) == HEVC_NAL_PREFIX_SEI)
-            sy__hdr_static_from_sei(nal, n, 2, m);
-        else if (!hevc && n >= 2 && (nal[0] & 0x1F) == H264_NAL_SEI)
-            sy__hdr_static_from_sei(nal, n, 1, m);
+        size_t header = sy__nal_sei_header(nal, n, hevc);
+        if (header) sy__hdr_static_from_sei(nal, n, header, m);
     }
 }
 

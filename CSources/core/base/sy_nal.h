@@ -28,6 +28,13 @@ static inline int sy__nal_next(const uint8_t *data, size_t len, uint32_t length_
     return 1;
 }
 
+/* The NAL header's size (HEVC 2, H.264 1) when `nal` is an SEI NAL unit (an
+ * HEVC prefix SEI, type 39; an H.264 SEI, type 6) with room for a message, else 0. */
+static inline size_t sy__nal_sei_header(const uint8_t *nal, uint32_t n, int hevc) {
+    if (hevc) return n >= 3 && ((nal[0] >> 1) & 0x3F) == 39 ? 2 : 0;
+    return n >= 2 && (nal[0] & 0x1F) == 6 ? 1 : 0;
+}
+
 /* Offset of the first 00 00 00 / 00 00 01 / 00 00 02 inside a NAL unit's n
  * bytes (emulation prevention forbids them: damaged data), n when none. */
 size_t sy__nal_forbidden_run(const uint8_t *nal, size_t n);

@@ -78,4 +78,15 @@ static inline int32_t sy__rbsp_se(sy__rbsp *r) {
     return (k & 1) ? (int32_t)((k + 1) / 2) : -(int32_t)(k / 2);
 }
 
+/* An SEI message's payload type or size: bytes summed while they are 0xFF
+ * (H.265 7.3.5, H.264 7.3.2.3.1); bounded so a run of 0xFF cannot wrap. */
+static inline uint32_t sy__rbsp_sei_number(sy__rbsp *r) {
+    uint32_t v = 0, b;
+    do {
+        b = sy__rbsp_bits(r, 8);
+        v += b;
+    } while (b == 0xFF && !r->bad && v < (1u << 24));
+    return v;
+}
+
 #endif

@@ -56,6 +56,7 @@
 #include "base/sy_hdr_static.h"
 #include "hevc/sy_hevc_encoder.h"
 #include "hevc/sy_hevc_params.h"
+#include "hevc/sy_hevc_t35.h"
 #include "hevc/sy_hvcc.h"
 
 /* Under AddressSanitizer: x265 3.5's x265_encoder_open leaks one x265_param
@@ -101,6 +102,7 @@ struct sy__hevc_encoder {
     size_t hvcc_len;
     uint8_t *packet; /* one picture's length-prefixed NAL units */
     size_t packet_cap;
+    sy__hevc_t35_queue t35; /* video: messages waiting for their pictures */
 };
 
 /* ---- memory estimates ---- */
@@ -380,9 +382,17 @@ const uint8_t *sy__hevc_encoder_hvcc(const sy__hevc_encoder *enc, size_t *len) {
 
 uint32_t sy__hevc_encoder_reorder_delay(const sy__hevc_encoder *enc) { return enc->reorder; }
 
+sy_status sy__hevc_encoder_attach_t35(sy__hevc_encoder *enc, int64_t pts, const uint8_t *payload, size_t len,
+                                      sy_error *err) {
+    if (enc->use != SY__HEVC_VIDEO || enc->flushed)
+        return sy__fail(err, SY_E_USAGE, "x265 encoder: a T.35 message for a %s", enc->flushed ? "flushed encoder" : "still");
+    return sy__hevc_t35_add(enc->ctx, &enc->t35, pts, payload, len, err);
+}
+
 void sy__hevc_encoder_destroy(sy__hevc_encoder *enc) {
     if (!enc) return;
     sy_context *ctx = enc->ctx;
+    sy__hevc_t35_free(ctx, &enc->t35);
     if (enc->api) {
         if (enc->picture) enc->api->picture_free(enc->picture);
         if (enc->x265) enc->api->encoder_close(enc->x265);
@@ -420,11 +430,11 @@ static int dropped(const sy__hevc_encoder *enc, uint32_t type) {
 
 /* Rewrites one output picture as length-prefixed NAL units and sinks it. */
 static sy_status deliver(sy__hevc_encoder *enc, const x265_nal *nals, uint32_t count, int64_t pts, sy_error *err) {
-    size_t need = 0;
+    size_t need = sy__hevc_t35_bound(&enc->t35, pts);
     for (uint32_t i = 0; i < count; i++) need += (size_t)nals[i].sizeBytes + 4;
     sy_status st = grow_packet(enc, need, err);
     if (st != SY_OK) return st;
-    size_t o = 0;
+    size_t o = sy__hevc_t35_take(enc->ctx, &enc->t35, pts, enc->packet); /* a prefix SEI may come first */
     int keyframe = 0, slices = 0;
     for (uint32_t i = 0; i < count; i++) {
         size_t len;

@@ -207,6 +207,7 @@ sy_status sy__hevc_stream_create(sy_context *ctx, const uint8_t *config, size_t 
     if (first) sy__hdr_static_from_sample(first, first_len, hvcc.length_size, 1, &s->base.params.hdr);
     s->base.params.charged = charge;
     s->length_size = hvcc.length_size;
+    s->base.params.length_size = (uint8_t)hvcc.length_size;
     s->bound = *b;
     s->layered = layered;
     if (!s->bound.dpb) s->bound.dpb = 16;

@@ -96,6 +96,13 @@ uint32_t sy__hevc_encoder_reorder_delay(const sy__hevc_encoder *enc);
 sy_status sy__hevc_encoder_push(sy__hevc_encoder *enc, uint8_t *const plane[3], const size_t stride[3], int64_t pts,
                                 sy_error *err);
 
+/* Video: the picture to be pushed with `pts` carries this
+ * user_data_registered_itu_t_t35 SEI message (T.35 bytes, country code
+ * first; an HDR10+ message) in a prefix SEI NAL unit first in its access
+ * unit (sy_hevc_t35.h). */
+sy_status sy__hevc_encoder_attach_t35(sy__hevc_encoder *enc, int64_t pts, const uint8_t *payload, size_t len,
+                                      sy_error *err);
+
 /* Drains every picture still in flight to the sink. Once flushed, push fails
  * and flush does nothing. */
 sy_status sy__hevc_encoder_flush(sy__hevc_encoder *enc, sy_error *err);

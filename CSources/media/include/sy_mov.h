@@ -188,6 +188,13 @@ const uint8_t *sy_mov_track_meta(const sy_mov *mov, uint32_t track, size_t *len)
 sy_status sy_mov_edit(const sy_mov *mov, uint32_t track, uint32_t k, uint64_t *segment_duration, int64_t *media_time,
                       int32_t *rate, sy_error *err);
 
+/** Frames per second of a track: its samples over the time its first
+ *  non-empty edit shows them, when that edit shows them all, else over the
+ *  media duration; 0 when neither is known. The two differ for B-frame
+ *  tracks written with a lengthened last sample (ours: the media runs two
+ *  frames past the presentation); a trimming edit shows only some samples. */
+double sy_mov_frame_rate(const sy_mov *mov, uint32_t track);
+
 /** Sample `index` (0-based) of `track`. Builds the track's index on first use
  *  (may fail with SY_E_BUDGET / SY_E_INVALID_INPUT). */
 sy_status sy_mov_sample(sy_mov *mov, uint32_t track, uint32_t index, sy_mov_sample_info *out, sy_error *err);

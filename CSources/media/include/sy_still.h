@@ -32,6 +32,7 @@ typedef enum sy_metadata_dropped {
     SY_DROPPED_EXTRA_VIDEO_TRACKS = 1u << 9,  /**< video tracks besides the main one (auxiliary pictures) */
     SY_DROPPED_EXTRA_AUDIO_TRACKS = 1u << 10, /**< audio tracks besides the first, or all when audio is not copied */
     SY_DROPPED_HDR_VIDEO = 1u << 11,          /**< an HLG / PQ movie's HDR: re-encoded in 8 bits, tone-mapped to SDR */
+    SY_DROPPED_HDR10_PLUS = 1u << 12,         /**< a PQ movie's HDR10+ dynamic metadata (SMPTE ST 2094-40), in part or whole */
 } sy_metadata_dropped;
 
 /** Name ("exif-thumbnail", ...) and reason of one SY_DROPPED_* bit; NULL for others. */

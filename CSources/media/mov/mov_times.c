@@ -7,6 +7,25 @@
 #include "base/sy_internal.h"
 #include "sy_mov.h"
 
+double sy_mov_frame_rate(const sy_mov *mov, uint32_t track) {
+    const sy_mov_track_info *ti = mov ? sy_mov_track(mov, track) : NULL;
+    if (!ti || !ti->sample_count) return 0;
+    double rate = ti->duration_seconds > 0 ? ti->sample_count / ti->duration_seconds : 0;
+    uint32_t movie_scale = sy_mov_info_get(mov)->timescale;
+    for (uint32_t k = 0; k < ti->edit_count && movie_scale && ti->timescale; k++) {
+        uint64_t segment;
+        int64_t media_time;
+        int32_t speed;
+        if (sy_mov_edit(mov, track, k, &segment, &media_time, &speed, NULL) != SY_OK) break;
+        if (media_time < 0) continue; /* an empty edit: a delay */
+        double shown = (double)segment / movie_scale;
+        if (shown > 0 && (double)media_time / ti->timescale + shown >= ti->duration_seconds - 1e-9)
+            rate = ti->sample_count / shown;
+        break;
+    }
+    return rate;
+}
+
 static int compare_ticks(const void *a, const void *b) {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return (x > y) - (x < y);

@@ -79,6 +79,7 @@ const char *sy_metadata_dropped_name(uint32_t bit) {
     case SY_DROPPED_EXTRA_VIDEO_TRACKS: return "extra-video-tracks";
     case SY_DROPPED_EXTRA_AUDIO_TRACKS: return "extra-audio-tracks";
     case SY_DROPPED_HDR_VIDEO: return "hdr-video";
+    case SY_DROPPED_HDR10_PLUS: return "hdr10plus-metadata";
     default: return NULL;
     }
 }
@@ -100,6 +101,9 @@ const char *sy_metadata_dropped_reason(uint32_t bit) {
     case SY_DROPPED_EXTRA_AUDIO_TRACKS: return "only the first audio track is copied";
     case SY_DROPPED_HDR_VIDEO:
         return "the HDR (HLG / PQ) movie is re-encoded in 8 bits: its frames are tone-mapped to SDR Display P3";
+    case SY_DROPPED_HDR10_PLUS:
+        return "HDR10+ scene metadata goes only with a PQ movie's kept HDR (a player falls back to its HDR10 grade), "
+               "and a multi-window message not through a crop";
     default: return NULL;
     }
 }

@@ -45,7 +45,8 @@ typedef struct sy_video_reader_info {
     uint32_t mirrored;         /* a horizontal flip was applied (after rotation) */
     uint32_t timescale;        /* media timescale of the pts values */
     uint32_t frame_count;      /* samples in the track */
-    double frame_rate;         /* frame_count / media duration (0 when unknown) */
+    double frame_rate;         /* sy_mov_frame_rate: frames over the time the first edit shows them (when it
+                                  shows them all), else over the media duration (0 when unknown) */
     double duration_seconds;   /* media duration */
     uint64_t duration;         /* the same in timescale units, exactly as the track's mdhd says */
     int64_t start_pts;         /* edit-list media time of the first edit (0 without edits):
@@ -59,6 +60,9 @@ typedef struct sy_video_reader_info {
     uint8_t chroma_format;     /* as the stream says: 0 = 4:0:0, 1 = 4:2:0, 2 = 4:2:2, 3 = 4:4:4 */
     sy_hdr_static_metadata hdr; /* mastering display and light levels: the sample entry's boxes, else the
                                    SEI of the configuration record and the first sample */
+    uint8_t hdr10plus;         /* 1: the first sample carries HDR10+ dynamic metadata (SMPTE ST 2094-40, one
+                                  message a picture, as Samsung's HDR10+ recordings): a re-encode that keeps
+                                  the HDR keeps each picture's (sy_video_transcode_report.kept) */
 } sy_video_reader_info;
 
 typedef struct sy_video_frame {
@@ -256,10 +260,11 @@ typedef enum sy_movie_kept {
     SY_MOVIE_KEPT_VIDEO_TRACK_METADATA = 1u << 3, /**< the video track's own `meta` (e.g. Apple's lens keys) */
     SY_MOVIE_KEPT_TIMED_METADATA = 1u << 4,       /**< timed-metadata tracks (e.g. Apple's live-photo-info) */
     SY_MOVIE_KEPT_HDR_VIDEO = 1u << 5,            /**< an HLG / PQ movie's HDR: re-encoded in 10 bits with its signal */
+    SY_MOVIE_KEPT_HDR10_PLUS = 1u << 6,           /**< every picture's HDR10+ message (SMPTE ST 2094-40) with its picture */
 } sy_movie_kept;
 
 /** "audio", "movie-metadata", "creation-date", "video-track-metadata",
- *  "timed-metadata-tracks", "hdr-video" for one SY_MOVIE_KEPT_* bit; NULL for others. */
+ *  "timed-metadata-tracks", "hdr-video", "hdr10plus-metadata" for one SY_MOVIE_KEPT_* bit; NULL for others. */
 const char *sy_movie_kept_name(uint32_t bit);
 
 /** Decodes `input`'s main video track, passes every frame upright through the

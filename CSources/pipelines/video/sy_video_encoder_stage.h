@@ -32,6 +32,9 @@ sy_status sy__video_encoder_stage_rgb_rects(sy_video_encoder *enc, const uint8_t
  * encoder's colour description must be the source's. */
 sy_status sy__video_encoder_stage_samples(sy_video_encoder *enc, const sy__yuv *src, uint32_t x0, uint32_t y0,
                                           int64_t pts, sy_error *err);
+/* The staged frame carries this user_data_registered_itu_t_t35 SEI message
+ * (its source picture's HDR10+ message, base/sy_hdr10plus.h) into its access unit. */
+sy_status sy__video_encoder_stage_t35(sy_video_encoder *enc, const uint8_t *payload, size_t len, sy_error *err);
 sy_status sy__video_encoder_encode_staged(sy_video_encoder *enc, sy_error *err);
 
 #endif

@@ -29,6 +29,7 @@
 #include "base/sy_internal.h"
 #include "base/sy_output.h"
 #include "base/sy_fourcc.h"
+#include "base/sy_hdr10plus.h"
 #include "sy_mov.h"
 #include "sy_still.h" /* SY_DROPPED_HDR_VIDEO */
 #include "mov/sy_mov_writer.h"
@@ -37,6 +38,7 @@
 #include "video/sy_movie_copy.h"
 #include "render/sy_render_copy.h"
 #include "video/sy_video_encoder_stage.h"
+#include "video/sy_video_reader_hdr10plus.h"
 #include "video/sy_video_reader_samples.h"
 
 #define QT SY_FOURCC('q', 't', ' ', ' ')
@@ -128,8 +130,8 @@ static sy_status on_packet(void *user, const sy_video_packet *p, sy_error *err) 
 /* The source's mean frame interval (media timescale units): the rate the
  * encoder's rate control plans for. */
 static uint32_t constant_frame_duration(const sy_video_reader_info *vi) {
-    if (vi->frame_count == 0 || vi->duration_seconds <= 0) return vi->timescale / 30 ? vi->timescale / 30 : 1;
-    double mean = vi->duration_seconds * vi->timescale / vi->frame_count;
+    if (vi->frame_count == 0 || vi->frame_rate <= 0) return vi->timescale / 30 ? vi->timescale / 30 : 1;
+    double mean = vi->timescale / vi->frame_rate;
     uint32_t d = (uint32_t)(mean + 0.5);
     return d ? d : 1;
 }
@@ -165,14 +167,33 @@ static sy_status make_rendered(job *j, sy_error *err) {
     return j->rendered ? SY_OK : err ? err->code : SY_E_BUDGET;
 }
 
-/* Where the output's presentation ends, in ticks from the first frame shown:
- * where the source's does (its media duration, less any frames its edit hides
- * before the first one shown), or one mean interval past the last frame for a
- * track whose duration does not cover its own frames. */
-static int64_t presentation_end(const sy_video_reader_info *vi, int64_t first_pts, int64_t last_pts) {
+/* Where the source's presentation ends on its media timeline: where its
+ * first edit stops showing the track (media time + segment duration), else
+ * at its media duration. The two differ with B-frames: ffmpeg's stts sums to
+ * the frames' count (the edit starts two frames in, so the last frame ends
+ * two frames past the media duration), ours lengthens the last sample to the
+ * presentation's end; the edit says it either way. */
+static int64_t source_media_end(const job *j, const sy_video_reader_info *vi) {
     int64_t media = vi->duration > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)vi->duration; /* ticks, not a rounded double */
-    int64_t hidden = first_pts > vi->start_pts ? first_pts - vi->start_pts : 0;
-    int64_t end = media - hidden;
+    uint32_t movie_scale = sy_mov_info_get(j->source)->timescale;
+    const sy_mov_track_info *ti = sy_mov_track(j->source, vi->track);
+    for (uint32_t k = 0; ti && movie_scale && k < ti->edit_count; k++) {
+        uint64_t segment;
+        int64_t media_time;
+        int32_t rate;
+        if (sy_mov_edit(j->source, vi->track, k, &segment, &media_time, &rate, NULL) != SY_OK) break;
+        if (media_time < 0) continue; /* an empty edit (a delay) */
+        if (segment == 0 || segment > (uint64_t)INT32_MAX * 1000) break;
+        return media_time + (int64_t)((segment * vi->timescale + movie_scale / 2) / movie_scale);
+    }
+    return media;
+}
+
+/* Where the output's presentation ends, in ticks from the first frame shown:
+ * where the source's does, or one mean interval past the last frame for a
+ * track whose duration does not cover its own frames. */
+static int64_t presentation_end(const job *j, const sy_video_reader_info *vi, int64_t first_pts, int64_t last_pts) {
+    int64_t end = source_media_end(j, vi) - first_pts;
     int64_t last = last_pts - first_pts;
     return end > last ? end : last + constant_frame_duration(vi);
 }
@@ -187,6 +208,25 @@ static int64_t presentation_end(const sy_video_reader_info *vi, int64_t first_pt
  * encoder, the observer and the marker in the same order as before, on the
  * calling thread, so the output is byte for byte what a sequential loop
  * writes (TranscodeDeterminismTests). */
+/* The staged frame's HDR10+ message, its source picture's: as it is, unless
+ * a crop would leave the extra windows of a multi-window message (corners in
+ * the source's pixels) pointing elsewhere — then none, counted as dropped. */
+static sy_status stage_hdr10plus(const job *j, const sy_video_reader *reader, sy_video_encoder *enc, uint32_t width,
+                                 uint32_t height, uint32_t *kept, uint32_t *dropped, sy_error *err) {
+    size_t len = 0;
+    const uint8_t *message = sy__video_reader_hdr10plus(reader, &len);
+    if (!message) return SY_OK;
+    const sy_video_reader_info *vi = sy_video_reader_info_get(reader);
+    int whole = j->copy_x == 0 && j->copy_y == 0 && width == vi->coded_width && height == vi->coded_height;
+    sy__hdr10plus m;
+    if (!whole && (!sy__hdr10plus_parse(message, len, &m) || m.windows > 1)) {
+        (*dropped)++;
+        return SY_OK;
+    }
+    (*kept)++;
+    return sy__video_encoder_stage_t35(enc, message, len, err);
+}
+
 typedef struct ahead {
     job *j;
     sy_video_reader *reader;
@@ -273,6 +313,9 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
     eo.matrix = sdr ? 1 : encodable_matrix(vi->matrix);
     eo.full_range = sdr ? 0 : vi->full_range;
     if (keeps_hdr) eo.hdr = vi->hdr; /* the mastering display and light levels go with the HDR */
+    /* HDR10+ goes with a PQ movie's kept HDR, picture by picture */
+    int dynamic = keeps_hdr && vi->transfer == SY_CICP_TRANSFER_PQ && sy__video_reader_keep_hdr10plus(reader);
+    uint32_t dynamic_kept = 0, dynamic_dropped = 0;
     if (o->metadata && o->metadata->marker) /* a Live movie's key photo an IDR: the C3 check decodes from it */
         eo.keyframe_at = o->metadata->marker->frame;
     j->timescale = eo.timescale;
@@ -332,9 +375,11 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
         if (frames == 0) first_pts = frame.pts; /* the reader's pts increase strictly */
         last_pts = frame.pts;
         if (marker && marker->frame == frames) marker_pts = frame.pts - first_pts;
-        if (st == SY_OK && next.samples)
+        if (st == SY_OK && next.samples) {
             st = sy__video_encoder_stage_samples(enc, next.samples, j->copy_x, j->copy_y, frame.pts - first_pts, err);
-        else if (st == SY_OK && eo.bit_depth != 8)
+            if (st == SY_OK && dynamic) st = stage_hdr10plus(j, reader, enc, out_width, out_height, &dynamic_kept,
+                                                             &dynamic_dropped, err);
+        } else if (st == SY_OK && eo.bit_depth != 8)
             st = sy__fail(err, SY_E_INVALID_INPUT, "%s: frame %u is not 4:2:0 at the stream's %u bits", j->input,
                           frames, vi->bit_depth);
         else if (st == SY_OK)
@@ -351,7 +396,7 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
         if (st == SY_OK) st = take_ahead(&next, err);
         sy__progress(j->ctx, "frames", frames, vi->frame_count);
     }
-    int64_t end_pts = frames ? presentation_end(vi, first_pts, last_pts) : 0;
+    int64_t end_pts = frames ? presentation_end(j, vi, first_pts, last_pts) : 0;
     if (st == SY_OK) st = sy_video_encoder_flush(enc, err);
     if (st == SY_OK && j->have_held) { /* the last in decode order runs to the end of presentation */
         int64_t tail = end_pts - j->held_dts;
@@ -386,9 +431,11 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
         rep->source_codec = vi->codec;
         rep->source_rotation = vi->rotation;
         rep->marker_time = marker_seconds;
-        rep->dropped = sy__movie_uncarried(j->source, &wr, &j->timed, o->metadata) | (sdr ? SY_DROPPED_HDR_VIDEO : 0);
+        rep->dropped = sy__movie_uncarried(j->source, &wr, &j->timed, o->metadata) | (sdr ? SY_DROPPED_HDR_VIDEO : 0) |
+                       (vi->hdr10plus && (!dynamic_kept || dynamic_dropped) ? SY_DROPPED_HDR10_PLUS : 0);
         rep->kept = sy__movie_kept(j->source, &wr, &j->timed, o->copy_metadata, j->track_meta, j->items) |
-                    (keeps_hdr ? SY_MOVIE_KEPT_HDR_VIDEO : 0);
+                    (keeps_hdr ? SY_MOVIE_KEPT_HDR_VIDEO : 0) |
+                    (dynamic_kept && !dynamic_dropped ? SY_MOVIE_KEPT_HDR10_PLUS : 0);
         rep->timed_metadata_tracks = j->timed.count;
     }
     sy_video_encoder_destroy(enc);

@@ -372,6 +372,13 @@ sy_status sy__video_encoder_stage_samples(sy_video_encoder *enc, const sy__yuv *
     return staged(enc);
 }
 
+sy_status sy__video_encoder_stage_t35(sy_video_encoder *enc, const uint8_t *payload, size_t len, sy_error *err) {
+    sy_status st = check_usable(enc, "sy__video_encoder_stage_t35", err);
+    if (st != SY_OK) return st;
+    if (!enc->staged) return sy__fail(err, SY_E_USAGE, "sy__video_encoder_stage_t35: no staged frame");
+    return fail_state(enc, sy__hevc_encoder_attach_t35(enc->hevc, enc->last_pts, payload, len, err));
+}
+
 sy_status sy__video_encoder_encode_staged(sy_video_encoder *enc, sy_error *err) {
     sy_status st = check_usable(enc, "sy_video_encoder_push_rgb", err);
     if (st != SY_OK) return st;

@@ -23,6 +23,7 @@
 #include "sy_mov.h"
 #include "sy_video.h"
 #include "base/sy_video_stream.h"
+#include "base/sy_hdr10plus.h"
 #include "base/sy_hdr_static.h"
 #include "base/sy_hdr_tone.h"
 #include "still/sy_frame_orient.h"
@@ -32,6 +33,7 @@
 #include "bmff/sy_bmff_file.h"
 #include "video/sy_video_reader_decode_only.h"
 #include "video/sy_video_reader_gain.h"
+#include "video/sy_video_reader_hdr10plus.h"
 #include "video/sy_video_reader_samples.h"
 #include "video/sy_video_reader_scale.h"
 #include "video/sy_video_reader_threads.h"
@@ -82,6 +84,8 @@ struct sy_video_reader {
     sy_error failure;
     int64_t *times;   /* presentation times in order, built by the first frame_at (a Live save asks twice) */
     uint32_t times_n;
+    uint8_t *hdr10plus; /* sy__video_reader_keep_hdr10plus: the last frame's message (SY__HDR10PLUS_MAX bytes) */
+    size_t hdr10plus_len;
 };
 
 static const char *where(const sy_video_reader *r) { return sy__short_path(r->path); }
@@ -120,6 +124,7 @@ void sy_video_reader_close(sy_video_reader *r) {
     if (r->scratch) sy__free(ctx, r->scratch);
     if (r->times) sy_mov_presentation_times_free(ctx, r->times);
     if (r->half) sy__free(ctx, r->half);
+    if (r->hdr10plus) sy__free(ctx, r->hdr10plus);
     sy__gain_plane_free(ctx, &r->gain);
     if (r->mov) sy_mov_close(r->mov);
     if (r->path) sy__free(ctx, r->path);
@@ -170,7 +175,11 @@ static sy_status create_decoder(sy_video_reader *r, int threads, sy_error *err) 
                                        threads, &r->dec, &inner)
               : sy__h264_stream_create(r->ctx, config, config_len, ti->sample_count ? r->sample : NULL, first_len,
                                        threads, &r->dec, &inner);
-    return st == SY_OK ? SY_OK : wrap(r, &inner, st, err);
+    if (st != SY_OK) return wrap(r, &inner, st, err);
+    uint8_t message[SY__HDR10PLUS_MAX];
+    r->info.hdr10plus = first_len && sy__hdr10plus_from_sample(r->sample, first_len, r->dec->params.length_size, hevc,
+                                                                message, sizeof message) > 0;
+    return SY_OK;
 }
 
 static void fill_info(sy_video_reader *r) {
@@ -190,7 +199,7 @@ static void fill_info(sy_video_reader *r) {
     in->frame_count = ti->sample_count;
     in->duration_seconds = ti->duration_seconds;
     in->duration = ti->duration;
-    in->frame_rate = ti->duration_seconds > 0 ? (double)ti->sample_count / ti->duration_seconds : 0;
+    in->frame_rate = sy_mov_frame_rate(r->mov, r->track);
     in->start_pts = 0;
     for (uint32_t k = 0; k < ti->edit_count; k++) { /* the first non-empty edit */
         uint64_t seg;
@@ -453,6 +462,29 @@ int sy__video_reader_keep_stored_samples(sy_video_reader *r) {
 
 const sy__yuv *sy__video_reader_samples(const sy_video_reader *r) { return r && r->have_samples ? &r->samples : NULL; }
 
+/* The message in sample `tag` (the picture just decoded), into r->hdr10plus. */
+static sy_status frame_hdr10plus(sy_video_reader *r, uint32_t tag, sy_error *err) {
+    size_t len = 0;
+    r->hdr10plus_len = 0;
+    sy_status st = read_sample(r, tag, &len, err);
+    if (st != SY_OK) return st;
+    int hevc = r->info.codec == FCC('h', 'v', 'c', '1') || r->info.codec == FCC('h', 'e', 'v', '1');
+    r->hdr10plus_len = sy__hdr10plus_from_sample(r->sample, len, r->dec->params.length_size, hevc, r->hdr10plus,
+                                                 SY__HDR10PLUS_MAX);
+    return SY_OK;
+}
+
+int sy__video_reader_keep_hdr10plus(sy_video_reader *r) {
+    if (!r || !r->info.hdr10plus) return 0;
+    if (!r->hdr10plus && !(r->hdr10plus = sy__alloc(r->ctx, SY__HDR10PLUS_MAX, 1, "HDR10+ message", NULL))) return 0;
+    return 1;
+}
+
+const uint8_t *sy__video_reader_hdr10plus(const sy_video_reader *r, size_t *len) {
+    *len = r && r->hdr10plus ? r->hdr10plus_len : 0;
+    return *len ? r->hdr10plus : NULL;
+}
+
 /* Turns a received picture into the next frame (or names what went wrong). */
 static sy_status emit(sy_video_reader *r, const sy__yuv *pic, uint32_t tag, sy_video_frame *frame, sy_error *err) {
     uint32_t j = 0;
@@ -482,6 +514,10 @@ static sy_status emit(sy_video_reader *r, const sy__yuv *pic, uint32_t tag, sy_v
                         where(r), tag, (long long)r->last_pts, (long long)pts);
     r->last_pts = pts;
     r->have_last = 1;
+    if (r->hdr10plus) {
+        sy_status st = frame_hdr10plus(r, tag, err);
+        if (st != SY_OK) return st;
+    }
     sy__yuv half, graded;
     if (r->halve && !r->no_pixels) {
         if (pic->chroma != 1)
