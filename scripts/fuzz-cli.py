@@ -73,8 +73,9 @@ def seeds():
 
 
 def hdr_seeds(folder):
-    """Generated HDR seeds (10-bit HLG / PQ HEIFs, a 4:2:2 grid, an HLG movie, HDR10-graded PQ ones): the
-    tone-mapped tile rows, the gain map derived from the signal, the 10-bit re-encode, the grade's metadata.
+    """Generated HDR seeds (10-bit HLG / PQ HEIFs, a 4:2:2 grid, an HLG movie, HDR10-graded PQ ones, an HDR10+
+    movie): the tone-mapped tile rows, the gain map derived from the signal, the 10-bit re-encode, the grade's
+    metadata, each picture's HDR10+ message.
     None when numpy or ffmpeg is missing."""
     made = []
     script = os.path.join(ROOT, "scripts")
@@ -87,7 +88,10 @@ def hdr_seeds(folder):
             ([sys.executable, os.path.join(script, "hdr_clip.py"), "make", os.path.join(folder, "hdr10.mov"), "pq",
               "--peak", "4000"], "movie"),
             ([sys.executable, os.path.join(script, "hdr_still.py"), os.path.join(folder, "hdr-pq-graded.heic"), "pq",
-              "--peak", "4000"], "still")]
+              "--peak", "4000"], "still"),
+            # HDR10+: an ST 2094-40 message in every picture's sample, carried by the kept-HDR re-encode
+            ([sys.executable, os.path.join(script, "hdr10plus_clip.py"), "make", os.path.join(folder, "hdr10plus.mov"),
+              "--frames", "6"], "movie")]
     for argv, kind in jobs:
         out = argv[3] if argv[2] == "make" else argv[2]
         if subprocess.run(argv, capture_output=True).returncode == 0 and os.path.isfile(out):

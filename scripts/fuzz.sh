@@ -75,6 +75,11 @@ if [ -d "$seeds/video" ] && [ ! -f "$seeds/video/hdr10.mp4" ] && command -v ffmp
     echo "fuzz: the HDR10 seeds could not be made"
 fi
 
+# HDR10+ seed: a PQ clip with an ST 2094-40 message on each of its 2 pictures.
+if [ -d "$seeds/video" ] && [ ! -f "$seeds/video/hdr10plus.mov" ] && command -v ffmpeg >/dev/null; then
+  python3 scripts/hdr10plus_clip.py make "$seeds/video/hdr10plus.mov" --frames 2 || echo "fuzz: the HDR10+ seed could not be made"
+fi
+
 # Checked-in seeds (tiny files), e.g. hvcC + tile data pairs for the HEVC harness.
 for dir in Tests/Fuzz/seeds/*/; do
   kind=$(basename "$dir")

@@ -69,6 +69,15 @@ if command -v ffmpeg >/dev/null; then
     -o "$work/hdr10-out.mov"
   run 0 "HDR10 re-encode (mdcv / clli boxes) -> Live, still tone-mapped to 4000 cd/m2" "$bin" convert --to live \
     "$work/hdr10-out.mov" -o "$work/live-hdr10"
+  # HDR10+: each picture's ST 2094-40 message read from its sample and written again as the encoder's own SEI,
+  # through a second generation (B-frames: pictures out of decode order).
+  if python3 -c "import numpy" 2>/dev/null; then
+    python3 scripts/hdr10plus_clip.py make "$work/hdr10plus.mov" --frames 6
+    run 0 "HDR10+ movie -> transcode keeping each picture's message" "$bin" video transcode --preset ultrafast \
+      "$work/hdr10plus.mov" -o "$work/hdr10plus-1.mov"
+    run 0 "HDR10+ re-encode (B-frames) -> compress, messages again" "$bin" compress "$work/hdr10plus-1.mov" \
+      -o "$work/hdr10plus-2.mov"
+  fi
 fi
 
 # HDR stills (10-bit HLG / PQ HEIF): tone-mapped tile rows, the gain map derived from the signal, a grid in 4:2:2.

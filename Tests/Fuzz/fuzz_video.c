@@ -3,7 +3,8 @@
  * libavcodec stream decoders (HEVC, H.264): open the main video track, check the
  * info, decode up to 4 frames (every RGB byte read so ASan sees the whole
  * frame; an HDR stream's frames tone-mapped, with their gain plane, whose
- * every value must be a finite gain of at least 1), close, and require that
+ * every value must be a finite gain of at least 1; an HDR10+ stream's
+ * messages, each one the syntax accepts), close, and require that
  * every engine allocation and charge is returned. Pictures are capped at 512x512 by a 64 MiB budget, so a hostile
  * SPS cannot make a run slow. Built by scripts/fuzz.sh (FUZZ_ONLY=video);
  * seeds: small ffmpeg-made HEVC / H.264 MOV and MP4 files (scripts/fuzz.sh
@@ -12,7 +13,9 @@
 
 #include "fuzz_support.h"
 #include "sy_video.h"
+#include "base/sy_hdr10plus.h"
 #include "video/sy_video_reader_gain.h"
+#include "video/sy_video_reader_hdr10plus.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     fuzz_make_corpus_dirs(*argc, *argv, "video");
@@ -32,6 +35,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         int swap = info->rotation == 90 || info->rotation == 270;
         if (info->width != (swap ? info->coded_height : info->coded_width)) __builtin_trap();
         int hdr = sy__video_reader_keep_gain(r, 4);
+        int dynamic = sy__video_reader_keep_hdr10plus(r);
+        if (dynamic && !info->hdr10plus) __builtin_trap();
         for (uint32_t n = 0; n < 4; n++) {
             sy_video_frame f;
             int end = 0;
@@ -48,6 +53,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 __builtin_trap();
             for (uint32_t y = 0; y < f.height; y++)
                 for (size_t x = 0; x < (size_t)f.width * 3; x++) sum += f.rgb[y * f.stride + x];
+            size_t len = 0;
+            const uint8_t *message = sy__video_reader_hdr10plus(r, &len);
+            if (message && (!dynamic || len == 0 || len > SY__HDR10PLUS_MAX || !sy__hdr10plus_parse(message, len, NULL)))
+                __builtin_trap();
             sy__gain_plane gain;
             if (sy__video_reader_take_gain(r, &gain)) {
                 if (!hdr || !gain.width || !gain.height) __builtin_trap();
