@@ -38,6 +38,7 @@
 #include "video/sy_movie_copy.h"
 #include "render/sy_render_copy.h"
 #include "video/sy_video_encoder_stage.h"
+#include "video/sy_shown_span.h"
 #include "video/sy_video_reader_hdr10plus.h"
 #include "video/sy_video_reader_samples.h"
 
@@ -167,33 +168,15 @@ static sy_status make_rendered(job *j, sy_error *err) {
     return j->rendered ? SY_OK : err ? err->code : SY_E_BUDGET;
 }
 
-/* Where the source's presentation ends on its media timeline: where its
- * first edit stops showing the track (media time + segment duration), else
- * at its media duration. The two differ with B-frames: ffmpeg's stts sums to
- * the frames' count (the edit starts two frames in, so the last frame ends
- * two frames past the media duration), ours lengthens the last sample to the
- * presentation's end; the edit says it either way. */
-static int64_t source_media_end(const job *j, const sy_video_reader_info *vi) {
-    int64_t media = vi->duration > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)vi->duration; /* ticks, not a rounded double */
-    uint32_t movie_scale = sy_mov_info_get(j->source)->timescale;
-    const sy_mov_track_info *ti = sy_mov_track(j->source, vi->track);
-    for (uint32_t k = 0; ti && movie_scale && k < ti->edit_count; k++) {
-        uint64_t segment;
-        int64_t media_time;
-        int32_t rate;
-        if (sy_mov_edit(j->source, vi->track, k, &segment, &media_time, &rate, NULL) != SY_OK) break;
-        if (media_time < 0) continue; /* an empty edit (a delay) */
-        if (segment == 0 || segment > (uint64_t)INT32_MAX * 1000) break;
-        return media_time + (int64_t)((segment * vi->timescale + movie_scale / 2) / movie_scale);
-    }
-    return media;
-}
-
 /* Where the output's presentation ends, in ticks from the first frame shown:
- * where the source's does, or one mean interval past the last frame for a
- * track whose duration does not cover its own frames. */
-static int64_t presentation_end(const job *j, const sy_video_reader_info *vi, int64_t first_pts, int64_t last_pts) {
-    int64_t end = source_media_end(j, vi) - first_pts;
+ * where the source's does (its edit's end, else its media duration: ffmpeg's
+ * B-frame stts sums to the frames' count while its edit starts two frames
+ * in, ours lengthens the last sample to the presentation's end — the edit
+ * says it either way), or one mean interval past the last frame for a track
+ * whose duration does not cover its own frames. */
+static int64_t presentation_end(const sy_video_reader_info *vi, const sy__shown_span *span, int64_t first_pts,
+                                int64_t last_pts) {
+    int64_t end = span->end - first_pts;
     int64_t last = last_pts - first_pts;
     return end > last ? end : last + constant_frame_duration(vi);
 }
@@ -316,8 +299,12 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
     /* HDR10+ goes with a PQ movie's kept HDR, picture by picture */
     int dynamic = keeps_hdr && vi->transfer == SY_CICP_TRANSFER_PQ && sy__video_reader_keep_hdr10plus(reader);
     uint32_t dynamic_kept = 0, dynamic_dropped = 0;
-    if (o->metadata && o->metadata->marker) /* a Live movie's key photo an IDR: the C3 check decodes from it */
-        eo.keyframe_at = o->metadata->marker->frame;
+    /* Only what the source's edit shows is encoded, after its delay (sy_shown_span.h). */
+    sy__shown_span span;
+    if ((st = sy__shown_span_read(j->source, reader, movie_timescale, &span, err)) != SY_OK) return st;
+    const sy_video_frame_marker *marker = o->metadata ? o->metadata->marker : NULL;
+    if (marker && marker->frame > span.first_frame) /* a Live movie's key photo an IDR: the C3 check decodes from it */
+        eo.keyframe_at = marker->frame - span.first_frame;
     j->timescale = eo.timescale;
     j->frame_duration = eo.frame_duration;
 
@@ -360,7 +347,6 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
         st = sy__movie_timed_add(j->ctx, j->writer, j->source, &wr, o->metadata, movie_timescale, &j->timed, err);
     if (st == SY_OK) st = sy__movie_write_metadata(j->writer, j->source, o->copy_metadata, o->metadata, &j->items, err);
 
-    const sy_video_frame_marker *marker = o->metadata ? o->metadata->marker : NULL;
     uint32_t frames = 0;
     int64_t first_pts = 0, last_pts = 0, marker_pts = -1;
     ahead next = {.j = j, .reader = reader};
@@ -370,11 +356,18 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
     }
     while (st == SY_OK && !next.end) {
         sy_video_frame frame = next.frame;
+        if (span.bounded && frame.pts >= span.end) break; /* past the edit: this and every later frame hidden */
+        if (frame.index < span.first_frame) { /* before the edit's start: decoded, not shown */
+            fetch_ahead(&next);
+            st = take_ahead(&next, err);
+            continue;
+        }
         if (o->observer)
             st = o->observer(o->observer_user, frames, next.rgb, next.stride, out_width, out_height, err);
         if (frames == 0) first_pts = frame.pts; /* the reader's pts increase strictly */
         last_pts = frame.pts;
-        if (marker && marker->frame == frames) marker_pts = frame.pts - first_pts;
+        if (marker && (marker->frame == frame.index || (frames == 0 && marker->frame < frame.index)))
+            marker_pts = frame.pts - first_pts; /* a marker on a hidden frame: the first one shown */
         if (st == SY_OK && next.samples) {
             st = sy__video_encoder_stage_samples(enc, next.samples, j->copy_x, j->copy_y, frame.pts - first_pts, err);
             if (st == SY_OK && dynamic) st = stage_hdr10plus(j, reader, enc, out_width, out_height, &dynamic_kept,
@@ -396,7 +389,7 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
         if (st == SY_OK) st = take_ahead(&next, err);
         sy__progress(j->ctx, "frames", frames, vi->frame_count);
     }
-    int64_t end_pts = frames ? presentation_end(j, vi, first_pts, last_pts) : 0;
+    int64_t end_pts = frames ? presentation_end(vi, &span, first_pts, last_pts) : 0;
     if (st == SY_OK) st = sy_video_encoder_flush(enc, err);
     if (st == SY_OK && j->have_held) { /* the last in decode order runs to the end of presentation */
         int64_t tail = end_pts - j->held_dts;
@@ -404,10 +397,10 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
     }
     if (st == SY_OK && frames == 0) st = sy__fail(err, SY_E_INVALID_INPUT, "%s: no video frames", j->input);
     /* B-frames delay the first presentation: the edit starts the track at the
-     * earliest pts on the muxer's dts-from-zero timeline and ends it where
-     * the source's presentation ends. */
-    if (st == SY_OK && j->min_pts != j->first_dts)
-        st = sy_mov_writer_set_edit(j->writer, j->video_id, 0, j->min_pts - j->first_dts, err);
+     * earliest pts on the muxer's dts-from-zero timeline (after the source's
+     * delay) and ends it where the source's presentation ends. */
+    if (st == SY_OK && (j->min_pts != j->first_dts || span.delay))
+        st = sy_mov_writer_set_edit(j->writer, j->video_id, span.delay, j->min_pts - j->first_dts, err);
     if (st == SY_OK) st = sy_mov_writer_set_presentation_end(j->writer, j->video_id, end_pts - j->first_dts, err);
     if (st == SY_OK) st = sy__copied_track_pump(j->ctx, j->writer, &j->audio, 1e300, err);
     if (st == SY_OK) st = sy__copied_track_end(&j->audio, err);

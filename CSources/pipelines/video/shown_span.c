@@ -1,0 +1,31 @@
+/* shown_span.c — see sy_shown_span.h. */
+#include <string.h>
+
+#include "video/sy_shown_span.h"
+
+sy_status sy__shown_span_read(sy_mov *mov, sy_video_reader *reader, uint32_t out_movie_timescale,
+                              sy__shown_span *out, sy_error *err) {
+    memset(out, 0, sizeof *out);
+    const sy_video_reader_info *vi = sy_video_reader_info_get(reader);
+    const sy_mov_track_info *ti = sy_mov_track(mov, vi->track);
+    uint32_t movie_scale = sy_mov_info_get(mov)->timescale;
+    out->end = vi->duration > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)vi->duration; /* ticks, not a rounded double */
+    for (uint32_t k = 0; ti && movie_scale && k < ti->edit_count; k++) {
+        uint64_t segment;
+        int64_t media_time;
+        int32_t rate;
+        if (sy_mov_edit(mov, vi->track, k, &segment, &media_time, &rate, NULL) != SY_OK) break;
+        if (segment > (uint64_t)INT32_MAX * 1000) break; /* nonsense: the media as it is */
+        if (media_time < 0) { /* an empty edit: the track starts later */
+            out->delay += (segment * out_movie_timescale + movie_scale / 2) / movie_scale;
+            continue;
+        }
+        if (segment) { /* 0: "the rest of the media", as some writers say it */
+            out->end = media_time + (int64_t)((segment * vi->timescale + movie_scale / 2) / movie_scale);
+            out->bounded = 1;
+        }
+        break;
+    }
+    /* the frame shown at the edit's start: the one at its media time, or the one before, still on screen */
+    return sy_video_reader_frame_at(reader, 0, &out->first_frame, NULL, err);
+}

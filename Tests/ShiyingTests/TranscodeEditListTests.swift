@@ -1,0 +1,93 @@
+// A movie's edit list says what of its video is shown and when (issue 17: frame times). A trimmed file
+// (`ffmpeg -ss T -c copy`, an editor's non-destructive trim) keeps the frames before T — later ones are
+// predicted from them — and hides them by its edit; a file whose picture starts after its sound says so by an
+// empty edit. A re-encode showed the hidden frames (1.1 s of picture the source never showed, ahead of a
+// sound that started at T: out of step by 1.1 s) and dropped the delay (the picture 0.5 s early). Now only
+// what the edit shows is encoded, after the same delay. The witness is ffmpeg: its own trimmed frame
+// against ours, and ffprobe's start times.
+import Foundation
+@testable import Shiying
+import Testing
+
+@Suite("re-encodes show what the source's edit list shows, when it shows it (issue 17: frame times)",
+       .enabled(if: commandSucceeds(["ffmpeg", "-hide_banner", "-encoders"]), "ffmpeg needed"))
+struct TranscodeEditListTests {
+    /// 3 s of testsrc2 (a moving picture: every frame differs) with a sine, H.264 with B-frames, AAC.
+    static func source(in dir: TempDir) async throws -> String {
+        let out = dir.file("av.mp4")
+        let run = try await runTool("ffmpeg", ["-y", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=320x240:r=30:d=3",
+                                               "-f", "lavfi", "-i", "sine=f=440:d=3", "-c:v", "libx264", "-bf", "2",
+                                               "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", out])
+        guard run.succeeded else { throw TestFailure("ffmpeg: \(run)") }
+        return out
+    }
+
+    /// ffprobe's start time and duration of each stream, by type.
+    static func streams(_ movie: String) async throws -> [String: (start: Double, duration: Double)] {
+        let run = try await runTool("ffprobe", ["-v", "error", "-show_entries", "stream=codec_type,start_time,duration",
+                                                "-of", "csv=p=0", movie])
+        guard run.succeeded else { throw TestFailure("ffprobe: \(run)") }
+        var out: [String: (Double, Double)] = [:]
+        for line in run.stdout.split(separator: "\n") {
+            let f = line.split(separator: ",").map(String.init)
+            if f.count >= 3, let s = Double(f[1]), let d = Double(f[2]) { out[f[0]] = (s, d) }
+        }
+        return out
+    }
+
+    static func packets(_ movie: String) async throws -> Int {
+        let run = try await runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-count_packets", "-show_entries",
+                                                "stream=nb_read_packets", "-of", "csv=p=0", movie])
+        return Int(run.stdout.prefix { $0.isNumber }) ?? -1
+    }
+
+    /// PSNR of `a`'s first frame (shown) against `b`'s, as ffmpeg decodes both.
+    static func firstFramePSNR(_ a: String, _ b: String) async throws -> Double {
+        let run = try await runTool("ffmpeg", ["-v", "info", "-i", a, "-i", b, "-filter_complex",
+                                               "[0:v]trim=end_frame=1,setpts=PTS-STARTPTS[x];[1:v]trim=end_frame=1,setpts=PTS-STARTPTS[y];[x][y]psnr",
+                                               "-f", "null", "-"])
+        guard let range = run.stderr.range(of: "average:") else { throw TestFailure("no PSNR: \(run.stderr.suffix(400))") }
+        let value = run.stderr[range.upperBound...].prefix { !$0.isWhitespace }
+        return value == "inf" ? 99 : Double(value) ?? 0
+    }
+
+    @Test("a trimmed file: only the frames its edit shows, from the trim's frame, the picture as long as the sound")
+    func trimmed() async throws {
+        let dir = try TempDir("edit-trim")
+        defer { dir.remove() }
+        let source = try await Self.source(in: dir)
+        let trimmed = dir.file("trim.mp4")
+        let cut = try await runTool("ffmpeg", ["-y", "-v", "error", "-ss", "1.1", "-i", source, "-c", "copy", trimmed])
+        #expect(cut.succeeded, "\(cut)")
+        #expect(try await Self.packets(trimmed) == 90, "fixture: ffmpeg keeps every frame and hides 1.1 s by the edit")
+        let out = dir.file("out.mp4")
+        let run = try await CLI.run(["video", "transcode", trimmed, "-o", out])
+        #expect(run.succeeded, "\(run)")
+        #expect(try await Self.packets(out) == 57, "frames 33...89 shown, 57 encoded")
+        let s = try await Self.streams(out)
+        let video = try #require(s["video"]), audio = try #require(s["audio"])
+        #expect(abs(video.duration - 1.9) < 0.001 && abs(audio.duration - 1.9) < 0.03 && video.start == 0, "\(s)")
+        // the first frame shown is the trim's: what ffmpeg shows of the trimmed file, not the source's frame 0
+        let same = try await Self.firstFramePSNR(trimmed, out), other = try await Self.firstFramePSNR(source, out)
+        #expect(same >= 35 && other < 25, "first frame vs the trim's \(same) dB, vs the source's first \(other) dB")
+    }
+
+    @Test("a picture that starts after its sound (an empty edit) still starts 0.5 s in")
+    func delayed() async throws {
+        let dir = try TempDir("edit-delay")
+        defer { dir.remove() }
+        let source = try await Self.source(in: dir)
+        let delayed = dir.file("delay.mp4")
+        let made = try await runTool("ffmpeg", ["-y", "-v", "error", "-i", source, "-itsoffset", "0.5", "-i", source,
+                                                "-map", "1:v", "-map", "0:a", "-c", "copy", delayed])
+        #expect(made.succeeded, "\(made)")
+        let before = try await Self.streams(delayed)
+        #expect(before["video"]?.start == 0.5 && before["audio"]?.start == 0, "fixture: \(before)")
+        let out = dir.file("out.mov")
+        let run = try await CLI.run(["video", "transcode", delayed, "-o", out])
+        #expect(run.succeeded, "\(run)")
+        let after = try await Self.streams(out)
+        #expect(after["video"]?.start == 0.5 && after["audio"]?.start == 0, "\(after)")
+        #expect(try await Self.packets(out) == 90)
+    }
+}
