@@ -26,7 +26,7 @@ public final class VideoReader {
         public var frameCount: Int
         /// Average frames per second.
         public var frameRate: Double
-        /// Duration in seconds.
+        /// The track's media duration in seconds.
         public var durationSeconds: Double
         /// Units per second of the track's timestamps.
         public var timescale: Int
@@ -51,6 +51,9 @@ public final class VideoReader {
         /// The pictures carry HDR10+ scene metadata (SMPTE ST 2094-40), as Samsung's HDR10+ recordings:
         /// a re-encode that keeps the HDR keeps each picture's ("hdr10plus-metadata" kept).
         public var hdr10Plus: Bool = false
+        /// How long the movie shows the track: its edit's length (a trimmed file hides media by its edit; a
+        /// B-frame track's media may run two frames past it), else the media duration.
+        public var presentationSeconds: Double = 0
     }
 
     /// The display an HDR movie was graded on: CIE 1931 xy chromaticities and luminance.
@@ -122,7 +125,7 @@ public final class VideoReader {
                     contentLightLevel: i.hdr.has_light_level == 0 ? nil
                         : ContentLightLevel(maxContentLightLevel: Int(i.hdr.max_cll),
                                             maxFrameAverageLightLevel: Int(i.hdr.max_fall)),
-                    hdr10Plus: i.hdr10plus != 0)
+                    hdr10Plus: i.hdr10plus != 0, presentationSeconds: i.presentation_seconds)
     }
 
     /// The SEI's units: chromaticities in 0.00002, luminance in 0.0001 cd/m²; primaries stored green, blue, red.

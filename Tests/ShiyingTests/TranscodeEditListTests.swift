@@ -9,7 +9,7 @@ import Foundation
 @testable import Shiying
 import Testing
 
-@Suite("re-encodes show what the source's edit list shows, when it shows it (issue 17: frame times)",
+@Suite("re-encodes and GIFs show what the source's edit list shows, when it shows it (issue 17: frame times)",
        .enabled(if: commandSucceeds(["ffmpeg", "-hide_banner", "-encoders"]), "ffmpeg needed"))
 struct TranscodeEditListTests {
     /// 3 s of testsrc2 (a moving picture: every frame differs) with a sine, H.264 with B-frames, AAC.
@@ -70,6 +70,14 @@ struct TranscodeEditListTests {
         // the first frame shown is the trim's: what ffmpeg shows of the trimmed file, not the source's frame 0
         let same = try await Self.firstFramePSNR(trimmed, out), other = try await Self.firstFramePSNR(source, out)
         #expect(same >= 35 && other < 25, "first frame vs the trim's \(same) dB, vs the source's first \(other) dB")
+        // what every other reader of the movie's length uses: a GIF of it lasts as long, not the media's 3 s
+        let info = try VideoReader(trimmed).info
+        #expect(abs(info.presentationSeconds - 1.9) < 1e-9 && abs(info.durationSeconds - 3) < 0.05, "\(info)")
+        let gif = dir.file("trim.gif")
+        let made = try await CLI.run(["convert", "--to", "gif", trimmed, "-o", gif])
+        #expect(made.succeeded, "\(made)")
+        let probe = try await runTool("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", gif])
+        #expect(abs((Double(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) - 1.9) < 0.011, "GIF \(probe.stdout)")
     }
 
     @Test("a picture that starts after its sound (an empty edit) still starts 0.5 s in")

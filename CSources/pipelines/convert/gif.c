@@ -104,6 +104,7 @@ static sy_status pass_next(pass *p, const char *phase, uint32_t total, double *s
         sy_status st = sy_video_reader_next(p->reader, &f, end, err);
         if (st != SY_OK || *end) return st;
         sy__progress(p->ctx, phase, ++p->decoded, total);
+        if (p->vi.presentation_seconds > 0 && f.seconds >= p->vi.presentation_seconds) continue; /* past the edit */
         if (p->fps > 0) { /* one frame per 1/fps slot: the first that reaches it */
             int64_t slot = (int64_t)floor(f.seconds * p->fps + 1e-6);
             if (slot <= p->last_slot) continue;
@@ -141,7 +142,7 @@ static sy_status choose_palette(sy_context *ctx, const char *input, const char *
     if (st == SY_OK) st = sy__gif_palette_build(h, o->colors, palette, count, err);
     if (spool->file && (fflush(spool->file) != 0 || fseek(spool->file, 0, SEEK_SET) != 0)) spool_drop(spool);
     *facts = (movie_facts){p.path.frame_width, p.path.frame_height, p.decoded, p.vi.frame_count,
-                           p.vi.duration_seconds};
+                           p.vi.presentation_seconds};
     sy__gif_histogram_destroy(h);
     pass_close(&p);
     return st;

@@ -48,6 +48,10 @@ typedef struct sy_video_reader_info {
     double frame_rate;         /* sy_mov_frame_rate: frames over the time the first edit shows them (when it
                                   shows them all), else over the media duration (0 when unknown) */
     double duration_seconds;   /* media duration */
+    double presentation_seconds; /* how long the movie shows the track: its first non-empty edit's length,
+                                    else the media duration after the first frame's time. What a viewer sees:
+                                    a trimmed file hides media by its edit; a B-frame track's media may run
+                                    two frames past its presentation (ours) */
     uint64_t duration;         /* the same in timescale units, exactly as the track's mdhd says */
     int64_t start_pts;         /* edit-list media time of the first edit (0 without edits):
                                   presentation time on the movie timeline = (pts - start_pts) / timescale */

@@ -67,7 +67,7 @@ static sy_status movie_facts(sy_context *ctx, const char *movie, double seconds,
     sy_status st = sy_video_reader_open(ctx, movie, -1, &r, err);
     if (st == SY_OK) *out = *sy_video_reader_info_get(r);
     if (st == SY_OK && frame)
-        st = sy_video_reader_frame_at(r, seconds >= 0 ? seconds : out->duration_seconds / 2, frame, frame_seconds, err);
+        st = sy_video_reader_frame_at(r, seconds >= 0 ? seconds : out->presentation_seconds / 2, frame, frame_seconds, err);
     sy_video_reader_close(r);
     return st;
 }
@@ -75,9 +75,9 @@ static sy_status movie_facts(sy_context *ctx, const char *movie, double seconds,
 /* A requested time must lie inside the movie: a key photo or saved frame is one
  * of its frames, never the last one standing in for a time past the end. */
 static sy_status check_time(const char *movie, const sy_video_reader_info *vi, double seconds, sy_error *err) {
-    if (seconds > vi->duration_seconds + 1e-6)
+    if (seconds > vi->presentation_seconds + 1e-6)
         return sy__fail(err, SY_E_USAGE, "%s: %.3f s is past the movie's end (%.3f s)", movie, seconds,
-                        vi->duration_seconds);
+                        vi->presentation_seconds);
     return SY_OK;
 }
 
@@ -237,7 +237,7 @@ static sy_status save_still_only(sy_context *ctx, const char *movie, const sy_vi
         rep->still_source = task.read;
         return task.st;
     }
-    double t = o->still_time >= 0 ? o->still_time : vi->duration_seconds / 2;
+    double t = o->still_time >= 0 ? o->still_time : vi->presentation_seconds / 2;
     sy_status st;
     sy_edit_image img = {0};
     uint16_t primaries = 0;

@@ -65,7 +65,7 @@ sy_status sy_fingerprint_movie(sy_context *ctx, const char *path, sy_fingerprint
     out->width = out->stored_width = vi->width;
     out->height = out->stored_height = vi->height;
     out->orientation = 1; /* frames come out upright */
-    out->duration_ms = (uint32_t)(vi->duration_seconds * 1000 + 0.5);
+    out->duration_ms = (uint32_t)(vi->presentation_seconds * 1000 + 0.5);
     sampler s = {0};
     sy__analysis_size(vi->width, vi->height, 0, &s.w, &s.h);
     sy_recipe identity;
