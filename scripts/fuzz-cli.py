@@ -91,7 +91,10 @@ def hdr_seeds(folder):
               "--peak", "4000"], "still"),
             # HDR10+: an ST 2094-40 message in every picture's sample, carried by the kept-HDR re-encode
             ([sys.executable, os.path.join(script, "hdr10plus_clip.py"), "make", os.path.join(folder, "hdr10plus.mov"),
-              "--frames", "6"], "movie")]
+              "--frames", "6"], "movie"),
+            # Dolby Vision 8.4: an RPU ending each access unit, a dvvC configuration
+            ([sys.executable, os.path.join(script, "dolby_vision_clip.py"), "make",
+              os.path.join(folder, "dolby-vision.mp4"), "--frames", "6"], "movie")]
     for argv, kind in jobs:
         out = argv[3] if argv[2] == "make" else argv[2]
         if subprocess.run(argv, capture_output=True).returncode == 0 and os.path.isfile(out):

@@ -75,9 +75,14 @@ if [ -d "$seeds/video" ] && [ ! -f "$seeds/video/hdr10.mp4" ] && command -v ffmp
     echo "fuzz: the HDR10 seeds could not be made"
 fi
 
-# HDR10+ seed: a PQ clip with an ST 2094-40 message on each of its 2 pictures.
+# HDR10+ and Dolby Vision seeds: a PQ clip with an ST 2094-40 message on each of its 2 pictures; an HLG
+# clip with an RPU ending each access unit and a dvvC configuration (profile 8.4, as an iPhone records).
 if [ -d "$seeds/video" ] && [ ! -f "$seeds/video/hdr10plus.mov" ] && command -v ffmpeg >/dev/null; then
   python3 scripts/hdr10plus_clip.py make "$seeds/video/hdr10plus.mov" --frames 2 || echo "fuzz: the HDR10+ seed could not be made"
+fi
+if [ -d "$seeds/video" ] && [ ! -f "$seeds/video/dolby-vision.mp4" ] && command -v ffmpeg >/dev/null; then
+  python3 scripts/dolby_vision_clip.py make "$seeds/video/dolby-vision.mp4" --frames 2 ||
+    echo "fuzz: the Dolby Vision seed could not be made"
 fi
 
 # Checked-in seeds (tiny files), e.g. hvcC + tile data pairs for the HEVC harness.

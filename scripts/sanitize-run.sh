@@ -77,6 +77,10 @@ if command -v ffmpeg >/dev/null; then
       "$work/hdr10plus.mov" -o "$work/hdr10plus-1.mov"
     run 0 "HDR10+ re-encode (B-frames) -> compress, messages again" "$bin" compress "$work/hdr10plus-1.mov" \
       -o "$work/hdr10plus-2.mov"
+    # Dolby Vision 8.4: each picture's RPU ends its new access unit, the dvvC configuration copied.
+    python3 scripts/dolby_vision_clip.py make "$work/dolby-vision.mp4" --frames 6
+    run 0 "Dolby Vision movie -> transcode keeping each RPU" "$bin" video transcode --preset ultrafast \
+      "$work/dolby-vision.mp4" -o "$work/dolby-vision-1.mov"
   fi
 fi
 

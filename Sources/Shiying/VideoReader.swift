@@ -54,6 +54,8 @@ public final class VideoReader {
         /// How long the movie shows the track: its edit's length (a trimmed file hides media by its edit; a
         /// B-frame track's media may run two frames past it), else the media duration.
         public var presentationSeconds: Double = 0
+        /// Dolby Vision "profile.compatibility" ("8.4": an iPhone's HDR video, an HLG base with an RPU a picture), nil for none.
+        public var dolbyVision: String?
     }
 
     /// The display an HDR movie was graded on: CIE 1931 xy chromaticities and luminance.
@@ -125,7 +127,8 @@ public final class VideoReader {
                     contentLightLevel: i.hdr.has_light_level == 0 ? nil
                         : ContentLightLevel(maxContentLightLevel: Int(i.hdr.max_cll),
                                             maxFrameAverageLightLevel: Int(i.hdr.max_fall)),
-                    hdr10Plus: i.hdr10plus != 0, presentationSeconds: i.presentation_seconds)
+                    hdr10Plus: i.hdr10plus != 0, presentationSeconds: i.presentation_seconds,
+                    dolbyVision: i.dolby_vision_profile == 0 ? nil : "\(i.dolby_vision_profile).\(i.dolby_vision_compatibility)")
     }
 
     /// The SEI's units: chromaticities in 0.00002, luminance in 0.0001 cd/m²; primaries stored green, blue, red.

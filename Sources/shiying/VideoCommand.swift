@@ -61,6 +61,7 @@ enum VideoCommand {
             if let m = report.info.masteringDisplay { hdr += String(format: ", graded on a %.0f cd/m² display", m.maxLuminance) }
             if let l = report.info.contentLightLevel { hdr += ", MaxCLL \(l.maxContentLightLevel) / MaxFALL \(l.maxFrameAverageLightLevel)" }
             if report.info.hdr10Plus { hdr += ", HDR10+ scene metadata" }
+            if let dv = report.info.dolbyVision { hdr += ", Dolby Vision \(dv)" }
             print("\(input): \(report.info.codec) \(report.info.width)x\(report.info.height)\(hdr), \(frames) frames in "
                   + String(format: "%.2f s (%.1f fps)", seconds, report.framesPerSecond))
         }

@@ -1,6 +1,6 @@
 // HDR10+ dynamic metadata (SMPTE ST 2094-40; CSources/core/base/hdr10plus.c): the message's syntax checked
 // and summarised, found in a sample among other SEI (emulation prevention undone), and the encoder's own
-// prefix SEI (CSources/core/hevc/hevc_t35.c) read back byte for byte. The round trip through a movie,
+// prefix SEI (CSources/core/hevc/hevc_attached.c) read back byte for byte. The round trip through a movie,
 // checked by ffprobe, is HDR10PlusMovieTests' (SPEC E6: an edit keeps what the HDR needs).
 import CShiying
 import CShiyingInternal
@@ -74,7 +74,7 @@ private func fromSample(_ sample: [UInt8], hevc: Bool = true) -> [UInt8] {
     return Array(out.prefix(n))
 }
 
-@Suite("HDR10+ messages: syntax, samples, the encoder's SEI")
+@Suite("HDR10+ messages: syntax, samples, the encoder's SEI; Dolby Vision RPUs handed on")
 struct HDR10PlusTests {
     @Test("a one-window message: what it says, read from its bits")
     func parseOneWindow() {
@@ -136,19 +136,19 @@ struct HDR10PlusTests {
     @Test("the encoder's prefix SEI: sized by its bound, escaped, read back as the same message, taken once")
     func encoderSEIRoundTrip() throws {
         let ctx = try Context()
-        var queue = sy__hevc_t35_queue()
+        var queue = sy__hevc_attached_queue()
         var err = sy_error()
         let long = hdr10PlusMessage(windows: 3, percentiles: 15, anchors: 15) + [UInt8](repeating: 0, count: 300)
         for (pts, message) in [(Int64(1024), hdr10PlusMessage()), (Int64(512), long)] {
-            #expect(sy__hevc_t35_add(ctx.raw, &queue, pts, message, message.count, &err) == SY_OK)
+            #expect(sy__hevc_attached_add(ctx.raw, &queue, pts, message, message.count, &err) == SY_OK)
         }
-        #expect(sy__hevc_t35_add(ctx.raw, &queue, 512, long, long.count, &err) == SY_E_USAGE, "two for one picture")
-        #expect(sy__hevc_t35_bound(&queue, 99) == 0)
+        #expect(sy__hevc_attached_add(ctx.raw, &queue, 512, long, long.count, &err) == SY_E_USAGE, "two for one picture")
+        #expect(sy__hevc_attached_sei_bound(&queue, 99) == 0)
         for (pts, message) in [(Int64(512), long), (Int64(1024), hdr10PlusMessage())] {
-            let bound = sy__hevc_t35_bound(&queue, pts)
+            let bound = sy__hevc_attached_sei_bound(&queue, pts)
             #expect(bound > message.count)
             var out = [UInt8](repeating: 0xEE, count: bound)
-            let written = sy__hevc_t35_take(ctx.raw, &queue, pts, &out)
+            let written = sy__hevc_attached_take_sei(ctx.raw, &queue, pts, &out)
             #expect(written > 0 && written <= bound)
             let nal = Array(out.prefix(written))
             #expect(Int(nal[0]) << 24 | Int(nal[1]) << 16 | Int(nal[2]) << 8 | Int(nal[3]) == written - 4)
@@ -157,8 +157,23 @@ struct HDR10PlusTests {
             let back = fromSample(nal)
             // the 300 zero bytes after the long message's syntax are part of its payload and come back too
             #expect(back == message, "pts \(pts): \(back.count) bytes back of \(message.count)")
-            #expect(sy__hevc_t35_bound(&queue, pts) == 0 && sy__hevc_t35_take(ctx.raw, &queue, pts, &out) == 0)
+            #expect(sy__hevc_attached_sei_bound(&queue, pts) == 0 && sy__hevc_attached_take_sei(ctx.raw, &queue, pts, &out) == 0)
         }
-        sy__hevc_t35_free(ctx.raw, &queue)
+        sy__hevc_attached_free(ctx.raw, &queue)
+    }
+
+    @Test("a Dolby Vision RPU waiting for its picture is written as it came, after a 4-byte length, once")
+    func rpuAsItCame() throws {
+        let ctx = try Context()
+        var queue = sy__hevc_attached_queue()
+        var err = sy_error()
+        let rpu: [UInt8] = [62 << 1, 1, 25, 8, 0, 0, 3, 1, 0x80] // header, prefix, an escape kept as stored
+        #expect(sy__hevc_attached_add(ctx.raw, &queue, 7, rpu, rpu.count, &err) == SY_OK)
+        #expect(sy__hevc_attached_nal_bound(&queue, 7) == rpu.count + 4 && sy__hevc_attached_nal_bound(&queue, 8) == 0)
+        var out = [UInt8](repeating: 0, count: rpu.count + 4)
+        #expect(sy__hevc_attached_take_nal(ctx.raw, &queue, 7, &out) == rpu.count + 4)
+        #expect(out == [0, 0, 0, UInt8(rpu.count)] + rpu)
+        #expect(sy__hevc_attached_take_nal(ctx.raw, &queue, 7, &out) == 0)
+        sy__hevc_attached_free(ctx.raw, &queue)
     }
 }

@@ -4,7 +4,8 @@
  * info, decode up to 4 frames (every RGB byte read so ASan sees the whole
  * frame; an HDR stream's frames tone-mapped, with their gain plane, whose
  * every value must be a finite gain of at least 1; an HDR10+ stream's
- * messages, each one the syntax accepts), close, and require that
+ * messages, each one the syntax accepts; a Dolby Vision stream's RPUs, each
+ * a type-62 NAL unit within its bound), close, and require that
  * every engine allocation and charge is returned. Pictures are capped at 512x512 by a 64 MiB budget, so a hostile
  * SPS cannot make a run slow. Built by scripts/fuzz.sh (FUZZ_ONLY=video);
  * seeds: small ffmpeg-made HEVC / H.264 MOV and MP4 files (scripts/fuzz.sh
@@ -15,7 +16,7 @@
 #include "sy_video.h"
 #include "base/sy_hdr10plus.h"
 #include "video/sy_video_reader_gain.h"
-#include "video/sy_video_reader_hdr10plus.h"
+#include "video/sy_video_reader_dynamic.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     fuzz_make_corpus_dirs(*argc, *argv, "video");
@@ -37,6 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         int hdr = sy__video_reader_keep_gain(r, 4);
         int dynamic = sy__video_reader_keep_hdr10plus(r);
         if (dynamic && !info->hdr10plus) __builtin_trap();
+        int dovi = sy__video_reader_keep_dovi_rpu(r);
         for (uint32_t n = 0; n < 4; n++) {
             sy_video_frame f;
             int end = 0;
@@ -57,6 +59,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             const uint8_t *message = sy__video_reader_hdr10plus(r, &len);
             if (message && (!dynamic || len == 0 || len > SY__HDR10PLUS_MAX || !sy__hdr10plus_parse(message, len, NULL)))
                 __builtin_trap();
+            const uint8_t *rpu = sy__video_reader_dovi_rpu(r, &len);
+            if (rpu && (!dovi || len < 3 || len > SY__DOVI_RPU_MAX || ((rpu[0] >> 1) & 0x3F) != 62)) __builtin_trap();
+            for (size_t i = 0; rpu && i < len; i++) sum += rpu[i];
             sy__gain_plane gain;
             if (sy__video_reader_take_gain(r, &gain)) {
                 if (!hdr || !gain.width || !gain.height) __builtin_trap();

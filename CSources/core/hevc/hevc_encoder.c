@@ -56,7 +56,7 @@
 #include "base/sy_hdr_static.h"
 #include "hevc/sy_hevc_encoder.h"
 #include "hevc/sy_hevc_params.h"
-#include "hevc/sy_hevc_t35.h"
+#include "hevc/sy_hevc_attached.h"
 #include "hevc/sy_hvcc.h"
 
 /* Under AddressSanitizer: x265 3.5's x265_encoder_open leaks one x265_param
@@ -102,7 +102,8 @@ struct sy__hevc_encoder {
     size_t hvcc_len;
     uint8_t *packet; /* one picture's length-prefixed NAL units */
     size_t packet_cap;
-    sy__hevc_t35_queue t35; /* video: messages waiting for their pictures */
+    sy__hevc_attached_queue t35; /* video: HDR10+ messages waiting for their pictures */
+    sy__hevc_attached_queue last; /* video: NAL units that end their pictures' access units (RPUs) */
 };
 
 /* ---- memory estimates ---- */
@@ -386,13 +387,22 @@ sy_status sy__hevc_encoder_attach_t35(sy__hevc_encoder *enc, int64_t pts, const 
                                       sy_error *err) {
     if (enc->use != SY__HEVC_VIDEO || enc->flushed)
         return sy__fail(err, SY_E_USAGE, "x265 encoder: a T.35 message for a %s", enc->flushed ? "flushed encoder" : "still");
-    return sy__hevc_t35_add(enc->ctx, &enc->t35, pts, payload, len, err);
+    return sy__hevc_attached_add(enc->ctx, &enc->t35, pts, payload, len, err);
+}
+
+sy_status sy__hevc_encoder_attach_last_nal(sy__hevc_encoder *enc, int64_t pts, const uint8_t *nal, size_t len,
+                                           sy_error *err) {
+    if (enc->use != SY__HEVC_VIDEO || enc->flushed || len < 2)
+        return sy__fail(err, SY_E_USAGE, "x265 encoder: a NAL unit for a %s",
+                        enc->flushed ? "flushed encoder" : len < 2 ? "picture, without its header" : "still");
+    return sy__hevc_attached_add(enc->ctx, &enc->last, pts, nal, len, err);
 }
 
 void sy__hevc_encoder_destroy(sy__hevc_encoder *enc) {
     if (!enc) return;
     sy_context *ctx = enc->ctx;
-    sy__hevc_t35_free(ctx, &enc->t35);
+    sy__hevc_attached_free(ctx, &enc->t35);
+    sy__hevc_attached_free(ctx, &enc->last);
     if (enc->api) {
         if (enc->picture) enc->api->picture_free(enc->picture);
         if (enc->x265) enc->api->encoder_close(enc->x265);
@@ -430,11 +440,11 @@ static int dropped(const sy__hevc_encoder *enc, uint32_t type) {
 
 /* Rewrites one output picture as length-prefixed NAL units and sinks it. */
 static sy_status deliver(sy__hevc_encoder *enc, const x265_nal *nals, uint32_t count, int64_t pts, sy_error *err) {
-    size_t need = sy__hevc_t35_bound(&enc->t35, pts);
+    size_t need = sy__hevc_attached_sei_bound(&enc->t35, pts) + sy__hevc_attached_nal_bound(&enc->last, pts);
     for (uint32_t i = 0; i < count; i++) need += (size_t)nals[i].sizeBytes + 4;
     sy_status st = grow_packet(enc, need, err);
     if (st != SY_OK) return st;
-    size_t o = sy__hevc_t35_take(enc->ctx, &enc->t35, pts, enc->packet); /* a prefix SEI may come first */
+    size_t o = sy__hevc_attached_take_sei(enc->ctx, &enc->t35, pts, enc->packet); /* a prefix SEI may come first */
     int keyframe = 0, slices = 0;
     for (uint32_t i = 0; i < count; i++) {
         size_t len;
@@ -453,6 +463,7 @@ static sy_status deliver(sy__hevc_encoder *enc, const x265_nal *nals, uint32_t c
     }
     if (slices == 0)
         return sy__fail(err, SY_E_CODEC, "x265: picture at pts %lld came out without slice data", (long long)pts);
+    o += sy__hevc_attached_take_nal(enc->ctx, &enc->last, pts, enc->packet + o); /* an RPU ends the unit */
     sy__hevc_packet packet = {enc->packet, o, pts, keyframe};
     return enc->sink(enc->user, &packet, err);
 }

@@ -99,9 +99,15 @@ sy_status sy__hevc_encoder_push(sy__hevc_encoder *enc, uint8_t *const plane[3], 
 /* Video: the picture to be pushed with `pts` carries this
  * user_data_registered_itu_t_t35 SEI message (T.35 bytes, country code
  * first; an HDR10+ message) in a prefix SEI NAL unit first in its access
- * unit (sy_hevc_t35.h). */
+ * unit (sy_hevc_attached.h). */
 sy_status sy__hevc_encoder_attach_t35(sy__hevc_encoder *enc, int64_t pts, const uint8_t *payload, size_t len,
                                       sy_error *err);
+
+/* Video: the picture to be pushed with `pts` ends its access unit with this
+ * NAL unit (header included, emulation prevention in place: a Dolby Vision
+ * RPU, type 62), written as it is. */
+sy_status sy__hevc_encoder_attach_last_nal(sy__hevc_encoder *enc, int64_t pts, const uint8_t *nal, size_t len,
+                                           sy_error *err);
 
 /* Drains every picture still in flight to the sink. Once flushed, push fails
  * and flush does nothing. */

@@ -100,6 +100,10 @@ typedef struct sy_mov_track_info {
     char handler_name[64];    /* mdia/hdlr name (QuickTime Pascal or ISO C string), "" when none; truncated */
     /* video: HDR10 static metadata of the sample entry's mdcv / clli (or QuickTime SmDm / CoLL) boxes */
     sy_hdr_static_metadata hdr;
+    /* video: the Dolby Vision configuration of the sample entry (dvcC, dvvC or dvwC: the type here, its 24
+     * bytes of payload in dovi; 0 = none). Profile dovi[2] >> 1; base-layer compatibility dovi[4] >> 4 */
+    uint32_t dovi_type;
+    uint8_t dovi[24];
 } sy_mov_track_info;
 
 /** One sample, from stts/ctts/stsc/stsz|stz2/stco|co64/stss. */

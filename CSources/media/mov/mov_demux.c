@@ -304,6 +304,10 @@ static int is_config(uint32_t type) {
            type == FCC('a', 'v', '1', 'C');
 }
 
+static int is_dovi(uint32_t type) {
+    return type == FCC('d', 'v', 'c', 'C') || type == FCC('d', 'v', 'v', 'C') || type == FCC('d', 'v', 'w', 'C');
+}
+
 /* Children of a sample entry after `skip` bytes: codec configuration (also inside `wave`).
  * Extension boxes that do not parse are ignored (they are optional). */
 static void scan_entry_children(mov_track *t, const sy_mov *m, const sy_bmff_cursor *parent, const sy_bmff_box *entry,
@@ -314,7 +318,10 @@ static void scan_entry_children(mov_track *t, const sy_mov *m, const sy_bmff_cur
     while (sy_bmff_next(&c, &b, NULL) == SY_OK && b.type) {
         if (is_config(b.type)) take_config(t, m, &b);
         else if (b.type == FCC('w', 'a', 'v', 'e') && depth == 0) scan_entry_children(t, m, parent, &b, 0, 1);
-        else if (depth == 0 && b.payload_size <= 64) /* HDR10 static metadata: mdcv, clli, SmDm, CoLL */
+        else if (depth == 0 && is_dovi(b.type) && b.payload_size >= sizeof t->info.dovi && !t->info.dovi_type) {
+            memcpy(t->info.dovi, m->moov + b.payload_offset, sizeof t->info.dovi); /* Dolby Vision configuration */
+            t->info.dovi_type = b.type;
+        } else if (depth == 0 && b.payload_size <= 64) /* HDR10 static metadata: mdcv, clli, SmDm, CoLL */
             (void)sy__hdr_static_from_box(b.type, m->moov + b.payload_offset, (size_t)b.payload_size, &t->info.hdr);
     }
 }

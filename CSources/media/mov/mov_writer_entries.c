@@ -1,7 +1,8 @@
 /* mov_writer_entries.c — the sample entries the muxer builds itself:
  *
  *  - hvc1 / avc1 VisualSampleEntry: 72 dpi, frame count 1, a Pascal
- *    compressor name, depth 0x18, colour table -1; then hvcC / avcC, `colr`
+ *    compressor name, depth 0x18, colour table -1; then hvcC / avcC, a Dolby
+ *    Vision configuration when the track carries RPUs, `colr`
  *    (QuickTime 'nclc' in .mov, ISO 'nclx' with the range flag in .mp4 — the
  *    choice ffmpeg makes, so both players and ffprobe read it) and `pasp` 1:1.
  *  - mebx (timed metadata, live-photo.md §4.3): 6 reserved bytes, data
@@ -79,6 +80,11 @@ static sy_status video_entry(sy_bmff_writer *b, int qt, const sy_mov_video_track
     MW_TRY(sy_bmff_writer_begin(b, hevc ? MW_FCC('h', 'v', 'c', 'C') : MW_FCC('a', 'v', 'c', 'C'), -1, 0, err));
     MW_TRY(sy_bmff_writer_bytes(b, v->config, v->config_len, err));
     MW_TRY(sy_bmff_writer_end(b, err));
+    if (v->dovi_type) { /* Dolby Vision: the base layer's RPUs are in the samples */
+        MW_TRY(sy_bmff_writer_begin(b, v->dovi_type, -1, 0, err));
+        MW_TRY(sy_bmff_writer_bytes(b, v->dovi, sizeof v->dovi, err));
+        MW_TRY(sy_bmff_writer_end(b, err));
+    }
     if (v->primaries) {
         MW_TRY(sy_bmff_writer_begin(b, MW_FCC('c', 'o', 'l', 'r'), -1, 0, err));
         MW_TRY(sy_bmff_writer_u32(b, qt ? MW_FCC('n', 'c', 'l', 'c') : MW_FCC('n', 'c', 'l', 'x'), err));

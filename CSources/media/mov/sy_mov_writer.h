@@ -58,6 +58,8 @@ typedef struct sy_mov_video_track {
     uint16_t primaries, transfer, matrix_coefficients;
     uint8_t full_range;
     sy_hdr_static_metadata hdr; /* written as `mdcv` / `clli` after `colr` (has_* = 0: none) */
+    uint32_t dovi_type;        /* a Dolby Vision configuration box after hvcC: 'dvcC' / 'dvvC' / 'dvwC' (0 = none) */
+    uint8_t dovi[24];          /* ... its payload (sy_mov_track_info.dovi) */
 } sy_mov_video_track;
 
 /** Adds a video track; *track_id gets its tkhd track_ID (1-based, in order of adding). */

@@ -80,6 +80,7 @@ const char *sy_metadata_dropped_name(uint32_t bit) {
     case SY_DROPPED_EXTRA_AUDIO_TRACKS: return "extra-audio-tracks";
     case SY_DROPPED_HDR_VIDEO: return "hdr-video";
     case SY_DROPPED_HDR10_PLUS: return "hdr10plus-metadata";
+    case SY_DROPPED_DOLBY_VISION: return "dolby-vision-metadata";
     default: return NULL;
     }
 }
@@ -104,6 +105,9 @@ const char *sy_metadata_dropped_reason(uint32_t bit) {
     case SY_DROPPED_HDR10_PLUS:
         return "HDR10+ scene metadata goes only with a PQ movie's kept HDR (a player falls back to its HDR10 grade), "
                "and a multi-window message not through a crop";
+    case SY_DROPPED_DOLBY_VISION:
+        return "Dolby Vision RPUs go only with a profile 8 base re-encoded whole from its own samples (an RPU describes "
+               "the source's picture): a player shows the base alone";
     default: return NULL;
     }
 }

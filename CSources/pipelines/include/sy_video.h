@@ -67,6 +67,9 @@ typedef struct sy_video_reader_info {
     uint8_t hdr10plus;         /* 1: the first sample carries HDR10+ dynamic metadata (SMPTE ST 2094-40, one
                                   message a picture, as Samsung's HDR10+ recordings): a re-encode that keeps
                                   the HDR keeps each picture's (sy_video_transcode_report.kept) */
+    uint8_t dolby_vision_profile;       /* Dolby Vision: its profile (8: a base layer every HEVC player shows,
+                                           each picture's RPU beside it), 0 = none */
+    uint8_t dolby_vision_compatibility; /* ... the base layer's signal: 1 HDR10, 2 SDR, 4 HLG (an iPhone's 8.4) */
 } sy_video_reader_info;
 
 typedef struct sy_video_frame {
@@ -265,10 +268,12 @@ typedef enum sy_movie_kept {
     SY_MOVIE_KEPT_TIMED_METADATA = 1u << 4,       /**< timed-metadata tracks (e.g. Apple's live-photo-info) */
     SY_MOVIE_KEPT_HDR_VIDEO = 1u << 5,            /**< an HLG / PQ movie's HDR: re-encoded in 10 bits with its signal */
     SY_MOVIE_KEPT_HDR10_PLUS = 1u << 6,           /**< every picture's HDR10+ message (SMPTE ST 2094-40) with its picture */
+    SY_MOVIE_KEPT_DOLBY_VISION = 1u << 7,         /**< Dolby Vision profile 8: each picture's RPU and the configuration */
 } sy_movie_kept;
 
 /** "audio", "movie-metadata", "creation-date", "video-track-metadata",
- *  "timed-metadata-tracks", "hdr-video", "hdr10plus-metadata" for one SY_MOVIE_KEPT_* bit; NULL for others. */
+ *  "timed-metadata-tracks", "hdr-video", "hdr10plus-metadata", "dolby-vision-metadata" for one SY_MOVIE_KEPT_*
+ *  bit; NULL for others. */
 const char *sy_movie_kept_name(uint32_t bit);
 
 /** Decodes `input`'s main video track, passes every frame upright through the

@@ -145,6 +145,7 @@ const char *sy_movie_kept_name(uint32_t bit) {
     case SY_MOVIE_KEPT_TIMED_METADATA: return "timed-metadata-tracks";
     case SY_MOVIE_KEPT_HDR_VIDEO: return "hdr-video";
     case SY_MOVIE_KEPT_HDR10_PLUS: return "hdr10plus-metadata";
+    case SY_MOVIE_KEPT_DOLBY_VISION: return "dolby-vision-metadata";
     default: return NULL;
     }
 }

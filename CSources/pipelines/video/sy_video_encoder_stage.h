@@ -35,6 +35,9 @@ sy_status sy__video_encoder_stage_samples(sy_video_encoder *enc, const sy__yuv *
 /* The staged frame carries this user_data_registered_itu_t_t35 SEI message
  * (its source picture's HDR10+ message, base/sy_hdr10plus.h) into its access unit. */
 sy_status sy__video_encoder_stage_t35(sy_video_encoder *enc, const uint8_t *payload, size_t len, sy_error *err);
+/* The staged frame's access unit ends with this Dolby Vision RPU NAL unit
+ * (its source picture's, header included, as stored). */
+sy_status sy__video_encoder_stage_rpu(sy_video_encoder *enc, const uint8_t *nal, size_t len, sy_error *err);
 sy_status sy__video_encoder_encode_staged(sy_video_encoder *enc, sy_error *err);
 
 #endif

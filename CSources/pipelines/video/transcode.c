@@ -39,7 +39,7 @@
 #include "render/sy_render_copy.h"
 #include "video/sy_video_encoder_stage.h"
 #include "video/sy_shown_span.h"
-#include "video/sy_video_reader_hdr10plus.h"
+#include "video/sy_video_reader_dynamic.h"
 #include "video/sy_video_reader_samples.h"
 
 #define QT SY_FOURCC('q', 't', ' ', ' ')
@@ -299,6 +299,13 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
     /* HDR10+ goes with a PQ movie's kept HDR, picture by picture */
     int dynamic = keeps_hdr && vi->transfer == SY_CICP_TRANSFER_PQ && sy__video_reader_keep_hdr10plus(reader);
     uint32_t dynamic_kept = 0, dynamic_dropped = 0;
+    /* Dolby Vision profile 8 (a base every player shows, the RPUs beside it) goes with the base's samples kept
+     * whole: an RPU describes the source's picture (its active area, its levels), not a crop of it */
+    int whole = samples && j->copy_x == 0 && j->copy_y == 0 &&
+                out_width == (j->stored ? vi->coded_width : vi->width) &&
+                out_height == (j->stored ? vi->coded_height : vi->height);
+    int dovi = whole && vi->dolby_vision_profile == 8 && sy__video_reader_keep_dovi_rpu(reader);
+    uint32_t rpus = 0;
     /* Only what the source's edit shows is encoded, after its delay (sy_shown_span.h). */
     sy__shown_span span;
     if ((st = sy__shown_span_read(j->source, reader, movie_timescale, &span, err)) != SY_OK) return st;
@@ -331,6 +338,10 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
         vt.full_range = eo.full_range;
         vt.hdr = eo.hdr;
         const sy_mov_track_info *source = sy_mov_track(j->source, vi->track);
+        if (dovi && source) { /* the configuration goes with the RPUs: same profile, level and base */
+            vt.dovi_type = source->dovi_type;
+            memcpy(vt.dovi, source->dovi, sizeof vt.dovi);
+        }
         if (samples && j->stored && source) memcpy(vt.matrix, source->matrix, sizeof vt.matrix);
         st = sy_mov_writer_add_video(j->writer, &vt, &j->video_id, err);
     }
@@ -372,6 +383,12 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
             st = sy__video_encoder_stage_samples(enc, next.samples, j->copy_x, j->copy_y, frame.pts - first_pts, err);
             if (st == SY_OK && dynamic) st = stage_hdr10plus(j, reader, enc, out_width, out_height, &dynamic_kept,
                                                              &dynamic_dropped, err);
+            size_t rpu_len = 0;
+            const uint8_t *rpu = dovi ? sy__video_reader_dovi_rpu(reader, &rpu_len) : NULL;
+            if (st == SY_OK && rpu) {
+                st = sy__video_encoder_stage_rpu(enc, rpu, rpu_len, err);
+                rpus++;
+            }
         } else if (st == SY_OK && eo.bit_depth != 8)
             st = sy__fail(err, SY_E_INVALID_INPUT, "%s: frame %u is not 4:2:0 at the stream's %u bits", j->input,
                           frames, vi->bit_depth);
@@ -425,10 +442,12 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
         rep->source_rotation = vi->rotation;
         rep->marker_time = marker_seconds;
         rep->dropped = sy__movie_uncarried(j->source, &wr, &j->timed, o->metadata) | (sdr ? SY_DROPPED_HDR_VIDEO : 0) |
-                       (vi->hdr10plus && (!dynamic_kept || dynamic_dropped) ? SY_DROPPED_HDR10_PLUS : 0);
+                       (vi->hdr10plus && (!dynamic_kept || dynamic_dropped) ? SY_DROPPED_HDR10_PLUS : 0) |
+                       (vi->dolby_vision_profile && !rpus ? SY_DROPPED_DOLBY_VISION : 0);
         rep->kept = sy__movie_kept(j->source, &wr, &j->timed, o->copy_metadata, j->track_meta, j->items) |
                     (keeps_hdr ? SY_MOVIE_KEPT_HDR_VIDEO : 0) |
-                    (dynamic_kept && !dynamic_dropped ? SY_MOVIE_KEPT_HDR10_PLUS : 0);
+                    (dynamic_kept && !dynamic_dropped ? SY_MOVIE_KEPT_HDR10_PLUS : 0) |
+                    (rpus ? SY_MOVIE_KEPT_DOLBY_VISION : 0);
         rep->timed_metadata_tracks = j->timed.count;
     }
     sy_video_encoder_destroy(enc);

@@ -379,6 +379,13 @@ sy_status sy__video_encoder_stage_t35(sy_video_encoder *enc, const uint8_t *payl
     return fail_state(enc, sy__hevc_encoder_attach_t35(enc->hevc, enc->last_pts, payload, len, err));
 }
 
+sy_status sy__video_encoder_stage_rpu(sy_video_encoder *enc, const uint8_t *nal, size_t len, sy_error *err) {
+    sy_status st = check_usable(enc, "sy__video_encoder_stage_rpu", err);
+    if (st != SY_OK) return st;
+    if (!enc->staged) return sy__fail(err, SY_E_USAGE, "sy__video_encoder_stage_rpu: no staged frame");
+    return fail_state(enc, sy__hevc_encoder_attach_last_nal(enc->hevc, enc->last_pts, nal, len, err));
+}
+
 sy_status sy__video_encoder_encode_staged(sy_video_encoder *enc, sy_error *err) {
     sy_status st = check_usable(enc, "sy_video_encoder_push_rgb", err);
     if (st != SY_OK) return st;

@@ -24,6 +24,7 @@
 #include "sy_video.h"
 #include "base/sy_video_stream.h"
 #include "base/sy_hdr10plus.h"
+#include "base/sy_nal.h"
 #include "base/sy_hdr_static.h"
 #include "base/sy_hdr_tone.h"
 #include "still/sy_frame_orient.h"
@@ -33,7 +34,7 @@
 #include "bmff/sy_bmff_file.h"
 #include "video/sy_video_reader_decode_only.h"
 #include "video/sy_video_reader_gain.h"
-#include "video/sy_video_reader_hdr10plus.h"
+#include "video/sy_video_reader_dynamic.h"
 #include "video/sy_video_reader_samples.h"
 #include "video/sy_video_reader_scale.h"
 #include "video/sy_video_reader_threads.h"
@@ -86,6 +87,8 @@ struct sy_video_reader {
     uint32_t times_n;
     uint8_t *hdr10plus; /* sy__video_reader_keep_hdr10plus: the last frame's message (SY__HDR10PLUS_MAX bytes) */
     size_t hdr10plus_len;
+    uint8_t *rpu;       /* sy__video_reader_keep_dovi_rpu: the last frame's RPU NAL unit (SY__DOVI_RPU_MAX bytes) */
+    size_t rpu_len;
 };
 
 static const char *where(const sy_video_reader *r) { return sy__short_path(r->path); }
@@ -125,6 +128,7 @@ void sy_video_reader_close(sy_video_reader *r) {
     if (r->times) sy_mov_presentation_times_free(ctx, r->times);
     if (r->half) sy__free(ctx, r->half);
     if (r->hdr10plus) sy__free(ctx, r->hdr10plus);
+    if (r->rpu) sy__free(ctx, r->rpu);
     sy__gain_plane_free(ctx, &r->gain);
     if (r->mov) sy_mov_close(r->mov);
     if (r->path) sy__free(ctx, r->path);
@@ -224,6 +228,8 @@ static void fill_info(sy_video_reader *r) {
     in->frame_primaries = sy__cicp_frame_primaries(in->primaries, in->transfer);
     in->hdr = ti->hdr;
     sy__hdr_static_merge(&in->hdr, &p->hdr);
+    in->dolby_vision_profile = ti->dovi_type ? ti->dovi[2] >> 1 : 0;
+    in->dolby_vision_compatibility = ti->dovi_type ? ti->dovi[4] >> 4 : 0;
     if (in->transfer == SY_CICP_TRANSFER_PQ) r->content_peak = sy__hdr_content_peak(&in->hdr);
 }
 
@@ -466,15 +472,33 @@ int sy__video_reader_keep_stored_samples(sy_video_reader *r) {
 
 const sy__yuv *sy__video_reader_samples(const sy_video_reader *r) { return r && r->have_samples ? &r->samples : NULL; }
 
-/* The message in sample `tag` (the picture just decoded), into r->hdr10plus. */
-static sy_status frame_hdr10plus(sy_video_reader *r, uint32_t tag, sy_error *err) {
+static int is_hevc(const sy_video_reader *r) {
+    return r->info.codec == FCC('h', 'v', 'c', '1') || r->info.codec == FCC('h', 'e', 'v', '1');
+}
+
+/* The RPU NAL unit (HEVC type 62) among a sample's, copied into r->rpu. */
+static void take_rpu(sy_video_reader *r, size_t len) {
+    const uint8_t *nal;
+    uint32_t n;
+    for (size_t pos = 0; sy__nal_next(r->sample, len, r->dec->params.length_size, &pos, &nal, &n);)
+        if (n >= 3 && ((nal[0] >> 1) & 0x3F) == 62 && n <= SY__DOVI_RPU_MAX) {
+            memcpy(r->rpu, nal, n);
+            r->rpu_len = n;
+            return;
+        }
+}
+
+/* What sample `tag` (the picture just decoded) carries for the frame: its
+ * HDR10+ message into r->hdr10plus, its RPU into r->rpu (each when asked). */
+static sy_status frame_dynamic(sy_video_reader *r, uint32_t tag, sy_error *err) {
     size_t len = 0;
-    r->hdr10plus_len = 0;
+    r->hdr10plus_len = r->rpu_len = 0;
     sy_status st = read_sample(r, tag, &len, err);
     if (st != SY_OK) return st;
-    int hevc = r->info.codec == FCC('h', 'v', 'c', '1') || r->info.codec == FCC('h', 'e', 'v', '1');
-    r->hdr10plus_len = sy__hdr10plus_from_sample(r->sample, len, r->dec->params.length_size, hevc, r->hdr10plus,
-                                                 SY__HDR10PLUS_MAX);
+    if (r->hdr10plus)
+        r->hdr10plus_len = sy__hdr10plus_from_sample(r->sample, len, r->dec->params.length_size, is_hevc(r),
+                                                     r->hdr10plus, SY__HDR10PLUS_MAX);
+    if (r->rpu) take_rpu(r, len);
     return SY_OK;
 }
 
@@ -487,6 +511,18 @@ int sy__video_reader_keep_hdr10plus(sy_video_reader *r) {
 const uint8_t *sy__video_reader_hdr10plus(const sy_video_reader *r, size_t *len) {
     *len = r && r->hdr10plus ? r->hdr10plus_len : 0;
     return *len ? r->hdr10plus : NULL;
+}
+
+int sy__video_reader_keep_dovi_rpu(sy_video_reader *r) {
+    const sy_mov_track_info *ti = r ? sy_mov_track(r->mov, r->track) : NULL;
+    if (!ti || !is_hevc(r) || !ti->dovi_type || !(ti->dovi[3] & 0x04)) return 0; /* rpu_present_flag */
+    if (!r->rpu && !(r->rpu = sy__alloc(r->ctx, SY__DOVI_RPU_MAX, 1, "Dolby Vision RPU", NULL))) return 0;
+    return 1;
+}
+
+const uint8_t *sy__video_reader_dovi_rpu(const sy_video_reader *r, size_t *len) {
+    *len = r && r->rpu ? r->rpu_len : 0;
+    return *len ? r->rpu : NULL;
 }
 
 /* Turns a received picture into the next frame (or names what went wrong). */
@@ -518,8 +554,8 @@ static sy_status emit(sy_video_reader *r, const sy__yuv *pic, uint32_t tag, sy_v
                         where(r), tag, (long long)r->last_pts, (long long)pts);
     r->last_pts = pts;
     r->have_last = 1;
-    if (r->hdr10plus) {
-        sy_status st = frame_hdr10plus(r, tag, err);
+    if (r->hdr10plus || r->rpu) {
+        sy_status st = frame_dynamic(r, tag, err);
         if (st != SY_OK) return st;
     }
     sy__yuv half, graded;

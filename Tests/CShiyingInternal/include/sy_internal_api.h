@@ -17,7 +17,7 @@
 #include "heif/sy_heif_writer.h"
 #include "gainmap/sy_gainmap_internal.h"
 #include "hevc/sy_hevc.h"
-#include "hevc/sy_hevc_t35.h"
+#include "hevc/sy_hevc_attached.h"
 #include "mov/sy_mov_writer.h"
 #include "collage/sy_layout.h"
 #include "video/sy_video_reader_decode_only.h"
