@@ -45,6 +45,9 @@ public struct VideoInfo: Sendable, Codable, Equatable {
         public var sampleRate: Double?
         /// Key names of a `mebx` sample entry (empty for other tracks).
         public var mebxKeys: [String]
+        /// Dolby Vision "profile.compatibility" of the sample entry's configuration ("8.4": an iPhone's HDR
+        /// video), nil for none.
+        public var dolbyVision: String? = nil
     }
 
     /// One movie-level metadata item (`mdta` key + ilst data).
@@ -117,7 +120,8 @@ public struct VideoInfo: Sendable, Codable, Equatable {
                 keyframeCount: t.all_sync != 0 ? Int(t.sample_count) : Int(t.keyframe_count),
                 frameRate: isVideo && rate > 0 ? rate : nil,
                 channels: isAudio ? Int(t.channels) : nil, sampleRate: isAudio ? t.sample_rate : nil,
-                mebxKeys: keys))
+                mebxKeys: keys,
+                dolbyVision: t.dovi_type == 0 ? nil : "\(t.dovi.2 >> 1).\(t.dovi.4 >> 4)"))
         }
         let main = sy_mov_main_video_track(mov)
         var metadata: [MetadataItem] = []

@@ -110,6 +110,7 @@ enum VideoCommand {
                 line += " \(t.width)x\(t.height)"
                 if t.rotation != 0 { line += " rotated \(t.rotation)" }
                 if let rate = t.frameRate { line += String(format: " %.3f fps", rate) }
+                if let dv = t.dolbyVision { line += " Dolby Vision \(dv)" }
             }
             if let channels = t.channels, let rate = t.sampleRate { line += " \(channels) ch \(Int(rate)) Hz" }
             line += " \(t.sampleCount) samples"

@@ -52,6 +52,8 @@ struct DolbyVisionMovieTests {
         #expect(info.dolbyVision == "8.4" && info.hdr == "hlg", "\(info)")
         let decode = try await CLI.run(["video", "decode", source])
         #expect(decode.stdout.contains("Dolby Vision 8.4"), "\(decode)")
+        let movieInfo = try await CLI.run(["video", "info", source])
+        #expect(movieInfo.stdout.contains("Dolby Vision 8.4"), "\(movieInfo)")
 
         let once = dir.file("once.mov"), twice = dir.file("twice.mp4"), small = dir.file("small.mov")
         let first = try await CLI.run(["video", "transcode", source, "-o", once, "--json"])
