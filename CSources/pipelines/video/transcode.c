@@ -20,7 +20,14 @@
  * rate control runs at the source's mean rate. Because the times are kept,
  * the timed-metadata (`mebx`) tracks a Live plan keeps are copied with their
  * samples' times unchanged (movie_timed_copy.c); the still-image time is the
- * plan's frame marker, written anew.
+ * plan's frame marker, written anew. Only the frames the source's edit list
+ * shows are encoded, after its delay (sy_shown_span.h): a trimmed file's
+ * hidden frames are decoded for prediction, not shown.
+ *
+ * Dynamic HDR metadata goes with the samples it describes: a PQ movie's
+ * HDR10+ message with every picture (kept through a crop unless it has
+ * several windows), a Dolby Vision profile 8 movie's RPU and configuration
+ * when the samples are kept whole (sy_video_reader_dynamic.h).
  */
 #include <pthread.h>
 #include <string.h>
@@ -181,6 +188,23 @@ static int64_t presentation_end(const sy_video_reader_info *vi, const sy__shown_
     return end > last ? end : last + constant_frame_duration(vi);
 }
 
+/* The staged frame's HDR10+ message, its source picture's: as it is, unless
+ * a crop would leave the extra windows of a multi-window message (corners in
+ * the source's pixels) pointing elsewhere — then none, counted as dropped. */
+static sy_status stage_hdr10plus(const sy_video_reader *reader, sy_video_encoder *enc, int whole, uint32_t *kept,
+                                 uint32_t *dropped, sy_error *err) {
+    size_t len = 0;
+    const uint8_t *message = sy__video_reader_hdr10plus(reader, &len);
+    if (!message) return SY_OK;
+    sy__hdr10plus m;
+    if (!whole && (!sy__hdr10plus_parse(message, len, &m) || m.windows > 1)) {
+        (*dropped)++;
+        return SY_OK;
+    }
+    (*kept)++;
+    return sy__video_encoder_stage_t35(enc, message, len, err);
+}
+
 /* ---- the frame ahead ----
  *
  * Frame k + 1 is decoded and rendered through the frame path on a helper
@@ -191,25 +215,6 @@ static int64_t presentation_end(const sy_video_reader_info *vi, const sy__shown_
  * encoder, the observer and the marker in the same order as before, on the
  * calling thread, so the output is byte for byte what a sequential loop
  * writes (TranscodeDeterminismTests). */
-/* The staged frame's HDR10+ message, its source picture's: as it is, unless
- * a crop would leave the extra windows of a multi-window message (corners in
- * the source's pixels) pointing elsewhere — then none, counted as dropped. */
-static sy_status stage_hdr10plus(const job *j, const sy_video_reader *reader, sy_video_encoder *enc, uint32_t width,
-                                 uint32_t height, uint32_t *kept, uint32_t *dropped, sy_error *err) {
-    size_t len = 0;
-    const uint8_t *message = sy__video_reader_hdr10plus(reader, &len);
-    if (!message) return SY_OK;
-    const sy_video_reader_info *vi = sy_video_reader_info_get(reader);
-    int whole = j->copy_x == 0 && j->copy_y == 0 && width == vi->coded_width && height == vi->coded_height;
-    sy__hdr10plus m;
-    if (!whole && (!sy__hdr10plus_parse(message, len, &m) || m.windows > 1)) {
-        (*dropped)++;
-        return SY_OK;
-    }
-    (*kept)++;
-    return sy__video_encoder_stage_t35(enc, message, len, err);
-}
-
 typedef struct ahead {
     job *j;
     sy_video_reader *reader;
@@ -296,14 +301,15 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
     eo.matrix = sdr ? 1 : encodable_matrix(vi->matrix);
     eo.full_range = sdr ? 0 : vi->full_range;
     if (keeps_hdr) eo.hdr = vi->hdr; /* the mastering display and light levels go with the HDR */
+    /* the samples kept whole: not cropped (a turned track's as stored) */
+    int whole = samples && j->copy_x == 0 && j->copy_y == 0 &&
+                out_width == (j->stored ? vi->coded_width : vi->width) &&
+                out_height == (j->stored ? vi->coded_height : vi->height);
     /* HDR10+ goes with a PQ movie's kept HDR, picture by picture */
     int dynamic = keeps_hdr && vi->transfer == SY_CICP_TRANSFER_PQ && sy__video_reader_keep_hdr10plus(reader);
     uint32_t dynamic_kept = 0, dynamic_dropped = 0;
     /* Dolby Vision profile 8 (a base every player shows, the RPUs beside it) goes with the base's samples kept
      * whole: an RPU describes the source's picture (its active area, its levels), not a crop of it */
-    int whole = samples && j->copy_x == 0 && j->copy_y == 0 &&
-                out_width == (j->stored ? vi->coded_width : vi->width) &&
-                out_height == (j->stored ? vi->coded_height : vi->height);
     int dovi = whole && vi->dolby_vision_profile == 8 && sy__video_reader_keep_dovi_rpu(reader);
     uint32_t rpus = 0;
     /* Only what the source's edit shows is encoded, after its delay (sy_shown_span.h). */
@@ -381,8 +387,7 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
             marker_pts = frame.pts - first_pts; /* a marker on a hidden frame: the first one shown */
         if (st == SY_OK && next.samples) {
             st = sy__video_encoder_stage_samples(enc, next.samples, j->copy_x, j->copy_y, frame.pts - first_pts, err);
-            if (st == SY_OK && dynamic) st = stage_hdr10plus(j, reader, enc, out_width, out_height, &dynamic_kept,
-                                                             &dynamic_dropped, err);
+            if (st == SY_OK && dynamic) st = stage_hdr10plus(reader, enc, whole, &dynamic_kept, &dynamic_dropped, err);
             size_t rpu_len = 0;
             const uint8_t *rpu = dovi ? sy__video_reader_dovi_rpu(reader, &rpu_len) : NULL;
             if (st == SY_OK && rpu) {
