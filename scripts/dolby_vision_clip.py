@@ -120,23 +120,10 @@ def add_dvvc(path):
 
 
 def make(out, frames):
-    hdr_clip.FRAMES = frames
-    raw = bytearray()
-    for t in range(frames):
-        e = hdr_clip.signal(t, "hlg")
-        y = e @ [hdr_clip.KR, 1 - hdr_clip.KR - hdr_clip.KB, hdr_clip.KB]
-        u = (e[..., 2] - y) / (2 * (1 - hdr_clip.KB))
-        v = (e[..., 0] - y) / (2 * (1 - hdr_clip.KR))
-        half = lambda p: p.reshape(hdr_clip.H // 2, 2, hdr_clip.W // 2, 2).mean((1, 3))
-        for plane, scale, offset in ((y, 876, 64), (half(u), 896, 512), (half(v), 896, 512)):
-            raw += (offset + scale * plane).round().astype("<u2").tobytes()
+    raw = hdr_clip.raw_frames("hlg", frames)
     with tempfile.TemporaryDirectory() as tmp:
         coded, marked = os.path.join(tmp, "in.hevc"), os.path.join(tmp, "marked.hevc")
-        subprocess.run(["ffmpeg", "-y", "-v", "error", "-f", "rawvideo", "-pix_fmt", "yuv420p10le",
-                        "-s", f"{hdr_clip.W}x{hdr_clip.H}", "-r", "30", "-i", "-", "-c:v", "libx265",
-                        "-preset", "ultrafast", "-x265-params",
-                        "log-level=error:bframes=0:crf=12:colorprim=bt2020:transfer=arib-std-b67:colormatrix=bt2020nc"
-                        ":range=limited", "-pix_fmt", "yuv420p10le", "-f", "hevc", coded], input=bytes(raw), check=True)
+        hdr10plus_clip.coded_stream(raw, "hlg", "", coded)
         units, picture = [], -1
         for unit in hdr10plus_clip.nal_units(open(coded, "rb").read()):
             kind = (unit[0] >> 1) & 0x3F

@@ -103,26 +103,22 @@ def nal_units(stream):
         yield stream[a:] if b is None else stream[a:b - 3].rstrip(b"\x00")
 
 
+def coded_stream(raw, transfer, extra, path):
+    """`raw` (hdr_clip.raw_frames) coded by x265 without B-frames into an Annex-B stream at `path`."""
+    name = "smpte2084" if transfer == "pq" else "arib-std-b67"
+    subprocess.run(["ffmpeg", "-y", "-v", "error", "-f", "rawvideo", "-pix_fmt", "yuv420p10le",
+                    "-s", f"{hdr_clip.W}x{hdr_clip.H}", "-r", "30", "-i", "-", "-c:v", "libx265", "-preset", "ultrafast",
+                    "-x265-params", f"log-level=error:bframes=0:crf=12:colorprim=bt2020:transfer={name}"
+                    f":colormatrix=bt2020nc:range=limited{extra}", "-pix_fmt", "yuv420p10le", "-f", "hevc", path],
+                   input=raw, check=True)
+
+
 def make(out, frames):
-    hdr_clip.FRAMES = frames
-    raw = bytearray()
-    for t in range(frames):
-        e = hdr_clip.signal(t, "pq")
-        y = e @ [hdr_clip.KR, 1 - hdr_clip.KR - hdr_clip.KB, hdr_clip.KB]
-        u = (e[..., 2] - y) / (2 * (1 - hdr_clip.KB))
-        v = (e[..., 0] - y) / (2 * (1 - hdr_clip.KR))
-        half = lambda p: p.reshape(hdr_clip.H // 2, 2, hdr_clip.W // 2, 2).mean((1, 3))
-        for plane, scale, offset in ((y, 876, 64), (half(u), 896, 512), (half(v), 896, 512)):
-            raw += (offset + scale * plane).round().astype("<u2").tobytes()
+    raw = hdr_clip.raw_frames("pq", frames)
     with tempfile.TemporaryDirectory() as tmp:
         coded, marked = os.path.join(tmp, "in.hevc"), os.path.join(tmp, "marked.hevc")
-        subprocess.run(["ffmpeg", "-y", "-v", "error", "-f", "rawvideo", "-pix_fmt", "yuv420p10le",
-                        "-s", f"{hdr_clip.W}x{hdr_clip.H}", "-r", "30", "-i", "-", "-c:v", "libx265",
-                        "-preset", "ultrafast", "-x265-params",
-                        "log-level=error:bframes=0:crf=12:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc"
-                        ":range=limited:master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)"
-                        "L(10000000,50):max-cll=1000,400",
-                        "-pix_fmt", "yuv420p10le", "-f", "hevc", coded], input=bytes(raw), check=True)
+        coded_stream(raw, "pq", ":master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)"
+                     "L(10000000,50):max-cll=1000,400", coded)
         stream, picture, units = open(coded, "rb").read(), 0, []
         for unit in nal_units(stream):
             kind = (unit[0] >> 1) & 0x3F

@@ -107,9 +107,10 @@ def sdr_p3(display, srgb=False, peak=PEAK):
     return srgb_8bit(mapped @ P3_TO_SRGB.T if srgb else mapped), top
 
 
-def make(out, transfer):
+def raw_frames(transfer, count=None):
+    """The clip's pictures as raw 10-bit limited-range BT.2020 4:2:0 (yuv420p10le), `count` of them (FRAMES)."""
     frames = bytearray()
-    for t in range(FRAMES):
+    for t in range(FRAMES if count is None else count):
         e = signal(t, transfer)
         y = e @ np.array([KR, 1 - KR - KB, KB])
         u = (e[..., 2] - y) / (2 * (1 - KB))
@@ -117,6 +118,11 @@ def make(out, transfer):
         half = lambda p: p.reshape(H // 2, 2, W // 2, 2).mean((1, 3))
         for plane, scale, offset in ((y, 876, 64), (half(u), 896, 512), (half(v), 896, 512)):
             frames += np.round(offset + scale * plane).astype("<u2").tobytes()
+    return bytes(frames)
+
+
+def make(out, transfer):
+    frames = raw_frames(transfer)
     name = "arib-std-b67" if transfer == "hlg" else "smpte2084"
     grade = (f":master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L({GRADE * 10000},50)"
              f":max-cll={GRADE},400") if GRADE and transfer == "pq" else ""

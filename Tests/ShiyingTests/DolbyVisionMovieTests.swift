@@ -31,11 +31,6 @@ struct DolbyVisionMovieTests {
         try JSONDecoder().decode([String: String]?.self, from: Data(try await python(["config", movie]).utf8))
     }
 
-    static func report(_ run: ProcessResult, _ key: String) throws -> [String] {
-        let json = try JSONSerialization.jsonObject(with: Data((run.lastLine ?? "").utf8)) as? [String: Any]
-        let report = (json?["video"] as? [String: Any]) ?? (json?["save"] as? [String: Any]) ?? json
-        return (report?[key] as? [String]) ?? (report?[key] as? [[String: Any]])?.compactMap { $0["name"] as? String } ?? []
-    }
 
     @Test("SPEC E6: each picture's RPU and the dvvC configuration through a transcode (twice: B-frames) and a compress")
     func carried() async throws {
@@ -57,13 +52,13 @@ struct DolbyVisionMovieTests {
 
         let once = dir.file("once.mov"), twice = dir.file("twice.mp4"), small = dir.file("small.mov")
         let first = try await CLI.run(["video", "transcode", source, "-o", once, "--json"])
-        let keptOnce = try Self.report(first, "kept")
+        let keptOnce = try reportNames(first, "kept")
         #expect(first.succeeded && keptOnce.contains("dolby-vision-metadata") && keptOnce.contains("hdr-video"), "\(first)")
         let second = try await CLI.run(["video", "transcode", once, "-o", twice, "--json"])
-        let keptTwice = try Self.report(second, "kept")
+        let keptTwice = try reportNames(second, "kept")
         #expect(second.succeeded && keptTwice.contains("dolby-vision-metadata"), "\(second)")
         let squeezed = try await CLI.run(["compress", source, "-o", small, "--json"])
-        let keptSmall = try Self.report(squeezed, "kept")
+        let keptSmall = try reportNames(squeezed, "kept")
         #expect(squeezed.succeeded && keptSmall.contains("dolby-vision-metadata"), "\(squeezed)")
         for movie in [once, twice, small] {
             let name = (movie as NSString).lastPathComponent
@@ -89,7 +84,7 @@ struct DolbyVisionMovieTests {
         try #"{"version":1,"crop":{"x":0.1,"y":0.1,"width":0.8,"height":0.8}}"#.write(toFile: recipe, atomically: true, encoding: .utf8)
         let edit = try await CLI.run(["live", "edit", dir.file("live/dv_live.jpg"), dir.file("live/dv_live.mov"),
                                       "--recipe", recipe, "-o", dir.file("edited"), "--json"])
-        let dropped = try Self.report(edit, "movie_dropped"), kept = try Self.report(edit, "movie_kept")
+        let dropped = try reportNames(edit, "movie_dropped"), kept = try reportNames(edit, "movie_kept")
         #expect(edit.succeeded && dropped.contains("dolby-vision-metadata") && kept.contains("hdr-video"), "\(edit)")
         let edited = dir.file("edited/dv_live_edited.mov")
         let croppedRPUs = try await Self.rpus(edited)
@@ -99,7 +94,7 @@ struct DolbyVisionMovieTests {
         let plainInfo = try VideoReader(plain).info
         #expect(plainInfo.dolbyVision == nil)
         let out = try await CLI.run(["video", "transcode", plain, "-o", dir.file("plain.mov"), "--json"])
-        let plainKept = try Self.report(out, "kept"), plainDropped = try Self.report(out, "dropped")
+        let plainKept = try reportNames(out, "kept"), plainDropped = try reportNames(out, "dropped")
         #expect(out.succeeded && !plainKept.contains("dolby-vision-metadata") && !plainDropped.contains("dolby-vision-metadata"))
     }
 }

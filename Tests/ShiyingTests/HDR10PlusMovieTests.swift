@@ -32,11 +32,6 @@ struct HDR10PlusMovieTests {
         return out
     }
 
-    static func kept(_ run: ProcessResult, _ key: String = "kept") throws -> [String] {
-        let json = try JSONSerialization.jsonObject(with: Data((run.lastLine ?? "").utf8)) as? [String: Any]
-        let report = (json?["video"] as? [String: Any]) ?? (json?["save"] as? [String: Any]) ?? json
-        return (report?[key] as? [String]) ?? (report?[key] as? [[String: Any]])?.compactMap { $0["name"] as? String } ?? []
-    }
 
     @Test("SPEC E6: every picture's message, ffprobe's values frame by frame, through transcode (twice), compress and a Live edit's crop")
     func carried() async throws {
@@ -53,13 +48,13 @@ struct HDR10PlusMovieTests {
 
         let once = dir.file("once.mov"), twice = dir.file("twice.mp4"), small = dir.file("small.mov")
         let first = try await CLI.run(["video", "transcode", source, "-o", once, "--json"])
-        let keptOnce = try Self.kept(first)
+        let keptOnce = try reportNames(first, "kept")
         #expect(first.succeeded && keptOnce.contains("hdr10plus-metadata"), "\(first)")
         let second = try await CLI.run(["video", "transcode", once, "-o", twice, "--json"])
-        let keptTwice = try Self.kept(second)
+        let keptTwice = try reportNames(second, "kept")
         #expect(second.succeeded && keptTwice.contains("hdr10plus-metadata"), "\(second)")
         let squeezed = try await CLI.run(["compress", source, "-o", small, "--json"])
-        let keptSmall = try Self.kept(squeezed)
+        let keptSmall = try reportNames(squeezed, "kept")
         #expect(squeezed.succeeded && keptSmall.contains("hdr10plus-metadata"), "\(squeezed)")
         let probe = try await runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
                                                   "stream=has_b_frames", "-of", "csv=p=0", once])
@@ -81,7 +76,7 @@ struct HDR10PlusMovieTests {
         try #"{"version":1,"crop":{"x":0.1,"y":0.1,"width":0.8,"height":0.8}}"#.write(toFile: recipe, atomically: true, encoding: .utf8)
         let edit = try await CLI.run(["live", "edit", dir.file("live/hdr10plus_live.jpg"), dir.file("live/hdr10plus_live.mov"),
                                       "--recipe", recipe, "-o", dir.file("edited"), "--json"])
-        let keptEdit = try Self.kept(edit, "movie_kept")
+        let keptEdit = try reportNames(edit, "movie_kept")
         #expect(edit.succeeded && keptEdit.contains("hdr10plus-metadata"), "\(edit)")
         let edited = try await Self.messages(dir.file("edited/hdr10plus_live_edited.mov"))
         #expect(edited == expected, "the Live edit's crop")
@@ -99,7 +94,7 @@ struct HDR10PlusMovieTests {
         let edit = try await CLI.run(["live", "edit", dir.file("live/hdr10plus_live.jpg"), dir.file("live/hdr10plus_live.mov"),
                                       "--recipe", recipe, "--allow-sdr", "-o", dir.file("sdr"), "--json"])
         #expect(edit.succeeded, "\(edit)")
-        let dropped = try Self.kept(edit, "movie_dropped")
+        let dropped = try reportNames(edit, "movie_dropped")
         #expect(dropped.contains("hdr10plus-metadata") && dropped.contains("hdr-video"), "dropped \(dropped): \(edit.stdout)")
         let sdrMessages = try await Self.messages(dir.file("sdr/hdr10plus_live_edited.mov"))
         #expect(!sdrMessages.isEmpty && sdrMessages.allSatisfy { $0 == nil })
@@ -107,7 +102,7 @@ struct HDR10PlusMovieTests {
         let plainInfo = try VideoReader(plain).info
         #expect(!plainInfo.hdr10Plus)
         let out = try await CLI.run(["video", "transcode", plain, "-o", dir.file("plain.mov"), "--json"])
-        let plainKept = try Self.kept(out), plainDropped = try Self.kept(out, "dropped")
+        let plainKept = try reportNames(out, "kept"), plainDropped = try reportNames(out, "dropped")
         #expect(out.succeeded && plainKept.contains("hdr-video") && !plainKept.contains("hdr10plus-metadata")
                 && !plainDropped.contains("hdr10plus-metadata"), "\(out)")
     }

@@ -503,3 +503,12 @@ extension ExpectedLayout {
         return (rects, y - spacing + margin)
     }
 }
+
+/// A list a CLI JSON report holds under `key` ("kept", "dropped", "movie_kept", ...), as names: string items
+/// as they are, object items by their "name". Looked up in the report itself or in its "video" / "save" part
+/// (compress, Live saves).
+func reportNames(_ run: ProcessResult, _ key: String) throws -> [String] {
+    let json = try JSONSerialization.jsonObject(with: Data((run.lastLine ?? "").utf8)) as? [String: Any]
+    let report = (json?["video"] as? [String: Any]) ?? (json?["save"] as? [String: Any]) ?? json
+    return (report?[key] as? [String]) ?? (report?[key] as? [[String: Any]])?.compactMap { $0["name"] as? String } ?? []
+}
