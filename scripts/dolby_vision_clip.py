@@ -2,12 +2,15 @@
 """Dolby Vision profile 8.4 test clips — an HLG base any HEVC player shows, plus one RPU a picture, as an
 iPhone records HDR video — and what ffprobe reads of a movie's Dolby Vision.
 
-  dolby_vision_clip.py make OUT.mp4 [--frames N]
+  dolby_vision_clip.py make OUT.mp4 [--frames N] [--entry dvh1] [--profile 5]
       hdr_clip.py's 640x360 HLG clip (BT.2020, 10-bit) coded without B-frames; each access unit ends with an
       RPU NAL unit (type 62: rpu_type 2, an identity polynomial reshaping of the 10-bit base, display-
       management metadata whose source_min_pq / source_max_pq / scene_refresh_flag change with the frame i,
       CRC-32/MPEG-2), and the hvc1 sample entry gets a `dvvC` box: version 1.0, profile 8, level 1, RPU and
       base layer present, no enhancement layer, base signal compatibility 4 (HLG).
+      --entry dvh1: the sample entry typed dvh1 instead of hvc1 (as some Dolby Vision 8 files are).
+      --profile 5: a dvcC box saying profile 5, signal compatibility 0 (a base only Dolby Vision decodes;
+      the pixels stay the HLG clip's: what matters is what a reader makes of the configuration).
   dolby_vision_clip.py frames MOVIE
       ffprobe's parse of each frame's "Dolby Vision Metadata" (key=value lines, nested sections flattened in
       order), in presentation order, as a JSON list (null for a frame without one).
@@ -98,10 +101,12 @@ def boxes(data, start, end):
         at += size
 
 
-def add_dvvc(path):
-    """Inserts a dvvC box at the end of the first hvc1 sample entry; grows every box around it."""
+def add_dvvc(path, entry_type=b"hvc1", profile=8):
+    """Inserts a Dolby Vision configuration box at the end of the first hvc1 sample entry (dvvC for profile 8,
+    compatibility 4; dvcC for profile 5, compatibility 0), renames the entry, grows every box around it."""
     data = bytearray(open(path, "rb").read())
-    dvvc = struct.pack(">I4s", 32, b"dvvC") + bytes([1, 0, 8 << 1, (1 << 3) | 0b101, 4 << 4]) + bytes(19)
+    kind, compatibility = (b"dvvC", 4) if profile > 7 else (b"dvcC", 0)
+    dvvc = struct.pack(">I4s", 32, kind) + bytes([1, 0, profile << 1, (1 << 3) | 0b101, compatibility << 4]) + bytes(19)
     chain, start, end = [], 0, len(data)
     for kind_path in (b"moov", b"trak", b"mdia", b"minf", b"stbl", b"stsd"):
         found = next(((a, s) for a, s, k in boxes(data, start, end) if k == kind_path), None)
@@ -113,13 +118,14 @@ def add_dvvc(path):
     assert data.find(b"mdat") < chain[0], "moov after mdat: no chunk offsets move"
     insert = entry[0] + entry[1]
     data[insert:insert] = dvvc
+    data[entry[0] + 4:entry[0] + 8] = entry_type
     for at in chain:
         size = struct.unpack(">I", data[at:at + 4])[0]
         data[at:at + 4] = struct.pack(">I", size + len(dvvc))
     open(path, "wb").write(data)
 
 
-def make(out, frames):
+def make(out, frames, entry_type=b"hvc1", profile=8):
     raw = hdr_clip.raw_frames("hlg", frames)
     with tempfile.TemporaryDirectory() as tmp:
         coded, marked = os.path.join(tmp, "in.hevc"), os.path.join(tmp, "marked.hevc")
@@ -137,7 +143,7 @@ def make(out, frames):
         open(marked, "wb").write(b"".join(b"\x00\x00\x00\x01" + u for u in units))
         subprocess.run(["ffmpeg", "-y", "-v", "error", "-r", "30", "-i", marked, "-c", "copy", "-tag:v", "hvc1", out],
                        check=True)
-    add_dvvc(out)
+    add_dvvc(out, entry_type, profile)
 
 
 def side_blocks(text, name):
@@ -180,7 +186,8 @@ def config(movie):
 if __name__ == "__main__":
     args = sys.argv[1:]
     if len(args) >= 2 and args[0] == "make":
-        make(args[1], int(args[args.index("--frames") + 1]) if "--frames" in args else 12)
+        option = lambda name, default: args[args.index(name) + 1] if name in args else default
+        make(args[1], int(option("--frames", 12)), option("--entry", "hvc1").encode(), int(option("--profile", 8)))
     elif len(args) == 2 and args[0] in ("frames", "config"):
         print(json.dumps(frames(args[1]) if args[0] == "frames" else config(args[1])))
     else:

@@ -97,4 +97,27 @@ struct DolbyVisionMovieTests {
         let plainKept = try reportNames(out, "kept"), plainDropped = try reportNames(out, "dropped")
         #expect(out.succeeded && !plainKept.contains("dolby-vision-metadata") && !plainDropped.contains("dolby-vision-metadata"))
     }
+
+    @Test("a dvh1 sample entry (profile 8) is read and re-encoded as hvc1 with its RPUs; profile 5 (no base other players show) is refused by name, nothing written")
+    func sampleEntriesAndProfiles() async throws {
+        let dir = try TempDir("dovi-entries")
+        defer { dir.remove() }
+        let dvh1 = dir.file("dvh1.mp4"), five = dir.file("p5.mp4")
+        try await Self.python(["make", dvh1, "--frames", "4", "--entry", "dvh1"])
+        try await Self.python(["make", five, "--frames", "4", "--entry", "dvh1", "--profile", "5"])
+        let info = try VideoReader(dvh1).info
+        #expect(info.codec == "dvh1" && info.dolbyVision == "8.4" && info.frameCount == 4, "\(info)")
+        let out = dir.file("out.mov")
+        let run = try await CLI.run(["video", "transcode", dvh1, "-o", out, "--json"])
+        let kept = try reportNames(run, "kept")
+        #expect(run.succeeded && kept.contains("dolby-vision-metadata"), "\(run)")
+        let outRPUs = try await Self.rpus(out), sourceRPUs = try await Self.rpus(dvh1)
+        #expect(outRPUs == sourceRPUs && outRPUs.count == 4)
+        let tag = try await runTool("ffprobe", ["-v", "error", "-show_entries", "stream=codec_tag_string", "-of", "csv=p=0", out])
+        #expect(tag.stdout.hasPrefix("hvc1"), "\(tag.stdout)")
+        let refused = try await CLI.run(["video", "transcode", five, "-o", dir.file("p5-out.mov")])
+        #expect(refused.status == 1 && refused.stderr.contains("Dolby Vision profile 5")
+                && refused.stderr.contains("p5.mp4") && !FileManager.default.fileExists(atPath: dir.file("p5-out.mov")),
+                "\(refused)")
+    }
 }

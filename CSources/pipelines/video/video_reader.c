@@ -137,7 +137,18 @@ void sy_video_reader_close(sy_video_reader *r) {
 
 const sy_video_reader_info *sy_video_reader_info_get(const sy_video_reader *r) { return r ? &r->info : NULL; }
 
-/* Picks the track and checks it is a video track of a codec we decode. */
+/* HEVC sample entries: hvc1 / hev1, and Dolby Vision's dvh1 / dvhe (an hvcC
+ * stream whose pictures a Dolby Vision configuration describes). */
+static int hevc_entry(uint32_t c) {
+    return c == FCC('h', 'v', 'c', '1') || c == FCC('h', 'e', 'v', '1') || c == FCC('d', 'v', 'h', '1') ||
+           c == FCC('d', 'v', 'h', 'e');
+}
+
+/* Picks the track and checks it is a video track of a codec we decode. A
+ * Dolby Vision track is one when its base layer is plain video another
+ * player shows (profile 8's HDR10 / SDR / HLG base; signal compatibility
+ * 1..6); profile 5's base is IPT-PQ that only a Dolby Vision decoder turns
+ * into colour, and would come out as false colours. */
 static sy_status choose_track(sy_video_reader *r, int32_t track, sy_error *err) {
     if (track < 0) {
         int32_t t = sy_mov_main_video_track(r->mov);
@@ -153,17 +164,21 @@ static sy_status choose_track(sy_video_reader *r, int32_t track, sy_error *err) 
         return sy__fail(err, SY_E_USAGE, "%s: track %d is not a video track (handler '%s')", where(r), track,
                         sy_bmff_fourcc_text(ti->handler, name));
     uint32_t c = ti->codec;
-    if (c != FCC('h', 'v', 'c', '1') && c != FCC('h', 'e', 'v', '1') && c != FCC('a', 'v', 'c', '1') &&
-        c != FCC('a', 'v', 'c', '3'))
+    int dolby_entry = c == FCC('d', 'v', 'h', '1') || c == FCC('d', 'v', 'h', 'e');
+    if ((!hevc_entry(c) && c != FCC('a', 'v', 'c', '1') && c != FCC('a', 'v', 'c', '3')) || (dolby_entry && !ti->dovi_type))
         return sy__fail(err, SY_E_UNSUPPORTED, "%s: unsupported codec %s", where(r),
                         c ? sy_bmff_fourcc_text(c, name) : "(no sample entry)");
+    if (ti->dovi_type && (ti->dovi[4] >> 4) == 0)
+        return sy__fail(err, SY_E_UNSUPPORTED,
+                        "%s: Dolby Vision profile %u without a base layer other players show (signal compatibility 0): "
+                        "its pictures are not plain video", where(r), ti->dovi[2] >> 1);
     r->track = (uint32_t)track;
     return SY_OK;
 }
 
 static sy_status create_decoder(sy_video_reader *r, int threads, sy_error *err) {
     const sy_mov_track_info *ti = sy_mov_track(r->mov, r->track);
-    int hevc = ti->codec == FCC('h', 'v', 'c', '1') || ti->codec == FCC('h', 'e', 'v', '1');
+    int hevc = hevc_entry(ti->codec);
     uint32_t type = 0;
     size_t config_len = 0;
     const uint8_t *config = sy_mov_codec_config(r->mov, r->track, &type, &config_len);
@@ -473,7 +488,7 @@ int sy__video_reader_keep_stored_samples(sy_video_reader *r) {
 const sy__yuv *sy__video_reader_samples(const sy_video_reader *r) { return r && r->have_samples ? &r->samples : NULL; }
 
 static int is_hevc(const sy_video_reader *r) {
-    return r->info.codec == FCC('h', 'v', 'c', '1') || r->info.codec == FCC('h', 'e', 'v', '1');
+    return hevc_entry(r->info.codec);
 }
 
 /* The RPU NAL unit (HEVC type 62) among a sample's, copied into r->rpu. */
