@@ -98,4 +98,24 @@ struct TranscodeEditListTests {
         #expect(after["video"]?.start == 0.5 && after["audio"]?.start == 0, "\(after)")
         #expect(try await Self.packets(out) == 90)
     }
+
+    @Test("an edit list with two shown spans (a cut, an iPhone's slow motion) is not honoured halfway: the media is encoded whole")
+    func severalSpans() async throws {
+        let dir = try TempDir("edit-spans")
+        defer { dir.remove() }
+        let source = try await Self.source(in: dir)
+        let cut = dir.file("cut.mp4")
+        try FileManager.default.copyItem(atPath: source, toPath: cut)
+        // 0-1 s of the media, then 1.5-2.5 s (movie timescale 1000, media 15360; x264's B-frames start at 1024)
+        let script = Paths.packageRoot.appendingPathComponent("scripts/edit_list.py").path
+        let set = try await runProcess("/usr/bin/env", ["python3", script, "set", cut, "1000:1024,1000:24064"])
+        #expect(set.succeeded, "\(set)")
+        #expect(try await Self.streams(cut)["video"]?.duration == 2, "fixture: ffprobe sees the two spans")
+        let out = dir.file("out.mp4")
+        let run = try await CLI.run(["video", "transcode", cut, "-o", out])
+        #expect(run.succeeded, "\(run)")
+        #expect(try await Self.packets(out) == 90, "every frame, not the first span's 30")
+        let info = try VideoReader(cut).info
+        #expect(abs(info.presentationSeconds - 3) < 0.05 && abs(info.frameRate - 30) < 0.5, "\(info)")
+    }
 }

@@ -192,8 +192,16 @@ const uint8_t *sy_mov_track_meta(const sy_mov *mov, uint32_t track, size_t *len)
 sy_status sy_mov_edit(const sy_mov *mov, uint32_t track, uint32_t k, uint64_t *segment_duration, int64_t *media_time,
                       int32_t *rate, sy_error *err);
 
+/** A track's edit list read as a delay and one shown span: *delay = the
+ *  leading empty edits (movie timescale), *segment / *media_time = the first
+ *  non-empty edit's (movie / media timescale). Returns 1 when that edit is the
+ *  only non-empty one — a trim, a B-frame track's start — and 0 when there is
+ *  none, or several (cuts, slow motion: not honoured; the media is shown as
+ *  it is); the outputs are filled either way (0 / 0 / 0 without edits). */
+int sy_mov_edit_span(const sy_mov *mov, uint32_t track, uint64_t *delay, uint64_t *segment, int64_t *media_time);
+
 /** Frames per second of a track: its samples over the time its first
- *  non-empty edit shows them, when that edit shows them all, else over the
+ *  non-empty edit shows them, when that edit (the only one) shows them all, else over the
  *  media duration; 0 when neither is known. The two differ for B-frame
  *  tracks written with a lengthened last sample (ours: the media runs two
  *  frames past the presentation); a trimming edit shows only some samples. */

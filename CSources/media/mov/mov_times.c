@@ -7,21 +7,38 @@
 #include "base/sy_internal.h"
 #include "sy_mov.h"
 
+int sy_mov_edit_span(const sy_mov *mov, uint32_t track, uint64_t *delay, uint64_t *segment, int64_t *media_time) {
+    *delay = *segment = 0;
+    *media_time = 0;
+    const sy_mov_track_info *ti = mov ? sy_mov_track(mov, track) : NULL;
+    int found = 0;
+    for (uint32_t k = 0; ti && k < ti->edit_count; k++) {
+        uint64_t seg;
+        int64_t mt;
+        int32_t rate;
+        if (sy_mov_edit(mov, track, k, &seg, &mt, &rate, NULL) != SY_OK) return 0;
+        if (mt < 0) { /* an empty edit: a delay before the first shown, a gap after */
+            if (!found) *delay += seg;
+            continue;
+        }
+        if (found) return 0; /* a second shown span */
+        found = 1;
+        *segment = seg;
+        *media_time = mt;
+    }
+    return found;
+}
+
 double sy_mov_frame_rate(const sy_mov *mov, uint32_t track) {
     const sy_mov_track_info *ti = mov ? sy_mov_track(mov, track) : NULL;
     if (!ti || !ti->sample_count) return 0;
     double rate = ti->duration_seconds > 0 ? ti->sample_count / ti->duration_seconds : 0;
     uint32_t movie_scale = sy_mov_info_get(mov)->timescale;
-    for (uint32_t k = 0; k < ti->edit_count && movie_scale && ti->timescale; k++) {
-        uint64_t segment;
-        int64_t media_time;
-        int32_t speed;
-        if (sy_mov_edit(mov, track, k, &segment, &media_time, &speed, NULL) != SY_OK) break;
-        if (media_time < 0) continue; /* an empty edit: a delay */
+    uint64_t delay, segment;
+    int64_t media_time;
+    if (sy_mov_edit_span(mov, track, &delay, &segment, &media_time) && segment && movie_scale && ti->timescale) {
         double shown = (double)segment / movie_scale;
-        if (shown > 0 && (double)media_time / ti->timescale + shown >= ti->duration_seconds - 1e-9)
-            rate = ti->sample_count / shown;
-        break;
+        if ((double)media_time / ti->timescale + shown >= ti->duration_seconds - 1e-9) rate = ti->sample_count / shown;
     }
     return rate;
 }

@@ -8,7 +8,9 @@
  * ones are predicted from them — and hides them by the edit; a B-frame file
  * starts its edit two frames in. A re-encode decodes every frame but encodes
  * only those shown, after the same delay, so its picture stays in step with
- * its sound. */
+ * its sound. Only an edit list with one shown span (sy_mov_edit_span) is
+ * honoured so: with several (cuts, an iPhone's slow motion) the media is
+ * encoded whole, as it is stored. */
 #ifndef SY_SHOWN_SPAN_H
 #define SY_SHOWN_SPAN_H
 

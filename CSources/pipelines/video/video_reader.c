@@ -222,6 +222,11 @@ static void fill_info(sy_video_reader *r) {
     in->start_pts = 0;
     in->presentation_seconds = ti->duration_seconds;
     uint32_t movie_scale = sy_mov_info_get(r->mov)->timescale;
+    uint64_t delay, segment;
+    int64_t shown_from;
+    if (sy_mov_edit_span(r->mov, r->track, &delay, &segment, &shown_from) && ti->timescale) /* one shown span */
+        in->presentation_seconds = segment && movie_scale ? (double)segment / movie_scale
+                                                          : SY__MAX(0.0, ti->duration_seconds - (double)shown_from / ti->timescale);
     for (uint32_t k = 0; k < ti->edit_count; k++) { /* the first non-empty edit */
         uint64_t seg;
         int64_t media_time;
@@ -229,8 +234,6 @@ static void fill_info(sy_video_reader *r) {
         if (sy_mov_edit(r->mov, r->track, k, &seg, &media_time, &rate, NULL) != SY_OK) break;
         if (media_time >= 0) {
             in->start_pts = media_time;
-            if (seg && movie_scale) in->presentation_seconds = (double)seg / movie_scale;
-            else if (ti->timescale) in->presentation_seconds = SY__MAX(0.0, ti->duration_seconds - (double)media_time / ti->timescale);
             break;
         }
     }
