@@ -25,6 +25,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import edit_list  # noqa: E402  (box walking)
 import hdr10plus_clip  # noqa: E402  (Annex-B helpers)
 import hdr_clip  # noqa: E402  (the clip's pixels)
 
@@ -91,16 +92,6 @@ def rpu(i):
     return bytes([62 << 1, 1]) + hdr10plus_clip.escape(body)
 
 
-def boxes(data, start, end):
-    at = start
-    while at + 8 <= end:
-        size, kind = struct.unpack(">I4s", data[at:at + 8])
-        if size < 8 or at + size > end:
-            break
-        yield at, size, kind
-        at += size
-
-
 def add_dvvc(path, entry_type=b"hvc1", profile=8):
     """Inserts a Dolby Vision configuration box at the end of the first hvc1 sample entry (dvvC for profile 8,
     compatibility 4; dvcC for profile 5, compatibility 0), renames the entry, grows every box around it."""
@@ -109,11 +100,11 @@ def add_dvvc(path, entry_type=b"hvc1", profile=8):
     dvvc = struct.pack(">I4s", 32, kind) + bytes([1, 0, profile << 1, (1 << 3) | 0b101, compatibility << 4]) + bytes(19)
     chain, start, end = [], 0, len(data)
     for kind_path in (b"moov", b"trak", b"mdia", b"minf", b"stbl", b"stsd"):
-        found = next(((a, s) for a, s, k in boxes(data, start, end) if k == kind_path), None)
+        found = edit_list.find(data, start, end, kind_path)
         assert found, kind_path
         chain.append(found[0])
         start, end = found[0] + 8 + (8 if kind_path == b"stsd" else 0), found[0] + found[1]
-    entry = next((a, s) for a, s, k in boxes(data, start, end) if k == b"hvc1")
+    entry = edit_list.find(data, start, end, b"hvc1")
     chain.append(entry[0])
     assert data.find(b"mdat") < chain[0], "moov after mdat: no chunk offsets move"
     insert = entry[0] + entry[1]
