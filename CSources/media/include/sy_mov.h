@@ -197,7 +197,8 @@ sy_status sy_mov_edit(const sy_mov *mov, uint32_t track, uint32_t k, uint64_t *s
  *  non-empty edit's (movie / media timescale). Returns 1 when that edit is the
  *  only non-empty one — a trim, a B-frame track's start — and 0 when there is
  *  none, or several (cuts, slow motion: not honoured; the media is shown as
- *  it is); the outputs are filled either way (0 / 0 / 0 without edits). */
+ *  it is); the outputs are filled either way (*media_time the first non-empty
+ *  edit's even when more follow; 0 / 0 / 0 without edits). */
 int sy_mov_edit_span(const sy_mov *mov, uint32_t track, uint64_t *delay, uint64_t *segment, int64_t *media_time);
 
 /** Frames per second of a track: its samples over the time its first

@@ -372,17 +372,22 @@ sy_status sy__video_encoder_stage_samples(sy_video_encoder *enc, const sy__yuv *
     return staged(enc);
 }
 
+/* What goes with the staged frame (its pts) into x265's encoder: a usable encoder with a frame staged. */
+static sy_status check_staged(const sy_video_encoder *enc, const char *fn, sy_error *err) {
+    sy_status st = check_usable(enc, fn, err);
+    if (st == SY_OK && !enc->staged) st = sy__fail(err, SY_E_USAGE, "%s: no staged frame", fn);
+    return st;
+}
+
 sy_status sy__video_encoder_stage_t35(sy_video_encoder *enc, const uint8_t *payload, size_t len, sy_error *err) {
-    sy_status st = check_usable(enc, "sy__video_encoder_stage_t35", err);
+    sy_status st = check_staged(enc, "sy__video_encoder_stage_t35", err);
     if (st != SY_OK) return st;
-    if (!enc->staged) return sy__fail(err, SY_E_USAGE, "sy__video_encoder_stage_t35: no staged frame");
     return fail_state(enc, sy__hevc_encoder_attach_t35(enc->hevc, enc->last_pts, payload, len, err));
 }
 
 sy_status sy__video_encoder_stage_rpu(sy_video_encoder *enc, const uint8_t *nal, size_t len, sy_error *err) {
-    sy_status st = check_usable(enc, "sy__video_encoder_stage_rpu", err);
+    sy_status st = check_staged(enc, "sy__video_encoder_stage_rpu", err);
     if (st != SY_OK) return st;
-    if (!enc->staged) return sy__fail(err, SY_E_USAGE, "sy__video_encoder_stage_rpu: no staged frame");
     return fail_state(enc, sy__hevc_encoder_attach_last_nal(enc->hevc, enc->last_pts, nal, len, err));
 }
 

@@ -219,24 +219,15 @@ static void fill_info(sy_video_reader *r) {
     in->duration_seconds = ti->duration_seconds;
     in->duration = ti->duration;
     in->frame_rate = sy_mov_frame_rate(r->mov, r->track);
-    in->start_pts = 0;
     in->presentation_seconds = ti->duration_seconds;
     uint32_t movie_scale = sy_mov_info_get(r->mov)->timescale;
     uint64_t delay, segment;
-    int64_t shown_from;
-    if (sy_mov_edit_span(r->mov, r->track, &delay, &segment, &shown_from) && ti->timescale) /* one shown span */
-        in->presentation_seconds = segment && movie_scale ? (double)segment / movie_scale
-                                                          : SY__MAX(0.0, ti->duration_seconds - (double)shown_from / ti->timescale);
-    for (uint32_t k = 0; k < ti->edit_count; k++) { /* the first non-empty edit */
-        uint64_t seg;
-        int64_t media_time;
-        int32_t rate;
-        if (sy_mov_edit(r->mov, r->track, k, &seg, &media_time, &rate, NULL) != SY_OK) break;
-        if (media_time >= 0) {
-            in->start_pts = media_time;
-            break;
-        }
-    }
+    /* start_pts: the first non-empty edit's media time, whatever follows it */
+    int single = sy_mov_edit_span(r->mov, r->track, &delay, &segment, &in->start_pts);
+    if (single && ti->timescale) /* one shown span: its length */
+        in->presentation_seconds = segment && movie_scale
+                                       ? (double)segment / movie_scale
+                                       : SY__MAX(0.0, ti->duration_seconds - (double)in->start_pts / ti->timescale);
     in->bit_depth = p->bit_depth;
     in->chroma_format = p->chroma;
     in->full_range = p->colour.present ? p->colour.full_range : 0;
@@ -490,10 +481,6 @@ int sy__video_reader_keep_stored_samples(sy_video_reader *r) {
 
 const sy__yuv *sy__video_reader_samples(const sy_video_reader *r) { return r && r->have_samples ? &r->samples : NULL; }
 
-static int is_hevc(const sy_video_reader *r) {
-    return hevc_entry(r->info.codec);
-}
-
 /* The RPU NAL unit (HEVC type 62) among a sample's, copied into r->rpu. */
 static void take_rpu(sy_video_reader *r, size_t len) {
     const uint8_t *nal;
@@ -514,7 +501,7 @@ static sy_status frame_dynamic(sy_video_reader *r, uint32_t tag, sy_error *err) 
     sy_status st = read_sample(r, tag, &len, err);
     if (st != SY_OK) return st;
     if (r->hdr10plus)
-        r->hdr10plus_len = sy__hdr10plus_from_sample(r->sample, len, r->dec->params.length_size, is_hevc(r),
+        r->hdr10plus_len = sy__hdr10plus_from_sample(r->sample, len, r->dec->params.length_size, hevc_entry(r->info.codec),
                                                      r->hdr10plus, SY__HDR10PLUS_MAX);
     if (r->rpu) take_rpu(r, len);
     return SY_OK;
@@ -533,7 +520,7 @@ const uint8_t *sy__video_reader_hdr10plus(const sy_video_reader *r, size_t *len)
 
 int sy__video_reader_keep_dovi_rpu(sy_video_reader *r) {
     const sy_mov_track_info *ti = r ? sy_mov_track(r->mov, r->track) : NULL;
-    if (!ti || !is_hevc(r) || !ti->dovi_type || !(ti->dovi[3] & 0x04)) return 0; /* rpu_present_flag */
+    if (!ti || !hevc_entry(r->info.codec) || !ti->dovi_type || !(ti->dovi[3] & 0x04)) return 0; /* rpu_present_flag */
     if (!r->rpu && !(r->rpu = sy__alloc(r->ctx, SY__DOVI_RPU_MAX, 1, "Dolby Vision RPU", NULL))) return 0;
     return 1;
 }
