@@ -3,8 +3,9 @@
  *
  * Flow: rows arrive top to bottom and are converted into one tile row of
  * YCbCr samples (4:2:0, edge columns/rows replicated up to the tile grid);
- * when that row of tiles is full every tile is handed to x265 (one encoder for
- * all tiles, intra only), and finished tile bitstreams are appended to an
+ * when that row of tiles is full its tiles are handed to x265 (intra only; one
+ * encoder per core, tiles dealt in turn: sy_heif_tile_lanes.h), and finished
+ * tile bitstreams are appended, in tile order, to an
  * unlinked spool file in the destination folder. Auxiliary images are encoded
  * whole when added, into the same spool. finish() writes ftyp + meta (built in
  * memory with sy_bmff_writer) + mdat to a temporary file beside the target
@@ -23,6 +24,7 @@
 #include "base/sy_output.h"
 #include "hevc/sy_hevc_encoder.h"
 #include "bmff/sy_bmff.h"
+#include "heif/sy_heif_tile_lanes.h"
 #include "heif/sy_heif_writer.h"
 
 /* The default encoder, measured (docs/heic-quality.md): preset ultrafast with
@@ -78,8 +80,9 @@ struct sy_heif_writer {
     hw_image primary;
     hw_image aux[SY_HEIF_WRITER_MAX_AUXILIARY];
     uint32_t aux_count;
-    sy__hevc_encoder *encoder; /* primary tiles; NULL once all rows are encoded */
-    hw_rows rows;
+    sy__tile_lanes *encoder;   /* primary tiles; NULL once all rows are encoded */
+    hw_rows rows[2];           /* one filled while x265 encodes the other (one when a tile row is all) */
+    uint32_t filling;
     uint32_t rows_in;
     uint8_t *exif, *xmp, *icc;
     size_t exif_len, xmp_len, icc_len;
@@ -259,7 +262,9 @@ static sy_cicp described_colour(const sy_heif_writer *w) {
     return c;
 }
 
-static sy_status encoder_open(sy_heif_writer *w, hw_image *img, sy__hevc_encoder **out, sy_error *err) {
+/* Lanes (encoders) for the tiles of `img`: as many as the options say, at
+ * most one per tile. */
+static sy_status encoder_open(sy_heif_writer *w, hw_image *img, sy__tile_lanes **out, sy_error *err) {
     sy__hevc_encoder_options o;
     memset(&o, 0, sizeof o);
     o.use = SY__HEVC_STILLS;
@@ -272,12 +277,12 @@ static sy_status encoder_open(sy_heif_writer *w, hw_image *img, sy__hevc_encoder
     o.preset = w->preset;
     o.still.min_cu_size = w->min_cu_size;
     o.colour = described_colour(w);
-    return sy__hevc_encoder_open(w->ctx, &o, spool_tile, img, out, err);
+    return sy__tile_lanes_open(w->ctx, &o, SY__MIN(w->opts.encoders, o.still.pictures), spool_tile, img, out, err);
 }
 
-static sy_status copy_hvcc(sy_heif_writer *w, hw_image *img, const sy__hevc_encoder *enc, sy_error *err) {
+static sy_status copy_hvcc(sy_heif_writer *w, hw_image *img, const sy__tile_lanes *enc, sy_error *err) {
     size_t len;
-    const uint8_t *h = sy__hevc_encoder_hvcc(enc, &len);
+    const uint8_t *h = sy__tile_lanes_hvcc(enc, &len);
     img->hvcc = sy__alloc(w->ctx, len, 1, "hvcC", err);
     if (!img->hvcc) return err ? err->code : SY_E_BUDGET;
     memcpy(img->hvcc, h, len);
@@ -286,21 +291,14 @@ static sy_status copy_hvcc(sy_heif_writer *w, hw_image *img, const sy__hevc_enco
 }
 
 /* Encodes every tile of the (closed) tile row `tile_row`. */
-static sy_status encode_tile_row(sy_heif_writer *w, hw_image *img, sy__hevc_encoder *enc, hw_rows *r, uint32_t tile_row,
+static sy_status encode_tile_row(sy_heif_writer *w, hw_image *img, sy__tile_lanes *enc, hw_rows *r, uint32_t tile_row,
                                  uint32_t *done, uint32_t total, sy_error *err) {
-    size_t cw = img->channels == 3 ? img->tile_w / 2 : 0;
-    for (uint32_t c = 0; c < img->cols; c++) {
-        sy_status st = sy__check_cancel(w->ctx, err);
-        if (st != SY_OK) return st;
-        uint8_t *planes[3] = {r->plane[0] + (size_t)c * img->tile_w, NULL, NULL};
-        if (img->channels == 3) {
-            planes[1] = r->plane[1] + c * cw;
-            planes[2] = r->plane[2] + c * cw;
-        }
-        st = sy__hevc_encoder_push(enc, planes, r->stride, tile_row * img->cols + c, err);
-        if (st != SY_OK) return st;
-        sy__progress(w->ctx, "heif tiles", ++*done, total);
-    }
+    uint8_t *planes[3] = {r->plane[0], img->channels == 3 ? r->plane[1] : NULL, img->channels == 3 ? r->plane[2] : NULL};
+    sy_status st = sy__tile_lanes_encode_row(enc, planes, r->stride, img->cols, img->tile_w,
+                                             (int64_t)tile_row * img->cols, err);
+    if (st != SY_OK) return st;
+    *done += img->cols;
+    sy__progress(w->ctx, "heif tiles", *done, total);
     return SY_OK;
 }
 
@@ -325,6 +323,7 @@ void sy_heif_writer_options_init(sy_heif_writer_options *opts) {
     opts->matrix_coefficients = 6;
     opts->full_range = 1;
     opts->mirror = -1;
+    opts->encoders = 2;
 }
 
 static char *copy_string(sy_context *ctx, const char *s, const char *reason, sy_error *err) {
@@ -353,6 +352,8 @@ sy_status sy_heif_writer_create(sy_context *ctx, const char *path, const sy_heif
     if (o->tile_height && (o->tile_height < 64 || o->tile_height > 4096 || (o->tile_height & 7)))
         return sy__fail(err, SY_E_USAGE, "sy_heif_writer_create: tile_height %u (0, or a multiple of 8 in 64..4096)",
                         o->tile_height);
+    if (o->encoders < 1 || o->encoders > SY__TILE_LANES_MAX)
+        return sy__fail(err, SY_E_USAGE, "sy_heif_writer_create: %u encoders (1..%u)", o->encoders, SY__TILE_LANES_MAX);
     if (o->chroma != 420)
         return sy__fail(err, SY_E_UNSUPPORTED, "sy_heif_writer_create: chroma %u (only 420)", o->chroma);
     if (o->colour_primaries > 255 || o->transfer_characteristics > 255 || o->matrix_coefficients > 255 ||
@@ -380,7 +381,8 @@ sy_status sy_heif_writer_create(sy_context *ctx, const char *path, const sy_heif
     }
     if ((st = image_init(w, &w->primary, o->width, o->height, 3, 1, 0, err)) != SY_OK) goto fail;
     if ((st = spool_open(w, err)) != SY_OK) goto fail;
-    if ((st = rows_init(ctx, &w->rows, &w->primary, err)) != SY_OK) goto fail;
+    if ((st = rows_init(ctx, &w->rows[0], &w->primary, err)) != SY_OK) goto fail;
+    if (w->primary.rows > 1 && (st = rows_init(ctx, &w->rows[1], &w->primary, err)) != SY_OK) goto fail;
     if ((st = encoder_open(w, &w->primary, &w->encoder, err)) != SY_OK) goto fail;
     if ((st = copy_hvcc(w, &w->primary, w->encoder, err)) != SY_OK) goto fail;
     *out = w;
@@ -409,24 +411,32 @@ sy_status sy_heif_writer_write_rows(sy_heif_writer *w, const uint8_t *const *rgb
     uint32_t total = img->cols * img->rows;
     for (uint32_t i = 0; i < count; i++) {
         if (!rgb_rows[i]) return fail_state(w, sy__fail(err, SY_E_USAGE, "sy_heif_writer_write_rows: row %u is NULL", i));
-        rows_put(&w->rows, &w->matrix, rgb_rows[i]);
+        hw_rows *r = &w->rows[w->filling];
+        rows_put(r, &w->matrix, rgb_rows[i]);
         w->rows_in++;
         int last = w->rows_in == img->height;
-        if (w->rows.filled == w->rows.tile_h || last) {
-            rows_close(&w->rows, &w->matrix);
-            uint32_t tile_row = (w->rows_in - 1) / img->tile_h, done = tile_row * img->cols;
-            st = encode_tile_row(w, img, w->encoder, &w->rows, tile_row, &done, total, err);
-            if (st != SY_OK) return fail_state(w, st);
-            w->rows.filled = 0;
+        if (r->filled == r->tile_h || last) {
+            rows_close(r, &w->matrix);
+            uint32_t tile_row = (w->rows_in - 1) / img->tile_h;
+            /* the row before must be done: its buffer is filled next */
+            if ((st = sy__tile_lanes_finish_row(w->encoder, err)) != SY_OK) return fail_state(w, st);
+            sy__progress(w->ctx, "heif tiles", tile_row * img->cols, total);
+            uint8_t *planes[3] = {r->plane[0], r->plane[1], r->plane[2]};
+            sy__tile_lanes_start_row(w->encoder, planes, r->stride, img->cols, img->tile_w,
+                                     (int64_t)tile_row * img->cols);
+            r->filled = 0;
+            w->filling = w->rows[1].plane[0] ? 1 - w->filling : 0;
         }
         if (last) { /* drain x265 and give its memory back before finish */
-            st = sy__hevc_encoder_flush(w->encoder, err);
-            sy__hevc_encoder_destroy(w->encoder);
+            st = sy__tile_lanes_flush(w->encoder, err);
+            sy__tile_lanes_destroy(w->encoder);
             w->encoder = NULL;
-            rows_free(w->ctx, &w->rows);
+            rows_free(w->ctx, &w->rows[0]);
+            rows_free(w->ctx, &w->rows[1]);
             if (st == SY_OK && img->tiles_done != total)
                 st = sy__fail(err, SY_E_CODEC, "sy_heif_writer: x265 returned %u of %u tiles", img->tiles_done, total);
             if (st != SY_OK) return fail_state(w, st);
+            sy__progress(w->ctx, "heif tiles", total, total);
         }
     }
     return SY_OK;
@@ -521,7 +531,7 @@ static sy_status add_image(sy_heif_writer *w, const char *fn, hw_role role, cons
     hw_image *img = &w->aux[w->aux_count];
     hw_rows r;
     memset(&r, 0, sizeof r);
-    sy__hevc_encoder *enc = NULL;
+    sy__tile_lanes *enc = NULL;
     if ((st = image_init(w, img, width, height, channels, 0, items_so_far(w), err)) != SY_OK) goto fail;
     img->thumb = role == HW_THUMBNAIL;
     img->tmap_only = role == HW_TMAP_ONLY;
@@ -541,18 +551,18 @@ static sy_status add_image(sy_heif_writer *w, const char *fn, hw_role role, cons
         rows_close(&r, &w->matrix);
         if ((st = encode_tile_row(w, img, enc, &r, tr, &done, total, err)) != SY_OK) goto fail;
     }
-    if ((st = sy__hevc_encoder_flush(enc, err)) != SY_OK) goto fail;
+    if ((st = sy__tile_lanes_flush(enc, err)) != SY_OK) goto fail;
     if (img->tiles_done != total) {
         st = sy__fail(err, SY_E_CODEC, "%s: x265 returned %u of %u tiles", fn, img->tiles_done, total);
         goto fail;
     }
-    sy__hevc_encoder_destroy(enc);
+    sy__tile_lanes_destroy(enc);
     rows_free(w->ctx, &r);
     if (index) *index = w->aux_count;
     w->aux_count++;
     return SY_OK;
 fail:
-    sy__hevc_encoder_destroy(enc);
+    sy__tile_lanes_destroy(enc);
     rows_free(w->ctx, &r);
     image_free(w->ctx, img);
     return fail_state(w, st);
@@ -1123,8 +1133,9 @@ done:
 void sy_heif_writer_destroy(sy_heif_writer *w) {
     if (!w) return;
     sy_context *ctx = w->ctx;
-    sy__hevc_encoder_destroy(w->encoder);
-    rows_free(ctx, &w->rows);
+    sy__tile_lanes_destroy(w->encoder); /* first: its lanes may still read a row */
+    rows_free(ctx, &w->rows[0]);
+    rows_free(ctx, &w->rows[1]);
     if (w->spool) fclose(w->spool); /* unlinked: its blocks go with it */
     image_free(ctx, &w->primary);
     for (uint32_t i = 0; i < w->aux_count; i++) image_free(ctx, &w->aux[i]);

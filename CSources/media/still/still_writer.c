@@ -70,6 +70,7 @@ static sy_status open_heic(sy__still_writer *w, const char *path, int quality, c
     o.height = w->height;
     o.quality = quality;
     o.x265_preset = preset;
+    if (w->extra && w->extra->heic_one_encoder) o.encoders = 1;
     sy_status st = sy_heif_writer_create(w->ctx, path, &o, &w->heic, err);
     if (st == SY_OK && md && md->exif) st = sy_heif_writer_set_exif(w->heic, md->exif, md->exif_len, err);
     if (st == SY_OK && md && md->xmp) st = sy_heif_writer_set_xmp(w->heic, md->xmp, md->xmp_len, err);

@@ -66,6 +66,7 @@ typedef struct sy__still_extra {
     sy_status (*jpeg_finish)(void *user, FILE *file, sy_error *err);
     sy_status (*heic_finish)(void *user, struct sy_heif_writer *w, sy_error *err);
     void *user;
+    uint8_t heic_one_encoder;       /* 1: one x265 encoder for a HEIC's tiles (~9 MB less; strip-wise collages) */
 } sy__still_extra;
 
 /* `md` may be NULL (no metadata); it is written during open. */

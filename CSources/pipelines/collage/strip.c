@@ -14,6 +14,7 @@ struct sy__strip_sink {
     sy__jpeg_writer *jpeg;
     sy__png_writer *png;
     sy__still_writer *heic;           /* HEIC: the still writer (its own temp file, the gain map at finish) */
+    sy__still_extra heic_extra;       /* HEIC: the caller's extra + one encoder (the writer borrows it) */
     sy__jpeg_strip planes;            /* JPEG: Y (16 rows), Cb (8), Cr (8) */
     uint8_t *rgb_mem;                 /* PNG, HEIC: 16 RGB rows, in rows[0] */
     uint8_t *(*rows)[SY__STRIP_ROWS]; /* the strip being composed: planes.rows or rgb_rows */
@@ -38,8 +39,10 @@ static sy_status write_header(sy__strip_sink *s, const char *path, int quality, 
     }
     if (s->format == SY_STILL_HEIC) { /* its heic_finish adds the gain map's images after the base */
         sy__metadata md = {.icc = icc, .icc_len = icc_len};
-        st = sy__still_writer_open_extra(s->ctx, path, SY_STILL_HEIC, quality, NULL, s->width, s->height, &md, extra,
-                                         &s->heic, err);
+        s->heic_extra = extra ? *extra : (sy__still_extra){0};
+        s->heic_extra.heic_one_encoder = 1; /* the job's memory over a second tile at once */
+        st = sy__still_writer_open_extra(s->ctx, path, SY_STILL_HEIC, quality, NULL, s->width, s->height, &md,
+                                         &s->heic_extra, &s->heic, err);
         sy__free(s->ctx, icc);
         return st;
     }
