@@ -132,8 +132,9 @@ sy_status sy_heif_writer_set_icc(sy_heif_writer *w, const uint8_t *icc, size_t l
  *  primary. channels 1 = 8-bit greyscale rows (width bytes) encoded as HEVC
  *  4:0:0 (RExt profile); channels 3 = RGB rows converted like the primary to
  *  4:2:0 (plus the primary's colr nclx). `rows` holds `height` row pointers,
- *  borrowed during the call. Sizes 1..65535; images over 4096 px on a side,
- *  under 64 px, or (RGB) with an odd side become a hidden grid item instead.
+ *  borrowed during the call. Sizes 1..65535; an image larger than one tile
+ *  (tile_size x tile_height), under 64 px, or (RGB) with an odd side becomes a
+ *  hidden grid item instead (as iPhones store their gain maps).
  *  Its index (0 for the first, ...) is written to *index when not NULL. */
 sy_status sy_heif_writer_add_auxiliary(sy_heif_writer *w, const char *urn, uint32_t width, uint32_t height,
                                        uint32_t channels, const uint8_t *const *rows, uint32_t *index,
