@@ -719,6 +719,45 @@ private func expectFaithfulRemux(src: String, ours: String, brand: String) throw
         try decodesCleanly(path)
     }
 
+    // A re-encode keeps a source's cuts and slow motion by writing its edit list again (issue 17: frame
+    // times). The list is written as given — empty edit, two spans, a half-speed rate — read back by our
+    // demuxer entry by entry, and the track's duration is the list's sum (ffprobe agrees).
+    @Test("an explicit edit list is written as given, rates included; the track lasts its sum",
+          .enabled(if: MuxFixtures.hasFFmpeg))
+    func explicitEditList() throws {
+        let srcPath = try MuxFixtures.need("src.mov")
+        let src = try Source(srcPath)
+        let dir = try MuxFixtures.freshFolder("edit-list")
+        let path = dir + "/cut.mov"
+        let mux = try Muxer(path)
+        let v = src.track(0)
+        let id = try mux.addVideo(width: v.width, height: v.height, timescale: v.timescale, config: src.config(0).bytes)
+        for i in 0..<Int(v.sample_count) {
+            let s = try src.sample(0, i)
+            try mux.mustAdd(id, try src.read(0, i), duration: s.duration, offset: Int32(s.pts - s.dts), sync: s.sync != 0)
+        }
+        let list = [sy_mov_writer_edit(segment: 60, media_time: -1, rate: 0x10000),
+                    sy_mov_writer_edit(segment: 300, media_time: Int64(v.edit_media_time), rate: 0x10000),
+                    sy_mov_writer_edit(segment: 240, media_time: Int64(v.edit_media_time) + Int64(v.timescale), rate: 0x8000)]
+        var err = sy_error()
+        #expect(sy_mov_writer_set_edit_list(mux.raw, id, list, 0, &err) == SY_E_USAGE, "no edits")
+        #expect(sy_mov_writer_set_edit_list(mux.raw, id + 5, list, 3, &err) == SY_E_USAGE, "no such track")
+        var bad = list
+        bad[1].media_time = -2
+        #expect(sy_mov_writer_set_edit_list(mux.raw, id, bad, 3, &err) == SY_E_USAGE, "media time below -1")
+        try ok(sy_mov_writer_set_edit_list(mux.raw, id, list, 3, &err), err, "sy_mov_writer_set_edit_list")
+        try mux.finish()
+        let back = try Source(path)
+        #expect(back.track(0).edit_count == 3 && back.info.timescale == 600, "a QuickTime movie's 600")
+        for (k, e) in list.enumerated() {
+            var seg: UInt64 = 0, mt: Int64 = 0, rate: Int32 = 0
+            try ok(sy_mov_edit(back.raw, 0, UInt32(k), &seg, &mt, &rate, &err), err, "sy_mov_edit")
+            #expect(seg == e.segment && mt == e.media_time && rate == e.rate, "edit \(k): \(seg) \(mt) \(rate)")
+        }
+        let duration = try ExternalTools.check("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", path])
+        #expect(abs((Double(duration.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) - 1.0) < 0.01, "600 ticks at 600: \(duration)")
+    }
+
     @Test("destroy without finish leaves no file; an existing output stays untouched")
     func abandonedWriter() throws {
         let dir = try MuxFixtures.freshFolder("abandon")

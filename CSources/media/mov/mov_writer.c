@@ -396,6 +396,27 @@ sy_status sy_mov_writer_set_edit(sy_mov_writer *w, uint32_t track_id, uint64_t e
     return SY_OK;
 }
 
+sy_status sy_mov_writer_set_edit_list(sy_mov_writer *w, uint32_t track_id, const sy_mov_writer_edit *edits,
+                                      uint32_t count, sy_error *err) {
+    static const char fn[] = "sy_mov_writer_set_edit_list";
+    MW_TRY(usable(w, fn, err));
+    mw_track *t;
+    MW_TRY(find_track(w, track_id, fn, &t, err));
+    if (!edits || count < 1 || count > SY_MOV_WRITER_MAX_EDITS)
+        return sy__fail(err, SY_E_USAGE, "%s: track %u: %u edits (1..%u)", fn, track_id, count, SY_MOV_WRITER_MAX_EDITS);
+    for (uint32_t i = 0; i < count; i++)
+        if (edits[i].media_time < -1 || edits[i].segment > (uint64_t)INT64_MAX)
+            return sy__fail(err, SY_E_USAGE, "%s: track %u: edit %u (segment %llu, media time %lld)", fn, track_id, i,
+                            (unsigned long long)edits[i].segment, (long long)edits[i].media_time);
+    sy_mov_writer_edit *copy = sy__alloc(w->ctx, count, sizeof *copy, "mov writer edit list", err);
+    if (!copy) return err ? err->code : SY_E_BUDGET;
+    memcpy(copy, edits, count * sizeof *copy);
+    sy__free(w->ctx, t->edit_list);
+    t->edit_list = copy;
+    t->edit_list_count = count;
+    return SY_OK;
+}
+
 sy_status sy_mov_writer_set_presentation_end(sy_mov_writer *w, uint32_t track_id, int64_t media_end, sy_error *err) {
     static const char fn[] = "sy_mov_writer_set_presentation_end";
     MW_TRY(usable(w, fn, err));

@@ -28,29 +28,34 @@ static const int32_t identity[9] = {0x10000, 0, 0, 0, 0x10000, 0, 0, 0, 0x400000
 
 /* ---- edits ---- */
 
-typedef struct mw_edit {
-    uint64_t segment; /* movie timescale */
-    int64_t media_time; /* -1 = empty */
-} mw_edit;
+typedef sy_mov_writer_edit mw_edit;
 
-/* The track's edits: [empty edit] + one edit playing from media_time to the
- * end of presentation. Default: one edit from 0 (none for mebx). */
-static uint32_t track_edits(const sy_mov_writer *w, const mw_track *t, mw_edit out[2]) {
+/* The track's edits, at most SY_MOV_WRITER_MAX_EDITS (*list points at them):
+ * set_edit_list's as given; else [empty edit] + one edit playing from
+ * media_time to the end of presentation. Default: one edit from 0 (none for
+ * mebx). */
+static uint32_t track_edits(const sy_mov_writer *w, const mw_track *t, mw_edit out[2], const mw_edit **list) {
+    *list = out;
+    if (t->edit_list_count) {
+        *list = t->edit_list;
+        return t->edit_list_count;
+    }
     uint32_t n = 0;
     if (!t->has_edit && t->kind == MW_MEBX) return 0;
-    if (t->has_edit && t->empty_ticks) out[n++] = (mw_edit){t->empty_ticks, -1};
+    if (t->has_edit && t->empty_ticks) out[n++] = (mw_edit){t->empty_ticks, -1, 0x10000};
     int64_t start = t->has_edit ? t->media_time : 0;
     if (t->sample_count) {
         int64_t end = t->presentation_end > 0 ? t->presentation_end : t->pts_end;
         uint64_t span = end > start ? (uint64_t)(end - start) : 0;
-        out[n++] = (mw_edit){rescale(span, t->timescale, w->movie_timescale), start};
+        out[n++] = (mw_edit){rescale(span, t->timescale, w->movie_timescale), start, 0x10000};
     }
     return n;
 }
 
 static uint64_t track_duration(const sy_mov_writer *w, const mw_track *t) {
-    mw_edit e[2];
-    uint32_t n = track_edits(w, t, e);
+    mw_edit spare[2];
+    const mw_edit *e;
+    uint32_t n = track_edits(w, t, spare, &e);
     if (!n) return rescale(t->media_duration, t->timescale, w->movie_timescale);
     uint64_t sum = 0;
     for (uint32_t i = 0; i < n; i++) sum = e[i].segment > UINT64_MAX - sum ? UINT64_MAX : sum + e[i].segment;
@@ -155,8 +160,9 @@ static sy_status put_tkhd(const sy_mov_writer *w, const mw_track *t, sy_bmff_wri
 }
 
 static sy_status put_edts(const sy_mov_writer *w, const mw_track *t, sy_bmff_writer *b, sy_error *err) {
-    mw_edit e[2];
-    uint32_t n = track_edits(w, t, e);
+    mw_edit spare[2];
+    const mw_edit *e;
+    uint32_t n = track_edits(w, t, spare, &e);
     if (!n) return SY_OK;
     int v1 = 0;
     for (uint32_t i = 0; i < n; i++) v1 |= e[i].segment > UINT32_MAX || e[i].media_time > INT32_MAX;
@@ -171,7 +177,7 @@ static sy_status put_edts(const sy_mov_writer *w, const mw_track *t, sy_bmff_wri
             MW_TRY(sy_bmff_writer_u32(b, (uint32_t)e[i].segment, err));
             MW_TRY(sy_bmff_writer_u32(b, (uint32_t)(int32_t)e[i].media_time, err));
         }
-        MW_TRY(sy_bmff_writer_u32(b, 0x00010000, err)); /* rate 1.0 */
+        MW_TRY(sy_bmff_writer_u32(b, (uint32_t)e[i].rate, err)); /* 16.16; 1.0 but in a copied list */
     }
     MW_TRY(sy_bmff_writer_end(b, err));
     return sy_bmff_writer_end(b, err);

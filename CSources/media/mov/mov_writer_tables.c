@@ -272,6 +272,8 @@ void mw__track_free(sy_context *ctx, mw_track *t) {
     t->entry = NULL;
     sy__free(ctx, t->meta);
     t->meta = NULL;
+    sy__free(ctx, t->edit_list);
+    t->edit_list = NULL;
     mw__vec_free(ctx, &t->sizes);
     mw__vec_free(ctx, &t->stts);
     mw__vec_free(ctx, &t->ctts);

@@ -137,6 +137,23 @@ sy_status sy_mov_writer_add_sample(sy_mov_writer *w, uint32_t track_id, const vo
 sy_status sy_mov_writer_set_edit(sy_mov_writer *w, uint32_t track_id, uint64_t empty_movie_ticks, int64_t media_time,
                                  sy_error *err);
 
+/** One edit of an explicit edit list: `segment` in the movie timescale,
+ *  `media_time` in the track's media timescale (-1 = an empty edit), `rate`
+ *  16.16 (0x10000 = normal speed). */
+typedef struct sy_mov_writer_edit {
+    uint64_t segment;
+    int64_t media_time;
+    int32_t rate;
+} sy_mov_writer_edit;
+
+#define SY_MOV_WRITER_MAX_EDITS 1024u
+
+/** The track's whole edit list, copied (1..SY_MOV_WRITER_MAX_EDITS edits): for
+ *  a re-encode that keeps a source's cuts or slow motion as they were. It
+ *  replaces what set_edit / set_presentation_end would write. */
+sy_status sy_mov_writer_set_edit_list(sy_mov_writer *w, uint32_t track_id, const sy_mov_writer_edit *edits,
+                                      uint32_t count, sy_error *err);
+
 /** Where the track's edit stops: at `media_end` (media timescale, on the
  *  samples' decode timeline from 0) instead of the end of the sample shown
  *  last (max pts + its stts duration, which with variable frame intervals

@@ -79,6 +79,8 @@ typedef struct mw_track {
     int has_edit;
     uint64_t empty_ticks; /* movie timescale */
     int64_t media_time;
+    sy_mov_writer_edit *edit_list; /* set_edit_list: written as it is, instead of the above */
+    uint32_t edit_list_count;
     /* samples */
     uint32_t sample_count;
     uint64_t media_duration; /* sum of durations */

@@ -188,6 +188,25 @@ static int64_t presentation_end(const sy_video_reader_info *vi, const sy__shown_
     return end > last ? end : last + constant_frame_duration(vi);
 }
 
+/* A source whose edit list shows several spans: the video track gets that
+ * list again, its media times moved by `video_shift` (the source's time of
+ * the output's media time 0); copied sound with such a list of its own keeps
+ * it as it is (its samples keep their times). */
+static sy_status keep_source_edits(job *j, uint32_t video_track, int64_t video_shift, uint32_t movie_timescale,
+                                   sy_error *err) {
+    sy_mov_writer_edit *list = NULL;
+    uint32_t n = 0;
+    sy_status st = sy__shown_spans_mapped(j->ctx, j->source, video_track, movie_timescale, video_shift, &list, &n, err);
+    if (st == SY_OK && n) st = sy_mov_writer_set_edit_list(j->writer, j->video_id, list, n, err);
+    sy__free(j->ctx, list);
+    list = NULL;
+    if (st != SY_OK || !j->audio.out_id || !sy__shown_spans_several(j->source, (uint32_t)j->audio_track)) return st;
+    st = sy__shown_spans_mapped(j->ctx, j->source, (uint32_t)j->audio_track, movie_timescale, 0, &list, &n, err);
+    if (st == SY_OK && n) st = sy_mov_writer_set_edit_list(j->writer, j->audio.out_id, list, n, err);
+    sy__free(j->ctx, list);
+    return st;
+}
+
 /* The staged frame's HDR10+ message, its source picture's: as it is, unless
  * a crop would leave the extra windows of a multi-window message (corners in
  * the source's pixels) pointing elsewhere — then none, counted as dropped. */
@@ -316,6 +335,14 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
     sy__shown_span span;
     if ((st = sy__shown_span_read(j->source, reader, movie_timescale, &span, err)) != SY_OK) return st;
     const sy_video_frame_marker *marker = o->metadata ? o->metadata->marker : NULL;
+    /* Several shown spans (cuts, slow motion): every frame at its own time and the source's list written
+     * again — not for a Live plan (its key photo counts from the first frame shown) nor for sound
+     * re-encoded as AAC (its priming moves the sound's media times) */
+    int audio_as_aac = j->audio_track >= 0 && o->copy_audio &&
+                       sy__copied_track_should_encode(j->source, (uint32_t)j->audio_track, o->aac_audio);
+    int keep_edits = !marker && !audio_as_aac && sy__shown_spans_several(j->source, vi->track) &&
+                     sy_mov_track(j->source, vi->track)->edit_count <= SY_MOV_WRITER_MAX_EDITS;
+    if (keep_edits) span.first_frame = 0;
     if (marker && marker->frame > span.first_frame) /* a Live movie's key photo an IDR: the C3 check decodes from it */
         eo.keyframe_at = marker->frame - span.first_frame;
     j->timescale = eo.timescale;
@@ -421,9 +448,12 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
     /* B-frames delay the first presentation: the edit starts the track at the
      * earliest pts on the muxer's dts-from-zero timeline (after the source's
      * delay) and ends it where the source's presentation ends. */
-    if (st == SY_OK && (j->min_pts != j->first_dts || span.delay))
+    if (st == SY_OK && keep_edits)
+        st = keep_source_edits(j, (uint32_t)vi->track, first_pts - (j->min_pts - j->first_dts), movie_timescale, err);
+    else if (st == SY_OK && (j->min_pts != j->first_dts || span.delay))
         st = sy_mov_writer_set_edit(j->writer, j->video_id, span.delay, j->min_pts - j->first_dts, err);
-    if (st == SY_OK) st = sy_mov_writer_set_presentation_end(j->writer, j->video_id, end_pts - j->first_dts, err);
+    if (st == SY_OK && !keep_edits)
+        st = sy_mov_writer_set_presentation_end(j->writer, j->video_id, end_pts - j->first_dts, err);
     if (st == SY_OK) st = sy__copied_track_pump(j->ctx, j->writer, &j->audio, 1e300, err);
     if (st == SY_OK) st = sy__copied_track_end(&j->audio, err);
     if (st == SY_OK) st = sy__movie_timed_pump(j->ctx, j->writer, &j->timed, 1e300, err);
