@@ -88,7 +88,7 @@ typedef struct sy_heif_writer_options {
     int8_t mirror;           /* imir: -1 none (default), 0 vertical axis (left-right), 1 horizontal axis */
     uint32_t tile_height;    /* grid tile height when not square (iPhone Pro 24 MP: 640 x 896), multiple of 8
                                 in 64..4096; 0 (default) = tile_size */
-    uint32_t encoders;       /* x265 encoders a grid's tiles are dealt to in turn, 1..4; default 2. With
+    uint32_t encoders;       /* x265 encoders a grid of 16+ tiles is dealt to in turn, 1..4; default 2. With
                                 threads != 1 they encode at once (a 24 MP save 1.1 s instead of 1.25 on 2 cores);
                                 each costs ~9 MB with 512 px tiles. The bytes depend on this, not on threads */
 } sy_heif_writer_options;
