@@ -73,8 +73,16 @@ public enum Compression {
     public static func compressBlocking(_ input: String, to output: String, movie: Bool, options: Options = Options(),
                                         progress: ((ShiyingProgress) -> Void)? = nil,
                                         cancel: CancelHook? = nil) throws -> Report {
+        // The copy is written beside `output` under a temporary name and renamed over it only once it proved
+        // smaller: a failed or useless compression leaves an existing `output` as it was, and never touches
+        // `input` (refused as the output up front: the engine's own check cannot see it behind the name).
+        if Editor.sameFile(input, output) {
+            throw ShiyingError(code: .usage, message: "\(output): is also an input (\(input)); the output must be another file",
+                               file: output)
+        }
         let originalBytes = try bytes(of: input)
         var report = Report(originalBytes: originalBytes, compressedBytes: 0)
+        let staged = stagingPath(for: output)
         do {
             if movie {
                 let bitrate = try options.videoBitrate ?? halfAverageBitrate(input, bytes: originalBytes)
@@ -86,26 +94,41 @@ public enum Compression {
                     guard consent(.hdrVideo) else { throw HDRLossError.declined(.hdrVideo, detail: detail) }
                     video.allowSDR = true
                 }
-                report.video = try VideoTranscode.runBlocking(input, to: output, options: video,
+                report.video = try VideoTranscode.runBlocking(input, to: staged, options: video,
                                                               progress: progress, cancel: cancel)
+                report.video?.output = output
             } else {
                 guard options.format != .png else {
                     throw ShiyingError(code: .usage, message: "compress writes HEIC or JPEG, not PNG", file: output)
                 }
-                report.photo = try Conversion.convertBlocking(input, to: output, format: options.format,
+                report.photo = try Conversion.convertBlocking(input, to: staged, format: options.format,
                                                               quality: options.quality, onHDRLoss: options.onHDRLoss,
                                                               progress: progress, cancel: cancel)
+                report.photo?.output = output
             }
-            report.compressedBytes = try bytes(of: output)
+            report.compressedBytes = try bytes(of: staged)
             guard report.compressedBytes < originalBytes else {
                 throw ShiyingError(code: .unsupported, message: "\(input): already small: its compressed copy would be "
                                    + "\(report.compressedBytes) bytes, the original is \(originalBytes)", file: input)
             }
+            guard rename(staged, output) == 0 else {
+                let reason = String(cString: strerror(errno))
+                throw ShiyingError(code: .io, message: "\(output): cannot be written: \(reason)", file: output)
+            }
         } catch {
-            unlink(output)
+            unlink(staged)
             throw error
         }
         return report
+    }
+
+    /// A hidden name beside `output`, with its extension (the engine picks the format by it).
+    static func stagingPath(for output: String) -> String {
+        let url = URL(fileURLWithPath: output)
+        let folder = url.deletingLastPathComponent().path
+        let name = ".\(url.deletingPathExtension().lastPathComponent).compress-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let ext = url.pathExtension
+        return folder + "/" + name + (ext.isEmpty ? "" : "." + ext)
     }
 
     /// Half a movie's average bitrate (all tracks); nil (the engine's SPEC C14

@@ -230,7 +230,13 @@ public enum MovingCollage {
         let meter = ProgressMeter.make(.motion, progress)
         let engine = try EngineContext(progress: meter?.report)
         cancel?({ [engine] in engine.cancel() })
-        try FileManager.default.createDirectory(atPath: request.directory, withIntermediateDirectories: true)
+        return try OutputFolder.using(request.directory) {
+            try export(request, engine: engine, meter: meter, beforeVerify: beforeVerify)
+        }
+    }
+
+    private static func export(_ request: MovingCollageRequest, engine: EngineContext, meter: ProgressMeter?,
+                               beforeVerify: PairHook?) throws -> MovingCollageReport {
         var options = sy_motion_options()
         sy_motion_options_init(&options)
         sy_collage_options_init(&options.layout, request.layout == .grid ? SY_LAYOUT_GRID : SY_LAYOUT_LONG)

@@ -78,6 +78,9 @@ public struct VideoInfo: Sendable, Codable, Equatable {
     public var mainVideoTrackId: Int?
     /// Movie-level metadata items (key → value).
     public var metadata: [MetadataItem]
+    /// When the movie was made, by its movie header (UTC by the format; a camera without a
+    /// time zone writes its local time there); nil when not recorded.
+    public var creationDate: Date?
 
     /// The main video track, if any.
     public var mainVideoTrack: Track? { tracks.first { $0.id == mainVideoTrackId } }
@@ -142,7 +145,9 @@ public struct VideoInfo: Sendable, Codable, Equatable {
             path: path, brand: fourCC(info.major_brand), durationSeconds: info.duration_seconds,
             fileSize: info.file_size, fragmented: info.fragmented != 0, tracks: tracks,
             mainVideoTrackId: main >= 0 ? sy_mov_track(mov, UInt32(main)).map { Int($0.pointee.id) } : nil,
-            metadata: metadata)
+            metadata: metadata,
+            creationDate: info.creation_time == 0 ? nil
+                : Date(timeIntervalSince1970: Double(info.creation_time) - 2_082_844_800)) // 1904 → 1970
     }
 }
 

@@ -24,7 +24,7 @@ public enum SamplePhotos {
                              progressive: Bool = false, heic: Bool = false, heicTile: (width: Int, height: Int)? = nil,
                              quality: Int? = nil, to directory: String,
                              progress: ((Int, Int) -> Void)? = nil) throws -> [String] {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try OutputFolder.prepare(directory)
         let engine = try EngineContext()
         var paths: [String] = []
         for index in startIndex..<(startIndex + count) {
@@ -77,7 +77,7 @@ public enum SampleLivePhotos {
     public static func write(count: Int, seed: UInt64 = 1, width: Int = 360, height: Int = 480, fps: Int = 30,
                              frames: Int = 45, framesStep: Int = 0, heic: Bool = false, sound: Bool = true,
                              timedMetadata: Bool = false, to directory: String, progress: ((Int, Int) -> Void)? = nil) throws -> [Pair] {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try OutputFolder.prepare(directory)
         let engine = try EngineContext()
         var pairs: [Pair] = []
         for index in 0..<count {
@@ -114,7 +114,7 @@ public enum HDRSamplePhotos {
     public static func write(count: Int = 1, seed: UInt64 = 1, width: Int = 1024, height: Int = 768,
                              isoHEIC: Bool = false, to directory: String,
                              progress: ((Int, Int) -> Void)? = nil) throws -> [String] {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try OutputFolder.prepare(directory)
         let engine = try EngineContext()
         var paths: [String] = []
         let forms: [(heic: Bool, isoOnly: Bool)] = [(false, false), (true, false)] + (isoHEIC ? [(true, true)] : [])

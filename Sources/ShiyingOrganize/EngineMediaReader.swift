@@ -18,6 +18,7 @@ public struct EngineMediaReader: LibraryMediaReader {
     public func facts(of path: String) throws -> LibraryMediaFacts {
         let ext = (path as NSString).pathExtension.lowercased()
         if LibraryFileTypes.movies.contains(ext) { return try movieFacts(path) }
+        _ = try ImageInfo.probe(path, whole: true) // a truncated copy is not catalogued as a photo
         let still = try StillFactsReader().read(path)
         // Only JPEG and HEIC carry a Live identifier (Apple MakerNote).
         let identifier = still.info.format == "png" ? nil : try LivePhoto.stillIdentifier(path)
@@ -48,7 +49,8 @@ public struct EngineMediaReader: LibraryMediaReader {
         }
         return LibraryMediaFacts(medium: .movie, width: video.displayWidth, height: video.displayHeight,
                                  durationMs: Int((info.durationSeconds * 1000).rounded()),
-                                 captureDate: info.metadataValue(Self.creationKey).flatMap(Self.exifDate),
+                                 captureDate: info.metadataValue(Self.creationKey).flatMap(Self.exifDate)
+                                     ?? info.creationDate.map(Self.exifDate),
                                  location: info.metadataValue(Self.locationKey).flatMap(Self.iso6709),
                                  contentIdentifier: info.metadataValue(Self.identifierKey),
                                  camera: Self.cameraName(make: info.metadataValue(Self.makeKey), model: info.metadataValue(Self.modelKey)))
@@ -60,6 +62,16 @@ public struct EngineMediaReader: LibraryMediaReader {
         guard chars.count >= 19, chars[4] == "-", chars[7] == "-", chars[10] == "T" else { return nil }
         let date = String(chars[0..<10]).replacingOccurrences(of: "-", with: ":") + " " + String(chars[11..<19])
         return ExifCaptureTime.milliseconds(date) != nil ? date : nil
+    }
+
+    /// The movie header's time as Exif text, in UTC (what the header holds): for a movie
+    /// without Apple's creation-date key (older iPhones' Live movies, most cameras).
+    static func exifDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy:MM:dd HH:mm:ss"
+        return formatter.string(from: date)
     }
 
     /// ISO 6709 "+31.2304+121.4737+010.000/" → latitude, longitude.

@@ -21,12 +21,14 @@ enum ConvertLiveCommand {
         let stem = ((input as NSString).lastPathComponent as NSString).deletingPathExtension + "_live"
         if let dir = parsed.string("library") { return try intoLibrary(input, dir, stem: stem, parsed) }
         guard let dir = parsed.string("output") else { throw UsageError("convert --to live: -o DIR (or --library DIR) is required") }
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let progress = ProgressReporter(label: "convert")
         defer { progress.finish() }
-        let line = try convert(input, stillBase: dir + "/" + stem, movieOut: dir + "/" + stem + ".mov",
-                               allowSDR: parsed.has("allow-sdr"), progress: progress.report)
-        try progress.waiting("verifying the Live pair") { try verify(line) }
+        let line = try OutputFolder.using(dir) {
+            let line = try convert(input, stillBase: dir + "/" + stem, movieOut: dir + "/" + stem + ".mov",
+                                   allowSDR: parsed.has("allow-sdr"), progress: progress.report)
+            try progress.waiting("verifying the Live pair") { try verify(line) }
+            return line
+        }
         progress.finish()
         if parsed.json {
             print(try JSONReport.line(line))

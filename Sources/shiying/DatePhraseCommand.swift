@@ -5,7 +5,7 @@ import ShiyingLibrary
 enum DatePhraseCommand {
     static let spec = CommandSpec(
         path: ["date-phrase"], summary: "the date ranges a phrase names, in eight languages (SPEC Q2)",
-        operands: [OperandSpec("TEXT", .one, "the phrase (`上周`, `last summer` …)", missing: "date-phrase takes one TEXT argument")],
+        operands: [OperandSpec("TEXT", .one, "the phrase (`上周`, `去年五月一日`, `May 1` …; relative words in Chinese, written month + day dates in eight languages)", missing: "date-phrase takes one TEXT argument")],
         options: [.text("today", "YYYY-MM-DD", "the day the phrase counts from (default: today)"), .json],
         run: { try run($0) })
 

@@ -153,9 +153,15 @@ enum LiveCommand {
     static func strip(_ parsed: ParsedArguments) throws -> Int32 {
         let still = parsed.positionals[0]
         guard let output = parsed.string("output") else { preconditionFailure("required by the table") }
-        // The copy keeps the still's bytes and format: the extension must say so.
-        let kept = liveStillFormats.first { $0.key == (still as NSString).pathExtension.lowercased() }?.value
-        _ = try outputFormat(output, command: "live strip", formats: liveStillFormats, chosen: kept)
+        // The copy keeps the still's bytes and format: the extension must say so. The still is read first
+        // (a truncated or mislabelled file is refused, not copied), its format from its content.
+        let info = try ImageInfo.probe(still, whole: true)
+        let kept = info.format == "heif" ? "heic" : info.format
+        let implied = try outputFormat(output, command: "live strip", formats: liveStillFormats)
+        guard implied == kept else {
+            let names = liveStillFormats.filter { $0.value == kept }.map { "." + $0.key }.joined(separator: " or ")
+            throw UsageError("\(output): live strip keeps the still's own format (\(kept)): name the copy \(names)")
+        }
         let removed = try LivePhoto.strip(still, to: output)
         struct Line: Encodable { var output: String; var removedIdentifier: Bool }
         if parsed.json {
@@ -193,7 +199,13 @@ enum LiveCommand {
     private static func saveAndDeliver(movie: String, still: String?, stem: String, parsed: ParsedArguments,
                                        options: LivePhoto.SaveOptions) throws -> Int32 {
         guard let dir = parsed.string("output") else { preconditionFailure("required by the table") }
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return try OutputFolder.using(dir) {
+            try saveAndDeliver(movie: movie, still: still, stem: stem, into: dir, parsed: parsed, options: options)
+        }
+    }
+
+    private static func saveAndDeliver(movie: String, still: String?, stem: String, into dir: String,
+                                       parsed: ParsedArguments, options: LivePhoto.SaveOptions) throws -> Int32 {
         let stillOut = dir + "/" + stem + (options.stillFormat == .heic ? ".heic" : ".jpg")
         let movieOut = dir + "/" + stem + ".mov"
         let progress = ProgressReporter(label: "live")

@@ -49,7 +49,7 @@ enum OrganizeCommand {
                 let org = try open(db, parsed)
                 return try decide(parsed, org)
             },
-            action("verify", "check a duplicate group byte for byte; exit 1 when it is not verified",
+            action("verify", "check a duplicate group against what the scan recorded (each member's size, media type and pixel fingerprint; SPEC D7: no original is read); exit 1 when it is not verified",
                    operands: [OperandSpec("GROUP", .one, "the group id")]) { parsed, db, operands in
                 let org = try open(db, parsed)
                 guard let id = Int64(operands[0]) else { throw UsageError("organize verify takes one GROUP id") }

@@ -126,7 +126,7 @@ enum ProbeCommand {
         var failed = false
         for path in parsed.positionals {
             do {
-                let info = try ImageInfo.probe(path)
+                let info = try ImageInfo.probe(path, whole: true) // a truncated copy is "cannot be read"
                 if parsed.json {
                     print(try JSONReport.line(info))
                 } else {

@@ -48,7 +48,7 @@ func runMain() -> Int32 {
             let payload = ["error": error.message, "code": error.code.description]
             if let line = try? JSONReport.line(payload) { print(line) }
         }
-        return 1
+        return error.code == .usage ? 2 : 1 // a bad value the engine caught (a preset, a time, the output an input)
     } catch let error as LibraryError {
         // SPEC D4 and the library's other failures: the sentence, then the cause
         FileHandle.standardError.write(Data("shiying: \(error.description)\n".utf8))

@@ -111,4 +111,64 @@ struct CLIOutputSafetyTests {
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains(".tmp-") }
         #expect(leftovers.isEmpty, "\(leftovers)")
     }
+
+    // Found by a user-level sweep of the real files (2026-12-05): `compress` removed its output on any
+    // failure — which was its own input when -o named it, or the file a failed run should have left.
+    @Test("compress onto its own input is refused (exit 2) and the input kept; a failed or useless compress keeps an existing output")
+    func compressKeepsInputAndExistingOutput() async throws {
+        let (dir, inputs) = try await Self.photos()
+        defer { dir.remove() }
+        let before = Self.bytes(inputs[0])
+        let same = try await ShiyingBinary.shiying(["compress", "-o", inputs[0], inputs[0]])
+        #expect(same.status == 2 && same.stderr.contains("is also an input"), "\(same.status) \(same.stderr)")
+        #expect(Self.bytes(inputs[0]) == before, "compress removed its own input")
+        let existing = dir.file("keep.jpg")
+        try Data("keep".utf8).write(to: URL(fileURLWithPath: existing))
+        let truncated = dir.file("half.jpg")
+        try Self.bytes(inputs[1])!.prefix(Self.bytes(inputs[1])!.count / 2).write(to: URL(fileURLWithPath: truncated))
+        let failed = try await ShiyingBinary.shiying(["compress", "-o", existing, truncated])
+        #expect(failed.status == 1, "\(failed.stderr)")
+        #expect(Self.bytes(existing) == Data("keep".utf8), "a failed compress destroyed the existing output")
+        // at quality 100 the copy is larger than the photo: "already small", and the existing file stays
+        let useless = try await ShiyingBinary.shiying(["compress", "--quality", "100", "-o", existing, inputs[1]])
+        #expect(useless.status == 1 && useless.stderr.contains("already small"), "\(useless.stderr)")
+        #expect(Self.bytes(existing) == Data("keep".utf8), "a useless compress destroyed the existing output")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix(".") }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+    }
+
+    @Test("a truncated photo is refused by probe and live strip, naming the reason; nothing is written")
+    func truncatedStillsRefused() async throws {
+        let (dir, inputs) = try await Self.photos()
+        defer { dir.remove() }
+        let jpeg = Self.bytes(inputs[0])!
+        let cut = dir.file("cut.jpg")
+        try jpeg.prefix(jpeg.count - 200).write(to: URL(fileURLWithPath: cut))
+        let probe = try await ShiyingBinary.shiying(["probe", cut])
+        #expect(probe.status == 1 && probe.stderr.contains("JPEG truncated"), "\(probe.stderr)")
+        let whole = try await ShiyingBinary.shiying(["probe", inputs[0]])
+        #expect(whole.status == 0, "\(whole.stderr)")
+        let strip = try await ShiyingBinary.shiying(["live", "strip", "-o", dir.file("plain.jpg"), cut])
+        #expect(strip.status == 1 && strip.stderr.contains("JPEG truncated"), "\(strip.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.file("plain.jpg")))
+        let renamed = try await ShiyingBinary.shiying(["live", "strip", "-o", dir.file("plain.heic"), inputs[0]])
+        #expect(renamed.status == 2 && renamed.stderr.contains("keeps the still's own format (jpeg)"), "\(renamed.stderr)")
+    }
+
+    @Test("an output folder behind a file is a one-line error; a folder made for a failed job is taken away")
+    func outputFolders() async throws {
+        let dir = try TempFolder()
+        defer { dir.remove() }
+        let file = dir.file("f")
+        try Data("x".utf8).write(to: URL(fileURLWithPath: file))
+        let empty = dir.file("empty.mov")
+        try Data().write(to: URL(fileURLWithPath: empty))
+        let behind = try await ShiyingBinary.shiying(["convert", "--to", "live", "-o", file + "/lv", empty])
+        #expect(behind.status == 1 && behind.stderr.contains("\(file) is a file"), "\(behind.stderr)")
+        #expect(!behind.stderr.contains("NSCocoaErrorDomain"), "\(behind.stderr)")
+        let fresh = dir.file("new/deeper")
+        let failed = try await ShiyingBinary.shiying(["convert", "--to", "live", "-o", fresh, empty])
+        #expect(failed.status == 1, "\(failed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.file("new")), "the folders made for the failed job stay")
+    }
 }

@@ -120,4 +120,31 @@ struct CorpusTests {
             }
         }
     }
+
+    // corpus/README and a user-level sweep (2026-12-05): a truncated copy of a real photo reads its header
+    // fine, so `probe` said 4032x3024 for the first 4,000 bytes of a HEIC. The whole-file probe walks a
+    // JPEG to its end marker and checks a HEIF's tiles lie in the file: every real photo passes, and its
+    // first half fails naming where it ends (the header-only probe still reads that half).
+    @Test("probe: a truncated copy of every real photo is refused; the photo itself passes")
+    func probeTruncatedCopies() throws {
+        let stills = Self.files("real", extensions: ["jpg", "jpeg", "heic"]) + Self.files("gainmap", extensions: ["jpg"])
+        #expect(stills.count >= 6, "\(stills)")
+        let dir = try TempDir("truncated")
+        defer { dir.remove() }
+        for path in stills {
+            let name = (path as NSString).lastPathComponent
+            _ = try ImageInfo.probe(path, whole: true)
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            let half = dir.file("half-" + name)
+            try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: half))
+            #expect(throws: ShiyingError.self, "\(name): its first half probes as whole") {
+                _ = try ImageInfo.probe(half, whole: true)
+            }
+            do {
+                _ = try ImageInfo.probe(half, whole: true)
+            } catch let error as ShiyingError {
+                #expect(error.message.contains("truncated") || error.message.contains("outside its file"), "\(name): \(error.message)")
+            }
+        }
+    }
 }

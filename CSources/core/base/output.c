@@ -54,10 +54,12 @@ sy_status sy__output_check(const char *final_path, const char *const *inputs, si
     char dir[4096];
     folder_of(final_path, dir, sizeof dir);
     struct stat folder;
-    if (stat(dir, &folder) != 0 || !S_ISDIR(folder.st_mode)) {
+    if (stat(dir, &folder) != 0) {
         int e = errno;
         return sy__fail_sub(err, SY_E_IO, e, "%s: the folder %s does not exist", final_path, dir);
     }
+    if (!S_ISDIR(folder.st_mode))
+        return sy__fail_sub(err, SY_E_IO, ENOTDIR, "%s: %s is a file, not a folder", final_path, dir);
     if (access(dir, W_OK) != 0) {
         int e = errno;
         return sy__fail_sub(err, SY_E_IO, e, "%s: the folder %s cannot be written: %s", final_path, dir, strerror(e));

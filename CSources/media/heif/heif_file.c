@@ -1043,6 +1043,12 @@ static sy_status read_extents(const sy_heif_file *f, const heif_item *it, uint8_
     return SY_OK;
 }
 
+sy_status sy_heif_item_located(const sy_heif_file *f, uint32_t id, sy_error *err) {
+    const heif_item *it = f ? find_item(f, id) : NULL;
+    if (!it) return sy__fail(err, SY_E_USAGE, "sy_heif_item_located: no item %u", id);
+    return check_location(f, it, err);
+}
+
 sy_status sy_heif_read_item(sy_heif_file *f, uint32_t id, uint8_t **data, size_t *len, sy_error *err) {
     if (data) *data = NULL;
     if (len) *len = 0;

@@ -97,6 +97,17 @@ sy_status sy__heif_probe(sy_context *ctx, const char *path, sy_image_info *out, 
     return st;
 }
 
+sy_status sy__heif_complete(sy_context *ctx, const char *path, sy_error *err) {
+    sy_heif_file *file = NULL;
+    sy_status st = sy_heif_open(ctx, path, &file, err);
+    if (st != SY_OK) return st;
+    sy__heif_geometry g;
+    st = sy__heif_geometry_read(file, path, sy_heif_primary_id(file), &g, err);
+    for (uint32_t t = 0; st == SY_OK && t < g.rows * g.columns; t++) st = sy_heif_item_located(file, g.tiles[t], err);
+    sy_heif_close(file);
+    return st == SY_E_UNSUPPORTED ? SY_OK : st; /* a coding we hand to libheif: its own reader judges */
+}
+
 /* ---- the row source ---- */
 
 /* What one tile worker owns. Worker 0 runs on the thread that reads rows. */

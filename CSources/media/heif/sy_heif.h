@@ -85,6 +85,11 @@ const uint8_t *sy_heif_icc(const sy_heif_file *file, uint32_t id, size_t *len);
  *  output exceeds 65535 × 65535, SY_E_INVALID_INPUT otherwise. */
 sy_status sy_heif_read_grid(sy_heif_file *file, uint32_t id, sy_heif_grid *out, sy_error *err);
 
+/** Whether an item's payload lies where its iloc entry says, inside the file
+ *  (or idat), without reading it: SY_E_INVALID_INPUT naming the item for a
+ *  truncated file, as sy_heif_read_item would fail. */
+sy_status sy_heif_item_located(const sy_heif_file *file, uint32_t id, sy_error *err);
+
 /** Reads an item's payload (all extents, iloc construction method 0 or 1).
  *  *data is engine-allocated: free with sy_heif_free_data. Capped by the context
  *  budget and at 256 MiB per item (SY_E_BUDGET); an extent outside the file or

@@ -15,6 +15,11 @@
 #include "base/sy_source.h"
 
 sy_status sy__heif_probe(sy_context *ctx, const char *path, sy_image_info *out, sy_error *err);
+
+/* Whether every tile of the primary image lies inside the file (nothing is
+ * read): SY_E_INVALID_INPUT naming the first that does not — a truncated copy,
+ * whose header probes fine. */
+sy_status sy__heif_complete(sy_context *ctx, const char *path, sy_error *err);
 sy_status sy__heif_source_open(sy_context *ctx, const char *path, uint32_t min_width, uint32_t min_height,
                                const sy__source_means *means, sy__source **out, sy_error *err);
 

@@ -46,6 +46,14 @@ const char *sy_metadata_dropped_reason(uint32_t bit);
  *  cannot be opened. Thread-safe. */
 sy_status sy_image_probe(sy_context *ctx, const char *path, sy_image_info *out, sy_error *err);
 
+/** sy_image_probe, and then whether the file holds its whole image: a JPEG
+ *  reaches its end-of-image marker (every scan walked), a HEIF's primary tiles
+ *  all lie inside the file. A truncated copy, whose header reads fine, fails
+ *  with SY_E_INVALID_INPUT naming where it ends. Reads a JPEG through once (no
+ *  pixel is decoded); a HEIF's boxes only. For callers that keep or list a
+ *  file as it is (probe, a lossless copy, a library import). */
+sy_status sy_image_probe_whole(sy_context *ctx, const char *path, sy_image_info *out, sy_error *err);
+
 /** A file's byte size and SHA-256 (lowercase hex): the identity the SPEC E7
  *  gate compares. */
 sy_status sy_file_identity(sy_context *ctx, const char *path, uint64_t *bytes, char sha256_hex[65], sy_error *err);

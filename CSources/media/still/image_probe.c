@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "base/sy_input.h"
+#include "jpeg/sy_jpeg_complete.h"
 #include "jpeg/sy_jpeg_source.h"
 #include "png/sy_png_source.h"
 #include "heif/sy_heif_source.h"
@@ -28,6 +29,18 @@ sy_status sy_image_probe(sy_context *ctx, const char *path, sy_image_info *out, 
                           (const char *)head + 8);
         else st = sy__fail(err, SY_E_INVALID_INPUT, "%s: not a JPEG, PNG or HEIF image", path);
     }
+    fclose(file);
+    return st;
+}
+
+sy_status sy_image_probe_whole(sy_context *ctx, const char *path, sy_image_info *out, sy_error *err) {
+    sy_status st = sy_image_probe(ctx, path, out, err);
+    if (st != SY_OK) return st;
+    if (out->format == SY_FORMAT_HEIF) return sy__heif_complete(ctx, path, err);
+    if (out->format != SY_FORMAT_JPEG) return SY_OK; /* PNG: libpng reports a short file where it decodes */
+    FILE *file = NULL;
+    if ((st = sy__input_open(path, &file, err)) != SY_OK) return st;
+    st = sy__jpeg_complete(file, path, err);
     fclose(file);
     return st;
 }

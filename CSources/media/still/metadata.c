@@ -99,7 +99,7 @@ const char *sy_metadata_dropped_reason(uint32_t bit) {
         return "timed metadata (e.g. Apple's live-photo-info) is copied into Live photo movies only, and only "
                "with the track it describes";
     case SY_DROPPED_EXTRA_VIDEO_TRACKS: return "only the main video track is written";
-    case SY_DROPPED_EXTRA_AUDIO_TRACKS: return "only the first audio track is copied";
+    case SY_DROPPED_EXTRA_AUDIO_TRACKS: return "only the first audio track is copied, none when the sound is left out";
     case SY_DROPPED_HDR_VIDEO:
         return "the HDR (HLG / PQ) movie is re-encoded in 8 bits: its frames are tone-mapped to SDR Display P3";
     case SY_DROPPED_HDR10_PLUS:

@@ -8,6 +8,7 @@
  * the MP4 as the payload of a top-level `mpvd` box after the still's boxes,
  * the form Samsung writes and sy_motion_photo_probe reads. Side files are
  * named after the output (swept like its temp files) and removed. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -174,7 +175,7 @@ static sy_status write_heic(sy_context *ctx, const char *still, const char *mp4,
 
 static sy_status convert(sy_context *ctx, const char *still, const char *movie, const char *output, uint32_t want,
                          const sy_motion_photo_options *o, const char *side_still, const char *side_movie,
-                         sy_motion_photo_report *rep, sy_error *err) {
+                         const char *side_out, sy_motion_photo_report *rep, sy_error *err) {
     sy_live_movie_info mi;
     sy_status st = sy_live_movie_read(ctx, movie, &mi, err);
     if (st != SY_OK) return st;
@@ -187,13 +188,15 @@ static sy_status convert(sy_context *ctx, const char *still, const char *movie, 
     rep->presentation_us = mi.has_still_time ? (int64_t)(mi.still_time * 1e6 + 0.5) : -1;
     if ((st = prepare_still(ctx, still, want, o, side_still, rep, err)) != SY_OK) return st;
     if ((st = remux_movie(ctx, movie, side_movie, rep, err)) != SY_OK) return st;
+    /* Written under a side name, read back, then renamed over `output`: a
+     * file that fails the check never replaces one that was there. */
     if (want == SY_FOURCC('j', 'p', 'e', 'g')) {
-        st = sy__motion_photo_jpeg_write(ctx, side_still, side_movie, rep->presentation_us, output,
+        st = sy__motion_photo_jpeg_write(ctx, side_still, side_movie, rep->presentation_us, side_out,
                                          &rep->movie_offset, err);
         rep->xmp_written = st == SY_OK;
     } else {
         sy__output out = {0};
-        st = sy__output_open(ctx, output, &out, err);
+        st = sy__output_open(ctx, side_out, &out, err);
         if (st == SY_OK)
             st = write_heic(ctx, side_still, side_movie, rep->presentation_us, output, &out, &rep->movie_offset,
                             &rep->xmp_written, err);
@@ -204,12 +207,15 @@ static sy_status convert(sy_context *ctx, const char *still, const char *movie, 
     rep->movie_length = rep->movie.bytes_written;
     /* read back: our reader finds that movie, and no identifier is left on the still */
     sy_motion_photo_info mp;
-    if ((st = sy_motion_photo_probe(ctx, output, &mp, err)) == SY_OK &&
+    if ((st = sy_motion_photo_probe(ctx, side_out, &mp, err)) == SY_OK &&
         (mp.container != want || mp.movie_offset != rep->movie_offset || mp.movie_length != rep->movie_length))
         st = sy__fail(err, SY_E_CODEC, "%s: the written Motion Photo does not locate its movie", output);
-    if (st == SY_OK) st = sy_live_still_read_id(ctx, output, still_id, &found, err);
+    if (st == SY_OK) st = sy_live_still_read_id(ctx, side_out, still_id, &found, err);
     if (st == SY_OK && found) st = sy__fail(err, SY_E_CODEC, "%s: a content identifier survived", output);
-    if (st != SY_OK) unlink(output);
+    if (st == SY_OK && rename(side_out, output) != 0) {
+        int e = errno;
+        st = sy__fail_sub(err, SY_E_IO, e, "%s: cannot be written: %s", output, strerror(e));
+    }
     return st;
 }
 
@@ -230,16 +236,20 @@ sy_status sy_motion_photo_from_live(sy_context *ctx, const char *still, const ch
     if (st != SY_OK) return st;
     size_t cap = strlen(output) + 48;
     char *side_still = sy__alloc(ctx, cap, 1, "side name", err), *side_movie = sy__alloc(ctx, cap, 1, "side name", err);
-    if (!side_still || !side_movie) {
+    char *side_out = sy__alloc(ctx, cap, 1, "side name", err);
+    if (!side_still || !side_movie || !side_out) {
         st = err ? err->code : SY_E_BUDGET;
     } else {
         sy__output_side_name(output, side_still, cap);
         sy__output_side_name(output, side_movie, cap);
-        st = convert(ctx, still, movie, output, want, opts, side_still, side_movie, report, err);
+        sy__output_side_name(output, side_out, cap);
+        st = convert(ctx, still, movie, output, want, opts, side_still, side_movie, side_out, report, err);
         unlink(side_still);
         unlink(side_movie);
+        unlink(side_out); /* renamed away on success */
     }
     sy__free(ctx, side_still);
     sy__free(ctx, side_movie);
+    sy__free(ctx, side_out);
     return st;
 }

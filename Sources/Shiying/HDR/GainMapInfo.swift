@@ -79,7 +79,7 @@ public struct GainMapInfo: Sendable, Codable, Equatable {
         var info = sy_gainmap_info()
         var error = sy_error()
         try check(sy_gainmap_probe(engine.raw, path, &info, &error), error, file: path)
-        let image = try ImageInfo.probe(path)
+        let image = try ImageInfo.probe(path, whole: true) // a truncated copy's map may be cut off too
         return GainMapInfo(info, format: image.format)
     }
 
