@@ -215,6 +215,7 @@ struct MotionPhotoFromLiveTests {
         #expect(try directory(out, "Semantic") == ["Primary", "GainMap", "MotionPhoto"])
         let kept = try DecodedGainMap(ctx, out), source = try DecodedGainMap(ctx, hdr.jpeg)
         #expect(kept.width == source.width && kept.height == source.height && kept.pixels == source.pixels)
+        #expect(r.still_hdr == SY_HDR_KEPT, "the report says the map in the kept bytes is kept")
         #expect(motionProbe(ctx, out).info.movie_offset == r.movie_offset)
         #expect(try motionVideoSamples(ctx, out) == motionVideoSamples(ctx, pair.movie))
     }

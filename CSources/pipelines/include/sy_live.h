@@ -198,8 +198,8 @@ typedef struct sy_motion_photo_report {
     int xmp_written;              /* 1 = the Motion Photo XMP (timestamp, directory) is in the file: always for
                                      JPEG; HEIC when its still has an XMP item (an iPhone's does) */
     uint32_t still_width, still_height;
-    sy_hdr_outcome still_hdr;     /* a re-encoded still's gain map (NOT_HDR when the bytes were kept: a map
-                                     in them is kept as it was) */
+    sy_hdr_outcome still_hdr;     /* the still's gain map: KEPT (in the bytes kept, or re-encoded with the
+                                     still), DROPPED_WITH_CONSENT, or NOT_HDR (none) */
     sy_video_transcode_report movie; /* the remux into MP4 */
 } sy_motion_photo_report;
 

@@ -23,6 +23,7 @@
 #include "live/sy_live_motion.h"
 #include "live/sy_live_movie.h"
 #include "live/sy_live_still_job.h"
+#include "sy_gainmap.h"
 #include "sy_live.h"
 #include "sy_mov.h"
 #include "sy_still.h"
@@ -48,13 +49,19 @@ static uint32_t output_container(const char *path) {
 static sy_status prepare_still(sy_context *ctx, const char *still, uint32_t want, const sy_motion_photo_options *o,
                                const char *side, sy_motion_photo_report *rep, sy_error *err) {
     sy_image_info info;
-    sy_status st = sy_image_probe(ctx, still, &info, err);
+    sy_status st = sy_image_probe_whole(ctx, still, &info, err); /* its bytes may be kept: all of them there */
     if (st != SY_OK) return st;
     rep->still_width = info.width, rep->still_height = info.height;
     uint32_t have = info.format == SY_FORMAT_JPEG ? SY_FOURCC('j', 'p', 'e', 'g')
                     : info.format == SY_FORMAT_HEIF ? SY_FOURCC('h', 'e', 'i', 'c') : 0;
     if (!have) return sy__fail(err, SY_E_UNSUPPORTED, "%s: a Motion Photo's still is a JPEG or a HEIC", still);
-    if (have == want) return sy_live_still_strip(ctx, still, side, &rep->identifier_removed, err);
+    if (have == want) { /* its own bytes, a gain map in them kept as it was */
+        st = sy_live_still_strip(ctx, still, side, &rep->identifier_removed, err);
+        sy_gainmap_info gm;
+        if (st == SY_OK && sy_gainmap_probe(ctx, side, &gm, NULL) == SY_OK && gm.kind != SY_GAINMAP_NONE)
+            rep->still_hdr = SY_HDR_KEPT;
+        return st;
+    }
     if (!o->reencode_still)
         return sy__fail(err, SY_E_UNSUPPORTED,
                         "%s: the still is a %s; write a .%s Motion Photo (the still's own bytes) or ask for the "

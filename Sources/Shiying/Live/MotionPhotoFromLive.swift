@@ -27,7 +27,8 @@ extension MotionPhoto {
         public var stillWidth: Int
         /// The still's height in pixels.
         public var stillHeight: Int
-        /// A re-encoded still's gain map: "kept", "dropped-with-consent" or "none" (SPEC E6).
+        /// The still's gain map: "kept" (in its own bytes, or re-encoded with it), "dropped-with-consent" or
+        /// "none" (the still has none) (SPEC E6).
         public var hdr: String
         /// Frames in the embedded movie.
         public var frames: Int
