@@ -87,6 +87,7 @@ public enum Compression {
             if movie {
                 let bitrate = try options.videoBitrate ?? halfAverageBitrate(input, bytes: originalBytes)
                 var video = VideoTranscode.Options(bitrate: bitrate)
+                video.copyTimedMetadata = true // a Live movie's still-image time: the copy still pairs (SPEC C3)
                 if let hdr = try VideoReader(input).info.hdr, // SPEC E6: ask first when the re-encode is SDR
                    try VideoTranscode.hdrOutcome(input) == .becomesSDR {
                     let detail = "\(hdr.uppercased()) video re-encoded in 8 bits, as SDR"

@@ -17,6 +17,10 @@ public enum VideoTranscode {
         public var copyAudio = true
         /// Copy the movie-level `mdta` metadata items, the creation date and the video track's own metadata.
         public var copyMetadata = true
+        /// Copy the timed-metadata (`mebx`) tracks with their samples' times: a Live movie's still-image
+        /// time and what the iPhone records beside the frames, so a re-encoded Live movie still pairs with
+        /// its still (SPEC C3). Off: the report lists them dropped.
+        public var copyTimedMetadata = false
         /// x265 pool threads; 0 = one per core.
         public var threads = 0
         /// SPEC E6 for movies: an HDR (HLG, PQ) movie that cannot keep its HDR may be re-encoded as SDR (8 bits;
@@ -90,7 +94,7 @@ public enum VideoTranscode {
         /// Tracks of the source the output leaves out (timed metadata, other video or audio tracks), with the reason.
         public var dropped: [DroppedMetadata]
         /// What the output carries over from the source: any of "audio", "movie-metadata",
-        /// "creation-date", "video-track-metadata" (timed metadata is kept by Live saves only).
+        /// "creation-date", "video-track-metadata" (timed metadata with `copyTimedMetadata`, and by Live saves).
         public var kept: [String]
     }
 
@@ -130,13 +134,18 @@ public enum VideoTranscode {
         o.copy_metadata = options.copyMetadata ? 1 : 0
         o.threads = UInt32(clamping: options.threads)
         o.allow_sdr = options.allowSDR ? 1 : 0
+        var plan = sy_video_metadata_plan()
+        plan.copy_timed_metadata = 1
         var report = sy_video_transcode_report()
         var error = sy_error()
         let clock = ContinuousClock()
         let start = clock.now
         let status = withOptionalCString(options.preset) { preset in
             o.preset = preset
-            return sy_video_transcode(engine.raw, input, output, &o, &report, &error)
+            return withUnsafePointer(to: &plan) { timed in
+                if options.copyTimedMetadata { o.metadata = timed }
+                return sy_video_transcode(engine.raw, input, output, &o, &report, &error)
+            }
         }
         try check(status, error, file: input)
         let elapsed = clock.now - start

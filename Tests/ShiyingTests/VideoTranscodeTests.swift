@@ -3,6 +3,7 @@
 // packet hashes) and exiftool. Fixtures are made by ffmpeg's lavfi sources.
 import Foundation
 import Shiying
+import ShiyingFixtures
 import Testing
 
 private let hasFFmpeg = FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg")
@@ -277,5 +278,22 @@ struct VideoTranscodeTests {
         #expect(decode.succeeded && decode.stderr.isEmpty, "\(decode)")
         let db = try await psnr(output, source)
         #expect(db >= 35, "PSNR \(db) dB")
+    }
+
+    // Found by a user-level sweep (2026-12-05): `compress` of a Live movie dropped its timed metadata, the
+    // still-image time among it, so the smaller copy no longer paired with its still (SPEC C3).
+    @Test("compress of a Live movie keeps its timed metadata: the copy still pairs with the still")
+    func compressedLiveMoviePairs() async throws {
+        let dir = try TempDir("compress-live")
+        defer { dir.remove() }
+        let pair = try #require(try SampleLivePhotos.write(count: 1, seed: 4, width: 160, height: 120, frames: 30,
+                                                           to: dir.file("in")).first)
+        let out = dir.file("small.mov")
+        let report = try Compression.compressBlocking(pair.movie, to: out, movie: true,
+                                                      options: Compression.Options(videoBitrate: 200_000))
+        #expect(report.compressedBytes < report.originalBytes)
+        #expect(report.video?.dropped.contains { $0.name == "timed-metadata" } == false, "\(String(describing: report.video?.dropped))")
+        let check = try await CLI.run(["live", "validate", pair.still, out, "--json"])
+        #expect(check.succeeded, "the compressed Live movie no longer pairs: \(check)")
     }
 }
