@@ -46,6 +46,25 @@ struct MetadataHonestyTests {
         #expect(same.dropped.isEmpty, "\(same.dropped)")
     }
 
+    // Found by a user-level sweep (2026-12-05): `convert` of the Samsung camera JPEG lost its IPTC keywords
+    // and did not say so. A JPEG save now keeps the APP13 block; a HEIC lists it dropped (it has no place there).
+    @Test("IPTC keywords: kept by a JPEG save (exiftool reads them), listed dropped by a HEIC save")
+    func iptcKeptOrListed() async throws {
+        let dir = try TempDir("md-iptc")
+        defer { dir.remove() }
+        let source = dir.file("tagged.jpg")
+        _ = try Conversion.convertBlocking(try await Photos.small()[0], to: source, quality: 80)
+        _ = try await Self.exiftool(["-q", "-overwrite_original", "-IPTC:Keywords=拾映", "-IPTC:Keywords=harbour",
+                                     "-IPTC:Caption-Abstract=evening", "-charset", "iptc=UTF8", source])
+        let jpeg = dir.file("out.jpg"), heic = dir.file("out.heic")
+        let kept = try Conversion.convertBlocking(source, to: jpeg)
+        #expect(kept.dropped.isEmpty, "\(kept.dropped)")
+        #expect(try await Self.exiftool(["-s3", "-IPTC:Caption-Abstract", jpeg]) == "evening")
+        #expect(try await Self.exiftool(["-s3", "-sep", ",", "-IPTC:Keywords", jpeg]).contains("harbour"))
+        let listed = try Conversion.convertBlocking(source, to: heic)
+        #expect(listed.dropped.map(\.name) == ["iptc"], "\(listed.dropped)")
+    }
+
     @Test("a plain edit of a Live still carries no content identifier (generated pair and the real iPhone still)")
     func liveStillEdit() async throws {
         let dir = try TempDir("md-live-id")

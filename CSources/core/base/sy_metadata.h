@@ -14,6 +14,8 @@ typedef struct sy__metadata {
     size_t xmp_len;
     uint8_t *icc;    /* ICC profile, reassembled */
     size_t icc_len;
+    uint8_t *iptc;   /* a JPEG's APP13 payload ("Photoshop 3.0\0" + resource blocks) holding IPTC-IIM */
+    size_t iptc_len;
 } sy__metadata;
 
 /* Frees the blobs and zeroes the record (safe on a zeroed record). */

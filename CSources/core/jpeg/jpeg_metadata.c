@@ -15,6 +15,26 @@ static uint8_t *copy_bytes(sy_context *ctx, const uint8_t *data, size_t len, sy_
     return p;
 }
 
+/* An APP13 "Photoshop 3.0" payload with an IPTC-NAA resource block (8BIM
+ * 0x0404): what apps keep keywords and captions in. */
+static int holds_iptc(const uint8_t *p, size_t len) {
+    static const char sig[] = "Photoshop 3.0";
+    if (len < sizeof sig || memcmp(p, sig, sizeof sig) != 0) return 0;
+    for (size_t at = sizeof sig; at + 12 <= len;) {
+        if (memcmp(p + at, "8BIM", 4) != 0) return 0;
+        unsigned id = (unsigned)p[at + 4] << 8 | p[at + 5];
+        size_t name = (size_t)p[at + 6] + 1; /* Pascal string, padded to even */
+        name += name & 1;
+        size_t size_at = at + 6 + name;
+        if (size_at + 4 > len) return 0;
+        size_t size = (size_t)p[size_at] << 24 | (size_t)p[size_at + 1] << 16 | (size_t)p[size_at + 2] << 8 | p[size_at + 3];
+        if (id == 0x0404) return size > 0;
+        if (size > len - size_at - 4) return 0;
+        at = size_at + 4 + size + (size & 1);
+    }
+    return 0;
+}
+
 sy_status sy__jpeg_metadata_read(sy_context *ctx, const char *path, sy__metadata *out, sy_error *err) {
     memset(out, 0, sizeof *out);
     FILE *file = NULL;
@@ -34,9 +54,16 @@ sy_status sy__jpeg_metadata_read(sy_context *ctx, const char *path, sy__metadata
     jpeg_stdio_src(&cinfo, file);
     jpeg_save_markers(&cinfo, JPEG_APP0 + 1, 0xFFFF);
     jpeg_save_markers(&cinfo, JPEG_APP0 + 2, 0xFFFF);
+    jpeg_save_markers(&cinfo, JPEG_APP0 + 13, 0xFFFF);
     jpeg_read_header(&cinfo, TRUE);
     sy_status st = SY_OK;
     for (jpeg_saved_marker_ptr m = cinfo.marker_list; m && st == SY_OK; m = m->next) {
+        if (m->marker == JPEG_APP0 + 13 && !out->iptc && holds_iptc(m->data, m->data_length)) {
+            out->iptc = copy_bytes(ctx, m->data, m->data_length, err);
+            out->iptc_len = m->data_length;
+            if (!out->iptc) st = err ? err->code : SY_E_BUDGET;
+            continue;
+        }
         if (m->marker != JPEG_APP0 + 1) continue;
         if (!out->exif && m->data_length > 6 && memcmp(m->data, "Exif\0\0", 6) == 0) {
             out->exif = copy_bytes(ctx, m->data + 6, m->data_length - 6, err);

@@ -42,6 +42,12 @@ void sy__colour_read(sy_context *ctx, const char *path, const sy_image_info *inf
 
 sy_status sy__metadata_for_output(sy_context *ctx, sy__metadata *md, sy_still_format format, uint32_t *dropped,
                                   sy_error *err) {
+    if (md->iptc && format != SY_STILL_JPEG) { /* a JPEG-only block */
+        sy__free(ctx, md->iptc);
+        md->iptc = NULL;
+        md->iptc_len = 0;
+        *dropped |= SY_DROPPED_IPTC;
+    }
     if (md->xmp) {
         int removed = 0;
         md->xmp_len = sy__xmp_strip_motion_photo(md->xmp, md->xmp_len, &removed);
@@ -81,6 +87,7 @@ const char *sy_metadata_dropped_name(uint32_t bit) {
     case SY_DROPPED_HDR_VIDEO: return "hdr-video";
     case SY_DROPPED_HDR10_PLUS: return "hdr10plus-metadata";
     case SY_DROPPED_DOLBY_VISION: return "dolby-vision-metadata";
+    case SY_DROPPED_IPTC: return "iptc";
     default: return NULL;
     }
 }
@@ -105,6 +112,9 @@ const char *sy_metadata_dropped_reason(uint32_t bit) {
     case SY_DROPPED_HDR10_PLUS:
         return "HDR10+ scene metadata goes only with a PQ movie's kept HDR (a player falls back to its HDR10 grade), "
                "and a multi-window message not through a crop";
+    case SY_DROPPED_IPTC:
+        return "IPTC-IIM (a JPEG's Photoshop APP13 block: keywords, captions, credits) has no place in a HEIC or PNG; "
+               "a JPEG keeps it, and the XMP most apps write beside it is carried";
     case SY_DROPPED_DOLBY_VISION:
         return "Dolby Vision RPUs go only with a profile 8 base re-encoded whole from its own samples (an RPU describes "
                "the source's picture): a player shows the base alone";

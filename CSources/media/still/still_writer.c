@@ -55,6 +55,8 @@ static sy_status open_jpeg(sy__still_writer *w, const char *path, int quality, c
     if (st == SY_OK && md)
         st = sy__jpeg_writer_write_metadata(w->jpeg, md->exif, md->exif_len, md->xmp, md->xmp_len, md->icc,
                                             md->icc_len, err);
+    if (st == SY_OK && md && md->iptc) /* APP13, after Exif and XMP, as cameras and Photoshop put it */
+        st = sy__jpeg_writer_write_marker(w->jpeg, 0xED, md->iptc, md->iptc_len, err);
     if (st == SY_OK && w->extra && w->extra->jpeg_app2_first)
         st = sy__jpeg_writer_write_marker(w->jpeg, 0xE2, w->extra->jpeg_app2_first, w->extra->jpeg_app2_first_len, err);
     if (st == SY_OK && w->extra && w->extra->jpeg_app2)
