@@ -116,6 +116,10 @@ public enum Compression {
                 let reason = String(cString: strerror(errno))
                 throw ShiyingError(code: .io, message: "\(output): cannot be written: \(reason)", file: output)
             }
+        } catch let error as ShiyingError { // the engine named the hidden file: say the output's name
+            unlink(staged)
+            throw ShiyingError(code: error.code, message: error.message.replacingOccurrences(of: staged, with: output),
+                               file: error.file == staged ? output : error.file)
         } catch {
             unlink(staged)
             throw error

@@ -43,29 +43,32 @@ struct sy__tile_lanes {
 
 /* ---- holding finished tiles (on the lane's thread) ---- */
 
-static sy_status grow(sy_context *ctx, void **buf, size_t *cap, size_t need, size_t unit, const char *what,
-                      sy_error *err) {
-    if (need <= *cap) return SY_OK;
+/* `buf` with room for `need` units: itself, or a bigger copy (the old one
+ * freed); NULL when the budget refuses (buf kept). */
+static void *grown(sy_context *ctx, void *buf, size_t *cap, size_t need, size_t unit, const char *what,
+                   sy_error *err) {
+    if (need <= *cap) return buf;
     size_t n = *cap ? *cap : 16;
     while (n < need) n *= 2;
     void *bigger = sy__alloc(ctx, n, unit, what, err);
-    if (!bigger) return err ? err->code : SY_E_BUDGET;
-    if (*buf) memcpy(bigger, *buf, *cap * unit);
-    sy__free(ctx, *buf);
-    *buf = bigger;
+    if (!bigger) return NULL;
+    if (buf) memcpy(bigger, buf, *cap * unit);
+    sy__free(ctx, buf);
     *cap = n;
-    return SY_OK;
+    return bigger;
 }
 
 static sy_status hold(void *user, const sy__hevc_packet *tile, sy_error *err) {
     lane *l = user;
     sy_context *ctx = l->owner->ctx;
     size_t cap = l->cap;
-    sy_status st = grow(ctx, (void **)&l->held, &cap, (size_t)l->count + 1, sizeof *l->held, "held tiles", err);
-    if (st != SY_OK) return st;
+    held_tile *held = grown(ctx, l->held, &cap, (size_t)l->count + 1, sizeof *held, "held tiles", err);
+    if (!held) return err ? err->code : SY_E_BUDGET;
+    l->held = held;
     l->cap = (uint32_t)cap;
-    st = grow(ctx, (void **)&l->bytes, &l->bytes_cap, l->bytes_len + tile->len, 1, "held tile bytes", err);
-    if (st != SY_OK) return st;
+    uint8_t *bytes = grown(ctx, l->bytes, &l->bytes_cap, l->bytes_len + tile->len, 1, "held tile bytes", err);
+    if (!bytes) return err ? err->code : SY_E_BUDGET;
+    l->bytes = bytes;
     memcpy(l->bytes + l->bytes_len, tile->data, tile->len);
     l->held[l->count++] = (held_tile){tile->pts, l->bytes_len, tile->len, tile->keyframe};
     l->bytes_len += tile->len;
