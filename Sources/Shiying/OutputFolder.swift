@@ -4,6 +4,8 @@
 // again when the job that made them fails before writing anything into them.
 import Foundation
 
+/// The folder a command writes several files into (a Live pair, a moving collage, sample photos): made when
+/// missing, a one-line `ShiyingError` when it cannot be, and taken away when the job fails before using it.
 public enum OutputFolder {
     /// Runs `body` with the folder `path` in place: an existing folder is
     /// used as it is; a missing one is made (with its parents) and, should
