@@ -1,5 +1,6 @@
 /* fuzz_jpeg.c — libFuzzer harness for the JPEG reader: header probe (Exif
- * orientation included), then a scaled decode through the cell builder
+ * orientation included), the whole-file probe (markers and scans walked to
+ * the end-of-image marker), then a scaled decode through the cell builder
  * (DCT scaling, the renderer over a sliding row window, orientation, 4:2:0 store). Built by scripts/fuzz.sh. */
 #include "fuzz_support.h"
 #include "base/sy_internal.h"
@@ -13,12 +14,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     sy_context *ctx = fuzz_context(256u << 20);
     sy_image_info info;
     sy_error err;
+    (void)sy_image_probe_whole(ctx, path, &info, &err);
     if (sy_image_probe(ctx, path, &info, &err) == SY_OK && info.format == SY_FORMAT_JPEG &&
         (uint64_t)info.stored_width * info.stored_height <= 4096u * 4096u) {
         sy__cell cell = {0};
         uint32_t sum = 0;
         for (uint32_t chroma_shift = 0; chroma_shift < 2; chroma_shift++) {
-            if (sy__cell_build(ctx, path, &info, 64, 48, chroma_shift, &cell, NULL, &err) == SY_OK) {
+            if (sy__cell_build(ctx, path, &info, 64, 48, chroma_shift, 1, SY__RGB_SRGB, &cell, NULL, &err) == SY_OK) {
                 for (size_t i = 0; i < cell.bytes; i++) sum += cell.plane[0][i]; /* read every byte */
                 sy__cell_release(ctx, &cell);
             }
