@@ -14,8 +14,8 @@
  * Memory: an estimate of x265's own allocations is charged to the context by
  * open and released by destroy (a budget below it fails open with
  * SY_E_BUDGET); plus one packet buffer grown to the largest picture.
- * Threads: x265 runs its own pool (stills: two tiles at once when it has two
- * or more threads); output bytes depend only on the pictures and the
+ * Threads: x265 runs its own pool, one frame thread (the HEIF writer runs two
+ * still encoders at once: heif/sy_heif_tile_lanes.h); output bytes depend only on the pictures and the
  * options, not on timing or the pool size. The sink is called on the
  * caller's thread. */
 #ifndef SY_HEVC_ENCODER_H

@@ -155,8 +155,6 @@ sy_status sy__tile_lanes_open(sy_context *ctx, const sy__hevc_encoder_options *o
     return SY_OK;
 }
 
-uint32_t sy__tile_lanes_count(const sy__tile_lanes *t) { return t->lanes; }
-
 const uint8_t *sy__tile_lanes_hvcc(const sy__tile_lanes *t, size_t *len) {
     return sy__hevc_encoder_hvcc(t->lane[0].enc, len);
 }

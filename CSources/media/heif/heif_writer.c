@@ -34,7 +34,7 @@
  * named by the caller is x265's own. */
 #define HW_DEFAULT_PRESET "ultrafast"
 #define HW_DEFAULT_MIN_CU 32u
-#define HW_SINGLE_MAX 4096u   /* larger auxiliary images become grids */
+#define HW_SINGLE_MAX 4096u   /* a larger thumbnail becomes a grid (other images: past one tile) */
 #define HW_MIN_PICTURE 64u    /* x265 cannot encode pictures smaller than one 64 px CTU */
 #define HW_MAX_ITEMS 65000u   /* 16-bit item IDs (iinf/iloc/iref/ipma version 0/1) */
 /* Fewer tiles than this go to one encoder: x265's rate control gives each

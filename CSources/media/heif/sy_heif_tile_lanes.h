@@ -34,8 +34,6 @@ typedef struct sy__tile_lanes sy__tile_lanes;
 sy_status sy__tile_lanes_open(sy_context *ctx, const sy__hevc_encoder_options *o, uint32_t lanes, sy__hevc_sink sink,
                               void *user, sy__tile_lanes **out, sy_error *err);
 
-uint32_t sy__tile_lanes_count(const sy__tile_lanes *l);
-
 /* The hvcC every tile shares. Borrowed; valid until destroy. */
 const uint8_t *sy__tile_lanes_hvcc(const sy__tile_lanes *l, size_t *len);
 
