@@ -110,4 +110,29 @@ struct OrganizeScanTests {
         await #expect { try await early.value } throws: { $0 is CancellationError }
         #expect(try OrganizeStore(store: try RecordStore(path: db)).assets().isEmpty)
     }
+
+    @Test("schema step 8: JPEG and HEIF stills recorded before gain maps joined the evidence are fingerprinted again")
+    func gainMapEvidenceMigration() async throws {
+        let folder = try TempFolder()
+        defer { folder.remove() }
+        let lib = folder.file("lib")
+        _ = try HDRSamplePhotos.write(count: 1, seed: 3, width: 320, height: 240, to: lib)  // .jpg + .heic
+        let sdr = try SamplePhotos.write(count: 1, seed: 3, width: 320, height: 240, to: folder.file("sdr"))
+        _ = try Editor.saveBlocking(sdr[0], recipe: .identity, to: lib + "/plain.png")
+        let path = folder.file("organize.sqlite")
+        do {  // a store of schema step 7 and its scan, with evidence the step-8 rule would not give
+            let old = try RecordStore(path: path, migrations: RecordSchema.migrations.filter { $0.version < 8 })
+            let report = try await OrganizeScanner.scan(folder: lib, store: OrganizeStore(store: old))
+            #expect(report.decoded == 3)
+            try old.execute("UPDATE organize_fingerprints SET pixel_sha256 = 'stale'")
+        }
+        let store = try RecordStore(path: path)
+        #expect(try store.schemaVersion == 8)
+        let report = try await OrganizeScanner.scan(folder: lib, store: OrganizeStore(store: store))
+        #expect(report.decoded == 2 && report.unchanged == 1, "\(report)")
+        let evidence = Dictionary(uniqueKeysWithValues: try OrganizeStore(store: store).assets().map {
+            (($0.path as NSString).pathExtension, $0.pixelSHA256)
+        })
+        #expect(evidence["png"] == "stale" && evidence["jpg"] != "stale" && evidence["heic"] != "stale", "\(evidence)")
+    }
 }

@@ -31,11 +31,15 @@ static void hash_geometry(sy__sha256 *sha, const sy__heif_geometry *g) {
 }
 
 sy_status sy__heif_coded_digest(sy_context *ctx, const char *path, char out[65], sy_error *err) {
+    return sy__heif_item_coded_digest(ctx, path, 0, out, err);
+}
+
+sy_status sy__heif_item_coded_digest(sy_context *ctx, const char *path, uint32_t item, char out[65], sy_error *err) {
     sy_heif_file *file = NULL;
     sy_status st = sy_heif_open(ctx, path, &file, err);
     if (st != SY_OK) return st;
     sy__heif_geometry g;
-    if ((st = sy__heif_geometry_read(file, path, sy_heif_primary_id(file), &g, err)) != SY_OK) goto done;
+    if ((st = sy__heif_geometry_read(file, path, item ? item : sy_heif_primary_id(file), &g, err)) != SY_OK) goto done;
     sy__sha256 sha;
     sy__sha256_init(&sha);
     hash_geometry(&sha, &g);

@@ -1,5 +1,6 @@
 /* sy_heif_digest.h — exact-content digest of a HEIF's primary image from its
- * coded data (engine-private; used by the organize fingerprints).
+ * coded data, or of another image item's (engine-private; used by the organize
+ * fingerprints).
  *
  * SHA-256 over "SYHC1", the primary's geometry (grid, tiles, clean aperture,
  * irot/imir as an orientation, nclx) and every tile's hvcC and HEVC payload
@@ -12,5 +13,8 @@
 /* 64 lowercase hex digits + NUL into `out`. Item types our reader does not
  * decode (AV1, iden, ...) give SY_E_UNSUPPORTED; broken files name the file. */
 sy_status sy__heif_coded_digest(sy_context *ctx, const char *path, char out[65], sy_error *err);
+
+/* The same digest of another coded image item (a gain map); item 0 is the primary. */
+sy_status sy__heif_item_coded_digest(sy_context *ctx, const char *path, uint32_t item, char out[65], sy_error *err);
 
 #endif

@@ -40,7 +40,11 @@ typedef struct sy_fingerprint {
      *  re-encodings that keep the pixels (JPEG decoded and saved as PNG).
      *  HEVC HEIF: over the coded primary (heif/sy_heif_digest.h) — equal when
      *  only metadata differs. Movies: over "SYMV1", size, duration and the
-     *  sampled frames' rows. A resize or a lossy re-save changes it. */
+     *  sampled frames' rows. A resize or a lossy re-save changes it.
+     *  A photo with a stored gain map: that digest folded with the map's
+     *  metadata and pixels ("SYGM1"; a map that cannot be read: with the
+     *  file's SHA-256, "SYGM0"), so an HDR rendition is never a duplicate
+     *  of one that differs from it (pipelines/organize/gainmap_evidence.c). */
     char pixel_sha256[65];
 
     /** 64-bit DCT perceptual hash (pHash): the upright luma plane area-averaged

@@ -221,5 +221,7 @@ sy_status sy_fingerprint_file_ex(sy_context *ctx, const char *path, uint32_t fla
     st = analyse(ctx, &t, src->orientation, out, err);
     if (st == SY_OK && t.hashing) sy__sha256_hex(&t.sha, out->pixel_sha256);
     src->close(src);
+    if (st == SY_OK && out->pixel_sha256[0] && info.format != SY_FORMAT_PNG)
+        st = sy__fingerprint_mix_gain_map(ctx, path, out->file_sha256, out->pixel_sha256, err);
     return st;
 }

@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "sy_base.h"
 #include "sy_fingerprint.h"
 
 /* Size of the analysis plane of a w x h frame: the long edge scaled to
@@ -22,5 +23,12 @@ void sy__phash_luma(const uint8_t *luma, uint32_t w, uint32_t h, uint8_t orienta
 
 /* Fills sharpness, clipped_fraction, mean_luma and quality of `out`. */
 void sy__quality_luma(const uint8_t *luma, uint32_t w, uint32_t h, sy_fingerprint *out);
+
+/* Folds a stored gain map into `pixel_sha256` (the primary's digest, 64 hex
+ * digits): its metadata and pixels (gainmap_evidence.c). No map: unchanged.
+ * A map that cannot be read: the digest becomes one of the file's bytes
+ * (`file_sha256`), so only byte copies agree. Errors: cancellation, budget. */
+sy_status sy__fingerprint_mix_gain_map(sy_context *ctx, const char *path, const char *file_sha256,
+                                       char pixel_sha256[65], sy_error *err);
 
 #endif

@@ -106,5 +106,13 @@ public enum OrganizeSchema {
         "ALTER TABLE organize_assets ADD COLUMN paired_modified_ms INTEGER",
         "ALTER TABLE organize_fingerprints ADD COLUMN phash_turned TEXT",  // three 64-bit hashes in hex, comma-separated
     ])
+
+    /// Schema step 8: a photo's exact-content evidence now covers its gain map
+    /// (two photos that agree only in SDR are no longer exact duplicates), so
+    /// every JPEG and HEIF still is fingerprinted again by the next scan. A
+    /// duplicate group formed from the old evidence no longer verifies (SPEC D7).
+    public static let gainMapEvidenceMigration = RecordStoreMigration(version: 8, name: "organize: gain maps in the content evidence", statements: [
+        "UPDATE organize_assets SET file_modified_ms = NULL WHERE format IN ('jpeg', 'heif')",
+    ])
 }
 

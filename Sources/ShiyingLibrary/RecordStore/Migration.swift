@@ -43,6 +43,7 @@ public enum RecordSchema {
         OrganizeSchema.scanMigration,
         LibrarySearchGrams.migration,
         LibrarySchema.organizeLinkMigration,
+        OrganizeSchema.gainMapEvidenceMigration,
     ]
 
     /// The newest version this build knows.
