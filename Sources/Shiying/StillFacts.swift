@@ -26,6 +26,8 @@ public struct StillFacts: Sendable, Codable, Equatable {
     public var location: GeoPosition?
     /// Exif Make + Model ("Apple iPhone 15 Plus"); nil when absent.
     public var camera: String? = nil
+    /// The Live photo content identifier (Apple MakerNote) the paired movie shares; nil when absent.
+    public var contentIdentifier: String? = nil
 }
 
 /// Reads stills' catalogue facts with one engine context (reuse it for a batch).
@@ -36,8 +38,9 @@ public final class StillFactsReader: @unchecked Sendable {
     /// - Throws: `ShiyingError` when the engine context cannot be made.
     public init() throws { engine = try EngineContext() }
 
-    /// One header probe and one metadata read of `path`.
-    /// - Throws: `ShiyingError` naming the file when it is not a readable still.
+    /// One whole-file probe and one metadata read of `path`.
+    /// - Throws: `ShiyingError` naming the file when it is not a readable still
+    ///   (a truncated copy included).
     public func read(_ path: String) throws -> StillFacts {
         var facts = sy_still_facts()
         var error = sy_error()
@@ -53,6 +56,6 @@ public final class StillFactsReader: @unchecked Sendable {
         return StillFacts(info: info, captureDate: text(facts.capture_date),
                           location: facts.has_location != 0
                               ? GeoPosition(latitude: facts.latitude, longitude: facts.longitude) : nil,
-                          camera: text(facts.camera))
+                          camera: text(facts.camera), contentIdentifier: text(facts.content_identifier))
     }
 }

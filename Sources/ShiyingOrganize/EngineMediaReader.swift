@@ -1,5 +1,5 @@
 // The photo library's reader backed by the engine (issue 18): stills through
-// `sy_still_read_facts` and the Live identifier reader, movies through the
+// `sy_still_read_facts` (its Live identifier too), movies through the
 // QuickTime reader (nothing decoded), digests through `sy_file_identity`.
 import Foundation
 import Shiying
@@ -18,14 +18,11 @@ public struct EngineMediaReader: LibraryMediaReader {
     public func facts(of path: String) throws -> LibraryMediaFacts {
         let ext = (path as NSString).pathExtension.lowercased()
         if LibraryFileTypes.movies.contains(ext) { return try movieFacts(path) }
-        _ = try ImageInfo.probe(path, whole: true) // a truncated copy is not catalogued as a photo
-        let still = try StillFactsReader().read(path)
-        // Only JPEG and HEIC carry a Live identifier (Apple MakerNote).
-        let identifier = still.info.format == "png" ? nil : try LivePhoto.stillIdentifier(path)
+        let still = try StillFactsReader().read(path) // a truncated copy is not catalogued as a photo
         return LibraryMediaFacts(medium: .still, width: still.info.width, height: still.info.height,
                                  captureDate: still.captureDate,
                                  location: still.location.map { LibraryLocation(latitude: $0.latitude, longitude: $0.longitude) },
-                                 contentIdentifier: identifier, camera: still.camera)
+                                 contentIdentifier: still.contentIdentifier, camera: still.camera)
     }
 
     /// QuickTime keys a phone writes (Apple's `mdta` names).

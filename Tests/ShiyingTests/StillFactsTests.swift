@@ -68,6 +68,22 @@ struct StillFactsTests {
         }
     }
 
+    @Test("A Live still's content identifier, the same as its movie's; a plain photo has none; a truncated copy is refused")
+    func liveIdentifierAndWholeFile() throws {
+        let dir = try TempDir("facts-live")
+        defer { dir.remove() }
+        let pair = try SampleLivePhotos.write(count: 1, seed: 6, width: 180, height: 240, to: dir.path)[0]
+        let facts = try StillFactsReader().read(pair.still)
+        #expect(facts.contentIdentifier == pair.contentIdentifier && facts.contentIdentifier?.count == 36)
+        #expect(try LivePhoto.stillIdentifier(pair.still) == facts.contentIdentifier)
+        let plain = try SamplePhotos.write(count: 1, seed: 6, width: 160, height: 120, to: dir.file("plain"))[0]
+        #expect(try StillFactsReader().read(plain).contentIdentifier == nil)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: plain))
+        let cut = dir.file("cut.jpg")
+        try bytes.prefix(bytes.count * 2 / 3).write(to: URL(fileURLWithPath: cut))
+        #expect { try StillFactsReader().read(cut) } throws: { ($0 as? ShiyingError)?.message.contains(cut) == true }
+    }
+
     @Test("Not a still: an error naming the file")
     func notAStill() throws {
         let dir = try TempDir("facts-bad")

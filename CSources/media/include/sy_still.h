@@ -68,13 +68,16 @@ typedef struct sy_still_facts {
     double latitude;       /* signed decimal degrees: north positive */
     double longitude;      /* east positive */
     char camera[96];       /* Exif Make + Model, "Apple iPhone 15 Plus" (printable ASCII); "" when absent */
+    char content_identifier[37]; /* the Live photo content identifier (Apple MakerNote); "" when absent */
 } sy_still_facts;
 
-/** Probes `path` (as sy_image_probe) and reads its capture date and GPS
- *  position and camera name from the Exif it carries (JPEG APP1, HEIF Exif item; PNG: none
- *  yet). Metadata that is absent or unreadable leaves the fact empty; only an
- *  unreadable file fails. Memory: the Exif/XMP/ICC blobs, freed before return.
- *  Thread-safe with one context per thread. */
+/** Probes `path` as sy_image_probe_whole (a truncated copy fails: a library
+ *  does not catalogue half a photo) and reads its capture date, GPS position,
+ *  camera name and Live content identifier from the Exif it carries (JPEG
+ *  APP1, HEIF Exif item; PNG: none yet). Metadata that is absent or
+ *  unreadable leaves the fact empty; only an unreadable file fails. Memory:
+ *  the Exif/XMP/ICC blobs, freed before return. Thread-safe with one context
+ *  per thread. */
 sy_status sy_still_read_facts(sy_context *ctx, const char *path, sy_still_facts *out, sy_error *err);
 
 #ifdef __cplusplus
