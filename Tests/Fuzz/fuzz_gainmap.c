@@ -2,7 +2,8 @@
  * MPF APP2 index, hdrgm / Apple HDRGainMap XMP, the Apple MakerNote walk, the
  * ISO 21496-1 binary metadata (issue 16: what it accepts passes the range
  * checks and survives serialize -> parse), the XMP join, and
- * sy_gainmap_probe + sy_gainmap_decode on the input as a whole file.
+ * sy_gainmap_probe + sy_gainmap_decode on the input as a whole file, and the
+ * organize fingerprint (its exact-content evidence folds the map in).
  *
  * Built and run by scripts/fuzz.sh (FUZZ_ONLY=gainmap) from the seeds in
  * Tests/Fuzz/seeds/gainmap (tiny Ultra HDR JPEG, ISO-only HEIC, XMP packets). Every parser
@@ -11,9 +12,11 @@
  * cleanly; afterwards no engine memory may be left. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fuzz_support.h"
 #include "gainmap/sy_gainmap_internal.h"
+#include "sy_fingerprint.h"
 #include "sy_gainmap.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -75,6 +78,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (st != SY_OK && err.message[0] == 0) abort();
         sy_gainmap_image_free(ctx, &img);
     }
+    /* the organize fingerprint folds the map into its evidence (gainmap_evidence.c) */
+    sy_fingerprint fp;
+    memset(&err, 0, sizeof err);
+    st = sy_fingerprint_file(ctx, path, &fp, &err);
+    if (st != SY_OK && err.message[0] == 0) abort();
+    if (st == SY_OK && strlen(fp.pixel_sha256) != 64) abort();
     fuzz_require_released(ctx);
     return 0;
 }
