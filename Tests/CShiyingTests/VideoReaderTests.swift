@@ -654,6 +654,52 @@ struct VideoReaderTests {
     }
 
     // issue 4: bad arguments.
+    // A cut (sy_video_cuts.h): 0-1 s of the media, then 1.5-2.5 s. A reader told to follow it returns what a
+    // player shows — ffmpeg's 60 frames (it honours the list), at 0 ... 59/30 s, frame k the frame ffmpeg shows
+    // k-th — and finds them on that timeline; a reader not told reads the media whole (a re-encode that writes
+    // the list again), and so does one told too late.
+    @Test(.enabled(if: VideoPaths.hasFFmpeg)) func followsCuts() throws {
+        let source = Generated.folder + "/cut-source-\(UUID().uuidString.prefix(6)).mp4"
+        let cut = source.replacingOccurrences(of: "cut-source", with: "cut")
+        defer { unlink(source); unlink(cut) }
+        try ExternalTools.check("ffmpeg", ["-y", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=160x120:r=30:d=3",
+                                           "-c:v", "libx264", "-bf", "2", "-pix_fmt", "yuv420p", source])
+        try ExternalTools.writeFile(cut, ExternalTools.readFile(source))
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("scripts/edit_list.py").path
+        // movie timescale 1000, media 15360, frame k at 1024 + 512 k: frames 0-29, then 45-74
+        try ExternalTools.check("python3", [script, "set", cut, "1000:1024,1000:24064"])
+        #expect(try Reader.mustOpen(cut).all(keep: false).count == 90, "not told: the media whole")
+
+        let reader = try Reader.mustOpen(cut)
+        var err = sy_error()
+        try #require(sy__video_reader_follow_cuts(reader.raw, &err) == SY_OK, "\(message(err))")
+        #expect(abs(reader.info.presentation_seconds - 2) < 1e-6, "\(reader.info.presentation_seconds)")
+        var index: UInt32 = 0
+        var at = 0.0
+        #expect(sy_video_reader_frame_at(reader.raw, 1.0, &index, &at, &err) == SY_OK && index == 30 && abs(at - 1) < 1e-9,
+                "frame_at(1.0): \(index) at \(at)")
+        let all = try reader.all()
+        let frames = all.filter { $0.seconds < 2 - 1e-9 } // past the last span: as past a trim, for the consumer to cut
+        #expect(all.count == 75 && all.last.map { abs($0.seconds - 74.0 / 30) < 1e-9 } == true)
+        #expect(frames.map(\.index) == (0..<60).map(UInt32.init))
+        #expect(frames.enumerated().allSatisfy { abs($1.seconds - Double($0) / 30) < 1e-9 }, "\(frames.map(\.seconds))")
+        let shownMedia: [Int64] = Array(0..<30) + Array(45..<75)
+        let expectedPts: [Int64] = shownMedia.map { 1024 + 512 * $0 }
+        #expect(frames.map(\.pts) == expectedPts)
+        let reference = try ffmpegFrames(cut, width: 160, height: 120, filter: sitedScale)
+        try #require(reference.count == 60 && frames.count == 60, "ffmpeg shows \(reference.count) frames")
+        let worst = zip(frames, reference).map { psnr($0.rgb, $1) }.min() ?? 0
+        #expect(worst >= 35, "worst frame \(worst) dB against ffmpeg's")
+        #expect(psnr(frames[30].rgb, reference[29]) < worst - 5, "a frame off shows")
+
+        var late = sy_error()
+        let again = try Reader.mustOpen(cut)
+        _ = try again.next(keep: false)
+        #expect(sy__video_reader_follow_cuts(again.raw, &late) == SY_OK)
+        #expect(abs(again.info.presentation_seconds - 3) < 0.05, "told after a frame: as it was")
+    }
+
     @Test func usage() throws {
         let ctx = try Context()
         var reader: OpaquePointer?

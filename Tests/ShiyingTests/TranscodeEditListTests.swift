@@ -137,4 +137,38 @@ struct TranscodeEditListTests {
         let info = try VideoReader(cut).info
         #expect(abs(info.frameRate - 30) < 0.5, "\(info)")
     }
+
+    @Test("a GIF of a cut movie shows the two spans (2 s, the frames a player shows), not the media whole (3 s)")
+    func severalSpansGIF() async throws {
+        let dir = try TempDir("edit-spans-gif")
+        defer { dir.remove() }
+        let source = try await Self.source(in: dir)
+        let cut = dir.file("cut.mp4")
+        try FileManager.default.copyItem(atPath: source, toPath: cut)
+        let script = Paths.packageRoot.appendingPathComponent("scripts/edit_list.py").path
+        let set = try await runProcess("/usr/bin/env", ["python3", script, "set", cut, "1000:1024,1000:24064"])
+        #expect(set.succeeded, "\(set)")
+        let gif = dir.file("cut.gif")
+        let made = try await CLI.run(["convert", "--to", "gif", "--fps", "30", cut, "-o", gif])
+        #expect(made.succeeded, "\(made)")
+        let probe = try await runTool("ffprobe", ["-v", "error", "-count_frames", "-show_entries",
+                                                  "format=duration:stream=nb_read_frames", "-of", "csv=p=0", gif])
+        let numbers = probe.stdout.split(whereSeparator: { !$0.isNumber && $0 != "." }).compactMap { Double($0) }
+        #expect(numbers.count == 2 && numbers[0] == 60 && abs(numbers[1] - 2) < 0.011, "GIF frames, duration: \(probe.stdout)")
+        // frame 30 of the GIF is the source's frame 45 (after the cut), not its frame 30
+        func frame(_ path: String, _ n: Int, _ out: String) async throws {
+            let r = try await runTool("ffmpeg", ["-v", "error", "-y", "-i", path, "-vf", "select=eq(n\\,\(n))", "-frames:v", "1", out])
+            #expect(r.succeeded, "\(r)")
+        }
+        try await frame(gif, 30, dir.file("g30.png"))
+        try await frame(source, 45, dir.file("s45.png"))
+        try await frame(source, 30, dir.file("s30.png"))
+        func psnr(_ a: String, _ b: String) async throws -> Double {
+            let r = try await runTool("compare", ["-metric", "PSNR", a, b, "null:"])
+            return Double(r.stderr.prefix { $0 != " " }) ?? 99
+        }
+        let right = try await psnr(dir.file("g30.png"), dir.file("s45.png"))
+        let wrong = try await psnr(dir.file("g30.png"), dir.file("s30.png"))
+        #expect(right > wrong + 5, "after the cut: \(right) dB against frame 45, \(wrong) dB against frame 30")
+    }
 }

@@ -17,6 +17,7 @@
 #include "convert/sy_gif_writer.h"
 #include "sy_convert.h"
 #include "video/sy_frame_path.h"
+#include "video/sy_video_cuts.h"
 
 void sy_gif_options_init(sy_gif_options *opts) {
     memset(opts, 0, sizeof *opts);
@@ -75,6 +76,7 @@ static sy_status pass_open(sy_context *ctx, const char *input, const sy_gif_opti
     memset(p, 0, sizeof *p);
     p->ctx = ctx, p->input = input, p->fps = o->fps, p->last_slot = -1;
     sy_status st = sy_video_reader_open(ctx, input, -1, &p->reader, err);
+    if (st == SY_OK) st = sy__video_reader_follow_cuts(p->reader, err); /* a cut movie's GIF shows what it shows */
     if (st != SY_OK) return st;
     p->vi = *sy_video_reader_info_get(p->reader);
     sy_recipe identity;

@@ -12,6 +12,7 @@
 #include "render/sy_render_gamut.h"
 #include "video/sy_video_reader_scale.h"
 #include "video/sy_video_reader_threads.h"
+#include "video/sy_video_cuts.h"
 
 /* Whether every target shows the frame at half its size or less (each side
  * of the cover scale at most 1/2): then the reader converts quarter-size frames. */
@@ -26,6 +27,7 @@ sy_status sy__motion_player_open(sy_context *ctx, const char *movie, uint32_t ce
                                  sy__motion_player *p, sy_error *err) {
     memset(p, 0, sizeof *p);
     sy_status st = sy__video_reader_open_threads(ctx, movie, -1, threads, &p->reader, err);
+    if (st == SY_OK) st = sy__video_reader_follow_cuts(p->reader, err); /* a cut movie plays as a viewer sees it */
     const sy_video_reader_info *vi = st == SY_OK ? sy_video_reader_info_get(p->reader) : NULL;
     uint32_t fw = vi ? vi->width : 0, fh = vi ? vi->height : 0;
     if (st == SY_OK && halves(vi, cell_width, cell_height, canvas_width, canvas_height))

@@ -11,6 +11,7 @@
 #include "base/sy_sha256.h"
 #include "still/sy_still_internal.h"
 #include "organize/sy_analysis.h"
+#include "video/sy_video_cuts.h"
 
 typedef struct sampler {
     sy_renderer *renderer;
@@ -61,6 +62,10 @@ sy_status sy_fingerprint_movie(sy_context *ctx, const char *path, sy_fingerprint
     if (st != SY_OK) return st;
     sy_video_reader *reader = NULL;
     if ((st = sy_video_reader_open(ctx, path, -1, &reader, err)) != SY_OK) return st;
+    if ((st = sy__video_reader_follow_cuts(reader, err)) != SY_OK) { /* the frames and length a viewer sees */
+        sy_video_reader_close(reader);
+        return st;
+    }
     const sy_video_reader_info *vi = sy_video_reader_info_get(reader);
     out->width = out->stored_width = vi->width;
     out->height = out->stored_height = vi->height;

@@ -38,6 +38,7 @@
 #include "video/sy_video_reader_samples.h"
 #include "video/sy_video_reader_scale.h"
 #include "video/sy_video_reader_threads.h"
+#include "video/sy_video_cuts.h"
 
 #define FCC SY_FOURCC
 #define READER_SAMPLE_CAP ((size_t)64 << 20)
@@ -89,6 +90,7 @@ struct sy_video_reader {
     size_t hdr10plus_len;
     uint8_t *rpu;       /* sy__video_reader_keep_dovi_rpu: the last frame's RPU NAL unit (SY__DOVI_RPU_MAX bytes) */
     size_t rpu_len;
+    sy__video_cuts *cuts; /* sy__video_reader_follow_cuts: the track's cuts played, NULL otherwise */
 };
 
 static const char *where(const sy_video_reader *r) { return sy__short_path(r->path); }
@@ -126,6 +128,7 @@ void sy_video_reader_close(sy_video_reader *r) {
     if (r->rgb) sy__free(ctx, r->rgb);
     if (r->scratch) sy__free(ctx, r->scratch);
     if (r->times) sy_mov_presentation_times_free(ctx, r->times);
+    sy__video_cuts_free(ctx, r->cuts);
     if (r->half) sy__free(ctx, r->half);
     if (r->hdr10plus) sy__free(ctx, r->hdr10plus);
     if (r->rpu) sy__free(ctx, r->rpu);
@@ -296,6 +299,11 @@ sy_status sy_video_reader_frame_at(sy_video_reader *r, double seconds, uint32_t 
         sy_status st = sy_mov_presentation_times(r->ctx, r->mov, r->track, &r->times, &r->times_n, err);
         if (st != SY_OK) return st;
     }
+    if (r->cuts) {
+        if (r->times_n == 0) return sy__fail(err, SY_E_INVALID_INPUT, "%s: no video frames", where(r));
+        sy__video_cuts_at(r->cuts, seconds + SY_VIDEO_FRAME_TIME_TOLERANCE, index, frame_seconds, NULL);
+        return SY_OK;
+    }
     const int64_t *pts = r->times;
     uint32_t n = r->times_n;
     if (n == 0) return sy__fail(err, SY_E_INVALID_INPUT, "%s: no video frames", where(r));
@@ -408,6 +416,18 @@ sy_status sy__video_reader_halve(sy_video_reader *r, uint32_t *width, uint32_t *
     return SY_OK;
 }
 
+sy_status sy__video_reader_follow_cuts(sy_video_reader *r, sy_error *err) {
+    if (!r) return sy__fail(err, SY_E_USAGE, "sy__video_reader_follow_cuts: NULL reader");
+    if (r->cuts || r->next_sample > 0 || r->no_pixels || r->failed) return SY_OK;
+    if (!r->times) {
+        sy_status st = sy_mov_presentation_times(r->ctx, r->mov, r->track, &r->times, &r->times_n, err);
+        if (st != SY_OK) return st;
+    }
+    sy_status st = sy__video_cuts_build(r->ctx, r->mov, r->track, r->times, r->times_n, r->info.timescale, &r->cuts, err);
+    if (st == SY_OK && r->cuts) r->info.presentation_seconds = sy__video_cuts_presentation(r->cuts);
+    return st;
+}
+
 /* The last random-access sample (a sync sample the stream confirms) presented
  * at or before the first needed frame, if it comes after sample 0: the
  * needed frames' references all lie from there on, so the samples between
@@ -439,6 +459,10 @@ sy_status sy__video_reader_decode_only(sy_video_reader *r, double needed_from, s
     /* the first pts whose frame time reaches needed_from: skipped samples lie before it */
     double ticks = needed_from * r->info.timescale;
     r->needed_pts = needed_from < 0 ? INT64_MIN : r->info.start_pts + (int64_t)ceil(ticks - 1e-6);
+    if (r->cuts && needed_from >= 0) { /* the frame on screen then, wherever the cuts put it */
+        uint32_t shown;
+        sy__video_cuts_at(r->cuts, needed_from, &shown, NULL, &r->needed_pts);
+    }
     sy_status st = find_resume_point(r, err);
     if (st != SY_OK) return st;
     sy__free(r->ctx, r->rgb);
@@ -530,8 +554,22 @@ const uint8_t *sy__video_reader_dovi_rpu(const sy_video_reader *r, size_t *len) 
     return *len ? r->rpu : NULL;
 }
 
-/* Turns a received picture into the next frame (or names what went wrong). */
-static sy_status emit(sy_video_reader *r, const sy__yuv *pic, uint32_t tag, sy_video_frame *frame, sy_error *err) {
+/* Where `pts` lies in presentation order (r->times, built with the cuts). */
+static uint32_t presentation_index(const sy_video_reader *r, int64_t pts) {
+    uint32_t lo = 0, hi = r->times_n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (r->times[mid] < pts) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Turns a received picture into the next frame (or names what went wrong);
+ * *hidden when a cut hides it (sy_video_cuts.h): nothing to return. */
+static sy_status emit(sy_video_reader *r, const sy__yuv *pic, uint32_t tag, sy_video_frame *frame, int *hidden,
+                      sy_error *err) {
+    *hidden = 0;
     uint32_t j = 0;
     while (j < r->pend_n && r->pend[j].tag != tag) j++;
     if (j == r->pend_n)
@@ -559,6 +597,12 @@ static sy_status emit(sy_video_reader *r, const sy__yuv *pic, uint32_t tag, sy_v
                         where(r), tag, (long long)r->last_pts, (long long)pts);
     r->last_pts = pts;
     r->have_last = 1;
+    uint32_t shown_index = r->emitted;
+    double shown_seconds = r->info.timescale ? (double)(pts - r->info.start_pts) / r->info.timescale : 0;
+    if (r->cuts && !sy__video_cuts_frame(r->cuts, presentation_index(r, pts), &shown_index, &shown_seconds)) {
+        *hidden = 1;
+        return SY_OK;
+    }
     if (r->hdr10plus || r->rpu) {
         sy_status st = frame_dynamic(r, tag, err);
         if (st != SY_OK) return st;
@@ -594,9 +638,10 @@ static sy_status emit(sy_video_reader *r, const sy__yuv *pic, uint32_t tag, sy_v
     frame->stride = r->have_samples ? 0 : r->stride;
     frame->width = r->out_width;
     frame->height = r->out_height;
-    frame->index = r->emitted++;
+    frame->index = shown_index;
+    r->emitted++;
     frame->pts = pts;
-    frame->seconds = r->info.timescale ? (double)(pts - r->info.start_pts) / r->info.timescale : 0;
+    frame->seconds = shown_seconds;
     return SY_OK;
 }
 
@@ -616,9 +661,11 @@ static sy_status step(sy_video_reader *r, sy_video_frame *frame, int *end, sy_er
         st = d->ops->receive(d, &pic, &tag, &got, &inner);
         if (st != SY_OK) return wrap(r, &inner, st, err);
         if (got) {
-            st = emit(r, &pic, tag, frame, err);
+            int hidden = 0;
+            st = emit(r, &pic, tag, frame, &hidden, err);
             if (!r->have_samples) d->ops->release(d);
-            return st;
+            if (st != SY_OK || !hidden) return st;
+            continue; /* a frame a cut hides */
         }
         if (r->next_sample < r->info.frame_count) {
             if ((st = send_next(r, err)) != SY_OK) return st;

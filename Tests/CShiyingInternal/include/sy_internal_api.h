@@ -20,6 +20,7 @@
 #include "hevc/sy_hevc_attached.h"
 #include "mov/sy_mov_writer.h"
 #include "collage/sy_layout.h"
+#include "video/sy_video_cuts.h"
 #include "video/sy_video_reader_decode_only.h"
 #include "video/sy_video_encoder_stage.h"
 #include "base/sy_rgb_to_ycbcr.h"
