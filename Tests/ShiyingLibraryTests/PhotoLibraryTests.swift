@@ -374,6 +374,28 @@ struct PhotoLibraryTests {
         #expect(filesUnder(library.folder.renditions).isEmpty)
     }
 
+    @Test("SPEC E7 for Live photos: a turned and cropped Live edit passes the gate (the movie's decoded frames, not the ones written)")
+    func liveTurnAndCrop() async throws {
+        let dir = try TempFolder()
+        defer { dir.remove() }
+        let fixture = try await LibraryFixture.make(in: dir, photos: 1, lives: 1)
+        guard !fixture.livePairs.isEmpty else { return }  // no ffmpeg
+        let library = try PhotoLibrary.create(at: dir.file("lib"))
+        _ = try await library.importFiles([fixture.input + "/live"], reader: reader)
+        let id = try #require(try await library.list().first?.id)
+        let original = try await library.original(of: id)
+        let movie = try #require(original.movie)
+        var recipe = EditRecipe()
+        recipe.quarterTurns = 1
+        recipe.crop = .init(x: 0, y: 0, width: 0.5, height: 1)
+        let edited = try await LibraryWorkflows.edit(id, recipe: recipe, in: library)
+        #expect(edited.kind == .live && edited.currentFiles.map(\.role) == [.rendition, .renditionMovie])
+        let still = try #require(edited.file(.rendition)), cut = try #require(edited.file(.renditionMovie))
+        // the left half of the upright source kept, then turned a quarter
+        #expect(still.width == original.height && abs(still.height - original.width / 2) <= 1, "\(still.width)x\(still.height)")
+        #expect(abs(cut.width - movie.height) <= 1 && abs(cut.height - movie.width / 2) <= 2, "\(cut.width)x\(cut.height)")
+    }
+
     @Test("SPEC E7 for Live photos: the edit is kept only when both still and movie are the catalogued full-size originals")
     func liveFullSizeGate() async throws {
         let dir = try TempFolder()

@@ -244,6 +244,8 @@ void sy_video_transcode_options_init(sy_video_transcode_options *opts);
 
 typedef struct sy_video_transcode_report {
     uint32_t width, height;    /* output (upright) */
+    uint32_t decoded_width, decoded_height; /* the source's frames as read (upright, before the recipe's
+                                  geometry): the full-size evidence of SPEC E7 */
     uint32_t frames;           /* video frames encoded */
     uint32_t audio_samples;    /* audio samples copied or AAC access units encoded (0 when none) */
     uint32_t audio_codec;      /* output audio sample entry type ('mp4a' when encoded), 0 when none */

@@ -47,6 +47,8 @@ static void fill_report(const sy_mov *mov, const remux_tracks *k, const sy_video
     int quarter = ti->rotation == 90 || ti->rotation == 270;
     rep->width = quarter ? ti->height : ti->width;
     rep->height = quarter ? ti->width : ti->height;
+    rep->decoded_width = rep->width; /* the samples copied whole */
+    rep->decoded_height = rep->height;
     rep->frames = k->video.next;
     rep->audio_samples = k->audio.out_id ? k->audio.next : 0;
     rep->audio_codec = k->audio.out_id ? k->audio.codec : 0;

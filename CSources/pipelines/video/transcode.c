@@ -468,6 +468,8 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
         int turned = samples && j->stored && (vi->rotation == 90 || vi->rotation == 270); /* the matrix turns it */
         rep->width = turned ? eo.height : eo.width;
         rep->height = turned ? eo.width : eo.height;
+        rep->decoded_width = vi->width;
+        rep->decoded_height = vi->height;
         rep->frames = j->packets;
         rep->audio_samples = j->audio.out_id ? j->audio.next : 0;
         rep->audio_codec = j->audio.out_id ? j->audio.codec : 0;

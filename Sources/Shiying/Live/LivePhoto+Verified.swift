@@ -65,7 +65,7 @@ extension LivePhoto {
                                                           headerFullSize: movieBefore.headerFullSize,
                                                           fileIdentity: movieBefore.fileIdentity), original: record.movie)
         }
-        let (report, read) = try saveReadingStill(movie: input.movie, still: input.still, stillOut: stillOut,
+        let (report, read, movieDecoded) = try saveReadingStill(movie: input.movie, still: input.still, stillOut: stillOut,
                                                   movieOut: movieOut, options: options, progress: progress,
                                                   cancel: cancel)
         do {
@@ -76,8 +76,8 @@ extension LivePhoto {
                 fileIdentity: digest.isEmpty ? nil : FileIdentity(byteSize: Int64(read.source_bytes), contentDigest: digest))
             try FullSizeGate.check(source: stillEvidence, original: record.still)
             if let movieBefore, let before = movieBefore.fileIdentity {
-                let after = try movieEvidence(input.movie, origin: movieOrigin,
-                                              decoded: report.live ? PixelSize(width: report.movieWidth, height: report.movieHeight) : nil)
+                // the frames the save decoded, before the recipe's crop or turn (not the frames it wrote)
+                let after = try movieEvidence(input.movie, origin: movieOrigin, decoded: report.live ? movieDecoded : nil)
                 // the movie read during the save is the one checked before it
                 if let now = after.fileIdentity, now != before { throw FullSizeGateError(.differentFile(read: now, original: before)) }
                 try FullSizeGate.check(source: after, original: record.movie)
@@ -90,7 +90,7 @@ extension LivePhoto {
         return report
     }
 
-    /// A movie's identity and display size as read now; `decoded` = the frames written.
+    /// A movie's identity and display size as read now; `decoded` = the frames the save decoded.
     private static func movieEvidence(_ path: String, origin: SourceEvidence.Origin, decoded: PixelSize?) throws -> SourceEvidence {
         let track = try VideoInfo.read(path).mainVideoTrack
         let header = track.map { PixelSize(width: $0.displayWidth, height: $0.displayHeight) }

@@ -175,7 +175,7 @@ public enum LivePhoto {
     /// `saveBlocking`, plus what the source still's decode read (SPEC E7 evidence; zero without a source still).
     static func saveReadingStill(movie: String, still: String?, stillOut: String, movieOut: String, options: SaveOptions,
                                  progress: ((ShiyingProgress) -> Void)?, cancel: CancelHook?) throws
-        -> (report: SaveReport, stillRead: sy_edit_report) {
+        -> (report: SaveReport, stillRead: sy_edit_report, movieDecoded: PixelSize) {
         try options.recipe.validateForEngine()
         guard (1...100).contains(options.quality) else {
             throw ShiyingError(code: .usage, message: "quality \(options.quality) is outside 1...100")
@@ -222,7 +222,7 @@ public enum LivePhoto {
             hdr: report.hdr == SY_HDR_KEPT ? "kept" : report.hdr == SY_HDR_DROPPED_WITH_CONSENT ? "dropped-with-consent" : "none",
             dropped: DroppedMetadata.list(report.still_dropped), movieDropped: DroppedMetadata.list(m.dropped),
             movieKept: keptMovieMetadata(m.kept)),
-            report.still_source)
+            report.still_source, PixelSize(width: Int(m.decoded_width), height: Int(m.decoded_height)))
     }
 
     /// A rendered frame: RGB8 rows of `width * 3` bytes.
