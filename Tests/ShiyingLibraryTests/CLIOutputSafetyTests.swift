@@ -112,6 +112,30 @@ struct CLIOutputSafetyTests {
         #expect(leftovers.isEmpty, "\(leftovers)")
     }
 
+    // Found by a user-level sweep (2026-12-06): a moving collage named like one of its Live cells (A.heic with
+    // A.mov beside it, `--name A`) wrote its movie over A.mov, and the user's Live photo was gone.
+    @Test("a moving collage never writes over the movie found beside one of its stills",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg")))
+    func movingCollageKeepsTheMovieBesideItsStill() async throws {
+        let dir = try TempFolder()
+        defer { dir.remove() }
+        let source = try await Self.movie(dir, "clip.mov")
+        let made = try await ShiyingBinary.shiying(["live", "make", "--video", source, "-o", dir.path, "--json"])
+        try #require(made.status == 0, "\(made.stderr)")
+        let still = dir.file("A.jpg"), movie = dir.file("A.mov")
+        try FileManager.default.moveItem(atPath: dir.file("clip_live.jpg"), toPath: still)
+        try FileManager.default.moveItem(atPath: dir.file("clip_live.mov"), toPath: movie)
+        let (stillBefore, movieBefore) = (Self.bytes(still), Self.bytes(movie))
+        let other = dir.file("other.jpg")
+        try FileManager.default.copyItem(atPath: still, toPath: other)
+        let result = try await ShiyingBinary.shiying(["collage", "--motion", "together", "-o", dir.path, "--name", "A",
+                                                       "--format", "heic", still, other])
+        #expect(result.status == 2, "\(result.status) \(result.stderr)")
+        #expect(result.stderr.contains("is also an input") && result.stderr.contains("A.mov"), "\(result.stderr)")
+        #expect(Self.bytes(still) == stillBefore && Self.bytes(movie) == movieBefore)
+        #expect(!FileManager.default.fileExists(atPath: dir.file("A.heic")))
+    }
+
     // Found by a user-level sweep of the real files (2026-12-05): `compress` removed its output on any
     // failure — which was its own input when -o named it, or the file a failed run should have left.
     @Test("compress onto its own input is refused (exit 2) and the input kept; a failed or useless compress keeps an existing output")

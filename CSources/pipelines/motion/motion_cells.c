@@ -16,8 +16,7 @@
 #include "video/sy_frame_path.h" /* sy__video_frame_primaries */
 #include "video/sy_movie_copy.h"
 
-/* "dir/IMG_1.HEIC" -> "dir/IMG_1.MOV" (then ".mov") when such a file exists. */
-static int find_same_stem(const char *still, char *out, size_t cap) {
+int sy__motion_same_stem_movie(const char *still, char *out, size_t cap) {
     const char *slash = strrchr(still, '/');
     const char *dot = strrchr(still, '.');
     size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - still) : strlen(still);
@@ -63,7 +62,7 @@ static void resolve_movie(sy__motion_job *job, uint32_t i, const sy_motion_input
     sy__motion_cell *c = &job->cells[i];
     if (in->movie) {
         snprintf(c->movie, sizeof c->movie, "%s", in->movie);
-    } else if (!find_same_stem(in->still, c->movie, sizeof c->movie)) {
+    } else if (!sy__motion_same_stem_movie(in->still, c->movie, sizeof c->movie)) {
         return; /* a plain photo */
     } else {
         char still_id[SY_LIVE_ID_LEN + 1] = "";

@@ -3,6 +3,7 @@
  * (C3) and delivered or turned into a plain still (C4); the MP4 and its
  * poster (C7); or the still. No Live cell (C5) or no readable movie (C6)
  * delivers a still and says why. */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -53,8 +54,18 @@ static sy_status check(const sy_motion_input *inputs, uint32_t count, const sy_m
         names[n++] = inputs[i].still;
         if (inputs[i].movie) names[n++] = inputs[i].movie;
     }
+    int movie_out = movie_path && o->tier != SY_MOTION_TIER_STILL;
     sy_status st = sy__output_check(still_path, names, n, err);
-    if (st == SY_OK && movie_path && o->tier != SY_MOTION_TIER_STILL) st = sy__output_check(movie_path, names, n, err);
+    if (st == SY_OK && movie_out) st = sy__output_check(movie_path, names, n, err);
+    /* a still's movie found beside it (IMG_1.HEIC + IMG_1.MOV) is an input too: writing over it would break
+     * the user's Live photo */
+    char beside[PATH_MAX];
+    const char *found[1] = {beside};
+    for (uint32_t i = 0; st == SY_OK && i < count; i++) {
+        if (inputs[i].movie || !sy__motion_same_stem_movie(inputs[i].still, beside, sizeof beside)) continue;
+        st = sy__output_check(still_path, found, 1, err);
+        if (st == SY_OK && movie_out) st = sy__output_check(movie_path, found, 1, err);
+    }
     return st;
 }
 

@@ -71,6 +71,10 @@ void sy__motion_note_peak(sy__motion_job *job);
 /* Probes every still, finds each movie (explicit or same stem), checks the
  * identifier and that the movie's first frame decodes. Fills job->cells and
  * the report's cell entries; *readable = number of readable stills. */
+/* "dir/IMG_1.HEIC" -> "dir/IMG_1.MOV" (then ".mov") into `out` when such a
+ * file exists: the movie an iPhone export puts beside its still. */
+int sy__motion_same_stem_movie(const char *still, char *out, size_t cap);
+
 sy_status sy__motion_cells_resolve(sy__motion_job *job, const sy_motion_input *inputs, uint32_t *readable,
                                    sy_error *err);
 
