@@ -130,6 +130,12 @@ public enum OrganizeScanner {
         let elapsed = ContinuousClock.now - start
         let nowMs = Int64(Date().timeIntervalSince1970 * 1000)
         try store.forget(paths: pairing.pairedMoviePaths.filter { plan.knownPaths.contains($0) })
+        // files recorded under this folder that are gone (deleted, moved to the trash): no longer photos to
+        // group, and never a keeper whose "copy" is then set aside as the only one left
+        let root = URL(fileURLWithPath: folder).standardizedFileURL.path
+        let prefix = root.hasSuffix("/") ? root : root + "/"
+        let present = Set(paths)
+        try store.forget(paths: plan.knownPaths.filter { $0.hasPrefix(prefix) && !present.contains($0) }.sorted())
         try store.record(assets, nowMs: nowMs)
         let groups = try store.regroup(nowMs: nowMs)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18

@@ -151,11 +151,18 @@ enum OrganizeCommand {
         }
         if let keeper = parsed.string("keeper") {
             guard let id = Int64(keeper) else { throw UsageError("--keeper expects an asset id") }
-            try org.markKeeper(assetID: id)
+            // the keeper must be in every group decided; it replaces an earlier keeper of those groups
+            let groups = try org.groups().filter { ids.contains($0.id) }
+            if let outside = groups.first(where: { !$0.members.contains(id) }) {
+                throw UsageError("--keeper \(id) is not a member of group \(outside.id) (its members: "
+                                 + outside.members.map(String.init).joined(separator: ", ") + ")")
+            }
+            try org.markKeeper(assetID: id, replacingIn: groups)
         }
         do {
             let r = try org.decide(groupIDs: ids, action: keepOne ? .keepOne : .setAllAside,
-                                   nowMs: Int64(Date().timeIntervalSince1970 * 1000))
+                                   nowMs: Int64(Date().timeIntervalSince1970 * 1000),
+                                   isPresent: { FileManager.default.fileExists(atPath: $0.path) })
             let report = DecideReport(batch: r.batchID, groups: r.groups, kept: r.kept.values.sorted(), setAside: r.setAside)
             try emit(report, json: parsed.json) {
                 "organized \(r.groups) groups: kept \(report.kept.count), set aside \(r.setAside.count)"
@@ -178,6 +185,9 @@ enum OrganizeCommand {
         if let set = parsed.string("set") {
             guard let id = Int64(set), parsed.positionals.count == 1 else {
                 throw UsageError("organize life --set ASSET life|not-life|clear")
+            }
+            guard try org.assets().contains(where: { $0.id == id }) else {
+                throw UsageError("organize life --set: no asset \(id) in this store (see organize life)")
             }
             switch parsed.positionals[0] {
             case "life": try org.setLifeOverride(.life, assetID: id)

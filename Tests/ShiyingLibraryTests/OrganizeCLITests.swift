@@ -156,4 +156,24 @@ struct OrganizeCLITests {
         let groups = try decode(GroupsJSON.self, try await ShiyingBinary.shiying(["organize", "groups", "--db", db, "--json"]).stdout)
         #expect(groups.groups.count == 2 && groups.groups.allSatisfy { !$0.organized })
     }
+
+    @Test("--keeper must be a member of the groups decided (exit 2, naming the group); life --set names an unknown asset")
+    func keeperChecked() async throws {
+        let folder = try TempFolder()
+        defer { folder.remove() }
+        let db = folder.file("k.sqlite")
+        let groups: [OrganizeGroup]
+        do {
+            let org = OrganizeStore(store: try RecordStore(path: db))
+            try org.record(similarLibrary(groups: 2), nowMs: 1)
+            groups = try org.regroup(nowMs: 2)
+        }
+        try #require(groups.count == 2)
+        let stranger = groups[1].members[0]
+        let r = try await ShiyingBinary.shiying(["organize", "decide", "--groups", "\(groups[0].id)", "--keep-one",
+                                                 "--keeper", "\(stranger)", "--db", db])
+        #expect(r.status == 2 && r.stderr.contains("not a member of group \(groups[0].id)"), "\(r.status) \(r.stderr)")
+        let life = try await ShiyingBinary.shiying(["organize", "life", "--set", "99999", "life", "--db", db])
+        #expect(life.status == 2 && life.stderr.contains("no asset 99999"), "\(life.status) \(life.stderr)")
+    }
 }

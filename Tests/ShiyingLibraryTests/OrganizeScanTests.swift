@@ -135,4 +135,40 @@ struct OrganizeScanTests {
         })
         #expect(evidence["png"] == "stale" && evidence["jpg"] != "stale" && evidence["heic"] != "stale", "\(evidence)")
     }
+
+    // Found by a user-level sweep (2026-12-06): a copy deleted after a scan stayed in its group, was chosen as
+    // the keeper, and the only real copy went to the set-aside list; a second decision with another keeper left
+    // both photos set aside.
+    @Test("a vanished file is never the keeper and is forgotten by the next scan; a re-decision's keeper comes off the set-aside list")
+    func vanishedAndRedecided() async throws {
+        let folder = try TempFolder()
+        defer { folder.remove() }
+        let lib = folder.file("lib")
+        let photo = try SamplePhotos.write(count: 1, seed: 12, width: 320, height: 240, to: lib)[0]
+        let copy = lib + "/copy.jpg"
+        try FileManager.default.copyItem(atPath: photo, toPath: copy)
+        let store = OrganizeStore(store: try RecordStore(path: folder.file("organize.sqlite")))
+        _ = try await OrganizeScanner.scan(folder: lib, store: store)
+        let group = try #require(try store.groups().first { $0.kind == .duplicate })
+        let ids = Dictionary(uniqueKeysWithValues: try store.assets().map { (($0.path as NSString).lastPathComponent, $0.id) })
+        let (copyID, photoID) = (try #require(ids["copy.jpg"]), try #require(ids["sample-0001.jpg"]))
+
+        try store.markKeeper(assetID: copyID, replacingIn: [group])
+        let first = try store.decide(groupIDs: [group.id], action: .keepOne, nowMs: 1)
+        #expect(first.kept[group.id] == copyID && first.setAside == [photoID])
+        try store.markKeeper(assetID: photoID, replacingIn: [group])
+        let second = try store.decide(groupIDs: [group.id], action: .keepOne, nowMs: 2)
+        #expect(second.kept[group.id] == photoID && second.setAside == [copyID])
+        #expect(try store.setAsideAssets().map(\.id) == [copyID], "the new keeper came off the list")
+
+        try store.markKeeper(assetID: copyID, replacingIn: [group])
+        unlink(copy) // gone after the scan: marked, but never the keeper
+        let third = try store.decide(groupIDs: [group.id], action: .keepOne, nowMs: 3,
+                                     isPresent: { FileManager.default.fileExists(atPath: $0.path) })
+        #expect(third.kept[group.id] == photoID && third.setAside == [copyID], "\(third)")
+        _ = try await OrganizeScanner.scan(folder: lib, store: store)
+        let left = try store.assets().map(\.id), groups = try store.groups()
+        #expect(left == [photoID] && groups.allSatisfy { !$0.members.contains(copyID) }, "the next scan forgot it: \(left) \(groups)")
+        #expect(try store.setAsideAssets().isEmpty)
+    }
 }

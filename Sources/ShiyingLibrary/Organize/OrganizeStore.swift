@@ -223,11 +223,18 @@ public final class OrganizeStore {
     }
 
     /// The user marks `assetID` as the one to keep (SPEC D6: a user mark wins).
-    public func markKeeper(assetID: Int64) throws {
-        try store.execute("""
-            INSERT INTO organize_marks(asset_id, keeper) VALUES (?, 1)
-            ON CONFLICT(asset_id) DO UPDATE SET keeper = 1
-            """, [.integer(assetID)])
+    /// With `replacingIn`, the other members' marks in those groups are taken
+    /// away first: the new choice replaces an earlier one.
+    public func markKeeper(assetID: Int64, replacingIn groups: [OrganizeGroup] = []) throws {
+        try store.transaction { s in
+            for other in Set(groups.flatMap(\.members)) where other != assetID {
+                try s.execute("UPDATE organize_marks SET keeper = 0 WHERE asset_id = ?", [.integer(other)])
+            }
+            try s.execute("""
+                INSERT INTO organize_marks(asset_id, keeper) VALUES (?, 1)
+                ON CONFLICT(asset_id) DO UPDATE SET keeper = 1
+                """, [.integer(assetID)])
+        }
     }
 
     /// `quality`: the members' keeper scores (`KeeperScore`).
@@ -249,7 +256,12 @@ public final class OrganizeStore {
     /// shows as organized only after (2); if either write fails, nothing is
     /// shown as organized and `OrganizeError.couldNotRecord` carries
     /// 「无法完成这次整理」 (SPEC D4).
-    public func decide(groupIDs: [Int64], action: OrganizeBatchAction, nowMs: Int64) throws -> OrganizeBatchResult {
+    ///
+    /// `isPresent` says whether a member's file is still there (the CLI asks
+    /// the file system): a member gone since the scan is never the keeper —
+    /// keeping it would leave the only real copy on the set-aside list.
+    public func decide(groupIDs: [Int64], action: OrganizeBatchAction, nowMs: Int64,
+                       isPresent: (OrganizeAsset) -> Bool = { _ in true }) throws -> OrganizeBatchResult {
         // reads first: no write transaction yet
         let wanted = Set(groupIDs)
         let chosen = try groupViews().filter { wanted.contains($0.group.id) }
@@ -258,10 +270,18 @@ public final class OrganizeStore {
                                 detail: "unknown group id among \(groupIDs.sorted())")
         }
         let batch = (try store.query("SELECT COALESCE(MAX(batch_id), 0) + 1 FROM organize_decisions")[0][0].int64)!
+        let byID = Dictionary(uniqueKeysWithValues: try assets().map { ($0.id, $0) })
+        let marked = try userKeepers()
         var kept: [Int64: Int64] = [:]
         var aside: [(asset: Int64, group: Int64)] = []
         for view in chosen {
-            let keeper = action == .keepOne ? view.keeper : nil
+            var present = view.group
+            present.members = view.group.members.filter { id in byID[id].map(isPresent) ?? false }
+            if present.members.isEmpty { present = view.group } // none there: the rule as it stands
+            let scores = KeeperScore.scores(present.members.compactMap { byID[$0] })
+            let keeper = action != .keepOne ? nil
+                : present.members.contains(view.keeper ?? -1) ? view.keeper
+                : keeper(of: present, quality: scores, marked: marked)
             if let keeper { kept[view.group.id] = keeper }
             aside += view.group.members.filter { $0 != keeper }.map { ($0, view.group.id) }
         }
@@ -277,6 +297,14 @@ public final class OrganizeStore {
             }
             try store.transaction { s in // write 2: consequences, then done
                 try linkLibraryAssets(in: s)
+                // a keeper set aside by an earlier decision of its group comes back (a re-decision)
+                for keeper in kept.values {
+                    let library = try s.query("SELECT library_asset_id FROM organize_assets WHERE id = ?", [.integer(keeper)])
+                    if let id = library.first?.first?.int64 {
+                        try s.execute("DELETE FROM library_set_aside WHERE asset_id = ?", [.integer(id)])
+                    }
+                    try s.execute("DELETE FROM organize_set_aside WHERE asset_id = ?", [.integer(keeper)])
+                }
                 for item in aside {
                     // a library asset is set aside on the library's list, the one D1's delete reads
                     let library = try s.query("SELECT library_asset_id FROM organize_assets WHERE id = ?", [.integer(item.asset)])
