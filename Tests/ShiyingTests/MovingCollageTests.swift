@@ -106,6 +106,13 @@ struct MovingCollageTests {
                                                     "packet=pts_time,flags", "-of", "csv=p=0", movie]).stdout
         let keys = packets.split(separator: "\n").filter { $0.contains("K") }.compactMap { Double($0.split(separator: ",")[0]) }
         #expect(keys.contains { abs($0 - report.stillTime) < 0.002 } && keys.contains(0), "keyframes at \(keys)")
+        // the edit starts at frame 0's presentation (after x265's B-frame delay): the movie lasts its frames, as the
+        // report says (found by a sweep: 2 frames longer, the timeline shifted by them)
+        let length = try await runTool("ffprobe", ["-v", "error", "-show_entries", "format=duration:stream=start_time",
+                                                   "-select_streams", "v:0", "-of", "csv=p=0", movie]).stdout
+        let numbers = length.split(whereSeparator: { !$0.isNumber && $0 != "." }).compactMap { Double($0) }
+        #expect(numbers.count == 2 && numbers[0] == 0 && abs(numbers[1] - report.durationSeconds) < 0.001, "\(length)")
+        #expect(abs(try VideoInfo.read(movie).durationSeconds - report.durationSeconds) < 0.001)
         #expect(report.cells.map(\.startSeconds) == [0, 0, 0, nil], "starts \(report.cells.map(\.startSeconds))")
         let first = try await MotionOracle.frame(movie, 0), last = try await MotionOracle.frame(movie, report.frames - 1)
         for cell in report.cells {

@@ -53,6 +53,8 @@ typedef struct movie {
     sy__motion_job *job;
     sy_mov_writer *writer;
     uint32_t video_id, movie_timescale, frame_duration;
+    int64_t first_dts;         /* the first packet's: B-frames put it before the first frame's pts (0) */
+    int have_first;
     sy__motion_player players[SY_MOTION_MAX_CELLS];
     int playing[SY_MOTION_MAX_CELLS], finished[SY_MOTION_MAX_CELLS];
     int changed[SY_MOTION_MAX_CELLS]; /* the cell's pixels in the live canvas changed since it was last staged */
@@ -74,6 +76,7 @@ static sy_status pump_sound(movie *m, double until_seconds, sy_error *err) {
 
 static sy_status on_packet(void *user, const sy_video_packet *p, sy_error *err) {
     movie *m = user;
+    if (!m->have_first) m->first_dts = p->dts, m->have_first = 1;
     sy_status st = sy_mov_writer_add_sample(m->writer, m->video_id, p->data, p->size, m->frame_duration,
                                             (int32_t)(p->pts - p->dts), (int)p->keyframe, err);
     if (st != SY_OK) return st;
@@ -486,6 +489,9 @@ sy_status sy__motion_write_movie(sy__motion_job *job, const char *movie_path, co
     if (st == SY_OK && m.aac) st = sy__audio_sequence_finish(m.aac, err);
     double key_seconds = (double)job->key_frame * m.frame_duration / MEDIA_TIMESCALE;
     if (st == SY_OK && qt) st = sy__movie_add_marker(m.writer, m.video_id, &plan.marker, m.movie_timescale, key_seconds, err);
+    /* the edit starts where frame 0 is presented on the samples' decode timeline (its B-frame delay), so
+     * movie time 0 shows frame 0 and the movie lasts its frames: 45 frames at 30 fps are 1.5 s, not 1.567 */
+    if (st == SY_OK && m.have_first && m.first_dts < 0) st = sy_mov_writer_set_edit(m.writer, m.video_id, 0, -m.first_dts, err);
     if (st == SY_OK) st = sy_mov_writer_finish(m.writer, err);
     if (st == SY_OK) {
         sy_motion_report *rep = job->report;
