@@ -190,11 +190,13 @@ public struct MovingCollageReport: Sendable, Codable, Equatable {
 
 /// Moving collages: a grid or long image whose cells play their Live movies (SPEC C1, C11).
 public enum MovingCollage {
-    /// SPEC C1 captions of the Live tier, per motion mode.
-    public static func caption(for mode: MovingCollageRequest.Mode) -> String {
+    /// SPEC C1 captions of the Live tier, per motion mode. `withSound` false
+    /// (relay whose Live cells have no sound): the relay caption without its
+    /// promise of sound, 「长按会依次动起来」.
+    public static func caption(for mode: MovingCollageRequest.Mode, withSound: Bool = true) -> String {
         switch mode {
         case .together: "长按会动起来"
-        case .relay: "长按会依次动起来，带声音"
+        case .relay: withSound ? "长按会依次动起来，带声音" : "长按会依次动起来"
         case .focus: "长按会放大主角，播完回到拼图"
         }
     }
@@ -337,7 +339,7 @@ public enum MovingCollage {
         let fallback = cString(r.fallback_reason), identifier = cString(r.content_identifier)
         return MovingCollageReport(
             delivered: delivered, fallbackReason: fallback.isEmpty ? nil : fallback,
-            caption: delivered == .live ? caption(for: request.mode) : "", mode: request.mode, cells: cells,
+            caption: delivered == .live ? caption(for: request.mode, withSound: r.audio_tracks > 0) : "", mode: request.mode, cells: cells,
             still: request.stillPath, movie: r.movie_written != 0 ? request.moviePath : nil,
             contentIdentifier: identifier.isEmpty ? nil : identifier, width: Int(r.width), height: Int(r.height),
             hero: r.hero >= 0 ? Int(r.hero) : nil, frames: Int(r.frames), durationSeconds: r.duration_seconds,

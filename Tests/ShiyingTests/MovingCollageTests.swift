@@ -150,6 +150,17 @@ struct MovingCollageTests {
         }
     }
 
+    @Test("relay of silent Live photos: no sound track, and the caption promises none")
+    func silentRelay() async throws {
+        let dir = try TempDir("motion-relay-silent")
+        defer { dir.remove() }
+        let live = try Self.pairs(dir, count: 2, sound: false)
+        let report = try await MovingCollage.export(Self.request(live.map(\.still), dir, mode: .relay))
+        #expect(report.delivered == .live && report.audioTracks == 0)
+        #expect(report.caption == "长按会依次动起来", "\(report.caption)")
+        #expect(try await MotionOracle.streams(try #require(report.movie)).contains("audio") == false)
+    }
+
     @Test("focus: the middle frames show the hero filling the frame, then the collage comes back")
     func focus() async throws {
         let dir = try TempDir("motion-focus")
