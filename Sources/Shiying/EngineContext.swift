@@ -52,3 +52,11 @@ public struct MemoryStats: Sendable, Codable, Equatable {
     /// Allocations made.
     public var allocations: UInt64
 }
+
+/// What a process being interrupted does to the engine.
+public enum ProcessInterruption {
+    /// Cancels every engine job of the process, running or about to run, for
+    /// good (`sy_cancel_everything`): each stops at its next strip and removes
+    /// its temporary files, so an interrupted command leaves nothing behind.
+    public static func cancelEveryJob() { sy_cancel_everything() }
+}

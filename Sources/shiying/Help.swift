@@ -5,6 +5,7 @@ enum Help {
         (0, "success"),
         (1, "failure: a file could not be read or written, a check failed (the message names the file and reason)"),
         (2, "usage error: unknown option or command, a bad or missing value, a missing argument"),
+        (130, "interrupted (Ctrl-C, SIGTERM): the job stopped and removed what it had begun"),
     ]
 
     static let conventions = [

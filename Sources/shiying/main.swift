@@ -58,6 +58,7 @@ func runMain() -> Int32 {
         }
         return 1
     } catch {
+        if Interruption.happened { return 130 } // "interrupted; stopping" said it
         FileHandle.standardError.write(Data("shiying: \(error)\n".utf8))
         return 1
     }
@@ -68,4 +69,6 @@ private func wantsJSON(_ args: [String]) -> Bool {
     args[..<(args.firstIndex(of: "--") ?? args.endIndex)].contains("--json")
 }
 
-exit(runMain())
+Interruption.install()
+let status = runMain()
+exit(Interruption.happened ? 130 : status)

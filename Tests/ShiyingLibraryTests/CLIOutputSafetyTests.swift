@@ -112,6 +112,41 @@ struct CLIOutputSafetyTests {
         #expect(leftovers.isEmpty, "\(leftovers)")
     }
 
+    // Found by a user-level sweep (2026-12-06): Ctrl-C during `live make` (and the other pair and Motion
+    // Photo writers, whose side files have names) left "<name>.mov.tmp-PID-XXXXXX" in the output folder.
+    @Test("Ctrl-C: the job stops, its temporary files go, the exit status is 130",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg")))
+    func interruptedLeavesNothing() async throws {
+        let dir = try TempFolder()
+        defer { dir.remove() }
+        let source = dir.file("long.mov")
+        let made = try await ShiyingBinary.run("/usr/bin/ffmpeg", [
+            "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=640x480:rate=30:duration=3",
+            "-c:v", "libx265", "-x265-params", "log-level=error", "-tag:v", "hvc1", "-pix_fmt", "yuv420p", source])
+        try #require(made.status == 0, "ffmpeg: \(made.stderr)")
+        let out = dir.file("out")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try await ShiyingBinary.path.value)
+        process.arguments = ["live", "make", "--video", source, "-o", out]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        // wait until it is encoding (its first progress line), then interrupt it
+        var seen = Data()
+        while !String(decoding: seen, as: UTF8.self).contains("frames"), process.isRunning {
+            seen += errors.fileHandleForReading.availableData
+        }
+        process.interrupt()
+        process.waitUntilExit()
+        let text = String(decoding: seen + errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 130, "\(process.terminationStatus): \(text)")
+        #expect(text.contains("interrupted"), "\(text)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: out)
+        #expect(left.isEmpty, "left behind: \(left)")
+    }
+
     // Found by a user-level sweep (2026-12-06): a moving collage named like one of its Live cells (A.heic with
     // A.mov beside it, `--name A`) wrote its movie over A.mov, and the user's Live photo was gone.
     @Test("a moving collage never writes over the movie found beside one of its stills",

@@ -79,10 +79,14 @@ void sy_context_reset_peak(sy_context *ctx) {
     atomic_store(&ctx->count, 0);
 }
 
+/* sy_cancel_everything: the process is being interrupted; every context, running or not, is cancelled. */
+static atomic_int everything_cancelled;
+
+void sy_cancel_everything(void) { atomic_store(&everything_cancelled, 1); }
 void sy_context_cancel(sy_context *ctx) { atomic_store(&ctx->cancelled, 1); }
 void sy_context_clear_cancel(sy_context *ctx) { atomic_store(&ctx->cancelled, 0); }
 int sy_context_is_cancelled(const sy_context *ctx) {
-    return atomic_load(&((sy_context *)ctx)->cancelled);
+    return atomic_load(&((sy_context *)ctx)->cancelled) || atomic_load(&everything_cancelled);
 }
 
 const char *sy_status_name(sy_status status) {
@@ -212,7 +216,8 @@ sy_status sy__fail_sub(sy_error *err, sy_status code, int32_t subcode, const cha
 }
 
 sy_status sy__check_cancel(sy_context *ctx, sy_error *err) {
-    if (atomic_load(&ctx->cancelled)) return sy__fail(err, SY_E_CANCELLED, "cancelled");
+    if (atomic_load(&ctx->cancelled) || atomic_load(&everything_cancelled))
+        return sy__fail(err, SY_E_CANCELLED, "cancelled");
     return SY_OK;
 }
 

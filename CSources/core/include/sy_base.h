@@ -96,6 +96,11 @@ void sy_context_clear_cancel(sy_context *ctx);
 /** Returns 1 when cancellation was requested. */
 int sy_context_is_cancelled(const sy_context *ctx);
 
+/** Cancels every context of the process, now and later, for good: for a
+ *  process being interrupted (SIGINT), so each running job stops at its next
+ *  strip and removes its temporary files. Safe from any thread. */
+void sy_cancel_everything(void);
+
 /** Short English name of a status ("invalid input", "budget", ...). Static string. */
 const char *sy_status_name(sy_status status);
 
