@@ -65,6 +65,24 @@ struct MetadataHonestyTests {
         #expect(listed.dropped.map(\.name) == ["iptc"], "\(listed.dropped)")
     }
 
+    // Found by a user-level sweep (2026-12-06): the Exif orientation became 1 with the upright pixels, but an XMP
+    // tiff:Orientation of 6 stayed, so apps reading XMP turned the picture a second time.
+    @Test("an XMP orientation follows the pixels made upright (JPEG and HEIC outputs)")
+    func xmpOrientationUpright() async throws {
+        let dir = try TempDir("md-xmp-orientation")
+        defer { dir.remove() }
+        let source = dir.file("turned.jpg")
+        _ = try Conversion.convertBlocking(try await Photos.small()[0], to: source, quality: 80)
+        _ = try await Self.exiftool(["-q", "-overwrite_original", "-n", "-IFD0:Orientation=6", "-XMP-tiff:Orientation=6",
+                                     source])
+        #expect(try await Self.exiftool(["-s3", "-n", "-XMP-tiff:Orientation", source]) == "6", "fixture")
+        for out in [dir.file("out.jpg"), dir.file("out.heic")] {
+            _ = try Editor.saveBlocking(source, recipe: .identity, to: out)
+            #expect(try await Self.exiftool(["-s3", "-n", "-XMP-tiff:Orientation", out]) == "1", "\(out)")
+            #expect(try await Self.exiftool(["-s3", "-n", "-IFD0:Orientation", out]) == "1", "\(out)")
+        }
+    }
+
     @Test("a plain edit of a Live still carries no content identifier (generated pair and the real iPhone still)")
     func liveStillEdit() async throws {
         let dir = try TempDir("md-live-id")

@@ -63,6 +63,10 @@ int sy__exif_set_dimensions(uint8_t *tiff, size_t len, uint32_t width, uint32_t 
 sy_status sy__exif_with_makernote(sy_context *ctx, const sy__tiff *t, const uint8_t *makernote, size_t mn_len,
                                   size_t blank_at, size_t blank_len, uint8_t **out, size_t *out_len, sy_error *err);
 
+/* Sets every tiff:Orientation of an XMP packet (attribute or element form)
+ * to 1 in place, for pixels written upright. Returns how many it changed. */
+int sy__xmp_set_upright(uint8_t *xmp, size_t len);
+
 /* Removes the Motion Photo claims (GCamera MotionPhoto / MicroVideo
  * properties and the Container:Directory item with Semantic "MotionPhoto")
  * from an XMP packet in place, for a still written without its video.

@@ -119,6 +119,7 @@ static sy_status read_source(sy_edit_job *job, sy_error *err) {
     if (sy__metadata_read(ctx, job->input, &job->info, &job->md, &md_err) != SY_OK) /* the pixels still edit */
         memset(&job->md, 0, sizeof job->md);
     if (job->md.exif) sy__exif_set_orientation(job->md.exif, job->md.exif_len, 1); /* pixels are made upright */
+    if (job->md.xmp) sy__xmp_set_upright(job->md.xmp, job->md.xmp_len);
     /* An edit is a still apart from any Live movie: it claims no pairing. */
     if (job->md.exif && sy__content_id_remove(job->md.exif, job->md.exif_len) == 1)
         rep->dropped |= SY_DROPPED_CONTENT_IDENTIFIER;

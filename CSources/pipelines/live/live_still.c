@@ -198,6 +198,7 @@ sy_status sy__live_write_still_in(sy_context *ctx, const sy_edit_image *image, s
     sy__metadata md = {0};
     sy_image_info info;
     sy_status st = exif_source ? read_metadata(ctx, exif_source, &info, &md, err) : SY_OK;
+    if (st == SY_OK && md.xmp) sy__xmp_set_upright(md.xmp, md.xmp_len); /* the pixels are upright */
     if (st == SY_OK && md.exif) {
         sy__exif_set_orientation(md.exif, md.exif_len, 1); /* the pixels are upright */
         if (!content_identifier && sy__content_id_remove(md.exif, md.exif_len) < 0)
