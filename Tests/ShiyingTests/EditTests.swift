@@ -99,6 +99,29 @@ struct EditTests {
     }
 
     // EXIF orientation 6: the recipe's crop refers to the upright picture.
+    // Found by a user-level sweep (2026-12-06): the border colour is sRGB (the recipe's schema), but on a Display P3
+    // photo its numbers were written as P3 ones: #FF8000 came out more saturated than asked.
+    @Test("a border's sRGB colour is coded in the photo's space: Display P3 on an iPhone HEIC, as is on sRGB")
+    func borderColourManaged() async throws {
+        let dir = try TempDir("edit-border-p3")
+        defer { dir.remove() }
+        var recipe = EditRecipe()
+        recipe.border = .init(width: 0.1, color: RecipeColor(red: 255, green: 128, blue: 0))
+        func corner(_ path: String) async throws -> [Int] {
+            let run = try await runTool("convert", [path, "-crop", "1x1+2+2", "-depth", "8", "txt:-"])
+            let rgb = run.stdout.split(separator: "(").last?.split(separator: ")").first ?? ""
+            return rgb.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        }
+        let sample = try await FixtureCache.shared.samples("edit-border", count: 1, seed: 5, width: 320, height: 240)[0]
+        _ = try Editor.saveBlocking(sample, recipe: recipe, to: dir.file("srgb.png"))
+        #expect(try await corner(dir.file("srgb.png")) == [255, 128, 0])
+        let iphone = Paths.corpus.appendingPathComponent("real/iphoneSE2_grid.heic").path
+        guard FileManager.default.fileExists(atPath: iphone) else { return }
+        _ = try Editor.saveBlocking(iphone, recipe: recipe, to: dir.file("p3.png"), maxSize: (640, 640))
+        let p3 = try await corner(dir.file("p3.png"))  // sRGB (255, 128, 0) in Display P3: (239, 135, 51)
+        #expect(p3.count == 3 && abs(p3[0] - 239) <= 1 && abs(p3[1] - 135) <= 1 && abs(p3[2] - 51) <= 1, "\(p3)")
+    }
+
     @Test("a rotated (orientation 6) JPEG edits upright: size and picture match ImageMagick -auto-orient")
     func rotatedInputEditsUpright() async throws {
         let dir = try TempDir("edit-rotated")

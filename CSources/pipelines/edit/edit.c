@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "base/sy_icc.h"
 #include "exif/sy_content_id.h"
 #include "exif/sy_exif.h"
 #include "gainmap/sy_gainmap_internal.h"
@@ -28,6 +29,7 @@ struct sy_edit_job {
     sy_recipe geometry;         /* the planned recipe's geometry, for a gain map */
     sy_edit_report report;
     uint32_t thumbnail_side;    /* a HEIC save renders the source's 'thmb' anew at this longer side; 0 = none */
+    int display_p3;             /* the pixels are Display P3: a border colour (given in sRGB) is coded in it */
 };
 
 void sy_edit_options_init(sy_edit_options *opts) {
@@ -136,6 +138,12 @@ static sy_status read_source(sy_edit_job *job, sy_error *err) {
     rep->source_height = job->info.height;
     rep->source_orientation = job->info.orientation;
     report_metadata(rep, &job->md);
+    sy__metadata colour_md = {0};
+    sy__color_source colour;
+    sy__colour_read(ctx, job->input, &job->info, &colour_md, &colour);
+    uint16_t primaries = colour.icc ? sy__icc_primaries(colour.icc, colour.icc_len) : colour.cicp_primaries;
+    job->display_p3 = primaries == 12;
+    sy__metadata_free(ctx, &colour_md);
     return SY_OK;
 }
 
@@ -167,7 +175,12 @@ static sy_status plan(sy_edit_job *job, const sy_recipe *r, sy_error *err) {
         job->report.decodes++;
     }
     sy_renderer *renderer = NULL;
-    if ((st = sy_renderer_create(ctx, r, job->src.width, job->src.height, tw, th, &renderer, err)) != SY_OK) return st;
+    sy_recipe coded = *r; /* the border colour is sRGB (the recipe's schema): coded in the pixels' space */
+    if (job->display_p3 && r->border_width > 0 &&
+        (st = sy__color_from_srgb(ctx, SY__RGB_DISPLAY_P3, coded.border_color, err)) != SY_OK)
+        return st;
+    if ((st = sy_renderer_create(ctx, &coded, job->src.width, job->src.height, tw, th, &renderer, err)) != SY_OK)
+        return st;
     sy_renderer_destroy(job->renderer);
     job->renderer = renderer;
     sy_recipe_geometry_only(r, 0, &job->geometry);
