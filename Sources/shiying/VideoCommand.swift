@@ -14,7 +14,7 @@ enum VideoCommand {
             CommandSpec(path: ["video", "transcode"], summary: "re-encode as HEVC (x265), audio and metadata copied",
                         operands: [OperandSpec("IN", .one, "the movie (MOV/MP4)", missing: "one input movie")],
                         options: [.output("OUT", "the movie (.mov, .mp4)", required: true),
-                                  .int("bitrate", "BPS", 100_000...10_000_000_000, "bits per second (default: SPEC C14)"),
+                                  .int("bitrate", "BPS", 100_000...1_000_000_000, "bits per second (default: SPEC C14)"),
                                   .text("preset", "P", "x265 preset"),
                                   .flag("no-audio", "leave the audio out"), .flag("no-metadata", "leave the metadata out"),
                                   .flag("allow-sdr", "consent to an HDR (HLG, PQ) movie becoming SDR (SPEC E6)"),

@@ -358,15 +358,16 @@ static sy_status live_save(sy_context *ctx, const char *source_movie, const char
     const sy_recipe *recipe = opts->recipe ? opts->recipe : &identity;
     sy_status st = sy_recipe_validate(recipe, err);
     if (st != SY_OK) return st;
-    /* The movie's facts, read once (and, for a pair, the frame the still
-     * shows). An HDR movie re-encoded through RGB frames (8 bits) is SDR:
+    /* The movie's facts, read once, and the frame the still shows (a
+     * bordered still made of a frame too: the report says which and when). An HDR movie re-encoded through RGB frames (8 bits) is SDR:
      * consent first, before any work. A key photo made of its frame keeps the frame's HDR (a gain
      * map) when the frame is rendered on its own: the movie kept as it is, or
      * a bordered still; a re-encoded movie is SDR, and so is its frame. */
     sy_video_reader_info vi;
     int bordered = recipe->border_width > 0;
-    st = movie_facts(ctx, source_movie, opts->still_time, &vi, bordered ? NULL : &rep->still_frame,
-                     bordered ? NULL : &rep->still_time, err);
+    int frame_still = !(bordered && source_still); /* a bordered edit's still is the source still, no frame */
+    st = movie_facts(ctx, source_movie, opts->still_time, &vi, frame_still ? &rep->still_frame : NULL,
+                     frame_still ? &rep->still_time : NULL, err);
     if (st != SY_OK) return st;
     int reencodes = !bordered && !keeps_movie(recipe, opts);
     if (reencodes && sy__cicp_is_hdr_transfer(vi.transfer)) {
