@@ -32,6 +32,24 @@ int sy__mpf_parse(const uint8_t *p, size_t len, sy__mpf_entry *entries, uint32_t
     return (int)k;
 }
 
+int sy__mpf_add_primary_size(uint8_t *p, size_t len, int64_t delta) {
+    sy__tiff t;
+    sy__tiff_ifd ifd;
+    sy__tiff_entry count, table;
+    uint32_t images = 0;
+    if (!sy__tiff_open(&t, p, len) || !sy__tiff_ifd0(&t, &ifd)) return 0;
+    if (!sy__tiff_find(&t, &ifd, TAG_IMAGES, &count) || count.type != SY__TIFF_LONG ||
+        !sy__tiff_uint(&t, &count, &images) || images == 0)
+        return 0;
+    if (!sy__tiff_find(&t, &ifd, TAG_ENTRIES, &table) || table.type != SY__TIFF_UNDEFINED ||
+        table.size != (uint64_t)images * ENTRY_BYTES || !sy__tiff_value(&t, &table))
+        return 0;
+    int64_t size = (int64_t)sy__tiff_u32(&t, table.value_at + 4) + delta;
+    if (size <= 0 || size > UINT32_MAX) return 0;
+    sy__tiff_put32(p + table.value_at + 4, (uint32_t)size, t.little_endian);
+    return 1;
+}
+
 void sy__mpf_build(uint8_t out[SY__MPF_PAYLOAD_LEN], uint32_t primary_size, uint32_t map_size, uint32_t map_offset) {
     uint8_t table[2 * ENTRY_BYTES] = {0}; /* dependent-image entries stay 0 */
     sy__tiff_put32(table, 0x00030000u, 0); /* Baseline MP Primary Image, offset 0 */

@@ -23,6 +23,12 @@ typedef struct sy__mpf_entry {
  * number of entries (0..SY__MPF_MAX_IMAGES) or -1 when malformed. */
 int sy__mpf_parse(const uint8_t *p, size_t len, sy__mpf_entry *entries, uint32_t max);
 
+/* Adds `delta` to the first (primary) image's size in the MPF payload `p`
+ * (after "MPF\0"), in place: for a primary whose header segments grew or
+ * shrank. 1 when patched, 0 when the index is malformed or the size would
+ * leave 1..UINT32_MAX. */
+int sy__mpf_add_primary_size(uint8_t *p, size_t len, int64_t delta);
+
 /* Bytes of the two-image APP2 payload sy__mpf_build writes ("MPF\0" included). */
 #define SY__MPF_PAYLOAD_LEN 86u
 /* Offsets (inside that payload) of the big-endian u32 fields patched later. */

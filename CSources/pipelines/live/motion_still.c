@@ -135,25 +135,45 @@ static size_t strip_xmp(uint8_t *xmp, size_t len, int keep_length) {
     return len;
 }
 
+/* The MPF index's primary size grown by `delta` (header segments written
+ * larger or smaller before it), in place in s->p; the gain map's offset
+ * counts from the index and does not move. */
+static void mpf_resize_primary(still_bytes *s, int64_t delta) {
+    if (s->mpf < 0 || delta == 0) return;
+    const segment *g = &s->seg[s->mpf];
+    sy__mpf_add_primary_size(s->p + g->at + 8, g->len - 8, delta); /* after marker, length, "MPF\0" */
+}
+
 static sy_status write_still(const char *path, still_bytes *s, const uint8_t *exif, size_t exif_len, FILE *f,
                              sy_error *err) {
     static const uint8_t soi[2] = {0xFF, 0xD8};
     int ok = fwrite(soi, 1, 2, f) == 2;
     /* a new Exif goes first, after a leading JFIF APP0 */
     int insert_after = s->exif >= 0 ? -2 : (s->count && s->seg[0].marker == 0xE0 ? 0 : -1);
-    if (ok && insert_after == -1) ok = put_segment(f, 0xE1, EXIF_ID, EXIF_ID_LEN, exif, exif_len);
+    int64_t grown = 0; /* how much larger the primary's header is so far: the MPF index says its size */
+    const int64_t exif_segment = 4 + EXIF_ID_LEN + (int64_t)exif_len;
+    if (ok && insert_after == -1) {
+        ok = put_segment(f, 0xE1, EXIF_ID, EXIF_ID_LEN, exif, exif_len);
+        grown += exif_segment;
+    }
     for (uint32_t i = 0; ok && i < s->count; i++) {
         const segment *g = &s->seg[i];
         if ((int)i == s->exif) {
             ok = put_segment(f, 0xE1, EXIF_ID, EXIF_ID_LEN, exif, exif_len);
+            grown += exif_segment - (int64_t)g->len;
         } else if ((int)i == s->xmp) {
             uint8_t *x = s->p + g->at + 4 + sizeof XMP_PREFIX;
             size_t n = strip_xmp(x, g->len - 4 - sizeof XMP_PREFIX, s->mpf >= 0 && s->mpf < s->xmp);
             ok = put_segment(f, 0xE1, XMP_PREFIX, sizeof XMP_PREFIX, x, n);
+            grown += (int64_t)(4 + sizeof XMP_PREFIX + n) - (int64_t)g->len;
         } else {
+            if ((int)i == s->mpf) mpf_resize_primary(s, grown);
             ok = fwrite(s->p + g->at, 1, g->len, f) == g->len;
         }
-        if (ok && (int)i == insert_after) ok = put_segment(f, 0xE1, EXIF_ID, EXIF_ID_LEN, exif, exif_len);
+        if (ok && (int)i == insert_after) {
+            ok = put_segment(f, 0xE1, EXIF_ID, EXIF_ID_LEN, exif, exif_len);
+            grown += exif_segment;
+        }
     }
     if (ok) ok = fwrite(s->p + s->scan, 1, s->len - s->scan, f) == s->len - s->scan;
     return ok ? SY_OK : sy__fail(err, SY_E_IO, "%s: write failed", path);
@@ -260,6 +280,9 @@ sy_status sy__motion_photo_jpeg_write(sy_context *ctx, const char *still, const 
     sy__output out = {0};
     if (st == SY_OK) st = sy__output_open(ctx, output, &out, err);
     if (st == SY_OK) {
+        /* the primary's header grows by the new XMP, less the old: the MPF index (after it) says so */
+        int64_t old_xmp = s->xmp >= 0 ? (int64_t)s->seg[s->xmp].len : 0;
+        mpf_resize_primary(s, (int64_t)(4 + sizeof XMP_PREFIX + xmp_len) - old_xmp);
         static const uint8_t soi[2] = {0xFF, 0xD8};
         int ok = fwrite(soi, 1, 2, out.file) == 2;
         for (uint32_t i = 0; ok && i <= s->count; i++) {
