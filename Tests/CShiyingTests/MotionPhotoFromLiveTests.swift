@@ -225,6 +225,14 @@ struct MotionPhotoFromLiveTests {
         }
         #expect(motionProbe(ctx, out).info.movie_offset == r.movie_offset)
         #expect(try motionVideoSamples(ctx, out) == motionVideoSamples(ctx, pair.movie))
+        // and back to a Live pair: the still's bytes are kept, and the report says its map is kept (it said "none")
+        let back = try MotionPhotoFixtures.fresh("mp-hdr-back")
+        var lr = sy_live_motion_report()
+        var err = sy_error()
+        try #require(sy_live_from_motion_photo(ctx.raw, out, back + "/L.jpg", back + "/L.mov", nil, &lr, &err) == SY_OK,
+                     "\(message(err))")
+        let backMap = try DecodedGainMap(ctx, back + "/L.jpg")
+        #expect(lr.still_hdr == SY_HDR_KEPT && backMap.pixels == source.pixels)
     }
 
     @Test("a still and a movie of two different Live photos are refused, naming both")

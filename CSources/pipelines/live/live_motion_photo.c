@@ -123,8 +123,13 @@ static sy_status write_pair(sy_context *ctx, const char *input, const sy_motion_
     if (mp->container == SY_FOURCC('j', 'p', 'e', 'g')) {
         st = sy__live_motion_still_jpeg(ctx, input, mp->still_length, rep->content_identifier, still_path, err);
         sy_image_info info;
+        sy_gainmap_info gm; /* the still's bytes kept: so is any gain map they hold */
         if (st == SY_OK) st = sy_image_probe(ctx, still_path, &info, err);
-        if (st == SY_OK) rep->still_width = info.width, rep->still_height = info.height;
+        if (st == SY_OK) st = sy_gainmap_probe(ctx, still_path, &gm, err);
+        if (st == SY_OK) {
+            rep->still_width = info.width, rep->still_height = info.height;
+            rep->still_hdr = gm.kind == SY_GAINMAP_NONE ? SY_HDR_NOT_HDR : SY_HDR_KEPT;
+        }
     } else {
         sy_error why = {0};
         st = heic_still_copy(ctx, input, mp, rep->content_identifier, still_path, rep, &why);
