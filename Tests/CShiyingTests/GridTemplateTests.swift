@@ -215,4 +215,33 @@ struct GridTemplateTests {
             _ = try gridLayout(photos([landscape], 30), Canvas(width: 200, spacing: 8, margin: 8, even: true), columns: 30)
         }
     }
+
+    // Found by a user-level sweep (2026-12-06): a moving long collage of 12 portrait Live photos was 17,280 px
+    // tall, past the largest HEVC picture, and failed with the encoder's message; the movie's limit now scales it
+    // like JPEG's limit scales a still one.
+    @Test("a long layout under a tighter limit (a moving collage's movie) is scaled to fit it, uniformly")
+    func longUnderMovieLimit() throws {
+        let ctx = try Context()
+        var options = sy_collage_options()
+        sy_collage_options_init(&options, SY_LAYOUT_LONG)
+        options.width = 1080
+        options.format = SY_STILL_JPEG
+        var infos = (0..<12).map { _ -> sy_image_info in
+            var info = sy_image_info()
+            (info.width, info.height) = (360, 480)
+            return info
+        }
+        var layout = sy__layout()
+        var err = sy_error()
+        let status = infos.withUnsafeMutableBufferPointer { buffer -> sy_status in
+            let pointers: [UnsafePointer<sy_image_info>?] = (0..<12).map { UnsafePointer(buffer.baseAddress! + $0) }
+            return pointers.withUnsafeBufferPointer {
+                sy__layout_compute_within(ctx.raw, &options, $0.baseAddress, 12, 1, 16384, "movie", &layout, &err)
+            }
+        }
+        try #require(status == SY_OK, "\(message(err))")
+        defer { sy__layout_free(ctx.raw, &layout) }
+        #expect(layout.height <= 16384 && layout.height > 16000 && layout.scaled_to_fit == 1, "\(layout.width)x\(layout.height)")
+        #expect(abs(Double(layout.width) / 1080 - layout.scale) < 1e-9 && layout.width % 2 == 0)
+    }
 }

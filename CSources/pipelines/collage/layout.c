@@ -28,6 +28,12 @@ static uint64_t place_long(const sy_image_info *const *infos, uint32_t count, ui
 
 sy_status sy__layout_compute(sy_context *ctx, const sy_collage_options *opts, const sy_image_info *const *infos,
                              uint32_t count, int even, sy__layout *out, sy_error *err) {
+    return sy__layout_compute_within(ctx, opts, infos, count, even, 0, NULL, out, err);
+}
+
+sy_status sy__layout_compute_within(sy_context *ctx, const sy_collage_options *opts, const sy_image_info *const *infos,
+                                    uint32_t count, int even, uint32_t limit, const char *limit_name, sy__layout *out,
+                                    sy_error *err) {
     memset(out, 0, sizeof *out);
     uint32_t width = opts->width, margin = even_up(opts->margin, even), spacing = even_up(opts->spacing, even);
     if (width < 16 || width > SY_JPEG_MAX_DIMENSION)
@@ -40,11 +46,12 @@ sy_status sy__layout_compute(sy_context *ctx, const sy_collage_options *opts, co
     out->count = count;
     out->scale = 1.0;
     /* JPEG and HEIC (what libheif readers open) scale a too-tall long image to fit; PNG has no limit here */
-    const int bounded = opts->format == SY_STILL_JPEG || opts->format == SY_STILL_HEIC;
-    const uint64_t max_height = opts->format == SY_STILL_JPEG   ? SY_JPEG_MAX_DIMENSION
-                                : opts->format == SY_STILL_HEIC ? SY_HEIC_MAX_DIMENSION
-                                                                : 0x7FFFFFFFu;
+    const int bounded = opts->format == SY_STILL_JPEG || opts->format == SY_STILL_HEIC || limit;
+    uint64_t max_height = opts->format == SY_STILL_JPEG   ? SY_JPEG_MAX_DIMENSION
+                          : opts->format == SY_STILL_HEIC ? SY_HEIC_MAX_DIMENSION
+                                                          : 0x7FFFFFFFu;
     const char *name = opts->format == SY_STILL_HEIC ? "HEIC" : "JPEG";
+    if (limit && limit < max_height) max_height = limit, name = limit_name ? limit_name : "canvas";
 
     if (opts->layout == SY_LAYOUT_LONG) {
         uint64_t height = place_long(infos, count, width, margin, spacing, even, cells);

@@ -51,6 +51,11 @@ typedef struct sy__layout {
  * sy__layout_free. */
 sy_status sy__layout_compute(sy_context *ctx, const sy_collage_options *opts, const sy_image_info *const *infos,
                              uint32_t count, int even, sy__layout *out, sy_error *err);
+/* sy__layout_compute under a tighter height `limit` (0 = the format's), named
+ * `limit_name` in messages: a moving collage's movie (HEVC's largest picture). */
+sy_status sy__layout_compute_within(sy_context *ctx, const sy_collage_options *opts, const sy_image_info *const *infos,
+                                    uint32_t count, int even, uint32_t limit, const char *limit_name, sy__layout *out,
+                                    sy_error *err);
 void sy__layout_free(sy_context *ctx, sy__layout *layout);
 
 /* Most rows a grid has (30 photos in the narrowest template). */

@@ -8,6 +8,7 @@
 
 #include "collage/sy_cell.h"
 #include "motion/sy_motion_internal.h"
+#include "video/sy_video_encoder_stage.h"
 #include "sy_edit.h"
 
 #define GREY 128 /* SPEC C12: a missing photo's neutral cell */
@@ -15,7 +16,12 @@
 sy_status sy__motion_layout(sy__motion_job *job, sy_error *err) {
     const sy_image_info *infos[SY_MOTION_MAX_CELLS];
     for (uint32_t i = 0; i < job->count; i++) infos[i] = job->cells[i].readable ? &job->cells[i].info : NULL;
-    sy_status st = sy__layout_compute(job->ctx, &job->o->layout, infos, job->count, 1, &job->layout, err);
+    /* The movie is HEVC: a long image taller than its largest picture is scaled to fit, as a still one is
+     * for JPEG (12 portrait photos at 1080 px wide are 17,280 px tall) */
+    uint32_t width = job->o->layout.width ? job->o->layout.width : 1;
+    uint32_t limit = (uint32_t)SY__MIN((uint64_t)SY__VIDEO_MAX_SIDE, SY__VIDEO_MAX_LUMA_PICTURE / width) & ~1u;
+    sy_status st = sy__layout_compute_within(job->ctx, &job->o->layout, infos, job->count, 1, limit, "movie (HEVC)",
+                                             &job->layout, err);
     if (st != SY_OK) return st;
     for (uint32_t i = 0; i < job->count; i++) {
         const sy__rect *r = &job->layout.cells[i];

@@ -12,6 +12,11 @@
 #include "base/sy_yuv.h"
 #include "sy_video.h"
 
+/* The largest frame the encoder takes: sides to 16,384 (x265's CTU grid),
+ * 35,651,584 luma samples (HEVC level 6.2's MaxLumaPs; no level takes more). */
+#define SY__VIDEO_MAX_SIDE 16384u
+#define SY__VIDEO_MAX_LUMA_PICTURE 35651584ull
+
 sy_status sy__video_encoder_stage_rgb(sy_video_encoder *enc, const uint8_t *rgb, size_t stride, int64_t pts,
                                       sy_error *err);
 /* A rectangle of the frame, in pixels. */

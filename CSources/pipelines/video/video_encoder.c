@@ -42,8 +42,8 @@
 
 #define VE_DEFAULT_PRESET "veryfast"
 #define VE_MIN_SIDE 64u /* x265: "Picture size must be at least one CTU" (the HEVC encoder uses CTU 64) */
-#define VE_MAX_SIDE 16384u
-#define VE_MAX_LUMA_PICTURE 35651584ull /* HEVC level 6.2 MaxLumaPs: beyond it no level fits */
+#define VE_MAX_SIDE SY__VIDEO_MAX_SIDE
+#define VE_MAX_LUMA_PICTURE SY__VIDEO_MAX_LUMA_PICTURE
 #define VE_MAX_FPS 1000u
 #define VE_MIN_BITRATE 10000u         /* x265 takes kbit/s */
 #define VE_MAX_BITRATE 1000000000ull  /* 1 Gbit/s; keeps 2x that in kbit within int */
