@@ -82,6 +82,7 @@ public struct MovingCollageRequest: Sendable, Codable, Equatable {
     public var threads: Int = 0
     /// SPEC E6 consent: the still keeps the key photos' HDR gain maps (composed as a still collage's); a map it
     /// cannot keep (one that cannot be read or interpreted) is dropped only with this, else nothing is written.
+    /// The same for an HDR (HLG, PQ) Live movie: the collage's movie is SDR.
     public var allowSDR: Bool = false
     /// Measure the process's peak resident set over the export (see `CollageRequest.measureProcessPeak`).
     public var measureProcessPeak: Bool = false
@@ -180,6 +181,9 @@ public struct MovingCollageReport: Sendable, Codable, Equatable {
     /// SPEC E6, the still's HDR gain map composed from the key photos': "kept", "dropped" (every map dropped
     /// with consent) or "none" (no key photo had one).
     public var gainMap: String
+    /// SPEC E6 for the movie: "dropped" when an HDR (HLG, PQ) Live movie was shown in the SDR movie with consent
+    /// (`allowSDR`), else "none".
+    public var movieHDR: String = "none"
     /// The C engine's accounting-allocator peak over the job, in bytes.
     public var enginePeakBytes: UInt64
     /// Peak resident set during the job minus the resident set before it; nil unless asked for.
@@ -348,6 +352,7 @@ public enum MovingCollage {
             audioSampleRate: Int(r.audio_rate), audioChannels: Int(r.audio_channels),
             bitrate: r.bitrate, colorSpace: r.display_p3 != 0 ? "Display P3" : "sRGB",
             gainMap: r.hdr == SY_HDR_KEPT ? "kept" : r.hdr == SY_HDR_DROPPED_WITH_CONSENT ? "dropped" : "none",
+            movieHDR: r.movie_hdr == SY_HDR_DROPPED_WITH_CONSENT ? "dropped" : "none",
             enginePeakBytes: r.engine_peak_bytes, peakRSSDeltaBytes: rssDelta, seconds: seconds)
     }
 }

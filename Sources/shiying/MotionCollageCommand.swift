@@ -26,7 +26,7 @@ enum MotionCollageCommand {
             .text("preset", "P", "x265 preset"),
             .text("name", "NAME", "the files' stem (no /)"),
             .int("threads", "N", 0...64, "decode threads (0 = one per core)"),
-            .flag("allow-sdr", "consent to dropping a key photo's HDR gain map the still cannot keep (SPEC E6)"),
+            .flag("allow-sdr", "consent to dropping a key photo's HDR gain map the still cannot keep, or an HDR Live movie's HDR (the movie is SDR; SPEC E6)"),
             .json,
         ],
         notes: ["A still is a Live cell when a same-stem .MOV beside it shares its content identifier.",
@@ -149,6 +149,7 @@ struct MotionCollageJSON: Encodable {
     let bitrate: UInt64
     let colorSpace: String
     let gainMap: String
+    let movieHdr: String
     let enginePeakBytes: UInt64
     let peakRssDeltaBytes: UInt64
     let seconds: Double
@@ -180,6 +181,7 @@ struct MotionCollageJSON: Encodable {
         bitrate = r.bitrate
         colorSpace = r.colorSpace
         gainMap = r.gainMap
+        movieHdr = r.movieHDR
         enginePeakBytes = r.enginePeakBytes
         peakRssDeltaBytes = r.peakRSSDeltaBytes ?? 0
         seconds = r.seconds

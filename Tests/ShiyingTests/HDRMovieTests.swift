@@ -212,19 +212,25 @@ struct HDRMovieTests {
         #expect(gifCheck.mean <= 2.5 && gifCheck.max <= 16, "GIF frame 0 vs the mapped light in sRGB: \(gifCheck)")
     }
 
-    @Test("a moving collage with an HLG Live cell is Display P3, its still and movie frames the tone-mapped frame, the still's HDR kept")
+    @Test("a moving collage with an HLG Live cell asks first (its movie is SDR); with consent it is Display P3, its still and movie frames the tone-mapped frame, the still's HDR kept")
     func movingCollage() async throws {
         let dir = try TempDir("hdr-collage")
         defer { dir.remove() }
         let clip = try await HDROracle.clip("hlg", in: dir)
         let live = try await CLI.run(["convert", "--to", "live", clip, "-o", dir.file("live")])
         #expect(live.succeeded, "\(live)")
-        let run = try await CLI.run(["collage", "--layout", "long", "--width", "640", "--motion", "together",
-                                     "--export", "live", "--json", "-o", dir.file("out"), "--live",
-                                     dir.file("live/clip_hlg_live.jpg"), dir.file("live/clip_hlg_live.mov")])
+        let args = ["collage", "--layout", "long", "--width", "640", "--motion", "together", "--export", "live", "--json",
+                    "-o", dir.file("out"), "--live", dir.file("live/clip_hlg_live.jpg"), dir.file("live/clip_hlg_live.mov")]
+        // SPEC E6: the HLG movie's HDR is lost in the SDR collage movie — not without consent (a sweep found it silent)
+        let refused = try await CLI.run(args)
+        #expect(refused.status == 1 && refused.stderr.contains("HDR video") && refused.stderr.contains("--allow-sdr"),
+                "\(refused)")
+        #expect(!FileManager.default.fileExists(atPath: dir.file("out/collage.mov")), "nothing written")
+        let run = try await CLI.run(args + ["--allow-sdr"])
         #expect(run.succeeded, "\(run)")
         let line = try #require(run.lastLine, "\(run)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(json["movie_hdr"] as? String == "dropped", "\(run.stdout)")
         let still = try #require(json["still"] as? String), movie = try #require(json["movie"] as? String)
         #expect(json["color_space"] as? String == "Display P3", "\(run.stdout)")
         #expect(json["still_frame"] as? Int == 6, "the clip's middle: \(run.stdout)")

@@ -18,17 +18,17 @@ static int is_apple(const sy_gainmap_info *i) {
 }
 
 /* SPEC E6: the hook, else the consent flag, else a refusal naming the input. */
-static sy_status ask(const sy_collage_options *opts, sy__collage_hdr *hdr, const char *input, sy_hdr_loss_reason reason,
-                     const char *detail, sy_error *err) {
+sy_status sy__collage_hdr_ask(const sy_collage_options *opts, sy__collage_hdr *hdr, const char *input,
+                              sy_hdr_loss_reason reason, const char *detail, sy_error *err) {
     int agreed = opts->allow_sdr;
     if (opts->hdr_hook) {
         hdr->hook_calls++;
         agreed = opts->hdr_hook(opts->hdr_hook_context, reason, detail);
     }
     if (!agreed)
-        return sy__fail(err, SY_E_UNSUPPORTED,
-                        "%s: has an HDR gain map that the collage cannot keep (%s); %s; nothing was written", input,
-                        detail, opts->hdr_hook ? "the hook declined" : "allow_sdr records the user's consent to SDR");
+        return sy__fail(err, SY_E_UNSUPPORTED, "%s: has %s that the collage cannot keep (%s); %s; nothing was written",
+                        input, reason == SY_HDR_LOSS_HDR_VIDEO ? "HDR video" : "an HDR gain map", detail,
+                        opts->hdr_hook ? "the hook declined" : "allow_sdr records the user's consent to SDR");
     if (!hdr->detail[0]) snprintf(hdr->detail, sizeof hdr->detail, "%s: %s", input, detail);
     return SY_OK;
 }
@@ -181,7 +181,7 @@ static sy_status compose(sy_context *ctx, const sy_collage_options *opts, const 
                 if (err) *err = derr;
                 return derr.code;
             }
-            if ((st = ask(opts, hdr, jobs[i].path, SY_HDR_LOSS_UNREADABLE_GAIN_MAP, derr.message, err)) != SY_OK)
+            if ((st = sy__collage_hdr_ask(opts, hdr, jobs[i].path, SY_HDR_LOSS_UNREADABLE_GAIN_MAP, derr.message, err)) != SY_OK)
                 return st;
             hdr->cell_state[i] = SY_COLLAGE_CELL_HDR_DROPPED;
             continue;
@@ -250,7 +250,7 @@ sy_status sy__collage_hdr_prepare(sy_context *ctx, const sy_collage_options *opt
                               ? "its base rendition is HDR (hdrgm:BaseRenditionIsHDR)"
                               : NULL;
         if (!why) continue;
-        st = ask(opts, hdr, jobs[i].path,
+        st = sy__collage_hdr_ask(opts, hdr, jobs[i].path,
                  opts->format == SY_STILL_PNG ? SY_HDR_LOSS_UNSUPPORTED_TARGET : SY_HDR_LOSS_UNINTERPRETABLE, why,
                  err);
         hdr->cell_state[i] = SY_COLLAGE_CELL_HDR_DROPPED;

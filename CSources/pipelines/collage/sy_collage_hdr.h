@@ -44,4 +44,10 @@ sy_status sy__collage_hdr_prepare(sy_context *ctx, const sy_collage_options *opt
                                   sy__collage_hdr *hdr, sy_error *err);
 void sy__collage_hdr_free(sy_context *ctx, sy__collage_hdr *hdr);
 
+/* SPEC E6's question for `input`: opts->hdr_hook, else opts->allow_sdr;
+ * SY_E_UNSUPPORTED (naming the input, nothing written) without consent. The
+ * first consented loss is kept in hdr->detail. */
+sy_status sy__collage_hdr_ask(const sy_collage_options *opts, sy__collage_hdr *hdr, const char *input,
+                              sy_hdr_loss_reason reason, const char *detail, sy_error *err);
+
 #endif

@@ -24,6 +24,7 @@ typedef enum sy_hdr_loss_reason {
     SY_HDR_LOSS_UNSUPPORTED_TARGET = 1,  /* the output format has no gain maps (PNG) */
     SY_HDR_LOSS_UNREADABLE_GAIN_MAP = 2, /* the gain map is there but does not decode */
     SY_HDR_LOSS_UNINTERPRETABLE = 3,     /* a gain-map form we cannot interpret (e.g. ISO 21496-1 tmap) */
+    SY_HDR_LOSS_HDR_VIDEO = 4,           /* an HDR movie (HLG, PQ) shown in an 8-bit SDR movie (a moving collage) */
 } sy_hdr_loss_reason;
 
 /** Asked only when the gain map cannot be kept; return 1 to write SDR, 0 to

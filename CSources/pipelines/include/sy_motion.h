@@ -132,6 +132,8 @@ typedef struct sy_motion_report {
                                   the still tagged with its profile, the movie with primaries 12; 0: sRGB */
     sy_hdr_outcome hdr;        /* SPEC E6: KEPT (the still carries a gain map composed from the key photos'),
                                   DROPPED_WITH_CONSENT, REFUSED (nothing written) or NOT_HDR */
+    sy_hdr_outcome movie_hdr;  /* SPEC E6 for the movie: an HDR (HLG, PQ) cell movie shown in the SDR movie —
+                                  DROPPED_WITH_CONSENT, REFUSED (nothing written); NOT_HDR otherwise */
 } sy_motion_report;
 
 /** Exports inputs[0..count) (1..SY_MOTION_MAX_CELLS). `still_path` gets the

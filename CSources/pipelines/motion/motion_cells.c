@@ -49,6 +49,7 @@ static sy_status check_movie(sy_context *ctx, sy__motion_cell *c, sy_error *err)
     if (st != SY_OK) return st;
     const sy_video_reader_info *vi = sy_video_reader_info_get(probe.reader);
     c->primaries = sy__video_frame_primaries(vi);
+    c->transfer = vi->transfer;
     c->duration = vi->presentation_seconds > 0 ? vi->presentation_seconds : mi.duration;
     /* no still-image-time track: the middle, where Apple puts the key photo */
     c->still_time = mi.has_still_time && mi.still_time >= 0 && mi.still_time <= c->duration ? mi.still_time

@@ -5,6 +5,7 @@
  * before the movie, so a refusal costs no encoding; the still of an iPhone
  * Live collage then shows HDR as the iPhone's own Live photos do, its base
  * the same pixels as the movie's frame at the still-image time. */
+#include "base/sy_hdr_tone.h"
 #include "motion/sy_motion_internal.h"
 
 sy_status sy__motion_hdr_prepare(sy__motion_job *job, const char *still_path, sy_error *err) {
@@ -23,6 +24,17 @@ sy_status sy__motion_hdr_prepare(sy__motion_job *job, const char *still_path, sy
                        : job->hdr.dropped_all ? SY_HDR_DROPPED_WITH_CONSENT
                        : st == SY_E_UNSUPPORTED ? SY_HDR_REFUSED
                                                 : SY_HDR_NOT_HDR;
+    /* The movie is 8-bit SDR: an HDR (HLG, PQ) cell movie is tone-mapped into it, so its HDR is lost —
+     * asked before any encoding, as a gain map is (a still or a video tier alike) */
+    for (uint32_t i = 0; st == SY_OK && job->o->tier != SY_MOTION_TIER_STILL && i < job->count; i++) {
+        const sy__motion_cell *c = &job->cells[i];
+        if (!c->live || !sy__cicp_is_hdr_transfer(c->transfer)) continue;
+        char detail[160];
+        snprintf(detail, sizeof detail, "an %s movie; the collage's movie is SDR (8 bits)",
+                 c->transfer == SY_CICP_TRANSFER_PQ ? "HDR10 (PQ)" : "HLG");
+        st = sy__collage_hdr_ask(&o, &job->hdr, c->movie, SY_HDR_LOSS_HDR_VIDEO, detail, err);
+        job->report->movie_hdr = st == SY_OK ? SY_HDR_DROPPED_WITH_CONSENT : SY_HDR_REFUSED;
+    }
     return st;
 }
 

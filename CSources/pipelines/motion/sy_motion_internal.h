@@ -28,6 +28,7 @@ typedef struct sy__motion_cell {
     double still_time;         /* the key photo's moment on the movie timeline, seconds */
     double duration;           /* main video track, seconds */
     uint16_t primaries;        /* the movie's colour primaries (CICP; 2 = not said) */
+    uint16_t transfer;         /* ... and transfer (16 PQ, 18 HLG: an HDR movie the SDR collage movie tone-maps) */
     int has_audio;
 } sy__motion_cell;
 

@@ -18,6 +18,7 @@ public enum HDRLossReason: String, Sendable, Codable, Equatable {
         case SY_HDR_LOSS_UNSUPPORTED_TARGET: self = .unsupportedTarget
         case SY_HDR_LOSS_UNREADABLE_GAIN_MAP: self = .unreadableGainMap
         case SY_HDR_LOSS_UNINTERPRETABLE: self = .uninterpretableGainMap
+        case SY_HDR_LOSS_HDR_VIDEO: self = .hdrVideo
         default: return nil
         }
     }
