@@ -122,13 +122,23 @@ enum ProbeCommand {
         operands: [OperandSpec("FILE", .oneOrMore, "the images", missing: "no files to probe")],
         options: [.json], run: { try run($0) })
 
+    /// One file's `--json` line: the file named, its facts or why it cannot be read.
+    private struct Line: Encodable {
+        var file: String
+        var format: String?, width: Int?, height: Int?, storedWidth: Int?, storedHeight: Int?, orientation: Int?
+        var progressive: Bool?
+        var error: String?
+    }
+
     static func run(_ parsed: ParsedArguments) throws -> Int32 {
         var failed = false
         for path in parsed.positionals {
             do {
                 let info = try ImageInfo.probe(path, whole: true) // a truncated copy is "cannot be read"
                 if parsed.json {
-                    print(try JSONReport.line(info))
+                    print(try JSONReport.line(Line(file: path, format: info.format, width: info.width, height: info.height,
+                                                   storedWidth: info.storedWidth, storedHeight: info.storedHeight,
+                                                   orientation: info.orientation, progressive: info.progressive)))
                 } else {
                     print("\(path): \(info.format) \(info.width)x\(info.height) (stored \(info.storedWidth)x"
                           + "\(info.storedHeight), orientation \(info.orientation)\(info.progressive ? ", progressive" : ""))")
@@ -136,6 +146,7 @@ enum ProbeCommand {
             } catch let error as ShiyingError {
                 failed = true
                 FileHandle.standardError.write(Data("shiying: \(error.message)\n".utf8))
+                if parsed.json { print(try JSONReport.line(Line(file: path, error: error.message))) }
             }
         }
         return failed ? 1 : 0

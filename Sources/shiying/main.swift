@@ -41,6 +41,9 @@ func runMain() -> Int32 {
         return 0
     } catch let error as UsageError {
         FileHandle.standardError.write(Data("shiying: \(error.description)\n".utf8))
+        if wantsJSON(args), let line = try? JSONReport.line(["error": error.description, "code": "usage"]) {
+            print(line) // --json's last line is JSON whatever went wrong
+        }
         return 2
     } catch let error as ShiyingError {
         FileHandle.standardError.write(Data("shiying: \(error.message)\n".utf8))

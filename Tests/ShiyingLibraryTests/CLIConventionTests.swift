@@ -135,4 +135,29 @@ struct CLIConventionTests {
                 "\(lines)")
         #expect(lines.last == "sample-photos: photos 3/3 (100%)", "\(lines)")
     }
+
+    // Found by a user-level sweep (2026-12-06): `probe --json` lines did not name their file, a file that could
+    // not be read printed nothing on stdout, and a usage error under --json left no JSON line.
+    @Test("--json: probe names each file, a failure is a line too; a usage error's last line is JSON")
+    func jsonLinesAlways() async throws {
+        let dir = try TempFolder()
+        defer { dir.remove() }
+        let sample = try await ShiyingBinary.shiying(["sample-photos", "--count", "1", "--width", "64", "--height", "48",
+                                                      "-o", dir.path])
+        try #require(sample.status == 0, "\(sample.stderr)")
+        let photo = dir.file("sample-0001.jpg"), missing = dir.file("nothere.jpg")
+        let probe = try await ShiyingBinary.shiying(["probe", "--json", missing, photo])
+        #expect(probe.status == 1)
+        let lines = probe.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(lines.count == 2 && lines[0]["file"] as? String == missing && lines[0]["error"] is String, "\(probe.stdout)")
+        #expect(lines.count == 2 && lines[1]["file"] as? String == photo && lines[1]["width"] as? Int == 64, "\(probe.stdout)")
+        let usage = try await ShiyingBinary.shiying(["collage", "--layout", "grid", "--bogus", "--json", "-o",
+                                                     dir.file("c.jpg"), photo])
+        #expect(usage.status == 2)
+        let last = usage.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        let json = try? JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any]
+        #expect(json?["code"] as? String == "usage" && (json?["error"] as? String)?.contains("--bogus") == true, "\(usage)")
+    }
 }
