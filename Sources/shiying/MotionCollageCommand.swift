@@ -98,6 +98,9 @@ enum MotionCollageCommand {
         if let reason = report.fallbackReason {
             FileHandle.standardError.write(Data("shiying: delivered as \(report.delivered.rawValue): \(reason)\n".utf8))
         }
+        if let asked = request.hero, let hero = report.hero, asked != hero {
+            FileHandle.standardError.write(Data("shiying: --hero \(asked) is not a Live photo that plays; input \(hero), the first that does, leads\n".utf8))
+        }
         if parsed.json {
             print(try JSONReport.line(MotionCollageJSON(report)))
         } else {

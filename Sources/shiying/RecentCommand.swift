@@ -24,6 +24,11 @@ enum RecentCommand {
 
     static func run(_ action: String, _ parsed: ParsedArguments) throws -> Int32 {
         guard let db = parsed.string("db") else { preconditionFailure("required by the table") }
+        // reading a store that is not there: an empty list, and no file made for it
+        if action == "list" && !FileManager.default.fileExists(atPath: db) {
+            if parsed.json { print(try JSONReport.line(Report(recent: []))) }
+            return 0
+        }
         let recent = RecentSearches(store: try RecordStore(path: db))
         switch action {
         case "add": try recent.add(parsed.positionals[0])

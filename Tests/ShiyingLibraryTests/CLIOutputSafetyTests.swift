@@ -60,6 +60,13 @@ struct CLIOutputSafetyTests {
         let intoFolder = try await ShiyingBinary.shiying(["collage", "--layout", "grid", "-o", folder] + inputs)
         #expect(intoFolder.status != 0)
         #expect(intoFolder.stderr.contains("\(folder): is a directory"), "\(intoFolder.stderr)")
+        // edit and convert alike: a usage error (exit 2), before any work (edit said "write failed", exit 1)
+        let recipe = dir.file("identity.json")
+        try Data("{}".utf8).write(to: URL(fileURLWithPath: recipe))
+        for run in [["edit", inputs[0], "--recipe", recipe, "-o", folder], ["convert", inputs[0], "-o", folder]] {
+            let r = try await ShiyingBinary.shiying(run)
+            #expect(r.status == 2 && r.stderr.contains("\(folder): is a directory"), "\(run[0]): \(r.status) \(r.stderr)")
+        }
         let missing = dir.file("no-such-folder/out.jpg")
         let intoNothing = try await ShiyingBinary.shiying(["collage", "--layout", "grid", "-o", missing] + inputs)
         #expect(intoNothing.status != 0)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/sy_icc.h"
+#include "base/sy_output.h"
 #include "exif/sy_content_id.h"
 #include "exif/sy_exif.h"
 #include "gainmap/sy_gainmap_internal.h"
@@ -308,8 +309,12 @@ static const char plain_xmp[] = "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF 
 
 sy_status sy_edit_job_write(sy_edit_job *job, const char *output, sy_error *err) {
     if (!job || !output) return sy__fail(err, SY_E_USAGE, "sy_edit_job_write: NULL argument");
+    /* a folder (or one that is missing) refused before any work; over its own input is the caller's call
+     * (a library overwrite behind the full-size gate) */
+    sy_status st = sy__output_check(output, NULL, 0, err);
+    if (st != SY_OK) return st;
     sy__hdr_decision d;
-    sy_status st = sy__hdr_decide(job->ctx, job->input, SY__HDR_SAVE_BASE_ONLY, job->opts.format,
+    st = sy__hdr_decide(job->ctx, job->input, SY__HDR_SAVE_BASE_ONLY, job->opts.format,
                                   (job->opts.flags & SY_EDIT_ALLOW_SDR) != 0, &d, err);
     if (st != SY_OK) return st;
     switch (d.verdict) {

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "sy_gainmap_edit.h"
+#include "base/sy_output.h"
 #include "edit/sy_edit_internal.h"
 #include "gainmap/sy_gainmap_internal.h"
 
@@ -130,8 +131,10 @@ sy_status sy_gainmap_edit(sy_context *ctx, const char *input, const char *output
     sy_gainmap_edit_report local, *rep = report ? report : &local;
     memset(rep, 0, sizeof *rep);
     if (!ctx || !input || !output || !recipe || !opts) return sy__fail(err, SY_E_USAGE, "sy_gainmap_edit: NULL argument");
+    sy_status st = sy__output_check(output, NULL, 0, err); /* a folder refused before any work */
+    if (st != SY_OK) return st;
     sy__hdr_decision d;
-    sy_status st = sy__hdr_decide(ctx, input, SY__HDR_SAVE_CARRIES_MAP, opts->format, 0, &d, err);
+    st = sy__hdr_decide(ctx, input, SY__HDR_SAVE_CARRIES_MAP, opts->format, 0, &d, err);
     if (st != SY_OK) return st;
     rep->source_kind = d.info.kind;
     if (d.verdict == SY__HDR_KEEP) {
@@ -186,6 +189,8 @@ sy_status sy_gainmap_edit_job_write(sy_edit_job *job, const char *output, sy_hdr
     memset(rep, 0, sizeof *rep);
     if (!job || !output) return sy__fail(err, SY_E_USAGE, "sy_gainmap_edit_job_write: NULL argument");
     const sy__edit_job_view v = sy__edit_job_view_of(job);
+    sy_status checked = sy__output_check(output, NULL, 0, err); /* a folder refused before any work */
+    if (checked != SY_OK) return checked;
     sy__hdr_decision d;
     sy_status st = sy__hdr_decide(v.ctx, v.input, SY__HDR_SAVE_CARRIES_MAP, v.opts->format, 0, &d, err);
     if (st != SY_OK) return st;

@@ -333,7 +333,10 @@ public final class OrganizeStore {
     /// Re-checks an exact-duplicate group from stored data only (reads no original).
     public func verifyDuplicateGroup(id: Int64) throws -> DuplicateVerification {
         let head = try store.query("SELECT kind, evidence FROM organize_groups WHERE id = ?", [.integer(id)])
-        guard let g = head.first, g[0].string == OrganizeGroupKind.duplicate.rawValue else {
+        guard let g = head.first else {
+            throw OrganizeError(kind: .unknownGroup, message: "no such group", detail: "group \(id) (see organize groups)")
+        }
+        guard g[0].string == OrganizeGroupKind.duplicate.rawValue else {
             throw OrganizeError(kind: .unknownGroup, message: "not an exact-duplicate group", detail: "group \(id)")
         }
         let rows = try store.query("""
