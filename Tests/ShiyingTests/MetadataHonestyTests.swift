@@ -83,6 +83,25 @@ struct MetadataHonestyTests {
         }
     }
 
+    // Found by a user-level sweep (2026-12-06): a half-transparent PNG came out flattened onto white, "dropped": [].
+    @Test("transparency the output cannot keep is listed as dropped (alpha); an opaque PNG lists nothing")
+    func alphaListed() async throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/convert") else { return }
+        let dir = try TempDir("md-alpha")
+        defer { dir.remove() }
+        let clear = dir.file("clear.png"), opaque = dir.file("opaque.png")
+        for (path, alpha) in [(clear, ["-alpha", "set", "-channel", "A", "-evaluate", "set", "50%", "+channel"]),
+                              (opaque, [])] {
+            let r = try await runTool("convert", ["-size", "120x80", "gradient:red-blue"] + alpha + [path])
+            #expect(r.succeeded, "\(r)")
+        }
+        let flattened = try Editor.saveBlocking(clear, recipe: .identity, to: dir.file("out.png"))
+        #expect(flattened.dropped.map(\.name) == ["alpha"], "\(flattened.dropped)")
+        let converted = try Conversion.convertBlocking(clear, to: dir.file("out.heic"))
+        #expect(converted.dropped.map(\.name) == ["alpha"], "\(converted.dropped)")
+        #expect(try Editor.saveBlocking(opaque, recipe: .identity, to: dir.file("o.png")).dropped.isEmpty)
+    }
+
     @Test("a plain edit of a Live still carries no content identifier (generated pair and the real iPhone still)")
     func liveStillEdit() async throws {
         let dir = try TempDir("md-live-id")

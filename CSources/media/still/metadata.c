@@ -88,6 +88,7 @@ const char *sy_metadata_dropped_name(uint32_t bit) {
     case SY_DROPPED_HDR10_PLUS: return "hdr10plus-metadata";
     case SY_DROPPED_DOLBY_VISION: return "dolby-vision-metadata";
     case SY_DROPPED_IPTC: return "iptc";
+    case SY_DROPPED_ALPHA: return "alpha";
     default: return NULL;
     }
 }
@@ -115,6 +116,9 @@ const char *sy_metadata_dropped_reason(uint32_t bit) {
     case SY_DROPPED_IPTC:
         return "IPTC-IIM (a JPEG's Photoshop APP13 block: keywords, captions, credits) has no place in a HEIC or PNG; "
                "a JPEG keeps it, and the XMP most apps write beside it is carried";
+    case SY_DROPPED_ALPHA:
+        return "the picture's transparency: edits and conversions write opaque pixels, transparent areas flattened "
+               "onto white";
     case SY_DROPPED_DOLBY_VISION:
         return "Dolby Vision RPUs go only with a profile 8 base re-encoded whole from its own samples (an RPU describes "
                "the source's picture): a player shows the base alone";

@@ -127,6 +127,7 @@ static sy_status read_source(sy_edit_job *job, sy_error *err) {
     if (job->md.exif && sy__content_id_remove(job->md.exif, job->md.exif_len) == 1)
         rep->dropped |= SY_DROPPED_CONTENT_IDENTIFIER;
     if ((st = sy__metadata_for_output(ctx, &job->md, job->opts.format, &rep->dropped, err)) != SY_OK) return st;
+    if (job->info.has_alpha) rep->dropped |= SY_DROPPED_ALPHA; /* the renderer's pixels are opaque RGB */
     uint32_t thumbnail = 0;
     if (job->info.format == SY_FORMAT_HEIF) sy__heif_uncarried_items(ctx, job->input, &rep->dropped, &thumbnail);
     if (thumbnail && job->opts.format == SY_STILL_HEIC) { /* made again from the edited image, not dropped */
