@@ -167,9 +167,12 @@ enum LibraryCommand {
             try c.encode(asset.hidden, forKey: .hidden)
             try c.encode(asset.albums, forKey: .albums)
             try c.encode(asset.tags, forKey: .tags)
-            try c.encode(asset.width, forKey: .width)
-            try c.encode(asset.height, forKey: .height)
-            try c.encode(asset.durationMs, forKey: .durationMs)
+            // the current version's size and length (an edit's rendition: a crop is smaller; a border makes
+            // a Live photo a still), as `files` are the current version's
+            let current = asset.currentFiles.first
+            try c.encode(current?.width ?? asset.width, forKey: .width)
+            try c.encode(current?.height ?? asset.height, forKey: .height)
+            try c.encode(asset.kind == .photo ? 0 : asset.durationMs, forKey: .durationMs)
             try c.encode(asset.contentIdentifier, forKey: .contentIdentifier)
             try c.encode(asset.edited, forKey: .edited)
             try c.encode(asset.origin.rawValue, forKey: .origin)

@@ -134,6 +134,19 @@ struct LibraryCLITests {
         let report = try #require(try JSONSerialization.jsonObject(with: Data(converted.stdout.utf8)) as? [String: Any])
         #expect(report["album"] as? String == LibraryAlbum.conversions && report["id"] is Int)
         #expect((report["files"] as? [String])?.first.map { FileManager.default.fileExists(atPath: $0) } == true)
+        // after a crop, the line's size is the current version's (its `files`), not the original's (a sweep found it)
+        let before = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+        let crop = dir.file("half.json")
+        try Data(#"{"crop":{"x":0,"y":0,"width":0.5,"height":1}}"#.utf8).write(to: URL(fileURLWithPath: crop))
+        let id = try #require(before["id"] as? Int)
+        let edited = try await ShiyingBinary.shiying(["library", "edit", "\(id)", "--recipe", crop, "--library", lib, "--json"])
+        #expect(edited.status == 0, "\(edited.stderr)")
+        let after = try await ShiyingBinary.shiying(["library", "list", "--library", lib, "--json"])
+        let line = try #require(after.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.first { $0["id"] as? Int == id })
+        let (w0, w1) = (before["width"] as? Int ?? 0, line["width"] as? Int ?? 0)
+        #expect(abs(w1 - w0 / 2) <= 1 && line["height"] as? Int == before["height"] as? Int, "\(w0) -> \(w1)")
         // a delete without --yes and without a terminal is not confirmed: nothing changes
         let refused = try await ShiyingBinary.shiying(["library", "delete", "1", "--library", lib])
         #expect(refused.status == 1 && refused.stderr.contains("--yes"))
