@@ -76,6 +76,22 @@ struct TooTallTests {
     // its full size. (90 photos at 1080 wide would be 78 Mpx of PNG — a minute in
     // a debug build — so the same property is shown with 700 photos at width 128:
     // 700 x 96 = 67,200 px, past JPEG's limit.)
+    // Found by a user-level sweep (2026-12-06): a 2 x 30000 px photo in a long PNG made a 16-million-px-tall cell,
+    // and the run failed with "collage cell: out of memory allocating 52488000000 bytes", naming no file.
+    @Test("a photo too narrow for a long image is named before any work (usage error)")
+    func tooNarrowNamed() async throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/vips") else { return }
+        let dir = try TempDir("toonarrow")
+        defer { dir.remove() }
+        let sliver = dir.file("sliver.png")
+        let made = try await runTool("vips", ["black", sliver, "2", "30000"])
+        #expect(made.succeeded, "\(made)")
+        let photo = try await Self.tinyPhoto()
+        let (run, _) = try await CLI.collage(["--layout", "long", "--format", "png", "-o", dir.file("out.png"), sliver, photo])
+        #expect(run.status == 2 && run.stderr.contains("sliver.png") && run.stderr.contains("px tall"), "\(run)")
+        #expect(!FileManager.default.fileExists(atPath: dir.file("out.png")))
+    }
+
     @Test("PNG: a long image past 65,500 px keeps its full height")
     func pngFullHeight() async throws {
         let photo = try await Self.tinyPhoto()

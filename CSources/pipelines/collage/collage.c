@@ -205,7 +205,16 @@ sy_status sy_collage_render(sy_context *ctx, const char *const *inputs, uint32_t
     /* 2. Layout, checked against the encoder's limits before anything is decoded. */
     uint32_t chroma_shift = opts->format == SY_STILL_JPEG ? 1 : 0;
     if ((st = sy__layout_compute(ctx, opts, info_ptrs, count, chroma_shift, &layout, err)) != SY_OK) goto done;
-    for (uint32_t i = 0; i < count; i++) jobs[i].rect = layout.cells[i];
+    for (uint32_t i = 0; i < count; i++) {
+        jobs[i].rect = layout.cells[i];
+        /* a photo far narrower than the canvas (2 x 30000 px) gets a cell no renderer draws: named, before work */
+        if (layout.cells[i].height > SY_RENDER_MAX_SIDE) {
+            st = sy__fail(err, SY_E_USAGE, "%s: its cell would be %u px tall at width %u (a %ux%u photo; a cell is at "
+                          "most %u px): leave it out, or use a grid", inputs[i], layout.cells[i].height,
+                          layout.cells[i].width, infos[i].width, infos[i].height, SY_RENDER_MAX_SIDE);
+            goto done;
+        }
+    }
     /* 3. HDR: the canvas gain map, composed and encoded before the base (or the SPEC E6 question). */
     if ((st = sy__collage_hdr_prepare(ctx, opts, jobs, count, &layout, output_path, &hdr, err)) != SY_OK) goto done;
     /* 4. Stream (a HEIC writer keeps its own temp file). */
