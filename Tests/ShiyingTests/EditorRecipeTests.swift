@@ -34,6 +34,18 @@ private let rich = EditRecipe(
 
 @Suite("Editor recipe")
 struct EditorRecipeTests {
+    // Found by a user-level sweep (2026-12-06): {"version": 1.5} was reported as "not valid JSON".
+    @Test("a number that does not fit its field is not called invalid JSON; broken JSON still is")
+    func wrongKindIsNotBrokenJSON() {
+        #expect { _ = try EditRecipe(jsonData: Data(#"{"version": 1.5}"#.utf8)) } throws: { error in
+            let message = (error as? EditRecipeError)?.message ?? ""
+            return !message.contains("not valid JSON") && message.contains("field")
+        }
+        #expect { _ = try EditRecipe(jsonData: Data(#"{"version":"#.utf8)) } throws: { error in
+            (error as? EditRecipeError)?.message.contains("not valid JSON") == true
+        }
+    }
+
     @Test("issue 5: {} is the identity and the identity encodes back to {}")
     func emptyIsIdentity() throws {
         let recipe = try decode("{}")

@@ -160,7 +160,16 @@ extension EditRecipe {
         } catch let error as EditRecipeError {
             throw error
         } catch let error as DecodingError {
-            throw Self.recipeError(error)
+            let mapped = Self.recipeError(error)
+            // Linux's decoder calls a number that does not fit its field (1.5 for a whole number) invalid JSON;
+            // it is JSON, and the author should hear what is wrong with it
+            if mapped.field.isEmpty, mapped.message.hasPrefix("not valid JSON"),
+               (try? JSONSerialization.jsonObject(with: jsonData)) != nil {
+                throw EditRecipeError(.malformed, field: "",
+                                      reason: "a value is not of its field's kind (a whole number written with a "
+                                          + "fraction, a number out of range?)")
+            }
+            throw mapped
         }
     }
 
