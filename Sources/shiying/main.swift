@@ -63,6 +63,7 @@ func runMain() -> Int32 {
     } catch {
         if Interruption.happened { return 130 } // "interrupted; stopping" said it
         FileHandle.standardError.write(Data("shiying: \(error)\n".utf8))
+        if wantsJSON(args), let line = try? JSONReport.line(["error": "\(error)"]) { print(line) }
         return 1
     }
 }

@@ -153,6 +153,13 @@ struct CLIConventionTests {
         }
         #expect(lines.count == 2 && lines[0]["file"] as? String == missing && lines[0]["error"] is String, "\(probe.stdout)")
         #expect(lines.count == 2 && lines[1]["file"] as? String == photo && lines[1]["width"] as? Int == 64, "\(probe.stdout)")
+        // any failure under --json ends with a JSON line: a store that cannot be opened, a photo that is not there
+        for run in [["organize", "groups", "--db", dir.file("no/such.db"), "--json"], ["hdr", "info", missing, "--json"]] {
+            let r = try await ShiyingBinary.shiying(run)
+            let last = r.stdout.split(separator: "\n").last.map(String.init) ?? ""
+            let object = try? JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any]
+            #expect(r.status == 1 && object?["error"] is String, "\(run): \(r)")
+        }
         let usage = try await ShiyingBinary.shiying(["collage", "--layout", "grid", "--bogus", "--json", "-o",
                                                      dir.file("c.jpg"), photo])
         #expect(usage.status == 2)
