@@ -6,8 +6,10 @@
  * every value must be a finite gain of at least 1; an HDR10+ stream's
  * messages, each one the syntax accepts; a Dolby Vision stream's RPUs, each
  * a type-62 NAL unit within its bound), close, and require that
- * every engine allocation and charge is returned. Pictures are capped at 512x512 by a 64 MiB budget, so a hostile
- * SPS cannot make a run slow. Built by scripts/fuzz.sh (FUZZ_ONLY=video);
+ * every engine allocation and charge is returned. Inputs of odd length are
+ * read as a viewer sees them (sy__video_reader_follow_cuts): shown frames
+ * numbered from 0, their times never falling. Pictures are capped at
+ * 512x512 by a 64 MiB budget, so a hostile SPS cannot make a run slow. Built by scripts/fuzz.sh (FUZZ_ONLY=video);
  * seeds: small ffmpeg-made HEVC / H.264 MOV and MP4 files (scripts/fuzz.sh
  * makes them) with the moov first, so mutations reach the sample data. */
 #include <math.h>
@@ -17,6 +19,7 @@
 #include "base/sy_hdr10plus.h"
 #include "video/sy_video_reader_gain.h"
 #include "video/sy_video_reader_dynamic.h"
+#include "video/sy_video_cuts.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     fuzz_make_corpus_dirs(*argc, *argv, "video");
@@ -39,7 +42,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         int dynamic = sy__video_reader_keep_hdr10plus(r);
         if (dynamic && !info->hdr10plus) __builtin_trap();
         int dovi = sy__video_reader_keep_dovi_rpu(r);
-        for (uint32_t n = 0; n < 4; n++) {
+        int cuts_ok = !(size & 1) || sy__video_reader_follow_cuts(r, &err) == SY_OK;
+        double last_seconds = -1e300;
+        for (uint32_t n = 0; cuts_ok && n < 4; n++) {
             sy_video_frame f;
             int end = 0;
             if (sy_video_reader_next(r, &f, &end, &err) != SY_OK) {
@@ -51,8 +56,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 break;
             }
             if (!f.rgb || f.width != info->width || f.height != info->height || f.index != n ||
-                f.stride < (size_t)f.width * 3)
+                f.stride < (size_t)f.width * 3 || !(f.seconds >= last_seconds))
                 __builtin_trap();
+            last_seconds = f.seconds;
             for (uint32_t y = 0; y < f.height; y++)
                 for (size_t x = 0; x < (size_t)f.width * 3; x++) sum += f.rgb[y * f.stride + x];
             size_t len = 0;

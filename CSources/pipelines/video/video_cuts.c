@@ -64,6 +64,7 @@ sy_status sy__video_cuts_build(sy_context *ctx, sy_mov *mov, uint32_t track, con
         c->presentation = spans[count - 1].shown_start +
                           (double)(spans[count - 1].media_end - spans[count - 1].media_start) / timescale;
         uint32_t s = 0; /* the last span starting at or before the frame */
+        double previous = -INFINITY;
         for (uint32_t k = 0; k < n; k++) {
             int64_t p = times[k];
             while (s + 1 < count && p >= spans[s + 1].media_start) s++;
@@ -75,8 +76,11 @@ sy_status sy__video_cuts_build(sy_context *ctx, sy_mov *mov, uint32_t track, con
                 shown = 1; /* between two spans, and still on screen when the next one starts */
                 t = spans[s + 1].shown_start;
             }
+            /* on screen for no time (a span shorter than a frame, rounding at a cut): not shown, so times rise */
+            if (shown && !(t > previous)) shown = 0;
             c->place[k] = shown ? (int32_t)c->shown_n : -1;
             if (shown) {
+                previous = t;
                 c->seconds[c->shown_n] = t;
                 c->pts[c->shown_n] = p;
                 c->shown_n++;
