@@ -353,15 +353,21 @@ struct PhotoLibraryTests {
         #expect(!FileManager.default.fileExists(atPath: dir.file("x.jpg")))
     }
 
+    /// A library holding one generated Live photo, and its id; nil without ffmpeg.
+    func oneLivePhoto(in dir: TempFolder) async throws -> (PhotoLibrary, Int64)? {
+        let fixture = try await LibraryFixture.make(in: dir, photos: 1, lives: 1)
+        guard !fixture.livePairs.isEmpty else { return nil }
+        let library = try PhotoLibrary.create(at: dir.file("lib"))
+        _ = try await library.importFiles([fixture.input + "/live"], reader: reader)
+        let id = try #require(try await library.list().first?.id, "the Live photo was not imported")
+        return (library, id)
+    }
+
     @Test("SPEC E1: a Live photo edited with a border is a still; the original pair stays; revert brings the Live photo back")
     func liveBorderRevert() async throws {
         let dir = try TempFolder()
         defer { dir.remove() }
-        let fixture = try await LibraryFixture.make(in: dir, photos: 1, lives: 1)
-        guard !fixture.livePairs.isEmpty else { return }  // no ffmpeg
-        let library = try PhotoLibrary.create(at: dir.file("lib"))
-        _ = try await library.importFiles([fixture.input + "/live"], reader: reader)
-        let id = try #require(try await library.list().first?.id)
+        guard let (library, id) = try await oneLivePhoto(in: dir) else { return }  // no ffmpeg
         let live = try await library.asset(id)
         let digests = try live.allFiles.map { try sha256(library.folder.absolute($0.path)) }
         var recipe = EditRecipe()
@@ -378,11 +384,7 @@ struct PhotoLibraryTests {
     func liveTurnAndCrop() async throws {
         let dir = try TempFolder()
         defer { dir.remove() }
-        let fixture = try await LibraryFixture.make(in: dir, photos: 1, lives: 1)
-        guard !fixture.livePairs.isEmpty else { return }  // no ffmpeg
-        let library = try PhotoLibrary.create(at: dir.file("lib"))
-        _ = try await library.importFiles([fixture.input + "/live"], reader: reader)
-        let id = try #require(try await library.list().first?.id)
+        guard let (library, id) = try await oneLivePhoto(in: dir) else { return }  // no ffmpeg
         let original = try await library.original(of: id)
         let movie = try #require(original.movie)
         var recipe = EditRecipe()

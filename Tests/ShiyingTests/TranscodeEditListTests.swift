@@ -22,6 +22,18 @@ struct TranscodeEditListTests {
         return out
     }
 
+    /// The 3 s source and its copy cut to 0-1 s, then 1.5-2.5 s (movie timescale 1000, media 15360; x264's
+    /// B-frames start at 1024, so 24064 is frame 45).
+    static func cutMovie(in dir: TempDir) async throws -> (source: String, cut: String) {
+        let source = try await source(in: dir)
+        let cut = dir.file("cut.mp4")
+        try FileManager.default.copyItem(atPath: source, toPath: cut)
+        let script = Paths.packageRoot.appendingPathComponent("scripts/edit_list.py").path
+        let set = try await runProcess("/usr/bin/env", ["python3", script, "set", cut, "1000:1024,1000:24064"])
+        guard set.succeeded else { throw TestFailure("edit_list.py: \(set)") }
+        return (source, cut)
+    }
+
     /// ffprobe's start time and duration of each stream, by type.
     static func streams(_ movie: String) async throws -> [String: (start: Double, duration: Double)] {
         let run = try await runTool("ffprobe", ["-v", "error", "-show_entries", "stream=codec_type,start_time,duration",
@@ -106,13 +118,7 @@ struct TranscodeEditListTests {
     func severalSpans() async throws {
         let dir = try TempDir("edit-spans")
         defer { dir.remove() }
-        let source = try await Self.source(in: dir)
-        let cut = dir.file("cut.mp4")
-        try FileManager.default.copyItem(atPath: source, toPath: cut)
-        // movie timescale 1000, media 15360; x264's B-frames start at 1024, so 24064 is frame 45
-        let script = Paths.packageRoot.appendingPathComponent("scripts/edit_list.py").path
-        let set = try await runProcess("/usr/bin/env", ["python3", script, "set", cut, "1000:1024,1000:24064"])
-        #expect(set.succeeded, "\(set)")
+        let (source, cut) = try await Self.cutMovie(in: dir)
         #expect(try await Self.streams(cut)["video"]?.duration == 2, "fixture: ffprobe sees the two spans")
         let out = dir.file("out.mp4")
         let run = try await CLI.run(["video", "transcode", cut, "-o", out])
@@ -142,12 +148,7 @@ struct TranscodeEditListTests {
     func severalSpansGIF() async throws {
         let dir = try TempDir("edit-spans-gif")
         defer { dir.remove() }
-        let source = try await Self.source(in: dir)
-        let cut = dir.file("cut.mp4")
-        try FileManager.default.copyItem(atPath: source, toPath: cut)
-        let script = Paths.packageRoot.appendingPathComponent("scripts/edit_list.py").path
-        let set = try await runProcess("/usr/bin/env", ["python3", script, "set", cut, "1000:1024,1000:24064"])
-        #expect(set.succeeded, "\(set)")
+        let (source, cut) = try await Self.cutMovie(in: dir)
         let gif = dir.file("cut.gif")
         let made = try await CLI.run(["convert", "--to", "gif", "--fps", "30", cut, "-o", gif])
         #expect(made.succeeded, "\(made)")
