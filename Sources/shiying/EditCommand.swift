@@ -69,13 +69,11 @@ enum EditCommand {
     /// Reads and validates the recipe; a relative `cube:` path is taken
     /// relative to the recipe file's folder (docs/recipe-schema.md).
     static func loadRecipe(_ path: String) throws -> EditRecipe {
-        var isFolder: ObjCBool = false
-        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
-        let why = !exists ? "no such file" : isFolder.boolValue ? "it is a folder" : nil
         var status = stat()
-        let fifo = stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFIFO
+        let kind = stat(path, &status) == 0 ? status.st_mode & S_IFMT : 0
+        let why = kind == 0 ? String(cString: strerror(errno)) : kind == S_IFDIR ? "it is a folder"
+            : kind == S_IFIFO ? "a pipe, not a file" : nil
         if let why { throw ShiyingError(code: .usage, message: "\(path): cannot read the recipe file: \(why)", file: path) }
-        if fifo { throw ShiyingError(code: .usage, message: "\(path): cannot read the recipe file: a pipe, not a file", file: path) }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ShiyingError(code: .io, message: "\(path): cannot read the recipe file: \(String(cString: strerror(errno)))",
                                file: path)

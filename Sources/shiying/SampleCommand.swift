@@ -122,12 +122,20 @@ enum ProbeCommand {
         operands: [OperandSpec("FILE", .oneOrMore, "the images", missing: "no files to probe")],
         options: [.json], run: { try run($0) })
 
-    /// One file's `--json` line: the file named, its facts or why it cannot be read.
+    /// One file's `--json` line: the file named beside its `ImageInfo` fields, or why it cannot be read.
     private struct Line: Encodable {
         var file: String
-        var format: String?, width: Int?, height: Int?, storedWidth: Int?, storedHeight: Int?, orientation: Int?
-        var progressive: Bool?
+        var info: ImageInfo?
         var error: String?
+
+        private enum Keys: String, CodingKey { case file, error }
+
+        func encode(to encoder: Encoder) throws {
+            try info?.encode(to: encoder) // the info's keys at the top level, as before the file was named
+            var c = encoder.container(keyedBy: Keys.self)
+            try c.encode(file, forKey: .file)
+            try c.encodeIfPresent(error, forKey: .error)
+        }
     }
 
     static func run(_ parsed: ParsedArguments) throws -> Int32 {
@@ -136,9 +144,7 @@ enum ProbeCommand {
             do {
                 let info = try ImageInfo.probe(path, whole: true) // a truncated copy is "cannot be read"
                 if parsed.json {
-                    print(try JSONReport.line(Line(file: path, format: info.format, width: info.width, height: info.height,
-                                                   storedWidth: info.storedWidth, storedHeight: info.storedHeight,
-                                                   orientation: info.orientation, progressive: info.progressive)))
+                    print(try JSONReport.line(Line(file: path, info: info)))
                 } else {
                     print("\(path): \(info.format) \(info.width)x\(info.height) (stored \(info.storedWidth)x"
                           + "\(info.storedHeight), orientation \(info.orientation)\(info.progressive ? ", progressive" : ""))")

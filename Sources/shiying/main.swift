@@ -40,32 +40,26 @@ func runMain() -> Int32 {
         print(HelpCommand.text(for: help.path))
         return 0
     } catch let error as UsageError {
-        FileHandle.standardError.write(Data("shiying: \(error.description)\n".utf8))
-        if wantsJSON(args), let line = try? JSONReport.line(["error": error.description, "code": "usage"]) {
-            print(line) // --json's last line is JSON whatever went wrong
-        }
-        return 2
+        return fail(args, error.description, json: ["error": error.description, "code": "usage"], status: 2)
     } catch let error as ShiyingError {
-        FileHandle.standardError.write(Data("shiying: \(error.message)\n".utf8))
-        if wantsJSON(args) {
-            let payload = ["error": error.message, "code": error.code.description]
-            if let line = try? JSONReport.line(payload) { print(line) }
-        }
-        return error.code == .usage ? 2 : 1 // a bad value the engine caught (a preset, a time, the output an input)
+        // a bad value the engine caught (a preset, a time, the output an input) is a usage error too
+        return fail(args, error.message, json: ["error": error.message, "code": error.code.description],
+                    status: error.code == .usage ? 2 : 1)
     } catch let error as LibraryError {
         // SPEC D4 and the library's other failures: the sentence, then the cause
-        FileHandle.standardError.write(Data("shiying: \(error.description)\n".utf8))
-        if wantsJSON(args), let line = try? JSONReport.line(["error": error.message, "kind": error.kind.rawValue,
-                                                             "detail": error.detail]) {
-            print(line)
-        }
-        return 1
+        return fail(args, error.description,
+                    json: ["error": error.message, "kind": error.kind.rawValue, "detail": error.detail], status: 1)
     } catch {
         if Interruption.happened { return 130 } // "interrupted; stopping" said it
-        FileHandle.standardError.write(Data("shiying: \(error)\n".utf8))
-        if wantsJSON(args), let line = try? JSONReport.line(["error": "\(error)"]) { print(line) }
-        return 1
+        return fail(args, "\(error)", json: ["error": "\(error)"], status: 1)
     }
+}
+
+/// A failure: its sentence on stderr and, with `--json`, a JSON line as the last line of stdout.
+private func fail(_ args: [String], _ message: String, json: [String: String], status: Int32) -> Int32 {
+    FileHandle.standardError.write(Data("shiying: \(message)\n".utf8))
+    if wantsJSON(args), let line = try? JSONReport.line(json) { print(line) }
+    return status
 }
 
 /// `--json` before `--`: failures are reported as a JSON line too.

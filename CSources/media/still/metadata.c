@@ -30,8 +30,13 @@ static uint16_t heif_primaries(sy_context *ctx, const char *path) {
 
 void sy__colour_read(sy_context *ctx, const char *path, const sy_image_info *info, sy__metadata *md,
                      sy__color_source *out) {
-    memset(out, 0, sizeof *out);
     (void)sy__metadata_read(ctx, path, info, md, NULL); /* what could be read; the rest stays NULL */
+    sy__colour_of(ctx, path, info, md, out);
+}
+
+void sy__colour_of(sy_context *ctx, const char *path, const sy_image_info *info, const sy__metadata *md,
+                   sy__color_source *out) {
+    memset(out, 0, sizeof *out);
     if (md->icc) {
         out->icc = md->icc;
         out->icc_len = md->icc_len;

@@ -23,6 +23,11 @@ sy_status sy__metadata_read(sy_context *ctx, const char *path, const sy_image_in
 void sy__colour_read(sy_context *ctx, const char *path, const sy_image_info *info, sy__metadata *md,
                      sy__color_source *out);
 
+/* The same from metadata already read (`md` keeps owning the ICC bytes): a
+ * HEIF without a profile has its nclx read, nothing else is read again. */
+void sy__colour_of(sy_context *ctx, const char *path, const sy_image_info *info, const sy__metadata *md,
+                   sy__color_source *out);
+
 /* Makes `md` true of a still written in `format` apart from its source:
  * removes the Motion Photo XMP (no still writer appends the video) and, for
  * JPEG, fits an Exif over one APP1 segment (exif/sy_exif.h sy__exif_fit).

@@ -140,12 +140,10 @@ static sy_status read_source(sy_edit_job *job, sy_error *err) {
     rep->source_height = job->info.height;
     rep->source_orientation = job->info.orientation;
     report_metadata(rep, &job->md);
-    sy__metadata colour_md = {0};
-    sy__color_source colour;
-    sy__colour_read(ctx, job->input, &job->info, &colour_md, &colour);
+    sy__color_source colour; /* from the metadata just read: only a HEIF's nclx is read anew */
+    sy__colour_of(ctx, job->input, &job->info, &job->md, &colour);
     uint16_t primaries = colour.icc ? sy__icc_primaries(colour.icc, colour.icc_len) : colour.cicp_primaries;
     job->display_p3 = primaries == 12;
-    sy__metadata_free(ctx, &colour_md);
     return SY_OK;
 }
 

@@ -21,8 +21,9 @@ struct sy__video_cuts {
     int64_t *pts;
 };
 
-/* The spans of `track`, or 0 when its list is not several spans one pass can play. */
-static uint32_t read_spans(sy_mov *mov, uint32_t track, uint32_t timescale, span *out) {
+/* The spans of `track` and how long they show it (*total, seconds), or 0 when its list is not several spans
+ * one pass can play. */
+static uint32_t read_spans(sy_mov *mov, uint32_t track, uint32_t timescale, span *out, double *total) {
     const sy_mov_track_info *ti = sy_mov_track(mov, track);
     uint32_t movie_scale = sy_mov_info_get(mov)->timescale;
     if (!ti || !movie_scale || !timescale || ti->edit_count < 2) return 0;
@@ -44,6 +45,7 @@ static uint32_t read_spans(sy_mov *mov, uint32_t track, uint32_t timescale, span
         out[count++] = (span){media_time, media_time + length, at};
         at += (double)segment / movie_scale;
     }
+    *total = at;
     return count >= 2 ? count : 0;
 }
 
@@ -52,7 +54,8 @@ sy_status sy__video_cuts_build(sy_context *ctx, sy_mov *mov, uint32_t track, con
     *out = NULL;
     span *spans = sy__alloc(ctx, CUTS_MAX_SPANS, sizeof *spans, "edit spans", err);
     if (!spans) return err ? err->code : SY_E_BUDGET;
-    uint32_t count = n ? read_spans(mov, track, timescale, spans) : 0;
+    double total = 0;
+    uint32_t count = n ? read_spans(mov, track, timescale, spans, &total) : 0;
     sy__video_cuts *c = count ? sy__calloc(ctx, 1, sizeof *c, "cut map", err) : NULL;
     sy_status st = count && !c ? (err ? err->code : SY_E_BUDGET) : SY_OK;
     if (c && (!(c->place = sy__alloc(ctx, n, sizeof *c->place, "cut map", err)) ||
@@ -61,8 +64,7 @@ sy_status sy__video_cuts_build(sy_context *ctx, sy_mov *mov, uint32_t track, con
         st = err ? err->code : SY_E_BUDGET;
     if (c && st == SY_OK) {
         c->n = n;
-        c->presentation = spans[count - 1].shown_start +
-                          (double)(spans[count - 1].media_end - spans[count - 1].media_start) / timescale;
+        c->presentation = total;
         uint32_t s = 0; /* the last span starting at or before the frame */
         double previous = -INFINITY;
         for (uint32_t k = 0; k < n; k++) {
