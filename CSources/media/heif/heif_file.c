@@ -612,7 +612,7 @@ static void apply_property(sy_heif_file *f, heif_item *it, const heif_prop *p) {
     case FCC('i', 'm', 'i', 'r'):
         if (!it->seen_imir && sy_bmff_u8(&s, &u8)) {
             it->seen_imir = 1;
-            info->mirror = (int8_t)(u8 & 1); /* ISO 23008-12:2022: 0 vertical axis, 1 horizontal axis */
+            info->mirror = (int8_t)(u8 & 1); /* ISO 23008-12:2022: 0 top<->bottom, 1 left<->right */
         }
         break;
     case FCC('c', 'l', 'a', 'p'):

@@ -23,7 +23,12 @@ static void multiply(const int a[4], const int b[4], int out[4]) { /* out = a * 
     out[3] = a[2] * b[1] + a[3] * b[3];
 }
 
-/* irot (anticlockwise quarter turns) and imir, in the order ipma listed them. */
+/* irot (anticlockwise quarter turns) and imir, in the order ipma listed them.
+ * imir's bit (ISO/IEC 23008-12:2022 6.5.12.3, amended to match iPhones and
+ * libheif): 0 exchanges top and bottom (EXIF 4), 1 left and right (EXIF 2).
+ * The 2017 text ("a vertical (0) or horizontal (1) axis") was read the other
+ * way round by some; a mirrored iPhone selfie (irot 1 + imir 1) then comes
+ * out upside down. */
 static uint8_t orientation_of(const sy_heif_item_info *item) {
     int t[4] = {1, 0, 0, 1}, tmp[4];
     const int *rot = exif_matrix[8]; /* one quarter turn anticlockwise */
@@ -32,7 +37,7 @@ static uint8_t orientation_of(const sy_heif_item_info *item) {
         multiply(rot, r, tmp);
         memcpy(r, tmp, sizeof r);
     }
-    const int *m = item->mirror == 0 ? exif_matrix[2] : item->mirror == 1 ? exif_matrix[4] : exif_matrix[1];
+    const int *m = item->mirror == 0 ? exif_matrix[4] : item->mirror == 1 ? exif_matrix[2] : exif_matrix[1];
     if (item->transform_order == 0) multiply(m, r, t); /* rotate first, then mirror */
     else multiply(r, m, t);
     for (uint8_t o = 1; o <= 8; o++)

@@ -33,7 +33,7 @@ typedef struct sy_heif_item_info {
     uint32_t width, height;     /* ispe (0 when absent) */
     uint8_t has_ispe;
     uint8_t rotation;           /* irot: anticlockwise quarter turns 0..3 */
-    int8_t mirror;              /* imir: -1 none, 0 vertical axis (left-right), 1 horizontal axis (top-bottom) */
+    int8_t mirror;              /* imir: -1 none, 0 top<->bottom, 1 left<->right (ISO/IEC 23008-12:2022) */
     uint8_t transform_order;    /* 0: rotate then mirror (as listed in ipma), 1: mirror then rotate */
     uint8_t has_clap;
     uint32_t clap_x, clap_y, clap_width, clap_height; /* clean aperture as a pixel rectangle (validated) */

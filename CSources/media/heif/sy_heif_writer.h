@@ -85,7 +85,7 @@ typedef struct sy_heif_writer_options {
     /* Display transform of the primary, written as irot then imir (both essential):
      * the pixels are stored as given and viewers turn them, as iPhones store portraits. */
     uint8_t rotation;        /* irot: anticlockwise quarter turns 0..3 (default 0 = none) */
-    int8_t mirror;           /* imir: -1 none (default), 0 vertical axis (left-right), 1 horizontal axis */
+    int8_t mirror;           /* imir: -1 none (default), 0 top<->bottom, 1 left<->right (ISO/IEC 23008-12:2022) */
     uint32_t tile_height;    /* grid tile height when not square (iPhone Pro 24 MP: 640 x 896), multiple of 8
                                 in 64..4096; 0 (default) = tile_size */
     uint32_t encoders;       /* x265 encoders a grid of 16+ tiles is dealt to in turn, 1..4; default 2. With

@@ -5,9 +5,13 @@ import CShiying
 import Foundation
 
 enum ExternalTools {
-    /// Absolute path of an installed tool, or nil.
+    /// Absolute path of an installed tool, or nil: the first on PATH (so
+    /// `python3` is the one `make deps` installed pillow-heif into, e.g. a
+    /// pyenv interpreter), else the system folders.
     static func path(_ name: String) -> String? {
-        ["/usr/bin/\(name)", "/usr/local/bin/\(name)", "/bin/\(name)"]
+        let searched = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
+            + ["/usr/bin", "/usr/local/bin", "/bin"]
+        return searched.filter { !$0.isEmpty }.map { $0 + "/" + name }
             .first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
