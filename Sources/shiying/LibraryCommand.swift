@@ -109,7 +109,7 @@ enum LibraryCommand {
                 }
                 return 0
             },
-            action("compress", "a compressed copy into 「拾映转换」, the original kept (SPEC S3, D5)",
+            action("compress", "a compressed copy of the current version (the edit when edited) into 「拾映转换」, the original kept (SPEC S3, D5)",
                    operands: [OperandSpec("ID", .one, "the asset id")], options: CompressCommand.compressionOptions) { parsed, library in
                 let ids = try assetIDs(parsed.positionals)
                 guard ids.count == 1 else { throw UsageError("library compress takes one asset id") }

@@ -59,6 +59,32 @@ struct LibraryCompressionTests {
         await #expect(throws: LibraryError.self) { try await library.undoCompression(id) }  // an import is no compressed copy
     }
 
+    @Test("An edited photo compresses what the user sees: the rendition (cropped), named after the original; undo keeps the edit")
+    func editedPhoto() async throws {
+        let dir = try TempFolder()
+        defer { dir.remove() }
+        let fixture = try await LibraryFixture.make(in: dir, photos: 1, lives: 0)
+        let library = try PhotoLibrary.create(at: dir.file("lib"))
+        _ = try await library.importFiles([fixture.input], reader: reader)
+        let id = try #require(try await library.assetID(forFile: fixture.photos[0], reader: reader))
+        let edited = try await LibraryWorkflows.edit(id, recipe: EditRecipe(crop: .init(x: 0.25, y: 0, width: 0.5, height: 1)),
+                                                     in: library)
+        let rendition = try #require(edited.file(.rendition)), original = try #require(edited.file(.original))
+        #expect(rendition.width * 2 <= original.width + 2 && rendition.height == original.height)
+
+        let result = try await LibraryWorkflows.compress(id, in: library, options: .init(format: .jpeg))
+        let copy = result.library
+        let copied = try #require(try await library.asset(copy.id).file(.original))
+        #expect(copied.width == rendition.width && copied.height == rendition.height,
+                "copy \(copied.width)x\(copied.height), rendition \(rendition.width)x\(rendition.height), original \(original.width)x\(original.height)")
+        #expect(result.compression.originalBytes == rendition.bytes && result.compression.savedBytes > 0)
+        let stem = ((original.path as NSString).lastPathComponent as NSString).deletingPathExtension
+        #expect((copy.files[0] as NSString).lastPathComponent == "\(stem)-compressed.jpg", "\(copy.files[0])")
+        if let ssim = try await ffmpegSSIM(copy.files[0], library.folder.absolute(rendition.path)) { #expect(ssim >= 0.95, "SSIM \(ssim)") }
+        _ = try await library.undoCompression(copy.id)
+        #expect(try await library.asset(id).file(.rendition) == rendition, "the edit stays the current version")
+    }
+
     @Test("A video compresses to a lower-bitrate MOV copy; JPEG target; PNG and Live refused")
     func videoAndRefusals() async throws {
         let dir = try TempFolder()
