@@ -102,12 +102,17 @@ enum LibraryCommand {
                 }
                 return 0
             },
-            action("recover", "finish or undo what an interrupted run left (staging files, orphans)") { parsed, library in
+            action("recover", "finish or undo what an interrupted run left (staging files, orphans); name catalogued files "
+                   + "gone from the folder (exit 1; importing an original's source again restores it)") { parsed, library in
                 let report = try blocking { try await library.recoverNow() }
+                for m in report.missing {
+                    FileHandle.standardError.write(Data("shiying: missing \(library.folder.absolute(m.path)) (asset \(m.assetID), \(m.role.rawValue))\n".utf8))
+                }
                 try emit(report, json: parsed.json) {
                     "removed \(report.stagingRemoved) staging files and \(report.orphansRemoved) orphans; put back \(report.filesPutBack) files"
+                        + (report.missing.isEmpty ? "" : "; \(report.missing.count) catalogued files missing")
                 }
-                return 0
+                return report.missing.isEmpty ? 0 : 1
             },
             action("compress", "a compressed copy of the current version (the edit when edited) into 「拾映转换」, the original kept (SPEC S3, D5)",
                    operands: [OperandSpec("ID", .one, "the asset id")], options: CompressCommand.compressionOptions) { parsed, library in
@@ -135,6 +140,7 @@ enum LibraryCommand {
         try emit(report, json: json) {
             "imported \(report.imported.count) (\(report.photos) photos, \(report.lives) Live, \(report.videos) videos), "
                 + "\(report.completedLive) completed Live, \(report.unchanged) unchanged, \(report.duplicates) duplicates, "
+                + (report.restored > 0 ? "\(report.restored) missing originals restored, " : "")
                 + "\(report.skipped.count) skipped in \(String(format: "%.2f", report.seconds)) s"
         }
         return 0

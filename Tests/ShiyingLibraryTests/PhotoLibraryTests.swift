@@ -166,6 +166,45 @@ struct PhotoLibraryTests {
         #expect(check.integrity == "ok" && check.foreignKeyProblems == 0)
     }
 
+    @Test("Originals removed by hand: a sweep names them (CLI exit 1); importing their sources again puts them back, byte-identical")
+    func missingOriginals() async throws {
+        let dir = try TempFolder()
+        defer { dir.remove() }
+        let fixture = try await LibraryFixture.make(in: dir, photos: 2, lives: 1)
+        let library = try PhotoLibrary.create(at: dir.file("lib"))
+        _ = try await library.importFiles([fixture.input], reader: reader)
+        let root = library.folder.root
+        let photoID = try #require(try await library.assetID(forFile: fixture.photos[0], reader: reader))
+        let photo = try #require(try await library.asset(photoID).file(.original))
+        var gone = [(photoID, photo)]
+        if let pair = fixture.livePairs.first {  // with ffmpeg: a Live photo's movie too
+            let liveID = try #require(try await library.assetID(forFile: pair.still, reader: reader))
+            gone.append((liveID, try #require(try await library.asset(liveID).file(.originalMovie))))
+        }
+        for (_, file) in gone { #expect(unlink(root + "/" + file.path) == 0) }
+
+        let found = try await library.recoverNow()
+        #expect(Set(found.missing.map(\.path)) == Set(gone.map(\.1.path)), "\(found.missing)")
+        #expect(Set(found.missing.map(\.assetID)) == Set(gone.map(\.0)) && found.orphansRemoved == 0)
+        let cli = try await ShiyingBinary.shiying(["library", "recover", "--library", root])
+        #expect(cli.status == 1 && cli.stderr.contains("missing " + root + "/" + photo.path), "\(cli.status) \(cli.stderr)")
+        let assets = try await library.list(.all).count
+
+        // the sources are unchanged since their import, yet they are read again and fill the gaps
+        let again = try await library.importFiles([fixture.input], reader: reader)
+        #expect(again.restored == gone.count && again.imported.isEmpty, "restored \(again.restored), imported \(again.imported)")
+        let candidates = try library.candidates([fixture.input]).count  // each lost file's source (and a copy of it) read again
+        #expect(again.unchanged <= candidates - gone.count && again.unchanged >= candidates - 2 * gone.count, "\(again.unchanged) of \(candidates)")
+        for (_, file) in gone { #expect(try sha256(root + "/" + file.path) == file.sha256, "\(file.path) restored byte-identical") }
+        #expect(try await library.list(.all).count == assets, "no new asset")
+        #expect(try await library.recoverNow().missing.isEmpty)
+        #expect(try await ShiyingBinary.shiying(["library", "recover", "--library", root]).status == 0)
+        let third = try await library.importFiles([fixture.input], reader: reader)
+        #expect(third.restored == 0 && third.imported.isEmpty && third.unchanged > 0, "nothing read again once whole")
+        let check = try catalogueConsistent(library.folder.catalogue)
+        #expect(check.integrity == "ok" && check.foreignKeyProblems == 0)
+    }
+
     @Test("SPEC S3: a conversion's copy in 「拾映转换」 carries capture date, GPS, favourite, albums, tags; the original is untouched")
     func conversionCarries() async throws {
         let dir = try TempFolder()

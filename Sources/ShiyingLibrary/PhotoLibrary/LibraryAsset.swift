@@ -12,7 +12,7 @@ public enum AssetKind: String, Sendable, Codable, Hashable {
 
 /// Which file of an asset: the original (the still, or a video's movie), a
 /// Live original's movie, and the current rendition's still and movie.
-public enum FileRole: String, Sendable, Codable, Hashable {
+public enum FileRole: String, Sendable, Codable, Hashable, CaseIterable {
     /// The original still.
     case original
     /// The original movie (a Live photo's or a video).

@@ -30,6 +30,9 @@ public struct LibraryImportReport: Sendable, Codable, Hashable {
     public var unchanged = 0
     /// Files whose content is already catalogued: recorded as a source, nothing copied.
     public var duplicates = 0
+    /// Catalogued originals that had gone from the library folder (removed by
+    /// hand), put back from a file with their content.
+    public var restored = 0
     /// Files the reader could not read (named, with the reason).
     public var skipped: [Skipped] = []
     /// What the recovery pass before the import cleaned up.
@@ -97,24 +100,28 @@ extension PhotoLibrary {
         let meter = ProgressMeter.make(.libraryImport, progress)
         let all = try candidates(paths)
         var report = LibraryImportReport()
-        var known: [String: (bytes: Int64, mtimeNs: Int64)] = [:]
-        try store.forEachRow("SELECT path, bytes, mtime_ns FROM library_sources") { c in
-            known[c.text(0) ?? ""] = (c.int64(1), c.int64(2))
+        var known: [String: (bytes: Int64, mtimeNs: Int64, sha256: String)] = [:]
+        try store.forEachRow("SELECT path, bytes, mtime_ns, sha256 FROM library_sources") { c in
+            known[c.text(0) ?? ""] = (c.int64(1), c.int64(2), c.text(3) ?? "")
         }
+        // Originals gone from the folder: a source with their content is read
+        // again (unchanged or not) and puts them back.
+        let lost = try lostOriginals()
         var toRead: [(path: String, bytes: Int64, mtimeNs: Int64)] = []
         for path in all {
             guard let st = LibraryFolder.status(path) else {
                 report.skipped.append(.init(path: path, error: "cannot be read"))
                 continue
             }
-            if let seen = known[path], seen.bytes == st.bytes, seen.mtimeNs == st.mtimeNs {
+            if let seen = known[path], seen.bytes == st.bytes, seen.mtimeNs == st.mtimeNs, lost[seen.sha256] == nil {
                 report.unchanged += 1
             } else {
                 toRead.append((path, st.bytes, st.mtimeNs))
             }
         }
         let outcomes = try await Self.readAll(toRead.map(\.path), reader: reader, staging: folder,
-                                          catalogued: try cataloguedDigests().keys, progress: meter)
+                                          catalogued: try cataloguedDigests().keys.filter { lost[$0] == nil },
+                                          progress: meter)
         var files: [ImportFile] = []
         for (n, outcome) in outcomes.enumerated() {
             switch outcome {
@@ -133,9 +140,10 @@ extension PhotoLibrary {
         let lock = try LibraryFileLock(folder)
         defer { lock.release() }
         report.recovery = try recover()
-        let plan = try planUnits(files)
+        let plan = try planUnits(files, lost: lost)
         report.duplicates = plan.duplicates.count + plan.aliases.values.reduce(0) { $0 + $1.count }
         try recordDuplicates(plan.duplicates)
+        report.restored = try restore(plan.restores)
         var done: UInt64 = 0
         for batchStart in stride(from: 0, to: plan.units.count, by: max(1, batchSize)) {
             try Task.checkCancellation()  // between batches: the committed ones stay, as after a kill
@@ -248,13 +256,16 @@ extension PhotoLibrary {
     /// Groups read files into assets: Live pairs by content identifier,
     /// movies or stills completing a catalogued half, content already
     /// catalogued (duplicates) and repeated content within this import (aliases).
-    func planUnits(_ files: [ImportFile]) throws -> ImportPlan {
+    func planUnits(_ files: [ImportFile], lost: [String: LibraryMissingFile] = [:]) throws -> ImportPlan {
         var plan = ImportPlan()
         let catalogued = try cataloguedDigests()
         var firstOfDigest: [String: Int] = [:]
         var fresh: [ImportFile] = []
+        var restoring = Set<String>()
         for file in files {
-            if let asset = catalogued[file.digest.sha256] {
+            if let gone = lost[file.digest.sha256], file.staged != nil, restoring.insert(file.digest.sha256).inserted {
+                plan.restores.append((file, gone))
+            } else if let asset = catalogued[file.digest.sha256] {
                 plan.duplicates.append((file, asset))
             } else if firstOfDigest[file.digest.sha256] != nil {
                 plan.aliases[file.digest.sha256, default: []].append(file)
@@ -308,6 +319,50 @@ extension PhotoLibrary {
                 sha256 = excluded.sha256, asset_id = excluded.asset_id, imported_at_ms = excluded.imported_at_ms
             """, [.text(file.path), .integer(file.digest.bytes), .integer(file.mtimeNs), .text(file.digest.sha256),
                   .integer(asset), .integer(nowMs)])
+    }
+
+    // MARK: - restoring
+
+    /// Catalogued originals (and Live movies) missing from the folder, by content digest.
+    func lostOriginals() throws -> [String: LibraryMissingFile] {
+        var lost: [String: LibraryMissingFile] = [:]
+        var digests: [String: String] = [:]
+        try store.forEachRow("SELECT path, sha256 FROM library_files WHERE role IN ('original', 'original_movie')") { c in
+            digests[c.text(0) ?? ""] = c.text(1) ?? ""
+        }
+        for file in try missingFiles(roles: [.original, .originalMovie]) {
+            if let digest = digests[file.path] { lost[digest] = file }
+        }
+        return lost
+    }
+
+    /// Puts staged copies back at their catalogued paths (journaled, renamed,
+    /// synced, then their sources recorded); returns how many. A path that
+    /// came back meanwhile is left as it is.
+    private func restore(_ restores: [(file: ImportFile, gone: LibraryMissingFile)]) throws -> Int {
+        let due = restores.filter { access(folder.absolute($0.gone.path), F_OK) != 0 && $0.file.staged != nil }
+        guard !due.isEmpty else { return 0 }
+        let paths = due.map(\.gone.path)
+        var moved: [String] = []
+        do {
+            try journal(paths)
+            for r in due {
+                let target = folder.absolute(r.gone.path)
+                try LibraryFolder.move(r.file.staged!, to: target)
+                moved.append(target)
+            }
+            try folder.sync(fallback: moved)
+        } catch {
+            for target in moved { unlink(target) }  // catalogued but missing again, as before
+            clearJournal(paths)
+            throw error
+        }
+        let now = clock()
+        try write { s in
+            try Self.clearJournal(paths, in: s)
+            for r in due { try Self.recordSource(r.file, asset: r.gone.assetID, nowMs: now, in: s) }
+        }
+        return due.count
     }
 
     // MARK: - one batch
@@ -453,6 +508,8 @@ struct ImportPlan {
     var units: [ImportUnit] = []
     /// Content already catalogued: (file, its asset).
     var duplicates: [(ImportFile, Int64)] = []
+    /// Content of a catalogued original gone from the folder: (file, where it belongs).
+    var restores: [(file: ImportFile, gone: LibraryMissingFile)] = []
     /// Repeats within this import of a unit's file, by digest.
     var aliases: [String: [ImportFile]] = [:]
 }

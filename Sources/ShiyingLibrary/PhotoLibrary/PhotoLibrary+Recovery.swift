@@ -15,9 +15,23 @@ public struct LibraryRecoveryReport: Sendable, Codable, Hashable {
     /// Files found on the other side of an interrupted move to or from trash/,
     /// moved back to where the catalogue says they are.
     public var filesPutBack = 0
+    /// Catalogued files in neither their place nor trash/ (removed by hand):
+    /// found by a sweep, left catalogued. Importing an original's source again
+    /// restores it (`LibraryImportReport.restored`).
+    public var missing: [LibraryMissingFile] = []
 
     /// An empty report.
     public init() {}
+}
+
+/// A catalogued file that is not on disk.
+public struct LibraryMissingFile: Sendable, Codable, Hashable {
+    /// The asset it belongs to.
+    public var assetID: Int64
+    /// What it is to the asset (original, original movie, rendition, rendition movie).
+    public var role: FileRole
+    /// Its path relative to the library folder.
+    public var path: String
 }
 
 extension PhotoLibrary {
@@ -72,6 +86,7 @@ extension PhotoLibrary {
                 }
             }
             try settle(Array(named) + onDisk, named: named, report: &report)
+            report.missing = try missingFiles()
         }
         if !pending.isEmpty {
             try write { s in try Self.clearJournal(pending, in: s) }
@@ -92,6 +107,19 @@ extension PhotoLibrary {
         for path in paths where !named.contains(path) {
             if unlink(folder.absolute(path)) == 0 { report.orphansRemoved += 1 }
         }
+    }
+
+    /// Catalogued files of `roles` found neither at their path nor on the other side of trash/.
+    func missingFiles(roles: [FileRole] = FileRole.allCases) throws -> [LibraryMissingFile] {
+        var missing: [LibraryMissingFile] = []
+        let wanted = Set(roles)
+        try store.forEachRow("SELECT asset_id, role, path FROM library_files ORDER BY asset_id, role") { c in
+            guard let role = FileRole(rawValue: c.text(1) ?? ""), wanted.contains(role), let path = c.text(2) else { return }
+            if access(folder.absolute(path), F_OK) != 0 && access(folder.absolute(Self.otherSide(of: path)), F_OK) != 0 {
+                missing.append(LibraryMissingFile(assetID: c.int64(0), role: role, path: path))
+            }
+        }
+        return missing
     }
 
     static func otherSide(of path: String) -> String {
