@@ -115,7 +115,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         volatile int flags = sy__exif_has_camera(md.exif, md.exif_len) +
                              sy__exif_user_comment_has(md.exif, md.exif_len, "Screenshot") +
                              sy__exif_capture_date(md.exif, md.exif_len, date) +
-                             sy__xmp_user_comment_has(md.xmp, md.xmp_len, "Screenshot") + animated;
+                             sy__xmp_user_comment_has(md.xmp, md.xmp_len, "Screenshot") + animated +
+                             (md.icc ? md.icc[md.icc_len - 1] : 0) + md.cicp.primaries; /* an inflated profile is whole */
         (void)flags;
         sy__metadata_free(ctx, &md);
     } else if (err.message[0] == 0 || err.code != ms) {

@@ -1,10 +1,11 @@
 /* sy_metadata.h — the metadata record a still carries: the Exif, XMP and ICC
- * blobs, as each format's reader fills it (jpeg/, png/, heif/) and the
+ * blobs (and a PNG's cICP), as each format's reader fills it (jpeg/, png/, heif/) and the
  * writers and pipelines consume it (engine-private). Each blob is owned by
  * the record, allocated through the context; absent parts are NULL. */
 #ifndef SY_BASE_METADATA_H
 #define SY_BASE_METADATA_H
 
+#include "base/sy_cicp.h"
 #include "base/sy_internal.h"
 
 typedef struct sy__metadata {
@@ -16,6 +17,7 @@ typedef struct sy__metadata {
     size_t icc_len;
     uint8_t *iptc;   /* a JPEG's APP13 payload ("Photoshop 3.0\0" + resource blocks) holding IPTC-IIM */
     size_t iptc_len;
+    sy_cicp cicp;    /* a PNG's cICP chunk (present = 0 when none); it outranks the ICC profile */
 } sy__metadata;
 
 /* Frees the blobs and zeroes the record (safe on a zeroed record). */

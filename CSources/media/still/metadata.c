@@ -5,9 +5,41 @@
 #include "exif/sy_exif.h"
 #include "exif/sy_exif_writer.h"
 #include "jpeg/sy_jpeg_metadata.h"
+#include "png/sy_png_metadata.h"
 #include "heif/sy_heif.h"
 #include "heif/sy_heif_metadata.h"
+#include "base/sy_hdr_tone.h"
+#include "color/sy_color_transform.h"
 #include "still/sy_metadata.h"
+
+/* A PNG's chunks; colour said by cICP (PNG 3rd edition: it outranks iCCP)
+ * is carried as the ICC profile that says the same, as a HEIF's nclx is, so
+ * the pipelines (which read profiles) and the outputs agree. cICP with a PQ
+ * or HLG transfer has no such profile: the iCCP fallback (or sRGB) stands,
+ * i.e. such a PNG is shown as SDR. */
+static sy_status png_metadata_read(sy_context *ctx, const char *path, sy__metadata *out, sy_error *err) {
+    int animated = 0;
+    sy_status st = sy__png_metadata_read(ctx, path, out, &animated, err);
+    const sy_cicp c = out->cicp;
+    if (st != SY_OK || !c.present || c.primaries == SY_CICP_UNSPECIFIED || c.transfer == SY_CICP_TRANSFER_PQ ||
+        c.transfer == SY_CICP_TRANSFER_HLG)
+        return st;
+    uint8_t *icc = NULL;
+    size_t icc_len = 0;
+    sy_error ignored = {0};
+    if (c.primaries != SY_CICP_PRIMARIES_BT709) {
+        sy_status made = sy__color_cicp_icc(ctx, c.primaries, c.transfer, &icc, &icc_len, &ignored);
+        if (made == SY_E_BUDGET) {
+            sy__metadata_free(ctx, out);
+            return sy__fail(err, made, "%s", ignored.message);
+        }
+        if (made != SY_OK) return SY_OK; /* primaries without known chromaticities: the iCCP (or sRGB) stands */
+    }
+    sy__free(ctx, out->icc); /* sRGB by cICP: no profile, as for any sRGB source */
+    out->icc = icc;
+    out->icc_len = icc_len;
+    return SY_OK;
+}
 
 sy_status sy__metadata_read(sy_context *ctx, const char *path, const sy_image_info *info, sy__metadata *out,
                             sy_error *err) {
@@ -15,7 +47,8 @@ sy_status sy__metadata_read(sy_context *ctx, const char *path, const sy_image_in
     switch (info->format) {
     case SY_FORMAT_JPEG: return sy__jpeg_metadata_read(ctx, path, out, err);
     case SY_FORMAT_HEIF: return sy__heif_metadata_read(ctx, path, out, err);
-    default: return SY_OK; /* PNG: nothing carried yet */
+    case SY_FORMAT_PNG: return png_metadata_read(ctx, path, out, err);
+    default: return SY_OK;
     }
 }
 
