@@ -146,7 +146,7 @@ public enum Compression {
 
     static func bytes(of path: String) throws -> Int64 {
         guard let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber else {
-            throw ShiyingError(code: .io, message: "\(path): cannot read its size", file: path)
+            throw ShiyingError(code: .io, message: "\(path): cannot read its size: \(String(cString: strerror(errno)))", file: path)
         }
         return size.int64Value
     }

@@ -84,13 +84,13 @@ enum CollageCommand {
         }
         progress.finish()
         for grey in report.greyCells {
-            FileHandle.standardError.write(Data("shiying: input \(grey.index) painted grey: \(grey.reason)\n".utf8))
+            writeStderr(Data("shiying: input \(grey.index) painted grey: \(grey.reason)\n".utf8))
         }
         if report.scaledToFit {
             let limit = request.format == .heic ? "the 32,768 px libheif opens in a HEIC" : "JPEG's 65,500 px"
             let note = "shiying: canvas scaled by \(String(format: "%.3f", report.scaleFactor)) to stay within "
                 + "\(limit) (use --format png for full width)\n"
-            FileHandle.standardError.write(Data(note.utf8))
+            writeStderr(Data(note.utf8))
         }
         if let deposited {
             if parsed.json {

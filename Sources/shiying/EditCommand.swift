@@ -72,7 +72,7 @@ enum EditCommand {
         var status = stat()
         let kind = stat(path, &status) == 0 ? status.st_mode & S_IFMT : 0
         let why = kind == 0 ? String(cString: strerror(errno)) : kind == S_IFDIR ? "it is a folder"
-            : kind == S_IFIFO ? "a pipe, not a file" : nil
+            : kind == S_IFIFO ? "a pipe, not a file" : kind != S_IFREG ? "a device, not a file" : nil
         if let why { throw ShiyingError(code: .usage, message: "\(path): cannot read the recipe file: \(why)", file: path) }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ShiyingError(code: .io, message: "\(path): cannot read the recipe file: \(String(cString: strerror(errno)))",

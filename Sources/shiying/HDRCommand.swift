@@ -25,7 +25,7 @@ enum HDRCommand {
                 }
             } catch let error as ShiyingError {
                 failed = true
-                FileHandle.standardError.write(Data("shiying: \(error.message)\n".utf8))
+                writeStderr(Data("shiying: \(error.message)\n".utf8))
                 if parsed.json { print(try JSONReport.line(["file": path, "error": error.message])) }
             }
         }

@@ -1,6 +1,10 @@
 // Ctrl-C and SIGTERM: the running job is cancelled (it removes its temporary
-// files and any output it had not finished), then the process exits 130. A
-// job that does not stop within a few seconds is not waited for.
+// files and any output it had not finished), then the process exits 130 — or
+// 0 when the job had finished anyway (its output is whole). A job that does
+// not stop within a few seconds is not waited for. SIGXFSZ (a file-size
+// limit) and SIGPIPE (a reader of our output gone) are ignored: the write
+// fails with EFBIG / EPIPE and the job reports it as any write failure,
+// removing its temporary files, instead of the process dying mid-write.
 import Dispatch
 import Foundation
 import Shiying
@@ -10,12 +14,30 @@ enum Interruption {
     nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
     nonisolated(unsafe) private static var interrupted = false
     nonisolated(unsafe) private static var first = Date.distantPast
+    nonisolated(unsafe) private static var handlers: [Int: @Sendable () -> Void] = [:]
+    nonisolated(unsafe) private static var nextHandler = 0
+
+    /// Runs `handler` on an interruption (at once if one already came); the
+    /// token removes it.
+    static func onInterrupt(_ handler: @escaping @Sendable () -> Void) -> Int {
+        let (token, now) = lock.withLock { () -> (Int, Bool) in
+            nextHandler += 1
+            handlers[nextHandler] = handler
+            return (nextHandler, interrupted)
+        }
+        if now { handler() }
+        return token
+    }
+
+    static func remove(_ token: Int) { lock.withLock { _ = handlers.removeValue(forKey: token) } }
 
     /// Whether a signal arrived (the exit status is then 130).
     static var happened: Bool { lock.withLock { interrupted } }
 
     /// Installs the handlers once, before any work.
     static func install() {
+        signal(SIGXFSZ, SIG_IGN)
+        signal(SIGPIPE, SIG_IGN)
         for number in [SIGINT, SIGTERM] {
             signal(number, SIG_IGN) // delivered to the dispatch source instead
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -32,8 +54,9 @@ enum Interruption {
                 }
                 guard let repeated else { return }
                 if repeated { exit(130) }
-                FileHandle.standardError.write(Data("shiying: interrupted; stopping\n".utf8))
+                writeStderr(Data("shiying: interrupted; stopping\n".utf8))
                 ProcessInterruption.cancelEveryJob()
+                for handler in lock.withLock({ Array(handlers.values) }) { handler() }
                 DispatchQueue.global().asyncAfter(deadline: .now() + 5) { exit(130) }
             }
             source.resume()

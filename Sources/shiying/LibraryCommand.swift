@@ -27,7 +27,7 @@ enum LibraryCommand {
                             try emit(["library": library.folder.root], json: parsed.json) { "library \(library.folder.root) ready" }
                             return 0
                         }),
-            action("import", "import photos, Live pairs and videos (files or folders)",
+            action("import", "import photos, Live pairs and videos (files or folders); exit 1 when a file was skipped",
                    operands: [OperandSpec("PATH", .oneOrMore, "files or folders", missing: "library import needs PATH...")],
                    options: [.int("batch", "N", 1...10_000, "assets per catalogue commit", default: 256)]) { parsed, library in
                 try importFiles(parsed.positionals, library, batch: parsed.int("batch") ?? 256, json: parsed.json)
@@ -106,7 +106,7 @@ enum LibraryCommand {
                    + "gone from the folder (exit 1; importing an original's source again restores it)") { parsed, library in
                 let report = try blocking { try await library.recoverNow() }
                 for m in report.missing {
-                    FileHandle.standardError.write(Data("shiying: missing \(library.folder.absolute(m.path)) (asset \(m.assetID), \(m.role.rawValue))\n".utf8))
+                    writeStderr(Data("shiying: missing \(library.folder.absolute(m.path)) (asset \(m.assetID), \(m.role.rawValue))\n".utf8))
                 }
                 try emit(report, json: parsed.json) {
                     "removed \(report.stagingRemoved) staging files and \(report.orphansRemoved) orphans; put back \(report.filesPutBack) files"
@@ -136,14 +136,14 @@ enum LibraryCommand {
             try await library.importFiles(paths, reader: EngineMediaReader(), batchSize: batch, progress: progress.report)
         }
         progress.finish()
-        for s in report.skipped { FileHandle.standardError.write(Data("shiying: skipped \(s.path): \(s.error)\n".utf8)) }
+        for s in report.skipped { writeStderr(Data("shiying: skipped \(s.path): \(s.error)\n".utf8)) }
         try emit(report, json: json) {
             "imported \(report.imported.count) (\(report.photos) photos, \(report.lives) Live, \(report.videos) videos), "
                 + "\(report.completedLive) completed Live, \(report.unchanged) unchanged, \(report.duplicates) duplicates, "
                 + (report.restored > 0 ? "\(report.restored) missing originals restored, " : "")
                 + "\(report.skipped.count) skipped in \(String(format: "%.2f", report.seconds)) s"
         }
-        return 0
+        return report.skipped.isEmpty ? 0 : 1 // a file that could not be read or copied (named above)
     }
 
     // MARK: - list
@@ -247,7 +247,7 @@ enum LibraryCommand {
             progress.finish()
         } catch let error as FullSizeGateError {
             // SPEC E7: not proven full size: nothing written
-            FileHandle.standardError.write(Data("shiying: \(error.message)\n".utf8))
+            writeStderr(Data("shiying: \(error.message)\n".utf8))
             if parsed.json { print(try JSONReport.line(["error": error.message])) }
             return 1
         }
@@ -262,15 +262,15 @@ enum LibraryCommand {
             try await library.delete(ids) { request in
                 if confirmed { return true }
                 guard interactive else { return false }
-                FileHandle.standardError.write(Data("\(request.freed.text)\n删除 \(request.items.count) 项？它们会在「最近删除」保留 \(request.recentlyDeletedDays) 天。[y/N] ".utf8))
+                writeStderr(Data("\(request.freed.text)\n删除 \(request.items.count) 项？它们会在「最近删除」保留 \(request.recentlyDeletedDays) 天。[y/N] ".utf8))
                 return (readLine() ?? "").lowercased().hasPrefix("y")
             }
         }
         if !report.confirmed && !confirmed && !interactive {
-            FileHandle.standardError.write(Data("shiying: not deleted: confirm with --yes (no terminal to ask)\n".utf8))
+            writeStderr(Data("shiying: not deleted: confirm with --yes (no terminal to ask)\n".utf8))
         }
         for message in [report.notVisibleMessage, report.refusedMessage].compactMap({ $0 }) {
-            FileHandle.standardError.write(Data("shiying: \(message)\n".utf8))
+            writeStderr(Data("shiying: \(message)\n".utf8))
         }
         try emit(report, json: json) {
             report.confirmed ? "deleted \(report.deleted.count) into Recently Deleted; \(report.freedText)" : "nothing deleted"

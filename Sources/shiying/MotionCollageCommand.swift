@@ -92,14 +92,14 @@ enum MotionCollageCommand {
         progress.finish()
         for cell in report.cells where !cell.live {
             if let reason = cell.reason {
-                FileHandle.standardError.write(Data("shiying: input \(cell.index) \(cell.grey ? "painted grey" : "static"): \(reason)\n".utf8))
+                writeStderr(Data("shiying: input \(cell.index) \(cell.grey ? "painted grey" : "static"): \(reason)\n".utf8))
             }
         }
         if let reason = report.fallbackReason {
-            FileHandle.standardError.write(Data("shiying: delivered as \(report.delivered.rawValue): \(reason)\n".utf8))
+            writeStderr(Data("shiying: delivered as \(report.delivered.rawValue): \(reason)\n".utf8))
         }
         if let asked = request.hero, let hero = report.hero, asked != hero {
-            FileHandle.standardError.write(Data("shiying: --hero \(asked) is not a Live photo that plays; input \(hero), the first that does, leads\n".utf8))
+            writeStderr(Data("shiying: --hero \(asked) is not a Live photo that plays; input \(hero), the first that does, leads\n".utf8))
         }
         if parsed.json {
             print(try JSONReport.line(MotionCollageJSON(report)))

@@ -170,7 +170,7 @@ enum OrganizeCommand {
             return 0
         } catch let error as OrganizeError {
             // SPEC D4: the page's message, nothing shown as organized
-            FileHandle.standardError.write(Data("shiying: \(error.message) (\(error.detail))\n".utf8))
+            writeStderr(Data("shiying: \(error.message) (\(error.detail))\n".utf8))
             if parsed.json { print(try JSONReport.line(["error": error.message, "detail": error.detail])) }
             return 1
         }

@@ -66,13 +66,13 @@ final class ProgressReporter: @unchecked Sendable {
     func finish() {
         lock.lock()
         defer { lock.unlock() }
-        if shown && isTerminal { FileHandle.standardError.write(Data("\n".utf8)) }
+        if shown && isTerminal { writeStderr(Data("\n".utf8)) }
         shown = false
     }
 
     /// Caller holds the lock.
     private func write(_ text: String) {
-        FileHandle.standardError.write(Data((isTerminal ? "\r\(text)\u{1B}[K" : "\(text)\n").utf8))
+        writeStderr(Data((isTerminal ? "\r\(text)\u{1B}[K" : "\(text)\n").utf8))
         shown = true
     }
 

@@ -151,7 +151,7 @@ enum ProbeCommand {
                 }
             } catch let error as ShiyingError {
                 failed = true
-                FileHandle.standardError.write(Data("shiying: \(error.message)\n".utf8))
+                writeStderr(Data("shiying: \(error.message)\n".utf8))
                 if parsed.json { print(try JSONReport.line(Line(file: path, error: error.message))) }
             }
         }

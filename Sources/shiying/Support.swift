@@ -38,14 +38,18 @@ func outputFormat(_ path: String, command: String, formats: KeyValuePairs<String
 let stillFormats: KeyValuePairs<String, String> = ["jpg": "jpeg", "jpeg": "jpeg", "png": "png", "heic": "heic", "heif": "heic"]
 
 /// Runs async work from the synchronous CLI (the calling thread waits).
+/// Ctrl-C cancels the task (`Interruption`), so Swift work that checks for
+/// cancellation (a library import between batches) stops too.
 func blocking<T: Sendable>(_ work: sending @escaping () async throws -> T) throws -> T {
     let box = ResultBox<T>()
     let done = DispatchSemaphore(value: 0)
-    Task {
+    let task = Task {
         do { box.result = .success(try await work()) } catch { box.result = .failure(error) }
         done.signal()
     }
+    let registration = Interruption.onInterrupt { task.cancel() }
     done.wait()
+    Interruption.remove(registration)
     // A Live check a deadline abandoned was told to stop; let it leave the
     // engine before this process exits (issue 20: no crash at exit).
     _ = LiveVerifier<ContinuousClock>.waitForRunningChecks()
@@ -54,4 +58,17 @@ func blocking<T: Sendable>(_ work: sending @escaping () async throws -> T) throw
 
 private final class ResultBox<T: Sendable>: @unchecked Sendable {
     var result: Result<T, Error>?
+}
+
+/// Writes `data` to standard error with write(2), ignoring failures: a reader
+/// that went away (EPIPE, `| head`) or a full disk must not stop the job
+/// (FileHandle's write traps on them).
+func writeStderr(_ data: Data) {
+    data.withUnsafeBytes { raw in
+        var at = 0
+        while at < raw.count {
+            let n = write(2, raw.baseAddress! + at, raw.count - at)
+            if n > 0 { at += n } else if n < 0 && errno == EINTR { continue } else { return }
+        }
+    }
 }

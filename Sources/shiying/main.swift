@@ -18,7 +18,7 @@ let commandTable: [CommandSpec] = [
 func runMain() -> Int32 {
     let args = Array(CommandLine.arguments.dropFirst())
     guard let command = args.first else {
-        FileHandle.standardError.write(Data("\(Help.overview())\n".utf8))
+        writeStderr(Data("\(Help.overview())\n".utf8))
         return 2
     }
     switch command {
@@ -50,14 +50,17 @@ func runMain() -> Int32 {
         return fail(args, error.description,
                     json: ["error": error.message, "kind": error.kind.rawValue, "detail": error.detail], status: 1)
     } catch {
-        if Interruption.happened { return 130 } // "interrupted; stopping" said it
+        if Interruption.happened || error is CancellationError { // "interrupted; stopping" said why
+            return fail(args, "stopped; nothing more was written", json: ["error": "interrupted", "code": "cancelled"],
+                        status: 130)
+        }
         return fail(args, "\(error)", json: ["error": "\(error)"], status: 1)
     }
 }
 
 /// A failure: its sentence on stderr and, with `--json`, a JSON line as the last line of stdout.
 private func fail(_ args: [String], _ message: String, json: [String: String], status: Int32) -> Int32 {
-    FileHandle.standardError.write(Data("shiying: \(message)\n".utf8))
+    writeStderr(Data("shiying: \(message)\n".utf8))
     if wantsJSON(args), let line = try? JSONReport.line(json) { print(line) }
     return status
 }
@@ -69,4 +72,18 @@ private func wantsJSON(_ args: [String]) -> Bool {
 
 Interruption.install()
 let status = runMain()
-exit(Interruption.happened ? 130 : status)
+// A job that finished before the interruption reached it wrote its output whole: its status stands.
+var exitStatus = status
+if Interruption.happened {
+    if status == 0 {
+        writeStderr(Data("shiying: the job had finished; its output is complete\n".utf8))
+    } else {
+        exitStatus = 130
+    }
+}
+// What stdout could not take (a full disk, a closed pipe) is a failure, not a silent loss.
+if fflush(nil) != 0 {
+    writeStderr(Data("shiying: standard output could not be written: \(String(cString: strerror(errno)))\n".utf8))
+    if exitStatus == 0 { exitStatus = 1 }
+}
+exit(exitStatus)

@@ -190,11 +190,35 @@ void sy__free(sy_context *ctx, void *ptr) {
 
 /* ---- errors, cancel, progress ---- */
 
+/* A UTF-8 string's start moved back (or end moved forward) off continuation bytes. */
+static size_t char_start(const char *s, size_t i) {
+    while (i > 0 && ((unsigned char)s[i] & 0xC0) == 0x80) i--;
+    return i;
+}
+
+/* A message longer than sy_error's buffer keeps its head (the file, usually)
+ * and its tail (the reason), with "…" between: cutting the end off would drop
+ * the reason, e.g. after a 240-byte file name. */
 static sy_status vfail(sy_error *err, sy_status code, int32_t sub, const char *fmt, va_list ap) {
     if (err) {
         err->code = code;
         err->subcode = sub;
-        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        char full[4096];
+        int n = vsnprintf(full, sizeof full, fmt, ap);
+        size_t len = n < 0 ? 0 : (size_t)n < sizeof full ? (size_t)n : sizeof full - 1;
+        if (len < sizeof err->message) {
+            memcpy(err->message, full, len + 1);
+        } else {
+            static const char gap[] = "\xe2\x80\xa6"; /* … */
+            const size_t cap = sizeof err->message - 1, head = char_start(full, 96);
+            size_t tail = len - (cap - head - (sizeof gap - 1));
+            while (tail < len && ((unsigned char)full[tail] & 0xC0) == 0x80) tail++;
+            size_t at = 0;
+            memcpy(err->message, full, head), at += head;
+            memcpy(err->message + at, gap, sizeof gap - 1), at += sizeof gap - 1;
+            memcpy(err->message + at, full + tail, len - tail), at += len - tail;
+            err->message[at] = 0;
+        }
     }
     return code;
 }

@@ -67,12 +67,25 @@ sy_status sy__output_check(const char *final_path, const char *const *inputs, si
     return SY_OK;
 }
 
+/* How much of the target's name `base` a temp name starts with: all of it,
+ * or its first bytes (cut where a UTF-8 character starts) when the whole
+ * would make the temp name longer than a file name may be (255 bytes; the
+ * ".tmp-<pid>-XXXXXX" tail takes at most 24). */
+static size_t temp_base_len(const char *base) {
+    size_t n = strlen(base);
+    const size_t room = 255 - 24;
+    if (n <= room) return n;
+    n = room;
+    while (n > 0 && ((unsigned char)base[n] & 0xC0) == 0x80) n--;
+    return n;
+}
+
 void sy__output_sweep(const char *final_path) {
     char dir[4096];
     folder_of(final_path, dir, sizeof dir);
     const char *slash = strrchr(final_path, '/');
     const char *base = slash ? slash + 1 : final_path;
-    size_t base_len = strlen(base);
+    size_t base_len = temp_base_len(base);
     DIR *d = opendir(dir);
     if (!d) return;
     for (struct dirent *e; (e = readdir(d));) {
@@ -90,9 +103,13 @@ void sy__output_sweep(const char *final_path) {
 }
 
 /* The one spelling of a temp name, "<target>.tmp-<pid>-XXXXXX" (read back by
- * sy__output_sweep); mkstemp or fill_suffix replaces the X's. */
+ * sy__output_sweep; a long target name shortened, temp_base_len); mkstemp or
+ * fill_suffix replaces the X's. */
 static void temp_pattern(const char *final_path, char *out, size_t cap) {
-    snprintf(out, cap, "%s.tmp-%ld-XXXXXX", final_path, (long)getpid());
+    const char *slash = strrchr(final_path, '/');
+    const char *base = slash ? slash + 1 : final_path;
+    snprintf(out, cap, "%.*s%.*s.tmp-%ld-XXXXXX", (int)(base - final_path), final_path, (int)temp_base_len(base), base,
+             (long)getpid());
 }
 
 /* Replaces the pattern's trailing "XXXXXX" with random letters and digits. */
@@ -102,6 +119,22 @@ static void fill_suffix(char *name) {
     uint64_t r = (uint64_t)(uintptr_t)name * 0x9E3779B97F4A7C15ull;
     if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r) r ^= (uint64_t)time(NULL);
     for (int i = 0; i < 6; i++, r /= 36) x[i] = digits[r % 36];
+}
+
+int sy__output_display_len(const char *path) {
+    size_t n = strlen(path);
+    const char *tail = n > 12 ? path + n - 7 : NULL; /* "-XXXXXX" */
+    if (tail && *tail == '-') {
+        const char *p = tail;
+        while (p > path && p[-1] >= '0' && p[-1] <= '9') p--;
+        if (p < tail && p - path >= 5 && strncmp(p - 5, ".tmp-", 5) == 0) return (int)(p - 5 - path);
+    }
+    return n > (size_t)INT32_MAX ? INT32_MAX : (int)n;
+}
+
+sy_status sy__write_failed(sy_error *err, const char *path) {
+    int e = errno ? errno : EIO;
+    return sy__fail_sub(err, SY_E_IO, e, "%.*s: write failed: %s", sy__output_display_len(path), path, strerror(e));
 }
 
 void sy__output_side_name(const char *final_path, char *out, size_t cap) {
@@ -182,7 +215,8 @@ sy_status sy__output_commit(sy__output *out, sy_error *err) {
     out->file = NULL;
     if (!failed && rename(out->temp_path, out->final_path) != 0) failed = 1, e = errno;
     if (failed) {
-        sy__fail_sub(err, SY_E_IO, e, "%s: write failed: %s", out->final_path, strerror(e));
+        sy__fail_sub(err, SY_E_IO, e, "%.*s: write failed: %s", sy__output_display_len(out->final_path), out->final_path,
+                     strerror(e));
         sy__output_abort(out);
         return SY_E_IO;
     }

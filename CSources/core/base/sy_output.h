@@ -30,6 +30,16 @@ sy_status sy__output_check(const char *final_path, const char *const *inputs, si
  * (sy__output_open does this itself; for side files kept under that rule). */
 void sy__output_sweep(const char *final_path);
 
+/* "<path>: write failed: <errno's reason>" (SY_E_IO, errno as the subcode;
+ * EIO when errno says nothing), naming a side name's target. Call it right
+ * after the failed write, while errno is the write's. */
+sy_status sy__write_failed(sy_error *err, const char *path);
+
+/* How much of `path` names the file for a message: all of it, or what comes
+ * before a side name's ".tmp-<pid>-XXXXXX" tail (a pair is written under side
+ * names first; a failure should name the file the user asked for). */
+int sy__output_display_len(const char *path);
+
 /* Writes into `out` (cap >= strlen(final_path) + 32) a fresh side name
  * "<final_path>.tmp-<pid>-XXXXXX" for a file that is renamed to final_path
  * later, so a dead writer's side file is swept like its temp files. */

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/sy_output.h"
 #include "gainmap/sy_gainmap_internal.h"
 #include "heif/sy_heif_writer.h"
 
@@ -19,7 +20,7 @@
  * appends the map. The output's descriptor is read-write (sy__output_open). */
 static sy_status jpeg_finish(void *user, FILE *file, sy_error *err) {
     sy__gainmap_save *s = user;
-    if (fflush(file) != 0) return sy__fail(err, SY_E_IO, "%s: write failed", s->output);
+    if (fflush(file) != 0) return sy__write_failed(err, s->output);
     int fd = fileno(file);
     off_t primary_len = lseek(fd, 0, SEEK_END);
     uint8_t b[8];

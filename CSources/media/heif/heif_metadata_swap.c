@@ -12,6 +12,7 @@
  * re-encodes. */
 #include <string.h>
 
+#include "base/sy_output.h"
 #include "bmff/sy_bmff_file.h"
 #include "heif/sy_heif.h"
 #include "heif/sy_heif_metadata_swap.h"
@@ -169,7 +170,7 @@ static sy_status copy_range(int fd, const char *path, uint64_t from, uint64_t to
         size_t n = to - from < COPY_CHUNK ? (size_t)(to - from) : COPY_CHUNK;
         sy_status st = sy__bmff_read_at(fd, path, from, chunk, n, err);
         if (st != SY_OK) return st;
-        if (fwrite(chunk, 1, n, out) != n) return sy__fail(err, SY_E_IO, "%s: write failed", out_path);
+        if (fwrite(chunk, 1, n, out) != n) return sy__write_failed(err, out_path);
         from += n;
     }
     return SY_OK;
@@ -217,7 +218,7 @@ sy_status sy__heif_copy_with_metadata(sy_context *ctx, const char *input, uint64
     }
     if (st == SY_OK) st = copy_range(fd, input, 0, meta_at, chunk, out, out_path, err);
     if (st == SY_OK && fwrite(meta, 1, (size_t)meta_size, out) != meta_size)
-        st = sy__fail(err, SY_E_IO, "%s: write failed", out_path);
+        st = sy__write_failed(err, out_path);
     if (st == SY_OK) st = copy_range(fd, input, meta_at + meta_size, keep, chunk, out, out_path, err);
     if (st == SY_OK) {
         uint8_t h[8];
@@ -226,7 +227,7 @@ sy_status sy__heif_copy_with_metadata(sy_context *ctx, const char *input, uint64
         int ok = fwrite(h, 1, 8, out) == 8;
         if (ok && tiff) ok = fwrite(prefix, 1, prefix_len, out) == prefix_len && fwrite(tiff, 1, tiff_len, out) == tiff_len;
         if (ok && xmp) ok = fwrite(xmp, 1, xmp_len, out) == xmp_len;
-        if (!ok) st = sy__fail(err, SY_E_IO, "%s: write failed", out_path);
+        if (!ok) st = sy__write_failed(err, out_path);
     }
     sy__free(ctx, chunk);
     sy__free(ctx, meta);

@@ -29,8 +29,11 @@ void sy_mov_writer_options_init(sy_mov_writer_options *opts) {
     opts->brand = BRAND_QT;
 }
 
-static const char *path_of(const sy_mov_writer *w) {
-    return w->out.final_path ? sy__short_path(w->out.final_path) : "(closed)";
+/* The file a message names: the pair's target, not its side name (sy__output_display_len), cut to its last 96 bytes. */
+static const char *path_of(const sy_mov_writer *w, char *buf, size_t cap) {
+    if (!w->out.final_path) return "(closed)";
+    snprintf(buf, cap, "%.*s", sy__output_display_len(w->out.final_path), w->out.final_path);
+    return sy__short_path(buf);
 }
 
 static void be32_put(uint8_t *p, uint32_t v) {
@@ -45,8 +48,9 @@ sy_status mw__put(sy_mov_writer *w, const void *data, size_t len, sy_error *err)
     if (fwrite(data, 1, len, w->out.file) != len) {
         int e = errno ? errno : EIO;
         w->failed = 1;
-        return sy__fail_sub(err, SY_E_IO, e, "%s: write of %zu bytes at offset %llu failed: %s", path_of(w), len,
-                            (unsigned long long)w->pos, strerror(e));
+        char shown[4096];
+        return sy__fail_sub(err, SY_E_IO, e, "%s: write of %zu bytes at offset %llu failed: %s",
+                            path_of(w, shown, sizeof shown), len, (unsigned long long)w->pos, strerror(e));
     }
     w->pos += len;
     return SY_OK;
@@ -57,8 +61,9 @@ sy_status mw__put_at(sy_mov_writer *w, uint64_t offset, const void *data, size_t
     if (fseeko(w->out.file, (off_t)offset, SEEK_SET) != 0 || fwrite(data, 1, len, w->out.file) != len) {
         int e = errno ? errno : EIO;
         w->failed = 1;
-        return sy__fail_sub(err, SY_E_IO, e, "%s: patching %zu bytes at offset %llu failed: %s", path_of(w), len,
-                            (unsigned long long)offset, strerror(e));
+        char shown[4096];
+        return sy__fail_sub(err, SY_E_IO, e, "%s: patching %zu bytes at offset %llu failed: %s",
+                            path_of(w, shown, sizeof shown), len, (unsigned long long)offset, strerror(e));
     }
     return SY_OK;
 }
@@ -320,8 +325,10 @@ sy_status sy_mov_writer_add_sample(sy_mov_writer *w, uint32_t track_id, const vo
         return sy__fail(err, SY_E_USAGE, "%s: track %u: sample %u has duration 0", fn, track_id, t->sample_count + 1);
     if (t->sample_count >= SY_MOV_MAX_SAMPLES)
         return sy__fail(err, SY_E_BUDGET, "%s: track %u: more than %u samples", fn, track_id, SY_MOV_MAX_SAMPLES);
-    if (w->pos > (uint64_t)INT64_MAX - len)
-        return sy__fail(err, SY_E_IO, "%s: %s: file offset overflows", fn, path_of(w));
+    if (w->pos > (uint64_t)INT64_MAX - len) {
+        char shown[4096];
+        return sy__fail(err, SY_E_IO, "%s: %s: file offset overflows", fn, path_of(w, shown, sizeof shown));
+    }
     MW_TRY(sy__check_cancel(w->ctx, err));
     const uint32_t index = (uint32_t)(t - w->tracks) + 1;
     const int new_chunk = w->chunk_track != index || t->chunk_bytes + len > MW_CHUNK_BYTES ||

@@ -5,6 +5,7 @@
  * fills up to 4096 entries, then a clear code and a fresh table. The string
  * table is a hash of (prefix code, next index) -> code. Codes are packed
  * least-significant bit first into data sub-blocks of at most 255 bytes. */
+#include <errno.h>
 #include <string.h>
 
 #include "convert/sy_gif_writer.h"
@@ -17,7 +18,7 @@ struct sy__gif_writer {
     FILE *file;
     const char *path;
     uint32_t width, height;
-    int failed;
+    int failed; /* the errno of the first failed write */
     /* LZW state for the frame being written */
     uint32_t keys[HASH_SLOTS];  /* (prefix << 8 | index) + 1; 0 = empty */
     uint16_t codes[HASH_SLOTS];
@@ -28,7 +29,7 @@ struct sy__gif_writer {
 };
 
 static void put(sy__gif_writer *g, const void *p, size_t n) {
-    if (!g->failed && fwrite(p, 1, n, g->file) != n) g->failed = 1;
+    if (!g->failed && fwrite(p, 1, n, g->file) != n) g->failed = errno ? errno : EIO;
 }
 
 static void put16(sy__gif_writer *g, uint32_t v) {
@@ -83,8 +84,9 @@ sy_status sy__gif_writer_open(sy_context *ctx, FILE *file, const char *path, uin
     static const uint8_t loop[19] = {0x21, 0xFF, 11, 'N', 'E', 'T', 'S', 'C', 'A', 'P', 'E', '2', '.', '0', 3, 1, 0, 0, 0};
     put(g, loop, sizeof loop); /* loop forever */
     if (g->failed) {
+        int e = g->failed;
         sy__free(ctx, g);
-        return sy__fail(err, SY_E_IO, "%s: write failed", path);
+        return sy__fail_sub(err, SY_E_IO, e, "%s: write failed: %s", path, strerror(e));
     }
     *out = g;
     return SY_OK;
@@ -145,14 +147,14 @@ sy_status sy__gif_writer_frame(sy__gif_writer *g, const uint8_t *indices, size_t
     flush_block(g);
     uint8_t end = 0;
     put(g, &end, 1);
-    return g->failed ? sy__fail(err, SY_E_IO, "%s: write failed", g->path) : SY_OK;
+    return g->failed ? sy__fail_sub(err, SY_E_IO, g->failed, "%s: write failed: %s", g->path, strerror(g->failed)) : SY_OK;
 }
 
 sy_status sy__gif_writer_finish(sy__gif_writer *g, sy_error *err) {
     uint8_t trailer = 0x3B;
     put(g, &trailer, 1);
-    if (!g->failed && fflush(g->file) != 0) g->failed = 1;
-    return g->failed ? sy__fail(err, SY_E_IO, "%s: write failed", g->path) : SY_OK;
+    if (!g->failed && fflush(g->file) != 0) g->failed = errno ? errno : EIO;
+    return g->failed ? sy__fail_sub(err, SY_E_IO, g->failed, "%s: write failed: %s", g->path, strerror(g->failed)) : SY_OK;
 }
 
 void sy__gif_writer_destroy(sy__gif_writer *g) {

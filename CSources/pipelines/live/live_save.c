@@ -419,7 +419,9 @@ sy_status sy_live_save_frame(sy_context *ctx, const char *movie, double seconds,
     sy_edit_image img = {0};
     uint16_t primaries = 0;
     sy__gain_plane gain = {0};
-    sy_status st = recipe ? sy__recipe_prepare(ctx, recipe, &r, &lut, err) : SY_OK;
+    const char *inputs[] = {movie, exif_source}; /* the frame never replaces the pair it comes from */
+    sy_status st = sy__output_check(path, inputs, 2, err);
+    if (st == SY_OK && recipe) st = sy__recipe_prepare(ctx, recipe, &r, &lut, err);
     if (st == SY_OK) st = render_frame(ctx, movie, seconds, recipe ? &r : NULL, &img, frame, &primaries, &gain, err);
     if (st == SY_OK)
         st = write_frame_still(ctx, &img, primaries, &gain, recipe ? &r : NULL, exif_source, NULL, path, format,

@@ -114,7 +114,9 @@ sy_status sy_live_still_strip(sy_context *ctx, const char *input, const char *ou
     uint8_t *file = NULL, *patched = NULL;
     size_t file_len = 0;
     char id[SY_LIVE_ID_LEN + 1] = "";
-    sy_status st = read_metadata(ctx, input, &info, &md, err);
+    memset(&md, 0, sizeof md);
+    sy_status st = sy__output_check(output, &input, 1, err); /* the copy never replaces the still */
+    if (st == SY_OK) st = read_metadata(ctx, input, &info, &md, err);
     int has_id = st == SY_OK && md.exif && sy__content_id_read(md.exif, md.exif_len, id);
     if (st == SY_OK) st = read_whole(ctx, input, &file, &file_len, err);
     if (st == SY_OK && has_id) {
@@ -131,7 +133,7 @@ sy_status sy_live_still_strip(sy_context *ctx, const char *input, const char *ou
     sy__output out = {0};
     if (st == SY_OK) st = sy__output_open(ctx, output, &out, err);
     if (st == SY_OK && fwrite(file, 1, file_len, out.file) != file_len)
-        st = sy__fail(err, SY_E_IO, "%s: write failed", output);
+        st = sy__write_failed(err, output);
     if (st == SY_OK) st = sy__output_commit(&out, err);
     else sy__output_abort(&out);
     if (st == SY_OK && has_id) { /* read back: the identifier must be gone */

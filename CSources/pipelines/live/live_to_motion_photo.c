@@ -168,12 +168,12 @@ static sy_status write_heic(sy_context *ctx, const char *still, const char *mp4,
                 for (int b = 0; b < 4; b++) h[b] = (uint8_t)(size >> (24 - 8 * b));
             }
             memcpy(h + 4, "mpvd", 4);
-            if (fwrite(h, 1, hn, out->file) != hn) st = sy__fail(err, SY_E_IO, "%s: write failed", output);
+            if (fwrite(h, 1, hn, out->file) != hn) st = sy__write_failed(err, output);
             *movie_offset = len[0] + hn;
         }
         size_t n;
         while (st == SY_OK && (n = fread(buf, 1, sizeof buf, f[i])) > 0)
-            if (fwrite(buf, 1, n, out->file) != n) st = sy__fail(err, SY_E_IO, "%s: write failed", output);
+            if (fwrite(buf, 1, n, out->file) != n) st = sy__write_failed(err, output);
     }
     for (int i = 0; i < 2; i++)
         if (f[i]) fclose(f[i]);

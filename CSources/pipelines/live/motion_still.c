@@ -176,7 +176,7 @@ static sy_status write_still(const char *path, still_bytes *s, const uint8_t *ex
         }
     }
     if (ok) ok = fwrite(s->p + s->scan, 1, s->len - s->scan, f) == s->len - s->scan;
-    return ok ? SY_OK : sy__fail(err, SY_E_IO, "%s: write failed", path);
+    return ok ? SY_OK : sy__write_failed(err, path);
 }
 
 sy_status sy__live_motion_still_jpeg(sy_context *ctx, const char *input, uint64_t still_length, const char *id,
@@ -232,7 +232,7 @@ static sy_status append_file(const char *movie, FILE *to, const char *output, sy
     uint8_t buf[1 << 16];
     size_t n;
     while (st == SY_OK && (n = fread(buf, 1, sizeof buf, f)) > 0)
-        if (fwrite(buf, 1, n, to) != n) st = sy__fail(err, SY_E_IO, "%s: write failed", output);
+        if (fwrite(buf, 1, n, to) != n) st = sy__write_failed(err, output);
     if (st == SY_OK && ferror(f)) st = sy__fail(err, SY_E_IO, "%s: read failed", movie);
     fclose(f);
     return st;
@@ -292,7 +292,7 @@ sy_status sy__motion_photo_jpeg_write(sy_context *ctx, const char *still, const 
         }
         if (ok) ok = fwrite(s->p + s->scan, 1, s->len - s->scan, out.file) == s->len - s->scan;
         if (ok) *movie_offset = (uint64_t)ftello(out.file);
-        st = ok ? append_file(movie, out.file, output, err) : sy__fail(err, SY_E_IO, "%s: write failed", output);
+        st = ok ? append_file(movie, out.file, output, err) : sy__write_failed(err, output);
     }
     if (st == SY_OK) st = sy__output_commit(&out, err);
     else if (out.file) sy__output_abort(&out);

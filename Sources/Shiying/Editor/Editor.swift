@@ -124,8 +124,8 @@ public enum Editor {
         try recipe.validateForEngine()
         let format = try outputFormat(format, output)
         if sameFile(input, output) {
-            throw ShiyingError(code: .usage, message: "\(output): saving writes a new file; use overwriteOriginal to replace the original",
-                               file: output)
+            throw ShiyingError(code: .usage, message: "\(output): is also an input (\(input)); the output must be another file "
+                               + "(overwriteOriginal replaces the original)", file: output)
         }
         return try write(input, recipe: recipe, to: output, format: format, quality: quality, maxSize: maxSize,
                          flags: 0, progress: progress, cancel: cancel, gate: nil)

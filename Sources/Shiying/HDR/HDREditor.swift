@@ -176,7 +176,8 @@ public enum HDREditor {
         try recipe.validateForEngine()
         let format = try Editor.outputFormat(format, output)
         if Editor.sameFile(input, output) {
-            throw ShiyingError(code: .usage, message: "\(output): saving writes a new file", file: output)
+            throw ShiyingError(code: .usage, message: "\(output): is also an input (\(input)); the output must be another file",
+                               file: output)
         }
         let meter = ProgressMeter.make(.still, progress)
         let engine = try EngineContext(progress: meter?.report)

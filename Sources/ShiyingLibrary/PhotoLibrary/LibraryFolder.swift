@@ -42,10 +42,22 @@ public struct LibraryFolder: Sendable {
     }
 
     /// Creates the folders (idempotent).
+    /// - Throws: `LibraryError` (`.io`) naming the folder and the system's reason.
     func create() throws {
-        for dir in [root, originals, renditions, trash, staging] {
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        for dir in [root, originals, renditions, trash, staging] { try Self.makeFolder(dir) }
+    }
+
+    /// `mkdir -p` with mkdir(2), so a failure says why in the system's words
+    /// (not Foundation's error dump): a file in the way, permission denied, …
+    static func makeFolder(_ path: String) throws {
+        var isDir: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDir) {
+            guard isDir.boolValue else { throw LibraryError.io("\(path): a file is in the way of a folder", ENOTDIR) }
+            return
         }
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty, parent != path { try makeFolder(parent) }
+        if mkdir(path, 0o755) != 0, errno != EEXIST { throw LibraryError.io("\(path): cannot create the folder", errno) }
     }
 
     /// A fresh staging path carrying this process's id, so recovery can tell a

@@ -32,8 +32,8 @@ public actor PhotoLibrary {
         let folder = LibraryFolder(directory)
         do {
             try folder.create()
-        } catch {
-            throw LibraryError(.notALibrary, "\(directory): cannot create the library folders", detail: "\(error)")
+        } catch let error as LibraryError {
+            throw LibraryError(.notALibrary, "\(directory): cannot create the library folders", detail: error.message)
         }
         return try PhotoLibrary(folder: folder, clock: clock)
     }

@@ -35,6 +35,13 @@ public final class RecordStore {
     /// - Throws: `RecordStoreError` (`.cannotOpen`, `.notADatabase`, `.schemaTooNew`, …).
     /// Wraps `sqlite3_open_v2`, `PRAGMA journal_mode=WAL`, `sqlite3_busy_timeout`.
     public init(path: String, migrations: [RecordStoreMigration] = RecordSchema.migrations) throws {
+        // SQLite would say "disk I/O error" of a pipe or a device: say what it is.
+        var file = stat()
+        if path != ":memory:", stat(path, &file) == 0, file.st_mode & S_IFMT != S_IFREG {
+            let kind = file.st_mode & S_IFMT
+            let what = kind == S_IFDIR ? "a folder" : kind == S_IFIFO ? "a pipe" : kind == S_IFSOCK ? "a socket" : "a device"
+            throw RecordStoreError(code: .cannotOpen, message: "cannot open \(path): it is \(what), not a database file")
+        }
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let status = sqlite3_open_v2(path, &handle, flags, nil)
