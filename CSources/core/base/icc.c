@@ -95,3 +95,7 @@ uint16_t sy__icc_primaries(const uint8_t *icc, size_t len) {
     }
     return 0;
 }
+
+int sy__icc_is_cmyk(const uint8_t *icc, size_t len) {
+    return icc && len >= 128 && memcmp(icc + 16, "CMYK", 4) == 0;
+}

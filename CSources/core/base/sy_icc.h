@@ -20,4 +20,7 @@ uint16_t sy__icc_primaries(const uint8_t *icc, size_t len);
  * follows it within 0.5 %): 13. 0 for any other curve or an unreadable profile. */
 uint16_t sy__icc_transfer(const uint8_t *icc, size_t len);
 
+/* 1 when the profile's data colour space (header bytes 16..19) is 'CMYK'. */
+int sy__icc_is_cmyk(const uint8_t *icc, size_t len);
+
 #endif

@@ -170,6 +170,39 @@ sy_status sy__color_transform_create(sy_context *ctx, const sy__color_source *sr
     return SY_OK;
 }
 
+sy_status sy__color_cmyk_create(sy_context *ctx, const uint8_t *icc, size_t icc_len, int inverted,
+                                sy__color_transform **out, sy_error *err) {
+    *out = NULL;
+    if (!icc || icc_len < 128 || icc_len > UINT32_MAX)
+        return sy__fail(err, SY_E_UNSUPPORTED, "colour: no usable CMYK profile");
+    sy__color_transform *t = sy__calloc(ctx, 1, sizeof *t, "colour transform", err);
+    if (!t) return err ? err->code : SY_E_BUDGET;
+    t->ctx = ctx;
+    t->lcms = cmsCreateContext(&memory_plugin, ctx);
+    if (!t->lcms) {
+        sy__free(ctx, t);
+        return sy__fail(err, SY_E_BUDGET, "colour: %s", lcms_context_error);
+    }
+    cmsHPROFILE in = cmsOpenProfileFromMemTHR(t->lcms, icc, (cmsUInt32Number)icc_len);
+    cmsHPROFILE to = space_profile(t->lcms, SY__RGB_SRGB);
+    if (in && to && cmsGetColorSpace(in) == cmsSigCmykData)
+        t->transform = cmsCreateTransformTHR(t->lcms, in, inverted ? TYPE_CMYK_8_REV : TYPE_CMYK_8, to, TYPE_RGB_8,
+                                             INTENT_RELATIVE_COLORIMETRIC,
+                                             cmsFLAGS_NOCACHE | cmsFLAGS_BLACKPOINTCOMPENSATION);
+    if (in) cmsCloseProfile(in);
+    if (to) cmsCloseProfile(to);
+    if (!t->transform) {
+        sy__color_transform_destroy(t);
+        return sy__fail(err, SY_E_UNSUPPORTED, "colour: lcms2 cannot convert from this CMYK profile");
+    }
+    *out = t;
+    return SY_OK;
+}
+
+void sy__color_cmyk_rows(const sy__color_transform *t, const uint8_t *cmyk, uint8_t *rgb, uint32_t width) {
+    if (t && width) cmsDoTransform(t->transform, cmyk, rgb, width);
+}
+
 void sy__color_transform_rows(const sy__color_transform *t, uint8_t *rgb, size_t stride, uint32_t width,
                               uint32_t rows) {
     if (!t || !width) return;

@@ -52,6 +52,16 @@ sy_status sy__color_from_srgb(sy_context *ctx, sy__rgb_space space, uint8_t rgb[
 
 typedef struct sy__color_transform sy__color_transform;
 
+/* A transform from the CMYK of `icc` (a CMYK profile; `inverted`: Adobe's
+ * convention, 255 = no ink, as Photoshop's JPEGs store it) to sRGB R'G'B',
+ * for sy__color_cmyk_rows. SY_E_UNSUPPORTED when lcms2 cannot read the
+ * profile or it is not CMYK. */
+sy_status sy__color_cmyk_create(sy_context *ctx, const uint8_t *icc, size_t icc_len, int inverted,
+                                sy__color_transform **out, sy_error *err);
+
+/* `width` CMYK pixels (4 bytes each) into sRGB R'G'B' (3 bytes each). */
+void sy__color_cmyk_rows(const sy__color_transform *t, const uint8_t *cmyk, uint8_t *rgb, uint32_t width);
+
 /* A transform from `src` to `dest`; *out = NULL (and SY_OK) when none is
  * needed (the source is already in `dest`). A profile lcms2 cannot read, or
  * one that is not RGB, is SY_E_UNSUPPORTED naming the reason. */

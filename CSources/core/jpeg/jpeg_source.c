@@ -27,6 +27,9 @@ typedef struct jpeg_source {
     int started;
     int cmyk;
     uint8_t *cmyk_row;
+    sy__cmyk_convert convert; /* colour-managed CMYK -> R'G'B' (sy__jpeg_source_convert_cmyk) */
+    void *convert_user;
+    void (*convert_release)(void *);
     size_t charged;
     char path[200];
 } jpeg_source;
@@ -135,7 +138,8 @@ static sy_status jpeg_read_rows(sy__source *self, uint8_t *const *rows, uint32_t
             return sy__fail(err, SY_E_USAGE, "%s: read past the last row", s->path);
         JSAMPROW row = s->cmyk ? s->cmyk_row : rows[i];
         if (jpeg_read_scanlines(&s->cinfo, &row, 1) != 1) continue;
-        if (s->cmyk) cmyk_to_rgb(s->cmyk_row, rows[i], s->cinfo.output_width, s->cinfo.saw_Adobe_marker);
+        if (s->cmyk && s->convert) s->convert(s->convert_user, s->cmyk_row, rows[i], s->cinfo.output_width);
+        else if (s->cmyk) cmyk_to_rgb(s->cmyk_row, rows[i], s->cinfo.output_width, s->cinfo.saw_Adobe_marker);
         else if (s->cinfo.out_color_space == JCS_GRAYSCALE) {
             /* expand Y in place to Y,128,128 (back to front) */
             uint8_t *r = rows[i];
@@ -170,7 +174,21 @@ static void jpeg_close(sy__source *self) {
     if (s->file) fclose(s->file);
     sy__discharge(ctx, s->charged);
     sy__free(ctx, s->cmyk_row);
+    if (s->convert_release) s->convert_release(s->convert_user);
     sy__free(ctx, s);
+}
+
+int sy__jpeg_source_cmyk(const sy__source *src, int *inverted) {
+    const jpeg_source *s = (const jpeg_source *)src;
+    if (inverted) *inverted = s && s->cmyk && s->cinfo.saw_Adobe_marker;
+    return s && s->cmyk;
+}
+
+void sy__jpeg_source_convert_cmyk(sy__source *src, sy__cmyk_convert convert, void *user, void (*release)(void *)) {
+    jpeg_source *s = (jpeg_source *)src;
+    s->convert = convert;
+    s->convert_user = user;
+    s->convert_release = release;
 }
 
 /* rgb: deliver YCbCr files as R'G'B' through libjpeg's own (SIMD) colour conversion. */

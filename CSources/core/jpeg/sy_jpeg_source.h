@@ -20,4 +20,13 @@ sy_status sy__jpeg_source_open(sy_context *ctx, const char *path, uint32_t min_w
 sy_status sy__jpeg_source_open_rgb(sy_context *ctx, const char *path, uint32_t min_width, uint32_t min_height,
                                    sy__source **out, sy_error *err);
 
+/* A CMYK (or YCCK) JPEG source: 1, and whether libjpeg hands its values out
+ * inverted (an Adobe marker: 255 = no ink); 0 for any other source. */
+int sy__jpeg_source_cmyk(const sy__source *src, int *inverted);
+
+/* A CMYK source's rows go through `convert` (4 bytes a pixel in, R'G'B' out)
+ * instead of the naive 1 - ink arithmetic; `release(user)` runs at close. */
+typedef void (*sy__cmyk_convert)(const void *user, const uint8_t *cmyk, uint8_t *rgb, uint32_t width);
+void sy__jpeg_source_convert_cmyk(sy__source *src, sy__cmyk_convert convert, void *user, void (*release)(void *));
+
 #endif

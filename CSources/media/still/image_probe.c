@@ -1,7 +1,10 @@
 /* image_probe.c — header probes and row-source dispatch over the codecs. */
 #include <string.h>
 
+#include "base/sy_icc.h"
 #include "base/sy_input.h"
+#include "color/sy_color_transform.h"
+#include "jpeg/sy_jpeg_metadata.h"
 #include "jpeg/sy_jpeg_complete.h"
 #include "jpeg/sy_jpeg_source.h"
 #include "png/sy_png_source.h"
@@ -45,10 +48,35 @@ sy_status sy_image_probe_whole(sy_context *ctx, const char *path, sy_image_info 
     return st;
 }
 
+static void cmyk_rows(const void *t, const uint8_t *cmyk, uint8_t *rgb, uint32_t width) {
+    sy__color_cmyk_rows(t, cmyk, rgb, width);
+}
+
+static void cmyk_release(void *t) { sy__color_transform_destroy(t); }
+
+/* A CMYK JPEG with a CMYK profile (print and stock photos) is delivered as
+ * sRGB through that profile, as a colour-managed viewer shows it; without
+ * one (or one lcms2 cannot use) the naive 1 - ink arithmetic stands, as
+ * browsers do. The metadata then carries no profile (sy__metadata_read):
+ * the pixels are sRGB. */
+static sy_status jpeg_open(sy_context *ctx, const char *path, uint32_t min_width, uint32_t min_height,
+                           sy__source **out, sy_error *err) {
+    sy_status st = sy__jpeg_source_open(ctx, path, min_width, min_height, out, err);
+    int inverted = 0;
+    if (st != SY_OK || !sy__jpeg_source_cmyk(*out, &inverted)) return st;
+    sy__metadata md;
+    sy__color_transform *t = NULL;
+    if (sy__jpeg_metadata_read(ctx, path, &md, NULL) == SY_OK && sy__icc_is_cmyk(md.icc, md.icc_len) &&
+        sy__color_cmyk_create(ctx, md.icc, md.icc_len, inverted, &t, NULL) == SY_OK)
+        sy__jpeg_source_convert_cmyk(*out, cmyk_rows, t, cmyk_release);
+    sy__metadata_free(ctx, &md);
+    return SY_OK;
+}
+
 sy_status sy__source_open(sy_context *ctx, const char *path, const sy_image_info *info, uint32_t min_width,
                           uint32_t min_height, const sy__source_means *means, sy__source **out, sy_error *err) {
     switch (info->format) {
-    case SY_FORMAT_JPEG: return sy__jpeg_source_open(ctx, path, min_width, min_height, out, err);
+    case SY_FORMAT_JPEG: return jpeg_open(ctx, path, min_width, min_height, out, err);
     case SY_FORMAT_PNG: return sy__png_source_open(ctx, path, out, err);
     case SY_FORMAT_HEIF: return sy__heif_source_open(ctx, path, min_width, min_height, means, out, err);
     default: return sy__fail(err, SY_E_INVALID_INPUT, "%s: unknown format", path);

@@ -9,6 +9,7 @@
 #include "heif/sy_heif.h"
 #include "heif/sy_heif_metadata.h"
 #include "base/sy_hdr_tone.h"
+#include "base/sy_icc.h"
 #include "color/sy_color_transform.h"
 #include "still/sy_metadata.h"
 
@@ -45,7 +46,15 @@ sy_status sy__metadata_read(sy_context *ctx, const char *path, const sy_image_in
                             sy_error *err) {
     memset(out, 0, sizeof *out);
     switch (info->format) {
-    case SY_FORMAT_JPEG: return sy__jpeg_metadata_read(ctx, path, out, err);
+    case SY_FORMAT_JPEG: {
+        sy_status st = sy__jpeg_metadata_read(ctx, path, out, err);
+        if (st == SY_OK && sy__icc_is_cmyk(out->icc, out->icc_len)) { /* its pixels are delivered as sRGB (image_probe.c) */
+            sy__free(ctx, out->icc);
+            out->icc = NULL;
+            out->icc_len = 0;
+        }
+        return st;
+    }
     case SY_FORMAT_HEIF: return sy__heif_metadata_read(ctx, path, out, err);
     case SY_FORMAT_PNG: return png_metadata_read(ctx, path, out, err);
     default: return SY_OK;
