@@ -182,6 +182,29 @@ struct VideoTranscodeTests {
         #expect(audio.succeeded && audio.stdout.isEmpty, "--no-audio wrote audio: \(audio)")
     }
 
+    // Found by a fidelity sweep (2026-12-06): LPCM sound was copied into an ISO MP4, which ffmpeg's own MP4
+    // muxer refuses and Android does not play. An .mp4 gets AAC-LC, of the sound's length; a .mov keeps LPCM.
+    @Test func lpcmSoundInAnMP4IsAAC() async throws {
+        let dir = try TempDir("transcode-mp4-lpcm")
+        defer { dir.remove() }
+        let made = try await CLI.run(["sample-photos", "--live", "--count", "1", "-o", dir.path])
+        #expect(made.succeeded, "\(made)")
+        let source = dir.file("LIVE_0001.MOV")
+        let sourceAudio = try await probe(source, "a:0")
+        try #require(sourceAudio.codec_name.hasPrefix("pcm_"), "the sample Live movie's sound: \(sourceAudio.codec_name)")
+        let mp4 = dir.file("out.mp4"), mov = dir.file("out.mov")
+        let report = try await transcode(source, mp4)
+        #expect(report.audioCodec == "mp4a", "\(report.audioCodec ?? "none")")
+        let a = try await probe(mp4, "a:0")
+        #expect(a.codec_name == "aac", "\(a.codec_name)")
+        let length = { (p: StreamProbe) in Double(p.duration ?? "") ?? 0 }
+        #expect(abs(length(a) - length(sourceAudio)) < 0.05, "sound \(a.duration ?? "-") s vs \(sourceAudio.duration ?? "-") s")
+        let decode = try await runTool("ffmpeg", ["-v", "error", "-i", mp4, "-f", "null", "-"])
+        #expect(decode.succeeded && decode.stderr.isEmpty, "\(decode)")
+        _ = try await transcode(source, mov)
+        #expect(try await probe(mov, "a:0").codec_name.hasPrefix("pcm_"), "a .mov keeps LPCM")
+    }
+
     // Issue 4: a source stored landscape with a 90° matrix comes out upright
     // (pixels turned, identity matrix) and matches ffmpeg's autorotated decode.
     @Test func rotatedSourceComesOutUpright() async throws {

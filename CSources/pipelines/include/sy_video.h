@@ -231,7 +231,8 @@ typedef struct sy_video_transcode_options {
                                   frame counts in presentation order; audio and metadata as above */
     int aac_audio;             /* 1: LPCM sound is encoded as AAC-LC (96 kb/s a channel, priming hidden by
                                   the edit list) instead of copied, for an .mp4 Android plays; AAC and
-                                  sound we cannot decode are still copied. Default 0 */
+                                  sound we cannot decode are still copied. Default 0; always 1 for an
+                                  ISO MP4 output (no LPCM sample entry players take) */
     int allow_sdr;             /* SPEC E6 for movies: 1 = an HDR (HLG, PQ) movie that cannot keep its HDR may
                                   be re-encoded as SDR (8 bits: frames tone-mapped to SDR Display P3, the
                                   report lists SY_DROPPED_HDR_VIDEO); 0 (default) = such a movie is refused

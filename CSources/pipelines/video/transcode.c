@@ -504,6 +504,14 @@ sy_status sy_video_transcode(sy_context *ctx, const char *input, const char *out
     uint32_t container = opts->container ? opts->container : sy__movie_container_from_path(output);
     if (container != QT && container != ISOM)
         return sy__fail(err, SY_E_USAGE, "%s: unknown movie type; use .mov or .mp4", output);
+    /* An ISO MP4 has no LPCM sample entry players take (ffmpeg's MP4 muxer
+     * refuses one; Android plays none): its sound is AAC-LC, as a Motion Photo's. */
+    sy_video_transcode_options iso;
+    if (container == ISOM && !opts->aac_audio) {
+        iso = *opts;
+        iso.aac_audio = 1;
+        opts = &iso;
+    }
     sy_status st = sy__movie_check_plan(opts->metadata, "sy_video_transcode", err);
     if (st == SY_OK) st = sy__output_check(output, &input, 1, err); /* before minutes of encoding */
     if (st != SY_OK) return st;
