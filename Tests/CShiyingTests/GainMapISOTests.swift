@@ -115,7 +115,9 @@ struct GainMapISOTests {
         for p in [single, triple] {
             let bytes = serialize(p)
             #expect(bytes.count == 5 + 16 + Int(p.channels) * 40, "\(bytes.count) bytes")
-            #expect(bytes[4] == (p.channels == 3 ? 0x80 : 0x00), "flags: multichannel only")
+            // flags: multichannel, and "use the base colour space" (the file names no other; a fidelity sweep
+            // found the flag cleared while iPhones set it, i.e. pointing at an alternate colour space never written)
+            #expect(bytes[4] == (p.channels == 3 ? 0xC0 : 0x40), "flags \(bytes[4])")
             let back = parse(bytes)
             #expect(back.result == 1 && close(back.params, p), "\(back.why) \(values(back.params)) vs \(values(p))")
         }

@@ -115,7 +115,10 @@ size_t sy__iso21496_build(const sy_gainmap_params *p, uint8_t out[SY__ISO21496_M
     memset(out, 0, 4); /* minimum_version 0, writer_version 0 */
     at = 4;
     uint32_t channels = p->channels == 3 ? 3 : 1;
-    out[at++] = (uint8_t)(channels == 3 ? FLAG_MULTICHANNEL : 0); /* apply in the base colour space: off, as libultrahdr */
+    /* The map is applied in the base image's colour space, and no other is
+     * written (a tmap colr, a map ICC): say so, as iPhones do (flag 0 would
+     * point at an alternate colour space the file does not have). */
+    out[at++] = (uint8_t)((channels == 3 ? FLAG_MULTICHANNEL : 0) | FLAG_BASE_COLOUR);
     double base = p->base_is_hdr ? p->capacity_max : p->capacity_min;
     double alternate = p->base_is_hdr ? p->capacity_min : p->capacity_max;
     at = put_fraction(out, at, base, 0);
