@@ -20,13 +20,15 @@
  *
  * Sound (the modes that have it: relay, each cell's while it plays; focus,
  * the hero's; together none — every cell at once would be noise, and SPEC C1
- * promises sound with relay only). The Live tier (.mov) copies it sample for
- * sample from each cell, on its own track placed by an empty edit at the
- * cell's turn, outside any alternate group, so Apple's players play the
- * tracks one after another. The video tier (.mp4) has ONE AAC-LC track
- * (audio/sy_audio.h): each cell's sound (LPCM or AAC) decoded and encoded in
- * turn, cut at the end of the cell's turn, silence elsewhere — Android and
- * browsers play only one audio track of an MP4, and not LPCM. */
+ * promises sound with relay only). A movie has ONE sound track, as a
+ * camera's Live movie has: players that pick one track (ffmpeg, VLC,
+ * Android, browsers) would otherwise play one cell's turn of a relay. With
+ * one cell sounding (focus's hero, a relay with one sounding cell) the Live
+ * tier (.mov) copies its sound sample for sample, placed by an empty edit at
+ * its turn; otherwise (several relay turns, and every .mp4, which Android and
+ * browsers play only as AAC) it is one AAC-LC track (audio/sy_audio.h): each
+ * cell's sound (LPCM or AAC) decoded and encoded in turn, cut at the end of
+ * the cell's turn, silence elsewhere. */
 #include <math.h>
 #include <pthread.h>
 #include <string.h>
@@ -83,7 +85,7 @@ static sy_status on_packet(void *user, const sy_video_packet *p, sy_error *err) 
     return pump_sound(m, (double)(p->pts + m->frame_duration) / MEDIA_TIMESCALE + SY__AUDIO_LEAD_SECONDS, err);
 }
 
-/* The video tier: the sounding cells' turns, in layout order, on one AAC track. */
+/* The sounding cells' turns, in layout order, on one AAC track. */
 static sy_status add_aac_sound(movie *m, double total_seconds, sy_error *err) {
     sy__motion_job *job = m->job;
     sy__audio_segment segments[SY_MOTION_MAX_CELLS];
@@ -474,8 +476,12 @@ sy_status sy__motion_write_movie(sy__motion_job *job, const char *movie_path, co
         st = sy_mov_writer_add_video(m.writer, &vt, &m.video_id, err);
     }
     double movie_seconds = (double)job->frames * m.frame_duration / MEDIA_TIMESCALE;
-    if (!qt && o->mode != SY_MOTION_TOGETHER && st == SY_OK) st = add_aac_sound(&m, movie_seconds, err);
-    if (qt && o->mode == SY_MOTION_RELAY)
+    uint32_t sounding = 0;
+    for (uint32_t n = 0; n < job->live_count; n++) sounding += job->cells[job->order[n]].has_audio != 0;
+    int one_copy = qt && o->mode == SY_MOTION_RELAY && sounding == 1;
+    if (o->mode != SY_MOTION_TOGETHER && !one_copy && (!qt || o->mode == SY_MOTION_RELAY) && st == SY_OK)
+        st = add_aac_sound(&m, movie_seconds, err);
+    if (one_copy)
         for (uint32_t n = 0; n < job->live_count && st == SY_OK; n++) st = add_sound(&m, job->order[n], err);
     if (qt && o->mode == SY_MOTION_FOCUS && st == SY_OK) st = add_sound(&m, (uint32_t)job->hero, err);
     sy__live_movie_plan plan;
