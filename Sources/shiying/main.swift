@@ -48,7 +48,8 @@ func runMain() -> Int32 {
     } catch let error as LibraryError {
         // SPEC D4 and the library's other failures: the sentence, then the cause
         return fail(args, error.description,
-                    json: ["error": error.message, "kind": error.kind.rawValue, "detail": error.detail], status: 1)
+                    json: ["error": error.message, "code": error.kind.rawValue, "kind": error.kind.rawValue,
+                           "detail": error.detail], status: 1)
     } catch {
         if Interruption.happened || error is CancellationError { // "interrupted; stopping" said why
             return fail(args, "stopped; nothing more was written", json: ["error": "interrupted", "code": "cancelled"],

@@ -50,6 +50,15 @@ sy_status sy__hdr_decide(sy_context *ctx, const char *input, sy__hdr_save save, 
             if (err) *err = derr;
             return derr.code;
         }
+        /* A map that does not decode because the file is damaged (cut short,
+         * say) is not an HDR question: the photo itself is unreadable, and
+         * that is the error, not a request for consent. */
+        sy_image_info whole;
+        sy_error whole_err = {0};
+        if ((st = sy_image_probe_whole(ctx, input, &whole, &whole_err)) != SY_OK) {
+            if (err) *err = whole_err;
+            return st;
+        }
         d->reason = SY_HDR_LOSS_UNREADABLE_GAIN_MAP;
         snprintf(d->detail, sizeof d->detail, "%s", derr.message);
     }

@@ -39,13 +39,18 @@ public enum HDRLossError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     private func lost(_ r: HDRLossReason) -> String {
-        r == .hdrVideo ? "the movie's HDR would be lost" : "the HDR gain map would be lost"
+        switch r {
+        case .hdrVideo: "the movie's HDR would be lost"
+        case .unreadableGainMap: "the HDR gain map cannot be read, so it would be lost"
+        case .uninterpretableGainMap: "the HDR gain map is in a form that cannot be carried, so it would be lost"
+        case .unsupportedTarget: "the HDR gain map would be lost"
+        }
     }
 
     public var description: String {
         switch self {
-        case .declined(let r, let d): "\(lost(r)) (\(r.rawValue): \(d)); declined, nothing was written"
-        case .noConsentHook(let r, let d): "\(lost(r)) (\(r.rawValue): \(d)); no consent hook, nothing was written"
+        case .declined(let r, let d): "\(lost(r)): \(d); the SDR save was declined, nothing was written"
+        case .noConsentHook(let r, let d): "\(lost(r)): \(d); nothing was written without consent to an SDR save"
         }
     }
 }
