@@ -74,6 +74,10 @@ public enum OrganizeScanner {
                             progress: (@Sendable (ShiyingProgress) -> Void)? = nil) async throws
         -> OrganizeScanReport {
         let progress = ProgressMeter.make(.organizeScan, progress)
+        // One spelling per file: through a symlink to the folder (or a library
+        // opened by another name) the same photos must not be recorded twice —
+        // two records of one file would be "duplicates" of each other.
+        let folder = LibraryFolder.resolved(folder)
         let paths = try media(in: folder).map { URL(fileURLWithPath: $0).standardizedFileURL.path }
         if ocr && TesseractOCR.executable == nil { throw OrganizeScanError.ocrUnavailable }
         let plan = ScanPlan(paths: paths, known: try store.assets(), ocr: ocr)
@@ -130,12 +134,11 @@ public enum OrganizeScanner {
         let elapsed = ContinuousClock.now - start
         let nowMs = Int64(Date().timeIntervalSince1970 * 1000)
         try store.forget(paths: pairing.pairedMoviePaths.filter { plan.knownPaths.contains($0) })
-        // files recorded under this folder that are gone (deleted, moved to the trash): no longer photos to
-        // group, and never a keeper whose "copy" is then set aside as the only one left
-        let root = URL(fileURLWithPath: folder).standardizedFileURL.path
-        let prefix = root.hasSuffix("/") ? root : root + "/"
+        // files recorded that are gone (deleted, moved to the trash, their folder moved or renamed): no
+        // longer photos to group — never a keeper whose "copy" is then set aside as the only one left, nor
+        // the old name of a moved file grouped with its new one
         let present = Set(paths)
-        try store.forget(paths: plan.knownPaths.filter { $0.hasPrefix(prefix) && !present.contains($0) }.sorted())
+        try store.forget(paths: plan.knownPaths.filter { !present.contains($0) && access($0, F_OK) != 0 }.sorted())
         try store.record(assets, nowMs: nowMs)
         let groups = try store.regroup(nowMs: nowMs)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18

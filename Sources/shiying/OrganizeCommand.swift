@@ -76,6 +76,25 @@ enum OrganizeCommand {
         OrganizeStore(store: try RecordStore(path: db), libraryRoot: parsed.string("library").map { LibraryFolder($0).root })
     }
 
+    /// The asset ids organize shows and takes. On a library they are the
+    /// library's (what `library list` and `library delete` use), not
+    /// organize's record ids: a record id handed to `library delete` would
+    /// delete another photo. A loose folder's store has only its own ids.
+    private struct AssetIDs {
+        private var toLibrary: [Int64: Int64] = [:], fromLibrary: [Int64: Int64] = [:]
+
+        init(_ org: OrganizeStore) throws {
+            guard org.libraryRoot != nil else { return }
+            toLibrary = try org.libraryAssetIDs()
+            for (record, asset) in toLibrary { fromLibrary[asset] = record }
+        }
+
+        var onLibrary: Bool { !toLibrary.isEmpty }
+        func shown(_ record: Int64) -> Int64 { toLibrary[record] ?? record }
+        /// The record an id given on the command line names; nil when none.
+        func record(_ id: Int64) -> Int64? { onLibrary ? fromLibrary[id] : id }
+    }
+
     // MARK: - scan
 
     /// `OrganizeScanner.scan` with progress on stderr; the report as text or JSON.
@@ -114,10 +133,13 @@ enum OrganizeCommand {
 
     private static func groups(_ org: OrganizeStore, json: Bool) throws -> Int32 {
         let byID = Dictionary(uniqueKeysWithValues: try org.assets().map { ($0.id, $0) })
+        let ids = try AssetIDs(org)
         let lines = try org.groupViews().map { v in
             GroupLine(id: v.group.id, kind: v.group.kind.rawValue,
-                      members: v.group.members.map { Member(id: $0, path: byID[$0]?.path ?? "", quality: byID[$0]?.quality) },
-                      keeper: v.keeper, organized: v.organized)
+                      members: v.group.members.map {
+                          Member(id: ids.shown($0), path: byID[$0]?.path ?? "", quality: byID[$0]?.quality)
+                      },
+                      keeper: v.keeper.map(ids.shown), organized: v.organized)
         }
         try emit(GroupsReport(groups: lines), json: json) {
             lines.map { g in
@@ -149,13 +171,15 @@ enum OrganizeCommand {
         } else {
             throw UsageError("organize decide needs --groups ID,… or --all-similar")
         }
+        let assetIDs = try AssetIDs(org)
         if let keeper = parsed.string("keeper") {
-            guard let id = Int64(keeper) else { throw UsageError("--keeper expects an asset id") }
+            guard let given = Int64(keeper) else { throw UsageError("--keeper expects an asset id") }
             // the keeper must be in every group decided; it replaces an earlier keeper of those groups
             let groups = try org.groups().filter { ids.contains($0.id) }
+            let id = assetIDs.record(given) ?? -1
             if let outside = groups.first(where: { !$0.members.contains(id) }) {
-                throw UsageError("--keeper \(id) is not a member of group \(outside.id) (its members: "
-                                 + outside.members.map(String.init).joined(separator: ", ") + ")")
+                throw UsageError("--keeper \(given) is not a member of group \(outside.id) (its members: "
+                                 + outside.members.map { String(assetIDs.shown($0)) }.joined(separator: ", ") + ")")
             }
             try org.markKeeper(assetID: id, replacingIn: groups)
         }
@@ -163,7 +187,8 @@ enum OrganizeCommand {
             let r = try org.decide(groupIDs: ids, action: keepOne ? .keepOne : .setAllAside,
                                    nowMs: Int64(Date().timeIntervalSince1970 * 1000),
                                    isPresent: { FileManager.default.fileExists(atPath: $0.path) })
-            let report = DecideReport(batch: r.batchID, groups: r.groups, kept: r.kept.values.sorted(), setAside: r.setAside)
+            let report = DecideReport(batch: r.batchID, groups: r.groups, kept: r.kept.values.map(assetIDs.shown).sorted(),
+                                      setAside: r.setAside.map(assetIDs.shown))
             try emit(report, json: parsed.json) {
                 "organized \(r.groups) groups: kept \(report.kept.count), set aside \(r.setAside.count)"
             }
@@ -182,12 +207,13 @@ enum OrganizeCommand {
     private struct LifeReport: Encodable { var inLife: Int; var notInLife: [LifeLine] }
 
     private static func life(_ parsed: ParsedArguments, _ org: OrganizeStore) throws -> Int32 {
+        let assetIDs = try AssetIDs(org)
         if let set = parsed.string("set") {
-            guard let id = Int64(set), parsed.positionals.count == 1 else {
+            guard let given = Int64(set), parsed.positionals.count == 1 else {
                 throw UsageError("organize life --set ASSET life|not-life|clear")
             }
-            guard try org.assets().contains(where: { $0.id == id }) else {
-                throw UsageError("organize life --set: no asset \(id) in this store (see organize life)")
+            guard let id = assetIDs.record(given), try org.assets().contains(where: { $0.id == id }) else {
+                throw UsageError("organize life --set: no asset \(given) in this store (see organize life)")
             }
             switch parsed.positionals[0] {
             case "life": try org.setLifeOverride(.life, assetID: id)
@@ -200,7 +226,7 @@ enum OrganizeCommand {
         }
         let decisions = try org.lifeDecisions()
         let out = decisions.filter { !$0.decision.inLife }.map { d in
-            LifeLine(id: d.asset.id, path: d.asset.path, reason: d.decision.reason?.code ?? "",
+            LifeLine(id: assetIDs.shown(d.asset.id), path: d.asset.path, reason: d.decision.reason?.code ?? "",
                      infoLine: d.decision.infoLine ?? "", restoreAction: d.decision.restoreAction ?? "")
         }
         let report = LifeReport(inLife: decisions.count - out.count, notInLife: out)
@@ -214,10 +240,20 @@ enum OrganizeCommand {
 
     private static func setAside(_ org: OrganizeStore, json: Bool) throws -> Int32 {
         let items = try org.setAsideAssets()
-        let freed = SetAsideDeletion.freed(items.map {
-            DeletionItem(id: $0.id, currentBytes: $0.fileBytes, fullResourceBytes: $0.fullResourceBytes)
-        })
-        let report = SetAsideReport(items: items.map { Member(id: $0.id, path: $0.path, quality: $0.quality) },
+        let ids = try AssetIDs(org)
+        let freed: FreedSpace
+        if ids.onLibrary, let root = org.libraryRoot {
+            // SPEC D2 as `library delete` will measure it: every file of each asset (a Live photo's movie, an
+            // edit's original and rendition), on disk
+            let library = try PhotoLibrary(at: root)
+            let shown = items.map { ids.shown($0.id) }
+            freed = try blocking { try await library.deletionRequest(shown).freed }
+        } else {
+            freed = SetAsideDeletion.freed(items.map {
+                DeletionItem(id: $0.id, currentBytes: $0.fileBytes, fullResourceBytes: $0.fullResourceBytes)
+            })
+        }
+        let report = SetAsideReport(items: items.map { Member(id: ids.shown($0.id), path: $0.path, quality: $0.quality) },
                                     freedBytes: freed.bytes, freedText: freed.text)
         try emit(report, json: json) { items.map(\.path).joined(separator: "\n") + "\n" + freed.text }
         return 0

@@ -12,7 +12,9 @@ import Foundation
 ///   copy (¼ of the pixels) scores half.
 /// - bytes = (bytes per pixel ÷ the largest among members of the same
 ///   format)^¼: a re-compression throws detail away, and the bytes say so.
-///   Only compared within one format (HEVC needs about half JPEG's bytes).
+///   Only compared within one format (HEVC needs about half JPEG's bytes),
+///   and not at all among exact duplicates (one pixel digest): their bytes
+///   differ by metadata only, and a copy with a tag added is no better.
 /// - metadata = 1 with camera data (Exif Make/Model) and a capture time,
 ///   0.9 with one of them, 0.8 with neither: copies lose what originals carry.
 /// - format = 0.9 per generation when the group holds the same shot in
@@ -29,6 +31,7 @@ public enum KeeperScore {
         var maxBytesPerPixel: [String: Double] = [:]
         for m in members { maxBytesPerPixel[m.format] = max(maxBytesPerPixel[m.format] ?? 0, bytesPerPixel(m)) }
         let hasLive = members.contains { $0.pairedPath != nil }
+        let samePixels = Set(members.map(\.pixelSHA256)).count == 1
         var result: [Int64: Double?] = [:]
         for m in members {
             guard let quality = m.quality else {
@@ -38,7 +41,7 @@ public enum KeeperScore {
             let pixels = Double(m.width * m.height)
             let resolution = maxPixels > 0 ? (pixels / maxPixels).squareRoot() : 1
             let best = maxBytesPerPixel[m.format] ?? 0
-            let bytes = best > 0 ? pow(min(1, bytesPerPixel(m) / best), 0.25) : 1
+            let bytes = best > 0 && !samePixels ? pow(min(1, bytesPerPixel(m) / best), 0.25) : 1
             let metadata = 1.0 - 0.1 * Double((m.hasCamera ? 0 : 1) + (m.capturedAtMs == nil ? 1 : 0))
             let format = pow(0.9, Double(generation(of: m, among: members)))
             let live = hasLive && m.pairedPath == nil && m.mediaType == .photo ? 0.95 : 1

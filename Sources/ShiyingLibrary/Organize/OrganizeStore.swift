@@ -44,7 +44,8 @@ public final class OrganizeStore {
     ///     and their "set aside" is the library's own set-aside list.
     public init(store: RecordStore, libraryRoot: String? = nil) {
         self.store = store
-        self.libraryRoot = libraryRoot.map { LibraryFolder($0).root }
+        // symlinks resolved, as the scan resolves the folders it walks: one spelling of each path
+        self.libraryRoot = libraryRoot.map { LibraryFolder.resolved(LibraryFolder($0).root) }
     }
 
     // MARK: - assets
@@ -285,6 +286,12 @@ public final class OrganizeStore {
             if let keeper { kept[view.group.id] = keeper }
             aside += view.group.members.filter { $0 != keeper }.map { ($0, view.group.id) }
         }
+        // A photo in two of the groups (a duplicate pair inside a burst) that one
+        // group keeps is kept: another group's "the rest" never sets it aside, so
+        // every group keeps its keeper. Each photo is set aside once.
+        let keepers = Set(kept.values)
+        var seen = Set<Int64>()
+        aside = aside.filter { !keepers.contains($0.asset) && seen.insert($0.asset).inserted }
         do {
             try store.transaction { s in // write 1: the decisions
                 for view in chosen {

@@ -32,6 +32,14 @@ public struct LibraryFolder: Sendable {
     public var staging: String { root + "/.staging" }
     var lockFile: String { root + "/.files.lock" }
 
+    /// `path` with its symlinks resolved (realpath(3)); as given when it
+    /// cannot be: one spelling of a file, whatever name it was reached by.
+    public static func resolved(_ path: String) -> String {
+        guard let real = realpath(path, nil) else { return path }
+        defer { free(real) }
+        return String(cString: real)
+    }
+
     /// The absolute path of a catalogued relative path.
     public func absolute(_ relative: String) -> String { root + "/" + relative }
 
