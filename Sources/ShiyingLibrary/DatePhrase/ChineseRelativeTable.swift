@@ -24,12 +24,13 @@ struct RelativeWord: Sendable {
 }
 
 enum ChineseRelativeTable {
-    static let days: [(String, Int)] = [("今天", 0), ("昨天", -1), ("前天", -2)]
+    static let days: [(String, Int)] = [("今天", 0), ("昨天", -1), ("前天", -2), ("大前天", -3)]
 
     /// Words naming a week, with the week offset.
     static let weeks: [(String, Int)] = [
         ("本周", 0), ("这周", 0), ("这个周", 0), ("本星期", 0), ("这星期", 0), ("这个星期", 0), ("这礼拜", 0), ("这个礼拜", 0),
         ("上周", -1), ("上星期", -1), ("上个星期", -1), ("上礼拜", -1), ("上个礼拜", -1), ("上个周", -1),
+        ("上上周", -2), ("上上星期", -2), ("上上个星期", -2), ("上上礼拜", -2), ("上上个礼拜", -2), ("上上个周", -2),
     ]
 
     /// Weekday names after a week word (ISO weekday numbers).
@@ -38,7 +39,8 @@ enum ChineseRelativeTable {
     ]
 
     /// Words naming a month, with the month offset.
-    static let months: [(String, Int)] = [("本月", 0), ("这个月", 0), ("这月", 0), ("上个月", -1), ("上月", -1)]
+    static let months: [(String, Int)] = [("本月", 0), ("这个月", 0), ("这月", 0), ("上个月", -1), ("上月", -1),
+                                          ("上上个月", -2), ("上上月", -2)]
 
     /// Parts of a month: 月初 = days 1–10, 月底/月末 = day 21 to the month's end (SPEC Q2).
     static let monthParts: [(suffix: String, from: Int, through: Int?)] = [("初", 1, 10), ("底", 21, nil), ("末", 21, nil)]
@@ -47,7 +49,7 @@ enum ChineseRelativeTable {
     static let bareMonthParts: [(String, Int, Int?)] = [("月初", 1, 10), ("月底", 21, nil), ("月末", 21, nil)]
 
     /// Words naming a year, with the year offset.
-    static let years: [(String, Int)] = [("今年", 0), ("去年", -1), ("前年", -2)]
+    static let years: [(String, Int)] = [("今年", 0), ("去年", -1), ("前年", -2), ("大前年", -3)]
 
     /// Parts of a year: 年初 = January, 年底/年末 = December (SPEC Q2), also written 今年年初.
     static let yearParts: [(suffix: String, first: Int, last: Int)] = [
