@@ -86,6 +86,50 @@ public enum LibraryWorkflows {
         return CollageResult(collage: report, library: try await library.deposit(output, reader: reader))
     }
 
+    /// A moving collage and where it went.
+    public struct MovingCollageResult: Sendable {
+        public var collage: MovingCollageReport
+        public var library: LibraryOutputReport
+    }
+
+    /// Exports `request` (its `directory` is replaced by a staging folder)
+    /// and deposits what was delivered in 「拾映创作」 (SPEC C9): a Live photo
+    /// as one Live asset (still + movie), a video as the movie, a still as
+    /// itself; no location, no album of its sources. The video tier's poster
+    /// still is not deposited (the movie is the creation).
+    public static func movingCollage(_ request: MovingCollageRequest, into library: PhotoLibrary,
+                                     reader: EngineMediaReader = EngineMediaReader(),
+                                     progress: (@Sendable (ShiyingProgress) -> Void)? = nil) async throws
+        -> MovingCollageResult {
+        var sources: [Int64] = []
+        for input in request.inputs {
+            if let id = try await library.assetID(forFile: input.still, reader: reader), !sources.contains(id) { sources.append(id) }
+        }
+        let folder = library.stagingPath(extension: "")
+        guard mkdir(folder, 0o755) == 0 else {
+            throw LibraryError(.io, "\(folder): cannot create a staging folder: \(String(cString: strerror(errno)))")
+        }
+        defer { try? FileManager.default.removeItem(atPath: folder) } // what the deposit did not take
+        var staged = request
+        staged.directory = folder
+        let report = try await MovingCollage.export(staged, progress: progress)
+        let stem = request.name
+        let output: LibraryOutput
+        switch report.delivered {
+        case .live:
+            output = LibraryOutput(purpose: .creation(sources: sources), primary: report.still, movie: report.movie,
+                                   name: (report.still as NSString).lastPathComponent)
+        case .video:
+            guard let movie = report.movie else { throw LibraryError(.invalid, "the moving collage wrote no movie") }
+            output = LibraryOutput(purpose: .creation(sources: sources), primary: movie,
+                                   name: stem + "." + (movie as NSString).pathExtension)
+        case .still:
+            output = LibraryOutput(purpose: .creation(sources: sources), primary: report.still,
+                                   name: (report.still as NSString).lastPathComponent)
+        }
+        return MovingCollageResult(collage: report, library: try await library.deposit(output, reader: reader))
+    }
+
     /// Edits asset `id` with `recipe` into a new rendition; the original stays.
     ///
     /// A photo goes through SPEC E7's full-size gate: the pixels are rendered

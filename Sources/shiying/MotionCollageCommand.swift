@@ -1,5 +1,7 @@
 import Foundation
 import Shiying
+import ShiyingLibrary
+import ShiyingOrganize
 
 /// `shiying collage ... --motion MODE --export TIER -o DIR IN...` — a moving
 /// collage (issue 17). Reached from `collage` when --motion, --export or
@@ -12,7 +14,8 @@ enum MotionCollageCommand {
             .choice("motion", ["together", "relay", "focus"], "how the Live cells move", default: "together"),
             .choice("export", ["live", "video", "still"], "what is written", default: "live"),
             .pair("live", "STILL", "MOVIE", "a Live pair named explicitly, in place among the inputs"),
-            .output("DIR", "the folder written into", required: true),
+            .output("DIR", "the folder written into"),
+            .path("library", "LIB", "deposit the collage into this library's 「拾映创作」 instead (SPEC C9): a Live photo, the movie or the still"),
             .choice("layout", ["grid", "long"], "grid or long image", default: "grid"),
             .int("columns", "N", 1...30, "grid columns (default: chosen for the count)"),
             .int("width", "PX", 64...8192, "canvas width", default: 1080),
@@ -29,6 +32,7 @@ enum MotionCollageCommand {
             .flag("allow-sdr", "consent to dropping a key photo's HDR gain map the still cannot keep, or an HDR Live movie's HDR (the movie is SDR; SPEC E6)"),
             .json,
         ],
+        oneOf: ["output", "library"],
         notes: ["A still is a Live cell when a same-stem .MOV beside it shares its content identifier.",
                 "Writes DIR/NAME.jpg|heic and DIR/NAME.mov (live) or DIR/NAME.mp4 (video).",
                 "Sound: relay plays each Live cell's in its turn, focus the hero's, together none; the MP4 has it as one AAC-LC track."],
@@ -38,9 +42,12 @@ enum MotionCollageCommand {
         guard let layout = parsed.string("layout").flatMap(CollageRequest.Layout.init(rawValue:)),
               let mode = parsed.string("motion").flatMap(MovingCollageRequest.Mode.init(rawValue:)),
               let tier = parsed.string("export").flatMap(MovingCollageRequest.Tier.init(rawValue:)),
-              let format = parsed.string("format").flatMap(MovingCollageRequest.StillFormat.init(rawValue:)),
-              let directory = parsed.string("output") else {
+              let format = parsed.string("format").flatMap(MovingCollageRequest.StillFormat.init(rawValue:)) else {
             preconditionFailure("the table's choices and defaults match the request's cases")
+        }
+        let library = parsed.string("library")
+        guard let directory = parsed.string("output") ?? library else {
+            throw UsageError("collage --motion: -o DIR (or --library LIB) is required")
         }
         let inputs: [MovingCollageRequest.Input] = parsed.items.map { item in
             switch item {
@@ -80,8 +87,17 @@ enum MotionCollageCommand {
         let progress = ProgressReporter(label: "collage --motion")
         let wanted = request
         let report: MovingCollageReport
+        var deposited: LibraryOutputReport?
         do {
-            report = try blocking { try await MovingCollage.export(wanted, progress: progress.report) }
+            if let library {
+                let opened = try PhotoLibrary(at: library)
+                let result = try blocking {
+                    try await LibraryWorkflows.movingCollage(wanted, into: opened, progress: progress.report)
+                }
+                (report, deposited) = (result.collage, result.library)
+            } else {
+                report = try blocking { try await MovingCollage.export(wanted, progress: progress.report) }
+            }
         } catch let error as ShiyingError where error.code == .unsupported && error.message.contains("allow_sdr") {
             progress.finish()
             throw consentInCLITerms(error)
@@ -101,7 +117,11 @@ enum MotionCollageCommand {
         if let asked = request.hero, let hero = report.hero, asked != hero {
             writeStderr(Data("shiying: --hero \(asked) is not a Live photo that plays; input \(hero), the first that does, leads\n".utf8))
         }
-        if parsed.json {
+        if let deposited {
+            // the files now live in the library: its report (id, album, files) is the line
+            if parsed.json { print(try JSONReport.line(LibraryExitJSON(deposited, conversion: MotionCollageJSON(report)))) }
+            else { print("\(deposited.files.joined(separator: " ")): asset \(deposited.id) in 「\(deposited.album)」 (\(report.delivered.rawValue))") }
+        } else if parsed.json {
             print(try JSONReport.line(MotionCollageJSON(report)))
         } else {
             print("\(([report.still] + (report.movie.map { [$0] } ?? [])).joined(separator: " ")): "

@@ -270,6 +270,36 @@ struct PhotoLibraryTests {
         }
     }
 
+    // Found by a rules sweep (2026-12-06): `collage --motion --library` did not exist; C9 covers every collage.
+    @Test("SPEC C9: a moving collage lands in 「拾映创作」 as one Live photo (still + movie, one identifier); the video tier as its movie")
+    func movingCollageCreation() async throws {
+        let dir = try TempFolder()
+        defer { dir.remove() }
+        let fixture = try await LibraryFixture.make(in: dir, photos: 1, lives: 2)
+        guard fixture.livePairs.count == 2 else { return } // no ffmpeg
+        let lib = dir.file("lib")
+        #expect(try await ShiyingBinary.shiying(["library", "init", lib]).status == 0)
+        let stills = fixture.livePairs.map(\.still) + [fixture.photos[0]]
+        let live = try await ShiyingBinary.shiying(["collage", "--motion", "together", "--library", lib, "--json"] + stills)
+        #expect(live.status == 0, "\(live.stderr)")
+        let line = try #require(try JSONSerialization.jsonObject(with: Data((live.stdout.split(separator: "\n").last ?? "").utf8))
+                                as? [String: Any], "\(live.stdout)")
+        let files = line["files"] as? [String] ?? []
+        #expect(line["kind"] as? String == "live" && line["album"] as? String == LibraryAlbum.creations && files.count == 2,
+                "\(live.stdout)")
+        if files.count == 2 {
+            let check = try await ShiyingBinary.shiying(["live", "validate", files[0], files[1]])
+            #expect(check.status == 0, "the deposited pair: \(check.stdout) \(check.stderr)")
+        }
+        let video = try await ShiyingBinary.shiying(["collage", "--motion", "relay", "--export", "video", "--library", lib,
+                                                     "--json"] + stills)
+        let v = try #require(try JSONSerialization.jsonObject(with: Data((video.stdout.split(separator: "\n").last ?? "").utf8))
+                             as? [String: Any], "\(video.stdout) \(video.stderr)")
+        #expect(v["kind"] as? String == "video" && (v["files"] as? [String])?.first?.hasSuffix(".mp4") == true, "\(video.stdout)")
+        let staging = try FileManager.default.contentsOfDirectory(atPath: lib + "/.staging")
+        #expect(staging.isEmpty, "left in staging: \(staging)")
+    }
+
     @Test("SPEC D1/D2/D3: set aside → confirm → Recently Deleted → restore / purge after 30 days; freed bytes = files removed")
     func deletion() async throws {
         let dir = try TempFolder()

@@ -61,7 +61,8 @@ extension PhotoLibrary {
         let fm = FileManager.default
         for name in (try? fm.contentsOfDirectory(atPath: folder.staging)) ?? [] {
             if let owner = LibraryFolder.stagingOwner(name), owner > 0, kill(owner, 0) == 0 || errno == EPERM { continue }
-            if unlink(folder.staging + "/" + name) == 0 { report.stagingRemoved += 1 }
+            let path = folder.staging + "/" + name // a file, or a moving collage's staging folder
+            if unlink(path) == 0 || (errno == EISDIR && (try? fm.removeItem(atPath: path)) != nil) { report.stagingRemoved += 1 }
         }
         var pending: [String] = []
         try store.forEachRow("SELECT path FROM library_pending") { c in pending.append(c.text(0) ?? "") }
