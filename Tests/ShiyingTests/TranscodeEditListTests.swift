@@ -92,6 +92,33 @@ struct TranscodeEditListTests {
         #expect(abs((Double(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) - 1.9) < 0.011, "GIF \(probe.stdout)")
     }
 
+    // Found by a movie sweep (2026-12-06): with a recipe, the still of `live make` on a trimmed movie was the frame
+    // 1.1 s (the trim) after the one at the still-image time: the capture counted from the media's first frame.
+    @Test("live make --recipe of a trimmed movie: the still is the movie's frame at the still-image time")
+    func trimmedLiveStillWithRecipe() async throws {
+        let dir = try TempDir("edit-trim-live")
+        defer { dir.remove() }
+        let source = try await Self.source(in: dir)
+        let trimmed = dir.file("trim.mp4")
+        #expect(try await runTool("ffmpeg", ["-y", "-v", "error", "-ss", "1.1", "-i", source, "-c", "copy", trimmed]).succeeded)
+        let recipe = dir.file("exp.json")
+        try Data(#"{"adjustments":{"exposure":0.3}}"#.utf8).write(to: URL(fileURLWithPath: recipe))
+        let out = dir.file("live")
+        let made = try await CLI.run(["live", "make", "--video", trimmed, "--recipe", recipe, "--at", "0.2", "-o", out])
+        #expect(made.succeeded, "\(made)")
+        let movie = out + "/trim_live.mov", still = out + "/trim_live.jpg"
+        func frame(_ n: Int) async throws -> String {
+            let png = dir.file("f\(n).png")
+            #expect(try await runTool("ffmpeg", ["-y", "-v", "error", "-i", movie, "-vf", "select=eq(n\\,\(n))", "-frames:v", "1",
+                                                 png]).succeeded)
+            return png
+        }
+        let stillPNG = dir.file("still.png")
+        #expect(try await runTool("ffmpeg", ["-y", "-v", "error", "-i", still, stillPNG]).succeeded)
+        let right = try await HeicTests.psnr(stillPNG, try await frame(6)), trimLater = try await HeicTests.psnr(stillPNG, try await frame(39))
+        #expect(right >= 35 && trimLater < 25, "still vs the movie's frame at 0.2 s \(right) dB, vs 1.1 s later \(trimLater) dB")
+    }
+
     @Test("a picture that starts after its sound (an empty edit) still starts 0.5 s in")
     func delayed() async throws {
         let dir = try TempDir("edit-delay")

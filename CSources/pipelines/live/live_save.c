@@ -72,6 +72,17 @@ static sy_status movie_facts(sy_context *ctx, const char *movie, double seconds,
     return st;
 }
 
+/* The presentation-order index of the first frame the movie's edit shows
+ * (the frame on screen at time 0), as the transcode counts from it. */
+static sy_status first_shown_frame(sy_context *ctx, const char *movie, uint32_t *out, sy_error *err) {
+    *out = 0;
+    sy_video_reader *r = NULL;
+    sy_status st = sy_video_reader_open(ctx, movie, -1, &r, err);
+    if (st == SY_OK) st = sy_video_reader_frame_at(r, 0, out, NULL, err);
+    sy_video_reader_close(r);
+    return st;
+}
+
 /* A requested time must lie inside the movie: a key photo or saved frame is one
  * of its frames, never the last one standing in for a time past the end. */
 static sy_status check_time(const char *movie, const sy_video_reader_info *vi, double seconds, sy_error *err) {
@@ -272,6 +283,11 @@ static sy_status live_pair(sy_context *ctx, const char *source_movie, const sy_v
         return st;
     }
     if (opts->still_time >= 0 && (st = check_time(source_movie, vi, opts->still_time, err)) != SY_OK) return st;
+    /* The observer numbers the frames the encoder gets, which start at the
+     * first frame the source's edit shows; still_frame counts from the media's
+     * first (a trimmed movie's hidden frames too): the capture wants the first. */
+    uint32_t first_shown = 0;
+    if ((st = first_shown_frame(ctx, source_movie, &first_shown, err)) != SY_OK) return st;
 
     /* both files go to side names until both are written */
     sy__live_pair_files pf;
@@ -282,7 +298,9 @@ static sy_status live_pair(sy_context *ctx, const char *source_movie, const sy_v
                        .hdr = hdr};
     pthread_t helper;
     int threaded = source_still && pthread_create(&helper, NULL, write_edited_still, &task) == 0;
-    capture cap = {.ctx = ctx, .want = rep->still_frame, .next = opts->observer, .next_user = opts->observer_user};
+    capture cap = {.ctx = ctx,
+                   .want = rep->still_frame > first_shown ? rep->still_frame - first_shown : 0,
+                   .next = opts->observer, .next_user = opts->observer_user};
     sy_video_transcode_options to;
     sy_video_transcode_options_init(&to);
     to.container = SY_FOURCC('q', 't', ' ', ' ');
