@@ -119,6 +119,34 @@ struct TranscodeEditListTests {
         #expect(right >= 35 && trimLater < 25, "still vs the movie's frame at 0.2 s \(right) dB, vs 1.1 s later \(trimLater) dB")
     }
 
+    // Found by a movie sweep (2026-12-06): `live edit --at` moved the still-image time but kept the old still (a
+    // picture of another moment, SPEC P4), while the report named the new frame.
+    @Test("live edit --at: the still is re-rendered from the movie's frame at the new still-image time")
+    func liveEditMovesTheStill() async throws {
+        let dir = try TempDir("live-edit-at")
+        defer { dir.remove() }
+        let source = try await Self.source(in: dir)
+        let pair = dir.file("pair"), edited = dir.file("edited")
+        #expect(try await CLI.run(["live", "make", "--video", source, "-o", pair]).succeeded) // key photo at 1.5 s
+        let recipe = dir.file("exp.json")
+        try Data(#"{"adjustments":{"exposure":0.3}}"#.utf8).write(to: URL(fileURLWithPath: recipe))
+        let run = try await CLI.run(["live", "edit", "--recipe", recipe, "--at", "0.5", "-o", edited,
+                                     pair + "/av_live.jpg", pair + "/av_live.mov"])
+        #expect(run.succeeded, "\(run)")
+        let movie = edited + "/av_live_edited.mov", still = edited + "/av_live_edited.jpg"
+        func frame(_ n: Int) async throws -> String {
+            let png = dir.file("f\(n).png")
+            #expect(try await runTool("ffmpeg", ["-y", "-v", "error", "-i", movie, "-vf", "select=eq(n\\,\(n))", "-frames:v", "1",
+                                                 png]).succeeded)
+            return png
+        }
+        let stillPNG = dir.file("still.png")
+        #expect(try await runTool("ffmpeg", ["-y", "-v", "error", "-i", still, stillPNG]).succeeded)
+        let new = try await HeicTests.psnr(stillPNG, try await frame(15)), old = try await HeicTests.psnr(stillPNG, try await frame(45))
+        #expect(new >= 35 && old < 25, "still vs the frame at 0.5 s \(new) dB, vs the old key photo's \(old) dB")
+        #expect(try await CLI.run(["live", "validate", still, movie]).succeeded)
+    }
+
     @Test("a picture that starts after its sound (an empty edit) still starts 0.5 s in")
     func delayed() async throws {
         let dir = try TempDir("edit-delay")

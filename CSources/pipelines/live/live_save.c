@@ -8,6 +8,7 @@
  * still when there is no source still. When nothing changes the movie's
  * pixels (keeps_movie) its samples are remuxed instead, and that still is
  * rendered from the one frame. */
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -451,6 +452,18 @@ sy_status sy_live_save_frame(sy_context *ctx, const char *movie, double seconds,
     return st;
 }
 
+/* Whether still-image time `t` is another moment than the pair's own: more
+ * than half a frame from the time its movie records (any time, when it
+ * records none, or cannot be read). */
+static int moves_key_photo(sy_context *ctx, const char *movie, double t) {
+    sy_live_movie_info info;
+    sy_video_reader_info vi;
+    if (sy_live_movie_read(ctx, movie, &info, NULL) != SY_OK || !info.has_still_time) return 1;
+    double half_frame = movie_facts(ctx, movie, -1, &vi, NULL, NULL, NULL) == SY_OK && vi.frame_rate > 0
+                            ? 0.5 / vi.frame_rate : 1.0 / 60;
+    return fabs(info.still_time - t) > half_frame;
+}
+
 sy_status sy_live_save(sy_context *ctx, const char *source_movie, const char *source_still, const char *still_out,
                        const char *movie_out, const sy_live_save_options *opts, sy_live_save_report *report,
                        sy_error *err) {
@@ -463,6 +476,17 @@ sy_status sy_live_save(sy_context *ctx, const char *source_movie, const char *so
     if (checked == SY_OK && movie_out && strcmp(still_out, movie_out) == 0)
         checked = sy__fail(err, SY_E_USAGE, "%s: the still and the movie cannot be one file", still_out);
     if (checked != SY_OK) return checked;
+    /* A Live edit that moves the key photo (a still-image time given) shows
+     * the movie's frame at that time, as "set as key photo" does: the old
+     * still is a picture of another moment (SPEC P4). Its metadata (date,
+     * camera, place) still comes from it. */
+    sy_live_save_options moved;
+    if (source_still && opts && opts->still_time >= 0 && moves_key_photo(ctx, source_movie, opts->still_time)) {
+        moved = *opts;
+        if (!moved.metadata_source) moved.metadata_source = source_still;
+        opts = &moved;
+        source_still = NULL;
+    }
     if (!opts || !opts->recipe) return live_save(ctx, source_movie, source_still, still_out, movie_out, opts, report, err);
     sy_recipe r;
     sy_lut *lut = NULL;
