@@ -155,9 +155,14 @@ static sy_status render_frame(sy_context *ctx, const char *movie, double seconds
  * the frames, no particular encoding was asked for — so its samples are
  * copied (remuxed) instead of decoded and re-encoded: "set as key photo"
  * (SPEC E2) and video -> Live of a movie as it is keep every packet, and take
- * the time of a file copy. */
-static int keeps_movie(const sy_recipe *recipe, const sy_live_save_options *o) {
-    return sy_recipe_is_identity(recipe) && !o->observer && o->bitrate == 0 && !o->preset;
+ * the time of a file copy. Only a stream Photos plays is copied: 'hvc1' or
+ * 'avc1' (parameter sets in the sample entry; 'hev1'/'avc3' keep them in the
+ * samples, which Photos refuses — live-photo.md pitfall 4) in 4:2:0 (no
+ * H.264 4:4:4 on Apple's decoders); any other is re-encoded as HEVC 'hvc1'. */
+static int keeps_movie(const sy_recipe *recipe, const sy_live_save_options *o, const sy_video_reader_info *vi) {
+    int playable = (vi->codec == SY_FOURCC('h', 'v', 'c', '1') || vi->codec == SY_FOURCC('a', 'v', 'c', '1')) &&
+                   vi->chroma_format == 1;
+    return playable && sy_recipe_is_identity(recipe) && !o->observer && o->bitrate == 0 && !o->preset;
 }
 
 /* A Live edit's still: the source still re-rendered with the recipe and
@@ -305,7 +310,7 @@ static sy_status live_pair(sy_context *ctx, const char *source_movie, const sy_v
     sy_video_transcode_options to;
     sy_video_transcode_options_init(&to);
     to.container = SY_FOURCC('q', 't', ' ', ' ');
-    to.copy_video = keeps_movie(recipe, opts);
+    to.copy_video = keeps_movie(recipe, opts, vi);
     to.bitrate = opts->bitrate;
     to.preset = opts->preset;
     to.allow_sdr = opts->allow_sdr; /* asked already (live_save) when the re-encode makes an HDR movie SDR */
@@ -388,7 +393,7 @@ static sy_status live_save(sy_context *ctx, const char *source_movie, const char
     st = movie_facts(ctx, source_movie, opts->still_time, &vi, frame_still ? &rep->still_frame : NULL,
                      frame_still ? &rep->still_time : NULL, err);
     if (st != SY_OK) return st;
-    int reencodes = !bordered && !keeps_movie(recipe, opts);
+    int reencodes = !bordered && !keeps_movie(recipe, opts, &vi);
     if (reencodes && sy__cicp_is_hdr_transfer(vi.transfer)) {
         /* The re-encode keeps the HDR when its frames reach the encoder as the
          * decoder's samples (sy_video_transcode_hdr_outcome): a crop at most,
