@@ -85,6 +85,8 @@ struct TranscodeEditListTests {
         // what every other reader of the movie's length uses: a GIF of it lasts as long, not the media's 3 s
         let info = try VideoReader(trimmed).info
         #expect(abs(info.presentationSeconds - 1.9) < 1e-9 && abs(info.durationSeconds - 3) < 0.05, "\(info)")
+        // its rate is the media's 30 fps, not its 90 samples over the 1.9 s shown (a movie sweep found 47 fps)
+        #expect(abs(info.frameRate - 30) < 0.01, "frame rate \(info.frameRate)")
         let gif = dir.file("trim.gif")
         let made = try await CLI.run(["convert", "--to", "gif", trimmed, "-o", gif])
         #expect(made.succeeded, "\(made)")
