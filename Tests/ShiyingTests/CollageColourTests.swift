@@ -21,6 +21,19 @@ enum ColourOracle {
         try await runProcess("/usr/bin/env", ["python3"] + arguments, timeout: 300)
     }
 
+    /// scripts/primaries_delta.py: OUT against a source whose values are in `primaries`, both in sRGB (levels).
+    static func primariesDelta(_ output: String, _ source: String, _ primaries: Int) async throws
+        -> (tagged: Double, untagged: Double) {
+        let script = Paths.packageRoot.appendingPathComponent("scripts/primaries_delta.py").path
+        let run = try await python(["-W", "ignore", script, output, source, String(primaries)])
+        guard run.succeeded, let line = run.lastLine,
+              let json = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+            throw TestFailure("primaries_delta: \(run)")
+        }
+        #expect((json["inside"] as? Int ?? 0) >= 300, "in-gamut blocks: \(line)")
+        return (json["tagged"] as? Double ?? 99, json["untagged"] as? Double ?? 0)
+    }
+
     static func delta(_ output: String, _ source: String) async throws -> Delta {
         let script = Paths.packageRoot.appendingPathComponent("scripts/colour_delta.py").path
         let run = try await python(["-W", "ignore", script, output, source])

@@ -27,44 +27,11 @@ struct NclxColourTests {
         guard run.succeeded else { throw TestFailure("nclx source: \(run)") }
     }
 
-    /// Mean |difference| (8-bit levels, 8x8 block means, in-gamut blocks) of OUT and the source in sRGB; and of
-    /// OUT's values read as sRGB (what an untagged output shows).
+    /// Mean |difference| (8-bit levels, in-gamut 8x8 blocks) of OUT and the source in sRGB, and of OUT's values
+    /// read as sRGB (what an untagged output shows): scripts/primaries_delta.py.
     static func compare(_ output: String, _ source: String, _ primaries: Int) async throws -> (tagged: Double,
                                                                                                  untagged: Double) {
-        let run = try await ColourOracle.python(["-c", """
-            import io, sys, json, numpy as np, pillow_heif
-            from PIL import Image, ImageCms
-            xy = {12: (0.680, 0.320, 0.265, 0.690, 0.150, 0.060), 9: (0.708, 0.292, 0.170, 0.797, 0.131, 0.046),
-                  1: (0.640, 0.330, 0.300, 0.600, 0.150, 0.060)}
-            def to_xyz(p):
-                c = xy[p]; w = np.array([0.3127 / 0.3290, 1, (1 - 0.3127 - 0.3290) / 0.3290])
-                m = np.array([[c[2 * i] / c[2 * i + 1] for i in range(3)], [1, 1, 1],
-                              [(1 - c[2 * i] - c[2 * i + 1]) / c[2 * i + 1] for i in range(3)]])
-                return m * np.linalg.solve(m, w)
-            lin = lambda v: np.where(v <= 0.04045, v / 12.92, ((v + 0.055) / 1.055) ** 2.4)
-            enc = lambda v: np.where(v <= 0.0031308, v * 12.92, 1.055 * np.clip(v, 0, None) ** (1 / 2.4) - 0.055)
-            h = pillow_heif.open_heif(sys.argv[2])
-            src = np.asarray(Image.frombytes("RGB", h.size, h.data, "raw", "RGB", h.stride), dtype=float) / 255
-            m = np.linalg.solve(to_xyz(1), to_xyz(int(sys.argv[3])))
-            want_lin = lin(src) @ m.T
-            want = enc(np.clip(want_lin, 0, 1)) * 255
-            im = Image.open(sys.argv[1]).convert("RGB")
-            got = np.asarray(ImageCms.profileToProfile(im, ImageCms.ImageCmsProfile(io.BytesIO(im.info["icc_profile"])),
-                             ImageCms.createProfile("sRGB"), outputMode="RGB"), dtype=float) if "icc_profile" in im.info \
-                  else np.asarray(im, dtype=float)
-            raw = np.asarray(im, dtype=float)
-            blocks = lambda a: a[:240, :320].reshape(30, 8, 40, 8, 3).mean((1, 3))
-            inside = blocks(((want_lin >= 0) & (want_lin <= 1)).all(-1, keepdims=True).repeat(3, -1).astype(float)).min(-1) == 1
-            print(json.dumps({"tagged": float(np.abs(blocks(got) - blocks(want))[inside].mean()),
-                              "untagged": float(np.abs(blocks(raw) - blocks(want))[inside].mean()),
-                              "inside": int(inside.sum())}))
-            """, output, source, String(primaries)])
-        guard run.succeeded, let line = run.lastLine,
-              let json = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
-            throw TestFailure("nclx compare: \(run)")
-        }
-        #expect((json["inside"] as? Int ?? 0) >= 300, "in-gamut blocks: \(line)")
-        return (json["tagged"] as? Double ?? 99, json["untagged"] as? Double ?? 0)
+        try await ColourOracle.primariesDelta(output, source, primaries)
     }
 
     @Test("a Display P3 or BT.2020 HEIF said by nclx alone, converted to JPEG and edited to HEIC, keeps its colour",

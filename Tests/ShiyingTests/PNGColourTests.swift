@@ -38,41 +38,9 @@ struct PNGColourTests {
         guard run.succeeded else { throw TestFailure("PNG source: \(run)") }
     }
 
-    /// Mean |difference| (8-bit levels, 8x8 block means, in-gamut blocks) of OUT and the P3 source in sRGB; and of
-    /// OUT's values read as sRGB (what an untagged output shows).
+    /// The P3 source's colours against OUT's, in sRGB (scripts/primaries_delta.py).
     static func compare(_ output: String, _ source: String) async throws -> (tagged: Double, untagged: Double) {
-        let run = try await ColourOracle.python(["-c", """
-            import io, sys, json, numpy as np
-            from PIL import Image, ImageCms
-            def to_xyz(c):
-                w = np.array([0.3127 / 0.3290, 1, (1 - 0.3127 - 0.3290) / 0.3290])
-                m = np.array([[c[2 * i] / c[2 * i + 1] for i in range(3)], [1, 1, 1],
-                              [(1 - c[2 * i] - c[2 * i + 1]) / c[2 * i + 1] for i in range(3)]])
-                return m * np.linalg.solve(m, w)
-            lin = lambda v: np.where(v <= 0.04045, v / 12.92, ((v + 0.055) / 1.055) ** 2.4)
-            enc = lambda v: np.where(v <= 0.0031308, v * 12.92, 1.055 * np.clip(v, 0, None) ** (1 / 2.4) - 0.055)
-            src = np.asarray(Image.open(sys.argv[2]).convert("RGB"), dtype=float) / 255
-            m = np.linalg.solve(to_xyz((0.640, 0.330, 0.300, 0.600, 0.150, 0.060)),
-                                to_xyz((0.680, 0.320, 0.265, 0.690, 0.150, 0.060)))
-            want_lin = lin(src) @ m.T
-            want = enc(np.clip(want_lin, 0, 1)) * 255
-            im = Image.open(sys.argv[1]).convert("RGB")
-            got = np.asarray(ImageCms.profileToProfile(im, ImageCms.ImageCmsProfile(io.BytesIO(im.info["icc_profile"])),
-                             ImageCms.createProfile("sRGB"), outputMode="RGB"), dtype=float) if "icc_profile" in im.info \\
-                  else np.asarray(im, dtype=float)
-            raw = np.asarray(im, dtype=float)
-            blocks = lambda a: a[:240, :320].reshape(30, 8, 40, 8, 3).mean((1, 3))
-            inside = blocks(((want_lin >= 0) & (want_lin <= 1)).all(-1, keepdims=True).repeat(3, -1).astype(float)).min(-1) == 1
-            print(json.dumps({"tagged": float(np.abs(blocks(got) - blocks(want))[inside].mean()),
-                              "untagged": float(np.abs(blocks(raw) - blocks(want))[inside].mean()),
-                              "inside": int(inside.sum())}))
-            """, output, source])
-        guard run.succeeded, let line = run.lastLine,
-              let json = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
-            throw TestFailure("PNG compare: \(run)")
-        }
-        #expect((json["inside"] as? Int ?? 0) >= 300, "in-gamut blocks: \(line)")
-        return (json["tagged"] as? Double ?? 99, json["untagged"] as? Double ?? 0)
+        try await ColourOracle.primariesDelta(output, source, 12)
     }
 
     @Test("a Display P3 PNG (iCCP, cICP, cICP over an sRGB iCCP) converted to JPEG keeps its colour, Exif and profile",

@@ -63,6 +63,20 @@ struct TranscodeEditListTests {
         return value == "inf" ? 99 : Double(value) ?? 0
     }
 
+    /// PSNR of a Live still against each of the movie's `frames` (presentation order, as ffmpeg shows them).
+    static func stillAgainstFrames(_ still: String, _ movie: String, _ frames: [Int], in dir: TempDir) async throws -> [Double] {
+        let stillPNG = dir.file("still.png")
+        #expect(try await runTool("ffmpeg", ["-y", "-v", "error", "-i", still, stillPNG]).succeeded)
+        var db: [Double] = []
+        for n in frames {
+            let png = dir.file("frame\(n).png")
+            #expect(try await runTool("ffmpeg", ["-y", "-v", "error", "-i", movie, "-vf", "select=eq(n\\,\(n))", "-frames:v", "1",
+                                                 png]).succeeded)
+            db.append(try await HeicTests.psnr(stillPNG, png))
+        }
+        return db
+    }
+
     @Test("a trimmed file: only the frames its edit shows, from the trim's frame, the picture as long as the sound")
     func trimmed() async throws {
         let dir = try TempDir("edit-trim")
@@ -108,17 +122,8 @@ struct TranscodeEditListTests {
         let out = dir.file("live")
         let made = try await CLI.run(["live", "make", "--video", trimmed, "--recipe", recipe, "--at", "0.2", "-o", out])
         #expect(made.succeeded, "\(made)")
-        let movie = out + "/trim_live.mov", still = out + "/trim_live.jpg"
-        func frame(_ n: Int) async throws -> String {
-            let png = dir.file("f\(n).png")
-            #expect(try await runTool("ffmpeg", ["-y", "-v", "error", "-i", movie, "-vf", "select=eq(n\\,\(n))", "-frames:v", "1",
-                                                 png]).succeeded)
-            return png
-        }
-        let stillPNG = dir.file("still.png")
-        #expect(try await runTool("ffmpeg", ["-y", "-v", "error", "-i", still, stillPNG]).succeeded)
-        let right = try await HeicTests.psnr(stillPNG, try await frame(6)), trimLater = try await HeicTests.psnr(stillPNG, try await frame(39))
-        #expect(right >= 35 && trimLater < 25, "still vs the movie's frame at 0.2 s \(right) dB, vs 1.1 s later \(trimLater) dB")
+        let db = try await Self.stillAgainstFrames(out + "/trim_live.jpg", out + "/trim_live.mov", [6, 39], in: dir)
+        #expect(db[0] >= 35 && db[1] < 25, "still vs the movie's frame at 0.2 s \(db[0]) dB, vs 1.1 s later \(db[1]) dB")
     }
 
     // Found by a movie sweep (2026-12-06): `live edit --at` moved the still-image time but kept the old still (a
@@ -136,16 +141,8 @@ struct TranscodeEditListTests {
                                      pair + "/av_live.jpg", pair + "/av_live.mov"])
         #expect(run.succeeded, "\(run)")
         let movie = edited + "/av_live_edited.mov", still = edited + "/av_live_edited.jpg"
-        func frame(_ n: Int) async throws -> String {
-            let png = dir.file("f\(n).png")
-            #expect(try await runTool("ffmpeg", ["-y", "-v", "error", "-i", movie, "-vf", "select=eq(n\\,\(n))", "-frames:v", "1",
-                                                 png]).succeeded)
-            return png
-        }
-        let stillPNG = dir.file("still.png")
-        #expect(try await runTool("ffmpeg", ["-y", "-v", "error", "-i", still, stillPNG]).succeeded)
-        let new = try await HeicTests.psnr(stillPNG, try await frame(15)), old = try await HeicTests.psnr(stillPNG, try await frame(45))
-        #expect(new >= 35 && old < 25, "still vs the frame at 0.5 s \(new) dB, vs the old key photo's \(old) dB")
+        let db = try await Self.stillAgainstFrames(still, movie, [15, 45], in: dir)
+        #expect(db[0] >= 35 && db[1] < 25, "still vs the frame at 0.5 s \(db[0]) dB, vs the old key photo's \(db[1]) dB")
         #expect(try await CLI.run(["live", "validate", still, movie]).succeeded)
     }
 

@@ -127,10 +127,8 @@ sy__rgb_space sy__color_space_of_primaries(uint16_t primaries) {
 
 static const char *lcms_context_error = "lcms2 could not make a context";
 
-sy_status sy__color_transform_create(sy_context *ctx, const sy__color_source *src, sy__rgb_space dest,
-                                     sy__color_transform **out, sy_error *err) {
-    *out = NULL;
-    if (source_space(src) == (int)dest) return SY_OK;
+/* An empty transform with its lcms2 context (memory charged to `ctx`). */
+static sy_status new_transform(sy_context *ctx, sy__color_transform **out, sy_error *err) {
     sy__color_transform *t = sy__calloc(ctx, 1, sizeof *t, "colour transform", err);
     if (!t) return err ? err->code : SY_E_BUDGET;
     t->ctx = ctx;
@@ -139,6 +137,17 @@ sy_status sy__color_transform_create(sy_context *ctx, const sy__color_source *sr
         sy__free(ctx, t);
         return sy__fail(err, SY_E_BUDGET, "colour: %s", lcms_context_error);
     }
+    *out = t;
+    return SY_OK;
+}
+
+sy_status sy__color_transform_create(sy_context *ctx, const sy__color_source *src, sy__rgb_space dest,
+                                     sy__color_transform **out, sy_error *err) {
+    *out = NULL;
+    if (source_space(src) == (int)dest) return SY_OK;
+    sy__color_transform *t = NULL;
+    sy_status st = new_transform(ctx, &t, err);
+    if (st != SY_OK) return st;
     cmsHPROFILE in = NULL;
     if (src->icc && src->icc_len) {
         if (src->icc_len > UINT32_MAX) {
@@ -175,14 +184,9 @@ sy_status sy__color_cmyk_create(sy_context *ctx, const uint8_t *icc, size_t icc_
     *out = NULL;
     if (!icc || icc_len < 128 || icc_len > UINT32_MAX)
         return sy__fail(err, SY_E_UNSUPPORTED, "colour: no usable CMYK profile");
-    sy__color_transform *t = sy__calloc(ctx, 1, sizeof *t, "colour transform", err);
-    if (!t) return err ? err->code : SY_E_BUDGET;
-    t->ctx = ctx;
-    t->lcms = cmsCreateContext(&memory_plugin, ctx);
-    if (!t->lcms) {
-        sy__free(ctx, t);
-        return sy__fail(err, SY_E_BUDGET, "colour: %s", lcms_context_error);
-    }
+    sy__color_transform *t = NULL;
+    sy_status st = new_transform(ctx, &t, err);
+    if (st != SY_OK) return st;
     cmsHPROFILE in = cmsOpenProfileFromMemTHR(t->lcms, icc, (cmsUInt32Number)icc_len);
     cmsHPROFILE to = space_profile(t->lcms, SY__RGB_SRGB);
     if (in && to && cmsGetColorSpace(in) == cmsSigCmykData)
