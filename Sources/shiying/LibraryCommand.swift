@@ -141,6 +141,7 @@ enum LibraryCommand {
             "imported \(report.imported.count) (\(report.photos) photos, \(report.lives) Live, \(report.videos) videos), "
                 + "\(report.completedLive) completed Live, \(report.unchanged) unchanged, \(report.duplicates) duplicates, "
                 + (report.restored > 0 ? "\(report.restored) missing originals restored, " : "")
+                + (report.undeleted.isEmpty ? "" : "\(report.undeleted.count) brought back from Recently Deleted, ")
                 + "\(report.skipped.count) skipped in \(String(format: "%.2f", report.seconds)) s"
         }
         return report.skipped.isEmpty ? 0 : 1 // a file that could not be read or copied (named above)

@@ -205,6 +205,35 @@ struct PhotoLibraryTests {
         #expect(check.integrity == "ok" && check.foreignKeyProblems == 0)
     }
 
+    // Found by a rules sweep (2026-12-06): importing again a photo that sits in Recently Deleted counted it as a
+    // duplicate and left it there, to be purged.
+    @Test("Importing a copy of a photo in Recently Deleted brings that asset back (its files out of trash/); an unchanged source does not")
+    func reimportUndeletes() async throws {
+        let dir = try TempFolder()
+        defer { dir.remove() }
+        let fixture = try await LibraryFixture.make(in: dir, photos: 2, lives: 0)
+        let library = try PhotoLibrary.create(at: dir.file("lib"))
+        _ = try await library.importFiles([fixture.input + "/photos"], reader: reader)
+        let id = try #require(try await library.assetID(forFile: fixture.photos[0], reader: reader))
+        let report = try await library.delete([id]) { _ in true }
+        #expect(report.deleted == [id])
+        #expect(try await library.asset(id).deletedAtMs != nil)
+        // the same source, unchanged, is not read again: an incremental import does not undo a deletion
+        let rerun = try await library.importFiles([fixture.input + "/photos"], reader: reader)
+        #expect(rerun.undeleted.isEmpty && rerun.unchanged == 2)
+        #expect(try await library.asset(id).deletedAtMs != nil)
+        // a file with its content imported on purpose (another copy) is the user asking for the photo
+        let copy = dir.file("copy.jpg")
+        try FileManager.default.copyItem(atPath: fixture.photos[0], toPath: copy)
+        let again = try await library.importFiles([copy], reader: reader)
+        #expect(again.undeleted == [id] && again.imported.isEmpty && again.duplicates == 0, "\(again)")
+        let back = try await library.asset(id)
+        #expect(back.deletedAtMs == nil && !(back.file(.original)?.path.hasPrefix("trash/") ?? true))
+        let path = library.folder.absolute(try #require(back.file(.original)).path)
+        #expect(FileManager.default.fileExists(atPath: path))
+        #expect(try await library.list(.library).map(\.id).contains(id))
+    }
+
     @Test("SPEC S3: a conversion's copy in 「拾映转换」 carries capture date, GPS, favourite, albums, tags; the original is untouched")
     func conversionCarries() async throws {
         let dir = try TempFolder()

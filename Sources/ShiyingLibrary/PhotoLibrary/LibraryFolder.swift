@@ -75,6 +75,17 @@ public struct LibraryFolder: Sendable {
         return staging + "/\(getpid())-\(String(random, radix: 16))" + (ext.isEmpty ? "" : "." + ext)
     }
 
+    /// Whether process `pid` still runs: it exists (or is not ours to signal)
+    /// and is not a zombie — a killed writer its parent has not reaped yet
+    /// writes nothing more, so its staging files may go.
+    static func isRunning(_ pid: pid_t) -> Bool {
+        guard kill(pid, 0) == 0 || errno == EPERM else { return false }
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return true }
+        // "pid (comm) S ...": the state follows the command's closing parenthesis
+        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first != "Z"
+    }
+
     /// The process id a staging file name starts with.
     static func stagingOwner(_ name: String) -> pid_t? { pid_t(name.prefix { $0 != "-" }) }
 

@@ -119,6 +119,7 @@ extension PhotoLibrary {
                     mine.append((a.id, p, to))
                 }
                 moved += mine
+                rmdir(folder.absolute("renditions/\(a.id)")) // its edit's folder, emptied into trash/
                 results.append((a.id, .deleted))
             } catch {
                 Self.moveBack(mine, in: folder)

@@ -33,6 +33,9 @@ public struct LibraryImportReport: Sendable, Codable, Hashable {
     /// Catalogued originals that had gone from the library folder (removed by
     /// hand), put back from a file with their content.
     public var restored = 0
+    /// Assets in Recently Deleted whose content was imported again: brought
+    /// back to the library (the user wants the photo), not counted as duplicates.
+    public var undeleted: [Int64] = []
     /// Files the reader could not read (named, with the reason).
     public var skipped: [Skipped] = []
     /// What the recovery pass before the import cleaned up.
@@ -144,6 +147,11 @@ extension PhotoLibrary {
         report.duplicates = plan.duplicates.count + plan.aliases.values.reduce(0) { $0 + $1.count }
         try recordDuplicates(plan.duplicates)
         report.restored = try restore(plan.restores)
+        // content the user deleted and now imports again: out of Recently Deleted (after the lock, which
+        // `restore(_:)` takes itself)
+        var deleted = Set<Int64>()
+        for (_, asset) in plan.duplicates where try self.asset(asset).deletedAtMs != nil { deleted.insert(asset) }
+        report.duplicates -= plan.duplicates.filter { deleted.contains($0.1) }.count
         var done: UInt64 = 0
         for batchStart in stride(from: 0, to: plan.units.count, by: max(1, batchSize)) {
             try Task.checkCancellation()  // between batches: the committed ones stay, as after a kill
@@ -164,6 +172,8 @@ extension PhotoLibrary {
             done += UInt64(batch.count)
             meter?.report("import", done, UInt64(plan.units.count))
         }
+        lock.release()
+        if !deleted.isEmpty { report.undeleted = try restore(deleted.sorted()) }
         let elapsed = ContinuousClock.now - start
         report.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         meter?.finish()

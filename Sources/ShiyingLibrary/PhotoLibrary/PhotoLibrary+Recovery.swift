@@ -60,7 +60,7 @@ extension PhotoLibrary {
         var report = LibraryRecoveryReport()
         let fm = FileManager.default
         for name in (try? fm.contentsOfDirectory(atPath: folder.staging)) ?? [] {
-            if let owner = LibraryFolder.stagingOwner(name), owner > 0, kill(owner, 0) == 0 || errno == EPERM { continue }
+            if let owner = LibraryFolder.stagingOwner(name), owner > 0, LibraryFolder.isRunning(owner) { continue }
             let path = folder.staging + "/" + name // a file, or a moving collage's staging folder
             if unlink(path) == 0 || (errno == EISDIR && (try? fm.removeItem(atPath: path)) != nil) { report.stagingRemoved += 1 }
         }

@@ -92,6 +92,7 @@ extension PhotoLibrary {
             throw error
         }
         for old in before.allFiles where old.role.isRendition { unlink(folder.absolute(old.path)) }
+        rmdir(folder.absolute("renditions/\(id)")) // emptied: no folder of a version that is gone
         return try asset(id)
     }
 
