@@ -355,6 +355,29 @@ struct MotionPhotoTests {
         #expect(streams.contains("hevc") && streams.contains("aac"), "\(streams)")
     }
 
+    // Found by a movie sweep (2026-12-06): a Motion Photo whose timestamp is -1 ("unspecified") became a Live
+    // photo whose key photo was the middle frame, not the frame the photo shows.
+    @Test("a Motion Photo without a timestamp: the key photo is the frame that shows what the photo shows")
+    func unspecifiedTimestampMatchesTheFrame() throws {
+        let ctx = try Context()
+        let dir = try MotionPhotoFixtures.fresh("tolive-matched")
+        let frame = dir + "/frame20.jpg"
+        try ExternalTools.check("ffmpeg", ["-v", "error", "-y", "-i", try MotionPhotoFixtures.movie.get(), "-vf",
+                                           "select=eq(n\\,20)", "-frames:v", "1", "-q:v", "2", frame])
+        let mp4 = ExternalTools.readFile(try MotionPhotoFixtures.movie.get())
+        let path = dir + "/MP.jpg"
+        try ExternalTools.writeFile(path, MotionPhotoFixtures.assemble(
+            jpeg: ExternalTools.readFile(frame), xmp: MotionPhotoFixtures.xmp(movieLength: mp4.count, presentationUs: -1),
+            tail: mp4))
+        let still = dir + "/IMG.jpg", movie = dir + "/IMG.mov"
+        var report = sy_live_motion_report()
+        var err = sy_error()
+        try #require(sy_live_from_motion_photo(ctx.raw, path, still, movie, nil, &report, &err) == SY_OK, "\(message(err))")
+        #expect(report.still_time_from_photo == 2 && report.still_frame == 20,
+                "source \(report.still_time_from_photo), frame \(report.still_frame) (the middle would be 15)")
+        #expect(try liveVerify(ctx, still, movie).ok)
+    }
+
     @Test("a HEIC Motion Photo becomes a verified pair; its still the photo's own bytes, only Exif/XMP repointed")
     func toLiveHEIC() throws {
         let ctx = try Context()
@@ -364,7 +387,7 @@ struct MotionPhotoTests {
         var report = sy_live_motion_report()
         var err = sy_error()
         try #require(sy_live_from_motion_photo(ctx.raw, path, still, movie, nil, &report, &err) == SY_OK, "\(message(err))")
-        #expect(report.still_reencoded == 0 && report.still_time_from_photo == 0)
+        #expect(report.still_reencoded == 0 && report.still_time_from_photo != 1) // no timestamp: matched or the middle
         let verdict = try liveVerify(ctx, still, movie)
         #expect(verdict.ok, "\(verdict.reason)")
         #expect(try liveExiftoolStillID(still) == verdict.id)

@@ -146,8 +146,9 @@ typedef struct sy_live_motion_report {
     uint32_t container;           /* 'jpeg' or 'heic': the Motion Photo's (and the still's) format */
     uint32_t still_frame;         /* movie frame the still shows */
     double still_time;            /* its presentation time, seconds */
-    int still_time_from_photo;    /* 1 = the Motion Photo's presentation timestamp; 0 = it had none (or one
-                                     outside the movie) and the middle frame is used */
+    int still_time_from_photo;    /* 1 = the Motion Photo's presentation timestamp; 2 = it had none (or one
+                                     outside the movie) and the frame that shows what the photo shows is used;
+                                     0 = neither: the middle frame */
     int still_reencoded;          /* 0 = the photo's image data copied byte for byte (JPEG; HEIC whose Exif/XMP
                                      items could be repointed); 1 = decoded and re-encoded (a HEIC that cannot) */
     uint32_t still_width, still_height;

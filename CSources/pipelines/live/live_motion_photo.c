@@ -3,6 +3,7 @@
  * Motion Photo as its movie, so the transcoder's copy path reads it as any
  * movie); the still is the photo itself (live/sy_live_motion.h). Files are
  * written to side names and renamed together: both or neither. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,7 +23,10 @@
 #include "sy_gainmap.h"
 #include "sy_live.h"
 #include "sy_mov.h"
+#include "still/sy_still_internal.h"
 #include "sy_still.h"
+#include "sy_video.h"
+#include "video/sy_video_reader_scale.h"
 
 void sy_live_motion_options_init(sy_live_motion_options *opts) {
     memset(opts, 0, sizeof *opts);
@@ -98,6 +102,71 @@ static sy_status heic_still(sy_context *ctx, const char *input, const char *id, 
     return st;
 }
 
+/* ---- the frame a photo without a timestamp shows ---- */
+
+#define MATCH_COLUMNS 48u   /* the grid of box means both pictures are compared on */
+#define MATCH_MAX_LEVELS 12 /* a nearest frame further than this (mean levels) is not the photo's */
+
+/* Box means of `rgb` (w x h) on a gw x gh grid, 3 doubles a box. */
+static void grid_means(const uint8_t *rgb, size_t stride, uint32_t w, uint32_t h, uint32_t gw, uint32_t gh,
+                       double *out) {
+    memset(out, 0, sizeof *out * gw * gh * 3);
+    for (uint32_t gy = 0; gy < gh; gy++) {
+        uint32_t y0 = (uint32_t)((uint64_t)gy * h / gh), y1 = (uint32_t)((uint64_t)(gy + 1) * h / gh);
+        for (uint32_t gx = 0; gx < gw; gx++) {
+            uint32_t x0 = (uint32_t)((uint64_t)gx * w / gw), x1 = (uint32_t)((uint64_t)(gx + 1) * w / gw);
+            double sum[3] = {0, 0, 0}, n = (double)(y1 - y0) * (x1 - x0);
+            for (uint32_t y = y0; y < y1; y++)
+                for (uint32_t x = x0; x < x1; x++)
+                    for (int c = 0; c < 3; c++) sum[c] += rgb[(size_t)y * stride + (size_t)x * 3 + (size_t)c];
+            for (int c = 0; c < 3; c++) out[((size_t)gy * gw + gx) * 3 + (size_t)c] = n > 0 ? sum[c] / n : 0;
+        }
+    }
+}
+
+/* A photo whose timestamp says nothing (-1, or outside the movie) was taken
+ * during the clip: the frame it shows is the one nearest it on a coarse grid
+ * of box means (the photo is sharper and wider in range than the frame, so
+ * not equal, but no other frame comes as near). 0 with *index and *seconds set
+ * when found; -1 when the picture shapes differ (the photo is not a frame),
+ * nothing decodes, or no frame is near. */
+static int matching_frame(sy_context *ctx, const char *input, uint32_t *index, double *seconds) {
+    sy_image_info info;
+    if (sy_image_probe(ctx, input, &info, NULL) != SY_OK || !info.width || !info.height) return -1;
+    sy_video_reader *r = NULL;
+    if (sy_video_reader_open(ctx, input, -1, &r, NULL) != SY_OK) return -1;
+    const sy_video_reader_info *vi = sy_video_reader_info_get(r);
+    double photo_shape = (double)info.width / info.height, movie_shape = vi->height ? (double)vi->width / vi->height : 0;
+    uint32_t gw = MATCH_COLUMNS, gh = (uint32_t)lround(MATCH_COLUMNS / photo_shape);
+    sy__upright still = {0};
+    double *want = NULL, *got = NULL;
+    int found = -1;
+    if (fabs(photo_shape - movie_shape) > 0.01 * photo_shape || gh < 4 || gh > 4 * MATCH_COLUMNS) goto done;
+    want = sy__alloc(ctx, (size_t)gw * gh * 3, sizeof *want, "photo grid", NULL);
+    got = sy__alloc(ctx, (size_t)gw * gh * 3, sizeof *got, "frame grid", NULL);
+    if (!want || !got || sy__upright_decode(ctx, input, &info, gw * 8, gh * 8, 0, &still, NULL) != SY_OK) goto done;
+    grid_means(still.rgb, still.stride, still.width, still.height, gw, gh, want);
+    double best = MATCH_MAX_LEVELS;
+    uint32_t w = 0, h = 0;
+    (void)sy__video_reader_halve(r, &w, &h, NULL); /* a quarter of the pixels to convert; the grid is coarse */
+    for (;;) {
+        sy_video_frame f;
+        int end = 0;
+        if (sy_video_reader_next(r, &f, &end, NULL) != SY_OK || end) break;
+        grid_means(f.rgb, f.stride, f.width, f.height, gw, gh, got);
+        double d = 0;
+        for (size_t i = 0; i < (size_t)gw * gh * 3; i++) d += fabs(got[i] - want[i]);
+        d /= (double)gw * gh * 3;
+        if (d < best) best = d, *index = f.index, *seconds = f.seconds, found = 0;
+    }
+done:
+    sy__upright_free(ctx, &still);
+    sy__free(ctx, want);
+    sy__free(ctx, got);
+    sy_video_reader_close(r);
+    return found;
+}
+
 static sy_status write_pair(sy_context *ctx, const char *input, const sy_motion_photo_info *mp, const char *still_path,
                             const char *movie_path, const sy_live_motion_options *o, sy_live_motion_report *rep,
                             sy_error *err) {
@@ -109,6 +178,8 @@ static sy_status write_pair(sy_context *ctx, const char *input, const sy_motion_
     st = sy_video_reader_frame_at(r, t, &rep->still_frame, &rep->still_time, err); /* the frame shown at t */
     sy_video_reader_close(r);
     if (st != SY_OK) return st;
+    if (!rep->still_time_from_photo && matching_frame(ctx, input, &rep->still_frame, &rep->still_time) == 0)
+        rep->still_time_from_photo = 2;
 
     sy_video_transcode_options to;
     sy_video_transcode_options_init(&to);

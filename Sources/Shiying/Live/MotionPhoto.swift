@@ -53,7 +53,8 @@ public enum MotionPhoto {
         public var stillFrame: Int
         /// The key photo's time on the movie timeline, in seconds.
         public var stillTime: Double
-        /// "presentation-timestamp" (the Motion Photo's own) or "middle" (it had none usable).
+        /// "presentation-timestamp" (the Motion Photo's own), "matched-frame" (it had none usable: the frame nearest
+        /// the photo) or "middle" (no frame is near it, or its shape is not the movie's).
         public var stillTimeSource: String
         /// False: the photo's image data was copied byte for byte (JPEG, and a HEIC whose Exif and XMP items
         /// could be repointed at rewritten copies); true: re-encoded (a HEIC that cannot be patched so).
@@ -135,7 +136,8 @@ public enum MotionPhoto {
         return LiveReport(
             still: stillOut, movie: movieOut, contentIdentifier: cString(r.content_identifier),
             stillFrame: Int(r.still_frame), stillTime: r.still_time,
-            stillTimeSource: r.still_time_from_photo != 0 ? "presentation-timestamp" : "middle",
+            stillTimeSource: r.still_time_from_photo == 1 ? "presentation-timestamp"
+                : r.still_time_from_photo == 2 ? "matched-frame" : "middle",
             stillReencoded: r.still_reencoded != 0, stillWidth: Int(r.still_width), stillHeight: Int(r.still_height),
             hdr: r.still_hdr == SY_HDR_KEPT ? "kept" : r.still_hdr == SY_HDR_DROPPED_WITH_CONSENT ? "dropped-with-consent" : "none",
             movieWidth: Int(m.width), movieHeight: Int(m.height), frames: Int(m.frames),
