@@ -88,7 +88,9 @@ public enum LibraryWorkflows {
 
     /// A moving collage and where it went.
     public struct MovingCollageResult: Sendable {
+        /// The export's report (its file paths are the staging ones the deposit consumed).
         public var collage: MovingCollageReport
+        /// The asset it became in 「拾映创作」.
         public var library: LibraryOutputReport
     }
 
