@@ -206,6 +206,7 @@ static sy_status vfail(sy_error *err, sy_status code, int32_t sub, const char *f
         char full[4096];
         int n = vsnprintf(full, sizeof full, fmt, ap);
         size_t len = n < 0 ? 0 : (size_t)n < sizeof full ? (size_t)n : sizeof full - 1;
+        full[len] = 0; /* also when formatting failed */
         if (len < sizeof err->message) {
             memcpy(err->message, full, len + 1);
         } else {
