@@ -206,6 +206,9 @@ struct OrganizeStoreTests {
         #expect(ExifCaptureTime.milliseconds("1970:01:01 00:00:01") == 1000)
         #expect(ExifCaptureTime.milliseconds("2024:02:29 12:00:00") == 1_709_208_000_000)
         #expect(ExifCaptureTime.milliseconds("2024:13:01 00:00:00") == nil)
+        // midnight written as 24:00:00 (a rules sweep found such photos undated): the next day's start
+        #expect(ExifCaptureTime.milliseconds("2024:12:31 24:00:00") == ExifCaptureTime.milliseconds("2025:01:01 00:00:00"))
+        #expect(ExifCaptureTime.milliseconds("2024:12:31 24:00:01") == nil)
         #expect(ExifCaptureTime.milliseconds("    :  :     :  :  ") == nil)
     }
 }

@@ -105,6 +105,8 @@ public struct OrganizeAsset: Sendable, Codable, Hashable {
 /// differences matter for grouping). Nil for anything else.
 public enum ExifCaptureTime {
     /// An Exif "YYYY:MM:DD HH:MM:SS" as milliseconds since 1970 (UTC); nil when malformed.
+    /// "24:00:00", which some cameras write for midnight, is the next day's
+    /// start (ISO 8601's end of day), not an undated photo.
     public static func milliseconds(_ text: String) -> Int64? {
         let digits = Array(text.utf8)
         guard digits.count == 19 else { return nil }
@@ -118,7 +120,7 @@ public enum ExifCaptureTime {
         }
         guard let y = number(0..<4), let mo = number(5..<7), let d = number(8..<10), let h = number(11..<13),
               let mi = number(14..<16), let s = number(17..<19), (1...12).contains(mo), (1...31).contains(d),
-              h < 24, mi < 60, s < 61 else { return nil }
+              h < 24 || (h == 24 && mi == 0 && s == 0), mi < 60, s < 61 else { return nil }
         // days from civil (proleptic Gregorian), Howard Hinnant's formula
         let yy = mo <= 2 ? y - 1 : y
         let era = (yy >= 0 ? yy : yy - 399) / 400
