@@ -28,6 +28,11 @@ enum OtherLanguageCases {
         .init("Jan 1", "2025-01-01", "2025-01-01"),
         .init("December 31", "2025-01-01", "2024-12-31"),
         .init("July 4th fireworks", W, "2024-07-04", rest: "fireworks"),
+        // the first as a word (a rules sweep found it unread)
+        .init("first of May", W, "2024-05-01", kind: .english),
+        .init("First of May 2023", W, "2023-05-01"),
+        .init("picnic first of May", W, "2024-05-01", rest: "picnic"),
+        .none("first class"), .none("first of all"),
         .init("beach May 1 sunset", W, "2024-05-01", rest: "beach sunset"),
         .init("photos from Aug 22", W, "2024-08-22", rest: "photos from"),
         .init("Ｍａｙ １", W, "2024-05-01"),
@@ -103,9 +108,12 @@ enum OtherLanguageCases {
         .init("29 février", W, "2024-02-29"),
         .init("plage le 14 juillet", W, "2024-07-14", rest: "plage le"),
         .init("1er janvier 2025", W, "2025-01-01"),
+        .init("premier mai", W, "2024-05-01", kind: .french),
+        .init("Premier janvier 2025", W, "2025-01-01"),
     ]
 
-    static let frenchNotDates: [PhraseCase] = [.none("mai"), .none("mars"), .none("1er"), .none("30 février"), .none("1er maire")]
+    static let frenchNotDates: [PhraseCase] = [.none("mai"), .none("mars"), .none("1er"), .none("30 février"), .none("1er maire"),
+                                               .none("premier ministre"), .none("premier")]
 
     static let spanish: [PhraseCase] = [
         .init("1 de mayo", W, "2024-05-01", kind: .spanish),
@@ -121,10 +129,13 @@ enum OtherLanguageCases {
         .init("15 de setiembre", W, "2024-09-15"),
         .init("playa 1 de mayo", W, "2024-05-01", rest: "playa"),
         .init("fiesta del 24 de junio", W, "2024-06-24", rest: "fiesta del"),
+        .init("primero de mayo", W, "2024-05-01", kind: .spanish),
+        .init("primer de enero de 2023", W, "2023-01-01"),
     ]
 
     static let spanishNotDates: [PhraseCase] = [
         .none("mayo"), .none("de mayo"), .none("Cinco de Mayo"), .none("31 de abril"), .none("1 de"), .none("1 de mayonesa"),
+        .none("primero de todo"),
     ]
 
     /// Several phrases in one query, mixed languages.

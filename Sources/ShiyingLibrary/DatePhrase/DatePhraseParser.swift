@@ -75,6 +75,7 @@ public struct DatePhraseParser: Sendable {
                 if i > 0, ScalarText.isDigit(t.f[i - 1]) { return nil }
                 return writtenCJK(t, at: i, today: today) ?? latinDayFirst(t, at: i, today: today)
             }
+            if LatinDateTable.firstWordInitials.contains(c), let hit = latinFirstWord(t, at: i, today: today) { return hit }
             if LatinDateTable.monthFirstInitials.contains(c) { return latinMonthFirst(t, at: i, today: today) }
             return nil
         }
@@ -198,10 +199,24 @@ public struct DatePhraseParser: Sendable {
 
     // MARK: - written dates, Latin scripts
 
-    /// 1 May, 1st of May, 1. Mai, 1er mai, 1 de mayo [de 2025].
-    private func latinDayFirst(_ t: ScalarText, at i: Int, today: Day) -> Hit? {
-        guard t.wordStarts(at: i), let n = t.number(at: i, maxDigits: 2), (1...31).contains(n.value) else { return nil }
+    /// "first of May", "premier mai", "primero de mayo" [de 2025]: the day written as the word for the first.
+    private func latinFirstWord(_ t: ScalarText, at i: Int, today: Day) -> Hit? {
+        guard t.wordStarts(at: i) else { return nil }
         for language in LatinDateTable.dayFirst {
+            for word in language.firstWords where t.hasPrefix(word, at: i) && t.wordEnds(at: i + word.count) {
+                if let hit = latinDayFirst(t, at: i, today: today, day: (1, i + word.count), languages: [language]) {
+                    return hit
+                }
+            }
+        }
+        return nil
+    }
+
+    /// 1 May, 1st of May, 1. Mai, 1er mai, 1 de mayo [de 2025]; `day` given: its word was read already.
+    private func latinDayFirst(_ t: ScalarText, at i: Int, today: Day, day: (value: Int, end: Int)? = nil,
+                               languages: [LatinDateLanguage] = LatinDateTable.dayFirst) -> Hit? {
+        guard t.wordStarts(at: i), let n = day ?? t.number(at: i, maxDigits: 2), (1...31).contains(n.value) else { return nil }
+        for language in languages {
             var j = n.end
             if language.dayNeedsFullStop {
                 guard t[j] == 0x2E else { continue }

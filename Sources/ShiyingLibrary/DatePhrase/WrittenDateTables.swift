@@ -53,9 +53,11 @@ struct LatinDateLanguage: Sendable {
     let monthFirst: Bool
     /// Words allowed between the date and its year (Spanish de/del); a comma is always allowed.
     let yearWords: [[UInt32]]
+    /// The first of a month as a word (first of May, premier mai, primero de mayo).
+    let firstWords: [[UInt32]]
 
     init(kind: DatePhraseKind, months: [(String, Int)], daySuffixes: [String] = [], dayNeedsFullStop: Bool = false,
-         dayMonthWords: [String] = [], monthFirst: Bool = false, yearWords: [String] = []) {
+         dayMonthWords: [String] = [], monthFirst: Bool = false, yearWords: [String] = [], firstWords: [String] = []) {
         self.kind = kind
         // Longest first, so "sept" wins over "sep" and "juillet" over "juil".
         self.months = months.map { ($0.0.foldedScalars, $0.1) }.sorted { $0.name.count > $1.name.count }
@@ -64,6 +66,7 @@ struct LatinDateLanguage: Sendable {
         self.dayMonthWords = dayMonthWords.map(\.foldedScalars).sorted { $0.count > $1.count }
         self.monthFirst = monthFirst
         self.yearWords = yearWords.map(\.foldedScalars).sorted { $0.count > $1.count }
+        self.firstWords = firstWords.map(\.foldedScalars).sorted { $0.count > $1.count }
     }
 }
 
@@ -74,7 +77,7 @@ enum LatinDateTable {
                  ("april", 4), ("apr", 4), ("may", 5), ("june", 6), ("jun", 6), ("july", 7), ("jul", 7),
                  ("august", 8), ("aug", 8), ("september", 9), ("sept", 9), ("sep", 9), ("october", 10),
                  ("oct", 10), ("november", 11), ("nov", 11), ("december", 12), ("dec", 12)],
-        daySuffixes: ["st", "nd", "rd", "th"], dayMonthWords: ["of"], monthFirst: true)
+        daySuffixes: ["st", "nd", "rd", "th"], dayMonthWords: ["of"], monthFirst: true, firstWords: ["first"])
 
     static let german = LatinDateLanguage(
         kind: .german,
@@ -90,18 +93,21 @@ enum LatinDateTable {
         months: [("janvier", 1), ("janv", 1), ("février", 2), ("févr", 2), ("mars", 3), ("avril", 4),
                  ("avr", 4), ("mai", 5), ("juin", 6), ("juillet", 7), ("juil", 7), ("août", 8),
                  ("septembre", 9), ("octobre", 10), ("novembre", 11), ("décembre", 12), ("déc", 12)],
-        daySuffixes: ["er"])
+        daySuffixes: ["er"], firstWords: ["premier"])
 
     static let spanish = LatinDateLanguage(
         kind: .spanish,
         months: [("enero", 1), ("febrero", 2), ("marzo", 3), ("abril", 4), ("mayo", 5), ("junio", 6),
                  ("julio", 7), ("agosto", 8), ("septiembre", 9), ("setiembre", 9), ("octubre", 10),
                  ("noviembre", 11), ("diciembre", 12)],
-        daySuffixes: ["º", "°", "ª"], dayMonthWords: ["de"], yearWords: ["de", "del"])
+        daySuffixes: ["º", "°", "ª"], dayMonthWords: ["de"], yearWords: ["de", "del"], firstWords: ["primero", "primer"])
 
     /// Tried in this order for day-first dates; German first because its full stop is the most specific.
     static let dayFirst: [LatinDateLanguage] = [german, english, french, spanish]
     static let monthFirst: [LatinDateLanguage] = dayFirst.filter(\.monthFirst)
+
+    /// First letters of the words for "the first" (a cheap pre-check).
+    static let firstWordInitials: Set<UInt32> = Set(dayFirst.flatMap { $0.firstWords.map { $0[0] } })
 
     /// First letters of month-first month names (a cheap pre-check).
     static let monthFirstInitials: Set<UInt32> = Set(monthFirst.flatMap { $0.months.map { $0.name[0] } })
