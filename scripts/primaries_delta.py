@@ -20,6 +20,17 @@ XY = {12: (0.680, 0.320, 0.265, 0.690, 0.150, 0.060), 9: (0.708, 0.292, 0.170, 0
       1: (0.640, 0.330, 0.300, 0.600, 0.150, 0.060)}
 
 
+def picture():
+    """The tests' 320x240 source values (uint8 RGB): smooth ramps, a fine
+    ripple and four saturated patches, in whatever primaries the file says."""
+    yy, xx = np.mgrid[0:240, 0:320] / np.array([240, 320]).reshape(2, 1, 1)
+    rgb = np.stack([0.25 + 0.5 * xx, 0.3 + 0.4 * yy, 0.55 - 0.3 * xx * yy], -1)
+    rgb += 0.03 * np.sin(30 * xx)[..., None] * np.cos(20 * yy)[..., None]
+    for i, c in enumerate([(0.7, 0.35, 0.3), (0.3, 0.6, 0.35), (0.3, 0.4, 0.7), (0.75, 0.7, 0.3)]):
+        rgb[150:210, 20 + 75 * i:80 + 75 * i] = c
+    return np.clip(np.round(rgb * 255), 0, 255).astype(np.uint8)
+
+
 def to_xyz(primaries):
     c = XY[primaries]
     w = np.array([0.3127 / 0.3290, 1, (1 - 0.3127 - 0.3290) / 0.3290])

@@ -21,6 +21,12 @@ enum ColourOracle {
         try await runProcess("/usr/bin/env", ["python3"] + arguments, timeout: 300)
     }
 
+    /// Python lines that make `picture()` (scripts/primaries_delta.py: the colour tests' source values) importable.
+    static var pictureImport: String {
+        let scripts = Paths.packageRoot.appendingPathComponent("scripts").path
+        return "import sys; sys.path.insert(0, \"\(scripts)\"); from primaries_delta import picture"
+    }
+
     /// scripts/primaries_delta.py: OUT against a source whose values are in `primaries`, both in sRGB (levels).
     static func primariesDelta(_ output: String, _ source: String, _ primaries: Int) async throws
         -> (tagged: Double, untagged: Double) {

@@ -14,13 +14,9 @@ struct NclxColourTests {
     /// Writes a photo-like 320x240 8-bit HEIF with nclx (primaries, transfer 13, BT.601 matrix, full range).
     static func source(_ primaries: Int, _ path: String) async throws {
         let run = try await ColourOracle.python(["-c", """
-            import sys, numpy as np, pillow_heif
-            yy, xx = np.mgrid[0:240, 0:320] / np.array([240, 320]).reshape(2, 1, 1)
-            rgb = np.stack([0.25 + 0.5 * xx, 0.3 + 0.4 * yy, 0.55 - 0.3 * xx * yy], -1)
-            rgb += 0.03 * np.sin(30 * xx)[..., None] * np.cos(20 * yy)[..., None]
-            for i, c in enumerate([(0.7, 0.35, 0.3), (0.3, 0.6, 0.35), (0.3, 0.4, 0.7), (0.75, 0.7, 0.3)]):
-                rgb[150:210, 20 + 75 * i:80 + 75 * i] = c
-            img = np.clip(np.round(rgb * 255), 0, 255).astype(np.uint8)
+            import pillow_heif
+            \(ColourOracle.pictureImport)
+            img = picture()
             pillow_heif.from_bytes("RGB", (320, 240), img.tobytes()).save(sys.argv[1], quality=100, chroma=444,
                 matrix_coefficients=6, color_primaries=int(sys.argv[2]), transfer_characteristics=13, full_range_flag=1)
             """, path, String(primaries)])

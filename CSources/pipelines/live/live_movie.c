@@ -90,3 +90,8 @@ sy_status sy_live_movie_read(sy_context *ctx, const char *path, sy_live_movie_in
     sy_mov_close(mov);
     return st;
 }
+
+int sy__live_movie_playable(const sy_video_reader_info *vi) {
+    return (vi->codec == SY_FOURCC('h', 'v', 'c', '1') || vi->codec == SY_FOURCC('a', 'v', 'c', '1')) &&
+           vi->chroma_format == 1;
+}

@@ -61,25 +61,17 @@ static sy_status capture_frame(void *user, uint32_t index, const uint8_t *rgb, s
 
 /* The source movie's reader facts (frame count, timing) without decoding;
  * with `frame` non-NULL also the frame shown at `seconds` (< 0: the middle
- * of the movie) and its time. */
+ * of the movie) and its time; with `first_shown` non-NULL the index of the
+ * first frame its edit shows (the frame on screen at time 0), from which the
+ * transcode numbers the frames it encodes. */
 static sy_status movie_facts(sy_context *ctx, const char *movie, double seconds, sy_video_reader_info *out,
-                             uint32_t *frame, double *frame_seconds, sy_error *err) {
+                             uint32_t *frame, double *frame_seconds, uint32_t *first_shown, sy_error *err) {
     sy_video_reader *r = NULL;
     sy_status st = sy_video_reader_open(ctx, movie, -1, &r, err);
     if (st == SY_OK) *out = *sy_video_reader_info_get(r);
     if (st == SY_OK && frame)
         st = sy_video_reader_frame_at(r, seconds >= 0 ? seconds : out->presentation_seconds / 2, frame, frame_seconds, err);
-    sy_video_reader_close(r);
-    return st;
-}
-
-/* The presentation-order index of the first frame the movie's edit shows
- * (the frame on screen at time 0), as the transcode counts from it. */
-static sy_status first_shown_frame(sy_context *ctx, const char *movie, uint32_t *out, sy_error *err) {
-    *out = 0;
-    sy_video_reader *r = NULL;
-    sy_status st = sy_video_reader_open(ctx, movie, -1, &r, err);
-    if (st == SY_OK) st = sy_video_reader_frame_at(r, 0, out, NULL, err);
+    if (st == SY_OK && first_shown) st = sy_video_reader_frame_at(r, 0, first_shown, NULL, err);
     sy_video_reader_close(r);
     return st;
 }
@@ -155,14 +147,11 @@ static sy_status render_frame(sy_context *ctx, const char *movie, double seconds
  * the frames, no particular encoding was asked for — so its samples are
  * copied (remuxed) instead of decoded and re-encoded: "set as key photo"
  * (SPEC E2) and video -> Live of a movie as it is keep every packet, and take
- * the time of a file copy. Only a stream Photos plays is copied: 'hvc1' or
- * 'avc1' (parameter sets in the sample entry; 'hev1'/'avc3' keep them in the
- * samples, which Photos refuses — live-photo.md pitfall 4) in 4:2:0 (no
- * H.264 4:4:4 on Apple's decoders); any other is re-encoded as HEVC 'hvc1'. */
+ * the time of a file copy. Only a stream Photos plays is copied
+ * (sy__live_movie_playable); any other is re-encoded as HEVC 'hvc1'. */
 static int keeps_movie(const sy_recipe *recipe, const sy_live_save_options *o, const sy_video_reader_info *vi) {
-    int playable = (vi->codec == SY_FOURCC('h', 'v', 'c', '1') || vi->codec == SY_FOURCC('a', 'v', 'c', '1')) &&
-                   vi->chroma_format == 1;
-    return playable && sy_recipe_is_identity(recipe) && !o->observer && o->bitrate == 0 && !o->preset;
+    return sy__live_movie_playable(vi) && sy_recipe_is_identity(recipe) && !o->observer && o->bitrate == 0 &&
+           !o->preset;
 }
 
 /* A Live edit's still: the source still re-rendered with the recipe and
@@ -273,7 +262,7 @@ static sy_status save_still_only(sy_context *ctx, const char *movie, const sy_vi
 /* The pair (or, with a border, the still alone) once the HDR decision is made. */
 /* `vi`: the source movie's facts; rep->still_frame and still_time already say
  * which frame the still shows (live_save). */
-static sy_status live_pair(sy_context *ctx, const char *source_movie, const sy_video_reader_info *vi,
+static sy_status live_pair(sy_context *ctx, const char *source_movie, const sy_video_reader_info *vi, uint32_t first_shown,
                            const char *source_still, const char *still_out, const char *movie_out,
                            const sy_live_save_options *opts, const sy_recipe *recipe, sy__hdr_decision *hdr,
                            sy_live_save_report *rep, sy_error *err) {
@@ -289,11 +278,6 @@ static sy_status live_pair(sy_context *ctx, const char *source_movie, const sy_v
         return st;
     }
     if (opts->still_time >= 0 && (st = check_time(source_movie, vi, opts->still_time, err)) != SY_OK) return st;
-    /* The observer numbers the frames the encoder gets, which start at the
-     * first frame the source's edit shows; still_frame counts from the media's
-     * first (a trimmed movie's hidden frames too): the capture wants the first. */
-    uint32_t first_shown = 0;
-    if ((st = first_shown_frame(ctx, source_movie, &first_shown, err)) != SY_OK) return st;
 
     /* both files go to side names until both are written */
     sy__live_pair_files pf;
@@ -304,6 +288,9 @@ static sy_status live_pair(sy_context *ctx, const char *source_movie, const sy_v
                        .hdr = hdr};
     pthread_t helper;
     int threaded = source_still && pthread_create(&helper, NULL, write_edited_still, &task) == 0;
+    /* The observer numbers the frames the encoder gets, which start at the
+     * first frame the source's edit shows; still_frame counts from the media's
+     * first (a trimmed movie's hidden frames too): the capture wants the first. */
     capture cap = {.ctx = ctx,
                    .want = rep->still_frame > first_shown ? rep->still_frame - first_shown : 0,
                    .next = opts->observer, .next_user = opts->observer_user};
@@ -390,8 +377,9 @@ static sy_status live_save(sy_context *ctx, const char *source_movie, const char
     sy_video_reader_info vi;
     int bordered = recipe->border_width > 0;
     int frame_still = !(bordered && source_still); /* a bordered edit's still is the source still, no frame */
+    uint32_t first_shown = 0;
     st = movie_facts(ctx, source_movie, opts->still_time, &vi, frame_still ? &rep->still_frame : NULL,
-                     frame_still ? &rep->still_time : NULL, err);
+                     frame_still ? &rep->still_time : NULL, &first_shown, err);
     if (st != SY_OK) return st;
     int reencodes = !bordered && !keeps_movie(recipe, opts, &vi);
     if (reencodes && sy__cicp_is_hdr_transfer(vi.transfer)) {
@@ -413,7 +401,7 @@ static sy_status live_save(sy_context *ctx, const char *source_movie, const char
     sy__hdr_decision hdr;
     if ((st = decide_hdr(ctx, source_still, opts, frame_keeps_hdr, &hdr, err)) != SY_OK) return st;
     if (!source_still && hdr.verdict == SY__HDR_DROP) rep->hdr = SY_HDR_DROPPED_WITH_CONSENT;
-    st = live_pair(ctx, source_movie, &vi, source_still, still_out, movie_out, opts, recipe, &hdr, rep, err);
+    st = live_pair(ctx, source_movie, &vi, first_shown, source_still, still_out, movie_out, opts, recipe, &hdr, rep, err);
     sy__hdr_decision_free(ctx, &hdr);
     return st;
 }
@@ -464,7 +452,7 @@ static int moves_key_photo(sy_context *ctx, const char *movie, double t) {
     sy_live_movie_info info;
     sy_video_reader_info vi;
     if (sy_live_movie_read(ctx, movie, &info, NULL) != SY_OK || !info.has_still_time) return 1;
-    double half_frame = movie_facts(ctx, movie, -1, &vi, NULL, NULL, NULL) == SY_OK && vi.frame_rate > 0
+    double half_frame = movie_facts(ctx, movie, -1, &vi, NULL, NULL, NULL, NULL) == SY_OK && vi.frame_rate > 0
                             ? 0.5 / vi.frame_rate : 1.0 / 60;
     return fabs(info.still_time - t) > half_frame;
 }

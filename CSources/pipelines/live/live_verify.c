@@ -3,8 +3,8 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "base/sy_fourcc.h"
 #include "base/sy_internal.h"
+#include "live/sy_live_movie.h"
 #include "sy_live.h"
 #include "video/sy_video_reader_decode_only.h"
 
@@ -37,20 +37,13 @@ static sy_status decode_frames(sy_context *ctx, const char *movie, double second
         return mismatch(v, "movie does not decode: %s", e.message);
     }
     const sy_video_reader_info *vi = sy_video_reader_info_get(r);
-    /* what Photos plays (live-photo.md pitfall 4): parameter sets in the
-     * sample entry ('hvc1', 'avc1', not 'hev1'/'avc3'), 4:2:0 */
-    if (vi->codec != SY_FOURCC('h', 'v', 'c', '1') && vi->codec != SY_FOURCC('a', 'v', 'c', '1')) {
+    if (!sy__live_movie_playable(vi)) { /* what Photos plays (live-photo.md pitfall 4) */
         uint32_t c = vi->codec;
-        sy_video_reader_close(r);
-        return mismatch(v, "%s: the movie's video is '%c%c%c%c' (parameter sets in its samples), which Photos does not "
-                        "play; a Live movie is 'hvc1' or 'avc1'", movie, (char)(c >> 24), (char)(c >> 16), (char)(c >> 8),
-                        (char)c);
-    }
-    if (vi->chroma_format != 1) {
         uint8_t chroma = vi->chroma_format;
         sy_video_reader_close(r);
-        return mismatch(v, "%s: the movie's video is %s, which Apple's decoders do not play; a Live movie is 4:2:0",
-                        movie, chroma == 0 ? "4:0:0" : chroma == 2 ? "4:2:2" : "4:4:4");
+        return mismatch(v, "%s: the movie's video is '%c%c%c%c' %s, which Photos does not play; a Live movie is 'hvc1' "
+                        "or 'avc1' in 4:2:0", movie, (char)(c >> 24), (char)(c >> 16), (char)(c >> 8), (char)c,
+                        chroma == 0 ? "4:0:0" : chroma == 1 ? "4:2:0" : chroma == 2 ? "4:2:2" : "4:4:4");
     }
     sy__video_reader_decode_only(r, seconds - TIME_SLACK, NULL);
     uint32_t frames = 0;

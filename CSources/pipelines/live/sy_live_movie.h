@@ -29,4 +29,9 @@ typedef struct sy__live_movie_plan {
  * frame (as Apple writes it: int8 value -1) in place of the source's. */
 void sy__live_movie_plan_init(sy__live_movie_plan *p, const char *content_identifier, int32_t still_frame);
 
+/* Whether a movie's video is what Photos plays in a Live photo (live-photo.md
+ * pitfall 4): 'hvc1' or 'avc1' — parameter sets in the sample entry, not the
+ * samples ('hev1', 'avc3') — in 4:2:0 (Apple's decoders take no H.264 4:4:4). */
+int sy__live_movie_playable(const sy_video_reader_info *vi);
+
 #endif
