@@ -34,7 +34,14 @@ enum OtherLanguageCases {
         .init("picnic first of May", W, "2024-05-01", rest: "picnic"),
         .none("first class"), .none("first of all"),
         .init("beach May 1 sunset", W, "2024-05-01", rest: "beach sunset"),
-        .init("photos from Aug 22", W, "2024-08-22", rest: "photos from"),
+        .init("photos from Aug 22", W, "2024-08-22", rest: "photos"),
+        // words that only tie the date to the sentence are read with it, not left as terms (a rules sweep)
+        .init("the 1st of May", W, "2024-05-01", kind: .english),
+        .init("picnic on the first of May", W, "2024-05-01", rest: "picnic"),
+        .init("beach on May 1", W, "2024-05-01", rest: "beach"),
+        .init("the beach May 1", W, "2024-05-01", rest: "the beach"),
+        .init("theme 1 May", W, "2024-05-01", rest: "theme"),
+        .init("on the on the May 1", W, "2024-05-01", rest: "on the"),
         .init("Ｍａｙ １", W, "2024-05-01"),
         .init("May 1, beach", W, "2024-05-01", rest: "beach"),
         .init("Oct 31 2024 party", W, "2024-10-31", rest: "party"),
@@ -42,7 +49,7 @@ enum OtherLanguageCases {
 
     static let englishNotDates: [PhraseCase] = [
         .none("May"), .none("may"), .none("Theresa May"), .none("May 2025"), .none("May 32"), .none("Feb 30"),
-        .none("Feb 29, 2025"), .none("April 31"), .none("1"), .none("2024"), .none("maybe 1"), .none("Mayo 1"),
+        .none("Feb 29, 2025"), .none("April 31"), .none("1"), .none("2024"), .none("maybe 1"),
         .none("March"), .none("marching 5"), .none("May1"), .none("5 Mays"), .none("Jun"), .none("1 2 3"),
         .none("dec"), .none("Octopus 3"),
     ]
@@ -85,7 +92,9 @@ enum OtherLanguageCases {
         .init("29. Februar", W, "2024-02-29"),
         .init("1. Jänner", "2025-01-01", "2025-01-01"),
         .init("31. Dez.", "2025-01-01", "2024-12-31"),
-        .init("Strand am 15. August", W, "2024-08-15", rest: "Strand am"),
+        .init("Strand am 15. August", W, "2024-08-15", rest: "Strand"),
+        .init("Fotos vom 1. Mai", W, "2024-05-01", rest: "Fotos"),
+        .init("Kram 1. Mai", W, "2024-05-01", rest: "Kram"),
         .init("1. Mai Demo", W, "2024-05-01", rest: "Demo"),
     ]
 
@@ -106,7 +115,9 @@ enum OtherLanguageCases {
         .init("12 mars", W, "2025-03-12"),
         .init("13 mars", W, "2024-03-13"),
         .init("29 février", W, "2024-02-29"),
-        .init("plage le 14 juillet", W, "2024-07-14", rest: "plage le"),
+        .init("plage le 14 juillet", W, "2024-07-14", rest: "plage"),
+        .init("photos du 1er mai", W, "2024-05-01", rest: "photos"),
+        .init("le premier mai", W, "2024-05-01", kind: .french),
         .init("1er janvier 2025", W, "2025-01-01"),
         .init("premier mai", W, "2024-05-01", kind: .french),
         .init("Premier janvier 2025", W, "2025-01-01"),
@@ -128,14 +139,19 @@ enum OtherLanguageCases {
         .init("29 de febrero", W, "2024-02-29"),
         .init("15 de setiembre", W, "2024-09-15"),
         .init("playa 1 de mayo", W, "2024-05-01", rest: "playa"),
-        .init("fiesta del 24 de junio", W, "2024-06-24", rest: "fiesta del"),
+        .init("fiesta del 24 de junio", W, "2024-06-24", rest: "fiesta"),
+        .init("el 1 de mayo", W, "2024-05-01", kind: .spanish),
+        // month first, as written in parts of Latin America
+        .init("diciembre 25", W, "2024-12-25", kind: .spanish),
+        .init("Mayo 1", W, "2024-05-01", kind: .spanish),
+        .init("Navidad diciembre 25 de 2023", W, "2023-12-25", rest: "Navidad"),
         .init("primero de mayo", W, "2024-05-01", kind: .spanish),
         .init("primer de enero de 2023", W, "2023-01-01"),
     ]
 
     static let spanishNotDates: [PhraseCase] = [
         .none("mayo"), .none("de mayo"), .none("Cinco de Mayo"), .none("31 de abril"), .none("1 de"), .none("1 de mayonesa"),
-        .none("primero de todo"),
+        .none("primero de todo"), .none("mayo 2023"), .none("diciembre 32"), .none("el mayo"),
     ]
 
     /// Several phrases in one query, mixed languages.

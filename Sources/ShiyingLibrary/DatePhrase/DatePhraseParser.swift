@@ -50,7 +50,8 @@ public struct DatePhraseParser: Sendable {
         var i = 0
         while i < text.count {
             if let m = match(text, at: i, today: today) {
-                found.append((i, m.end, m.range, m.kind))
+                let start = leadStart(text, before: i, notBefore: found.last?.end ?? 0, kind: m.kind)
+                found.append((start, m.end, m.range, m.kind))
                 i = m.end
             } else {
                 i += 1
@@ -198,6 +199,22 @@ public struct DatePhraseParser: Sendable {
     }
 
     // MARK: - written dates, Latin scripts
+
+    /// Where a Latin-script date starts once the words tying it to the sentence
+    /// before it are read with it: "photos from the 1st of May" → "from the 1st of May".
+    private func leadStart(_ t: ScalarText, before i: Int, notBefore floor: Int, kind: DatePhraseKind) -> Int {
+        guard let language = LatinDateTable.language(kind), !language.leadWords.isEmpty else { return i }
+        var start = i
+        for _ in 0..<2 {
+            var end = start
+            while end > floor, ScalarText.isSpace(t[end - 1]) { end -= 1 }
+            guard end < start, let word = language.leadWords.first(where: {
+                end - $0.count >= floor && t.hasPrefix($0, at: end - $0.count) && t.wordStarts(at: end - $0.count)
+            }) else { break }
+            start = end - word.count
+        }
+        return start
+    }
 
     /// "first of May", "premier mai", "primero de mayo" [de 2025]: the day written as the word for the first.
     private func latinFirstWord(_ t: ScalarText, at i: Int, today: Day) -> Hit? {

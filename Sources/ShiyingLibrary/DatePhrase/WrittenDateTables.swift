@@ -55,9 +55,14 @@ struct LatinDateLanguage: Sendable {
     let yearWords: [[UInt32]]
     /// The first of a month as a word (first of May, premier mai, primero de mayo).
     let firstWords: [[UInt32]]
+    /// Words that only tie a date to the sentence (from, on the, am, le, del): read
+    /// with the date just after them, so they do not stay behind as search terms
+    /// every photo would have to contain.
+    let leadWords: [[UInt32]]
 
     init(kind: DatePhraseKind, months: [(String, Int)], daySuffixes: [String] = [], dayNeedsFullStop: Bool = false,
-         dayMonthWords: [String] = [], monthFirst: Bool = false, yearWords: [String] = [], firstWords: [String] = []) {
+         dayMonthWords: [String] = [], monthFirst: Bool = false, yearWords: [String] = [], firstWords: [String] = [],
+         leadWords: [String] = []) {
         self.kind = kind
         // Longest first, so "sept" wins over "sep" and "juillet" over "juil".
         self.months = months.map { ($0.0.foldedScalars, $0.1) }.sorted { $0.name.count > $1.name.count }
@@ -67,6 +72,7 @@ struct LatinDateLanguage: Sendable {
         self.monthFirst = monthFirst
         self.yearWords = yearWords.map(\.foldedScalars).sorted { $0.count > $1.count }
         self.firstWords = firstWords.map(\.foldedScalars).sorted { $0.count > $1.count }
+        self.leadWords = leadWords.map(\.foldedScalars)
     }
 }
 
@@ -77,7 +83,8 @@ enum LatinDateTable {
                  ("april", 4), ("apr", 4), ("may", 5), ("june", 6), ("jun", 6), ("july", 7), ("jul", 7),
                  ("august", 8), ("aug", 8), ("september", 9), ("sept", 9), ("sep", 9), ("october", 10),
                  ("oct", 10), ("november", 11), ("nov", 11), ("december", 12), ("dec", 12)],
-        daySuffixes: ["st", "nd", "rd", "th"], dayMonthWords: ["of"], monthFirst: true, firstWords: ["first"])
+        daySuffixes: ["st", "nd", "rd", "th"], dayMonthWords: ["of"], monthFirst: true, firstWords: ["first"],
+        leadWords: ["the", "on", "from"])
 
     static let german = LatinDateLanguage(
         kind: .german,
@@ -86,25 +93,28 @@ enum LatinDateTable {
                  ("juni", 6), ("jun", 6), ("juli", 7), ("jul", 7), ("august", 8), ("aug", 8),
                  ("september", 9), ("sept", 9), ("sep", 9), ("oktober", 10), ("okt", 10),
                  ("november", 11), ("nov", 11), ("dezember", 12), ("dez", 12)],
-        dayNeedsFullStop: true)
+        dayNeedsFullStop: true, leadWords: ["am", "vom", "der", "den"])
 
     static let french = LatinDateLanguage(
         kind: .french,
         months: [("janvier", 1), ("janv", 1), ("février", 2), ("févr", 2), ("mars", 3), ("avril", 4),
                  ("avr", 4), ("mai", 5), ("juin", 6), ("juillet", 7), ("juil", 7), ("août", 8),
                  ("septembre", 9), ("octobre", 10), ("novembre", 11), ("décembre", 12), ("déc", 12)],
-        daySuffixes: ["er"], firstWords: ["premier"])
+        daySuffixes: ["er"], firstWords: ["premier"], leadWords: ["le", "du"])
 
     static let spanish = LatinDateLanguage(
         kind: .spanish,
         months: [("enero", 1), ("febrero", 2), ("marzo", 3), ("abril", 4), ("mayo", 5), ("junio", 6),
                  ("julio", 7), ("agosto", 8), ("septiembre", 9), ("setiembre", 9), ("octubre", 10),
                  ("noviembre", 11), ("diciembre", 12)],
-        daySuffixes: ["º", "°", "ª"], dayMonthWords: ["de"], yearWords: ["de", "del"], firstWords: ["primero", "primer"])
+        daySuffixes: ["º", "°", "ª"], dayMonthWords: ["de"], monthFirst: true, yearWords: ["de", "del"],
+        firstWords: ["primero", "primer"], leadWords: ["el", "del"])
 
     /// Tried in this order for day-first dates; German first because its full stop is the most specific.
     static let dayFirst: [LatinDateLanguage] = [german, english, french, spanish]
     static let monthFirst: [LatinDateLanguage] = dayFirst.filter(\.monthFirst)
+
+    static func language(_ kind: DatePhraseKind) -> LatinDateLanguage? { dayFirst.first { $0.kind == kind } }
 
     /// First letters of the words for "the first" (a cheap pre-check).
     static let firstWordInitials: Set<UInt32> = Set(dayFirst.flatMap { $0.firstWords.map { $0[0] } })
