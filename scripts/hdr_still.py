@@ -2,6 +2,10 @@
 """HDR test stills: the first frame of hdr_clip.py's scene as a 10-bit HEIF.
 
   hdr_still.py OUT.heic hlg|pq [--tile N] [--chroma 420|422] [--no-nclx] [--size WxH --grain G --qp Q] [--peak NITS]
+  hdr_still.py png OUT.png hlg|pq [--peak NITS] [--alpha]
+      The same scene as a 16-bit R'G'B' PNG (BT.2020, full range) whose cICP
+      chunk says HLG or PQ (PNG 3rd edition HDR); --peak also writes the
+      grade's cLLi and mDCv chunks, --alpha an opaque alpha channel.
   hdr_still.py verify FILE.heic hlg|pq
       Decodes FILE with libheif (pillow-heif) to 16-bit R'G'B' and prints, as
       JSON, how far its signal is from the scene's (mean, p99, in 10-bit
@@ -202,6 +206,28 @@ def write(out, transfer, tile, chroma, nclx):
         f.write(ftyp + meta + box(b"mdat", b"".join(blobs)))
 
 
+def write_png(out, transfer, alpha):
+    import zlib
+    e = np.round(hdr_clip.signal(0, transfer) * 65535)
+    if alpha:
+        e = np.concatenate([e, np.full((H, W, 1), 65535.0)], -1)
+    e = e.astype(">u2")  # big-endian samples (concatenate would give native order)
+    rows = b"".join(b"\0" + e[y].tobytes() for y in range(H))
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    head = struct.pack(">IIBBBBB", W, H, 16, 6 if alpha else 2, 0, 0, 0)
+    extra = chunk(b"cICP", bytes([9, 18 if transfer == "hlg" else 16, 0, 1]))
+    if hdr_clip.GRADE and transfer == "pq":
+        white = (15635, 16450)  # D65 in 0.00002 units
+        primaries = (35400, 14600, 8500, 39850, 6550, 2300)  # BT.2020 R, G, B
+        extra += chunk(b"mDCv", struct.pack(">8H", *primaries, *white)[:16] + struct.pack(">II", hdr_clip.GRADE * 10000, 50))
+        extra += chunk(b"cLLi", struct.pack(">II", hdr_clip.GRADE * 10000, 200 * 10000))
+    with open(out, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", head) + extra + chunk(b"IDAT", zlib.compress(rows, 6))
+                + chunk(b"IEND", b""))
+
+
 def verify(path, transfer):
     import json
     import pillow_heif
@@ -220,6 +246,9 @@ if __name__ == "__main__":
         hdr_clip.GRADE = int(args[args.index("--peak") + 1])
     if args[0] == "verify":
         verify(args[1], args[2])
+        sys.exit(0)
+    if args[0] == "png":
+        write_png(args[1], args[2], "--alpha" in args)
         sys.exit(0)
     tile = int(args[args.index("--tile") + 1]) if "--tile" in args else None
     if "--size" in args:

@@ -103,6 +103,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             free(block);
             src->close(src);
         }
+        /* An HDR PNG (cICP PQ / HLG): its gain rows too, as the gain map reads them. */
+        sy__png_hdr hdr = {0};
+        sy_error gerr = {0};
+        if (st == SY_OK && sy__png_source_open(ctx, input_path, &src, &gerr) == SY_OK) {
+            sy__png_source_hdr(src, &hdr);
+            float *gain = hdr.present ? malloc((size_t)src->width * sizeof *gain) : NULL;
+            for (uint32_t y = 0; gain && y < src->height; y++) {
+                memset(&gerr, 0, sizeof gerr);
+                sy_status gs = sy__png_read_gain_row(src, gain, &gerr);
+                if (gs != SY_OK) {
+                    if (gerr.code != gs || gerr.message[0] == 0) abort();
+                    break;
+                }
+                for (uint32_t x = 0; x < src->width; x++)
+                    if (!(gain[x] >= 0.999f && gain[x] <= 100.0f)) abort(); /* never dimmer than SDR, finite */
+            }
+            free(gain);
+            src->close(src);
+        }
     }
     if (st != SY_OK && (err.message[0] == 0 || err.code != st)) abort(); /* failures must explain themselves */
 

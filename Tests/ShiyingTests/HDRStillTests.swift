@@ -126,4 +126,37 @@ struct HDRStillTests {
         let v = peaks.stdout.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
         #expect(v.count == 4 && v[0] == 848 && v[1] <= 1.1 && v[2] >= 3.5 && v[3] <= 1.1, "\(peaks)")
     }
+
+    // PNG 3rd edition HDR: a 16-bit PNG whose cICP says HLG or PQ (with cLLi/mDCv for a graded PQ one). Before,
+    // its code values were shown as if they were SDR (flat, grey: the check's hlg_as_sdr_mean), untagged, and
+    // its HDR was lost; now it is read as the HDR-signal HEIF is.
+    @Test("an HDR PNG (cICP HLG, graded PQ with alpha): the SDR Display P3 rendition, its HDR in the saved gain map",
+          arguments: [["hlg"], ["pq", "--peak", "4000", "--alpha"]])
+    func hdrPNG(_ args: [String]) async throws {
+        let dir = try TempDir("hdr-png")
+        defer { dir.remove() }
+        let transfer = args[0], grade = args.contains("--peak") ? ["--peak", "4000"] : []
+        let png = dir.file("still_\(transfer).png")
+        let made = try await runProcess("/usr/bin/env", ["python3", HDROracle.stillScript, "png", png] + args, timeout: 120)
+        guard made.succeeded else { throw TestFailure("hdr_still.py png: \(made)") }
+        let info = try GainMapInfo.probe(png)
+        let headroom = (grade.isEmpty ? 1000.0 : 4000.0) / 203
+        #expect(info.kind == "hdr-signal" && info.gainMapWidth == 160 && info.gainMapHeight == 90, "\(info)")
+        #expect(abs((info.headroom ?? 0) - headroom) < 0.01 && info.baseRendition == "sdr", "\(info)")
+        let out = dir.file("out.jpg")
+        let run = try await CLI.run(["convert", "-o", out, png, "--json"])
+        #expect(run.succeeded && run.stdout.contains("\"hdr-gain-map\""), "\(run)")
+        let script = HDROracle.script
+        let check = try await runProcess("/usr/bin/env", ["python3", script, "check", out, transfer, "0"] + grade, timeout: 300)
+        let checked = try JSONDecoder().decode(HDROracle.Check.self, from: Data((check.lastLine ?? "").utf8))
+        #expect(checked.mean <= 1.5 && checked.max <= 16, "vs the mapped scene light: \(checked)")
+        #expect(checked.hlg_as_sdr_mean >= 10, "the signal must not look the same shown as SDR: \(checked)")
+        let profile = try await runTool("exiftool", ["-s3", "-ProfileDescription", out]).stdout
+        #expect(profile.contains("Display P3"), "\(profile)")
+        guard HDROracle.ultraHDR else { return }
+        let light = try await runProcess("/usr/bin/env", ["python3", script, "hdr", out, transfer, "0"] + grade, timeout: 300)
+        let l = try JSONDecoder().decode(HDROracle.Light.self, from: Data((light.lastLine ?? "").utf8))
+        #expect(abs(l.median) <= 0.03 && l.p5 >= -0.08 && l.p95 <= 0.08, "the JPEG's HDR: \(l)")
+        #expect(abs(l.highlight_median ?? 1) <= 0.05 && l.peak >= (grade.isEmpty ? 3.5 : 16), "the lamp: \(l)")
+    }
 }

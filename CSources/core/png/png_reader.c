@@ -4,9 +4,12 @@
  * inflated incrementally into a single raw row, unfiltered against the previous
  * raw row and converted to 8-bit RGB (16-bit samples rounded to 8, alpha and
  * tRNS composited over white). Only Adam7-interlaced images are decoded whole,
- * into one RGB buffer, because their rows arrive out of order.
+ * into one RGB buffer, because their rows arrive out of order. An HDR PNG
+ * (cICP transfer PQ or HLG) is read as signal values and tone-mapped to SDR
+ * Display P3 row by row (base/sy_hdr_tone.h).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +17,7 @@
 #include <sys/types.h>
 #include <zlib.h>
 
+#include "base/sy_hdr_tone.h"
 #include "base/sy_input.h"
 #include "base/sy_internal.h"
 #include "png/sy_png_source.h"
@@ -171,6 +175,12 @@ typedef struct png_source {
     int where_pass;    /* for messages: interlace pass 1..7, 0 = not interlaced, -1 = after the rows */
     uint32_t where_row;
     char where_buf[64];
+    /* HDR signal: its facts, its mapping, one row of signal values and alpha */
+    sy__png_hdr hdr;
+    int cicp_seen;
+    sy_hdr_static_metadata grade;
+    sy__hdr_map hdr_map;
+    float *signal, *signal_alpha;
     size_t held; /* bytes allocated by this source (incl. zlib's) */
     sy_status failed;
     sy_error failure;
@@ -309,6 +319,25 @@ static sy_status read_small_chunk(png_source *s, const uint8_t type[4], uint8_t 
 }
 
 /* Reads everything from after IHDR up to the first IDAT's data. */
+/* cICP (colour), cLLi (content light level), mDCv (mastering display): a
+ * damaged or repeated one is ignored, as any ancillary chunk. */
+static void note_hdr_chunk(png_source *s, const uint8_t type[4], const uint8_t *d) {
+    if (memcmp(type, "cICP", 4) == 0) {
+        if (s->cicp_seen++) return; /* the first one counts, as for the metadata (png_metadata.c) */
+        /* PNG allows only the RGB matrix (0); a PQ / HLG transfer is the HDR signal. */
+        s->hdr.present = d[2] == 0 && sy__cicp_is_hdr_transfer(d[1]);
+        s->hdr.primaries = d[0], s->hdr.transfer = d[1], s->hdr.full_range = d[3];
+    } else if (memcmp(type, "cLLi", 4) == 0) {
+        uint32_t cll = be32(d) / 10000; /* 0.0001 cd/m² */
+        s->grade.has_light_level = 1;
+        s->grade.max_cll = (uint16_t)(cll > 65535 ? 65535 : cll);
+    } else {
+        s->grade.has_mastering = 1;
+        s->grade.max_luminance = be32(d + 16);
+        s->grade.min_luminance = be32(d + 20);
+    }
+}
+
 static sy_status read_header_chunks(png_source *s, sy_error *err) {
     int have_plte = 0;
     for (;;) {
@@ -353,6 +382,14 @@ static sy_status read_header_chunks(png_source *s, sy_error *err) {
                 for (int i = 0; i < 3; i++) s->trns[i] = (uint16_t)((data[2 * i] << 8) | data[2 * i + 1]);
                 s->has_trns = 1;
             }
+            continue;
+        }
+        if ((memcmp(type, "cICP", 4) == 0 && len == 4) || (memcmp(type, "cLLi", 4) == 0 && len == 8) ||
+            (memcmp(type, "mDCv", 4) == 0 && len == 24)) {
+            uint8_t data[24];
+            int ok;
+            if ((st = read_small_chunk(s, type, data, len, &ok, err)) != SY_OK) return st;
+            if (ok) note_hdr_chunk(s, type, data);
             continue;
         }
         if (!(type[0] & 0x20)) { /* critical chunk we do not know */
@@ -402,8 +439,61 @@ static void build_lut(png_source *s) {
     }
 }
 
+/* Sample `i` of a raw row at the image's bit depth. */
+static inline unsigned raw_sample(const uint8_t *src, unsigned depth, size_t i) {
+    if (depth == 16) return (unsigned)src[2 * i] << 8 | src[2 * i + 1];
+    if (depth == 8) return src[i];
+    unsigned per_byte = 8 / depth;
+    return (src[i / per_byte] >> (8 - depth * (i % per_byte + 1))) & ((1u << depth) - 1);
+}
+
+/* One unfiltered raw row of an HDR PNG as signal values 0..1 (R, G, B per
+ * pixel; narrow-range codes stretched to full range) and alpha 0..1. */
+static void signal_row(const png_source *s, const uint8_t *src, uint32_t w) {
+    const unsigned depth = s->h.depth, ct = s->h.color_type;
+    const float max = (float)((1u << depth) - 1);
+    float *rgb = s->signal, *alpha = s->signal_alpha;
+    for (uint32_t i = 0; i < w; i++) {
+        float a = 1, *px = rgb + 3 * (size_t)i;
+        if (ct == CT_PALETTE) {
+            unsigned v = raw_sample(src, depth, i);
+            for (int c = 0; c < 3; c++) px[c] = v < s->plte_count ? s->plte[3 * v + c] / 255.0f : 0;
+            if (s->has_trns) a = s->alpha[v] / 255.0f;
+        } else {
+            unsigned colours = ct == CT_RGB || ct == CT_RGBA ? 3 : 1, n = colours + (ct == CT_GRAY_ALPHA || ct == CT_RGBA);
+            unsigned v[4];
+            for (unsigned c = 0; c < n; c++) v[c] = raw_sample(src, depth, (size_t)i * n + c);
+            for (int c = 0; c < 3; c++) px[c] = v[colours == 3 ? c : 0] / max;
+            if (n > colours) a = v[colours] / max;
+            else if (s->has_trns && v[0] == s->trns[0] && (colours == 1 || (v[1] == s->trns[1] && v[2] == s->trns[2])))
+                a = 0;
+        }
+        if (!s->hdr.full_range) /* codes 16..235 (scaled to the depth) span the signal */
+            for (int c = 0; c < 3; c++) {
+                float x = (px[c] * 255.0f - 16.0f) / 219.0f;
+                px[c] = x < 0 ? 0 : x > 1 ? 1 : x;
+            }
+        if (alpha) alpha[i] = a;
+    }
+}
+
+/* An HDR row: its SDR Display P3 rendition, composited over white. */
+static void convert_hdr_row(const png_source *s, const uint8_t *src, uint8_t *dst, uint32_t w) {
+    signal_row(s, src, w);
+    sy__hdr_to_sdr(&s->hdr_map, s->signal, w, dst);
+    if (!s->signal_alpha) return;
+    for (uint32_t i = 0; i < w; i++) {
+        uint32_t a = (uint32_t)lrintf(s->signal_alpha[i] * 255.0f);
+        for (int c = 0; c < 3; c++) dst[3 * i + c] = OVER_WHITE8(dst[3 * i + c], a);
+    }
+}
+
 /* Converts one unfiltered raw row of `w` pixels to RGB. */
 static void convert_row(const png_source *s, const uint8_t *src, uint8_t *dst, uint32_t w) {
+    if (s->signal) {
+        convert_hdr_row(s, src, dst, w);
+        return;
+    }
     const uint8_t *lut = s->lut;
     const unsigned depth = s->h.depth;
     switch (s->h.color_type) {
@@ -716,6 +806,29 @@ static sy_status png_skip_rows(sy__source *self, uint32_t count, sy_error *err) 
     return SY_OK;
 }
 
+void sy__png_source_hdr(const sy__source *png, sy__png_hdr *out) {
+    const png_source *s = (const png_source *)png;
+    *out = s->hdr;
+}
+
+sy_status sy__png_read_gain_row(sy__source *png, float *gain, sy_error *err) {
+    png_source *s = (png_source *)png;
+    if (s->failed) return replay_failure(s, err);
+    if (s->image && s->hdr.present)
+        return sy__fail(err, SY_E_UNSUPPORTED, "%s: interlaced HDR PNG: no gain map from its signal", s->path);
+    if (!s->signal) return sy__fail(err, SY_E_USAGE, "%s: PNG gain rows of a picture that is not HDR", s->path);
+    if (s->next_row >= s->h.height)
+        return sy__fail(err, SY_E_USAGE, "%s: PNG gain row past the end (%u rows)", s->path, s->h.height);
+    s->where_row = s->next_row;
+    sy_status st = decode_raw_row(s, s->rowbytes, err);
+    if (st != SY_OK) return st;
+    signal_row(s, s->prev + 1, s->h.width);
+    sy__hdr_gain(&s->hdr_map, s->signal, s->h.width, gain);
+    if (s->next_row + 1 == s->h.height && (st = finish_idat(s, err)) != SY_OK) return st;
+    s->next_row++;
+    return SY_OK;
+}
+
 static void png_close(sy__source *self) {
     png_source *s = (png_source *)self;
     if (!s) return;
@@ -724,6 +837,8 @@ static void png_close(sy__source *self) {
     if (s->file) fclose(s->file);
     sy__free(ctx, s->image);
     sy__free(ctx, s->pass_rgb);
+    sy__free(ctx, s->signal);
+    sy__free(ctx, s->signal_alpha);
     sy__free(ctx, s->prev);
     sy__free(ctx, s->cur);
     sy__free(ctx, s->buf);
@@ -769,6 +884,19 @@ sy_status sy__png_source_open(sy_context *ctx, const char *path, sy__source **ou
     if ((st = parse_header(head, got, path, &s->h, err)) != SY_OK) goto fail;
     if ((st = read_header_chunks(s, err)) != SY_OK) goto fail;
     build_lut(s);
+    if (s->hdr.present) {
+        s->hdr.peak = s->hdr.transfer == SY_CICP_TRANSFER_PQ ? sy__hdr_content_peak(&s->grade) : 0;
+        s->hdr.present = (uint8_t)sy__hdr_map_init(&s->hdr_map, s->hdr.primaries, s->hdr.transfer, s->hdr.peak);
+    }
+    if (s->hdr.present) {
+        int has_alpha = s->has_trns || s->h.color_type == CT_GRAY_ALPHA || s->h.color_type == CT_RGBA;
+        s->signal = src_alloc(s, (size_t)s->h.width * 3, sizeof(float), "PNG HDR signal row", err);
+        if (!s->signal) goto fail_alloc;
+        if (has_alpha && !(s->signal_alpha = src_alloc(s, s->h.width, sizeof(float), "PNG HDR alpha row", err)))
+            goto fail_alloc;
+    } else {
+        memset(&s->hdr, 0, sizeof s->hdr);
+    }
 
     unsigned bits = (unsigned)s->h.channels * s->h.depth;
     s->bpp = bits >= 8 ? bits / 8 : 1;
@@ -810,7 +938,10 @@ sy_status sy__png_source_open(sy_context *ctx, const char *path, sy__source **ou
         sy__free(ctx, s->prev);
         sy__free(ctx, s->cur);
         sy__free(ctx, s->pass_rgb);
+        sy__free(ctx, s->signal);
+        sy__free(ctx, s->signal_alpha);
         s->buf = s->prev = s->cur = s->pass_rgb = NULL;
+        s->signal = s->signal_alpha = NULL;
         s->held = sizeof *s + plen + (size_t)pixels * 3;
     }
 

@@ -198,7 +198,12 @@ static sy_status decode_map(sy_context *ctx, const char *path, const sy_gainmap_
     case SY_GAINMAP_APPLE_JPEG: st = decode_jpeg_map(ctx, path, info, out, err); break;
     case SY_GAINMAP_APPLE_HEIC:
     case SY_GAINMAP_ISO_HEIC: return decode_heif_map(ctx, path, info, reduce, out, err);
-    case SY_GAINMAP_HDR_SIGNAL: return sy__gainmap_decode_signal(ctx, path, info, reduce, threads, out, err);
+    case SY_GAINMAP_HDR_SIGNAL: {
+        sy_image_info img;
+        if ((st = sy_image_probe(ctx, path, &img, err)) != SY_OK) return st;
+        return img.format == SY_FORMAT_PNG ? sy__gainmap_decode_png_signal(ctx, path, reduce, out, err)
+                                           : sy__gainmap_decode_signal(ctx, path, info, reduce, threads, out, err);
+    }
     default: return sy__fail(err, SY_E_USAGE, "%s: no interpretable gain map to decode", path);
     }
     if (st == SY_OK && (out->width != info->map_width || out->height != info->map_height)) {

@@ -331,6 +331,10 @@ sy_status sy_gainmap_probe(sy_context *ctx, const char *path, sy_gainmap_info *o
     sy_status st = sy_image_probe(ctx, path, &img, err);
     if (st != SY_OK) return st;
     out->base_width = img.stored_width, out->base_height = img.stored_height, out->orientation = img.orientation;
+    if (img.format == SY_FORMAT_PNG) {
+        sy__gainmap_probe_png_signal(ctx, path, &img, out);
+        return SY_OK;
+    }
     if (img.format != SY_FORMAT_JPEG && img.format != SY_FORMAT_HEIF) return SY_OK;
     sy__metadata md;
     sy_error md_err = {0};

@@ -16,14 +16,21 @@
 /* A PNG's chunks; colour said by cICP (PNG 3rd edition: it outranks iCCP)
  * is carried as the ICC profile that says the same, as a HEIF's nclx is, so
  * the pipelines (which read profiles) and the outputs agree. cICP with a PQ
- * or HLG transfer has no such profile: the iCCP fallback (or sRGB) stands,
- * i.e. such a PNG is shown as SDR. */
+ * or HLG transfer (and the RGB matrix) is an HDR signal, delivered as its SDR
+ * Display P3 rendition (png/sy_png_source.h) and tagged as such, as an
+ * HDR-signal HEIF is. */
 static sy_status png_metadata_read(sy_context *ctx, const char *path, sy__metadata *out, sy_error *err) {
     int animated = 0;
     sy_status st = sy__png_metadata_read(ctx, path, out, &animated, err);
     const sy_cicp c = out->cicp;
-    if (st != SY_OK || !c.present || c.primaries == SY_CICP_UNSPECIFIED || c.transfer == SY_CICP_TRANSFER_PQ ||
-        c.transfer == SY_CICP_TRANSFER_HLG)
+    if (st == SY_OK && c.present && c.matrix == 0 && sy__cicp_is_hdr_transfer(c.transfer)) {
+        sy__free(ctx, out->icc);
+        out->icc = NULL, out->icc_len = 0;
+        st = sy__color_space_icc(ctx, SY__RGB_DISPLAY_P3, &out->icc, &out->icc_len, err);
+        if (st != SY_OK) sy__metadata_free(ctx, out);
+        return st;
+    }
+    if (st != SY_OK || !c.present || c.primaries == SY_CICP_UNSPECIFIED || sy__cicp_is_hdr_transfer(c.transfer))
         return st;
     uint8_t *icc = NULL;
     size_t icc_len = 0;
