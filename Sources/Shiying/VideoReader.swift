@@ -51,9 +51,13 @@ public final class VideoReader {
         /// The pictures carry HDR10+ scene metadata (SMPTE ST 2094-40), as Samsung's HDR10+ recordings:
         /// a re-encode that keeps the HDR keeps each picture's ("hdr10plus-metadata" kept).
         public var hdr10Plus: Bool = false
-        /// How long the movie shows the track: its edit's length (a trimmed file hides media by its edit; a
-        /// B-frame track's media may run two frames past it), else the media duration.
+        /// How long the movie shows the track from `startSeconds`: its edit's length (a trimmed file hides media
+        /// by its edit; a B-frame track's media may run two frames past it), else the media duration.
         public var presentationSeconds: Double = 0
+        /// When the movie starts to show the track, on its timeline (frame times, the times `ffprobe` prints):
+        /// 0 for a camera's movie, later for a picture that starts after its sound (an empty edit, or first
+        /// frames presented late).
+        public var startSeconds: Double = 0
         /// Dolby Vision "profile.compatibility" ("8.4": an iPhone's HDR video, an HLG base with an RPU a picture), nil for none.
         public var dolbyVision: String?
     }
@@ -128,6 +132,7 @@ public final class VideoReader {
                         : ContentLightLevel(maxContentLightLevel: Int(i.hdr.max_cll),
                                             maxFrameAverageLightLevel: Int(i.hdr.max_fall)),
                     hdr10Plus: i.hdr10plus != 0, presentationSeconds: i.presentation_seconds,
+                    startSeconds: i.start_seconds,
                     dolbyVision: i.dolby_vision_profile == 0 ? nil : "\(i.dolby_vision_profile).\(i.dolby_vision_compatibility)")
     }
 

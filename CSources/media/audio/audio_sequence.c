@@ -146,7 +146,7 @@ static sy_status output_frame(sy__audio_sequence *q, uint64_t n, float *out, int
         }
         const sy__audio_segment *s = &q->segments[q->cur];
         int cut = s->end > s->start && t >= s->end;
-        if (!cut && t < s->start) {
+        if (!cut && (t < s->start || t < s->from)) {
             memset(out, 0, q->channels * sizeof(float));
             return SY_OK;
         }

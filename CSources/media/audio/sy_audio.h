@@ -14,11 +14,11 @@
  *
  * sy__audio_sequence: one AAC-LC track (sy_mov_writer_add_aac_audio)
  * assembled from segments of sources on the output timeline — a segment
- * plays its source's sound from output time `start` until `end` (or the
- * sound's end); silence elsewhere. Rate: the first segment's (when AAC has
- * it, else 48 kHz); channels: the most any segment has, at most 2 (mono is
- * duplicated, stereo averaged for a mono track, more channels folded even/odd
- * into left/right). A source at another rate is resampled by linear
+ * plays its source's sound, movie time 0 at output time `start`, from `from`
+ * (or `start`) until `end` (or the sound's end); silence elsewhere. Rate:
+ * the first segment's (when AAC has it, else 48 kHz); channels: the most any
+ * segment has, at most 2 (mono is duplicated, stereo averaged for a mono
+ * track, more channels folded even/odd into left/right). A source at another rate is resampled by linear
  * interpolation. Sources are opened when their segment is reached and closed
  * after it, so memory is one source's buffers plus the encoder, whatever the
  * number of segments or their length. Priming: the edit starts at media time
@@ -53,15 +53,18 @@ typedef struct sy__audio_segment {
     int32_t track;             /* its sound track; -1 = the first one sy__audio_source reads */
     double start;              /* output time of the source's movie time 0, seconds */
     double end;                /* output time at which it stops; <= start = at the end of its sound */
+    double from;               /* output time from which it is heard (the sound before cut, as for a movie
+                                  whose picture starts after its sound, played from its first frame);
+                                  <= start: from start */
 } sy__audio_segment;
 
 typedef struct sy__audio_sequence sy__audio_sequence;
 
-/* Adds the AAC track to `w` for `count` segments (sorted by start, not
- * overlapping; copied). `total_seconds` > 0: the track lasts exactly that
- * long (silence after the last segment, which is cut there); 0: it ends
- * with the last segment. Each segment's source is probed here for its
- * rate and channels (and closed again); a segment with track -1 whose movie
+/* Adds the AAC track to `w` for `count` segments (sorted by the time they
+ * are heard from, not overlapping; copied). `total_seconds` > 0: the track
+ * lasts exactly that long (silence after the last segment, which is cut
+ * there); 0: it ends with the last segment. Each segment's source is probed
+ * here for its rate and channels (and closed again); a segment with track -1 whose movie
  * has no sound we decode is left out, and when none is left *out = NULL
  * with SY_OK (no track added). */
 sy_status sy__audio_sequence_add(sy_context *ctx, sy_mov_writer *w, const sy__audio_segment *segments, uint32_t count,

@@ -201,6 +201,33 @@ sy_status sy_mov_edit(const sy_mov *mov, uint32_t track, uint32_t k, uint64_t *s
  *  edit's even when more follow; 0 / 0 / 0 without edits). */
 int sy_mov_edit_span(const sy_mov *mov, uint32_t track, uint64_t *delay, uint64_t *segment, int64_t *media_time);
 
+/** Where a track lies on the movie timeline: the times a player shows it at
+ *  and ffprobe prints as pts_time, its edit list honoured. A sample presented
+ *  at media time `pts` is shown at  delay + (pts - media_time) / timescale
+ *  seconds (sy_mov_timeline_seconds): `delay` the leading empty edits (a
+ *  picture or sound that starts after the movie does), `media_time` the first
+ *  non-empty edit's (sy_mov_edit_span; 0 without edits). The track is shown
+ *  from `start` for `shown` seconds: from its delay (0 without edits) or,
+ *  when later, its earliest sample's time — a picture that starts after its
+ *  sound by an empty edit or by its samples' own times, as some phones and
+ *  editors write it; nothing is shown before — until its one shown span
+ *  ends (an edit of no length: with its media), else for the media
+ *  duration. Every reader of a movie's times (frames, key photos, sound,
+ *  copies) counts on this one timeline. */
+typedef struct sy_mov_timeline {
+    double delay;        /* seconds */
+    int64_t media_time;  /* media timescale: the time shown at `delay` */
+    uint32_t timescale;  /* media */
+    double start;        /* seconds: when the track starts to be shown */
+    double shown;        /* seconds: how long it is shown from `start` */
+} sy_mov_timeline;
+
+/** Fills *out for `track` from its edits and its sample times (read from
+ *  the sample table: nothing decoded). Zeroed on failure. */
+sy_status sy_mov_track_timeline(sy_mov *mov, uint32_t track, sy_mov_timeline *out, sy_error *err);
+/** Movie-timeline seconds of media time `pts` of a track with timeline `t`. */
+double sy_mov_timeline_seconds(const sy_mov_timeline *t, int64_t pts);
+
 /** Frames per second of a track: its samples over the time its first
  *  non-empty edit shows them, when that edit (the only one) shows them all, else over the
  *  media duration; 0 when neither is known. The two differ for B-frame

@@ -1,8 +1,12 @@
 /* mov_times.c — a track's presentation times in presentation order: what
  * "the frame shown at time T" and a frame's place on the timeline are read
  * from, exactly, for variable frame rates too (iPhone movies have 33-75 ms
- * frame intervals). Built from the sample table only; nothing is decoded. */
+ * frame intervals); and where the track lies on the movie timeline (its
+ * edits, or its first sample's time), the one timeline frames, key photos
+ * and sound are placed on. Built from the sample table only; nothing is
+ * decoded. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/sy_internal.h"
 #include "sy_mov.h"
@@ -47,6 +51,50 @@ double sy_mov_frame_rate(const sy_mov *mov, uint32_t track) {
         if (start <= 2.5 * frame && start + shown >= ti->duration_seconds - 1e-9) rate = ti->sample_count / shown;
     }
     return rate;
+}
+
+/* The earliest presentation time among the track's samples (media ticks); *found = 0 when it has none. */
+static sy_status earliest_pts(sy_mov *mov, uint32_t track, uint32_t count, int64_t *out, int *found, sy_error *err) {
+    *out = 0;
+    *found = count > 0;
+    for (uint32_t i = 0; i < count; i++) {
+        sy_mov_sample_info s;
+        sy_status st = sy_mov_sample(mov, track, i, &s, err);
+        if (st != SY_OK) return st;
+        if (i == 0 || s.pts < *out) *out = s.pts;
+    }
+    return SY_OK;
+}
+
+sy_status sy_mov_track_timeline(sy_mov *mov, uint32_t track, sy_mov_timeline *out, sy_error *err) {
+    if (!out) return sy__fail(err, SY_E_USAGE, "sy_mov_track_timeline: NULL argument");
+    memset(out, 0, sizeof *out);
+    const sy_mov_track_info *ti = mov ? sy_mov_track(mov, track) : NULL;
+    if (!ti) return sy__fail(err, SY_E_USAGE, "sy_mov_track_timeline: no track %u", track);
+    uint32_t movie_scale = sy_mov_info_get(mov)->timescale;
+    uint64_t delay, segment;
+    int64_t media_time, first;
+    int single = sy_mov_edit_span(mov, track, &delay, &segment, &media_time), found;
+    sy_status st = earliest_pts(mov, track, ti->sample_count, &first, &found, err);
+    if (st != SY_OK) return st;
+    sy_mov_timeline t = {.media_time = media_time, .timescale = ti->timescale, .shown = ti->duration_seconds};
+    if (movie_scale) t.delay = (double)delay / movie_scale;
+    t.start = t.delay;
+    /* its first frame, when later than the edit's start (or than 0 without edits): nothing is shown before */
+    double first_seconds = found ? sy_mov_timeline_seconds(&t, first) : 0;
+    if (first_seconds > t.start) t.start = first_seconds;
+    if (single && ti->timescale) { /* one shown span: it ends where the edit does */
+        double end = t.delay + (segment && movie_scale ? (double)segment / movie_scale
+                                                         : SY__MAX(0.0, ti->duration_seconds -
+                                                                            (double)media_time / ti->timescale));
+        t.shown = SY__MAX(0.0, end - t.start);
+    }
+    *out = t;
+    return SY_OK;
+}
+
+double sy_mov_timeline_seconds(const sy_mov_timeline *t, int64_t pts) {
+    return t->delay + (t->timescale ? (double)(pts - t->media_time) / t->timescale : 0);
 }
 
 static int compare_ticks(const void *a, const void *b) {

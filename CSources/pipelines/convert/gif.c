@@ -106,15 +106,17 @@ static sy_status pass_next(pass *p, const char *phase, uint32_t total, double *s
         sy_status st = sy_video_reader_next(p->reader, &f, end, err);
         if (st != SY_OK || *end) return st;
         sy__progress(p->ctx, phase, ++p->decoded, total);
+        /* the GIF starts with the picture: times from when the movie starts to show it */
+        double t = f.seconds - p->vi.start_seconds;
         /* past the end of an edit that shows less than the media (a trim) */
-        if (p->vi.presentation_seconds < p->vi.duration_seconds - 1e-6 && f.seconds >= p->vi.presentation_seconds)
+        if (p->vi.presentation_seconds < p->vi.duration_seconds - 1e-6 && t >= p->vi.presentation_seconds)
             continue;
         if (p->fps > 0) { /* one frame per 1/fps slot: the first that reaches it */
-            int64_t slot = (int64_t)floor(f.seconds * p->fps + 1e-6);
+            int64_t slot = (int64_t)floor(t * p->fps + 1e-6);
             if (slot <= p->last_slot) continue;
             p->last_slot = slot;
         }
-        *seconds = f.seconds;
+        *seconds = t;
         return sy__frame_path_render(&p->path, &f, p->rgb, p->stride, err);
     }
 }

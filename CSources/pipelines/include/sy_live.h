@@ -53,7 +53,8 @@ typedef struct sy_live_movie_info {
     char content_identifier[64];  /* UTF-8 as stored (truncated to 63 bytes), NUL-terminated */
     int has_still_time;           /* a mebx track with the still-image-time key and one sample */
     double still_time;            /* seconds on the movie timeline (empty edit + sample time) */
-    double duration;              /* main video track, seconds */
+    double duration;              /* main video track: where it ends on the movie timeline at the latest, seconds
+                                     (its media duration after the time it starts: sy_mov_timeline.start) */
     int32_t video_track;          /* sy_mov index, -1 = none */
     int32_t still_track;          /* sy_mov index of the still-image-time track, -1 = none */
 } sy_live_movie_info;

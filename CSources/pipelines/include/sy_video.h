@@ -48,13 +48,19 @@ typedef struct sy_video_reader_info {
     double frame_rate;         /* sy_mov_frame_rate: frames over the time the first edit shows them (when it
                                   shows them all), else over the media duration (0 when unknown) */
     double duration_seconds;   /* media duration */
-    double presentation_seconds; /* how long the movie shows the track: its first non-empty edit's length,
-                                    else the media duration after the first frame's time. What a viewer sees:
-                                    a trimmed file hides media by its edit; a B-frame track's media may run
-                                    two frames past its presentation (ours) */
-    uint64_t duration;         /* the same in timescale units, exactly as the track's mdhd says */
-    int64_t start_pts;         /* edit-list media time of the first edit (0 without edits):
-                                  presentation time on the movie timeline = (pts - start_pts) / timescale */
+    double presentation_seconds; /* how long the movie shows the track from start_seconds: its first non-empty
+                                    edit's length, else the media duration. What a viewer sees: a trimmed file
+                                    hides media by its edit; a B-frame track's media may run two frames past
+                                    its presentation (ours) */
+    uint64_t duration;         /* the media duration in timescale units, exactly as the track's mdhd says */
+    int64_t start_pts;         /* edit-list media time of the first edit (0 without edits) */
+    double delay_seconds;      /* the edit list's leading empty edits: presentation time on the movie timeline
+                                  = delay_seconds + (pts - start_pts) / timescale (sy_mov_timeline), what
+                                  ffprobe prints as pts_time */
+    double start_seconds;      /* when the movie starts to show the track: delay_seconds, or its first frame's
+                                  time when later. 0 for a camera's movie; later for a picture that starts
+                                  after its sound (an empty edit, or first samples presented late). The
+                                  track is shown from here to start_seconds + presentation_seconds */
     uint8_t bit_depth;         /* luma bit depth of the stream (8, 10, ...) as far as known at open */
     uint8_t full_range;        /* colour description (ISO/IEC 23091-2 codes; 2 = unspecified) */
     uint16_t primaries, transfer, matrix;
@@ -78,7 +84,7 @@ typedef struct sy_video_frame {
     uint32_t width, height;
     uint32_t index;            /* 0-based, presentation order */
     int64_t pts;               /* media timescale, exactly as in the track (stts + ctts) */
-    double seconds;            /* movie-timeline presentation time: (pts - start_pts) / timescale */
+    double seconds;            /* movie-timeline presentation time: delay_seconds + (pts - start_pts) / timescale */
 } sy_video_frame;
 
 /** Opens `path` and prepares a decoder for `track` (-1 = sy_mov_main_video_track).

@@ -37,8 +37,8 @@ void sy_live_motion_options_init(sy_live_motion_options *opts) {
 /* The still time: the photo's presentation timestamp when it lies in the movie, else the middle. */
 static double still_time(const sy_motion_photo_info *mp, const sy_video_reader_info *vi, int *from_photo) {
     double t = mp->presentation_us >= 0 ? (double)mp->presentation_us / 1e6 : -1;
-    *from_photo = t >= 0 && t <= vi->presentation_seconds + 1e-6;
-    return *from_photo ? t : vi->presentation_seconds / 2;
+    *from_photo = t >= 0 && t <= vi->start_seconds + vi->presentation_seconds + 1e-6; /* on the movie timeline */
+    return *from_photo ? t : vi->start_seconds + vi->presentation_seconds / 2;
 }
 
 /* A HEIC Motion Photo's still as it is: the file's boxes before the `mpvd`

@@ -29,29 +29,15 @@ void sy__live_movie_plan_init(sy__live_movie_plan *p, const char *content_identi
 }
 
 /* Movie-timeline seconds of the mebx track's first sample: empty edits
- * shift it, the first real edit's media time is subtracted (live-photo.md §4.4). */
+ * shift it, the first real edit's media time is subtracted (live-photo.md
+ * §4.4), as every track's times are read (sy_mov_timeline). */
 static sy_status still_time_of(sy_mov *mov, uint32_t t, double *seconds, sy_error *err) {
-    const sy_mov_track_info *ti = sy_mov_track(mov, t);
-    const sy_mov_info *mi = sy_mov_info_get(mov);
     sy_mov_sample_info s;
+    sy_mov_timeline tl;
     sy_status st = sy_mov_sample(mov, t, 0, &s, err);
-    if (st != SY_OK) return st;
-    double empty = 0;
-    int64_t media_time = 0;
-    for (uint32_t k = 0; k < ti->edit_count; k++) {
-        uint64_t segment;
-        int64_t mt;
-        int32_t rate;
-        st = sy_mov_edit(mov, t, k, &segment, &mt, &rate, err);
-        if (st != SY_OK) return st;
-        if (mt >= 0) {
-            media_time = mt;
-            break;
-        }
-        if (mi->timescale) empty += (double)segment / mi->timescale;
-    }
-    *seconds = empty + (ti->timescale ? (double)(s.pts - media_time) / ti->timescale : 0);
-    return SY_OK;
+    if (st == SY_OK) st = sy_mov_track_timeline(mov, t, &tl, err);
+    if (st == SY_OK) *seconds = sy_mov_timeline_seconds(&tl, s.pts);
+    return st;
 }
 
 sy_status sy_live_movie_read(sy_context *ctx, const char *path, sy_live_movie_info *out, sy_error *err) {
@@ -72,7 +58,11 @@ sy_status sy_live_movie_read(sy_context *ctx, const char *path, sy_live_movie_in
         out->content_identifier[len] = 0;
     }
     out->video_track = sy_mov_main_video_track(mov);
-    if (out->video_track >= 0) out->duration = sy_mov_track(mov, (uint32_t)out->video_track)->duration_seconds;
+    sy_mov_timeline video; /* zeroed when its samples cannot be read: the frames' reader says why */
+    if (out->video_track >= 0) {
+        (void)sy_mov_track_timeline(mov, (uint32_t)out->video_track, &video, NULL);
+        out->duration = video.start + sy_mov_track(mov, (uint32_t)out->video_track)->duration_seconds;
+    }
     for (uint32_t t = 0; t < sy_mov_track_count(mov) && st == SY_OK && !out->has_still_time; t++) {
         const sy_mov_track_info *ti = sy_mov_track(mov, t);
         if (ti->codec != SY_FOURCC('m', 'e', 'b', 'x') || ti->sample_count == 0) continue;

@@ -59,29 +59,33 @@ static sy_status capture_frame(void *user, uint32_t index, const uint8_t *rgb, s
     return c->next ? c->next(c->next_user, index, rgb, stride, width, height, err) : SY_OK;
 }
 
+/* The middle of what the movie shows of its video, on the movie timeline: where a key photo goes by default. */
+static double middle(const sy_video_reader_info *vi) { return vi->start_seconds + vi->presentation_seconds / 2; }
+
 /* The source movie's reader facts (frame count, timing) without decoding;
- * with `frame` non-NULL also the frame shown at `seconds` (< 0: the middle
- * of the movie) and its time; with `first_shown` non-NULL the index of the
- * first frame its edit shows (the frame on screen at time 0), from which the
- * transcode numbers the frames it encodes. */
+ * with `frame` non-NULL also the frame shown at `seconds` (movie time; < 0:
+ * the middle of the movie) and its time; with `first_shown` non-NULL the
+ * index of the first frame its edit shows (the frame on screen when the video
+ * starts), from which the transcode numbers the frames it encodes. */
 static sy_status movie_facts(sy_context *ctx, const char *movie, double seconds, sy_video_reader_info *out,
                              uint32_t *frame, double *frame_seconds, uint32_t *first_shown, sy_error *err) {
     sy_video_reader *r = NULL;
     sy_status st = sy_video_reader_open(ctx, movie, -1, &r, err);
     if (st == SY_OK) *out = *sy_video_reader_info_get(r);
     if (st == SY_OK && frame)
-        st = sy_video_reader_frame_at(r, seconds >= 0 ? seconds : out->presentation_seconds / 2, frame, frame_seconds, err);
-    if (st == SY_OK && first_shown) st = sy_video_reader_frame_at(r, 0, first_shown, NULL, err);
+        st = sy_video_reader_frame_at(r, seconds >= 0 ? seconds : middle(out), frame, frame_seconds, err);
+    if (st == SY_OK && first_shown) st = sy_video_reader_frame_at(r, out->start_seconds, first_shown, NULL, err);
     sy_video_reader_close(r);
     return st;
 }
 
 /* A requested time must lie inside the movie: a key photo or saved frame is one
- * of its frames, never the last one standing in for a time past the end. */
+ * of its frames, never the last one standing in for a time past the end (on
+ * the movie timeline: a picture that starts after its sound ends later). */
 static sy_status check_time(const char *movie, const sy_video_reader_info *vi, double seconds, sy_error *err) {
-    if (seconds > vi->presentation_seconds + 1e-6)
-        return sy__fail(err, SY_E_USAGE, "%s: %.3f s is past the movie's end (%.3f s)", movie, seconds,
-                        vi->presentation_seconds);
+    double end = vi->start_seconds + vi->presentation_seconds;
+    if (seconds > end + 1e-6)
+        return sy__fail(err, SY_E_USAGE, "%s: %.3f s is past the movie's end (%.3f s)", movie, seconds, end);
     return SY_OK;
 }
 
@@ -243,7 +247,7 @@ static sy_status save_still_only(sy_context *ctx, const char *movie, const sy_vi
         rep->still_source = task.read;
         return task.st;
     }
-    double t = o->still_time >= 0 ? o->still_time : vi->presentation_seconds / 2;
+    double t = o->still_time >= 0 ? o->still_time : middle(vi);
     sy_status st;
     sy_edit_image img = {0};
     uint16_t primaries = 0;

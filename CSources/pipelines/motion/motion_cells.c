@@ -50,10 +50,13 @@ static sy_status check_movie(sy_context *ctx, sy__motion_cell *c, sy_error *err)
     const sy_video_reader_info *vi = sy_video_reader_info_get(probe.reader);
     c->primaries = sy__video_frame_primaries(vi);
     c->transfer = vi->transfer;
-    c->duration = vi->presentation_seconds > 0 ? vi->presentation_seconds : mi.duration;
+    /* the cell's own time starts with its picture: a movie whose picture starts after its sound plays from
+     * its first frame, the sound before it cut */
+    c->picture_start = vi->start_seconds;
+    c->duration = vi->presentation_seconds > 0 ? vi->presentation_seconds : mi.duration - c->picture_start;
     /* no still-image-time track: the middle, where Apple puts the key photo */
-    c->still_time = mi.has_still_time && mi.still_time >= 0 && mi.still_time <= c->duration ? mi.still_time
-                                                                                               : c->duration / 2;
+    double key = mi.still_time - c->picture_start;
+    c->still_time = mi.has_still_time && key >= 0 && key <= c->duration ? key : c->duration / 2;
     sy__motion_player_close(&probe);
     c->has_audio = has_audio(ctx, c->movie);
     return SY_OK;

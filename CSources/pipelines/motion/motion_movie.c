@@ -94,8 +94,10 @@ static sy_status add_aac_sound(movie *m, double total_seconds, sy_error *err) {
         uint32_t cell = job->order[k];
         int plays = job->o->mode == SY_MOTION_RELAY || (job->o->mode == SY_MOTION_FOCUS && (int32_t)cell == job->hero);
         if (!plays || !job->cells[cell].has_audio) continue;
-        double start = job->start[cell];
-        segments[n++] = (sy__audio_segment){job->cells[cell].movie, NULL, -1, start, start + job->cells[cell].duration};
+        const sy__motion_cell *c = &job->cells[cell];
+        double start = job->start[cell]; /* its picture's start: the sound before it is cut */
+        segments[n++] = (sy__audio_segment){.movie = c->movie, .track = -1, .start = start - c->picture_start,
+                                            .end = start + c->duration, .from = start};
     }
     if (n == 0) return SY_OK;
     return sy__audio_sequence_add(job->ctx, m->writer, segments, n, total_seconds, &m->aac, err);
@@ -106,7 +108,8 @@ static sy_status add_sound(movie *m, uint32_t cell, sy_error *err) {
     if (!job->cells[cell].has_audio) return SY_OK;
     sound *s = &m->sounds[m->sound_count];
     memset(s, 0, sizeof *s);
-    s->start = job->start[cell];
+    double cut = job->cells[cell].picture_start; /* the sound before the cell's picture starts is not heard */
+    s->start = job->start[cell] - cut;           /* the output time of the source's movie time 0 */
     sy_status st = sy_mov_open(job->ctx, job->cells[cell].movie, &s->mov, err);
     int32_t track = st == SY_OK ? sy__movie_first_audio(s->mov) : -1;
     if (st == SY_OK && track < 0) {
@@ -115,10 +118,15 @@ static sy_status add_sound(movie *m, uint32_t cell, sy_error *err) {
     }
     m->sound_count++; /* from here on it is freed with the others */
     if (st == SY_OK) st = sy__copied_track_add(m->writer, s->mov, (uint32_t)track, m->movie_timescale, &s->track, err);
-    if (st == SY_OK) {
+    if (st == SY_OK) { /* the source's delay and media time kept, moved by its start, less what is cut */
         double empty = s->start + s->track.empty_seconds;
+        int64_t media_time = s->track.media_time;
+        if (cut > s->track.empty_seconds) {
+            media_time += llround((cut - s->track.empty_seconds) * s->track.timescale);
+            empty = job->start[cell];
+        }
         st = sy_mov_writer_set_edit(m->writer, s->track.out_id, (uint64_t)llround(empty * m->movie_timescale),
-                                    s->track.media_time, err);
+                                    media_time, err);
     }
     if (st == SY_OK) st = sy_mov_writer_set_alternate_group(m->writer, s->track.out_id, 0, err);
     return st;

@@ -39,6 +39,7 @@ sy_status sy__motion_player_open(sy_context *ctx, const char *movie, uint32_t ce
     if (st == SY_OK && canvas_width)
         st = sy__renderer_create_gamut(ctx, &identity, fw, fh, canvas_width, canvas_height, gamut, &p->to_canvas, err);
     int end = 0;
+    if (st == SY_OK) p->origin = vi->start_seconds;
     if (st == SY_OK) st = sy_video_reader_next(p->reader, &p->next, &end, err);
     if (st == SY_OK && end) st = sy__fail(err, SY_E_INVALID_INPUT, "%s: the movie has no video frames", movie);
     if (st == SY_OK) p->have_next = 1;
@@ -61,7 +62,7 @@ sy_status sy__motion_player_show(sy__motion_player *p, double seconds, const sy_
                                  uint32_t target_count, sy__render_scratch *scratch, sy_error *err) {
     /* The frame ahead is shown once its time has come (the first one at once):
      * drawn while its pixels are still the reader's, then the next is decoded. */
-    while (p->have_next && !p->failed && (p->draws == 0 || p->next.seconds <= seconds + 1e-9)) {
+    while (p->have_next && !p->failed && (p->draws == 0 || p->next.seconds - p->origin <= seconds + 1e-9)) {
         sy_status st = draw(p, targets, target_count, scratch, err);
         if (st != SY_OK) return st;
         p->draws++;

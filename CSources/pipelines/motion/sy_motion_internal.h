@@ -25,8 +25,10 @@ typedef struct sy__motion_cell {
     int readable;              /* the still probed fine (else a grey cell) */
     int live;                  /* its movie plays */
     char movie[1024];
-    double still_time;         /* the key photo's moment on the movie timeline, seconds */
-    double duration;           /* main video track, seconds */
+    double picture_start;      /* when its movie starts to show the picture, on the movie timeline: 0, or
+                                  later for a picture that starts after its sound (sy_video_reader_info) */
+    double still_time;         /* the key photo's moment, seconds after picture_start */
+    double duration;           /* how long the movie shows the picture from picture_start, seconds */
     uint16_t primaries;        /* the movie's colour primaries (CICP; 2 = not said) */
     uint16_t transfer;         /* ... and transfer (16 PQ, 18 HLG: an HDR movie the SDR collage movie tone-maps) */
     int has_audio;
@@ -54,7 +56,8 @@ typedef struct sy__motion_job {
     /* the timeline */
     uint32_t order[SY_MOTION_MAX_CELLS]; /* Live cells in layout order */
     uint32_t live_count;
-    double start[SY_MOTION_MAX_CELLS];   /* output time at which cell i's movie time 0 plays */
+    double start[SY_MOTION_MAX_CELLS];   /* output time at which cell i's picture starts (its movie time
+                                            picture_start: the sound before it is cut, nothing invented) */
     int32_t hero;
     double hold_seconds, zoom_seconds, total_seconds;
     uint32_t frames, key_frame;
@@ -133,6 +136,7 @@ typedef struct sy__motion_player {
     sy_video_frame next;       /* the first frame not yet shown, borrowed from the reader */
     int have_next;
     uint32_t draws;            /* frames drawn so far (the movie converts only cells that changed) */
+    double origin;             /* the movie time its picture starts at (sy_video_reader_info.start_seconds) */
     int failed;                /* a decode error froze the cell at its last frame */
 } sy__motion_player;
 
@@ -144,7 +148,7 @@ sy_status sy__motion_player_open(sy_context *ctx, const char *movie, uint32_t ce
                                  uint32_t canvas_width, uint32_t canvas_height, int threads, const float *gamut,
                                  sy__motion_player *p, sy_error *err);
 /* Draws into the targets the newest frame whose presentation time is <= `seconds`
- * (the first frame before it starts; the last after it ends), decoding forward as
+ * after p->origin (the first frame before it starts; the last after it ends), decoding forward as
  * needed. Nothing is drawn when the frame shown is already the right one. A corrupt
  * frame freezes the cell (p->failed) instead of failing the export; cancellation fails.
  * The downscaled grid rows go through `scratch`, the calling thread's (render/

@@ -89,8 +89,9 @@ sy_status sy_fingerprint_movie(sy_context *ctx, const char *path, sy_fingerprint
     uint8_t header[5 + 12] = {'S', 'Y', 'M', 'V', '1'};
     put_le32(header + 5, vi->width), put_le32(header + 9, vi->height), put_le32(header + 13, out->duration_ms);
     sy__sha256_update(&s.sha, header, sizeof header);
-    /* The first frame at or after 0, 1, 2, ... seconds, while the movie lasts. */
-    double next_second = 0;
+    /* The first frame at or after 0, 1, 2, ... seconds of the picture (from when the movie starts to show it),
+     * while the movie lasts. */
+    double next_second = vi->start_seconds;
     while (out->frames_sampled < SY_FINGERPRINT_MOVIE_FRAMES) {
         sy_video_frame frame;
         int end = 0;
@@ -98,7 +99,7 @@ sy_status sy_fingerprint_movie(sy_context *ctx, const char *path, sy_fingerprint
         if (end) break;
         if (frame.seconds + 1e-6 < next_second) continue;
         if ((st = sample_frame(&s, &frame, out, err)) != SY_OK) goto done;
-        next_second = (double)out->frames_sampled;
+        next_second = vi->start_seconds + (double)out->frames_sampled;
     }
     if (out->frames_sampled == 0) {
         st = sy__fail(err, SY_E_INVALID_INPUT, "%s: the video track has no frame to fingerprint", path);

@@ -1,5 +1,6 @@
 /* movie_copy.c — copied tracks, movie-level metadata and the frame marker of
  * an output movie (sy_movie_copy.h). */
+#include <math.h>
 #include <string.h>
 #include <strings.h>
 
@@ -32,6 +33,16 @@ static sy_status copy_edit(sy_mov_writer *w, sy__copied_track *t, uint32_t movie
         }
         t->media_time = mt;
         break;
+    }
+    /* A track whose first sample is presented later than its edit starts (a picture after its sound by its
+     * samples' own times, no edit) starts with that sample, after an empty edit as long: said so, a player
+     * does not take the first sample for the track's start (ffmpeg would, and pull the picture 0.5 s early) */
+    sy_mov_timeline tl;
+    sy_status st = sy_mov_track_timeline(t->mov, t->track, &tl, err);
+    if (st != SY_OK) return st;
+    if (tl.start > tl.delay && tl.timescale) {
+        empty_ticks = (uint64_t)(tl.start * movie_timescale + 0.5);
+        t->media_time = tl.media_time + (int64_t)llround((tl.start - tl.delay) * tl.timescale);
     }
     t->empty_seconds = (double)empty_ticks / movie_timescale;
     if (empty_ticks == 0 && t->media_time == 0) return SY_OK;

@@ -15,12 +15,15 @@ sy_status sy__shown_span_read(sy_mov *mov, sy_video_reader *reader, uint32_t out
     int single = sy_mov_edit_span(mov, vi->track, &delay, &segment, &media_time);
     if (ti && movie_scale && delay <= (uint64_t)INT32_MAX * 1000)
         out->delay = (delay * out_movie_timescale + movie_scale / 2) / movie_scale;
+    if (ti && vi->start_seconds > vi->delay_seconds && vi->start_seconds < INT32_MAX) /* its first frame later */
+        out->delay = (uint64_t)(vi->start_seconds * out_movie_timescale + 0.5);
     if (ti && movie_scale && single && segment && segment <= (uint64_t)INT32_MAX * 1000) {
         out->end = media_time + (int64_t)((segment * vi->timescale + movie_scale / 2) / movie_scale);
         out->bounded = 1;
     }
-    /* the frame shown at the edit's start: the one at its media time, or the one before, still on screen */
-    return sy_video_reader_frame_at(reader, 0, &out->first_frame, NULL, err);
+    /* the frame shown when the track starts: the one at the edit's media time, or the one before, still on
+     * screen */
+    return sy_video_reader_frame_at(reader, vi->start_seconds, &out->first_frame, NULL, err);
 }
 
 int sy__shown_spans_several(sy_mov *mov, uint32_t track) {

@@ -44,7 +44,10 @@ int32_t sy__movie_first_audio(const sy_mov *mov);
 
 /* Adds track `track` of `mov` to `w` with its sample entry and the first
  * empty + real edit of its edit list (AAC priming, audio offset, B-frame
- * delay), converted to `movie_timescale`. */
+ * delay), converted to `movie_timescale`; a track whose first sample is
+ * presented later than its edit starts (sy_mov_timeline.start) gets an empty
+ * edit up to that sample instead, so it starts at the same movie time in
+ * every player. */
 sy_status sy__copied_track_add(sy_mov_writer *w, sy_mov *mov, uint32_t track, uint32_t movie_timescale,
                                sy__copied_track *out, sy_error *err);
 

@@ -2,8 +2,9 @@
  * (engine-private; shown_span.c), for a re-encode that must show the same.
  *
  * A movie says through its first edits when its video starts (leading empty
- * edits: a delay against its sound) and which media it shows (the first
- * non-empty edit's media time and length). A trimmed file (`ffmpeg -ss T -c
+ * edits: a delay against its sound; or, when later, its first frame's own
+ * presentation time) and which media it shows (the first non-empty edit's
+ * media time and length). A trimmed file (`ffmpeg -ss T -c
  * copy`, editors' non-destructive trims) keeps the frames before T — later
  * ones are predicted from them — and hides them by the edit; a B-frame file
  * starts its edit two frames in. A re-encode decodes every frame but encodes
@@ -22,7 +23,8 @@
 #include "mov/sy_mov_writer.h" /* sy_mov_writer_edit */
 
 typedef struct sy__shown_span {
-    uint64_t delay;       /* the leading empty edits, in the output's movie timescale */
+    uint64_t delay;       /* when the video starts (sy_video_reader_info.start_seconds), in the output's
+                             movie timescale */
     uint32_t first_frame; /* presentation-order index (sy_video_frame.index) of the first frame shown */
     int64_t end;          /* media ticks where the first edit stops showing the track; without one, the
                              media duration */

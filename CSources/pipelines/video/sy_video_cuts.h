@@ -9,7 +9,8 @@
  * single edit gives them (negative times; times past the presentation), so a
  * consumer that honours a trim honours a cut alike. Only what one decoding
  * pass can show is mapped: spans in media order, at rate 1, with no pause (an
- * empty edit) between them. Anything else (a repeat, slow motion) plays the
+ * empty edit) between them; a pause before the first (a picture that starts
+ * after its sound) puts the spans after it, as a player does. Anything else (a repeat, slow motion) plays the
  * media as it is, as before. */
 #ifndef SY_VIDEO_CUTS_H
 #define SY_VIDEO_CUTS_H
@@ -27,7 +28,7 @@ sy_status sy__video_cuts_build(sy_context *ctx, sy_mov *mov, uint32_t track, con
                                uint32_t timescale, sy__video_cuts **out, sy_error *err);
 void sy__video_cuts_free(sy_context *ctx, sy__video_cuts *c);
 
-/* How long the spans show the track, in seconds (their segments' sum). */
+/* How long the spans show the track, in seconds (their segments' sum, from the first span's start). */
 double sy__video_cuts_presentation(const sy__video_cuts *c);
 
 /* Frame `k` (presentation order): 1 and its place among the frames shown

@@ -14,7 +14,8 @@
  * samples), the encoder's look-ahead, one pending packet and one audio sample.
  *
  * Frame timing: every frame keeps its source presentation time (in the
- * source's media timescale, counted from the first frame shown), so a
+ * source's media timescale, counted from the first frame shown, which starts
+ * the output's video when the source's did: sy_shown_span.h), so a
  * variable-rate iPhone clip (33-75 ms intervals) stays variable, the track
  * keeps the source's length and the copied audio stays in sync; the encoder's
  * rate control runs at the source's mean rate. Because the times are kept,
@@ -460,7 +461,8 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
     double marker_seconds = -1;
     if (st == SY_OK && marker) {
         if (marker_pts < 0) marker_pts = last_pts - first_pts; /* past the last frame: the last one */
-        marker_seconds = (double)marker_pts / eo.timescale;
+        /* on the output's movie timeline: its video starts after the source's delay, as the source's did */
+        marker_seconds = (double)span.delay / movie_timescale + (double)marker_pts / eo.timescale;
         st = sy__movie_add_marker(j->writer, j->video_id, marker, movie_timescale, marker_seconds, err);
     }
     if (st == SY_OK) st = sy_mov_writer_finish(j->writer, err);

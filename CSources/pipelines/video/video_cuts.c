@@ -28,7 +28,7 @@ static uint32_t read_spans(sy_mov *mov, uint32_t track, uint32_t timescale, span
     uint32_t movie_scale = sy_mov_info_get(mov)->timescale;
     if (!ti || !movie_scale || !timescale || ti->edit_count < 2) return 0;
     uint32_t count = 0;
-    double at = 0;
+    double at = 0, delay = 0;
     for (uint32_t k = 0; k < ti->edit_count; k++) {
         uint64_t segment;
         int64_t media_time;
@@ -36,7 +36,9 @@ static uint32_t read_spans(sy_mov *mov, uint32_t track, uint32_t timescale, span
         if (sy_mov_edit(mov, track, k, &segment, &media_time, &rate, NULL) != SY_OK) return 0;
         if (media_time < 0) {
             if (count) return 0; /* a pause between spans: not one pass's */
-            continue;            /* a leading delay: the times count from the first span, as with one edit */
+            delay += (double)segment / movie_scale; /* a leading delay: the first span starts after it */
+            at = delay;
+            continue;
         }
         if (rate != RATE_ONE || segment == 0 || count == CUTS_MAX_SPANS || segment > (uint64_t)INT32_MAX * 1000)
             return 0;
@@ -45,7 +47,7 @@ static uint32_t read_spans(sy_mov *mov, uint32_t track, uint32_t timescale, span
         out[count++] = (span){media_time, media_time + length, at};
         at += (double)segment / movie_scale;
     }
-    *total = at;
+    *total = at - delay;
     return count >= 2 ? count : 0;
 }
 

@@ -91,6 +91,7 @@ struct sy_video_reader {
     uint8_t *rpu;       /* sy__video_reader_keep_dovi_rpu: the last frame's RPU NAL unit (SY__DOVI_RPU_MAX bytes) */
     size_t rpu_len;
     sy__video_cuts *cuts; /* sy__video_reader_follow_cuts: the track's cuts played, NULL otherwise */
+    sy_mov_timeline timeline; /* where the track lies on the movie timeline: frame.seconds */
 };
 
 static const char *where(const sy_video_reader *r) { return sy__short_path(r->path); }
@@ -222,15 +223,12 @@ static void fill_info(sy_video_reader *r) {
     in->duration_seconds = ti->duration_seconds;
     in->duration = ti->duration;
     in->frame_rate = sy_mov_frame_rate(r->mov, r->track);
-    in->presentation_seconds = ti->duration_seconds;
-    uint32_t movie_scale = sy_mov_info_get(r->mov)->timescale;
-    uint64_t delay, segment;
-    /* start_pts: the first non-empty edit's media time, whatever follows it */
-    int single = sy_mov_edit_span(r->mov, r->track, &delay, &segment, &in->start_pts);
-    if (single && ti->timescale) /* one shown span: its length */
-        in->presentation_seconds = segment && movie_scale
-                                       ? (double)segment / movie_scale
-                                       : SY__MAX(0.0, ti->duration_seconds - (double)in->start_pts / ti->timescale);
+    /* start_pts: the first non-empty edit's media time, whatever follows it; the times on the movie's
+     * timeline (sy_mov_timeline: r->timeline, read at open) */
+    in->start_pts = r->timeline.media_time;
+    in->delay_seconds = r->timeline.delay;
+    in->start_seconds = r->timeline.start;
+    in->presentation_seconds = r->timeline.shown;
     in->bit_depth = p->bit_depth;
     in->chroma_format = p->chroma;
     in->full_range = p->colour.present ? p->colour.full_range : 0;
@@ -266,6 +264,7 @@ sy_status sy__video_reader_open_threads(sy_context *ctx, const char *path, int32
     if (st == SY_OK) st = sy_mov_open(ctx, path, &r->mov, err);
     if (st == SY_OK) st = choose_track(r, track, err);
     if (st == SY_OK) st = create_decoder(r, threads, err);
+    if (st == SY_OK) st = sy_mov_track_timeline(r->mov, r->track, &r->timeline, err);
     if (st == SY_OK) {
         fill_info(r);
         r->out_width = r->info.width;
@@ -307,17 +306,16 @@ sy_status sy_video_reader_frame_at(sy_video_reader *r, double seconds, uint32_t 
     const int64_t *pts = r->times;
     uint32_t n = r->times_n;
     if (n == 0) return sy__fail(err, SY_E_INVALID_INPUT, "%s: no video frames", where(r));
-    double ts = r->info.timescale ? r->info.timescale : 1;
     double limit = seconds + SY_VIDEO_FRAME_TIME_TOLERANCE;
     uint32_t lo = 0, hi = n; /* first frame whose time is past the limit */
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if ((double)(pts[mid] - r->info.start_pts) / ts <= limit) lo = mid + 1;
+        if (sy_mov_timeline_seconds(&r->timeline, pts[mid]) <= limit) lo = mid + 1;
         else hi = mid;
     }
     uint32_t k = lo ? lo - 1 : 0;
     *index = k;
-    if (frame_seconds) *frame_seconds = (double)(pts[k] - r->info.start_pts) / ts;
+    if (frame_seconds) *frame_seconds = sy_mov_timeline_seconds(&r->timeline, pts[k]);
     return SY_OK;
 }
 
@@ -457,7 +455,7 @@ sy_status sy__video_reader_decode_only(sy_video_reader *r, double needed_from, s
     if (!r) return sy__fail(err, SY_E_USAGE, "sy__video_reader_decode_only: NULL reader");
     r->no_pixels = 1;
     /* the first pts whose frame time reaches needed_from: skipped samples lie before it */
-    double ticks = needed_from * r->info.timescale;
+    double ticks = (needed_from - r->timeline.delay) * r->info.timescale;
     r->needed_pts = needed_from < 0 ? INT64_MIN : r->info.start_pts + (int64_t)ceil(ticks - 1e-6);
     if (r->cuts && needed_from >= 0) { /* the frame on screen then, wherever the cuts put it */
         uint32_t shown;
@@ -598,7 +596,7 @@ static sy_status emit(sy_video_reader *r, const sy__yuv *pic, uint32_t tag, sy_v
     r->last_pts = pts;
     r->have_last = 1;
     uint32_t shown_index = r->emitted;
-    double shown_seconds = r->info.timescale ? (double)(pts - r->info.start_pts) / r->info.timescale : 0;
+    double shown_seconds = sy_mov_timeline_seconds(&r->timeline, pts);
     if (r->cuts && !sy__video_cuts_frame(r->cuts, presentation_index(r, pts), &shown_index, &shown_seconds)) {
         *hidden = 1;
         return SY_OK;

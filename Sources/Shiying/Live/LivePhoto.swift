@@ -21,7 +21,8 @@ public enum LivePhoto {
         public var contentIdentifier: String?
         /// Seconds on the movie timeline; nil without a still-image-time track.
         public var stillTime: Double?
-        /// Duration in seconds.
+        /// Where the video ends on the movie timeline, in seconds: its duration after the time it starts (0, or
+        /// later for a picture that starts after its sound).
         public var durationSeconds: Double
     }
 
