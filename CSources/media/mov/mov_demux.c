@@ -392,9 +392,19 @@ static sy_status parse_stsd(mov_track *t, sy_mov *m, const sy_bmff_cursor *paren
     uint32_t f, count;
     if (!sy_bmff_full_header(&s, &v, &f) || !sy_bmff_u32(&s, &count))
         return bad(m, err, SY_E_INVALID_INPUT, b->type, abs_off(m, b->offset), "stsd too short");
-    if (count > s.left / 8)
+    if (count > s.left / 8) {
+        /* A timed-metadata or data track we only read for facts may be
+         * damaged without harm to the picture and sound: ffmpeg's `-map 0
+         * -c copy` of an iPhone Live movie writes its 'mebx' track with one
+         * entry and no bytes. Such a track is kept without a sample entry. */
+        const uint32_t h = t->info.handler;
+        if (h != FCC('v', 'i', 'd', 'e') && h != FCC('s', 'o', 'u', 'n')) {
+            t->info.sample_entry_count = 0;
+            return SY_OK;
+        }
         return bad(m, err, SY_E_INVALID_INPUT, b->type, abs_off(m, b->offset),
                    "stsd declares %u entries but holds %llu bytes", count, (unsigned long long)s.left);
+    }
     t->info.sample_entry_count = count;
     if (!count) return SY_OK;
     sy_bmff_cursor c;
