@@ -48,6 +48,9 @@ public struct VideoInfo: Sendable, Codable, Equatable {
         /// Dolby Vision "profile.compatibility" of the sample entry's configuration ("8.4": an iPhone's HDR
         /// video), nil for none.
         public var dolbyVision: String? = nil
+        /// The visual sample entry's `pasp` as written, "hSpacing:vSpacing" ("4:3": samples 4/3 as wide as tall),
+        /// nil when it has none. Unjudged: `VideoReader.Info.sampleAspectRatio` is what the frames are shown with.
+        public var pixelAspect: String? = nil
     }
 
     /// One movie-level metadata item (`mdta` key + ilst data).
@@ -124,7 +127,8 @@ public struct VideoInfo: Sendable, Codable, Equatable {
                 frameRate: isVideo && rate > 0 ? rate : nil,
                 channels: isAudio ? Int(t.channels) : nil, sampleRate: isAudio ? t.sample_rate : nil,
                 mebxKeys: keys,
-                dolbyVision: t.dovi_type == 0 ? nil : "\(t.dovi.2 >> 1).\(t.dovi.4 >> 4)"))
+                dolbyVision: t.dovi_type == 0 ? nil : "\(t.dovi.2 >> 1).\(t.dovi.4 >> 4)",
+                pixelAspect: t.has_pasp == 0 ? nil : "\(t.pasp.0):\(t.pasp.1)"))
         }
         let main = sy_mov_main_video_track(mov)
         var metadata: [MetadataItem] = []

@@ -10,7 +10,8 @@ public final class VideoReader {
     public struct Info: Sendable, Codable, Equatable {
         /// The video codec's four-character code.
         public var codec: String
-        /// Upright size (after the track's rotation).
+        /// Upright size as shown (after the track's rotation, and for samples that are not square the side they
+        /// are long on grown to the displayed shape: 1440x1080 at 4:3 is 1920x1080); the frames' size.
         public var width: Int
         /// Height in pixels.
         public var height: Int
@@ -60,6 +61,13 @@ public final class VideoReader {
         public var startSeconds: Double = 0
         /// Dolby Vision "profile.compatibility" ("8.4": an iPhone's HDR video, an HLG base with an RPU a picture), nil for none.
         public var dolbyVision: String?
+        /// The stored samples' aspect, width:height of one, as the frames are shown ("4:3": 1440x1080 shown
+        /// 1920x1080): the sample entry's `pasp` when believable (the container wins, as in QuickTime), else the
+        /// stream's VUI; "1:1" for square samples.
+        public var sampleAspectRatio: String = "1:1"
+        /// Why an aspect the movie states was not applied (a zero term, a ratio past 4:1, a VUI the `pasp`
+        /// overrides); nil when nothing was set aside.
+        public var aspectNote: String? = nil
     }
 
     /// The display an HDR movie was graded on: CIE 1931 xy chromaticities and luminance.
@@ -133,7 +141,8 @@ public final class VideoReader {
                                             maxFrameAverageLightLevel: Int(i.hdr.max_fall)),
                     hdr10Plus: i.hdr10plus != 0, presentationSeconds: i.presentation_seconds,
                     startSeconds: i.start_seconds,
-                    dolbyVision: i.dolby_vision_profile == 0 ? nil : "\(i.dolby_vision_profile).\(i.dolby_vision_compatibility)")
+                    dolbyVision: i.dolby_vision_profile == 0 ? nil : "\(i.dolby_vision_profile).\(i.dolby_vision_compatibility)",
+                    sampleAspectRatio: "\(i.sar_num):\(i.sar_den)", aspectNote: i.aspect_note.map { String(cString: $0) })
     }
 
     /// The SEI's units: chromaticities in 0.00002, luminance in 0.0001 cd/m²; primaries stored green, blue, red.

@@ -62,8 +62,11 @@ enum VideoCommand {
             if let l = report.info.contentLightLevel { hdr += ", MaxCLL \(l.maxContentLightLevel) / MaxFALL \(l.maxFrameAverageLightLevel)" }
             if report.info.hdr10Plus { hdr += ", HDR10+ scene metadata" }
             if let dv = report.info.dolbyVision { hdr += ", Dolby Vision \(dv)" }
-            print("\(input): \(report.info.codec) \(report.info.width)x\(report.info.height)\(hdr), \(frames) frames in "
+            let shape = report.info.sampleAspectRatio == "1:1" ? ""
+                : " (\(report.info.codedWidth)x\(report.info.codedHeight) samples of \(report.info.sampleAspectRatio))"
+            print("\(input): \(report.info.codec) \(report.info.width)x\(report.info.height)\(shape)\(hdr), \(frames) frames in "
                   + String(format: "%.2f s (%.1f fps)", seconds, report.framesPerSecond))
+            if let note = report.info.aspectNote { print("  note: \(note)") }
         }
         return 0
     }
@@ -111,6 +114,7 @@ enum VideoCommand {
                 if t.rotation != 0 { line += " rotated \(t.rotation)" }
                 if let rate = t.frameRate { line += String(format: " %.3f fps", rate) }
                 if let dv = t.dolbyVision { line += " Dolby Vision \(dv)" }
+                if let aspect = t.pixelAspect { line += " pasp \(aspect)" }
             }
             if let channels = t.channels, let rate = t.sampleRate { line += " \(channels) ch \(Int(rate)) Hz" }
             line += " \(t.sampleCount) samples"

@@ -9,7 +9,8 @@
  *     CSources/video/mov_demux.c CSources/bmff/bmff_reader.c CSources/base/context.c \
  *     $(pkg-config --libs libheif) -lpthread -lm -o /tmp/fuzz_mov
  * Seeds: the corpus MOVs cut to their first 256 KiB (moov last, so these mostly
- * exercise the top-level walk), plus small ffmpeg-made MOV/MP4 files. */
+ * exercise the top-level walk), plus small ffmpeg-made MOV/MP4 files
+ * (Tests/Fuzz/seeds/mov: a visual sample entry with a `pasp`). */
 #include "fuzz_support.h"
 #include "bmff/sy_bmff.h"
 #include "sy_mov.h"
@@ -41,6 +42,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             if (!ti) __builtin_trap();
             if (ti->rotation % 90 || ti->rotation > 270 || strlen(ti->language) != 3) __builtin_trap();
             sum += ti->id + ti->codec + ti->width + ti->height + ti->channels;
+            if (!ti->has_pasp && (ti->pasp[0] || ti->pasp[1])) __builtin_trap();
+            sum += ti->pasp[0] + ti->pasp[1];
             uint32_t type;
             size_t len;
             const uint8_t *cfg = sy_mov_codec_config(mov, t, &type, &len);

@@ -1,8 +1,9 @@
 /* fuzz_video.c — libFuzzer harness for the video reader (sy_video_reader_*),
  * and through it the MOV demuxer, the hvcC / avcC / SPS parsers and the
  * libavcodec stream decoders (HEVC, H.264): open the main video track, check the
- * info, decode up to 4 frames (every RGB byte read so ASan sees the whole
- * frame; an HDR stream's frames tone-mapped, with their gain plane, whose
+ * info (the displayed size against the stored one and the sample aspect), decode
+ * up to 4 frames (every RGB byte read so ASan sees the whole frame, an
+ * anamorphic one stretched to the displayed shape; an HDR stream's frames tone-mapped, with their gain plane, whose
  * every value must be a finite gain of at least 1; an HDR10+ stream's
  * messages, each one the syntax accepts; a Dolby Vision stream's RPUs, each
  * a type-62 NAL unit within its bound), close, and require that
@@ -11,7 +12,9 @@
  * numbered from 0, their times never falling. Pictures are capped at
  * 512x512 by a 64 MiB budget, so a hostile SPS cannot make a run slow. Built by scripts/fuzz.sh (FUZZ_ONLY=video);
  * seeds: small ffmpeg-made HEVC / H.264 MOV and MP4 files (scripts/fuzz.sh
- * makes them) with the moov first, so mutations reach the sample data. */
+ * makes them) with the moov first, so mutations reach the sample data, and
+ * the anamorphic ones of Tests/Fuzz/seeds/video (VUI + pasp 4:3, 3:4, a
+ * VUI of 1000:1 beside a pasp of 0:1). */
 #include <math.h>
 
 #include "fuzz_support.h"
@@ -37,7 +40,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         const sy_video_reader_info *info = sy_video_reader_info_get(r);
         if (!info || info->rotation % 90 || info->rotation > 270 || !info->width || !info->height) __builtin_trap();
         int swap = info->rotation == 90 || info->rotation == 270;
-        if (info->width != (swap ? info->coded_height : info->coded_width)) __builtin_trap();
+        /* the displayed shape: square samples as stored; else one side grown by the sample aspect, at most 4:1 */
+        uint32_t uw = swap ? info->coded_height : info->coded_width, uh = swap ? info->coded_width : info->coded_height;
+        if (!info->sar_num || !info->sar_den || info->sar_num > 4 * info->sar_den || info->sar_den > 4 * info->sar_num)
+            __builtin_trap();
+        if (info->sar_num == info->sar_den ? info->width != uw || info->height != uh || info->aspect_from
+                                           : (info->width != uw && info->height != uh) || info->width < uw ||
+                                                 info->height < uh || info->width > 4 * uw + 1 || info->height > 4 * uh + 1)
+            __builtin_trap();
+        if (info->aspect_note) sum += (uint32_t)strlen(info->aspect_note);
         int hdr = sy__video_reader_keep_gain(r, 4);
         int dynamic = sy__video_reader_keep_hdr10plus(r);
         if (dynamic && !info->hdr10plus) __builtin_trap();

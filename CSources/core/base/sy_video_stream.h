@@ -29,6 +29,7 @@ typedef struct sy__vstream_params {
     uint8_t bit_depth;      /* luma */
     uint8_t chroma;         /* 0 = 4:0:0, 1 = 4:2:0, 2 = 4:2:2, 3 = 4:4:4 */
     sy_cicp colour;         /* VUI video signal type; present = 0 when the SPS has none */
+    uint16_t sar[2];        /* VUI sample aspect ratio as written (width:height of a sample); 0:0 = none */
     sy_hdr_static_metadata hdr; /* SEI of the configuration record and sample 0 (mastering display, light level) */
     uint8_t length_size;    /* bytes of each NAL unit's length prefix in the samples (1, 2 or 4) */
     size_t charged;         /* codec memory charged to the context (estimate) */

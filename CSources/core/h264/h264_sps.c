@@ -37,7 +37,7 @@ static void skip_hrd(sy__rbsp *r) {
 }
 
 static void parse_vui(sy__rbsp *r, sy__h264_sps *s) {
-    sy__vui_read_signal(r, &s->colour);
+    sy__vui_read_signal(r, s->sar, &s->colour);
     if (r->bad) return;
     if (sy__rbsp_bit(r)) { /* chroma_loc_info_present */
         (void)sy__rbsp_ue(r);

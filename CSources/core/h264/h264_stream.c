@@ -222,6 +222,8 @@ sy_status sy__h264_stream_create(sy_context *ctx, const uint8_t *config, size_t 
     s->base.params.bit_depth = sps.bit_depth_luma;
     s->base.params.chroma = sps.chroma;
     s->base.params.colour = sps.colour;
+    s->base.params.sar[0] = sps.sar[0];
+    s->base.params.sar[1] = sps.sar[1];
     s->base.params.length_size = (uint8_t)s->length_size;
     if (first) sy__hdr_static_from_sample(first, first_len, s->length_size, 0, &s->base.params.hdr);
     if ((st = sy__avdec_open(ctx, SY__AVCODEC_H264, config, config_len, threads, NULL, &s->av, err)) != SY_OK) {

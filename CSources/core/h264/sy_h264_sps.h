@@ -20,6 +20,7 @@ typedef struct sy__h264_sps {
     uint32_t out_width, out_height; /* after frame cropping (0 when it eats the picture) */
     uint8_t has_vui;                /* the VUI parsed through bitstream_restriction (or its end) */
     sy_cicp colour;            /* present = 1 when the VUI has a video signal type */
+    uint16_t sar[2];           /* VUI sample aspect ratio (width:height of a sample) as written; 0:0 = none */
     uint8_t has_reorder;
     uint32_t max_num_reorder_frames, max_dec_frame_buffering;
 } sy__h264_sps;

@@ -100,7 +100,7 @@ static void parse_tail(sy__rbsp *r, unsigned sub_layers_minus1, sy__hevc_sps *s)
         s->has_vui = !r->bad;
         return;
     }
-    sy__vui_read_signal(r, &s->colour);
+    sy__vui_read_signal(r, s->sar, &s->colour);
     if (r->bad) return;
     s->has_vui = !r->bad;
 }

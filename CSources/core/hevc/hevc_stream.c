@@ -199,6 +199,8 @@ sy_status sy__hevc_stream_create(sy_context *ctx, const uint8_t *config, size_t 
     s->base.params.bit_depth = sps.bit_depth_luma;
     s->base.params.chroma = sps.chroma;
     s->base.params.colour = sps.colour;
+    s->base.params.sar[0] = sps.sar[0];
+    s->base.params.sar[1] = sps.sar[1];
     for (uint32_t i = 0; i < hvcc.ps_count; i++) { /* the record's SEI arrays, then sample 0's SEI */
         const uint8_t *nal = config + hvcc.ps[i].offset;
         if (hvcc.ps[i].length >= 3 && sy__hevc_nal_type(nal) == SY__HEVC_NAL_PREFIX_SEI)

@@ -32,6 +32,7 @@ typedef struct sy__hevc_sps {
     uint8_t max_num_reorder;
     uint8_t has_vui;                /* the SPS parsed through video_signal_type */
     sy_cicp colour;            /* present = 1 only when the VUI has a video signal type */
+    uint16_t sar[2];           /* VUI sample aspect ratio (width:height of a sample) as written; 0:0 = none */
 } sy__hevc_sps;
 
 /* Parses an SPS NAL unit (with its 2-byte header). 1 on success. */

@@ -104,6 +104,10 @@ typedef struct sy_mov_track_info {
      * bytes of payload in dovi; 0 = none). Profile dovi[2] >> 1; base-layer compatibility dovi[4] >> 4 */
     uint32_t dovi_type;
     uint8_t dovi[24];
+    /* video: the sample entry's `pasp` (pixel aspect: hSpacing, vSpacing = width:height of one sample) as
+     * written, unjudged (a zero or absurd one included); has_pasp 0 when the entry has none */
+    uint32_t has_pasp;
+    uint32_t pasp[2];
 } sy_mov_track_info;
 
 /** One sample, from stts/ctts/stsc/stsz|stz2/stco|co64/stss. */

@@ -318,7 +318,11 @@ static void scan_entry_children(mov_track *t, const sy_mov *m, const sy_bmff_cur
     while (sy_bmff_next(&c, &b, NULL) == SY_OK && b.type) {
         if (is_config(b.type)) take_config(t, m, &b);
         else if (b.type == FCC('w', 'a', 'v', 'e') && depth == 0) scan_entry_children(t, m, parent, &b, 0, 1);
-        else if (depth == 0 && is_dovi(b.type) && b.payload_size >= sizeof t->info.dovi && !t->info.dovi_type) {
+        else if (depth == 0 && b.type == FCC('p', 'a', 's', 'p') && b.payload_size >= 8 && !t->info.has_pasp) {
+            t->info.pasp[0] = be32(m->moov + b.payload_offset); /* hSpacing:vSpacing, judged by the reader */
+            t->info.pasp[1] = be32(m->moov + b.payload_offset + 4);
+            t->info.has_pasp = 1;
+        } else if (depth == 0 && is_dovi(b.type) && b.payload_size >= sizeof t->info.dovi && !t->info.dovi_type) {
             memcpy(t->info.dovi, m->moov + b.payload_offset, sizeof t->info.dovi); /* Dolby Vision configuration */
             t->info.dovi_type = b.type;
         } else if (depth == 0 && b.payload_size <= 64) /* HDR10 static metadata: mdcv, clli, SmDm, CoLL */

@@ -64,7 +64,7 @@ static void compose(const double a[6], const double b[6], double out[6]) {
 }
 
 void sy__geometry_plan(const sy_recipe *r, uint32_t src_w, uint32_t src_h, uint32_t inner_w, uint32_t inner_h,
-                       sy__geometry *g) {
+                       int fill, sy__geometry *g) {
     int64_t crop[4];
     double z;
     sy__crop_pixels(r, src_w, src_h, crop, &z);
@@ -81,9 +81,12 @@ void sy__geometry_plan(const sy_recipe *r, uint32_t src_w, uint32_t src_h, uint3
     int odd = r->quarter_turns & 1;
     double fw = crop[2] * z, fh = crop[3] * z;       /* straightened frame */
     double tw = odd ? fh : fw, th = odd ? fw : fh;   /* turned frame */
-    /* Cover: the visible part of the turned frame has the target's aspect. */
+    /* Cover: the visible part of the turned frame has the target's aspect.
+     * Fill: all of it is visible, each axis scaled on its own. */
     double vw = tw, vh = th;
-    if ((double)inner_w * th > (double)inner_h * tw)
+    if (fill)
+        ;
+    else if ((double)inner_w * th > (double)inner_h * tw)
         vh = tw * inner_h / inner_w;
     else
         vw = th * inner_w / inner_h;

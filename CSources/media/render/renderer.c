@@ -16,6 +16,7 @@
 #include "render/sy_render_internal.h"
 #include "render/sy_render_copy.h"
 #include "render/sy_render_scratch.h"
+#include "render/sy_render_stretch.h"
 #include "render/sy_render_window.h"
 
 #define SUB 32                         /* output rows per sub-band */
@@ -87,6 +88,9 @@ static sy_status plan_axis(sy_context *ctx, uint32_t src_len, double scale, doub
     return sy__axis_plan(ctx, src_len, 0, 1, axis, err);
 }
 
+static sy_status create(sy_context *ctx, const sy_recipe *recipe, uint32_t src_w, uint32_t src_h, uint32_t dst_w,
+                        uint32_t dst_h, const float gamut[9], int fill, sy_renderer **out, sy_error *err);
+
 sy_status sy_renderer_create(sy_context *ctx, const sy_recipe *recipe, uint32_t src_w, uint32_t src_h, uint32_t dst_w,
                              uint32_t dst_h, sy_renderer **out, sy_error *err) {
     return sy__renderer_create_gamut(ctx, recipe, src_w, src_h, dst_w, dst_h, NULL, out, err);
@@ -95,6 +99,18 @@ sy_status sy_renderer_create(sy_context *ctx, const sy_recipe *recipe, uint32_t 
 sy_status sy__renderer_create_gamut(sy_context *ctx, const sy_recipe *recipe, uint32_t src_w, uint32_t src_h,
                                     uint32_t dst_w, uint32_t dst_h, const float gamut[9], sy_renderer **out,
                                     sy_error *err) {
+    return create(ctx, recipe, src_w, src_h, dst_w, dst_h, gamut, 0, out, err);
+}
+
+sy_status sy__renderer_create_stretched(sy_context *ctx, uint32_t src_w, uint32_t src_h, uint32_t dst_w,
+                                        uint32_t dst_h, sy_renderer **out, sy_error *err) {
+    sy_recipe identity;
+    sy_recipe_init(&identity);
+    return create(ctx, &identity, src_w, src_h, dst_w, dst_h, NULL, 1, out, err);
+}
+
+static sy_status create(sy_context *ctx, const sy_recipe *recipe, uint32_t src_w, uint32_t src_h, uint32_t dst_w,
+                        uint32_t dst_h, const float gamut[9], int fill, sy_renderer **out, sy_error *err) {
     if (!ctx || !out) return sy__fail(err, SY_E_USAGE, "sy_renderer_create: NULL argument");
     *out = NULL;
     sy_status st = sy_recipe_validate(recipe, err);
@@ -122,7 +138,7 @@ sy_status sy__renderer_create_gamut(sy_context *ctx, const sy_recipe *recipe, ui
         r->gamut = r->gamut_matrix;
     }
 
-    sy__geometry_plan(recipe, src_w, src_h, r->inner_w, r->inner_h, &r->geo);
+    sy__geometry_plan(recipe, src_w, src_h, r->inner_w, r->inner_h, fill, &r->geo);
     const sy__geometry *g = &r->geo;
     r->grid = g->scale_x > 1 + 1e-9 || g->scale_y > 1 + 1e-9;
     if (r->grid) {

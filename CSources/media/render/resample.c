@@ -179,6 +179,7 @@ __attribute__((target("avx2"))) static void cubic_row8_x86(const sy__sampler *s,
         const uint8_t *p = base + (size_t)(y0 - 1) * stride + (size_t)(x0 - 1) * 3;
         __m128i acc = _mm_setzero_si128();
         for (int r = 0; r < 4; r++, p += stride) {
+            if (!wy[r]) continue; /* a whole-row phase (a stretch across only): one row of taps */
             __m128i v = _mm_loadu_si128((const __m128i *)p);
             __m128i h = _mm_add_epi32(_mm_madd_epi16(_mm_shuffle_epi8(v, pairs01), wa),
                                       _mm_madd_epi16(_mm_shuffle_epi8(v, pairs23), wb));
@@ -229,6 +230,7 @@ SY__RENDER_CLONES void sy__sample_row8(const sy__sampler *s, const sy_pixels *sr
         const int32_t w0 = wx[0], w1 = wx[1], w2 = wx[2], w3 = wx[3];
         sy__i4 acc = {0, 0, 0, 0};
         for (int r = 0; r < 4; r++, p += stride) {
+            if (!wy[r]) continue; /* a whole-row phase: one row of taps */
             sy__i4 h = load8(p) * w0 + load8(p + 3) * w1 + load8(p + 6) * w2 + load8(p + 9) * w3;
             acc += ((h + 64) >> 7) * wy[r];
         }

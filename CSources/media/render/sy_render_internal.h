@@ -152,8 +152,10 @@ typedef struct sy__geometry {
 void sy__crop_pixels(const sy_recipe *r, uint32_t src_w, uint32_t src_h, int64_t crop[4], double *zoom);
 /* The turned frame's native size in source pixels (crop x zoom, swapped for odd turns). */
 void sy__frame_size(const sy_recipe *r, uint32_t src_w, uint32_t src_h, double *fw, double *fh);
+/* fill 0: the frame covers the target (centre-cropped to its aspect); 1: the
+ * whole frame fills it, each axis scaled on its own (sy_render_stretch.h). */
 void sy__geometry_plan(const sy_recipe *r, uint32_t src_w, uint32_t src_h, uint32_t inner_w, uint32_t inner_h,
-                       sy__geometry *g);
+                       int fill, sy__geometry *g);
 /* Border width in pixels for a whole target of dst_w x dst_h. */
 uint32_t sy__border_pixels(double border_width, uint32_t dst_w, uint32_t dst_h);
 

@@ -40,7 +40,10 @@ typedef struct sy_video_reader_info {
     uint32_t track;            /* track index in the movie (sy_mov numbering) */
     uint32_t codec;            /* 'hvc1', 'hev1', 'avc1', 'avc3' */
     uint32_t coded_width, coded_height; /* as stored (after the SPS conformance window) */
-    uint32_t width, height;    /* upright: swapped for 90/270 */
+    uint32_t width, height;    /* upright and as shown: swapped for 90/270, and for samples that are not square
+                                  (sar_num != sar_den) the side they are long on grown to the displayed shape,
+                                  to the nearest pixel (1440x1080 at 4:3 -> 1920x1080; 1440x1080 at 3:4 ->
+                                  1440x1440): the frames' size */
     uint32_t rotation;         /* clockwise degrees applied: 0, 90, 180, 270 */
     uint32_t mirrored;         /* a horizontal flip was applied (after rotation) */
     uint32_t timescale;        /* media timescale of the pts values */
@@ -76,6 +79,13 @@ typedef struct sy_video_reader_info {
     uint8_t dolby_vision_profile;       /* Dolby Vision: its profile (8: a base layer every HEVC player shows,
                                            each picture's RPU beside it), 0 = none */
     uint8_t dolby_vision_compatibility; /* ... the base layer's signal: 1 HDR10, 2 SDR, 4 HLG (an iPhone's 8.4) */
+    uint32_t sar_num, sar_den; /* the stored samples' aspect (width:height of one, before rotation), reduced, as
+                                  the frames are shown: the sample entry's `pasp` when it has one worth believing
+                                  (the container wins, as in QuickTime and ffmpeg), else the stream's VUI; 1:1 when
+                                  neither says or what they say is set aside (aspect_note) */
+    uint32_t aspect_from;      /* where sar_* came from: 'pasp', 'vui ', 0 = square samples */
+    const char *aspect_note;   /* NULL, or why a stated aspect was not applied: a zero term, a ratio past 4:1
+                                  either way, a VUI the pasp overrides. Borrowed until close */
 } sy_video_reader_info;
 
 typedef struct sy_video_frame {

@@ -152,9 +152,13 @@ static sy_status render_frame(sy_context *ctx, const char *movie, double seconds
  * copied (remuxed) instead of decoded and re-encoded: "set as key photo"
  * (SPEC E2) and video -> Live of a movie as it is keep every packet, and take
  * the time of a file copy. Only a stream Photos plays is copied
- * (sy__live_movie_playable); any other is re-encoded as HEVC 'hvc1'. */
+ * (sy__live_movie_playable); any other is re-encoded as HEVC 'hvc1'. So is
+ * a movie of anamorphic samples (a `pasp` or VUI aspect other than 1:1): a
+ * Live movie gets square pixels at its displayed size, the shape of its
+ * still (live-photo.md P4, pitfall 9), not a shape left to each player. */
 static int keeps_movie(const sy_recipe *recipe, const sy_live_save_options *o, const sy_video_reader_info *vi) {
-    return sy__live_movie_playable(vi) && sy_recipe_is_identity(recipe) && !o->observer && o->bitrate == 0 &&
+    return sy__live_movie_playable(vi) && vi->sar_num == vi->sar_den && sy_recipe_is_identity(recipe) &&
+           !o->observer && o->bitrate == 0 &&
            !o->preset;
 }
 

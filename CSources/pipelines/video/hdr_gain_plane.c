@@ -44,3 +44,34 @@ void sy__gain_plane_free(sy_context *ctx, sy__gain_plane *plane) {
     plane->log2 = NULL;
     plane->width = plane->height = 0;
 }
+
+sy_status sy__gain_plane_stretch(sy_context *ctx, sy__gain_plane *plane, uint32_t num, uint32_t den, sy_error *err) {
+    if (!plane->log2 || !num || !den || num == den) return SY_OK;
+    int across = num > den;
+    uint32_t w = plane->width, h = plane->height;
+    uint32_t nw = across ? (uint32_t)(((uint64_t)w * num + den / 2) / den) : w;
+    uint32_t nh = across ? h : (uint32_t)(((uint64_t)h * den + num / 2) / num);
+    float *out = sy__alloc(ctx, (size_t)nw * nh, sizeof(float), "gain plane", err);
+    if (!out) return err ? err->code : SY_E_BUDGET;
+    uint32_t n = across ? w : h, nn = across ? nw : nh; /* along the stretched axis */
+    for (uint32_t k = 0; k < nn; k++) {
+        double at = ((double)k + 0.5) * n / nn - 0.5; /* box centres to box centres */
+        if (at < 0) at = 0;
+        uint32_t i = (uint32_t)at, j = i + 1 < n ? i + 1 : i;
+        float f = (float)(at - i);
+        if (across) {
+            for (uint32_t y = 0; y < h; y++) {
+                const float *row = plane->log2 + (size_t)y * w;
+                out[(size_t)y * nw + k] = row[i] + (row[j] - row[i]) * f;
+            }
+        } else {
+            const float *a = plane->log2 + (size_t)i * w, *b = plane->log2 + (size_t)j * w;
+            for (uint32_t x = 0; x < w; x++) out[(size_t)k * w + x] = a[x] + (b[x] - a[x]) * f;
+        }
+    }
+    sy__free(ctx, plane->log2);
+    plane->log2 = out;
+    plane->width = nw;
+    plane->height = nh;
+    return SY_OK;
+}

@@ -39,4 +39,10 @@ sy_status sy__gain_plane_make(sy_context *ctx, const sy__yuv *pic, uint32_t scal
                               sy_error *err);
 void sy__gain_plane_free(sy_context *ctx, sy__gain_plane *plane);
 
+/* The plane of a picture whose stored samples are num:den as wide as tall
+ * made square, as the reader's frames are (an anamorphic movie's): its long
+ * axis resampled linearly to the nearest whole box (never shrunk). Nothing
+ * for square samples or an empty plane. */
+sy_status sy__gain_plane_stretch(sy_context *ctx, sy__gain_plane *plane, uint32_t num, uint32_t den, sy_error *err);
+
 #endif

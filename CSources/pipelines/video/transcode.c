@@ -156,13 +156,17 @@ static uint16_t encodable_matrix(uint16_t code) { return code == 1 || code == 5 
  * a 10-bit encode with its own colour description, no tone mapping and no
  * consent needed. A turned HDR track (an iPhone's portrait movie) with no
  * recipe comes as stored, and the output keeps its matrix (j->stored; an SDR
- * one is turned upright through RGB, as issue 4 has it). Sets
+ * one is turned upright through RGB, as issue 4 has it). Anamorphic samples
+ * (sar_num != sar_den) never come this way: the output has square pixels at
+ * the displayed size, what every player shows alike (many ignore `pasp`) and
+ * what a Live movie must be to match its still. Sets
  * j->copy_x, copy_y to the rectangle's top-left. */
 static int keeps_samples(job *j, const sy_video_reader_info *vi, const sy_video_transcode_options *o) {
     uint16_t m = vi->matrix;
     j->stored = !j->path.renderer && (vi->rotation || vi->mirrored) && sy__cicp_is_hdr_transfer(vi->transfer) &&
                 !((vi->coded_width | vi->coded_height) & 1);
-    if (o->observer || ((vi->rotation || vi->mirrored) && !j->stored) || (vi->bit_depth != 8 && vi->bit_depth != 10) ||
+    if (o->observer || ((vi->rotation || vi->mirrored) && !j->stored) || vi->sar_num != vi->sar_den ||
+        (vi->bit_depth != 8 && vi->bit_depth != 10) ||
         vi->chroma_format != 1 || encodable_matrix(m) != (m == 2 ? 6 : m))
         return 0;
     j->copy_x = j->copy_y = 0;

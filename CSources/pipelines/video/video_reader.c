@@ -11,12 +11,22 @@
  * reported naming it; a picture whose pts is not past the previous one means
  * the container's timestamps contradict the stream and is reported too.
  *
+ * Samples that are not square (an anamorphic movie: 1440x1080 shown
+ * 1920x1080, as the sample entry's `pasp` or else the stream's VUI says) are
+ * shown at the displayed shape: each upright picture is stretched on one
+ * axis by the one renderer (sy_render_stretch.h), the width for samples
+ * wider than tall, the height for taller ones, so no detail is thrown away;
+ * what a stream states that no player could mean (a zero, a ratio past
+ * 4:1) is set aside and named in info.aspect_note.
+ *
  * Memory: the codec's pictures (charged by the stream decoder), one sample
  * buffer grown to the largest sample (capped), one RGB frame and, for rotated
- * tracks, a band of converted rows; a decode-only reader (SPEC C3's check,
- * sy_video_reader_decode_only.h) frees the RGB frame and the band. */
+ * tracks, a band of converted rows, for anamorphic ones the upright picture
+ * before its stretch; a decode-only reader (SPEC C3's check,
+ * sy_video_reader_decode_only.h) frees the RGB frames and the band. */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "bmff/sy_bmff.h"
@@ -29,6 +39,7 @@
 #include "base/sy_hdr_tone.h"
 #include "still/sy_frame_orient.h"
 #include "still/sy_orient.h"
+#include "render/sy_render_stretch.h"
 #include "hevc/sy_hevc.h"
 #include "h264/sy_h264.h"
 #include "bmff/sy_bmff_file.h"
@@ -43,6 +54,10 @@
 #define FCC SY_FOURCC
 #define READER_SAMPLE_CAP ((size_t)64 << 20)
 #define READER_MAX_PENDING 64u
+/* The widest sample aspect ratio believed, either way (2:1 anamorphic lenses
+ * and every VUI table entry lie well inside): past it a stated aspect is a
+ * damaged or hostile field, and would make a frame many times the stream's. */
+#define READER_MAX_SAR 4u
 
 typedef struct pending {
     uint32_t tag;
@@ -65,6 +80,11 @@ struct sy_video_reader {
     int halve;        /* sy__video_reader_halve: frames at half size */
     uint8_t *half;    /* the averaged luma plane when halving */
     uint32_t out_width, out_height; /* the frame's size (upright) */
+    sy_renderer *shape; /* non-square samples: the upright picture stretched to the displayed shape, else NULL */
+    uint8_t *upright;   /* ... that upright picture (shape_width x shape_height) */
+    size_t upright_stride;
+    uint32_t shape_width, shape_height;
+    char aspect_note[200]; /* info.aspect_note's text */
     int no_pixels;    /* sy__video_reader_decode_only: no RGB, disposable samples before needed_pts skipped */
     uint32_t gain_scale; /* sy__video_reader_keep_gain: HDR frames come with their gain plane (0 = not asked) */
     sy__gain_plane gain;
@@ -128,6 +148,8 @@ void sy_video_reader_close(sy_video_reader *r) {
     if (r->sample) sy__free(ctx, r->sample);
     if (r->rgb) sy__free(ctx, r->rgb);
     if (r->scratch) sy__free(ctx, r->scratch);
+    if (r->upright) sy__free(ctx, r->upright);
+    sy_renderer_destroy(r->shape);
     if (r->times) sy_mov_presentation_times_free(ctx, r->times);
     sy__video_cuts_free(ctx, r->cuts);
     if (r->half) sy__free(ctx, r->half);
@@ -205,6 +227,114 @@ static sy_status create_decoder(sy_video_reader *r, int threads, sy_error *err) 
     return SY_OK;
 }
 
+/* ---- the samples' aspect ---- */
+
+static uint32_t gcd32(uint32_t a, uint32_t b) {
+    while (b) {
+        uint32_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* A stated aspect worth believing: both terms set, within READER_MAX_SAR. */
+static int plausible_sar(uint32_t h, uint32_t v) {
+    return h && v && (uint64_t)h <= (uint64_t)v * READER_MAX_SAR && (uint64_t)v <= (uint64_t)h * READER_MAX_SAR;
+}
+
+/* Adds one sentence to info.aspect_note. */
+static void note_aspect(sy_video_reader *r, const char *what, uint32_t h, uint32_t v, const char *why) {
+    size_t used = strlen(r->aspect_note);
+    snprintf(r->aspect_note + used, sizeof r->aspect_note - used, "%s%s %u:%u ignored: %s", used ? "; " : "", what, h,
+             v, why);
+    r->info.aspect_note = r->aspect_note;
+}
+
+static const char *implausible(uint32_t h, uint32_t v) {
+    return h && v ? "wider than 4:1 either way" : "a zero term says nothing";
+}
+
+/* The aspect the pictures are shown with (info.sar_*): the sample entry's
+ * `pasp` when it has a believable one — the container's word wins over the
+ * stream's, as QuickTime and ffmpeg have it — else the VUI's; square when
+ * neither says. What is not believed is named in the note. */
+static void judge_aspect(sy_video_reader *r, const sy_mov_track_info *ti, const sy__vstream_params *p) {
+    sy_video_reader_info *in = &r->info;
+    uint32_t h = 1, v = 1, vh = p->sar[0], vv = p->sar[1];
+    int vui = vh || vv, vui_ok = plausible_sar(vh, vv);
+    in->aspect_from = 0;
+    if (ti->has_pasp && plausible_sar(ti->pasp[0], ti->pasp[1])) {
+        h = ti->pasp[0], v = ti->pasp[1];
+        in->aspect_from = SY_FOURCC('p', 'a', 's', 'p');
+        if (vui_ok && (uint64_t)vh * v != (uint64_t)vv * h) {
+            size_t used = strlen(r->aspect_note);
+            snprintf(r->aspect_note + used, sizeof r->aspect_note - used,
+                     "%sthe stream's sample aspect %u:%u differs from the sample entry's pasp %u:%u: the pasp applies",
+                     used ? "; " : "", vh, vv, h, v);
+            in->aspect_note = r->aspect_note;
+        }
+    } else {
+        if (ti->has_pasp) note_aspect(r, "the sample entry's pasp", ti->pasp[0], ti->pasp[1], implausible(ti->pasp[0], ti->pasp[1]));
+        if (vui_ok) {
+            h = vh, v = vv;
+            in->aspect_from = SY_FOURCC('v', 'u', 'i', ' ');
+        }
+    }
+    if (vui && !vui_ok && in->aspect_from != SY_FOURCC('p', 'a', 's', 'p'))
+        note_aspect(r, "the stream's sample aspect", vh, vv, implausible(vh, vv));
+    uint32_t g = gcd32(h, v);
+    in->sar_num = h / g;
+    in->sar_den = v / g;
+    if (in->sar_num == in->sar_den) in->aspect_from = 0; /* 1:1 said: square, nothing to do */
+}
+
+/* The displayed size of an upright picture of w x h stored samples: the
+ * side the samples are long on grows (never shrinks: no detail lost), to
+ * the nearest pixel, at least as large as it was. */
+static void displayed_size(const sy_video_reader *r, uint32_t w, uint32_t h, uint32_t *dw, uint32_t *dh) {
+    const sy_video_reader_info *in = &r->info;
+    int swap = in->rotation == 90 || in->rotation == 270;
+    uint64_t across = swap ? in->sar_den : in->sar_num, down = swap ? in->sar_num : in->sar_den; /* upright */
+    *dw = w;
+    *dh = h;
+    if (across > down) *dw = (uint32_t)SY__MAX((uint64_t)w, (w * across + down / 2) / down);
+    else if (down > across) *dh = (uint32_t)SY__MAX((uint64_t)h, (h * down + across / 2) / across);
+}
+
+/* Frames of upright pictures of w x h shown at the displayed shape: the
+ * renderer and the picture it stretches, made for this size and put in
+ * place of any earlier ones only when both are made (nothing for square
+ * samples); r->out_width x out_height the frame's size. r->rgb, the frame,
+ * is the caller's to size. */
+static sy_status shape_frames(sy_video_reader *r, uint32_t w, uint32_t h, sy_error *err) {
+    uint32_t dw, dh;
+    displayed_size(r, w, h, &dw, &dh);
+    sy_renderer *shape = NULL;
+    uint8_t *upright = NULL;
+    if (dw != w || dh != h) {
+        if (dw > SY_RENDER_MAX_SIDE || dh > SY_RENDER_MAX_SIDE)
+            return sy__fail(err, SY_E_BUDGET, "%s: %ux%u pictures of %u:%u samples would be shown %ux%u, over %u",
+                            where(r), w, h, r->info.sar_num, r->info.sar_den, dw, dh, SY_RENDER_MAX_SIDE);
+        sy_status st = sy__renderer_create_stretched(r->ctx, w, h, dw, dh, &shape, err);
+        if (st != SY_OK) return st;
+        if (!(upright = sy__alloc(r->ctx, (size_t)w * 3, h, "video upright picture", err))) {
+            sy_renderer_destroy(shape);
+            return err ? err->code : SY_E_BUDGET;
+        }
+    }
+    sy_renderer_destroy(r->shape);
+    sy__free(r->ctx, r->upright);
+    r->shape = shape;
+    r->upright = upright;
+    r->upright_stride = (size_t)w * 3;
+    r->shape_width = w;
+    r->shape_height = h;
+    r->out_width = dw;
+    r->out_height = dh;
+    return SY_OK;
+}
+
 static void fill_info(sy_video_reader *r) {
     const sy_mov_track_info *ti = sy_mov_track(r->mov, r->track);
     const sy__vstream_params *p = &r->dec->params;
@@ -216,8 +346,8 @@ static void fill_info(sy_video_reader *r) {
     in->rotation = ti->rotation; /* sy_mov decomposes the matrix as sy_video.h states it */
     in->mirrored = ti->mirrored ? 1 : 0;
     int swap = in->rotation == 90 || in->rotation == 270;
-    in->width = swap ? p->height : p->width;
-    in->height = swap ? p->width : p->height;
+    judge_aspect(r, ti, p);
+    displayed_size(r, swap ? p->height : p->width, swap ? p->width : p->height, &in->width, &in->height);
     in->timescale = ti->timescale;
     in->frame_count = ti->sample_count;
     in->duration_seconds = ti->duration_seconds;
@@ -267,8 +397,11 @@ sy_status sy__video_reader_open_threads(sy_context *ctx, const char *path, int32
     if (st == SY_OK) st = sy_mov_track_timeline(r->mov, r->track, &r->timeline, err);
     if (st == SY_OK) {
         fill_info(r);
-        r->out_width = r->info.width;
-        r->out_height = r->info.height;
+        int swap = r->info.rotation == 90 || r->info.rotation == 270;
+        st = shape_frames(r, swap ? r->info.coded_height : r->info.coded_width,
+                          swap ? r->info.coded_width : r->info.coded_height, err);
+    }
+    if (st == SY_OK) {
         size_t bytes;
         r->stride = (size_t)r->info.width * 3;
         if (!sy__mul_ok(r->stride, r->info.height, &bytes)) {
@@ -395,18 +528,19 @@ sy_status sy__video_reader_halve(sy_video_reader *r, uint32_t *width, uint32_t *
         int swap = r->info.rotation == 90 || r->info.rotation == 270;
         uint8_t *luma = sy__alloc(r->ctx, (size_t)w * h, p->bit_depth > 8 ? 2 : 1, "half-size video luma", err);
         if (!luma) return err ? err->code : SY_E_BUDGET;
-        uint32_t ow = swap ? h : w, oh = swap ? w : h;
-        uint8_t *rgb = sy__alloc(r->ctx, (size_t)ow * 3, oh, "half-size video RGB frame", err);
-        if (!rgb) {
+        uint32_t ow = swap ? h : w, oh = swap ? w : h, dw, dh;
+        displayed_size(r, ow, oh, &dw, &dh);
+        uint8_t *rgb = sy__alloc(r->ctx, (size_t)dw * 3, dh, "half-size video RGB frame", err);
+        sy_status st = rgb ? shape_frames(r, ow, oh, err) : err ? err->code : SY_E_BUDGET;
+        if (st != SY_OK) {
+            sy__free(r->ctx, rgb);
             sy__free(r->ctx, luma);
-            return err ? err->code : SY_E_BUDGET;
+            return st;
         }
         sy__free(r->ctx, r->rgb);
         r->rgb = rgb;
         r->half = luma;
-        r->stride = (size_t)ow * 3;
-        r->out_width = ow;
-        r->out_height = oh;
+        r->stride = (size_t)r->out_width * 3;
         r->halve = 1;
     }
     *width = r->out_width;
@@ -467,6 +601,8 @@ sy_status sy__video_reader_decode_only(sy_video_reader *r, double needed_from, s
     r->rgb = NULL;
     sy__free(r->ctx, r->scratch);
     r->scratch = NULL;
+    sy__free(r->ctx, r->upright);
+    r->upright = NULL;
     return SY_OK;
 }
 
@@ -493,7 +629,7 @@ int sy__video_reader_keep_samples(sy_video_reader *r) {
 }
 
 int sy__video_reader_keep_stored_samples(sy_video_reader *r) {
-    if (!r || r->halve || r->no_pixels) return 0;
+    if (!r || r->halve || r->no_pixels || r->shape) return 0; /* anamorphic: the samples are not the frame's shape */
     r->keep_samples = 1;
     r->stored_samples = r->info.rotation || r->info.mirrored;
     sy__free(r->ctx, r->rgb); /* made again only for a picture that cannot come as samples */
@@ -625,9 +761,17 @@ static sy_status emit(sy_video_reader *r, const sy__yuv *pic, uint32_t tag, sy_v
         graded = *pic; /* a PQ movie's frames are tone-mapped to the peak its metadata says */
         graded.vui.peak = r->content_peak;
         pic = &graded;
-        sy__orient_rgb(pic, r->info.rotation, r->info.mirrored != 0, r->rgb, r->stride, r->scratch);
+        if (r->shape) { /* upright as stored, then stretched to the displayed shape */
+            sy__orient_rgb(pic, r->info.rotation, r->info.mirrored != 0, r->upright, r->upright_stride, r->scratch);
+            sy_pixels stored = {r->upright, r->upright_stride, r->shape_width, r->shape_height};
+            sy_status st = sy_renderer_render_rows(r->shape, &stored, 0, r->out_height, r->rgb, r->stride, err);
+            if (st != SY_OK) return st;
+        } else {
+            sy__orient_rgb(pic, r->info.rotation, r->info.mirrored != 0, r->rgb, r->stride, r->scratch);
+        }
         if (r->gain_scale) {
             sy_status st = sy__gain_plane_make(r->ctx, pic, r->gain_scale, &r->gain, err);
+            if (st == SY_OK && r->shape) st = sy__gain_plane_stretch(r->ctx, &r->gain, r->info.sar_num, r->info.sar_den, err);
             if (st != SY_OK) return st;
             r->gain.orientation = sy__orient_from_rotation(r->info.rotation, r->info.mirrored != 0);
         }

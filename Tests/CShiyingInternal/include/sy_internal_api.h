@@ -22,6 +22,7 @@
 #include "collage/sy_layout.h"
 #include "video/sy_video_cuts.h"
 #include "video/sy_video_reader_decode_only.h"
+#include "video/sy_video_reader_scale.h"
 #include "video/sy_video_encoder_stage.h"
 #include "base/sy_rgb_to_ycbcr.h"
 #include "render/sy_render_encode.h"
