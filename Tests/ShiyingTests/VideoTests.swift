@@ -203,6 +203,34 @@ struct VideoInfoTests {
         }
     }
 
+    // ffmpeg's `-map 0 -c copy` of a Live movie (how a user trims or remuxes one) writes the timed-metadata
+    // track with a sample description of one entry and no bytes. The movie was unreadable as a whole ("stsd
+    // declares 1 entries but holds 0 bytes"); the picture and sound are whole, so it is read without that track's
+    // sample entry, and made into a Live photo. A damaged video sample description still fails.
+    @Test func ffmpegCopyWithADamagedMetadataTrackIsRead() async throws {
+        let dir = try TempDir("video-mebx-copy")
+        defer { dir.remove() }
+        let made = try await CLI.run(["sample-photos", "--live", "--count", "1", "--width", "360", "--height", "480",
+                                      "--frames", "30", "-o", dir.path])
+        #expect(made.succeeded, "\(made)")
+        let copy = dir.file("copy.mov")
+        #expect(try await runTool("ffmpeg", ["-v", "error", "-y", "-i", dir.file("LIVE_0001.MOV"), "-map", "0",
+                                            "-c", "copy", copy]).succeeded)
+        let info = try await CLI.run(["video", "info", copy, "--json"])
+        #expect(info.succeeded && info.stdout.contains("hvc1"), "\(info)")
+        let live = try await CLI.run(["convert", "--to", "live", copy, "-o", dir.file("live")])
+        #expect(live.succeeded, "\(live)")
+        // The same damage in the video track's sample description is refused, naming the file.
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: copy)))
+        let stsd = Array("stsd".utf8)
+        let at = try #require((0...(bytes.count - 12)).first { Array(bytes[$0..<$0 + 4]) == stsd })
+        bytes[at + 8..<at + 12] = [0, 0, 0, 200] // entry count 200 in the first (video) track's stsd
+        let damaged = dir.file("damaged.mov")
+        try Data(bytes).write(to: URL(fileURLWithPath: damaged))
+        let refused = try await CLI.run(["video", "info", damaged])
+        #expect(refused.status == 1 && refused.stderr.contains(damaged) && refused.stderr.contains("stsd"), "\(refused)")
+    }
+
     @Test func textFileFailsNamingTheFile() async throws {
         let dir = try TempDir("video-text")
         defer { dir.remove() }

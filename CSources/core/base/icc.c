@@ -99,3 +99,7 @@ uint16_t sy__icc_primaries(const uint8_t *icc, size_t len) {
 int sy__icc_is_cmyk(const uint8_t *icc, size_t len) {
     return icc && len >= 128 && memcmp(icc + 16, "CMYK", 4) == 0;
 }
+
+int sy__icc_is_gray(const uint8_t *icc, size_t len) {
+    return icc && len >= 128 && memcmp(icc + 16, "GRAY", 4) == 0;
+}

@@ -23,4 +23,7 @@ uint16_t sy__icc_transfer(const uint8_t *icc, size_t len);
 /* 1 when the profile's data colour space (header bytes 16..19) is 'CMYK'. */
 int sy__icc_is_cmyk(const uint8_t *icc, size_t len);
 
+/* 1 when the profile's data colour space is 'GRAY'. */
+int sy__icc_is_gray(const uint8_t *icc, size_t len);
+
 #endif

@@ -231,13 +231,8 @@ void sy__color_transform_destroy(sy__color_transform *t) {
 }
 
 /* The profile `make` builds, serialized into an engine block. */
-static sy_status save_profile(sy_context *ctx, uint16_t primaries, uint16_t transfer, const char *name, uint8_t **icc,
-                              size_t *len, sy_error *err) {
-    *icc = NULL;
-    *len = 0;
-    cmsContext lcms = cmsCreateContext(&memory_plugin, ctx);
-    if (!lcms) return sy__fail(err, SY_E_BUDGET, "colour: %s", lcms_context_error);
-    cmsHPROFILE p = cicp_profile(lcms, primaries, transfer, name);
+/* Writes `p` (built in `lcms`) into an engine allocation. */
+static sy_status save_built(sy_context *ctx, cmsHPROFILE p, uint8_t **icc, size_t *len, sy_error *err) {
     cmsUInt32Number size = 0;
     sy_status st = SY_OK;
     if (!p || !cmsSaveProfileToMem(p, NULL, &size) || size == 0) {
@@ -256,7 +251,50 @@ static sy_status save_profile(sy_context *ctx, uint16_t primaries, uint16_t tran
         static const uint8_t fixed[12] = {0x07, 0xEA, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0}; /* 2026-01-01 00:00:00 */
         if (size >= 36) memcpy(*icc + 24, fixed, sizeof fixed);
     }
+    return st;
+}
+
+static sy_status save_profile(sy_context *ctx, uint16_t primaries, uint16_t transfer, const char *name, uint8_t **icc,
+                              size_t *len, sy_error *err) {
+    *icc = NULL;
+    *len = 0;
+    cmsContext lcms = cmsCreateContext(&memory_plugin, ctx);
+    if (!lcms) return sy__fail(err, SY_E_BUDGET, "colour: %s", lcms_context_error);
+    cmsHPROFILE p = cicp_profile(lcms, primaries, transfer, name);
+    sy_status st = save_built(ctx, p, icc, len, err);
     if (p) cmsCloseProfile(p);
+    cmsDeleteContext(lcms);
+    return st;
+}
+
+sy_status sy__color_gray_as_rgb_icc(sy_context *ctx, const uint8_t *gray, size_t gray_len, uint8_t **icc, size_t *len,
+                                    sy_error *err) {
+    *icc = NULL;
+    *len = 0;
+    if (!gray || gray_len < 128 || gray_len > UINT32_MAX)
+        return sy__fail(err, SY_E_UNSUPPORTED, "colour: no usable grey profile");
+    cmsContext lcms = cmsCreateContext(&memory_plugin, ctx);
+    if (!lcms) return sy__fail(err, SY_E_BUDGET, "colour: %s", lcms_context_error);
+    cmsHPROFILE in = cmsOpenProfileFromMemTHR(lcms, gray, (cmsUInt32Number)gray_len);
+    const cmsToneCurve *curve = in && cmsGetColorSpace(in) == cmsSigGrayData ? cmsReadTag(in, cmsSigGrayTRCTag) : NULL;
+    cmsHPROFILE p = NULL;
+    double xy[8];
+    if (curve && sy__cicp_chromaticities(SY_CICP_PRIMARIES_BT709, xy)) {
+        /* Neutral R = G = B sums the colorants to the white point, so each
+         * grey level shows the luminance the grey curve gives it. */
+        const cmsCIExyYTRIPLE rgb = {{xy[0], xy[1], 1}, {xy[2], xy[3], 1}, {xy[4], xy[5], 1}};
+        const cmsCIExyY white = {xy[6], xy[7], 1};
+        cmsToneCurve *curves[3] = {(cmsToneCurve *)curve, (cmsToneCurve *)curve, (cmsToneCurve *)curve};
+        p = cmsCreateRGBProfileTHR(lcms, &white, &rgb, curves);
+        cmsMLU *desc = p ? cmsMLUalloc(lcms, 1) : NULL;
+        if (desc && cmsMLUsetASCII(desc, "en", "US", "Grey curve (sRGB primaries)"))
+            cmsWriteTag(p, cmsSigProfileDescriptionTag, desc);
+        if (desc) cmsMLUfree(desc);
+    }
+    sy_status st = p ? save_built(ctx, p, icc, len, err)
+                     : sy__fail(err, SY_E_UNSUPPORTED, "colour: lcms2 cannot read this grey profile's curve");
+    if (p) cmsCloseProfile(p);
+    if (in) cmsCloseProfile(in);
     cmsDeleteContext(lcms);
     return st;
 }

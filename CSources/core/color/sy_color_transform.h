@@ -90,4 +90,13 @@ sy_status sy__color_space_icc(sy_context *ctx, sy__rgb_space space, uint8_t **ic
 sy_status sy__color_cicp_icc(sy_context *ctx, uint16_t primaries, uint16_t transfer, uint8_t **icc, size_t *len,
                              sy_error *err);
 
+/* A grey profile (data colour space 'GRAY': Photoshop's "Dot Gain 20%",
+ * "Gray Gamma 2.2", a linear grey) as an RGB matrix/shaper profile with the
+ * same curve on all three channels and sRGB's primaries: the engine hands
+ * grey pictures out as R = G = B, which that profile shows exactly as the grey
+ * one showed the grey values, and which colour conversions (a P3 collage) can
+ * use. SY_E_UNSUPPORTED when lcms2 cannot read the profile or its grey curve. */
+sy_status sy__color_gray_as_rgb_icc(sy_context *ctx, const uint8_t *gray, size_t gray_len, uint8_t **icc, size_t *len,
+                                    sy_error *err);
+
 #endif

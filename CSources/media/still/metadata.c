@@ -49,8 +49,36 @@ static sy_status png_metadata_read(sy_context *ctx, const char *path, sy__metada
     return SY_OK;
 }
 
+/* A grey profile on a picture the engine hands out as R = G = B: carried as
+ * the RGB profile that shows those values alike (sy__color_gray_as_rgb_icc),
+ * never as itself (a grey profile on an RGB file is invalid: lcms2, libpng
+ * and vips refuse it, and viewers fall back to sRGB). Unreadable: dropped. */
+static sy_status gray_profile_as_rgb(sy_context *ctx, sy__metadata *md, sy_error *err) {
+    if (!sy__icc_is_gray(md->icc, md->icc_len)) return SY_OK;
+    uint8_t *rgb = NULL;
+    size_t rgb_len = 0;
+    sy_error ignored = {0};
+    sy_status made = sy__color_gray_as_rgb_icc(ctx, md->icc, md->icc_len, &rgb, &rgb_len, &ignored);
+    if (made == SY_E_BUDGET) {
+        sy__metadata_free(ctx, md);
+        return sy__fail(err, made, "%s", ignored.message);
+    }
+    sy__free(ctx, md->icc);
+    md->icc = rgb, md->icc_len = rgb_len;
+    return SY_OK;
+}
+
+static sy_status read_by_format(sy_context *ctx, const char *path, const sy_image_info *info, sy__metadata *out,
+                                sy_error *err);
+
 sy_status sy__metadata_read(sy_context *ctx, const char *path, const sy_image_info *info, sy__metadata *out,
                             sy_error *err) {
+    sy_status st = read_by_format(ctx, path, info, out, err);
+    return st == SY_OK ? gray_profile_as_rgb(ctx, out, err) : st;
+}
+
+static sy_status read_by_format(sy_context *ctx, const char *path, const sy_image_info *info, sy__metadata *out,
+                                sy_error *err) {
     memset(out, 0, sizeof *out);
     switch (info->format) {
     case SY_FORMAT_JPEG: {
