@@ -18,11 +18,30 @@ public struct EngineMediaReader: LibraryMediaReader {
     public func facts(of path: String) throws -> LibraryMediaFacts {
         let ext = (path as NSString).pathExtension.lowercased()
         if LibraryFileTypes.movies.contains(ext) { return try movieFacts(path) }
+        if LibraryFileTypes.animations.contains(ext) { return try gifFacts(path) }
         let still = try StillFactsReader().read(path) // a truncated copy is not catalogued as a photo
         return LibraryMediaFacts(medium: .still, width: still.info.width, height: still.info.height,
                                  captureDate: still.captureDate,
                                  location: still.location.map { LibraryLocation(latitude: $0.latitude, longitude: $0.longitude) },
                                  contentIdentifier: still.contentIdentifier, camera: still.camera)
+    }
+
+    /// A GIF's logical screen size (its header: "GIF87a"/"GIF89a", then
+    /// width and height, little-endian). A GIF states no date, place or camera.
+    private func gifFacts(_ path: String) throws -> LibraryMediaFacts {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw ShiyingError(code: .io, message: "\(path): cannot open", file: path)
+        }
+        defer { try? handle.close() }
+        let head = [UInt8](handle.readData(ofLength: 10))
+        guard head.count == 10, head[0..<6].elementsEqual(Array("GIF87a".utf8)) || head[0..<6].elementsEqual(Array("GIF89a".utf8)) else {
+            throw ShiyingError(code: .invalidInput, message: "\(path): not a GIF", file: path)
+        }
+        let width = Int(head[6]) | Int(head[7]) << 8, height = Int(head[8]) | Int(head[9]) << 8
+        guard width > 0, height > 0 else {
+            throw ShiyingError(code: .invalidInput, message: "\(path): a GIF of \(width)x\(height) pixels", file: path)
+        }
+        return LibraryMediaFacts(medium: .still, width: width, height: height)
     }
 
     /// QuickTime keys a phone writes (Apple's `mdta` names).

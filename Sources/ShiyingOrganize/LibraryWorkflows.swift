@@ -33,14 +33,17 @@ public enum LibraryWorkflows {
             throw error
         }
         let stem = ((input as NSString).lastPathComponent as NSString).deletingPathExtension
-        let output = LibraryOutput(purpose: .conversion(source: source), primary: staged, name: name ?? "\(stem).\(ext)")
+        let output = LibraryOutput(purpose: .conversion(source: source), primary: staged, name: name ?? "\(stem).\(ext)",
+                                   sourceFacts: source == nil ? try? reader.facts(of: input) : nil)
         return ConversionResult(conversion: report, library: try await library.deposit(output, reader: reader))
     }
 
     /// Deposits files a conversion already wrote into the staging folder
     /// (`PhotoLibrary.stagingPath`) as a copy of `input` in 「拾映转换」,
     /// carrying the source asset's capture date, location, favourite, albums
-    /// and tags (SPEC S3). `movie` makes it a Live pair. The staged files are consumed.
+    /// and tags (SPEC S3); an input that is not a library asset lends its own
+    /// date and place to a copy that states none (a GIF). `movie` makes it a
+    /// Live pair. The staged files are consumed.
     public static func deposit(converted staged: String, movie: String? = nil, from input: String,
                                into library: PhotoLibrary, name: String,
                                reader: EngineMediaReader = EngineMediaReader()) async throws -> LibraryOutputReport {
@@ -52,7 +55,8 @@ public enum LibraryWorkflows {
             if let movie { unlink(movie) }
             throw error
         }
-        let output = LibraryOutput(purpose: .conversion(source: source), primary: staged, movie: movie, name: name)
+        let output = LibraryOutput(purpose: .conversion(source: source), primary: staged, movie: movie, name: name,
+                                   sourceFacts: source == nil ? try? reader.facts(of: input) : nil)
         return try await library.deposit(output, reader: reader)
     }
 

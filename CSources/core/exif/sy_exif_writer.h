@@ -2,7 +2,8 @@
  * (engine-private). Layout: "II*\0", IFD0 (Make, Model, Orientation,
  * X/YResolution, ResolutionUnit, DateTime, YCbCrPositioning, ExifIFD pointer),
  * then the Exif IFD (ExifVersion, DateTimeOriginal, ComponentsConfiguration,
- * FlashpixVersion, ColorSpace, PixelX/YDimension). Tags are in ascending order,
+ * FlashpixVersion, ColorSpace, PixelX/YDimension; with the optional capture
+ * facts also Software, the Exif offsets, sub-seconds and a GPS IFD). Tags are in ascending order,
  * every value longer than 4 bytes sits in a word-aligned data area right after
  * its IFD, and the next-IFD links are 0, so exiftool reads it without warnings. */
 #ifndef SY_EXIF_WRITER_H
@@ -21,6 +22,14 @@ typedef struct sy__exif_info {
     uint32_t pixel_y;      /* stored image height; 0 = omitted */
     uint8_t uncalibrated;  /* 1: ColorSpace 0xFFFF, the ICC profile says the space (as iPhones write
                               Display P3 photos); 0: ColorSpace sRGB */
+    /* Optional capture facts (a still made of a movie's frame carries the movie's):
+     * with `datetime`, also DateTimeDigitized (CreateDate) when `offset` or `subsec` is set */
+    const char *offset;    /* "+HH:MM" / "-HH:MM": OffsetTime, OffsetTimeOriginal, OffsetTimeDigitized; NULL = omitted */
+    const char *subsec;    /* 1..9 digits: SubSecTimeOriginal; NULL = omitted */
+    const char *software;  /* printable ASCII: Software; NULL or "" = omitted */
+    uint8_t has_gps;       /* 1: a GPS IFD with latitude, longitude (degrees, WGS 84) */
+    uint8_t has_altitude;  /* 1: and altitude (metres; negative = below sea level) */
+    double latitude, longitude, altitude;
 } sy__exif_info;
 
 /* Largest JPEG APP1 payload (a marker segment length is 16 bits and counts itself). */

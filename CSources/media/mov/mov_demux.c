@@ -288,6 +288,92 @@ static sy_status parse_meta(sy_mov *m, const sy_bmff_cursor *parent, const sy_bm
     return SY_OK;
 }
 
+/* ---- udta user data (ISO / 3GPP / QuickTime text atoms) ---- */
+
+/* Apple's names for what an MP4 from a phone or camera (Android, ffmpeg,
+ * exiftool) states in moov/udta: ©xyz (ISO 6709 location), ©day (creation
+ * date) and 3GPP `loci`. They become items under these keys when the file has
+ * no `mdta` item of that name: one fact, one name, for every reader (the
+ * rewrites copy them as Apple's keys, which Photos reads). */
+#define UDTA_LOCATION_KEY "com.apple.quicktime.location.ISO6709"
+#define UDTA_CREATION_KEY "com.apple.quicktime.creationdate"
+
+static int meta_has(const sy_mov *m, const char *key) {
+    for (uint32_t i = 0; i < m->meta_n; i++)
+        if (strcmp(m->meta[i].key, key) == 0) return 1;
+    return 0;
+}
+
+/* A QuickTime text atom (©xyz, ©day): u16 length, u16 language, then text;
+ * NULL when it does not hold one printable string. */
+static const uint8_t *udta_text(const sy_mov *m, const sy_bmff_box *b, size_t *len) {
+    if (b->payload_size < 5) return NULL;
+    const uint8_t *p = m->moov + b->payload_offset;
+    size_t n = (size_t)((p[0] << 8) | p[1]);
+    if (n == 0 || n > b->payload_size - 4 || n > 255) return NULL;
+    p += 4;
+    while (n && p[n - 1] == 0) n--; /* a C string's terminator */
+    for (size_t i = 0; i < n; i++)
+        if (p[i] < 0x20 || p[i] > 0x7e) return NULL;
+    *len = n;
+    return n ? p : NULL;
+}
+
+/* A date the text begins with: "YYYY-MM-DD" (the rest as written). */
+static int udta_date_ok(const uint8_t *p, size_t n) {
+    static const char shape[] = "dddd-dd-dd";
+    if (n < 10) return 0;
+    for (int i = 0; i < 10; i++)
+        if (shape[i] == 'd' ? (p[i] < '0' || p[i] > '9') : p[i] != (uint8_t)shape[i]) return 0;
+    return 1;
+}
+
+/* 3GPP TS 26.244 `loci`: FullBox, language, name (C string), role, then
+ * longitude, latitude, altitude (16.16 fixed point) -> ISO 6709 text. */
+static sy_status udta_loci(sy_mov *m, const sy_bmff_box *b, sy_error *err) {
+    sy_bmff_span s = span_of(m, b);
+    uint8_t v;
+    uint32_t f, lon, lat, alt;
+    uint16_t lang;
+    if (!sy_bmff_full_header(&s, &v, &f) || !sy_bmff_u16(&s, &lang)) return SY_OK;
+    const uint8_t *nul = s.left ? memchr(s.p, 0, (size_t)s.left) : NULL;
+    if (!nul || !sy_bmff_skip(&s, (uint64_t)(nul - s.p) + 1) || !sy_bmff_skip(&s, 1) || !sy_bmff_u32(&s, &lon) ||
+        !sy_bmff_u32(&s, &lat) || !sy_bmff_u32(&s, &alt))
+        return SY_OK; /* not the simple form: left alone */
+    double lo = (int32_t)lon / 65536.0, la = (int32_t)lat / 65536.0, al = (int32_t)alt / 65536.0;
+    if (fabs(la) > 90 || fabs(lo) > 180) return SY_OK;
+    char *text = block_alloc(m, 48, 1, "mov loci location", err);
+    if (!text) return err ? err->code : SY_E_BUDGET;
+    int n = snprintf(text, 48, "%+08.4f%+09.4f%+.3f/", la, lo, al);
+    mov_meta_item it = {UDTA_LOCATION_KEY, 1, (const uint8_t *)text, (size_t)n};
+    return meta_push(m, &it, err);
+}
+
+static sy_status parse_udta_facts(sy_mov *m, const sy_bmff_cursor *root, const sy_bmff_box *udta, sy_error *err) {
+    sy_bmff_cursor uc;
+    sy_bmff_box u;
+    sy_status st = SY_OK;
+    sy_bmff_cursor_children(&uc, root, udta, 0);
+    while (st == SY_OK && sy_bmff_next(&uc, &u, NULL) == SY_OK && u.type) {
+        size_t n = 0;
+        const uint8_t *text;
+        if (u.type == FCC(0xA9, 'x', 'y', 'z') && !meta_has(m, UDTA_LOCATION_KEY)) {
+            if ((text = udta_text(m, &u, &n)) != NULL && (text[0] == '+' || text[0] == '-')) {
+                mov_meta_item it = {UDTA_LOCATION_KEY, 1, text, n};
+                st = meta_push(m, &it, err);
+            }
+        } else if (u.type == FCC(0xA9, 'd', 'a', 'y') && !meta_has(m, UDTA_CREATION_KEY)) {
+            if ((text = udta_text(m, &u, &n)) != NULL && udta_date_ok(text, n)) {
+                mov_meta_item it = {UDTA_CREATION_KEY, 1, text, n};
+                st = meta_push(m, &it, err);
+            }
+        } else if (u.type == FCC('l', 'o', 'c', 'i') && !meta_has(m, UDTA_LOCATION_KEY)) {
+            st = udta_loci(m, &u, err);
+        }
+    }
+    return st;
+}
+
 /* ---- sample entries ---- */
 
 static void take_config(mov_track *t, const sy_mov *m, const sy_bmff_box *b) {
@@ -902,6 +988,13 @@ static sy_status parse_moov(sy_mov *m, uint64_t header, sy_error *err) {
         /* udta may end in a 32-bit zero terminator (QuickTime): stop quietly there */
         while (sy_bmff_next(&uc, &u, NULL) == SY_OK && u.type)
             if (u.type == FCC('m', 'e', 't', 'a') && (st = parse_meta(m, &root, &u, err)) != SY_OK) return st;
+    }
+    /* last, what udta states outside `mdta` (an mdta item of the same name wins) */
+    sy_bmff_cursor_children(&c, &root, &moov, 0);
+    for (;;) {
+        if ((st = next_box(m, &c, &b, err)) != SY_OK) return st;
+        if (!b.type) break;
+        if (b.type == FCC('u', 'd', 't', 'a') && (st = parse_udta_facts(m, &root, &b, err)) != SY_OK) return st;
     }
     return SY_OK;
 }

@@ -215,7 +215,7 @@ static sy_status decide_hdr(sy_context *ctx, const char *source_still, const sy_
  * movie's frame) its HDR goes with it as a gain map. */
 static sy_status write_frame_still(sy_context *ctx, const sy_edit_image *image, uint16_t primaries,
                                    const sy__gain_plane *gain, const sy_recipe *recipe, const char *exif_source,
-                                   const char *identifier, const char *path, sy_still_format format, int quality,
+                                   const char *movie, const char *identifier, const char *path, sy_still_format format, int quality,
                                    sy_hdr_outcome *outcome, sy_error *err) {
     sy_gainmap_image map = {0};
     sy__gainmap_save save;
@@ -227,7 +227,7 @@ static sy_status write_frame_still(sy_context *ctx, const sy_edit_image *image, 
     if (hdr) st = sy__frame_gainmap_prepare(ctx, gain, recipe ? recipe : &identity, path, format, quality, &map, &save, err);
     if (st == SY_OK)
         st = sy__live_write_still_in(ctx, image, sy__color_space_of_primaries(primaries), hdr ? &save.extra : NULL,
-                                     exif_source, identifier, path, format, quality, err);
+                                     exif_source, movie, identifier, path, format, quality, err);
     if (st == SY_OK && hdr && outcome) *outcome = SY_HDR_KEPT;
     sy__gainmap_save_free(&save);
     sy_gainmap_image_free(ctx, &map);
@@ -258,7 +258,7 @@ static sy_status save_still_only(sy_context *ctx, const char *movie, const sy_vi
     sy__gain_plane gain = {0};
     st = render_frame(ctx, movie, t, recipe, &img, &rep->still_frame, &primaries, &gain, err);
     if (st == SY_OK)
-        st = write_frame_still(ctx, &img, primaries, &gain, recipe, NULL, NULL, still_out, o->still_format, o->quality,
+        st = write_frame_still(ctx, &img, primaries, &gain, recipe, NULL, movie, NULL, still_out, o->still_format, o->quality,
                                &rep->hdr, err);
     sy__gain_plane_free(ctx, &gain);
     rep->still_width = img.width;
@@ -341,7 +341,7 @@ static sy_status live_pair(sy_context *ctx, const char *source_movie, const sy_v
                           rep->still_frame);
         if (st == SY_OK)
             st = write_frame_still(ctx, &cap.image, sy__video_frame_primaries(vi), &gain, recipe,
-                                   opts->metadata_source, rep->content_identifier, still_pending, opts->still_format,
+                                   opts->metadata_source, source_movie, rep->content_identifier, still_pending, opts->still_format,
                                    opts->quality, &rep->hdr, err);
         sy__gain_plane_free(ctx, &gain);
         task.width = cap.image.width;
@@ -444,7 +444,7 @@ sy_status sy_live_save_frame(sy_context *ctx, const char *movie, double seconds,
     if (st == SY_OK && recipe) st = sy__recipe_prepare(ctx, recipe, &r, &lut, err);
     if (st == SY_OK) st = render_frame(ctx, movie, seconds, recipe ? &r : NULL, &img, frame, &primaries, &gain, err);
     if (st == SY_OK)
-        st = write_frame_still(ctx, &img, primaries, &gain, recipe ? &r : NULL, exif_source, NULL, path, format,
+        st = write_frame_still(ctx, &img, primaries, &gain, recipe ? &r : NULL, exif_source, movie, NULL, path, format,
                                quality, NULL, err);
     sy__gain_plane_free(ctx, &gain);
     sy_lut_destroy(lut);

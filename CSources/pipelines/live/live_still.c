@@ -1,7 +1,9 @@
 /* live_still.c — the still side of a Live pair: read the content identifier,
  * strip it (SPEC C4, metadata-only rewrite), write a still carrying it. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/sy_input.h"
@@ -13,6 +15,7 @@
 #include "base/sy_output.h"
 #include "exif/sy_exif_writer.h"
 #include "sy_live.h"
+#include "sy_mov.h"
 #include "exif/sy_content_id.h"
 #include "live/sy_live_still_job.h"
 #include "video/sy_frame_path.h" /* sy__video_frame_primaries */
@@ -155,7 +158,7 @@ sy_status sy_live_still_strip(sy_context *ctx, const char *input, const char *ou
 sy_status sy_live_write_still(sy_context *ctx, const sy_edit_image *image, const char *exif_source,
                               const char *content_identifier, const char *path, sy_still_format format, int quality,
                               sy_error *err) {
-    return sy__live_write_still_in(ctx, image, SY__RGB_SRGB, NULL, exif_source, content_identifier, path, format,
+    return sy__live_write_still_in(ctx, image, SY__RGB_SRGB, NULL, exif_source, NULL, content_identifier, path, format,
                                    quality, err);
 }
 
@@ -168,8 +171,129 @@ sy_status sy_live_write_frame(sy_context *ctx, const sy_edit_image *image, const
     if (st != SY_OK) return st;
     uint16_t primaries = sy__video_frame_primaries(sy_video_reader_info_get(r));
     sy_video_reader_close(r);
-    return sy__live_write_still_in(ctx, image, sy__color_space_of_primaries(primaries), NULL, exif_source, content_identifier, path, format, quality,
+    return sy__live_write_still_in(ctx, image, sy__color_space_of_primaries(primaries), NULL, exif_source, movie,
+                                   content_identifier, path, format, quality,
                                    err);
+}
+
+/* ---- a still made of a movie's frame: the movie's capture facts as Exif ---- */
+
+/* Item `key` as printable text in `out` (cap bytes); 0 when absent or not text. */
+static int movie_text(const sy_mov *mov, const char *key, char *out, size_t cap) {
+    int32_t i = sy_mov_metadata_find(mov, key);
+    const uint8_t *v = NULL;
+    size_t n = 0;
+    uint32_t type = 0;
+    out[0] = 0;
+    if (i < 0 || sy_mov_metadata_at(mov, (uint32_t)i, NULL, &type, &v, &n) != SY_OK || type != 1 || !v) return 0;
+    while (n && (v[n - 1] == 0 || v[n - 1] == ' ')) n--;
+    if (n == 0 || n >= cap) return 0;
+    for (size_t k = 0; k < n; k++)
+        if (v[k] < 0x20 || v[k] > 0x7e) return 0;
+    memcpy(out, v, n);
+    out[n] = 0;
+    return 1;
+}
+
+static int digits(const char *s, int n) {
+    for (int i = 0; i < n; i++)
+        if (s[i] < '0' || s[i] > '9') return 0;
+    return 1;
+}
+
+/* "YYYY-MM-DDTHH:MM:SS[.fff][Z|+HHMM|+HH:MM]" (Apple's creation date, MP4 ©day)
+ * -> Exif datetime, sub-seconds, offset (empty when the text states no zone). */
+static int parse_creation(const char *t, char dt[20], char sub[10], char off[7]) {
+    sub[0] = off[0] = 0;
+    if (strlen(t) < 19 || !digits(t, 4) || t[4] != '-' || !digits(t + 5, 2) || t[7] != '-' || !digits(t + 8, 2) ||
+        (t[10] != 'T' && t[10] != ' ') || !digits(t + 11, 2) || t[13] != ':' || !digits(t + 14, 2) || t[16] != ':' ||
+        !digits(t + 17, 2))
+        return 0;
+    snprintf(dt, 20, "%.4s:%.2s:%.2s %.8s", t, t + 5, t + 8, t + 11);
+    const char *p = t + 19;
+    if (*p == '.') {
+        size_t n = 0;
+        while (p[1 + n] >= '0' && p[1 + n] <= '9') n++;
+        if (n) snprintf(sub, 10, "%.*s", (int)(n > 9 ? 9 : n), p + 1);
+        p += 1 + n;
+    }
+    if (*p == 'Z' && !p[1]) snprintf(off, 7, "+00:00");
+    else if ((*p == '+' || *p == '-') && digits(p + 1, 2) && digits(p + 3 + (p[3] == ':'), 2) &&
+             !p[5 + (p[3] == ':')])
+        snprintf(off, 7, "%c%.2s:%.2s", *p, p + 1, p + 3 + (p[3] == ':'));
+    return 1;
+}
+
+/* ISO 6709 "+35.6895+139.6917+040.000/" -> degrees (and metres when stated). */
+static int parse_iso6709(const char *t, double *lat, double *lon, double *alt, int *has_alt) {
+    char *e1, *e2, *e3;
+    if (*t != '+' && *t != '-') return 0;
+    *lat = strtod(t, &e1);
+    if (e1 == t || (*e1 != '+' && *e1 != '-')) return 0;
+    *lon = strtod(e1, &e2);
+    if (e2 == e1) return 0;
+    *has_alt = 0;
+    if (*e2 == '+' || *e2 == '-') {
+        *alt = strtod(e2, &e3);
+        *has_alt = e3 != e2;
+    }
+    return *lat >= -90 && *lat <= 90 && *lon >= -180 && *lon <= 180;
+}
+
+/* The Exif a still made of `movie`'s frame carries when it has no Exif
+ * source: capture date and zone (Apple's creation date / MP4 ©day; else the
+ * movie header's time, which is UTC, with offset +00:00), sub-seconds, GPS
+ * (ISO 6709 location), Make, Model, Software. *exif NULL when the movie
+ * cannot be read (the still is then written as before). */
+static sy_status movie_exif(sy_context *ctx, const char *movie, const sy__exif_info *base, uint8_t **exif,
+                            size_t *len, sy_error *err) {
+    *exif = NULL;
+    *len = 0;
+    sy_mov *mov = NULL;
+    sy_error ignored;
+    if (sy_mov_open(ctx, movie, &mov, &ignored) != SY_OK) return SY_OK;
+    sy__exif_info info = *base;
+    char text[256], dt[20] = "", sub[10] = "", off[7] = "", make[256], model[256], software[256];
+    if (movie_text(mov, "com.apple.quicktime.creationdate", text, sizeof text) && parse_creation(text, dt, sub, off)) {
+        info.datetime = dt;
+    } else {
+        uint64_t c = sy_mov_info_get(mov)->creation_time;
+        if (c > 2082844800u) { /* mvhd: seconds since 1904, UTC */
+            time_t unix_time = (time_t)(c - 2082844800u);
+            struct tm tm;
+            if (gmtime_r(&unix_time, &tm) && tm.tm_year + 1900 <= 9999) {
+                snprintf(dt, sizeof dt, "%04d:%02d:%02d %02d:%02d:%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                         tm.tm_hour, tm.tm_min, tm.tm_sec);
+                snprintf(off, sizeof off, "+00:00");
+                info.datetime = dt;
+            }
+        }
+    }
+    if (info.datetime) {
+        info.offset = off[0] ? off : NULL;
+        info.subsec = sub[0] ? sub : NULL;
+    }
+    int has_alt = 0;
+    if (movie_text(mov, "com.apple.quicktime.location.ISO6709", text, sizeof text) &&
+        parse_iso6709(text, &info.latitude, &info.longitude, &info.altitude, &has_alt)) {
+        info.has_gps = 1;
+        info.has_altitude = (uint8_t)has_alt;
+    }
+    if (movie_text(mov, "com.apple.quicktime.make", make, sizeof make)) info.make = make;
+    if (movie_text(mov, "com.apple.quicktime.model", model, sizeof model)) info.model = model;
+    if (movie_text(mov, "com.apple.quicktime.software", software, sizeof software)) info.software = software;
+    sy_mov_close(mov);
+    uint8_t buf[1024];
+    size_t n = sy__exif_build_tiff(&info, buf, sizeof buf);
+    if (!n) { /* a fact the writer refused (never a reason to lose the still): the rest without the GPS */
+        info.has_gps = 0;
+        n = sy__exif_build_tiff(&info, buf, sizeof buf);
+    }
+    if (!n) return SY_OK;
+    if (!(*exif = sy__alloc(ctx, n, 1, "movie exif", err))) return err ? err->code : SY_E_BUDGET;
+    memcpy(*exif, buf, n);
+    *len = n;
+    return SY_OK;
 }
 
 /* A gain map's XMP: joined to the Exif source's packet (unless that names an
@@ -191,7 +315,7 @@ static sy_status take_map_xmp(sy_context *ctx, sy__metadata *md, const sy__still
 }
 
 sy_status sy__live_write_still_in(sy_context *ctx, const sy_edit_image *image, sy__rgb_space space,
-                                  const sy__still_extra *extra, const char *exif_source,
+                                  const sy__still_extra *extra, const char *exif_source, const char *facts_movie,
                                   const char *content_identifier, const char *path, sy_still_format format,
                                   int quality, sy_error *err) {
     if (!ctx || !image || !image->pixels || !path) return sy__fail(err, SY_E_USAGE, "sy_live_write_still: NULL argument");
@@ -209,9 +333,11 @@ sy_status sy__live_write_still_in(sy_context *ctx, const sy_edit_image *image, s
     }
     uint32_t dropped = 0; /* what the still cannot claim (Motion Photo XMP; Exif over JPEG's APP1) */
     if (st == SY_OK) st = sy__metadata_for_output(ctx, &md, format, &dropped, err);
+    sy__exif_info fresh = {.orientation = 1, .pixel_x = image->width, .pixel_y = image->height,
+                           .uncalibrated = space != SY__RGB_SRGB};
+    if (st == SY_OK && facts_movie && !md.exif) /* a frame of a movie: the movie's date, place, camera */
+        st = movie_exif(ctx, facts_movie, &fresh, &md.exif, &md.exif_len, err);
     if (st == SY_OK && content_identifier && !md.exif) { /* a minimal Exif exiftool validates */
-        sy__exif_info fresh = {.orientation = 1, .pixel_x = image->width, .pixel_y = image->height,
-                               .uncalibrated = space != SY__RGB_SRGB};
         uint8_t base[512];
         size_t n = sy__exif_build_tiff(&fresh, base, sizeof base);
         if (n && (md.exif = sy__alloc(ctx, n, 1, "live exif", err)) != NULL) memcpy(md.exif, base, n), md.exif_len = n;

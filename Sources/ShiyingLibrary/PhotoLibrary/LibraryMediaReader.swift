@@ -75,9 +75,12 @@ public enum LibraryFileTypes {
     public static let stills: Set<String> = ["jpg", "jpeg", "png", "heic", "heif"]
     /// Movie file extensions the library imports.
     public static let movies: Set<String> = ["mov", "mp4", "m4v"]
+    /// Animated image extensions (a video converted to GIF, SPEC S3): catalogued
+    /// as photos; the file states no date or place, the conversion's source does.
+    public static let animations: Set<String> = ["gif"]
     /// Whether a file name has one of those extensions.
     public static func isMedia(_ path: String) -> Bool {
         let ext = (path as NSString).pathExtension.lowercased()
-        return stills.contains(ext) || movies.contains(ext)
+        return stills.contains(ext) || movies.contains(ext) || animations.contains(ext)
     }
 }

@@ -25,13 +25,19 @@ public struct LibraryOutput: Sendable {
     public var movie: String?
     /// The file name it gets in the library ("IMG_0001.heic"; the movie takes its stem).
     public var name: String
+    /// A conversion's input that is not a library asset: its facts, whose
+    /// capture date and location the copy carries when it states none itself
+    /// (a GIF states neither).
+    public var sourceFacts: LibraryMediaFacts?
 
     /// An output to deposit.
-    public init(purpose: Purpose, primary: String, movie: String? = nil, name: String) {
+    public init(purpose: Purpose, primary: String, movie: String? = nil, name: String,
+                sourceFacts: LibraryMediaFacts? = nil) {
         self.purpose = purpose
         self.primary = primary
         self.movie = movie
         self.name = name
+        self.sourceFacts = sourceFacts
     }
 }
 
@@ -101,8 +107,11 @@ extension PhotoLibrary {
         let now = clock()
         let kind: AssetKind = output.movie != nil ? .live : facts.medium == .movie ? .video : .photo
 
-        // what it carries (S3 / C9)
-        var captureDate = facts.captureDate, location = facts.location
+        // what it carries (S3 / C9): a Live pair's date and place are the
+        // still's, else its movie's (a video made Live dates its still from the movie)
+        var captureDate = facts.captureDate ?? movieFacts?.captureDate
+        var location = facts.location ?? movieFacts?.location
+        let camera = facts.camera ?? movieFacts?.camera
         var favorite = false, albums: [String] = [], tags: [String] = [], source: Int64?
         let album: String
         switch output.purpose {
@@ -116,6 +125,9 @@ extension PhotoLibrary {
                 favorite = s.favorite
                 albums = s.albums
                 tags = s.tags
+            } else if let input = output.sourceFacts {
+                captureDate = captureDate ?? input.captureDate
+                location = location ?? input.location
             }
         case .creation(let sources):
             album = LibraryAlbum.creations
@@ -163,7 +175,7 @@ extension PhotoLibrary {
                           location.map { .real($0.latitude) } ?? .null, location.map { .real($0.longitude) } ?? .null,
                           .int(facts.width), .int(facts.height), .int(movieFacts?.durationMs ?? facts.durationMs),
                           (movieFacts?.contentIdentifier ?? facts.contentIdentifier).map(SQLValue.text) ?? .null,
-                          facts.camera.map(SQLValue.text) ?? .null, .bool(favorite), .text(Self.origin(output.purpose).rawValue),
+                          camera.map(SQLValue.text) ?? .null, .bool(favorite), .text(Self.origin(output.purpose).rawValue),
                           source.map(SQLValue.integer) ?? .null, .integer(now)])[0][0].int64!
                 try s.execute("INSERT INTO library_files(asset_id, role, path, bytes, sha256, width, height) VALUES (?,?,?,?,?,?,?)",
                               [.integer(id), .text(FileRole.original.rawValue),
