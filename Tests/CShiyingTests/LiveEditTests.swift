@@ -220,8 +220,9 @@ struct LiveEditTests {
             #expect(try liveVerify(ctx, stillOut, movieOut).ok)
             #expect(try liveStillID(ctx, stillOut) == e.id)
             let map = try DecodedGainMap(ctx, stillOut)
-            // HEIC: the Apple auxiliary map; JPEG: an MPF map in the source's family (Apple or Ultra HDR)
-            let expected = format == SY_STILL_HEIC ? SY_GAINMAP_APPLE_HEIC
+            // HEIC: the Apple auxiliary map for an Apple source, the ISO form alone for an Ultra HDR one;
+            // JPEG: an MPF map in the source's family (Apple or Ultra HDR)
+            let expected = format == SY_STILL_HEIC ? (still == hdr.heic ? SY_GAINMAP_APPLE_HEIC : SY_GAINMAP_ISO_HEIC)
                 : still == hdr.heic ? SY_GAINMAP_APPLE_JPEG : SY_GAINMAP_ULTRAHDR_JPEG
             #expect(map.info.kind == expected, "\(still) -> \(ext)")
             // the map went through the same crop: half the source map's width, all of its height

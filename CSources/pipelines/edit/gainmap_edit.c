@@ -43,6 +43,8 @@ static void kept(sy_gainmap_edit_report *rep, const sy_gainmap_info *info, const
     rep->outcome = SY_HDR_KEPT;
     rep->edit.kept_gain_map_forms = save->forms;
     if (info->iso_valid && info->tmap_item) rep->edit.dropped &= ~(uint32_t)SY_DROPPED_ISO_GAIN_MAP;
+    /* a JPEG's other MPF images (portrait mattes, depth) are not written */
+    if (info->mpf_images > 2) rep->edit.dropped |= SY_DROPPED_AUXILIARY_IMAGES;
 }
 
 /* Map render size: its native size under the recipe, fitted to the base's box scaled to map resolution. */
