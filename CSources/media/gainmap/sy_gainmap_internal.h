@@ -215,7 +215,8 @@ sy_status sy__gainmap_save_prepare(sy__gainmap_save *s, sy_context *ctx, const c
                                    int quality, const sy_gainmap_info *info, const sy_gainmap_image *map,
                                    sy_error *err);
 /* sy__gainmap_save_prepare with the forms of a HEIC save chosen: 0 (the
- * default: Apple + ISO 21496-1) or SY_GAINMAP_FORM_ISO21496 alone (HDR
+ * default: Apple + ISO 21496-1 for an Apple map, ISO alone for any other) or
+ * SY_GAINMAP_FORM_ISO21496 alone (HDR
  * samples of the ISO-only HEIC that Android writes). */
 sy_status sy__gainmap_save_prepare_forms(sy__gainmap_save *s, sy_context *ctx, const char *output,
                                          sy_still_format format, int quality, const sy_gainmap_info *info,

@@ -7,7 +7,8 @@
  *        with its own XMP; the MPF sizes/offset are patched once the primary's
  *        length is known, then the map is appended, then the file is renamed;
  *  HEIC: the Apple auxiliary gain map + its XMP item and the ISO 21496-1
- *        'tmap' item on it, added to the HEIF writer before it finishes.
+ *        'tmap' item on it (an Apple map), or the 'tmap' item and a hidden
+ *        map alone (any other), added to the HEIF writer before it finishes.
  * When the map cannot be kept the hook is asked before anything is written. */
 #include <stdio.h>
 #include <string.h>
