@@ -95,11 +95,11 @@ static int read_iso(sy_gainmap_info *info, const uint8_t *map, size_t map_len, c
     return r;
 }
 
-/* Interprets the second MPF image's metadata: Apple's HDRGainMap XMP first
+/* Interprets the metadata of MPF image `image` (1-based; the gain map): Apple's HDRGainMap XMP first
  * (our own JPEG outputs of Apple maps carry it beside hdrgm and ISO, and the
  * map's codes are Apple's), then hdrgm XMP, then the ISO block alone. */
 static void classify_map(sy_gainmap_info *info, const jpeg_head *h, const uint8_t *map, size_t map_len,
-                         const sy__metadata *md) {
+                         const sy__metadata *md, int image) {
     size_t xlen = 0;
     const char *xmp = sy__jpeg_find_xmp(map, map_len, &xlen);
     char why[160] = "", iso_why[160] = "";
@@ -109,8 +109,10 @@ static void classify_map(sy_gainmap_info *info, const jpeg_head *h, const uint8_
     double headroom;
     sy__xmp_apple_parse(xmp, xlen, &version, &headroom);
     if (version) {
-        set_detail(info, SY_GAINMAP_APPLE_JPEG, r > 0 || iso > 0 ? "Apple gain map (MPF image 2, HDRGainMap XMP; hdrgm / ISO 21496-1 also present)"
-                                                                : "Apple gain map (MPF image 2, HDRGainMap XMP)");
+        char d[120];
+        snprintf(d, sizeof d, "Apple gain map (MPF image %d, HDRGainMap XMP%s)", image,
+                 r > 0 || iso > 0 ? "; hdrgm / ISO 21496-1 also present" : "");
+        set_detail(info, SY_GAINMAP_APPLE_JPEG, d);
         apple_headroom(info, md, version, headroom);
     } else if (r > 0) {
         set_detail(info, SY_GAINMAP_ULTRAHDR_JPEG, iso > 0 ? "Ultra HDR (hdrgm XMP; ISO 21496-1 block also read)"
@@ -130,6 +132,37 @@ static void classify_map(sy_gainmap_info *info, const jpeg_head *h, const uint8_
     }
 }
 
+/* MPF image `i` (1-based index into `e`) read whole into *out: 0 read,
+ * 1 the index promises bytes the file does not hold (cut short, absurd),
+ * -1 with `err` set (allocation, I/O). */
+static int read_mpf_image(sy_context *ctx, FILE *f, const char *path, const jpeg_head *h, const sy__mpf_entry *e,
+                          uint64_t file_size, uint8_t **out, uint64_t *at_out, sy_error *err) {
+    uint64_t at = h->mpf_h + e->offset, len = e->size;
+    *out = NULL, *at_out = at;
+    if (e->offset == 0 || at >= file_size || len > file_size - at || len < 4 || len > MAP_CAP) return 1;
+    uint8_t *map = sy__alloc(ctx, (size_t)len, 1, "gain map JPEG", err);
+    if (!map) return -1;
+    if (fseek(f, (long)at, SEEK_SET) != 0 || fread(map, 1, (size_t)len, f) != len) {
+        sy__free(ctx, map);
+        sy__fail(err, SY_E_IO, "%s: cannot read an MPF image at byte %llu", path, (unsigned long long)at);
+        return -1;
+    }
+    *out = map;
+    return 0;
+}
+
+/* Whether a secondary image says it is a gain map: Apple's HDRGainMapVersion,
+ * hdrgm:Version or an ISO 21496-1 block (iPhone JPEGs may put portrait
+ * mattes and depth before it). */
+static int says_gain_map(const uint8_t *map, size_t len) {
+    size_t xlen = 0, ilen = 0;
+    const char *xmp = sy__jpeg_find_xmp(map, len, &xlen);
+    uint32_t version = 0;
+    double headroom = 0;
+    sy__xmp_apple_parse(xmp, xlen, &version, &headroom);
+    return version || sy__xmp_has_hdrgm(xmp, xlen) || sy__jpeg_find_iso21496(map, len, &ilen) != NULL;
+}
+
 static sy_status probe_jpeg(sy_context *ctx, const char *path, sy_gainmap_info *info, const sy__metadata *md,
                             sy_error *err) {
     FILE *f = NULL;
@@ -141,27 +174,46 @@ static sy_status probe_jpeg(sy_context *ctx, const char *path, sy_gainmap_info *
     uint64_t file_size = (uint64_t)ftell(f);
     sy__mpf_entry e[SY__MPF_MAX_IMAGES];
     int n = st == SY_OK && h.mpf_len ? sy__mpf_parse(h.mpf, h.mpf_len, e, SY__MPF_MAX_IMAGES) : 0;
+    if (st == SY_OK && n > 0) info->mpf_images = (uint32_t)n;
     if (st == SY_OK && n < 0) {
         set_detail(info, SY_GAINMAP_UNINTERPRETABLE, "MPF index malformed");
     } else if (st == SY_OK && n < 2 && (h.primary_hdrgm || h.iso)) {
         set_detail(info, SY_GAINMAP_UNINTERPRETABLE, "Ultra HDR XMP but no MPF second image");
     } else if (st == SY_OK && n >= 2) {
-        uint64_t at = h.mpf_h + e[1].offset, len = e[1].size;
+        /* The gain map is the first secondary image that says so; with none,
+         * image 2 is interpreted (and, if the primary promised a map, found
+         * wanting). */
         uint8_t *map = NULL;
-        if (e[1].offset == 0 || at >= file_size || len > file_size - at || len < 4 || len > MAP_CAP) {
+        uint64_t at = 0;
+        int pick = 1, r = 1;
+        for (int i = 1; i < n; i++) {
+            uint8_t *m = NULL;
+            uint64_t a = 0;
+            int got = read_mpf_image(ctx, f, path, &h, &e[i], file_size, &m, &a, err);
+            if (got < 0) {
+                st = err ? err->code : SY_E_IO;
+                break;
+            }
+            if (got == 0 && says_gain_map(m, (size_t)e[i].size)) {
+                sy__free(ctx, map);
+                map = m, at = a, pick = i, r = 0;
+                break;
+            }
+            if (i == 1) map = m, at = a, r = got; /* the fallback */
+            else sy__free(ctx, m);
+        }
+        uint64_t len = e[pick].size;
+        if (st != SY_OK) {
+        } else if (r != 0) {
             /* A second image the index promises but the file does not hold (cut
              * short, or absurd): a gain map may be lost, so never "no gain map"
              * (SPEC E6: an unreadable map goes through the SDR hook). */
             set_detail(info, SY_GAINMAP_UNINTERPRETABLE,
                        at >= file_size || len > file_size - at ? "MPF image 2 is cut short or lies outside the file"
                                                                 : "MPF image 2 has an impossible size");
-        } else if ((map = sy__alloc(ctx, (size_t)len, 1, "gain map JPEG", err)) == NULL) {
-            st = err ? err->code : SY_E_BUDGET;
-        } else if (fseek(f, (long)at, SEEK_SET) != 0 || fread(map, 1, (size_t)len, f) != len) {
-            st = sy__fail(err, SY_E_IO, "%s: cannot read MPF image 2", path);
         } else {
             info->map_offset = at, info->map_length = len;
-            classify_map(info, &h, map, (size_t)len, md);
+            classify_map(info, &h, map, (size_t)len, md, pick + 1);
             int w = 0, hh = 0, sub = 0;
             if (info->kind != SY_GAINMAP_NONE && len > 4 && map[0] == 0xFF && map[1] == 0xD8) {
                 /* size from the SOF, without decoding */
@@ -237,6 +289,7 @@ static void read_iso_only(sy_heif_file *file, uint32_t primary, const sy_heif_it
     uint32_t n = 0;
     const uint32_t *in = sy__heif_references(file, tmap->id, SY_FOURCC('d', 'i', 'm', 'g'), &n);
     const sy_heif_item_info *map = n == 2 && in[1] != primary ? sy_heif_item(file, in[1]) : NULL;
+    const sy_heif_item_info *base = sy_heif_item(file, primary);
     if (n != 2 || in[0] != primary)
         snprintf(why, sizeof why, "its inputs are not [primary, gain map]");
     else if (!map)
@@ -245,7 +298,11 @@ static void read_iso_only(sy_heif_file *file, uint32_t primary, const sy_heif_it
         snprintf(why, sizeof why, "its gain map (item %u) is not HEVC", map->id);
     else if (!map->has_ispe || !map->width || !map->height)
         snprintf(why, sizeof why, "its gain map (item %u) has no ispe", map->id);
-    else if (map->rotation || map->mirror >= 0 || map->has_clap)
+    /* The map follows the base: the base's irot/imir applied to both. Its
+     * own irot/imir may say so too (identical on base, map and tmap: the
+     * layout libavif requires); a different one, or any clap, is not aligned. */
+    else if (map->has_clap || ((map->rotation || map->mirror >= 0) &&
+                               (!base || map->rotation != base->rotation || map->mirror != base->mirror)))
         snprintf(why, sizeof why, "its gain map (item %u) has its own display transform", map->id);
     else
         read_tmap_payload(file, tmap->id, info, why, sizeof why);
@@ -312,6 +369,18 @@ static sy_status probe_heif(sy_context *ctx, const char *path, sy_gainmap_info *
                        : tmap          ? "Apple gain map (auxiliary item); a 'tmap' item not usable with it"
                                        : "Apple gain map (auxiliary item)");
             apple_headroom(info, md, version, headroom);
+        }
+        /* The 'tmap' numbers are the map's exact meaning; an Apple description
+         * that contradicts them (written from GainMapMax alone by an older
+         * writer, ours included: an Ultra HDR map with GainMapMin, a gamma,
+         * an HDR base or three channels) is not what the codes say. */
+        if (info->iso_valid &&
+            (info->kind != SY_GAINMAP_APPLE_HEIC || info->map_channels == 3 ||
+             sy__iso21496_contradicts_apple(&info->iso, info->apple_headroom))) {
+            info->params = info->iso;
+            info->map_channels = info->map_channels == 3 || info->iso.channels == 3 ? 3 : 1;
+            set_detail(info, SY_GAINMAP_ISO_HEIC,
+                       "ISO 21496-1 gain map ('tmap' item; the Apple description of the same map does not match it)");
         }
     } else if (tmap) {
         read_iso_only(file, primary, tmap, info);

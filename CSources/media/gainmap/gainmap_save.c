@@ -6,9 +6,11 @@
  *        ISO version block and an MPF APP2 index whose sizes/offset are
  *        patched once the primary's length is known, then the map appended
  *        before the rename (docs/gain-maps.md);
- *  HEIC: the Apple auxiliary image + its XMP item and a 'tmap' item using
- *        the same image, added before finish (or, asked for, the ISO form
- *        alone: the map a hidden image only the 'tmap' item uses). */
+ *  HEIC: for an Apple map, the Apple auxiliary image + its XMP item and a
+ *        'tmap' item using the same image, added before finish; for any
+ *        other map (Ultra HDR, ISO 21496-1, HDR signal, 3 channels, HDR
+ *        base), or when asked for, the ISO form alone: the map a hidden image
+ *        only the 'tmap' item uses. */
 #include <string.h>
 #include <unistd.h>
 
@@ -65,9 +67,12 @@ static sy_status heic_finish(void *user, sy_heif_writer *w, sy_error *err) {
 }
 
 /* The map's numbers in both forms: the source's own form exactly, the other
- * derived (an Apple map read as ISO through a fitted gamma; an ISO map's
- * Apple headroom 2^GainMapMax) — the pixels are shared, as iPhone 17 shares
- * one map between its Apple auxiliary item and its 'tmap' item. */
+ * derived. An Apple map is read as ISO through a fitted gamma (the pixels are
+ * shared, as iPhones share one map between the Apple auxiliary item and the
+ * 'tmap' item). Any other map has no Apple form: Apple's curve (1 + (H - 1) x
+ * rec709^-1(code), one channel, gains >= 1, an SDR base) cannot say what its
+ * codes mean under GainMapMin, gamma, offsets or an HDR base, so a HEIC
+ * carries its ISO form alone (see apple_form_exact). */
 static void both_forms(const sy_gainmap_info *info, uint32_t *apple_version, double *apple_headroom,
                        sy_gainmap_params *iso) {
     int apple = info->kind == SY_GAINMAP_APPLE_HEIC || info->kind == SY_GAINMAP_APPLE_JPEG;
@@ -76,6 +81,14 @@ static void both_forms(const sy_gainmap_info *info, uint32_t *apple_version, dou
     if (info->iso_valid) *iso = info->iso;
     else if (apple) sy__iso21496_from_apple(info->apple_headroom, iso);
     else *iso = info->params;
+}
+
+/* Whether the Apple description (headroom + XMP) says exactly what the
+ * map's codes mean: only for a map whose numbers are Apple's own, one
+ * channel. Every other map is described by its ISO numbers only. */
+static int apple_form_exact(const sy_gainmap_info *info, const sy_gainmap_image *map) {
+    int apple = info->kind == SY_GAINMAP_APPLE_HEIC || info->kind == SY_GAINMAP_APPLE_JPEG;
+    return apple && map->channels == 1 && info->apple_headroom >= 1;
 }
 
 sy_status sy__gainmap_save_prepare(sy__gainmap_save *s, sy_context *ctx, const char *output, sy_still_format format,
@@ -104,6 +117,7 @@ sy_status sy__gainmap_save_prepare_forms(sy__gainmap_save *s, sy_context *ctx, c
             return sy__fail(err, SY_E_USAGE, "%s: a HEIC gain map is written as Apple + ISO 21496-1 or ISO alone",
                             output);
         s->forms = heic_forms ? heic_forms : SY_GAINMAP_FORM_APPLE | SY_GAINMAP_FORM_ISO21496;
+        if (!apple_form_exact(info, map)) s->forms = SY_GAINMAP_FORM_ISO21496; /* no Apple form would be true */
         if (s->forms & SY_GAINMAP_FORM_APPLE) {
             s->map_xmp = sy__xmp_build_apple(ctx, version, headroom, &s->map_xmp_len, err);
             if (!s->map_xmp) return err ? err->code : SY_E_BUDGET;

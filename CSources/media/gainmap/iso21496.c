@@ -172,3 +172,28 @@ double sy__iso21496_apple_headroom(const sy_gainmap_params *p) {
     for (uint32_t c = 1; c < (p->channels == 3 ? 3u : 1u); c++) stops = fmax(stops, p->max_log2[c]);
     return stops > 0 ? exp2(stops) : 1;
 }
+
+/* Largest difference in stops, over the 256 codes, between Apple's gain for
+ * `headroom` and the ISO numbers' (channel 0; offsets left out, as in
+ * sy_gainmap_log2_gain). */
+static double apple_mismatch(const sy_gainmap_params *p, double headroom) {
+    double worst = 0;
+    for (int v = 0; v < 256; v++) {
+        double r = pow(v / 255.0, 1 / p->gamma[0]);
+        double l = p->min_log2[0] * (1 - r) + p->max_log2[0] * r;
+        worst = fmax(worst, fabs(l - apple_stops(v / 255.0, headroom)));
+    }
+    return worst;
+}
+
+int sy__iso21496_contradicts_apple(const sy_gainmap_params *iso, double headroom) {
+    if (iso->base_is_hdr || iso->channels == 3 || !(iso->gamma[0] > 0)) return 1; /* Apple cannot say these */
+    if (!(headroom >= 1)) return 1;
+    sy_gainmap_params fit;
+    sy__iso21496_from_apple(headroom, &fit);
+    /* Apple's own 'tmap' numbers (iPhone 15 Plus: 0.093 stops off its
+     * headroom's curve at worst, our fit 0.08 there) stay within a tenth of
+     * a stop of the best gamma fit; a description made up from GainMapMax
+     * alone misses by far more (GainMapMin -1: 1 stop everywhere). */
+    return apple_mismatch(iso, headroom) > apple_mismatch(&fit, headroom) + 0.1;
+}

@@ -87,6 +87,11 @@ size_t sy__iso21496_build(const sy_gainmap_params *p, uint8_t out[SY__ISO21496_M
 void sy__iso21496_from_apple(double headroom, sy_gainmap_params *out);
 /* Apple linear headroom for an ISO / Ultra HDR parameter set: 2^max(GainMapMax). */
 double sy__iso21496_apple_headroom(const sy_gainmap_params *p);
+/* 1 when Apple's description of a map (linear `headroom`) contradicts the ISO
+ * numbers of the same map: an HDR base, three channels, or gains that differ
+ * from Apple's curve by more than a tenth of a stop beyond what the best
+ * fitted gamma misses by. Then the ISO numbers are the map's meaning. */
+int sy__iso21496_contradicts_apple(const sy_gainmap_params *iso, double headroom);
 
 /* ---- Apple MakerNote tags 33/48, apple_makernote.c ---- */
 
@@ -202,14 +207,16 @@ typedef struct sy__gainmap_save {
 /* Prepares `s` for writing `map` with a base of `format` (JPEG or HEIC), the
  * map's numbers taken from `info` in every form the target has: JPEG gets
  * Ultra HDR (hdrgm/Container XMP, MPF) + ISO 21496-1 APP2 blocks, and Apple's
- * HDRGainMap XMP when the map is Apple's; HEIC gets the Apple auxiliary map
- * and a 'tmap' item on it. `s` keeps pointers to `s` itself, `output` and
+ * HDRGainMap XMP when the map is Apple's; HEIC gets, for an Apple
+ * one-channel map, the Apple auxiliary map and a 'tmap' item on it, for any
+ * other the 'tmap' item and a hidden map alone. `s` keeps pointers to `s` itself, `output` and
  * `map`: do not move it before the write. */
 sy_status sy__gainmap_save_prepare(sy__gainmap_save *s, sy_context *ctx, const char *output, sy_still_format format,
                                    int quality, const sy_gainmap_info *info, const sy_gainmap_image *map,
                                    sy_error *err);
 /* sy__gainmap_save_prepare with the forms of a HEIC save chosen: 0 (the
- * default: Apple + ISO 21496-1) or SY_GAINMAP_FORM_ISO21496 alone (HDR
+ * default: Apple + ISO 21496-1 for an Apple map, ISO alone for any other) or
+ * SY_GAINMAP_FORM_ISO21496 alone (HDR
  * samples of the ISO-only HEIC that Android writes). */
 sy_status sy__gainmap_save_prepare_forms(sy__gainmap_save *s, sy_context *ctx, const char *output,
                                          sy_still_format format, int quality, const sy_gainmap_info *info,

@@ -9,7 +9,8 @@
  *    urn:com:apple:photo:2020:aux:hdrgainmap ('auxl' to the primary) with its
  *    own XMP item (HDRGainMap:*), headroom from the XMP (v2) or the Exif
  *    MakerNote tags 33/48;
- *  - Apple JPEG: MPF image 2 whose XMP has HDRGainMap:HDRGainMapVersion.
+ *  - Apple JPEG: the MPF image whose XMP has HDRGainMap:HDRGainMapVersion
+ *    (image 2, or later when portrait mattes / depth come first).
  *  - ISO 21496-1: the binary metadata in the gain-map JPEG's APP2 block
  *    (urn:iso:std:iso:ts:21496:-1; read when no hdrgm XMP is there, kind
  *    ULTRAHDR_JPEG) and in a HEIF 'tmap' derived item whose inputs are the
@@ -19,8 +20,11 @@
  *    Ultra HDR" and ISO writers make; the numbers in `params` and `iso`).
  * Written (gainmap_save.c; docs/gain-maps.md): every JPEG output carries the
  * Ultra HDR form (hdrgm + Container XMP, MPF) and the ISO APP2 blocks, plus
- * Apple's HDRGainMap XMP when the source map is Apple's; every HEIC output
- * carries the Apple auxiliary map and a 'tmap' item sharing it.
+ * Apple's HDRGainMap XMP when the source map is Apple's; a HEIC output of an
+ * Apple map carries the Apple auxiliary map and a 'tmap' item sharing it,
+ * of any other map (whose numbers Apple's curve cannot say) the 'tmap' item
+ * and a hidden map alone. A HEIC whose 'tmap' numbers its Apple description
+ * contradicts is read by the 'tmap' (kind ISO_HEIC, the map the aux item).
  * An HDR-signal HEIF (SY_GAINMAP_HDR_SIGNAL: nclx or VUI transfer PQ / HLG,
  * as Sony, Canon and Nikon cameras write) stores no map: the engine shows
  * it as its SDR Display P3 rendition (base/sy_hdr_tone.h) and derives the map
@@ -98,6 +102,8 @@ typedef struct sy_gainmap_info {
     uint32_t tmap_item;               /* HEIF: the 'tmap' item whose inputs are the primary and this map (0 none) */
     uint8_t orientation;              /* EXIF/irot orientation of the primary (1..8), applied to both images */
     uint64_t map_offset, map_length;  /* JPEG: gain-map JPEG bytes in the file; HEIC: item id in map_offset */
+    uint32_t mpf_images;              /* JPEG: images its MPF index lists (primary, gain map, and any depth
+                                         maps or mattes, which a save does not carry), 0 without MPF */
 } sy_gainmap_info;
 
 /** Reads the gain-map structure and metadata of `path` (JPEG or HEIF; other

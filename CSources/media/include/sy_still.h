@@ -27,7 +27,7 @@ typedef enum sy_metadata_dropped {
     SY_DROPPED_MOTION_PHOTO = 1u << 4,        /**< Motion Photo XMP: the video that followed the image is not written */
     SY_DROPPED_ISO_GAIN_MAP = 1u << 5,        /**< a HEIC's ISO 21496-1 'tmap' item: not rewritten (the Apple map is) */
     SY_DROPPED_HEIC_THUMBNAIL = 1u << 6,      /**< a HEIC's 'thmb' thumbnail item: it would show the old picture */
-    SY_DROPPED_AUXILIARY_IMAGES = 1u << 7,    /**< HEIC auxiliary images other than the gain map (depth, mattes) */
+    SY_DROPPED_AUXILIARY_IMAGES = 1u << 7,    /**< HEIC auxiliary images / JPEG MPF images other than the gain map (depth, mattes) */
     SY_DROPPED_TIMED_METADATA = 1u << 8,      /**< a movie's timed-metadata ('mebx') tracks: kept by Live saves only */
     SY_DROPPED_EXTRA_VIDEO_TRACKS = 1u << 9,  /**< video tracks besides the main one (auxiliary pictures) */
     SY_DROPPED_EXTRA_AUDIO_TRACKS = 1u << 10, /**< audio tracks besides the first, or all when audio is not copied */

@@ -7,7 +7,8 @@
  *        with its own XMP; the MPF sizes/offset are patched once the primary's
  *        length is known, then the map is appended, then the file is renamed;
  *  HEIC: the Apple auxiliary gain map + its XMP item and the ISO 21496-1
- *        'tmap' item on it, added to the HEIF writer before it finishes.
+ *        'tmap' item on it (an Apple map), or the 'tmap' item and a hidden
+ *        map alone (any other), added to the HEIF writer before it finishes.
  * When the map cannot be kept the hook is asked before anything is written. */
 #include <stdio.h>
 #include <string.h>
@@ -43,6 +44,8 @@ static void kept(sy_gainmap_edit_report *rep, const sy_gainmap_info *info, const
     rep->outcome = SY_HDR_KEPT;
     rep->edit.kept_gain_map_forms = save->forms;
     if (info->iso_valid && info->tmap_item) rep->edit.dropped &= ~(uint32_t)SY_DROPPED_ISO_GAIN_MAP;
+    /* a JPEG's other MPF images (portrait mattes, depth) are not written */
+    if (info->mpf_images > 2) rep->edit.dropped |= SY_DROPPED_AUXILIARY_IMAGES;
 }
 
 /* Map render size: its native size under the recipe, fitted to the base's box scaled to map resolution. */
