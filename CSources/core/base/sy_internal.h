@@ -39,4 +39,14 @@ static inline int sy__mul_ok(size_t a, size_t b, size_t *out) {
 #define SY__MIN(a, b) ((a) < (b) ? (a) : (b))
 #define SY__MAX(a, b) ((a) > (b) ? (a) : (b))
 
+/* Greatest common divisor (0 when both are 0): to reduce a ratio. */
+static inline uint32_t sy__gcd32(uint32_t a, uint32_t b) {
+    while (b) {
+        uint32_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
 #endif

@@ -90,15 +90,6 @@ void sy_video_encoder_options_init(sy_video_encoder_options *opts) {
     opts->full_range = 0;
 }
 
-static uint32_t gcd32(uint32_t a, uint32_t b) {
-    while (b) {
-        uint32_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 static sy_status check_options(const sy_video_encoder_options *o, sy_error *err) {
     const char *fn = "sy_video_encoder_create";
     if (o->version != 1) return sy__fail(err, SY_E_USAGE, "%s: options version %u (expected 1)", fn, o->version);
@@ -148,7 +139,7 @@ static void hevc_options(const sy_video_encoder_options *o, sy__hevc_encoder_opt
     h->threads = o->threads;
     h->colour = (sy_cicp){.present = 1, .primaries = o->primaries, .transfer = o->transfer, .matrix = o->matrix,
                           .full_range = o->full_range};
-    uint32_t g = gcd32(o->timescale, o->frame_duration);
+    uint32_t g = sy__gcd32(o->timescale, o->frame_duration);
     h->video.fps_num = o->timescale / g;
     h->video.fps_den = o->frame_duration / g;
     /* Keyframes: IDR (closed GOP) at most keyint frames apart, 2 s by default. */

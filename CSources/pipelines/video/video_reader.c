@@ -229,15 +229,6 @@ static sy_status create_decoder(sy_video_reader *r, int threads, sy_error *err) 
 
 /* ---- the samples' aspect ---- */
 
-static uint32_t gcd32(uint32_t a, uint32_t b) {
-    while (b) {
-        uint32_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 /* A stated aspect worth believing: both terms set, within READER_MAX_SAR. */
 static int plausible_sar(uint32_t h, uint32_t v) {
     return h && v && (uint64_t)h <= (uint64_t)v * READER_MAX_SAR && (uint64_t)v <= (uint64_t)h * READER_MAX_SAR;
@@ -283,7 +274,7 @@ static void judge_aspect(sy_video_reader *r, const sy_mov_track_info *ti, const 
     }
     if (vui && !vui_ok && in->aspect_from != SY_FOURCC('p', 'a', 's', 'p'))
         note_aspect(r, "the stream's sample aspect", vh, vv, implausible(vh, vv));
-    uint32_t g = gcd32(h, v);
+    uint32_t g = sy__gcd32(h, v);
     in->sar_num = h / g;
     in->sar_den = v / g;
     if (in->sar_num == in->sar_den) in->aspect_from = 0; /* 1:1 said: square, nothing to do */
