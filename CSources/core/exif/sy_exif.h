@@ -26,8 +26,17 @@ int sy__exif_apple_makernote(const sy__tiff *t, sy__tiff *mn, size_t *offset);
 
 /* Orientation (1..8) from IFD0 tag 0x0112; 1 when absent or unreadable. */
 uint8_t sy__exif_orientation(const uint8_t *tiff, size_t len);
-/* DateTimeOriginal (or else DateTime) "YYYY:MM:DD HH:MM:SS" into out[20]; 1 if found. */
+/* When the still was taken, "YYYY:MM:DD HH:MM:SS" into out[20]; 1 if found
+ * ("" and 0 if not). The first real date of: Exif DateTimeOriginal, Exif
+ * DateTimeDigitized, XMP exif:DateTimeOriginal, xmp:CreateDate,
+ * photoshop:DateCreated (the wall-clock time they say; a bare day is its
+ * 00:00:00), then Exif DateTime (the last save's). Placeholders such as
+ * "0000:00:00 00:00:00" or blanks are skipped. Either block may be NULL. */
+int sy__capture_date(const uint8_t *exif, size_t exif_len, const uint8_t *xmp, size_t xmp_len, char out[20]);
+/* The same from the Exif alone. */
 int sy__exif_capture_date(const uint8_t *tiff, size_t len, char out[20]);
+/* 1 when `date` (19 characters) is a real "YYYY:MM:DD HH:MM:SS" (24:00:00 allowed). */
+int sy__capture_date_valid(const char date[20]);
 /* 1 when IFD0 has a GPS IFD pointer (0x8825). */
 int sy__exif_has_gps(const uint8_t *tiff, size_t len);
 /* The GPS IFD's position in signed decimal degrees (north and east positive):

@@ -64,7 +64,7 @@ sy_status sy_file_identity(sy_context *ctx, const char *path, uint64_t *bytes, c
  *  only (no pixel is decoded). */
 typedef struct sy_still_facts {
     sy_image_info info;
-    char capture_date[20]; /* Exif DateTimeOriginal (else DateTime) "YYYY:MM:DD HH:MM:SS"; "" when absent */
+    char capture_date[20]; /* DateTimeOriginal, DateTimeDigitized, XMP dates, then DateTime; "" when absent */
     uint8_t has_location;  /* 1 when the GPS IFD holds a complete, in-range position */
     double latitude;       /* signed decimal degrees: north positive */
     double longitude;      /* east positive */

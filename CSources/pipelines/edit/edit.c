@@ -94,7 +94,7 @@ static void decode_size(const sy_image_info *info, uint32_t tw, uint32_t th, uin
 static void report_metadata(sy_edit_report *rep, const sy__metadata *md) {
     rep->kept_exif = md->exif != NULL;
     rep->kept_gps = md->exif && sy__exif_has_gps(md->exif, md->exif_len);
-    rep->kept_capture_date = md->exif && sy__exif_capture_date(md->exif, md->exif_len, rep->capture_date);
+    rep->kept_capture_date = (uint8_t)sy__capture_date(md->exif, md->exif_len, md->xmp, md->xmp_len, rep->capture_date);
     rep->kept_xmp = md->xmp != NULL;
     rep->kept_icc = md->icc != NULL;
 }
