@@ -293,3 +293,48 @@ struct TileProfileTests {
         #expect(description.contains("P3"), "profile of the edit: \(description)")
     }
 }
+
+extension MetadataHonestyTests {
+    // Found by a metadata sweep (2026-12-06): edits kept the source's Exif thumbnail (IFD1) byte for byte, so a
+    // greyscale crop still carried the full colour frame, and an upright-ed orientation-6 JPEG a sideways one.
+    @Test("a stale Exif thumbnail goes: crop + filter (JPEG, HEIC), upright-ing, resize; an unedited save keeps it")
+    func staleExifThumbnail() async throws {
+        let dir = try TempDir("md-stale-thumb")
+        defer { dir.remove() }
+        let photos = try await FixtureCache.shared.samples("md-stale-thumb", count: 2, seed: 43, width: 1200, height: 900)
+        let thumb = dir.file("thumb.jpg"), source = dir.file("source.jpg"), turned = dir.file("turned.jpg")
+        _ = try Editor.saveBlocking(photos[1], recipe: .identity, to: thumb, quality: 80, maxSize: (160, 120))
+        try FileManager.default.copyItem(atPath: photos[0], toPath: source)
+        _ = try await Self.exiftool(["-q", "-overwrite_original", "-ThumbnailImage<=" + thumb, source])
+        try FileManager.default.copyItem(atPath: source, toPath: turned)
+        _ = try await Self.exiftool(["-q", "-overwrite_original", "-n", "-IFD0:Orientation=6", turned])
+        let thumbBytes = try Data(contentsOf: URL(fileURLWithPath: thumb))
+        func carries(_ path: String) throws -> Bool {
+            try Data(contentsOf: URL(fileURLWithPath: path)).range(of: thumbBytes) != nil
+        }
+        #expect(try carries(source) && carries(turned), "fixtures carry the thumbnail")
+
+        let crop = EditRecipe(crop: .init(x: 0, y: 0, width: 0.25, height: 1), adjustments: .init(saturation: -1))
+        var outputs: [(String, [String])] = []
+        for name in ["crop.jpg", "crop.heic"] {
+            let r = try Editor.saveBlocking(source, recipe: crop, to: dir.file(name))
+            outputs.append((dir.file(name), r.dropped.map(\.name)))
+        }
+        let upright = try Conversion.convertBlocking(turned, to: dir.file("upright.jpg"), quality: 70)
+        outputs.append((dir.file("upright.jpg"), upright.dropped.map(\.name)))
+        let small = try Editor.saveBlocking(source, recipe: .identity, to: dir.file("small.jpg"), maxSize: (600, 450))
+        outputs.append((dir.file("small.jpg"), small.dropped.map(\.name)))
+        for (out, dropped) in outputs {
+            #expect(dropped.contains("exif-thumbnail"), "\(out): \(dropped)")
+            #expect(try await Self.exiftool(["-s3", "-ThumbnailLength", "-ThumbnailOffset", out]) == "", "\(out)")
+            #expect(try !carries(out), "\(out): the old thumbnail's bytes are gone, not only unlinked")
+            #expect(try await Self.exiftool(["-s3", "-DateTimeOriginal", out]) != "", "\(out): the rest of the Exif stays")
+        }
+        #expect(try await Self.exiftool(["-s3", "-n", "-Orientation", dir.file("upright.jpg")]) == "1")
+        #expect(try await Self.exiftool(["-s3", "-validate", dir.file("crop.jpg")]) == "OK")
+
+        let same = try Conversion.convertBlocking(source, to: dir.file("same.jpg"), quality: 70)
+        #expect(same.dropped.isEmpty, "\(same.dropped)")
+        #expect(try carries(dir.file("same.jpg")), "the same picture keeps its thumbnail")
+    }
+}

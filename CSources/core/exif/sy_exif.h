@@ -61,6 +61,14 @@ int sy__exif_set_orientation(uint8_t *tiff, size_t len, uint8_t orientation);
  * changes the pixel size, and the Exif must not claim the old one. */
 int sy__exif_set_dimensions(uint8_t *tiff, size_t len, uint32_t width, uint32_t height);
 
+/* Removes the embedded thumbnail in place: IFD0's link to IFD1 is cut, and
+ * IFD1 (and any IFD after it), its values and its JPEG or strips are zeroed,
+ * except bytes the kept IFDs (IFD0, Exif, GPS, Interoperability) still use;
+ * *len shrinks past the zeroed tail. Every other byte stays where it was, so
+ * offsets (a vendor MakerNote's included) hold. For pixels that are no longer
+ * the thumbnail's picture. Returns 1 if there was a thumbnail link to cut. */
+int sy__exif_drop_thumbnail(uint8_t *tiff, size_t *len);
+
 /* A copy of the Exif in `t` whose Exif IFD carries `makernote` (mn_len bytes)
  * as its MakerNote (0x927C), keeping every other byte where it was so the old
  * offsets stay valid: the `blank_len` bytes at `blank_at` are zeroed (the old

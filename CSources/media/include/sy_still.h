@@ -20,7 +20,7 @@ typedef enum sy_still_format {
  *  over from its source, and why (bits of the reports' `dropped`; names from
  *  sy_metadata_dropped_name). */
 typedef enum sy_metadata_dropped {
-    SY_DROPPED_EXIF_THUMBNAIL = 1u << 0,      /**< the Exif's embedded thumbnail (IFD1): JPEG's 64 KB APP1 limit */
+    SY_DROPPED_EXIF_THUMBNAIL = 1u << 0,      /**< the Exif thumbnail (IFD1): stale after an edit, or over 64 KB in a JPEG */
     SY_DROPPED_MAKERNOTE = 1u << 1,           /**< the camera's MakerNote: JPEG's 64 KB APP1 limit */
     SY_DROPPED_LARGE_EXIF_VALUES = 1u << 2,   /**< Exif values over 4 KB: JPEG's 64 KB APP1 limit */
     SY_DROPPED_CONTENT_IDENTIFIER = 1u << 3,  /**< Live photo identifier: the still is saved apart from its movie */

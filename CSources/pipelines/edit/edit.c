@@ -186,6 +186,12 @@ static sy_status plan(sy_edit_job *job, const sy_recipe *r, sy_error *err) {
     sy_recipe_geometry_only(r, 0, &job->geometry);
     if (job->md.exif) sy__exif_set_dimensions(job->md.exif, job->md.exif_len, tw, th);
     job->report.decoded_width = job->src.width;
+    /* The Exif thumbnail (IFD1) shows the source's picture: it goes unless the output is that picture
+     * (nothing edited, not resized, no orientation made upright). Dropping never reverses, so a
+     * preview session that once edited saves without it even when it returns to the identity. */
+    int same_picture = sy_recipe_is_identity(r) && tw == nw && th == nh && info->orientation <= 1;
+    if (job->md.exif && !same_picture && sy__exif_drop_thumbnail(job->md.exif, &job->md.exif_len))
+        job->report.dropped |= SY_DROPPED_EXIF_THUMBNAIL;
     job->report.decoded_height = job->src.height;
     job->report.width = tw;
     job->report.height = th;
