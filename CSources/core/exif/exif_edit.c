@@ -138,12 +138,12 @@ static uint64_t kept_end_at(const sy__tiff *t, const kept_ifds *k, uint64_t p) {
     return 0;
 }
 
-/* Zeroes [at, at + n) clipped to the block, sparing bytes a kept IFD still uses
- * (writers may share one value, say a resolution, between IFD0 and IFD1). */
+/* Zeroes [at, at + n) clipped to the block, sparing the header and bytes a kept IFD
+ * still uses (writers may share one value, say a resolution, between IFD0 and IFD1). */
 static void zero_unkept(uint8_t *tiff, const sy__tiff *t, const kept_ifds *k, uint64_t at, uint64_t n) {
     if (at >= t->len) return;
     uint64_t end = n > t->len - at ? t->len : at + n;
-    for (uint64_t p = at; p < end;) {
+    for (uint64_t p = at < 8 ? 8 : at; p < end;) {
         uint64_t kept = kept_end_at(t, k, p);
         if (kept) {
             p = kept;
