@@ -107,7 +107,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memcpy(copy, data, size);
     if (sy__exif_set_orientation(copy, size, 6) && sy__exif_orientation(copy, size) != 6) abort();
     sy__exif_set_dimensions(copy, size, 4032, 3024);
+    /* the subject mapped, then the thumbnail dropped: the block stays readable and only shrinks */
+    sy__region_map map = {.orientation = (uint8_t)(size ? data[0] % 9 : 1), .crop = {0.25, 0.1, 0.5, 0.8},
+                          .quarter_turns = size > 1 ? data[1] & 3u : 0, .flip_h = 1, .inner = {0.1, 0.1, 0.8, 0.8},
+                          .out_w = 1000, .out_h = 700};
+    sy__exif_map_subject(copy, size, &map, 4032, 3024);
+    size_t dropped_len = size;
+    if (sy__exif_drop_thumbnail(copy, &dropped_len)) {
+        sy__tiff back;
+        if (dropped_len > size || !sy__tiff_open(&back, copy, dropped_len)) abort();
+        sink += walk(&back);
+    }
+    if (sy__capture_date(copy, dropped_len, data, size, date) && !sy__capture_date_valid(date)) abort();
     free(copy);
+    /* the XMP face regions: a fresh packet or nothing */
+    size_t mapped_len = 0;
+    uint8_t *mapped = sy__xmp_map_regions(ctx, data, size, &map, &mapped_len, NULL);
+    if (mapped) {
+        if (mapped_len == 0 && size > 0) abort();
+        sy__free(ctx, mapped);
+    }
 
     static const uint8_t makernote[] = "Apple iOS\0\0\1MM\0\0\0\0\0\0";
     uint8_t *out = NULL;

@@ -3,6 +3,7 @@
 // (SPEC S3, C9), deletion (D1–D4) on a manual clock, versions (E1, E7).
 import Foundation
 import Shiying
+import ShiyingFixtures
 import ShiyingLibrary
 import ShiyingOrganize
 import Synchronization
@@ -93,6 +94,47 @@ struct PhotoLibraryTests {
         #expect(try await library.list().count == fixture.expectedAssets)
         let check = try catalogueConsistent(library.folder.catalogue)
         #expect(check.integrity == "ok" && check.foreignKeyProblems == 0)
+    }
+
+    // Found by a metadata sweep (2026-12-06): import read only Exif DateTimeOriginal, then ModifyDate. An XMP-only
+    // date came in undated, a scan's CreateDate lost to the last edit's ModifyDate, a placeholder
+    // DateTimeOriginal was stored as the date.
+    @Test("Import: capture date from DateTimeOriginal, DateTimeDigitized, XMP dates, then ModifyDate; placeholders skipped",
+          .enabled(if: ExternalTool.find("exiftool") != nil, "exiftool missing"))
+    func captureDateSources() async throws {
+        let dir = try TempFolder()
+        defer { dir.remove() }
+        let base = try SamplePhotos.write(count: 1, seed: 61, width: 320, height: 240, to: dir.file("base"))[0]
+        let exiftool = try #require(ExternalTool.find("exiftool"))
+        let input = dir.file("in")
+        try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+        let cases: [(String, [String], String?)] = [
+            ("xmp-exif.jpg", ["-EXIF:all=", "-XMP-exif:DateTimeOriginal=2019:05:04 10:20:30+02:00"], "2019:05:04 10:20:30"),
+            ("xmp-create.jpg", ["-EXIF:all=", "-XMP-xmp:CreateDate=2018:03:02 01:02:03"], "2018:03:02 01:02:03"),
+            ("xmp-photoshop.jpg", ["-EXIF:all=", "-XMP-photoshop:DateCreated=2017:01:02"], "2017:01:02 00:00:00"),
+            ("digitized.jpg", ["-DateTimeOriginal=", "-CreateDate=2010:05:05 05:05:05", "-ModifyDate=2024:12:24 18:00:00"],
+             "2010:05:05 05:05:05"),
+            ("placeholder.jpg", ["-DateTimeOriginal#=0000:00:00 00:00:00", "-CreateDate=2011:06:07 08:09:10",
+                                 "-ModifyDate=2024:12:24 18:00:00"], "2011:06:07 08:09:10"),
+            ("blank.jpg", ["-n", "-DateTimeOriginal=                   ", "-CreateDate=", "-ModifyDate=",
+                           "-XMP-xmp:CreateDate=2012:02:03 04:05:06"], "2012:02:03 04:05:06"),
+            ("modified.jpg", ["-DateTimeOriginal=", "-CreateDate=", "-ModifyDate=2024:12:24 18:00:00"],
+             "2024:12:24 18:00:00"),
+            ("undated.jpg", ["-all="], nil),
+        ]
+        for (name, args, _) in cases {
+            let file = input + "/" + name
+            try FileManager.default.copyItem(atPath: base, toPath: file)
+            let r = try await ShiyingBinary.run(exiftool, ["-q", "-overwrite_original"] + args + [file])
+            #expect(r.status == 0, "\(name): \(r)")
+        }
+        let library = try PhotoLibrary.create(at: dir.file("lib"))
+        let result = try await library.importFiles([input], reader: reader)
+        #expect(result.skipped.isEmpty && result.imported.count == cases.count, "\(result)")
+        for (name, _, date) in cases {
+            let id = try #require(try await library.assetID(forFile: input + "/" + name, reader: reader), "\(name)")
+            #expect(try await library.asset(id).captureDate == date, "\(name)")
+        }
     }
 
     @Test("Import: a movie arriving after its still completes the Live photo (one asset, not two)")

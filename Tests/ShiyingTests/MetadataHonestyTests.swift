@@ -293,3 +293,119 @@ struct TileProfileTests {
         #expect(description.contains("P3"), "profile of the edit: \(description)")
     }
 }
+
+extension MetadataHonestyTests {
+    // Found by a metadata sweep (2026-12-06): edits kept the source's Exif thumbnail (IFD1) byte for byte, so a
+    // greyscale crop still carried the full colour frame, and an upright-ed orientation-6 JPEG a sideways one.
+    @Test("a stale Exif thumbnail goes: crop + filter (JPEG, HEIC), upright-ing, resize; an unedited save keeps it")
+    func staleExifThumbnail() async throws {
+        let dir = try TempDir("md-stale-thumb")
+        defer { dir.remove() }
+        let photos = try await FixtureCache.shared.samples("md-stale-thumb", count: 2, seed: 43, width: 1200, height: 900)
+        let thumb = dir.file("thumb.jpg"), source = dir.file("source.jpg"), turned = dir.file("turned.jpg")
+        _ = try Editor.saveBlocking(photos[1], recipe: .identity, to: thumb, quality: 80, maxSize: (160, 120))
+        try FileManager.default.copyItem(atPath: photos[0], toPath: source)
+        _ = try await Self.exiftool(["-q", "-overwrite_original", "-ThumbnailImage<=" + thumb, source])
+        try FileManager.default.copyItem(atPath: source, toPath: turned)
+        _ = try await Self.exiftool(["-q", "-overwrite_original", "-n", "-IFD0:Orientation=6", turned])
+        let thumbBytes = try Data(contentsOf: URL(fileURLWithPath: thumb))
+        func carries(_ path: String) throws -> Bool {
+            try Data(contentsOf: URL(fileURLWithPath: path)).range(of: thumbBytes) != nil
+        }
+        #expect(try carries(source) && carries(turned), "fixtures carry the thumbnail")
+
+        let crop = EditRecipe(crop: .init(x: 0, y: 0, width: 0.25, height: 1), adjustments: .init(saturation: -1))
+        var outputs: [(String, [String])] = []
+        for name in ["crop.jpg", "crop.heic"] {
+            let r = try Editor.saveBlocking(source, recipe: crop, to: dir.file(name))
+            outputs.append((dir.file(name), r.dropped.map(\.name)))
+        }
+        let upright = try Conversion.convertBlocking(turned, to: dir.file("upright.jpg"), quality: 70)
+        outputs.append((dir.file("upright.jpg"), upright.dropped.map(\.name)))
+        let small = try Editor.saveBlocking(source, recipe: .identity, to: dir.file("small.jpg"), maxSize: (600, 450))
+        outputs.append((dir.file("small.jpg"), small.dropped.map(\.name)))
+        for (out, dropped) in outputs {
+            #expect(dropped.contains("exif-thumbnail"), "\(out): \(dropped)")
+            #expect(try await Self.exiftool(["-s3", "-ThumbnailLength", "-ThumbnailOffset", out]) == "", "\(out)")
+            #expect(try !carries(out), "\(out): the old thumbnail's bytes are gone, not only unlinked")
+            #expect(try await Self.exiftool(["-s3", "-DateTimeOriginal", out]) != "", "\(out): the rest of the Exif stays")
+        }
+        #expect(try await Self.exiftool(["-s3", "-n", "-Orientation", dir.file("upright.jpg")]) == "1")
+        #expect(try await Self.exiftool(["-s3", "-validate", dir.file("crop.jpg")]) == "OK")
+
+        let same = try Conversion.convertBlocking(source, to: dir.file("same.jpg"), quality: 70)
+        #expect(same.dropped.isEmpty, "\(same.dropped)")
+        #expect(try carries(dir.file("same.jpg")), "the same picture keeps its thumbnail")
+    }
+
+    static func regionFacts(_ path: String) async throws -> [String: String] {
+        let text = try await exiftool(["-n", "-s", "-sep", ",", "-SubjectArea", "-RegionName", "-RegionAreaX",
+                                       "-RegionAreaY", "-RegionAreaW", "-RegionAreaH", "-RegionAppliedToDimensionsW",
+                                       "-RegionAppliedToDimensionsH", path])
+        var facts: [String: String] = [:]
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            if parts.count == 2 { facts[parts[0]] = parts[1] }
+        }
+        return facts
+    }
+
+    static func numbers(_ text: String?) -> [Double] {
+        (text ?? "").split(whereSeparator: { $0 == "," || $0 == " " }).compactMap { Double($0) }
+    }
+
+    // Found by a metadata sweep (2026-12-06): crop, turns, flips and borders left XMP face regions and Exif
+    // SubjectArea where they were, so after a crop a named face pointed at the half that was cut away.
+    @Test("face regions (XMP mwg-rs) and SubjectArea follow crop, quarter turn, flip and border; cut away = gone")
+    func faceRegionsFollowGeometry() async throws {
+        let dir = try TempDir("md-regions")
+        defer { dir.remove() }
+        let source = dir.file("faces.jpg")
+        let photos = try await FixtureCache.shared.samples("md-regions", count: 1, seed: 44, width: 1200, height: 900)
+        try FileManager.default.copyItem(atPath: photos[0], toPath: source)
+        _ = try await Self.exiftool(["-q", "-overwrite_original", "-SubjectArea=240 270 120 90",
+                                     "-RegionInfo={AppliedToDimensions={W=1200,H=900,Unit=pixel},RegionList=[" +
+                                     "{Area={X=0.2,Y=0.3,W=0.1,H=0.1,Unit=normalized},Name=Alice,Type=Face}," +
+                                     "{Area={X=0.75,Y=0.5,W=0.1,H=0.2,Unit=normalized},Name=Bob,Type=Face}]}", source])
+        // expected: names, x, y, w, h per region, AppliedToDimensions, SubjectArea (nil = gone)
+        let cases: [(String, EditRecipe, [String], [[Double]], [Double], [Double]?)] = [
+            ("right-half.jpg", EditRecipe(crop: .init(x: 0.5, y: 0, width: 0.5, height: 1)), ["Bob"],
+             [[0.5, 0.5, 0.2, 0.2]], [600, 900], nil),
+            ("turned.jpg", EditRecipe(quarterTurns: 1), ["Alice", "Bob"],
+             [[0.7, 0.2, 0.1, 0.1], [0.5, 0.75, 0.2, 0.1]], [900, 1200], [630, 240, 90, 120]),
+            ("flipped.heic", EditRecipe(flipHorizontal: true), ["Alice", "Bob"],
+             [[0.8, 0.3, 0.1, 0.1], [0.25, 0.5, 0.1, 0.2]], [1200, 900], [960, 270, 120, 90]),
+            ("border.jpg", EditRecipe(border: .init(width: 0.1)), ["Alice", "Bob"],
+             [[330.0 / 1380, 360.0 / 1080, 120.0 / 1380, 90.0 / 1080],
+              [990.0 / 1380, 540.0 / 1080, 120.0 / 1380, 180.0 / 1080]], [1380, 1080], [330, 360, 120, 90]),
+        ]
+        for (name, recipe, names, areas, dims, subject) in cases {
+            let out = dir.file(name)
+            _ = try Editor.saveBlocking(source, recipe: recipe, to: out)
+            let f = try await Self.regionFacts(out)
+            #expect(f["RegionName"] == names.joined(separator: ","), "\(name): \(f)")
+            let xs = Self.numbers(f["RegionAreaX"]), ys = Self.numbers(f["RegionAreaY"])
+            let ws = Self.numbers(f["RegionAreaW"]), hs = Self.numbers(f["RegionAreaH"])
+            #expect(xs.count == areas.count && ys.count == areas.count && ws.count == areas.count, "\(name): \(f)")
+            for (i, a) in areas.enumerated() where i < xs.count && i < ys.count && i < ws.count && i < hs.count {
+                let got = [xs[i], ys[i], ws[i], hs[i]]
+                #expect(zip(got, a).allSatisfy { abs($0 - $1) < 1e-4 }, "\(name) region \(i): \(got) vs \(a)")
+            }
+            #expect(Self.numbers(f["RegionAppliedToDimensionsW"]) + Self.numbers(f["RegionAppliedToDimensionsH"]) == dims,
+                    "\(name): \(f)")
+            if let subject {
+                #expect(Self.numbers(f["SubjectArea"]) == subject, "\(name): \(f)")
+            } else {
+                #expect(f["SubjectArea"] == nil, "\(name): the subject was cut away: \(f)")
+            }
+        }
+        // an iPhone HEIC's Apple face region and SubjectArea, both in the quarter the crop cuts away
+        let real = Paths.corpus.appendingPathComponent("real/iphone15plus_IMG_3853.HEIC").path
+        let quarter = dir.file("quarter.jpg")
+        _ = try Editor.saveBlocking(real, recipe: EditRecipe(crop: .init(x: 0.5, y: 0.5, width: 0.5, height: 0.5)),
+                                    to: quarter, maxSize: (800, 600))
+        let q = try await Self.regionFacts(quarter)
+        #expect(q["RegionAreaX"] == nil && q["SubjectArea"] == nil, "\(q)")
+        #expect(try await Self.exiftool(["-s3", "-XMP-xmp:CreateDate", quarter]) == "2025:01:01 11:06:47", "the rest stays")
+    }
+}

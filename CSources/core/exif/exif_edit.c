@@ -1,5 +1,6 @@
 /* exif_edit.c — the Exif changes the engine makes: in-place orientation and
- * pixel size, and an appended Exif IFD that carries a new MakerNote. */
+ * pixel size, the stale embedded thumbnail removed, and an appended Exif IFD
+ * that carries a new MakerNote. */
 #include <string.h>
 
 #include "exif/sy_exif.h"
@@ -106,4 +107,119 @@ sy_status sy__exif_with_makernote(sy_context *ctx, const sy__tiff *t, const uint
     *out = buf;
     *out_len = (size_t)total;
     return SY_OK;
+}
+
+/* ---- the embedded thumbnail (IFD1) removed ---- */
+
+#define TAG_STRIP_OFFSETS 0x0111
+#define TAG_STRIP_BYTE_COUNTS 0x0117
+#define TAG_THUMB_OFFSET 0x0201
+#define TAG_THUMB_LENGTH 0x0202
+#define KEPT_IFDS 4      /* IFD0, Exif, GPS, Interoperability */
+#define MAX_LATER_IFDS 8 /* IFD1 and any after it; a longer chain is a loop or junk */
+
+typedef struct kept_ifds {
+    sy__tiff_ifd ifd[KEPT_IFDS];
+    int n;
+} kept_ifds;
+
+/* The end of the kept range (an IFD table or a value of one) holding byte `p`, or 0. */
+static uint64_t kept_end_at(const sy__tiff *t, const kept_ifds *k, uint64_t p) {
+    for (int i = 0; i < k->n; i++) {
+        const sy__tiff_ifd *ifd = &k->ifd[i];
+        uint64_t table_end = ifd->at + ifd_bytes(ifd->count);
+        if (p >= ifd->at && p < table_end) return table_end;
+        for (uint32_t j = 0; j < ifd->count; j++) {
+            sy__tiff_entry e;
+            sy__tiff_entry_at(t, ifd, j, &e);
+            if (e.size > 4 && p >= e.value_at && p - e.value_at < e.size) return e.value_at + e.size;
+        }
+    }
+    return 0;
+}
+
+/* Zeroes [at, at + n) clipped to the block, sparing the header and bytes a kept IFD
+ * still uses (writers may share one value, say a resolution, between IFD0 and IFD1). */
+static void zero_unkept(uint8_t *tiff, const sy__tiff *t, const kept_ifds *k, uint64_t at, uint64_t n) {
+    if (at >= t->len) return;
+    uint64_t end = n > t->len - at ? t->len : at + n;
+    for (uint64_t p = at < 8 ? 8 : at; p < end;) {
+        uint64_t kept = kept_end_at(t, k, p);
+        if (kept) {
+            p = kept;
+            continue;
+        }
+        tiff[p++] = 0;
+    }
+}
+
+/* Zeroes the strips an IFD's StripOffsets / StripByteCounts name (an uncompressed thumbnail). */
+static void zero_strips(uint8_t *tiff, const sy__tiff *t, const kept_ifds *k, const sy__tiff_ifd *ifd) {
+    sy__tiff_entry off, cnt;
+    if (!sy__tiff_find(t, ifd, TAG_STRIP_OFFSETS, &off) || !sy__tiff_find(t, ifd, TAG_STRIP_BYTE_COUNTS, &cnt) ||
+        off.count != cnt.count || !sy__tiff_value(t, &off) || !sy__tiff_value(t, &cnt))
+        return;
+    for (uint32_t i = 0; i < off.count; i++) {
+        uint64_t o = off.type == SY__TIFF_SHORT ? sy__tiff_u16(t, off.value_at + 2u * (uint64_t)i)
+                                                : sy__tiff_u32(t, off.value_at + 4u * (uint64_t)i);
+        uint64_t c = cnt.type == SY__TIFF_SHORT ? sy__tiff_u16(t, cnt.value_at + 2u * (uint64_t)i)
+                                                : sy__tiff_u32(t, cnt.value_at + 4u * (uint64_t)i);
+        zero_unkept(tiff, t, k, o, c);
+    }
+}
+
+int sy__exif_drop_thumbnail(uint8_t *tiff, size_t *len) {
+    sy__tiff t;
+    kept_ifds k = {.n = 0};
+    if (!sy__tiff_open(&t, tiff, *len) || !sy__tiff_ifd0(&t, &k.ifd[0])) return 0;
+    k.n = 1;
+    uint32_t first = sy__tiff_next_ifd(&t, &k.ifd[0]);
+    if (!first) return 0;
+    static const uint16_t sub[] = {SY__TIFF_TAG_EXIF_IFD, SY__TIFF_TAG_GPS_IFD};
+    for (size_t i = 0; i < sizeof sub / sizeof sub[0]; i++)
+        if (sy__tiff_sub_ifd(&t, &k.ifd[0], sub[i], &k.ifd[k.n]) == 1) k.n++;
+    sy__tiff_ifd exif;
+    if (sy__exif_ifd(&t, &k.ifd[0], &exif) == 1 &&
+        sy__tiff_sub_ifd(&t, &exif, SY__TIFF_TAG_INTEROP_IFD, &k.ifd[k.n]) == 1)
+        k.n++;
+
+    /* the link is cut first: whatever follows is no longer Exif, only bytes to clear */
+    sy__tiff_put32(tiff + k.ifd[0].at + 2 + (size_t)SY__TIFF_ENTRY_BYTES * k.ifd[0].count, 0, t.little_endian);
+    uint64_t at = first;
+    for (int hops = 0; at && hops < MAX_LATER_IFDS; hops++) {
+        sy__tiff_ifd ifd;
+        if (!sy__tiff_ifd_at(&t, at, &ifd)) break;
+        uint64_t next = sy__tiff_next_ifd(&t, &ifd);
+        for (uint32_t i = 0; i < ifd.count; i++) {
+            sy__tiff_entry e;
+            sy__tiff_entry_at(&t, &ifd, i, &e);
+            if (e.tag == TAG_THUMB_OFFSET) {
+                sy__tiff_entry length;
+                uint32_t off = 0, n = 0;
+                if (sy__tiff_uint(&t, &e, &off) && sy__tiff_find(&t, &ifd, TAG_THUMB_LENGTH, &length) &&
+                    sy__tiff_uint(&t, &length, &n))
+                    zero_unkept(tiff, &t, &k, off, n);
+            }
+            if (e.size > 4) zero_unkept(tiff, &t, &k, e.value_at, e.size);
+        }
+        zero_strips(tiff, &t, &k, &ifd);
+        zero_unkept(tiff, &t, &k, ifd.at, ifd_bytes(ifd.count));
+        at = next;
+    }
+
+    /* the block ends where its last kept or non-zero byte does */
+    uint64_t end = 8;
+    for (int i = 0; i < k.n; i++) {
+        uint64_t table_end = k.ifd[i].at + ifd_bytes(k.ifd[i].count);
+        if (table_end > end) end = table_end;
+        for (uint32_t j = 0; j < k.ifd[i].count; j++) {
+            sy__tiff_entry e;
+            sy__tiff_entry_at(&t, &k.ifd[i], j, &e);
+            if (e.size > 4 && e.value_at + e.size <= t.len && e.value_at + e.size > end) end = e.value_at + e.size;
+        }
+    }
+    size_t last = *len;
+    while (last > end && tiff[last - 1] == 0) last--;
+    *len = last;
+    return 1;
 }

@@ -1,5 +1,5 @@
 /* exif_reader.c — the Exif facts the engine reads: orientation, capture
- * date, GPS, the camera's name, and the sub-IFDs the other readers start from. */
+ * GPS, the camera's name, and the sub-IFDs the other readers start from. */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -9,8 +9,6 @@
 #define TAG_MAKE 0x010F
 #define TAG_MODEL 0x0110
 #define TAG_ORIENTATION 0x0112
-#define TAG_DATETIME 0x0132
-#define TAG_DATETIME_ORIGINAL 0x9003
 #define TAG_MAKERNOTE 0x927C
 #define TAG_GPS_LATITUDE_REF 0x0001 /* GPS IFD */
 #define TAG_GPS_LATITUDE 0x0002
@@ -47,25 +45,6 @@ uint8_t sy__exif_orientation(const uint8_t *tiff, size_t len) {
     if (e.type != SY__TIFF_SHORT || e.count < 1) return 1;
     uint32_t v = sy__tiff_u16(&t, e.at + 8); /* one SHORT: inline, where sy__exif_set_orientation writes it */
     return v >= 1 && v <= 8 ? (uint8_t)v : 1;
-}
-
-/* An ASCII "YYYY:MM:DD HH:MM:SS" value into out[20]. */
-static int datetime_at(const sy__tiff *t, const sy__tiff_ifd *ifd, uint16_t tag, char out[20]) {
-    sy__tiff_entry e;
-    if (!sy__tiff_find(t, ifd, tag, &e) || e.type != SY__TIFF_ASCII || e.count < 19) return 0;
-    const uint8_t *p = sy__tiff_value(t, &e);
-    if (!p) return 0;
-    memcpy(out, p, 19);
-    out[19] = 0;
-    return 1;
-}
-
-int sy__exif_capture_date(const uint8_t *tiff, size_t len, char out[20]) {
-    sy__tiff t;
-    sy__tiff_ifd ifd0, exif;
-    if (!sy__tiff_open(&t, tiff, len) || !sy__tiff_ifd0(&t, &ifd0)) return 0;
-    if (sy__exif_ifd(&t, &ifd0, &exif) == 1 && datetime_at(&t, &exif, TAG_DATETIME_ORIGINAL, out)) return 1;
-    return datetime_at(&t, &ifd0, TAG_DATETIME, out);
 }
 
 /* 1 when IFD0 has the tag. */

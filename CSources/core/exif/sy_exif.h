@@ -26,8 +26,17 @@ int sy__exif_apple_makernote(const sy__tiff *t, sy__tiff *mn, size_t *offset);
 
 /* Orientation (1..8) from IFD0 tag 0x0112; 1 when absent or unreadable. */
 uint8_t sy__exif_orientation(const uint8_t *tiff, size_t len);
-/* DateTimeOriginal (or else DateTime) "YYYY:MM:DD HH:MM:SS" into out[20]; 1 if found. */
+/* When the still was taken, "YYYY:MM:DD HH:MM:SS" into out[20]; 1 if found
+ * ("" and 0 if not). The first real date of: Exif DateTimeOriginal, Exif
+ * DateTimeDigitized, XMP exif:DateTimeOriginal, xmp:CreateDate,
+ * photoshop:DateCreated (the wall-clock time they say; a bare day is its
+ * 00:00:00), then Exif DateTime (the last save's). Placeholders such as
+ * "0000:00:00 00:00:00" or blanks are skipped. Either block may be NULL. */
+int sy__capture_date(const uint8_t *exif, size_t exif_len, const uint8_t *xmp, size_t xmp_len, char out[20]);
+/* The same from the Exif alone. */
 int sy__exif_capture_date(const uint8_t *tiff, size_t len, char out[20]);
+/* 1 when `date` (19 characters) is a real "YYYY:MM:DD HH:MM:SS" (24:00:00 allowed). */
+int sy__capture_date_valid(const char date[20]);
 /* 1 when IFD0 has a GPS IFD pointer (0x8825). */
 int sy__exif_has_gps(const uint8_t *tiff, size_t len);
 /* The GPS IFD's position in signed decimal degrees (north and east positive):
@@ -51,6 +60,50 @@ int sy__exif_set_orientation(uint8_t *tiff, size_t len, uint8_t orientation);
  * when present as one SHORT or LONG; returns 1 if either changed. An edit
  * changes the pixel size, and the Exif must not claim the old one. */
 int sy__exif_set_dimensions(uint8_t *tiff, size_t len, uint32_t width, uint32_t height);
+
+/* Removes the embedded thumbnail in place: IFD0's link to IFD1 is cut, and
+ * IFD1 (and any IFD after it), its values and its JPEG or strips are zeroed,
+ * except bytes the kept IFDs (IFD0, Exif, GPS, Interoperability) still use;
+ * *len shrinks past the zeroed tail. Every other byte stays where it was, so
+ * offsets (a vendor MakerNote's included) hold. For pixels that are no longer
+ * the thumbnail's picture. Returns 1 if there was a thumbnail link to cut. */
+int sy__exif_drop_thumbnail(uint8_t *tiff, size_t *len);
+
+/* Where an edit moves a place in the picture (regions.c): from the stored
+ * frame, through the source's orientation to upright, into the crop (crop =
+ * normalized x, y, w, h of the upright source), quarter turns clockwise then
+ * flips, into the picture's place inside a border (inner = normalized x, y,
+ * w, h of the output). `drop`: a straighten, whose rotated frame no
+ * rectangle maps onto: every region goes. */
+typedef struct sy__region_map {
+    uint8_t orientation;
+    double crop[4];
+    uint32_t quarter_turns;
+    uint8_t flip_h, flip_v;
+    double inner[4];
+    uint32_t out_w, out_h; /* the output's pixel size */
+    int drop;
+} sy__region_map;
+
+/* Maps a normalized top-left rectangle r (x, y, w, h) of the stored frame to
+ * the output, clipped to what the crop kept; 0 when the crop cut it away
+ * (a zero-size rectangle, a point, stays while inside). */
+int sy__region_map_rect(const sy__region_map *m, double r[4]);
+
+/* Exif SubjectArea (0x9214) and SubjectLocation (0xA214), pixels of the
+ * stored_w x stored_h frame, mapped in place to the output's pixels; a
+ * subject the crop cut away is removed (its entry dropped, its value
+ * zeroed). Returns 1 when either was there. */
+int sy__exif_map_subject(uint8_t *tiff, size_t len, const sy__region_map *m, uint32_t stored_w, uint32_t stored_h);
+
+/* A copy of an XMP packet whose mwg-rs:Regions follow the map: each
+ * normalized area moved (clipped to the crop), an area cut away removed with
+ * its rdf:li, AppliedToDimensions made the output's size, and the whole
+ * Regions property removed when no region is left (or m->drop). Everything
+ * else is copied byte for byte. NULL when there is nothing to change (or on
+ * a budget failure, said in err); else engine-allocated (sy__free), *out_len. */
+uint8_t *sy__xmp_map_regions(sy_context *ctx, const uint8_t *xmp, size_t len, const sy__region_map *m,
+                             size_t *out_len, sy_error *err);
 
 /* A copy of the Exif in `t` whose Exif IFD carries `makernote` (mn_len bytes)
  * as its MakerNote (0x927C), keeping every other byte where it was so the old

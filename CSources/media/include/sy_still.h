@@ -20,7 +20,7 @@ typedef enum sy_still_format {
  *  over from its source, and why (bits of the reports' `dropped`; names from
  *  sy_metadata_dropped_name). */
 typedef enum sy_metadata_dropped {
-    SY_DROPPED_EXIF_THUMBNAIL = 1u << 0,      /**< the Exif's embedded thumbnail (IFD1): JPEG's 64 KB APP1 limit */
+    SY_DROPPED_EXIF_THUMBNAIL = 1u << 0,      /**< the Exif thumbnail (IFD1): stale after an edit, or over 64 KB in a JPEG */
     SY_DROPPED_MAKERNOTE = 1u << 1,           /**< the camera's MakerNote: JPEG's 64 KB APP1 limit */
     SY_DROPPED_LARGE_EXIF_VALUES = 1u << 2,   /**< Exif values over 4 KB: JPEG's 64 KB APP1 limit */
     SY_DROPPED_CONTENT_IDENTIFIER = 1u << 3,  /**< Live photo identifier: the still is saved apart from its movie */
@@ -64,7 +64,7 @@ sy_status sy_file_identity(sy_context *ctx, const char *path, uint64_t *bytes, c
  *  only (no pixel is decoded). */
 typedef struct sy_still_facts {
     sy_image_info info;
-    char capture_date[20]; /* Exif DateTimeOriginal (else DateTime) "YYYY:MM:DD HH:MM:SS"; "" when absent */
+    char capture_date[20]; /* DateTimeOriginal, DateTimeDigitized, XMP dates, then DateTime; "" when absent */
     uint8_t has_location;  /* 1 when the GPS IFD holds a complete, in-range position */
     double latitude;       /* signed decimal degrees: north positive */
     double longitude;      /* east positive */

@@ -178,6 +178,7 @@ const char *sy_metadata_dropped_name(uint32_t bit) {
 const char *sy_metadata_dropped_reason(uint32_t bit) {
     switch (bit) {
     case SY_DROPPED_EXIF_THUMBNAIL:
+        return "an edit made it stale (it shows the picture before), or it did not fit JPEG's 64 KB of Exif";
     case SY_DROPPED_MAKERNOTE:
     case SY_DROPPED_LARGE_EXIF_VALUES: return "JPEG holds at most 64 KB of Exif";
     case SY_DROPPED_CONTENT_IDENTIFIER: return "the still is saved apart from its Live photo movie";

@@ -18,8 +18,8 @@ sy_status sy_still_read_facts(sy_context *ctx, const char *path, sy_still_facts 
         sy__metadata_free(ctx, &md);
         return st;
     }
+    sy__capture_date(md.exif, md.exif_len, md.xmp, md.xmp_len, out->capture_date);
     if (md.exif) {
-        if (!sy__exif_capture_date(md.exif, md.exif_len, out->capture_date)) out->capture_date[0] = 0;
         out->has_location = (uint8_t)sy__exif_gps_position(md.exif, md.exif_len, &out->latitude, &out->longitude);
         sy__exif_camera(md.exif, md.exif_len, out->camera, sizeof out->camera);
         if (!sy__content_id_read(md.exif, md.exif_len, out->content_identifier)) out->content_identifier[0] = 0;

@@ -11,6 +11,7 @@
 #include "gainmap/sy_gainmap_internal.h"
 #include "heif/sy_heif_metadata.h"
 #include "render/sy_render_held.h"
+#include "render/sy_render_internal.h"
 #include "edit/sy_band_pool.h"
 #include "edit/sy_edit_internal.h"
 #include "edit/sy_edit_thumbnail.h"
@@ -94,7 +95,7 @@ static void decode_size(const sy_image_info *info, uint32_t tw, uint32_t th, uin
 static void report_metadata(sy_edit_report *rep, const sy__metadata *md) {
     rep->kept_exif = md->exif != NULL;
     rep->kept_gps = md->exif && sy__exif_has_gps(md->exif, md->exif_len);
-    rep->kept_capture_date = md->exif && sy__exif_capture_date(md->exif, md->exif_len, rep->capture_date);
+    rep->kept_capture_date = (uint8_t)sy__capture_date(md->exif, md->exif_len, md->xmp, md->xmp_len, rep->capture_date);
     rep->kept_xmp = md->xmp != NULL;
     rep->kept_icc = md->icc != NULL;
 }
@@ -185,6 +186,12 @@ static sy_status plan(sy_edit_job *job, const sy_recipe *r, sy_error *err) {
     job->renderer = renderer;
     sy_recipe_geometry_only(r, 0, &job->geometry);
     if (job->md.exif) sy__exif_set_dimensions(job->md.exif, job->md.exif_len, tw, th);
+    /* The Exif thumbnail (IFD1) shows the source's picture: it goes unless the output is that picture
+     * (nothing edited, not resized, no orientation made upright). Dropping never reverses, so a
+     * preview session that once edited saves without it even when it returns to the identity. */
+    int same_picture = sy_recipe_is_identity(r) && tw == nw && th == nh && info->orientation <= 1;
+    if (job->md.exif && !same_picture && sy__exif_drop_thumbnail(job->md.exif, &job->md.exif_len))
+        job->report.dropped |= SY_DROPPED_EXIF_THUMBNAIL;
     job->report.decoded_width = job->src.width;
     job->report.decoded_height = job->src.height;
     job->report.width = tw;
@@ -286,6 +293,52 @@ sy_status sy_edit_job_render(sy_edit_job *job, sy_edit_image *out, sy_error *err
     return SY_OK;
 }
 
+/* How the planned geometry moves places in the source (sy__region_map); 0 when nothing moves. */
+static int region_map(const sy_edit_job *job, sy__region_map *m) {
+    const sy_recipe *g = &job->geometry;
+    const sy_image_info *info = &job->info;
+    uint32_t w = job->report.width, h = job->report.height;
+    if (sy_recipe_is_identity(g) && info->orientation <= 1 && w == info->width && h == info->height) return 0;
+    memset(m, 0, sizeof *m);
+    m->orientation = info->orientation;
+    int64_t crop[4];
+    double zoom;
+    sy__crop_pixels(g, info->width, info->height, crop, &zoom);
+    m->crop[0] = (double)crop[0] / info->width, m->crop[1] = (double)crop[1] / info->height;
+    m->crop[2] = (double)crop[2] / info->width, m->crop[3] = (double)crop[3] / info->height;
+    m->quarter_turns = g->quarter_turns;
+    m->flip_h = g->flip_horizontal, m->flip_v = g->flip_vertical;
+    uint32_t b = sy__border_pixels(g->border_width, w, h);
+    m->inner[0] = (double)b / w, m->inner[1] = (double)b / h;
+    m->inner[2] = (double)(w - 2 * b) / w, m->inner[3] = (double)(h - 2 * b) / h;
+    m->out_w = w, m->out_h = h;
+    m->drop = g->straighten != 0;
+    return 1;
+}
+
+/* The places the metadata points at (Exif subject, XMP face regions) moved with the pixels: copies in
+ * *exif / *xmp (sy__free) that md is pointed at, or NULL when md's own bytes stand. */
+static sy_status map_regions(const sy_edit_job *job, sy__metadata *md, uint8_t **exif, uint8_t **xmp, sy_error *err) {
+    *exif = *xmp = NULL;
+    sy__region_map m;
+    if (!region_map(job, &m)) return SY_OK;
+    const sy_image_info *info = &job->info;
+    if (md->exif) {
+        if (!(*exif = sy__alloc(job->ctx, md->exif_len, 1, "exif with subject", err))) return err ? err->code : SY_E_BUDGET;
+        memcpy(*exif, md->exif, md->exif_len);
+        if (sy__exif_map_subject(*exif, md->exif_len, &m, info->stored_width, info->stored_height)) md->exif = *exif;
+    }
+    if (md->xmp) {
+        size_t len = 0;
+        sy_error map_err = {0};
+        if ((*xmp = sy__xmp_map_regions(job->ctx, md->xmp, md->xmp_len, &m, &len, &map_err)))
+            md->xmp = *xmp, md->xmp_len = len;
+        else if (map_err.code == SY_E_BUDGET)
+            return sy__fail(err, map_err.code, "%s", map_err.message);
+    }
+    return SY_OK;
+}
+
 typedef struct write_state {
     sy_context *ctx;
     sy__still_writer *writer;
@@ -374,6 +427,8 @@ sy_status sy__edit_job_write_extra(sy_edit_job *job, const char *output, const s
         /* an Ultra HDR directory names JPEG bytes a HEIC or PNG does not have */
         md.xmp = (uint8_t *)plain_xmp, md.xmp_len = sizeof plain_xmp - 1;
     }
+    uint8_t *mapped_exif = NULL, *mapped_xmp = NULL;
+    st = map_regions(job, &md, &mapped_exif, &mapped_xmp, err);
     if (st == SY_OK) st = sy__still_writer_open_extra(job->ctx, output, o->format, o->quality, o->heic_preset,
                                                job->report.width, job->report.height, &md, extra, &s.writer, err);
     if (st == SY_OK && o->format == SY_STILL_HEIC)
@@ -385,6 +440,8 @@ sy_status sy__edit_job_write_extra(sy_edit_job *job, const char *output, const s
     sy__thumbnail_free(&s.thumbnail);
     sy__still_writer_destroy(s.writer);
     sy__free(job->ctx, joined);
+    sy__free(job->ctx, mapped_exif);
+    sy__free(job->ctx, mapped_xmp);
     return st;
 }
 

@@ -67,7 +67,7 @@ typedef struct sy_fingerprint {
      *  Blurring lowers the first factor, darkening the first and the last. */
     double quality;
 
-    char capture_date[20];           /* Exif DateTimeOriginal (else DateTime) "YYYY:MM:DD HH:MM:SS", or "" */
+    char capture_date[20];           /* DateTimeOriginal, DateTimeDigitized, XMP dates, then DateTime, or "" */
     uint8_t has_camera;              /* Exif Make or Model present */
     /** A real screenshot marker: Exif UserComment or XMP exif:UserComment says
      *  "Screenshot" (what iOS writes). Never inferred from missing camera data. */

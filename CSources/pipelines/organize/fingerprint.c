@@ -121,8 +121,8 @@ static sy_status read_flags(sy_context *ctx, const char *path, const sy_image_in
                                                  : sy__metadata_read(ctx, path, info, &md, err);
     if (st != SY_OK) return st;
     out->animated = (uint8_t)animated;
+    sy__capture_date(md.exif, md.exif_len, md.xmp, md.xmp_len, out->capture_date);
     if (md.exif) {
-        if (!sy__exif_capture_date(md.exif, md.exif_len, out->capture_date)) out->capture_date[0] = 0;
         out->has_camera = (uint8_t)sy__exif_has_camera(md.exif, md.exif_len);
         out->screenshot_marker = (uint8_t)sy__exif_user_comment_has(md.exif, md.exif_len, "Screenshot");
     }
