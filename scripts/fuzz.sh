@@ -85,8 +85,9 @@ if [ -d "$seeds/video" ] && [ ! -f "$seeds/video/dolby-vision.mp4" ] && command 
     echo "fuzz: the Dolby Vision seed could not be made"
 fi
 
-# Checked-in seeds (tiny files), e.g. hvcC + tile data pairs for the HEVC harness.
-for dir in Tests/Fuzz/seeds/*/; do
+# Checked-in seeds (tiny files), e.g. hvcC + tile data pairs for the HEVC harness,
+# and every regression input a fuzzer once found (each run starts by replaying them).
+for dir in Tests/Fuzz/seeds/*/ Tests/Fuzz/regressions/*/; do
   kind=$(basename "$dir")
   mkdir -p "$seeds/$kind"
   cp "$dir"* "$seeds/$kind/" 2>/dev/null || true
