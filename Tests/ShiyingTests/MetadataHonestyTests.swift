@@ -338,6 +338,38 @@ extension MetadataHonestyTests {
         #expect(try carries(dir.file("same.jpg")), "the same picture keeps its thumbnail")
     }
 
+    // A still made of a Live movie's frame (live frame, live keyphoto) takes the pair still's Exif and XMP, but
+    // its pixels are another instant: the pair still's Exif thumbnail and its face regions / subject described
+    // the old picture (found by the metadata sweep: `live frame` kept the face region). Both go; the date stays.
+    @Test("a frame or new key photo of a Live pair keeps no stale Exif thumbnail, face region or subject")
+    func liveFrameStillsDropThePairStillsPlaces() async throws {
+        let dir = try TempDir("md-live-frame")
+        defer { dir.remove() }
+        let made = try await CLI.run(["sample-photos", "--live", "--count", "1", "--width", "480", "--height", "360",
+                                      "--frames", "45", "-o", dir.path])
+        #expect(made.succeeded, "\(made)")
+        let still = dir.file("LIVE_0001.JPG"), movie = dir.file("LIVE_0001.MOV"), thumb = dir.file("thumb.jpg")
+        _ = try Editor.saveBlocking(still, recipe: .identity, to: thumb, quality: 80, maxSize: (160, 120))
+        _ = try await Self.exiftool(["-q", "-overwrite_original", "-ThumbnailImage<=" + thumb, "-SubjectArea=240 180 60 40",
+                                     "-DateTimeOriginal=2024:05:01 10:00:00",
+                                     "-RegionInfo={AppliedToDimensions={W=480,H=360,Unit=pixel},RegionList=[" +
+                                     "{Area={X=0.3,Y=0.4,W=0.1,H=0.1,Unit=normalized},Name=Alice,Type=Face}]}", still])
+        #expect(try await Self.exiftool(["-s3", "-ThumbnailLength", still]) != "", "the fixture carries a thumbnail")
+        let frame = dir.file("frame.jpg")
+        let saved = try await CLI.run(["live", "frame", "--at", "0.2", "-o", frame, still, movie])
+        #expect(saved.succeeded, "\(saved)")
+        let key = try await CLI.run(["live", "keyphoto", "--at", "1.0", "-o", dir.file("key"), still, movie, "--json"])
+        #expect(key.succeeded, "\(key)")
+        let keyStill = try #require(try FileManager.default.contentsOfDirectory(atPath: dir.file("key"))
+            .first { $0.uppercased().hasSuffix(".JPG") }.map { dir.file("key/" + $0) }, "\(key)")
+        for out in [frame, keyStill] {
+            #expect(try await Self.exiftool(["-s3", "-ThumbnailLength", out]) == "", "\(out): a stale thumbnail")
+            let facts = try await Self.regionFacts(out)
+            #expect(facts["RegionName"] == nil && facts["SubjectArea"] == nil, "\(out): \(facts)")
+            #expect(try await Self.exiftool(["-s3", "-DateTimeOriginal", out]) == "2024:05:01 10:00:00", "\(out)")
+        }
+    }
+
     static func regionFacts(_ path: String) async throws -> [String: String] {
         let text = try await exiftool(["-n", "-s", "-sep", ",", "-SubjectArea", "-RegionName", "-RegionAreaX",
                                        "-RegionAreaY", "-RegionAreaW", "-RegionAreaH", "-RegionAppliedToDimensionsW",

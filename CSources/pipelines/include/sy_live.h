@@ -231,7 +231,8 @@ sy_status sy_live_render_frame(sy_context *ctx, const char *movie, double second
                                sy_edit_image *out, uint32_t *frame, sy_error *err);
 
 /** Writes sRGB pixels as a still (JPEG/HEIC) with `exif_source`'s Exif and XMP
- *  (NULL = none; its colour profile is not the pixels') and, when
+ *  (NULL = none; its colour profile is not the pixels', nor its Exif
+ *  thumbnail: that shows the source's own picture) and, when
  *  `content_identifier` is non-NULL, that identifier; without one, any
  *  identifier the source carried is left out. */
 sy_status sy_live_write_still(sy_context *ctx, const sy_edit_image *image, const char *exif_source,

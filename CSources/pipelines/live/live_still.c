@@ -314,6 +314,21 @@ static sy_status take_map_xmp(sy_context *ctx, sy__metadata *md, const sy__still
     return SY_OK;
 }
 
+/* Every Exif subject and XMP face region of `md` removed (sy__region_map's drop). */
+static sy_status drop_regions(sy_context *ctx, const sy_image_info *info, sy__metadata *md, uint32_t out_w,
+                              uint32_t out_h, sy_error *err) {
+    sy__region_map all = {.drop = 1, .out_w = out_w, .out_h = out_h};
+    if (md->exif) sy__exif_map_subject(md->exif, md->exif_len, &all, info->stored_width, info->stored_height);
+    if (!md->xmp) return SY_OK;
+    size_t len = 0;
+    sy_error map_err = {0};
+    uint8_t *xmp = sy__xmp_map_regions(ctx, md->xmp, md->xmp_len, &all, &len, &map_err);
+    if (!xmp) return map_err.code == SY_E_BUDGET ? sy__fail(err, map_err.code, "%s", map_err.message) : SY_OK;
+    sy__free(ctx, md->xmp);
+    md->xmp = xmp, md->xmp_len = len;
+    return SY_OK;
+}
+
 sy_status sy__live_write_still_in(sy_context *ctx, const sy_edit_image *image, sy__rgb_space space,
                                   const sy__still_extra *extra, const char *exif_source, const char *facts_movie,
                                   const char *content_identifier, const char *path, sy_still_format format,
@@ -322,7 +337,7 @@ sy_status sy__live_write_still_in(sy_context *ctx, const sy_edit_image *image, s
     if (format != SY_STILL_JPEG && format != SY_STILL_HEIC)
         return sy__fail(err, SY_E_USAGE, "%s: a Live photo still is JPEG or HEIC", path);
     sy__metadata md = {0};
-    sy_image_info info;
+    sy_image_info info = {0};
     sy_status st = exif_source ? read_metadata(ctx, exif_source, &info, &md, err) : SY_OK;
     if (st == SY_OK && md.xmp) sy__xmp_set_upright(md.xmp, md.xmp_len); /* the pixels are upright */
     if (st == SY_OK && md.exif) {
@@ -331,6 +346,11 @@ sy_status sy__live_write_still_in(sy_context *ctx, const sy_edit_image *image, s
             st = sy__fail(err, SY_E_UNSUPPORTED, "%s: cannot remove the content identifier: malformed MakerNote",
                           exif_source);
     }
+    /* New pixels: the source's Exif thumbnail shows its own picture, not these.
+     * A movie's frame is another instant too: the still's face regions and
+     * subject point at people and places that moved (or were not there). */
+    if (st == SY_OK && md.exif) sy__exif_drop_thumbnail(md.exif, &md.exif_len);
+    if (st == SY_OK && facts_movie && (md.exif || md.xmp)) st = drop_regions(ctx, &info, &md, image->width, image->height, err);
     uint32_t dropped = 0; /* what the still cannot claim (Motion Photo XMP; Exif over JPEG's APP1) */
     if (st == SY_OK) st = sy__metadata_for_output(ctx, &md, format, &dropped, err);
     sy__exif_info fresh = {.orientation = 1, .pixel_x = image->width, .pixel_y = image->height,
