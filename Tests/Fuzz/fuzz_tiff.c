@@ -9,6 +9,7 @@
  * hands out lies inside the buffer (ASan sees each byte read); the in-place
  * edits keep the length; a TIFF given a new MakerNote opens again, and its Exif
  * IFD's MakerNote is exactly the bytes given; no engine memory is left. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "fuzz_support.h"
@@ -120,6 +121,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     if (sy__capture_date(copy, dropped_len, data, size, date) && !sy__capture_date_valid(date)) abort();
     free(copy);
+    /* a position stated in XMP only: within the globe when read */
+    double xlat = 0, xlon = 0;
+    if (sy__xmp_gps_position(data, size, &xlat, &xlon) && !(fabs(xlat) <= 90 && fabs(xlon) <= 180)) abort();
     /* the XMP face regions: a fresh packet or nothing */
     size_t mapped_len = 0;
     uint8_t *mapped = sy__xmp_map_regions(ctx, data, size, &map, &mapped_len, NULL);

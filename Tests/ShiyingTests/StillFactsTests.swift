@@ -40,6 +40,27 @@ struct StillFactsTests {
         #expect(abs(converted.latitude + 33.8688) < 1e-6 && abs(converted.longitude + 70.6693) < 1e-6)
     }
 
+    // A position stated only in XMP (exif:GPSLatitude "DDD,MM.mmk", as exiftool and photo managers write it;
+    // found by the metadata sweep: such a photo was catalogued without a place).
+    @Test("GPS stated in XMP only: read as the Exif one would be; Exif wins when both say")
+    func xmpOnlyGPS() async throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/exiftool") else { return }
+        let dir = try TempDir("facts-xmp-gps")
+        defer { dir.remove() }
+        let path = try SamplePhotos.write(count: 1, seed: 5, width: 160, height: 120, to: dir.path)[0]
+        _ = try await runTool("exiftool", ["-q", "-overwrite_original", "-XMP-exif:GPSLatitude=48.8566",
+                                           "-XMP-exif:GPSLongitude=-2.3522", path])
+        let written = try await runTool("exiftool", ["-s3", "-n", "-XMP-exif:GPSLatitude", "-XMP-exif:GPSLongitude", path])
+        #expect(written.stdout.contains("48.8566"), "the fixture states its position in XMP: \(written.stdout)")
+        #expect(try await runTool("exiftool", ["-s3", "-GPS:GPSLatitude", path]).stdout.isEmpty, "no GPS IFD")
+        let position = try #require(try StillFactsReader().read(path).location)
+        #expect(abs(position.latitude - 48.8566) < 1e-6 && abs(position.longitude + 2.3522) < 1e-6, "\(position)")
+        _ = try await runTool("exiftool", ["-q", "-overwrite_original", "-GPSLatitude=31.2304", "-GPSLatitudeRef=N",
+                                           "-GPSLongitude=121.4737", "-GPSLongitudeRef=E", path])
+        let both = try #require(try StillFactsReader().read(path).location)
+        #expect(abs(both.latitude - 31.2304) < 1e-6 && abs(both.longitude - 121.4737) < 1e-6, "Exif wins: \(both)")
+    }
+
     @Test("A real iPhone HEIC: its GPS position and capture date (skipped without the corpus)")
     func iphone() throws {
         let path = Paths.corpus.appendingPathComponent("real/iphone15plus_IMG_3853.HEIC").path

@@ -43,6 +43,9 @@ int sy__exif_has_gps(const uint8_t *tiff, size_t len);
  * 1 when GPSLatitude/GPSLongitude (3 RATIONALs each, non-zero denominators)
  * and their N/S, E/W references are all there and in range; 0 otherwise. */
 int sy__exif_gps_position(const uint8_t *tiff, size_t len, double *latitude, double *longitude);
+/* The same from XMP alone (xmp_gps.c): exif:GPSLatitude / exif:GPSLongitude
+ * as XMP GPSCoordinates ("DDD,MM,SSk" or "DDD,MM.mmk"); 1 when both are. */
+int sy__xmp_gps_position(const uint8_t *xmp, size_t len, double *latitude, double *longitude);
 /* 1 when IFD0 names a camera (Make 0x010F or Model 0x0110). */
 int sy__exif_has_camera(const uint8_t *tiff, size_t len);
 /* The camera's name, "Make Model" ("Apple iPhone 15 Plus"; the make once when

@@ -24,6 +24,8 @@ sy_status sy_still_read_facts(sy_context *ctx, const char *path, sy_still_facts 
         sy__exif_camera(md.exif, md.exif_len, out->camera, sizeof out->camera);
         if (!sy__content_id_read(md.exif, md.exif_len, out->content_identifier)) out->content_identifier[0] = 0;
     }
+    if (!out->has_location && md.xmp) /* a position stated in XMP only (an editor's or a manager's) */
+        out->has_location = (uint8_t)sy__xmp_gps_position(md.xmp, md.xmp_len, &out->latitude, &out->longitude);
     sy__metadata_free(ctx, &md);
     return SY_OK;
 }
