@@ -127,13 +127,44 @@ struct OrganizeScanTests {
             try old.execute("UPDATE organize_fingerprints SET pixel_sha256 = 'stale'")
         }
         let store = try RecordStore(path: path)
-        #expect(try store.schemaVersion == 8)
+        #expect(try store.schemaVersion >= 8)
         let report = try await OrganizeScanner.scan(folder: lib, store: OrganizeStore(store: store))
         #expect(report.decoded == 2 && report.unchanged == 1, "\(report)")
         let evidence = Dictionary(uniqueKeysWithValues: try OrganizeStore(store: store).assets().map {
             (($0.path as NSString).pathExtension, $0.pixelSHA256)
         })
         #expect(evidence["png"] == "stale" && evidence["jpg"] != "stale" && evidence["heic"] != "stale", "\(evidence)")
+    }
+
+    @Test("schema step 9: movies recorded before they were read as players show them are read again; stills are not",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg")))
+    func movieReadingMigration() async throws {
+        let folder = try TempFolder()
+        defer { folder.remove() }
+        let lib = folder.file("lib")
+        _ = try SamplePhotos.write(count: 1, seed: 4, width: 320, height: 240, to: lib)
+        let made = try await ShiyingBinary.run("/usr/bin/ffmpeg", [
+            "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10:duration=1",
+            "-c:v", "libx265", "-x265-params", "log-level=error", "-tag:v", "hvc1", "-pix_fmt", "yuv420p",
+            lib + "/clip.mov"])
+        try #require(made.status == 0, "ffmpeg: \(made.stderr)")
+        let path = folder.file("organize.sqlite")
+        do {  // a store of schema step 8 and its scan; then the movie's record as an older reading left it
+            let old = try RecordStore(path: path, migrations: RecordSchema.migrations.filter { $0.version < 9 })
+            let report = try await OrganizeScanner.scan(folder: lib, store: OrganizeStore(store: old))
+            #expect(report.decoded == 2)
+            try old.execute("UPDATE organize_assets SET duration_ms = 3000 WHERE format = 'movie'")
+            try old.execute("UPDATE organize_fingerprints SET phash = 7")
+        }
+        let store = try RecordStore(path: path)
+        #expect(try store.schemaVersion >= 9)
+        let report = try await OrganizeScanner.scan(folder: lib, store: OrganizeStore(store: store))
+        #expect(report.decoded == 1 && report.unchanged == 1, "\(report)")
+        let assets = try OrganizeStore(store: store).assets()
+        let movie = try #require(assets.first { $0.format == "movie" })
+        let still = try #require(assets.first { $0.format == "jpeg" })
+        #expect(movie.durationMs == 1000 && movie.phash != 7, "\(movie)")
+        #expect(still.phash == 7)  // an unchanged still keeps its record
     }
 
     // Found by a user-level sweep (2026-12-06): a copy deleted after a scan stayed in its group, was chosen as

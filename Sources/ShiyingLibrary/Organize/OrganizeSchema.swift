@@ -114,5 +114,14 @@ public enum OrganizeSchema {
     public static let gainMapEvidenceMigration = RecordStoreMigration(version: 8, name: "organize: gain maps in the content evidence", statements: [
         "UPDATE organize_assets SET file_modified_ms = NULL WHERE format IN ('jpeg', 'heif')",
     ])
+
+    /// Schema step 9: a movie is now read as a player shows it — the spans its
+    /// edit list shows, pictures that start after the sound, non-square pixels
+    /// in their displayed shape, MP4 `udta` dates and places — so its length,
+    /// dates and frame fingerprints change. Every movie is read again by the
+    /// next scan, or an old record would never match a new copy of itself.
+    public static let movieReadingMigration = RecordStoreMigration(version: 9, name: "organize: movies read as players show them", statements: [
+        "UPDATE organize_assets SET file_modified_ms = NULL WHERE format = 'movie'",
+    ])
 }
 

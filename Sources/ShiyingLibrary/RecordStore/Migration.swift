@@ -44,6 +44,7 @@ public enum RecordSchema {
         LibrarySearchGrams.migration,
         LibrarySchema.organizeLinkMigration,
         OrganizeSchema.gainMapEvidenceMigration,
+        OrganizeSchema.movieReadingMigration,
     ]
 
     /// The newest version this build knows.
