@@ -143,6 +143,25 @@ sy_status sy__xmp_with_motion_photo(sy_context *ctx, const uint8_t *old, size_t 
                                     int64_t presentation_us, uint64_t trailing_len, uint64_t movie_len, uint8_t **out,
                                     size_t *out_len, sy_error *err);
 
+/* Extended XMP (xmp_extended.c; a JPEG's XMP past one APP1). The GUID the
+ * main packet names by xmpNote:HasExtendedXMP (32 hex digits) into out[33]:
+ * 1 when there is one. */
+int sy__xmp_extended_guid(const uint8_t *xmp, size_t len, char out[33]);
+/* Removes xmpNote:HasExtendedXMP in place, for a packet written without the
+ * extension it names. Returns the new length; *removed = 1 when it was there. */
+size_t sy__xmp_strip_extended_note(uint8_t *xmp, size_t len, int *removed);
+/* The same, and the main packet's GDepth / GImage / GAudio properties when
+ * the extension `ext` holds data in that namespace (GDepth:Format, Near, Far
+ * beside the depth map's GDepth:Data): what described the data goes with it. ext may be NULL
+ * (the note alone). */
+size_t sy__xmp_strip_extended(uint8_t *xmp, size_t len, const uint8_t *ext, size_t ext_len, int *removed);
+/* One packet of the main packet and its extension (the extension's
+ * rdf:Descriptions after the main's, the note removed), for formats whose
+ * XMP has no size limit. *out engine-allocated (sy__free); SY_E_UNSUPPORTED
+ * when either packet has no rdf:RDF. */
+sy_status sy__xmp_join_extension(sy_context *ctx, const uint8_t *xmp, size_t len, const uint8_t *ext, size_t ext_len,
+                                 uint8_t **out, size_t *out_len, sy_error *err);
+
 /* What an XMP packet says about a Motion Photo's appended video (Google's
  * Motion Photo format 1.0, Samsung's use of it, and the older MicroVideo
  * properties). Numbers are as written; the caller checks them against the

@@ -185,6 +185,10 @@ static sy_status plan(sy_edit_job *job, const sy_recipe *r, sy_error *err) {
     sy_renderer_destroy(job->renderer);
     job->renderer = renderer;
     sy_recipe_geometry_only(r, 0, &job->geometry);
+    /* A depth map and original in extended XMP show the source's frame: kept while the frame is the same
+     * (colour edits, a smaller size), dropped for good once cropped, turned, bordered or made upright. */
+    if (job->md.xmp_ext && (!sy_recipe_is_identity(&job->geometry) || info->orientation > 1))
+        sy__metadata_drop_extended_xmp(ctx, &job->md, &job->report.dropped);
     if (job->md.exif) sy__exif_set_dimensions(job->md.exif, job->md.exif_len, tw, th);
     /* The Exif thumbnail (IFD1) shows the source's picture: it goes unless the output is that picture
      * (nothing edited, not resized, no orientation made upright). Dropping never reverses, so a

@@ -350,8 +350,9 @@ sy_status sy__live_write_still_in(sy_context *ctx, const sy_edit_image *image, s
      * A movie's frame is another instant too: the still's face regions and
      * subject point at people and places that moved (or were not there). */
     if (st == SY_OK && md.exif) sy__exif_drop_thumbnail(md.exif, &md.exif_len);
-    if (st == SY_OK && facts_movie && (md.exif || md.xmp)) st = drop_regions(ctx, &info, &md, image->width, image->height, err);
     uint32_t dropped = 0; /* what the still cannot claim (Motion Photo XMP; Exif over JPEG's APP1) */
+    if (st == SY_OK) sy__metadata_drop_extended_xmp(ctx, &md, &dropped); /* the source's depth map and original */
+    if (st == SY_OK && facts_movie && (md.exif || md.xmp)) st = drop_regions(ctx, &info, &md, image->width, image->height, err);
     if (st == SY_OK) st = sy__metadata_for_output(ctx, &md, format, &dropped, err);
     sy__exif_info fresh = {.orientation = 1, .pixel_x = image->width, .pixel_y = image->height,
                            .uncalibrated = space != SY__RGB_SRGB};
