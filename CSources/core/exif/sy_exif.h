@@ -99,11 +99,14 @@ int sy__region_map_rect(const sy__region_map *m, double r[4]);
  * zeroed). Returns 1 when either was there. */
 int sy__exif_map_subject(uint8_t *tiff, size_t len, const sy__region_map *m, uint32_t stored_w, uint32_t stored_h);
 
-/* A copy of an XMP packet whose mwg-rs:Regions follow the map: each
- * normalized area moved (clipped to the crop), an area cut away removed with
- * its rdf:li, AppliedToDimensions made the output's size, and the whole
- * Regions property removed when no region is left (or m->drop). Everything
- * else is copied byte for byte. NULL when there is nothing to change (or on
+/* A copy of an XMP packet whose face regions follow the map: each
+ * mwg-rs:Regions area (normalized, or in pixels of AppliedToDimensions:
+ * then in the output's pixels) and each Microsoft MPReg:Rectangle moved
+ * (clipped to the crop); an area cut away, or one that cannot be mapped
+ * (pixels without AppliedToDimensions, another unit), removed with its
+ * rdf:li; AppliedToDimensions made the output's size; the whole mwg-rs:Regions
+ * / MP:RegionInfo property removed when no region is left (or m->drop).
+ * Everything else is copied byte for byte. NULL when there is nothing to change (or on
  * a budget failure, said in err); else engine-allocated (sy__free), *out_len. */
 uint8_t *sy__xmp_map_regions(sy_context *ctx, const uint8_t *xmp, size_t len, const sy__region_map *m,
                              size_t *out_len, sy_error *err);

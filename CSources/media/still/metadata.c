@@ -247,3 +247,22 @@ const char *sy_metadata_dropped_reason(uint32_t bit) {
     default: return NULL;
     }
 }
+
+sy_status sy__metadata_map_regions(sy_context *ctx, sy__metadata *md, const sy__region_map *m, uint32_t stored_w,
+                                   uint32_t stored_h, uint8_t **exif, uint8_t **xmp, sy_error *err) {
+    *exif = *xmp = NULL;
+    if (md->exif) {
+        if (!(*exif = sy__alloc(ctx, md->exif_len, 1, "exif with subject", err))) return err ? err->code : SY_E_BUDGET;
+        memcpy(*exif, md->exif, md->exif_len);
+        if (sy__exif_map_subject(*exif, md->exif_len, m, stored_w, stored_h)) md->exif = *exif;
+    }
+    if (md->xmp) {
+        size_t len = 0;
+        sy_error map_err = {0};
+        if ((*xmp = sy__xmp_map_regions(ctx, md->xmp, md->xmp_len, m, &len, &map_err)))
+            md->xmp = *xmp, md->xmp_len = len;
+        else if (map_err.code == SY_E_BUDGET)
+            return sy__fail(err, map_err.code, "%s", map_err.message);
+    }
+    return SY_OK;
+}

@@ -6,6 +6,7 @@
 #define SY_STILL_METADATA_H
 
 #include "base/sy_metadata.h"
+#include "exif/sy_exif.h"
 #include "sy_image.h"
 #include "sy_still.h"
 #include "color/sy_color_transform.h"
@@ -41,5 +42,13 @@ sy_status sy__metadata_for_output(sy_context *ctx, sy__metadata *md, sy_still_fo
  * names it and the main's properties in the extension's namespaces, for pixels it no longer describes (a depth map and original of
  * another frame); adds SY_DROPPED_EXTENDED_XMP when there was either. */
 void sy__metadata_drop_extended_xmp(sy_context *ctx, sy__metadata *md, uint32_t *dropped);
+
+/* The places md's metadata points at (Exif SubjectArea/SubjectLocation in
+ * pixels of the stored_w x stored_h frame, XMP face regions) moved by `m`
+ * (exif/sy_exif.h sy__region_map; m->drop: all removed), into copies in
+ * *exif / *xmp (sy__free) that md is pointed at; NULL where md's own bytes
+ * stand. md's old blobs are left alone (the caller may share them). */
+sy_status sy__metadata_map_regions(sy_context *ctx, sy__metadata *md, const sy__region_map *m, uint32_t stored_w,
+                                   uint32_t stored_h, uint8_t **exif, uint8_t **xmp, sy_error *err);
 
 #endif

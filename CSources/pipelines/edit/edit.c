@@ -326,21 +326,7 @@ static sy_status map_regions(const sy_edit_job *job, sy__metadata *md, uint8_t *
     *exif = *xmp = NULL;
     sy__region_map m;
     if (!region_map(job, &m)) return SY_OK;
-    const sy_image_info *info = &job->info;
-    if (md->exif) {
-        if (!(*exif = sy__alloc(job->ctx, md->exif_len, 1, "exif with subject", err))) return err ? err->code : SY_E_BUDGET;
-        memcpy(*exif, md->exif, md->exif_len);
-        if (sy__exif_map_subject(*exif, md->exif_len, &m, info->stored_width, info->stored_height)) md->exif = *exif;
-    }
-    if (md->xmp) {
-        size_t len = 0;
-        sy_error map_err = {0};
-        if ((*xmp = sy__xmp_map_regions(job->ctx, md->xmp, md->xmp_len, &m, &len, &map_err)))
-            md->xmp = *xmp, md->xmp_len = len;
-        else if (map_err.code == SY_E_BUDGET)
-            return sy__fail(err, map_err.code, "%s", map_err.message);
-    }
-    return SY_OK;
+    return sy__metadata_map_regions(job->ctx, md, &m, job->info.stored_width, job->info.stored_height, exif, xmp, err);
 }
 
 typedef struct write_state {

@@ -314,19 +314,16 @@ static sy_status take_map_xmp(sy_context *ctx, sy__metadata *md, const sy__still
     return SY_OK;
 }
 
-/* Every Exif subject and XMP face region of `md` removed (sy__region_map's drop). */
+/* Every Exif subject and XMP face region of `md` removed (sy__region_map's drop); md owns its blobs. */
 static sy_status drop_regions(sy_context *ctx, const sy_image_info *info, sy__metadata *md, uint32_t out_w,
                               uint32_t out_h, sy_error *err) {
     sy__region_map all = {.drop = 1, .out_w = out_w, .out_h = out_h};
-    if (md->exif) sy__exif_map_subject(md->exif, md->exif_len, &all, info->stored_width, info->stored_height);
-    if (!md->xmp) return SY_OK;
-    size_t len = 0;
-    sy_error map_err = {0};
-    uint8_t *xmp = sy__xmp_map_regions(ctx, md->xmp, md->xmp_len, &all, &len, &map_err);
-    if (!xmp) return map_err.code == SY_E_BUDGET ? sy__fail(err, map_err.code, "%s", map_err.message) : SY_OK;
-    sy__free(ctx, md->xmp);
-    md->xmp = xmp, md->xmp_len = len;
-    return SY_OK;
+    uint8_t *old_exif = md->exif, *old_xmp = md->xmp, *exif = NULL, *xmp = NULL;
+    sy_status st = sy__metadata_map_regions(ctx, md, &all, info->stored_width, info->stored_height, &exif, &xmp, err);
+    if (md->exif != old_exif) sy__free(ctx, old_exif);
+    else sy__free(ctx, exif); /* an unchanged copy */
+    if (md->xmp != old_xmp) sy__free(ctx, old_xmp);
+    return st;
 }
 
 sy_status sy__live_write_still_in(sy_context *ctx, const sy_edit_image *image, sy__rgb_space space,
