@@ -163,6 +163,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int removed = 0;
     size_t kept = sy__xmp_strip_motion_photo(xmp, size, &removed);
     if (kept > size || (!removed && (kept != size || memcmp(xmp, data, size) != 0))) abort();
+    /* Extended XMP: the note's remover only shrinks (the input as its own extension too), and a join
+     * with itself is a fresh packet or a failure that said why. */
+    memcpy(xmp, data, size);
+    char guid[33];
+    if (sy__xmp_extended_guid(xmp, size, guid) && strlen(guid) != 32) abort();
+    kept = sy__xmp_strip_extended(xmp, size, data, size, &removed);
+    if (kept > size || (!removed && (kept != size || memcmp(xmp, data, size) != 0))) abort();
+    uint8_t *joined = NULL;
+    size_t joined_len = 0;
+    err.message[0] = 0;
+    if (sy__xmp_join_extension(ctx, data, size, data, size, &joined, &joined_len, &err) == SY_OK) {
+        if (!joined || joined_len > 2 * size) abort();
+        sy__free(ctx, joined);
+    } else if (joined || err.message[0] == 0) {
+        abort();
+    }
     free(xmp);
     fuzz_require_released(ctx);
     (void)sink;

@@ -440,4 +440,60 @@ extension MetadataHonestyTests {
         #expect(q["RegionAreaX"] == nil && q["SubjectArea"] == nil, "\(q)")
         #expect(try await Self.exiftool(["-s3", "-XMP-xmp:CreateDate", quarter]) == "2025:01:01 11:06:47", "the rest stays")
     }
+
+    static func facts(_ path: String, _ tags: [String]) async throws -> [String: [String]] {
+        let text = try await exiftool(["-n", "-s", "-sep", ";"] + tags.map { "-" + $0 } + [path])
+        var facts: [String: [String]] = [:]
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            if parts.count == 2 { facts[parts[0]] = parts[1].components(separatedBy: ";") }
+        }
+        return facts
+    }
+
+    // The metadata sweep's left-overs (2026-12-06): face regions in pixels (mwg-rs with stArea:unit="pixel") and
+    // Microsoft People Tagging regions (MP:RegionInfo, MPReg:Rectangle) stayed where they were after a crop or a
+    // turn, pointing at the wrong face. They follow the geometry as the normalized MWG regions do; a pixel area
+    // without the size it counts in cannot be mapped and goes.
+    @Test("pixel MWG areas and Microsoft MP rectangles follow a crop and a turn; an unmappable area goes")
+    func pixelAndMicrosoftRegionsFollowGeometry() async throws {
+        let dir = try TempDir("md-regions-px")
+        defer { dir.remove() }
+        let source = dir.file("faces.jpg"), loose = dir.file("loose.jpg")
+        let photos = try await FixtureCache.shared.samples("md-regions", count: 1, seed: 44, width: 1200, height: 900)
+        try FileManager.default.copyItem(atPath: photos[0], toPath: source)
+        try FileManager.default.copyItem(atPath: photos[0], toPath: loose)
+        let mp = "-RegionInfoMP={Regions=[{PersonDisplayName=Carol,Rectangle=0.15|, 0.25|, 0.1|, 0.1}," +
+            "{PersonDisplayName=Dan,Rectangle=0.7|, 0.4|, 0.1|, 0.2},{PersonDisplayName=Eve}]}"
+        _ = try await Self.exiftool(["-q", "-overwrite_original", mp,
+                                     "-RegionInfo={AppliedToDimensions={W=1200,H=900,Unit=pixel},RegionList=[" +
+                                     "{Area={X=240,Y=270,W=120,H=90,Unit=pixel},Name=Alice,Type=Face}," +
+                                     "{Area={X=900,Y=450,W=120,H=180,Unit=pixel},Name=Bob,Type=Face}]}", source])
+        _ = try await Self.exiftool(["-q", "-overwrite_original", "-RegionInfo={RegionList=[" +
+                                     "{Area={X=240,Y=270,W=120,H=90,Unit=pixel},Name=Alice,Type=Face}]}", loose])
+        let tags = ["RegionName", "RegionAreaX", "RegionAreaY", "RegionAreaW", "RegionAreaH", "RegionAreaUnit",
+                    "RegionAppliedToDimensionsW", "RegionPersonDisplayName", "RegionRectangle"]
+        // MWG areas in the output's pixels (x, y the centre); MP rectangles normalized from the top left
+        let cases: [(String, EditRecipe, [String], [[String]], [String], [String])] = [
+            ("right-half.jpg", EditRecipe(crop: .init(x: 0.5, y: 0, width: 0.5, height: 1)), ["Bob"],
+             [["300"], ["450"], ["120"], ["180"]], ["Dan", "Eve"], ["0.4, 0.4, 0.2, 0.2"]),
+            ("turned.heic", EditRecipe(quarterTurns: 1), ["Alice", "Bob"],
+             [["630", "450"], ["240", "900"], ["90", "180"], ["120", "120"]], ["Carol", "Dan", "Eve"],
+             ["0.65, 0.15, 0.1, 0.1", "0.4, 0.7, 0.2, 0.1"]),
+        ]
+        for (name, recipe, names, xywh, people, rectangles) in cases {
+            let out = dir.file(name)
+            _ = try Editor.saveBlocking(source, recipe: recipe, to: out, quality: 70)
+            let f = try await Self.facts(out, tags)
+            #expect(f["RegionName"] == names, "\(name): \(f)")
+            let got = ["RegionAreaX", "RegionAreaY", "RegionAreaW", "RegionAreaH"].map { f[$0] ?? [] }
+            #expect(got == xywh, "\(name): \(got) vs \(xywh)")
+            #expect(f["RegionAreaUnit"] == names.map { _ in "pixel" }, "\(name): \(f)")
+            #expect(f["RegionPersonDisplayName"] == people && f["RegionRectangle"] == rectangles, "\(name): \(f)")
+        }
+        let out = dir.file("loose-turned.jpg")
+        _ = try Editor.saveBlocking(loose, recipe: EditRecipe(quarterTurns: 1), to: out, quality: 70)
+        let f = try await Self.facts(out, tags)
+        #expect(f["RegionName"] == nil && f["RegionAreaX"] == nil, "pixels counted in an unknown size: \(f)")
+    }
 }

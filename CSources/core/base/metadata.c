@@ -6,6 +6,7 @@
 void sy__metadata_free(sy_context *ctx, sy__metadata *md) {
     sy__free(ctx, md->exif);
     sy__free(ctx, md->xmp);
+    sy__free(ctx, md->xmp_ext);
     sy__free(ctx, md->icc);
     sy__free(ctx, md->iptc);
     memset(md, 0, sizeof *md);

@@ -13,6 +13,9 @@ typedef struct sy__metadata {
     size_t exif_len;
     uint8_t *xmp;    /* the XMP packet (XML) */
     size_t xmp_len;
+    uint8_t *xmp_ext; /* a JPEG's extended XMP, reassembled: the packet the main one names */
+    size_t xmp_ext_len;
+    char xmp_ext_guid[33]; /* its GUID as the main packet's xmpNote:HasExtendedXMP says it */
     uint8_t *icc;    /* ICC profile, reassembled */
     size_t icc_len;
     uint8_t *iptc;   /* a JPEG's APP13 payload ("Photoshop 3.0\0" + resource blocks) holding IPTC-IIM */

@@ -3,8 +3,13 @@
  * SubjectLocation (pixels of the stored frame) and the XMP face regions of
  * the Metadata Working Group schema (mwg-rs:Regions: normalized centre x, y
  * and size w, h, plus the AppliedToDimensions they were measured on), which
- * phones and photo apps write for the people in a picture. A region the crop
- * cut away goes with it; the rest of the XMP is copied byte for byte. */
+ * phones and photo apps write for the people in a picture (areas in pixels
+ * of AppliedToDimensions too), and Microsoft's People Tagging regions
+ * (MP:RegionInfo / MPRI:Regions, MPReg:Rectangle "x, y, w, h" normalized
+ * from the top left), which Windows Photo Gallery wrote. A region the crop
+ * cut away goes with it; one that cannot be mapped (pixels without the size
+ * they count, a unit nobody defines) goes too rather than point at the wrong
+ * face; the rest of the XMP is copied byte for byte. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +24,9 @@
 #define NS_REGIONS "http://www.metadataworkinggroup.com/schemas/regions/"
 #define NS_AREA "http://ns.adobe.com/xmp/sType/Area#"
 #define NS_DIM "http://ns.adobe.com/xap/1.0/sType/Dimensions#"
+#define NS_MP "http://ns.microsoft.com/photo/1.2/"
+#define NS_MPRI "http://ns.microsoft.com/photo/1.2/t/RegionInfo#"
+#define NS_MPREG "http://ns.microsoft.com/photo/1.2/t/Region#"
 
 /* ---- the geometry ---- */
 
@@ -208,7 +216,7 @@ static int next_item(const uint8_t *from, const uint8_t *end, span *out) {
 #define MAX_EDITS 512
 typedef struct edit {
     const uint8_t *at, *end;
-    char text[32];
+    char text[136]; /* a number, or an MPReg:Rectangle's four */
 } edit;
 typedef struct edits {
     edit e[MAX_EDITS];
@@ -245,8 +253,13 @@ static const uint8_t *line_start(const uint8_t *begin, const uint8_t *at) {
     return at;
 }
 
-/* Plans the edits for one region item; 0 when it is cut away. */
-static int map_item(span item, const char *area, const sy__region_map *m, edits *ed) {
+static int span_is(span s, const char *text) {
+    return (size_t)(s.end - s.at) == strlen(text) && memcmp(s.at, text, strlen(text)) == 0;
+}
+
+/* Plans the edits for one MWG region item; 0 when it is cut away or cannot be mapped. `applied` is
+ * AppliedToDimensions (0 when not said): what an area in pixels counts in. */
+static int map_item(span item, const char *area, const double applied[2], const sy__region_map *m, edits *ed) {
     static const char *names[4] = {"x", "y", "w", "h"};
     char qname[SY__XMP_MAX_PREFIX + 8];
     span v[4];
@@ -257,23 +270,33 @@ static int map_item(span item, const char *area, const sy__region_map *m, edits 
     }
     snprintf(qname, sizeof qname, "%s:unit", area);
     span unit;
-    if (value_span(item.at, item.end, qname, &unit) &&
-        !((size_t)(unit.end - unit.at) == 10 && memcmp(unit.at, "normalized", 10) == 0))
-        return 1; /* pixel areas are rare; left as they are */
+    double scale[2] = {1, 1}; /* normalized (also when no unit is said) */
+    if (value_span(item.at, item.end, qname, &unit) && !span_is(unit, "normalized")) {
+        if (!span_is(unit, "pixel") || !(applied[0] > 0) || !(applied[1] > 0)) return 0;
+        scale[0] = applied[0], scale[1] = applied[1];
+    }
+    for (int i = 0; i < 4; i++) r[i] /= scale[i & 1];
     double rect[4] = {r[0] - r[2] / 2, r[1] - r[3] / 2, r[2], r[3]};
     if (!sy__region_map_rect(m, rect)) return 0;
     double out[4] = {rect[0] + rect[2] / 2, rect[1] + rect[3] / 2, rect[2], rect[3]};
+    int pixels = scale[0] != 1 || scale[1] != 1; /* whole pixels of the output, which AppliedToDimensions now says */
     for (int i = 0; i < 4; i++) {
         char text[32];
-        number_text(out[i], text);
+        if (pixels) snprintf(text, sizeof text, "%ld", lround(out[i] * (i & 1 ? m->out_h : m->out_w)));
+        else number_text(out[i], text);
         add_edit(ed, v[i].at, v[i].end, text);
     }
     return 1;
 }
 
-uint8_t *sy__xmp_map_regions(sy_context *ctx, const uint8_t *xmp, size_t len, const sy__region_map *m,
-                             size_t *out_len, sy_error *err) {
-    *out_len = 0;
+/* The whole property `whole` goes: the edits planned inside it since `first` are dropped. */
+static void remove_whole(const uint8_t *xmp, span whole, size_t first, edits *ed) {
+    ed->n = first;
+    add_edit(ed, line_start(xmp, whole.at), whole.end, "");
+}
+
+/* mwg-rs:Regions: each area and AppliedToDimensions. */
+static void plan_mwg(const uint8_t *xmp, size_t len, const sy__region_map *m, edits *ed) {
     const uint8_t *end = xmp + len;
     char rs[SY__XMP_MAX_PREFIX], area[SY__XMP_MAX_PREFIX], dim[SY__XMP_MAX_PREFIX], qname[SY__XMP_MAX_PREFIX + 32];
     sy__xmp_prefix_for(xmp, len, NS_REGIONS, "mwg-rs", rs);
@@ -281,14 +304,12 @@ uint8_t *sy__xmp_map_regions(sy_context *ctx, const uint8_t *xmp, size_t len, co
     sy__xmp_prefix_for(xmp, len, NS_DIM, "stDim", dim);
     snprintf(qname, sizeof qname, "%s:Regions", rs);
     span regions;
-    if (!element_span(xmp, end, qname, &regions)) return NULL;
-    edits *ed = sy__alloc(ctx, 1, sizeof *ed, "xmp region edits", err);
-    if (!ed) return NULL;
-    ed->n = 0, ed->overflow = 0;
-
+    if (!element_span(xmp, end, qname, &regions)) return;
+    size_t first = ed->n;
     int kept = 0, any = 0;
     if (!m->drop) {
         span list, applied;
+        double applied_wh[2] = {0, 0};
         snprintf(qname, sizeof qname, "%s:AppliedToDimensions", rs);
         if (element_span(regions.at, regions.end, qname, &applied)) {
             static const char *names[2] = {"w", "h"};
@@ -297,7 +318,9 @@ uint8_t *sy__xmp_map_regions(sy_context *ctx, const uint8_t *xmp, size_t len, co
                 char text[32];
                 snprintf(qname, sizeof qname, "%s:%s", dim, names[i]);
                 snprintf(text, sizeof text, "%u", i == 0 ? m->out_w : m->out_h);
-                if (value_span(applied.at, applied.end, qname, &v)) add_edit(ed, v.at, v.end, text);
+                if (!value_span(applied.at, applied.end, qname, &v)) continue;
+                if (!span_number(v, &applied_wh[i])) applied_wh[i] = 0;
+                add_edit(ed, v.at, v.end, text);
             }
         }
         snprintf(qname, sizeof qname, "%s:RegionList", rs);
@@ -305,16 +328,80 @@ uint8_t *sy__xmp_map_regions(sy_context *ctx, const uint8_t *xmp, size_t len, co
             span item;
             for (const uint8_t *p = list.at; next_item(p, list.end, &item); p = item.end) {
                 any = 1;
-                if (map_item(item, area, m, ed)) kept++;
+                if (map_item(item, area, applied_wh, m, ed)) kept++;
                 else add_edit(ed, line_start(list.at, item.at), item.end, "");
             }
         }
-        qsort(ed->e, ed->n, sizeof ed->e[0], edit_order);
     }
-    if (m->drop || (any && kept == 0)) { /* nothing left to point at: the whole Regions property goes */
-        ed->n = 0;
-        add_edit(ed, line_start(xmp, regions.at), regions.end, "");
+    if (m->drop || (any && kept == 0)) remove_whole(xmp, regions, first, ed); /* nothing left to point at */
+}
+
+/* An MPReg:Rectangle "x, y, w, h" (commas, blanks between). */
+static int mp_rectangle(span v, double r[4]) {
+    char buf[160];
+    size_t n = (size_t)(v.end - v.at);
+    if (n == 0 || n >= sizeof buf) return 0;
+    memcpy(buf, v.at, n);
+    buf[n] = 0;
+    char *p = buf;
+    for (int i = 0; i < 4; i++) {
+        char *stop;
+        r[i] = strtod(p, &stop);
+        if (stop == p || !isfinite(r[i])) return 0;
+        while (*stop == ' ' || *stop == '\t' || *stop == '\r' || *stop == '\n') stop++;
+        if (i < 3 && *stop++ != ',') return 0;
+        p = stop;
     }
+    return *p == 0;
+}
+
+/* MP:RegionInfo: each MPRI:Regions item's MPReg:Rectangle (an item with a name only stays). */
+static void plan_mp(const uint8_t *xmp, size_t len, const sy__region_map *m, edits *ed) {
+    const uint8_t *end = xmp + len;
+    char mp[SY__XMP_MAX_PREFIX], mpri[SY__XMP_MAX_PREFIX], mpreg[SY__XMP_MAX_PREFIX], qname[SY__XMP_MAX_PREFIX + 32];
+    sy__xmp_prefix_for(xmp, len, NS_MP, "MP", mp);
+    sy__xmp_prefix_for(xmp, len, NS_MPRI, "MPRI", mpri);
+    sy__xmp_prefix_for(xmp, len, NS_MPREG, "MPReg", mpreg);
+    snprintf(qname, sizeof qname, "%s:RegionInfo", mp);
+    span info, list, item;
+    if (!element_span(xmp, end, qname, &info)) return;
+    size_t first = ed->n;
+    int kept = 0, any = 0;
+    snprintf(qname, sizeof qname, "%s:Regions", mpri);
+    if (!m->drop && element_span(info.at, info.end, qname, &list)) {
+        snprintf(qname, sizeof qname, "%s:Rectangle", mpreg);
+        for (const uint8_t *p = list.at; next_item(p, list.end, &item); p = item.end) {
+            span v;
+            double r[4];
+            any = 1;
+            if (!value_span(item.at, item.end, qname, &v)) {
+                kept++; /* a person named, placed nowhere */
+                continue;
+            }
+            if (!mp_rectangle(v, r) || !sy__region_map_rect(m, r)) {
+                add_edit(ed, line_start(list.at, item.at), item.end, "");
+                continue;
+            }
+            char text[4][32], all[32 * 4 + 8];
+            for (int i = 0; i < 4; i++) number_text(r[i], text[i]);
+            snprintf(all, sizeof all, "%s, %s, %s, %s", text[0], text[1], text[2], text[3]);
+            add_edit(ed, v.at, v.end, all);
+            kept++;
+        }
+    }
+    if (m->drop || (any && kept == 0)) remove_whole(xmp, info, first, ed);
+}
+
+uint8_t *sy__xmp_map_regions(sy_context *ctx, const uint8_t *xmp, size_t len, const sy__region_map *m,
+                             size_t *out_len, sy_error *err) {
+    *out_len = 0;
+    const uint8_t *end = xmp + len;
+    edits *ed = sy__alloc(ctx, 1, sizeof *ed, "xmp region edits", err);
+    if (!ed) return NULL;
+    ed->n = 0, ed->overflow = 0;
+    plan_mwg(xmp, len, m, ed);
+    plan_mp(xmp, len, m, ed);
+    qsort(ed->e, ed->n, sizeof ed->e[0], edit_order);
     uint8_t *out = NULL;
     size_t grow = 0;
     for (size_t i = 0; i < ed->n; i++) grow += strlen(ed->e[i].text);

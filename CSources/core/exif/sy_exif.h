@@ -99,11 +99,14 @@ int sy__region_map_rect(const sy__region_map *m, double r[4]);
  * zeroed). Returns 1 when either was there. */
 int sy__exif_map_subject(uint8_t *tiff, size_t len, const sy__region_map *m, uint32_t stored_w, uint32_t stored_h);
 
-/* A copy of an XMP packet whose mwg-rs:Regions follow the map: each
- * normalized area moved (clipped to the crop), an area cut away removed with
- * its rdf:li, AppliedToDimensions made the output's size, and the whole
- * Regions property removed when no region is left (or m->drop). Everything
- * else is copied byte for byte. NULL when there is nothing to change (or on
+/* A copy of an XMP packet whose face regions follow the map: each
+ * mwg-rs:Regions area (normalized, or in pixels of AppliedToDimensions:
+ * then in the output's pixels) and each Microsoft MPReg:Rectangle moved
+ * (clipped to the crop); an area cut away, or one that cannot be mapped
+ * (pixels without AppliedToDimensions, another unit), removed with its
+ * rdf:li; AppliedToDimensions made the output's size; the whole mwg-rs:Regions
+ * / MP:RegionInfo property removed when no region is left (or m->drop).
+ * Everything else is copied byte for byte. NULL when there is nothing to change (or on
  * a budget failure, said in err); else engine-allocated (sy__free), *out_len. */
 uint8_t *sy__xmp_map_regions(sy_context *ctx, const uint8_t *xmp, size_t len, const sy__region_map *m,
                              size_t *out_len, sy_error *err);
@@ -142,6 +145,25 @@ size_t sy__xmp_strip_motion_photo(uint8_t *xmp, size_t len, int *removed);
 sy_status sy__xmp_with_motion_photo(sy_context *ctx, const uint8_t *old, size_t old_len, const char *primary_mime,
                                     int64_t presentation_us, uint64_t trailing_len, uint64_t movie_len, uint8_t **out,
                                     size_t *out_len, sy_error *err);
+
+/* Extended XMP (xmp_extended.c; a JPEG's XMP past one APP1). The GUID the
+ * main packet names by xmpNote:HasExtendedXMP (32 hex digits) into out[33]:
+ * 1 when there is one. */
+int sy__xmp_extended_guid(const uint8_t *xmp, size_t len, char out[33]);
+/* Removes xmpNote:HasExtendedXMP in place, for a packet written without the
+ * extension it names. Returns the new length; *removed = 1 when it was there. */
+size_t sy__xmp_strip_extended_note(uint8_t *xmp, size_t len, int *removed);
+/* The same, and the main packet's GDepth / GImage / GAudio properties when
+ * the extension `ext` holds data in that namespace (GDepth:Format, Near, Far
+ * beside the depth map's GDepth:Data): what described the data goes with it. ext may be NULL
+ * (the note alone). */
+size_t sy__xmp_strip_extended(uint8_t *xmp, size_t len, const uint8_t *ext, size_t ext_len, int *removed);
+/* One packet of the main packet and its extension (the extension's
+ * rdf:Descriptions after the main's, the note removed), for formats whose
+ * XMP has no size limit. *out engine-allocated (sy__free); SY_E_UNSUPPORTED
+ * when either packet has no rdf:RDF. */
+sy_status sy__xmp_join_extension(sy_context *ctx, const uint8_t *xmp, size_t len, const uint8_t *ext, size_t ext_len,
+                                 uint8_t **out, size_t *out_len, sy_error *err);
 
 /* What an XMP packet says about a Motion Photo's appended video (Google's
  * Motion Photo format 1.0, Samsung's use of it, and the older MicroVideo

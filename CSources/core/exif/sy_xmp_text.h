@@ -1,5 +1,5 @@
 /* sy_xmp_text.h — bounded text scanning of an XMP packet (engine-private):
- * the few operations the Motion Photo reader and stripper share. XMP is
+ * the few operations the Motion Photo and extended-XMP readers and strippers share. XMP is
  * parsed as text, never as a tree: the packets phones write are flat RDF and
  * every scan stays inside [p, p + len). */
 #ifndef SY_XMP_TEXT_H
@@ -29,5 +29,11 @@ void sy__xmp_prefix_for(const uint8_t *p, size_t len, const char *ns, const char
  * but malformed or longer than cap - 1. */
 int sy__xmp_value(const uint8_t *from, const uint8_t *end, const char *prefix, const char *name, char *out,
                   size_t cap);
+
+/* Removes, in place, every attribute ` prefix:Name…="…"` and element
+ * `<prefix:Name…>…</prefix:Name…>` (or self-closing) whose name starts with
+ * one of `names`. Returns the new length; *removed = 1 when anything went. */
+size_t sy__xmp_remove_properties(uint8_t *xmp, size_t len, const char *prefix, const char *const *names, size_t count,
+                                 int *removed);
 
 #endif

@@ -28,61 +28,6 @@ static void cut(xmp_text *x, size_t from, size_t to) {
     x->len -= to - from;
 }
 
-/* `P:Name...` at s names a Motion Photo property of the camera prefix? */
-static size_t property_at(const xmp_text *x, size_t at, const char *prefix) {
-    static const char *const names[] = {"MotionPhoto", "MicroVideo"};
-    size_t pn = strlen(prefix), end = x->len;
-    if (end - at < pn + 1 || memcmp(x->p + at, prefix, pn) != 0 || x->p[at + pn] != ':') return 0;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        size_t nn = strlen(names[i]);
-        if (end - at - pn - 1 >= nn && memcmp(x->p + at + pn + 1, names[i], nn) == 0) {
-            size_t q = at + pn + 1 + nn;
-            while (q < end && sy__xmp_name_char(x->p[q])) q++;
-            return q - at; /* the whole qualified name */
-        }
-    }
-    return 0;
-}
-
-/* Removes ` P:MotionPhoto…="…"` attributes and `<P:MotionPhoto…>…</P:MotionPhoto…>` elements. */
-static int strip_properties(xmp_text *x, const char *prefix) {
-    int removed = 0;
-    for (size_t i = 1; i < x->len; i++) {
-        uint8_t before = x->p[i - 1];
-        size_t name = property_at(x, i, prefix);
-        if (!name) continue;
-        if (before == '<') { /* element: up to its end tag, or a self-closing tag */
-            char close[MAX_PREFIX + 48];
-            snprintf(close, sizeof close, "</%.*s>", (int)name, (const char *)x->p + i);
-            const uint8_t *gt = sy__xmp_find(x->p + i, x->p + x->len, ">");
-            if (!gt) break;
-            size_t stop;
-            if (gt[-1] == '/') {
-                stop = (size_t)(gt + 1 - x->p);
-            } else {
-                const uint8_t *c = sy__xmp_find(gt, x->p + x->len, close);
-                if (!c) break;
-                stop = (size_t)(c - x->p) + strlen(close);
-            }
-            cut(x, i - 1, stop);
-            removed = 1;
-            i = i > 1 ? i - 2 : 0;
-        } else if (before == ' ' || before == '\t' || before == '\n' || before == '\r') { /* attribute */
-            size_t q = i + name;
-            while (q < x->len && x->p[q] != '=' && x->p[q] != '>') q++;
-            if (q >= x->len || x->p[q] != '=') continue;
-            for (q++; q < x->len && x->p[q] != '"' && x->p[q] != '\'';) q++;
-            if (q >= x->len) break;
-            const uint8_t *closing = memchr(x->p + q + 1, x->p[q], x->len - q - 1);
-            if (!closing) break;
-            cut(x, i - 1, (size_t)(closing + 1 - x->p));
-            removed = 1;
-            i = i > 1 ? i - 2 : 0;
-        }
-    }
-    return removed;
-}
-
 /* Removes each <rdf:li>…</rdf:li> whose item says Semantic "MotionPhoto". */
 static int strip_directory_item(xmp_text *x, const char *item_prefix) {
     char attr[MAX_PREFIX + 16], elem[MAX_PREFIX + 16];
@@ -120,7 +65,9 @@ size_t sy__xmp_strip_motion_photo(uint8_t *xmp, size_t len, int *removed) {
     char camera[MAX_PREFIX], item[MAX_PREFIX];
     sy__xmp_prefix_for(x.p, x.len, SY__XMP_NS_CAMERA, "GCamera", camera);
     sy__xmp_prefix_for(x.p, x.len, SY__XMP_NS_ITEM, "Item", item);
-    *removed = strip_properties(&x, camera);
-    *removed |= strip_directory_item(&x, item);
+    static const char *const names[] = {"MotionPhoto", "MicroVideo"};
+    int props = 0;
+    x.len = sy__xmp_remove_properties(x.p, x.len, camera, names, 2, &props);
+    *removed = props | strip_directory_item(&x, item);
     return x.len;
 }

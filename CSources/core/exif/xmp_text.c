@@ -73,3 +73,69 @@ int sy__xmp_value(const uint8_t *from, const uint8_t *end, const char *prefix, c
     }
     return 0;
 }
+
+typedef struct xmp_text {
+    uint8_t *p;
+    size_t len;
+} xmp_text;
+
+static void cut(xmp_text *x, size_t from, size_t to) {
+    memmove(x->p + from, x->p + to, x->len - to);
+    x->len -= to - from;
+}
+
+/* `P:Name...` at `at` names one of the properties (by leading name)? The whole qualified name's length, or 0. */
+static size_t property_at(const xmp_text *x, size_t at, const char *prefix, const char *const *names, size_t count) {
+    size_t pn = strlen(prefix), end = x->len;
+    if (end - at < pn + 1 || memcmp(x->p + at, prefix, pn) != 0 || x->p[at + pn] != ':') return 0;
+    for (size_t i = 0; i < count; i++) {
+        size_t nn = strlen(names[i]);
+        if (end - at - pn - 1 >= nn && memcmp(x->p + at + pn + 1, names[i], nn) == 0) {
+            size_t q = at + pn + 1 + nn;
+            while (q < end && sy__xmp_name_char(x->p[q])) q++;
+            return q - at;
+        }
+    }
+    return 0;
+}
+
+size_t sy__xmp_remove_properties(uint8_t *xmp, size_t len, const char *prefix, const char *const *names, size_t count,
+                                 int *removed) {
+    xmp_text t = {xmp, len}, *x = &t;
+    *removed = 0;
+    for (size_t i = 1; i < x->len; i++) {
+        uint8_t before = x->p[i - 1];
+        size_t name = property_at(x, i, prefix, names, count);
+        if (!name) continue;
+        if (before == '<') { /* element: up to its end tag, or a self-closing tag */
+            char close[SY__XMP_MAX_PREFIX + 80];
+            if (name + 4 > sizeof close) continue;
+            snprintf(close, sizeof close, "</%.*s>", (int)name, (const char *)x->p + i);
+            const uint8_t *gt = sy__xmp_find(x->p + i, x->p + x->len, ">");
+            if (!gt) break;
+            size_t stop;
+            if (gt[-1] == '/') {
+                stop = (size_t)(gt + 1 - x->p);
+            } else {
+                const uint8_t *c = sy__xmp_find(gt, x->p + x->len, close);
+                if (!c) break;
+                stop = (size_t)(c - x->p) + strlen(close);
+            }
+            cut(x, i - 1, stop);
+            *removed = 1;
+            i = i > 1 ? i - 2 : 0;
+        } else if (space(before)) { /* attribute */
+            size_t q = i + name;
+            while (q < x->len && x->p[q] != '=' && x->p[q] != '>') q++;
+            if (q >= x->len || x->p[q] != '=') continue;
+            for (q++; q < x->len && x->p[q] != '"' && x->p[q] != '\'';) q++;
+            if (q >= x->len) break;
+            const uint8_t *closing = memchr(x->p + q + 1, x->p[q], x->len - q - 1);
+            if (!closing) break;
+            cut(x, i - 1, (size_t)(closing + 1 - x->p));
+            *removed = 1;
+            i = i > 1 ? i - 2 : 0;
+        }
+    }
+    return x->len;
+}

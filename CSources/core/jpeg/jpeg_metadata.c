@@ -1,4 +1,5 @@
-/* jpeg_metadata.c — Exif (APP1 "Exif\0\0"), XMP (APP1 Adobe namespace) and
+/* jpeg_metadata.c — Exif (APP1 "Exif\0\0"), XMP (APP1 Adobe namespace, and
+ * the extended XMP its main packet names) and
  * the ICC profile (APP2 chunks) of a JPEG, read from its markers only. */
 #include <stdlib.h>
 #include <string.h>
@@ -6,6 +7,8 @@
 #include "base/sy_input.h"
 #include "jpeg/sy_jpeg_metadata.h"
 #include "jpeg/sy_jpeg_error.h"
+#include "jpeg/sy_jpeg_xmp_extension.h"
+#include "exif/sy_exif.h"
 
 static const char XMP_PREFIX[] = "http://ns.adobe.com/xap/1.0/"; /* followed by a NUL */
 
@@ -76,6 +79,8 @@ sy_status sy__jpeg_metadata_read(sy_context *ctx, const char *path, sy__metadata
             if (!out->xmp) st = err ? err->code : SY_E_BUDGET;
         }
     }
+    if (st == SY_OK && out->xmp && sy__xmp_extended_guid(out->xmp, out->xmp_len, out->xmp_ext_guid))
+        st = sy__jpeg_xmp_extension_read(ctx, cinfo.marker_list, out->xmp_ext_guid, &out->xmp_ext, &out->xmp_ext_len, err);
     unsigned int icc_len = 0;
     if (st == SY_OK && jpeg_read_icc_profile(&cinfo, &icc, &icc_len) && icc && icc_len) {
         out->icc = copy_bytes(ctx, icc, icc_len, err);

@@ -3,6 +3,7 @@
 
 #include "jpeg/sy_jpeg_error.h"
 #include "jpeg/sy_jpeg_writer.h"
+#include "jpeg/sy_jpeg_xmp_extension.h"
 
 struct sy__jpeg_writer {
     sy_context *ctx;
@@ -119,6 +120,26 @@ sy_status sy__jpeg_writer_write_metadata(sy__jpeg_writer *w, const uint8_t *exif
         for (size_t i = 0; i < xmp_len; i++) jpeg_write_m_byte(&w->cinfo, xmp[i]);
     }
     if (icc && icc_len) jpeg_write_icc_profile(&w->cinfo, icc, (unsigned)icc_len);
+    return SY_OK;
+}
+
+sy_status sy__jpeg_writer_write_xmp_extension(sy__jpeg_writer *w, const char guid[33], const uint8_t *data, size_t len,
+                                              sy_error *err) {
+    static const char sig[] = SY__XMP_EXT_SIGNATURE;
+    if (!data || !len) return SY_OK;
+    if (len > UINT32_MAX || strlen(guid) != 32)
+        return sy__fail(err, SY_E_UNSUPPORTED, "%s: extended XMP of %zu bytes cannot be written", w->path, len);
+    if (setjmp(w->jerr.jump)) return sy__fail(err, SY_E_CODEC, "%s: extended XMP: %s", w->path, w->jerr.message);
+    for (size_t at = 0; at < len; at += SY__XMP_EXT_CHUNK) {
+        size_t n = len - at < SY__XMP_EXT_CHUNK ? len - at : SY__XMP_EXT_CHUNK;
+        jpeg_write_m_header(&w->cinfo, JPEG_APP0 + 1, (unsigned)(SY__XMP_EXT_HEADER + n));
+        for (size_t i = 0; i < sizeof sig; i++) jpeg_write_m_byte(&w->cinfo, (int)sig[i]);
+        for (size_t i = 0; i < 32; i++) jpeg_write_m_byte(&w->cinfo, (int)guid[i]);
+        const uint32_t words[2] = {(uint32_t)len, (uint32_t)at};
+        for (int k = 0; k < 2; k++)
+            for (int shift = 24; shift >= 0; shift -= 8) jpeg_write_m_byte(&w->cinfo, (int)(words[k] >> shift & 0xFF));
+        for (size_t i = 0; i < n; i++) jpeg_write_m_byte(&w->cinfo, data[at + i]);
+    }
     return SY_OK;
 }
 

@@ -42,6 +42,11 @@ sy_status sy__jpeg_writer_create(sy_context *ctx, FILE *file, const char *path, 
 sy_status sy__jpeg_writer_write_metadata(sy__jpeg_writer *w, const uint8_t *exif_tiff, size_t exif_len,
                                          const uint8_t *xmp, size_t xmp_len, const uint8_t *icc, size_t icc_len,
                                          sy_error *err);
+/* Extended XMP `data` (the packet the written XMP names by `guid`) as APP1
+ * chunks of SY__XMP_EXT_CHUNK bytes (jpeg/sy_jpeg_xmp_extension.h), after
+ * the metadata and before the first strip; nothing when data is NULL. */
+sy_status sy__jpeg_writer_write_xmp_extension(sy__jpeg_writer *w, const char guid[33], const uint8_t *data, size_t len,
+                                              sy_error *err);
 /* One more APPn segment (`marker` 0xE0..0xEF) with `len` payload bytes, before the first strip. */
 sy_status sy__jpeg_writer_write_marker(sy__jpeg_writer *w, int marker, const uint8_t *data, size_t len, sy_error *err);
 /* One strip: 16 luma rows and 8 rows of each chroma plane, strides as above,

@@ -36,6 +36,7 @@ typedef enum sy_metadata_dropped {
     SY_DROPPED_DOLBY_VISION = 1u << 13,       /**< a movie's Dolby Vision RPUs and configuration: the base layer alone written */
     SY_DROPPED_IPTC = 1u << 14,               /**< a JPEG's IPTC-IIM (Photoshop APP13) block, in a HEIC or PNG */
     SY_DROPPED_ALPHA = 1u << 15,              /**< transparency: the picture is written opaque, flattened onto white */
+    SY_DROPPED_EXTENDED_XMP = 1u << 16,       /**< a JPEG's extended XMP (depth map, original): another frame now */
 } sy_metadata_dropped;
 
 /** Name ("exif-thumbnail", ...) and reason of one SY_DROPPED_* bit; NULL for others. */

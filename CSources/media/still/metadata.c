@@ -122,6 +122,38 @@ void sy__colour_of(sy_context *ctx, const char *path, const sy_image_info *info,
     }
 }
 
+void sy__metadata_drop_extended_xmp(sy_context *ctx, sy__metadata *md, uint32_t *dropped) {
+    int named = 0;
+    if (md->xmp) md->xmp_len = sy__xmp_strip_extended(md->xmp, md->xmp_len, md->xmp_ext, md->xmp_ext_len, &named);
+    if (named || md->xmp_ext) *dropped |= SY_DROPPED_EXTENDED_XMP;
+    sy__free(ctx, md->xmp_ext);
+    md->xmp_ext = NULL, md->xmp_ext_len = 0, md->xmp_ext_guid[0] = 0;
+}
+
+/* The extended XMP goes on when it was read whole and the output can hold it: a JPEG as chunks again,
+ * a PNG or HEIC joined into its one packet (still_writer.c) when both packets have an rdf:RDF to join.
+ * A note naming an extension that was not read whole is not carried (it would point at nothing). */
+static sy_status extension_for_output(sy_context *ctx, sy__metadata *md, sy_still_format format, uint32_t *dropped,
+                                      sy_error *err) {
+    char guid[33];
+    int named = md->xmp && sy__xmp_extended_guid(md->xmp, md->xmp_len, guid);
+    if (!named && !md->xmp_ext) return SY_OK;
+    if (named && md->xmp_ext && format != SY_STILL_JPEG) {
+        uint8_t *joined = NULL;
+        size_t len = 0;
+        sy_error join_err = {0};
+        sy_status st = sy__xmp_join_extension(ctx, md->xmp, md->xmp_len, md->xmp_ext, md->xmp_ext_len, &joined, &len,
+                                              &join_err);
+        sy__free(ctx, joined); /* only whether it joins; the writer joins what is left after the edit */
+        if (st == SY_E_BUDGET) return sy__fail(err, st, "%s", join_err.message);
+        if (st == SY_OK) return SY_OK;
+    } else if (named && md->xmp_ext) {
+        return SY_OK;
+    }
+    sy__metadata_drop_extended_xmp(ctx, md, dropped);
+    return SY_OK;
+}
+
 sy_status sy__metadata_for_output(sy_context *ctx, sy__metadata *md, sy_still_format format, uint32_t *dropped,
                                   sy_error *err) {
     if (md->iptc && format != SY_STILL_JPEG) { /* a JPEG-only block */
@@ -135,6 +167,8 @@ sy_status sy__metadata_for_output(sy_context *ctx, sy__metadata *md, sy_still_fo
         md->xmp_len = sy__xmp_strip_motion_photo(md->xmp, md->xmp_len, &removed);
         if (removed) *dropped |= SY_DROPPED_MOTION_PHOTO;
     }
+    sy_status kept = extension_for_output(ctx, md, format, dropped, err);
+    if (kept != SY_OK) return kept;
     if (format != SY_STILL_JPEG || !md->exif || md->exif_len <= SY__EXIF_APP1_MAX - 6) return SY_OK;
     uint8_t *fitted = NULL;
     size_t fitted_len = 0;
@@ -171,6 +205,7 @@ const char *sy_metadata_dropped_name(uint32_t bit) {
     case SY_DROPPED_DOLBY_VISION: return "dolby-vision-metadata";
     case SY_DROPPED_IPTC: return "iptc";
     case SY_DROPPED_ALPHA: return "alpha";
+    case SY_DROPPED_EXTENDED_XMP: return "extended-xmp";
     default: return NULL;
     }
 }
@@ -202,9 +237,32 @@ const char *sy_metadata_dropped_reason(uint32_t bit) {
     case SY_DROPPED_ALPHA:
         return "the picture's transparency: edits and conversions write opaque pixels, transparent areas flattened "
                "onto white";
+    case SY_DROPPED_EXTENDED_XMP:
+        return "extended XMP (a JPEG's XMP past 64 KB, e.g. a portrait's depth map and unblurred original, GDepth and "
+               "GImage) shows the picture before a crop, turn, flip, straighten or border, or before it was made "
+               "upright, or another picture, or could not be read whole; the main XMP no longer names it";
     case SY_DROPPED_DOLBY_VISION:
         return "Dolby Vision RPUs go only with a profile 8 base re-encoded whole from its own samples (an RPU describes "
                "the source's picture): a player shows the base alone";
     default: return NULL;
     }
+}
+
+sy_status sy__metadata_map_regions(sy_context *ctx, sy__metadata *md, const sy__region_map *m, uint32_t stored_w,
+                                   uint32_t stored_h, uint8_t **exif, uint8_t **xmp, sy_error *err) {
+    *exif = *xmp = NULL;
+    if (md->exif) {
+        if (!(*exif = sy__alloc(ctx, md->exif_len, 1, "exif with subject", err))) return err ? err->code : SY_E_BUDGET;
+        memcpy(*exif, md->exif, md->exif_len);
+        if (sy__exif_map_subject(*exif, md->exif_len, m, stored_w, stored_h)) md->exif = *exif;
+    }
+    if (md->xmp) {
+        size_t len = 0;
+        sy_error map_err = {0};
+        if ((*xmp = sy__xmp_map_regions(ctx, md->xmp, md->xmp_len, m, &len, &map_err)))
+            md->xmp = *xmp, md->xmp_len = len;
+        else if (map_err.code == SY_E_BUDGET)
+            return sy__fail(err, map_err.code, "%s", map_err.message);
+    }
+    return SY_OK;
 }

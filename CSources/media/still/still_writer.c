@@ -13,6 +13,7 @@
 #include "jpeg/sy_jpeg_writer.h"
 #include "png/sy_png_writer.h"
 #include "heif/sy_heif_writer.h"
+#include "exif/sy_exif.h"
 #include "still/sy_still_internal.h"
 
 #define STRIP SY__JPEG_STRIP_ROWS
@@ -44,6 +45,24 @@ void sy__still_writer_destroy(sy__still_writer *w) {
     sy__free(w->ctx, w);
 }
 
+/* 1 when md's XMP names its extended XMP (a packet that replaced the source's, e.g. a gain map's, does not). */
+static int extension_named(const sy__metadata *md) {
+    char guid[33];
+    return md && md->xmp_ext && sy__xmp_extended_guid(md->xmp, md->xmp_len, guid) &&
+           strcmp(guid, md->xmp_ext_guid) == 0;
+}
+
+/* The XMP a PNG or HEIC carries: one packet, the extension joined in (XMP Part 3: only JPEG splits it).
+ * *joined (sy__free) when made; else md's own packet. */
+static sy_status one_packet(sy_context *ctx, const sy__metadata *md, uint8_t **joined, const uint8_t **xmp,
+                            size_t *len, sy_error *err) {
+    *joined = NULL, *xmp = md->xmp, *len = md->xmp_len;
+    if (!extension_named(md)) return SY_OK;
+    sy_status st = sy__xmp_join_extension(ctx, md->xmp, md->xmp_len, md->xmp_ext, md->xmp_ext_len, joined, len, err);
+    if (st == SY_OK) *xmp = *joined;
+    return st;
+}
+
 static sy_status open_jpeg(sy__still_writer *w, const char *path, int quality, const sy__metadata *md,
                            sy_error *err) {
     sy__ycbcr_matrix_init(&w->matrix, 6, 1); /* BT.601 full range = JFIF */
@@ -55,6 +74,8 @@ static sy_status open_jpeg(sy__still_writer *w, const char *path, int quality, c
     if (st == SY_OK && md)
         st = sy__jpeg_writer_write_metadata(w->jpeg, md->exif, md->exif_len, md->xmp, md->xmp_len, md->icc,
                                             md->icc_len, err);
+    if (st == SY_OK && extension_named(md))
+        st = sy__jpeg_writer_write_xmp_extension(w->jpeg, md->xmp_ext_guid, md->xmp_ext, md->xmp_ext_len, err);
     if (st == SY_OK && md && md->iptc) /* APP13, after Exif and XMP, as cameras and Photoshop put it */
         st = sy__jpeg_writer_write_marker(w->jpeg, 0xED, md->iptc, md->iptc_len, err);
     if (st == SY_OK && w->extra && w->extra->jpeg_app2_first)
@@ -75,7 +96,14 @@ static sy_status open_heic(sy__still_writer *w, const char *path, int quality, c
     if (w->extra && w->extra->heic_one_encoder) o.encoders = 1;
     sy_status st = sy_heif_writer_create(w->ctx, path, &o, &w->heic, err);
     if (st == SY_OK && md && md->exif) st = sy_heif_writer_set_exif(w->heic, md->exif, md->exif_len, err);
-    if (st == SY_OK && md && md->xmp) st = sy_heif_writer_set_xmp(w->heic, md->xmp, md->xmp_len, err);
+    if (st == SY_OK && md && md->xmp) {
+        uint8_t *joined = NULL;
+        const uint8_t *xmp = NULL;
+        size_t len = 0;
+        st = one_packet(w->ctx, md, &joined, &xmp, &len, err);
+        if (st == SY_OK) st = sy_heif_writer_set_xmp(w->heic, xmp, len, err); /* copied */
+        sy__free(w->ctx, joined);
+    }
     if (st == SY_OK && md && md->icc) st = sy_heif_writer_set_icc(w->heic, md->icc, md->icc_len, err);
     return st;
 }
@@ -109,9 +137,15 @@ sy_status sy__still_writer_open_extra(sy_context *ctx, const char *path, sy_stil
     case SY_STILL_PNG:
         st = sy__output_open(ctx, path, &w->out, err);
         if (st == SY_OK) st = sy__png_writer_create(ctx, w->out.file, path, width, height, 6, &w->png, err);
-        if (st == SY_OK && md)
-            st = sy__png_writer_write_metadata(w->png, md->exif, md->exif_len, md->xmp, md->xmp_len, md->icc,
-                                               md->icc_len, err);
+        if (st == SY_OK && md) {
+            uint8_t *joined = NULL;
+            const uint8_t *xmp = NULL;
+            size_t len = 0;
+            st = one_packet(ctx, md, &joined, &xmp, &len, err);
+            if (st == SY_OK)
+                st = sy__png_writer_write_metadata(w->png, md->exif, md->exif_len, xmp, len, md->icc, md->icc_len, err);
+            sy__free(ctx, joined);
+        }
         break;
     case SY_STILL_HEIC: st = open_heic(w, path, quality, heic_preset, md, err); break;
     default: st = sy__fail(err, SY_E_USAGE, "%s: unknown still format %d", path, (int)format); break;

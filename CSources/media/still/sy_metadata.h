@@ -6,6 +6,7 @@
 #define SY_STILL_METADATA_H
 
 #include "base/sy_metadata.h"
+#include "exif/sy_exif.h"
 #include "sy_image.h"
 #include "sy_still.h"
 #include "color/sy_color_transform.h"
@@ -29,11 +30,25 @@ void sy__colour_of(sy_context *ctx, const char *path, const sy_image_info *info,
                    sy__color_source *out);
 
 /* Makes `md` true of a still written in `format` apart from its source:
- * removes the Motion Photo XMP (no still writer appends the video) and, for
+ * removes the Motion Photo XMP (no still writer appends the video), drops
+ * an extended XMP it cannot carry (or a note naming one not read whole) and, for
  * JPEG, fits an Exif over one APP1 segment (exif/sy_exif.h sy__exif_fit).
  * Adds SY_DROPPED_* bits (sy_still.h) to *dropped. A block that cannot be
  * fitted is dropped whole rather than failing the save. */
 sy_status sy__metadata_for_output(sy_context *ctx, sy__metadata *md, sy_still_format format, uint32_t *dropped,
                                   sy_error *err);
+
+/* Drops the extended XMP, the main packet's xmpNote:HasExtendedXMP that
+ * names it and the main's properties in the extension's namespaces, for pixels it no longer describes (a depth map and original of
+ * another frame); adds SY_DROPPED_EXTENDED_XMP when there was either. */
+void sy__metadata_drop_extended_xmp(sy_context *ctx, sy__metadata *md, uint32_t *dropped);
+
+/* The places md's metadata points at (Exif SubjectArea/SubjectLocation in
+ * pixels of the stored_w x stored_h frame, XMP face regions) moved by `m`
+ * (exif/sy_exif.h sy__region_map; m->drop: all removed), into copies in
+ * *exif / *xmp (sy__free) that md is pointed at; NULL where md's own bytes
+ * stand. md's old blobs are left alone (the caller may share them). */
+sy_status sy__metadata_map_regions(sy_context *ctx, sy__metadata *md, const sy__region_map *m, uint32_t stored_w,
+                                   uint32_t stored_h, uint8_t **exif, uint8_t **xmp, sy_error *err);
 
 #endif

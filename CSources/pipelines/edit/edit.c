@@ -185,6 +185,10 @@ static sy_status plan(sy_edit_job *job, const sy_recipe *r, sy_error *err) {
     sy_renderer_destroy(job->renderer);
     job->renderer = renderer;
     sy_recipe_geometry_only(r, 0, &job->geometry);
+    /* A depth map and original in extended XMP show the source's frame: kept while the frame is the same
+     * (colour edits, a smaller size), dropped for good once cropped, turned, bordered or made upright. */
+    if (job->md.xmp_ext && (!sy_recipe_is_identity(&job->geometry) || info->orientation > 1))
+        sy__metadata_drop_extended_xmp(ctx, &job->md, &job->report.dropped);
     if (job->md.exif) sy__exif_set_dimensions(job->md.exif, job->md.exif_len, tw, th);
     /* The Exif thumbnail (IFD1) shows the source's picture: it goes unless the output is that picture
      * (nothing edited, not resized, no orientation made upright). Dropping never reverses, so a
@@ -322,21 +326,7 @@ static sy_status map_regions(const sy_edit_job *job, sy__metadata *md, uint8_t *
     *exif = *xmp = NULL;
     sy__region_map m;
     if (!region_map(job, &m)) return SY_OK;
-    const sy_image_info *info = &job->info;
-    if (md->exif) {
-        if (!(*exif = sy__alloc(job->ctx, md->exif_len, 1, "exif with subject", err))) return err ? err->code : SY_E_BUDGET;
-        memcpy(*exif, md->exif, md->exif_len);
-        if (sy__exif_map_subject(*exif, md->exif_len, &m, info->stored_width, info->stored_height)) md->exif = *exif;
-    }
-    if (md->xmp) {
-        size_t len = 0;
-        sy_error map_err = {0};
-        if ((*xmp = sy__xmp_map_regions(job->ctx, md->xmp, md->xmp_len, &m, &len, &map_err)))
-            md->xmp = *xmp, md->xmp_len = len;
-        else if (map_err.code == SY_E_BUDGET)
-            return sy__fail(err, map_err.code, "%s", map_err.message);
-    }
-    return SY_OK;
+    return sy__metadata_map_regions(job->ctx, md, &m, job->info.stored_width, job->info.stored_height, exif, xmp, err);
 }
 
 typedef struct write_state {

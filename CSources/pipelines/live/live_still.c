@@ -314,19 +314,16 @@ static sy_status take_map_xmp(sy_context *ctx, sy__metadata *md, const sy__still
     return SY_OK;
 }
 
-/* Every Exif subject and XMP face region of `md` removed (sy__region_map's drop). */
+/* Every Exif subject and XMP face region of `md` removed (sy__region_map's drop); md owns its blobs. */
 static sy_status drop_regions(sy_context *ctx, const sy_image_info *info, sy__metadata *md, uint32_t out_w,
                               uint32_t out_h, sy_error *err) {
     sy__region_map all = {.drop = 1, .out_w = out_w, .out_h = out_h};
-    if (md->exif) sy__exif_map_subject(md->exif, md->exif_len, &all, info->stored_width, info->stored_height);
-    if (!md->xmp) return SY_OK;
-    size_t len = 0;
-    sy_error map_err = {0};
-    uint8_t *xmp = sy__xmp_map_regions(ctx, md->xmp, md->xmp_len, &all, &len, &map_err);
-    if (!xmp) return map_err.code == SY_E_BUDGET ? sy__fail(err, map_err.code, "%s", map_err.message) : SY_OK;
-    sy__free(ctx, md->xmp);
-    md->xmp = xmp, md->xmp_len = len;
-    return SY_OK;
+    uint8_t *old_exif = md->exif, *old_xmp = md->xmp, *exif = NULL, *xmp = NULL;
+    sy_status st = sy__metadata_map_regions(ctx, md, &all, info->stored_width, info->stored_height, &exif, &xmp, err);
+    if (md->exif != old_exif) sy__free(ctx, old_exif);
+    else sy__free(ctx, exif); /* an unchanged copy */
+    if (md->xmp != old_xmp) sy__free(ctx, old_xmp);
+    return st;
 }
 
 sy_status sy__live_write_still_in(sy_context *ctx, const sy_edit_image *image, sy__rgb_space space,
@@ -350,8 +347,9 @@ sy_status sy__live_write_still_in(sy_context *ctx, const sy_edit_image *image, s
      * A movie's frame is another instant too: the still's face regions and
      * subject point at people and places that moved (or were not there). */
     if (st == SY_OK && md.exif) sy__exif_drop_thumbnail(md.exif, &md.exif_len);
-    if (st == SY_OK && facts_movie && (md.exif || md.xmp)) st = drop_regions(ctx, &info, &md, image->width, image->height, err);
     uint32_t dropped = 0; /* what the still cannot claim (Motion Photo XMP; Exif over JPEG's APP1) */
+    if (st == SY_OK) sy__metadata_drop_extended_xmp(ctx, &md, &dropped); /* the source's depth map and original */
+    if (st == SY_OK && facts_movie && (md.exif || md.xmp)) st = drop_regions(ctx, &info, &md, image->width, image->height, err);
     if (st == SY_OK) st = sy__metadata_for_output(ctx, &md, format, &dropped, err);
     sy__exif_info fresh = {.orientation = 1, .pixel_x = image->width, .pixel_y = image->height,
                            .uncalibrated = space != SY__RGB_SRGB};
