@@ -1,3 +1,4 @@
+internal import CShiying
 import Foundation
 
 /// Compression (issue 19, share menu SPEC S5): a smaller copy of a photo
@@ -75,11 +76,12 @@ public enum Compression {
                                         cancel: CancelHook? = nil) throws -> Report {
         // The copy is written beside `output` under a temporary name and renamed over it only once it proved
         // smaller: a failed or useless compression leaves an existing `output` as it was, and never touches
-        // `input` (refused as the output up front: the engine's own check cannot see it behind the name).
-        if Editor.sameFile(input, output) {
-            throw ShiyingError(code: .usage, message: "\(output): is also an input (\(input)); the output must be another file",
-                               file: output)
-        }
+        // `input`. The engine's own check sees only the hidden name, so the real output is checked up front:
+        // not the input (under any spelling or link), not a directory, FIFO, socket or device (the rename would
+        // replace it), in a folder that exists and can be written.
+        var refused = sy_error()
+        let checked = withCStrings([input]) { sy_output_check(output, $0, 1, &refused) }
+        try check(checked, refused, file: output)
         let originalBytes = try bytes(of: input)
         var report = Report(originalBytes: originalBytes, compressedBytes: 0)
         let staged = stagingPath(for: output)

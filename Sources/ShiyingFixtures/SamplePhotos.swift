@@ -24,32 +24,34 @@ public enum SamplePhotos {
                              progressive: Bool = false, heic: Bool = false, heicTile: (width: Int, height: Int)? = nil,
                              quality: Int? = nil, to directory: String,
                              progress: ((Int, Int) -> Void)? = nil) throws -> [String] {
-        try OutputFolder.prepare(directory)
-        let engine = try EngineContext()
-        var paths: [String] = []
-        for index in startIndex..<(startIndex + count) {
-            var options = sy_sample_options()
-            sy_sample_options_init(&options)
-            options.width = UInt32(width)
-            options.height = UInt32(height)
-            options.seed = seed &* 1000 &+ UInt64(index)
-            options.orientation = index % 3 == 1 ? 6 : 1
-            options.progressive = progressive ? 1 : 0
-            if let tile = heicTile {
-                options.tile_width = UInt32(tile.width)
-                options.tile_height = UInt32(tile.height)
+        // a folder it made goes again when the first photo cannot be written (a file-size limit, a full disk)
+        try OutputFolder.using(directory) {
+            let engine = try EngineContext()
+            var paths: [String] = []
+            for index in startIndex..<(startIndex + count) {
+                var options = sy_sample_options()
+                sy_sample_options_init(&options)
+                options.width = UInt32(width)
+                options.height = UInt32(height)
+                options.seed = seed &* 1000 &+ UInt64(index)
+                options.orientation = index % 3 == 1 ? 6 : 1
+                options.progressive = progressive ? 1 : 0
+                if let tile = heicTile {
+                    options.tile_width = UInt32(tile.width)
+                    options.tile_height = UInt32(tile.height)
+                }
+                if let quality { options.quality = Int32(quality) }
+                let path = (directory as NSString).appendingPathComponent(
+                    String(format: "sample-%04d.%@", index + 1, heic ? "heic" : "jpg"))
+                try writeFixture(path) { error in
+                    heic ? sy_sample_write_heic(engine.raw, &options, path, &error)
+                         : sy_sample_write_jpeg(engine.raw, &options, path, &error)
+                }
+                paths.append(path)
+                progress?(index - startIndex + 1, count)
             }
-            if let quality { options.quality = Int32(quality) }
-            let path = (directory as NSString).appendingPathComponent(
-                String(format: "sample-%04d.%@", index + 1, heic ? "heic" : "jpg"))
-            try writeFixture(path) { error in
-                heic ? sy_sample_write_heic(engine.raw, &options, path, &error)
-                     : sy_sample_write_jpeg(engine.raw, &options, path, &error)
-            }
-            paths.append(path)
-            progress?(index - startIndex + 1, count)
+            return paths
         }
-        return paths
     }
 }
 
@@ -77,30 +79,32 @@ public enum SampleLivePhotos {
     public static func write(count: Int, seed: UInt64 = 1, width: Int = 360, height: Int = 480, fps: Int = 30,
                              frames: Int = 45, framesStep: Int = 0, heic: Bool = false, sound: Bool = true,
                              timedMetadata: Bool = false, to directory: String, progress: ((Int, Int) -> Void)? = nil) throws -> [Pair] {
-        try OutputFolder.prepare(directory)
-        let engine = try EngineContext()
-        var pairs: [Pair] = []
-        for index in 0..<count {
-            var options = sy_sample_live_options()
-            sy_sample_live_options_init(&options)
-            options.width = UInt32(width)
-            options.height = UInt32(height)
-            options.fps = UInt32(fps)
-            options.frames = UInt32(frames + index * framesStep)
-            options.seed = seed &* 1000 &+ UInt64(index)
-            options.still_format = heic ? SY_STILL_HEIC : SY_STILL_JPEG
-            options.sound = sound ? 1 : 0
-            options.timed_metadata = timedMetadata ? 1 : 0
-            let stem = (directory as NSString).appendingPathComponent(String(format: "LIVE_%04d", index + 1))
-            let still = stem + (heic ? ".HEIC" : ".JPG"), movie = stem + ".MOV"
-            try writeFixture(still) { error in sy_sample_write_live(engine.raw, &options, still, movie, &error) }
-            var id = [CChar](repeating: 0, count: 37)
-            sy_sample_live_identifier(options.seed, &id)
-            let identifier = String(decoding: id.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            pairs.append(Pair(still: still, movie: movie, contentIdentifier: identifier))
-            progress?(index + 1, count)
+        // a folder it made goes again when the first photo cannot be written (a file-size limit, a full disk)
+        try OutputFolder.using(directory) {
+            let engine = try EngineContext()
+            var pairs: [Pair] = []
+            for index in 0..<count {
+                var options = sy_sample_live_options()
+                sy_sample_live_options_init(&options)
+                options.width = UInt32(width)
+                options.height = UInt32(height)
+                options.fps = UInt32(fps)
+                options.frames = UInt32(frames + index * framesStep)
+                options.seed = seed &* 1000 &+ UInt64(index)
+                options.still_format = heic ? SY_STILL_HEIC : SY_STILL_JPEG
+                options.sound = sound ? 1 : 0
+                options.timed_metadata = timedMetadata ? 1 : 0
+                let stem = (directory as NSString).appendingPathComponent(String(format: "LIVE_%04d", index + 1))
+                let still = stem + (heic ? ".HEIC" : ".JPG"), movie = stem + ".MOV"
+                try writeFixture(still) { error in sy_sample_write_live(engine.raw, &options, still, movie, &error) }
+                var id = [CChar](repeating: 0, count: 37)
+                sy_sample_live_identifier(options.seed, &id)
+                let identifier = String(decoding: id.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                pairs.append(Pair(still: still, movie: movie, contentIdentifier: identifier))
+                progress?(index + 1, count)
+            }
+            return pairs
         }
-        return pairs
     }
 }
 
@@ -114,28 +118,30 @@ public enum HDRSamplePhotos {
     public static func write(count: Int = 1, seed: UInt64 = 1, width: Int = 1024, height: Int = 768,
                              isoHEIC: Bool = false, to directory: String,
                              progress: ((Int, Int) -> Void)? = nil) throws -> [String] {
-        try OutputFolder.prepare(directory)
-        let engine = try EngineContext()
-        var paths: [String] = []
-        let forms: [(heic: Bool, isoOnly: Bool)] = [(false, false), (true, false)] + (isoHEIC ? [(true, true)] : [])
-        for index in 0..<count {
-            for (heic, isoOnly) in forms {
-                var options = sy_hdr_sample_options()
-                sy_hdr_sample_options_init(&options)
-                options.width = UInt32(width)
-                options.height = UInt32(height)
-                options.seed = seed &* 1000 &+ UInt64(index)
-                options.heic_iso_only = isoOnly ? 1 : 0
-                let path = (directory as NSString).appendingPathComponent(
-                    String(format: "hdr-sample-%04d%@.%@", index + 1, isoOnly ? "-iso" : "", heic ? "heic" : "jpg"))
-                try writeFixture(path) { error in
-                    sy_hdr_sample_write(engine.raw, &options, heic ? SY_STILL_HEIC : SY_STILL_JPEG, path, &error)
+        // a folder it made goes again when the first photo cannot be written (a file-size limit, a full disk)
+        try OutputFolder.using(directory) {
+            let engine = try EngineContext()
+            var paths: [String] = []
+            let forms: [(heic: Bool, isoOnly: Bool)] = [(false, false), (true, false)] + (isoHEIC ? [(true, true)] : [])
+            for index in 0..<count {
+                for (heic, isoOnly) in forms {
+                    var options = sy_hdr_sample_options()
+                    sy_hdr_sample_options_init(&options)
+                    options.width = UInt32(width)
+                    options.height = UInt32(height)
+                    options.seed = seed &* 1000 &+ UInt64(index)
+                    options.heic_iso_only = isoOnly ? 1 : 0
+                    let path = (directory as NSString).appendingPathComponent(
+                        String(format: "hdr-sample-%04d%@.%@", index + 1, isoOnly ? "-iso" : "", heic ? "heic" : "jpg"))
+                    try writeFixture(path) { error in
+                        sy_hdr_sample_write(engine.raw, &options, heic ? SY_STILL_HEIC : SY_STILL_JPEG, path, &error)
+                    }
+                    paths.append(path)
                 }
-                paths.append(path)
+                progress?(index + 1, count)
             }
-            progress?(index + 1, count)
+            return paths
         }
-        return paths
     }
 }
 

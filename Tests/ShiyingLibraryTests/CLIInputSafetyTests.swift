@@ -32,6 +32,15 @@ struct CLIInputSafetyTests {
         try await expectRefused(arguments, input: "/dev/zero", words: "device", dir: dir)
     }
 
+    @Test("a socket: an error saying it is one, not 'No such device or address'", arguments: readers)
+    func socket(_ arguments: [String]) async throws {
+        let dir = try TempFolder()
+        defer { dir.remove() }
+        let sock = dir.file("photo.jpg")
+        try CLIHostileOutputTests.makeSocket(sock)
+        try await expectRefused(arguments, input: sock, words: "is a socket", dir: dir)
+    }
+
     private func expectRefused(_ arguments: [String], input: String, words: String, dir: TempFolder) async throws {
         let recipe = dir.file("r.json")
         try Data("{}".utf8).write(to: URL(fileURLWithPath: recipe))

@@ -18,6 +18,7 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 
+#include "base/sy_input.h"
 #include "base/sy_internal.h"
 #include "base/sy_output.h"
 
@@ -40,10 +41,22 @@ static void folder_of(const char *path, char *dir, size_t cap) {
     }
 }
 
+/* Refuses a target that is there and is not a regular file: the rename at
+ * commit would put a file in place of a FIFO, a socket or a device node
+ * (some other program's), and cannot replace a directory. */
+static sy_status refuse_special(const char *final_path, const struct stat *st, sy_error *err) {
+    if (S_ISDIR(st->st_mode)) return sy__fail(err, SY_E_USAGE, "%s: is a directory, not an output file", final_path);
+    if (!S_ISREG(st->st_mode))
+        return sy__fail(err, SY_E_USAGE, "%s: is %s, not an output file (outputs are written to a temporary file "
+                        "and renamed into place)", final_path, sy__file_kind(st->st_mode));
+    return SY_OK;
+}
+
 sy_status sy__output_check(const char *final_path, const char *const *inputs, size_t count, sy_error *err) {
     struct stat out;
     if (stat(final_path, &out) == 0) {
-        if (S_ISDIR(out.st_mode)) return sy__fail(err, SY_E_USAGE, "%s: is a directory, not an output file", final_path);
+        sy_status special = refuse_special(final_path, &out, err);
+        if (special != SY_OK) return special;
         for (size_t i = 0; i < count; i++) {
             struct stat in;
             if (inputs[i] && stat(inputs[i], &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
@@ -65,6 +78,11 @@ sy_status sy__output_check(const char *final_path, const char *const *inputs, si
         return sy__fail_sub(err, SY_E_IO, e, "%s: the folder %s cannot be written: %s", final_path, dir, strerror(e));
     }
     return SY_OK;
+}
+
+sy_status sy_output_check(const char *output_path, const char *const *inputs, size_t count, sy_error *err) {
+    if (!output_path) return sy__fail(err, SY_E_USAGE, "sy_output_check: no output path");
+    return sy__output_check(output_path, inputs, count, err);
 }
 
 /* How much of the target's name `base` a temp name starts with: all of it,
@@ -176,6 +194,11 @@ sy_status sy__output_open(sy_context *ctx, const char *final_path, sy__output *o
         return err ? err->code : SY_E_BUDGET;
     }
     out->temp_path[0] = 0;
+    struct stat existing;
+    if (stat(final_path, &existing) == 0 && refuse_special(final_path, &existing, err) != SY_OK) {
+        sy__output_abort(out);
+        return SY_E_USAGE;
+    }
     sy__output_sweep(final_path);
     int fd = open_anonymous(final_path);
     out->anonymous = fd >= 0;

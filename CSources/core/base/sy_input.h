@@ -9,6 +9,7 @@
 #define SY_INPUT_H
 
 #include <stdio.h>
+#include <sys/types.h>
 #include "sy_base.h"
 
 /* Opens `path` for binary reading into *out (close with fclose).
@@ -16,5 +17,9 @@
  * or directory", "Permission denied"), or SY_E_INVALID_INPUT for a directory,
  * FIFO, device or socket. */
 sy_status sy__input_open(const char *path, FILE **out, sy_error *err);
+
+/* "a directory", "a FIFO (named pipe)", "a device", "a socket" or "not a
+ * regular file": what a file of `mode` is, for messages. */
+const char *sy__file_kind(mode_t mode);
 
 #endif

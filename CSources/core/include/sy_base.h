@@ -101,6 +101,15 @@ int sy_context_is_cancelled(const sy_context *ctx);
  *  strip and removes its temporary files. Safe from any thread. */
 void sy_cancel_everything(void);
 
+/** Before any work: may a job reading `inputs` (NULLs skipped) write
+ *  `output_path`? Refuses (SY_E_USAGE, naming the file) an output that is one
+ *  of the inputs — the same device and inode, so links and other spellings
+ *  count — or a directory, FIFO, socket or device; and (SY_E_IO) a folder that
+ *  is missing or cannot be written. For callers that write under a name of
+ *  their own first and rename it to `output_path` later (the engine's own
+ *  writers check the path they are given). */
+sy_status sy_output_check(const char *output_path, const char *const *inputs, size_t count, sy_error *err);
+
 /** Short English name of a status ("invalid input", "budget", ...). Static string. */
 const char *sy_status_name(sy_status status);
 

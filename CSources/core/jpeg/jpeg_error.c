@@ -1,9 +1,13 @@
 /* jpeg_error.c — see sy_jpeg_error.h. */
+#include <errno.h>
 #include <string.h>
 #include "jpeg/sy_jpeg_error.h"
 
 static void on_error_exit(j_common_ptr cinfo) {
     sy__jpeg_error *e = (sy__jpeg_error *)cinfo->err;
+    /* libjpeg's own text for a failed fwrite guesses "out of disk space?";
+     * errno, read before anything else can change it, says what it was. */
+    if (cinfo->err->msg_code == JERR_FILE_WRITE) e->write_errno = errno ? errno : EIO;
     cinfo->err->format_message(cinfo, e->message);
     longjmp(e->jump, 1);
 }

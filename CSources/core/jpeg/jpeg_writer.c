@@ -1,6 +1,7 @@
 /* jpeg_writer.c — see sy_jpeg_writer.h. */
 #include <string.h>
 
+#include "base/sy_output.h"
 #include "jpeg/sy_jpeg_error.h"
 #include "jpeg/sy_jpeg_writer.h"
 #include "jpeg/sy_jpeg_xmp_extension.h"
@@ -16,9 +17,20 @@ struct sy__jpeg_writer {
 uint32_t sy__jpeg_luma_stride(uint32_t width) { return (width + 15) & ~15u; }
 uint32_t sy__jpeg_chroma_stride(uint32_t width) { return sy__jpeg_luma_stride(width) / 2; }
 
+/* libjpeg longjmp'd out of `what`: a failed write of the file (SY_E_IO
+ * naming the output and errno's reason, as every other writer says it) or
+ * the encoder's own complaint. */
+static sy_status encoder_failed(sy__jpeg_writer *w, const char *what, sy_error *err) {
+    int e = w->jerr.write_errno;
+    if (e) return sy__fail_sub(err, SY_E_IO, e, "%.*s: write failed: %s", sy__output_display_len(w->path), w->path, strerror(e));
+    if (w->started && w->cinfo.next_scanline < w->cinfo.image_height && !strcmp(what, "JPEG encoder"))
+        return sy__fail(err, SY_E_CODEC, "%s: JPEG encoder at row %u: %s", w->path, w->cinfo.next_scanline, w->jerr.message);
+    return sy__fail(err, SY_E_CODEC, "%s: %s: %s", w->path, what, w->jerr.message);
+}
+
 /* libjpeg failed while a writer was being created. */
 static sy_status create_failed(sy__jpeg_writer *w, sy_error *err) {
-    sy__fail(err, SY_E_CODEC, "%s: JPEG encoder: %s", w->path, w->jerr.message);
+    encoder_failed(w, "JPEG encoder", err);
     sy__jpeg_writer_destroy(w);
     return SY_E_CODEC;
 }
@@ -90,9 +102,7 @@ sy_status sy__jpeg_writer_create_rgb(sy_context *ctx, FILE *file, const char *pa
 }
 
 sy_status sy__jpeg_writer_write_rgb_rows(sy__jpeg_writer *w, const uint8_t *const *rows, uint32_t count, sy_error *err) {
-    if (setjmp(w->jerr.jump))
-        return sy__fail(err, SY_E_CODEC, "%s: JPEG encoder at row %u: %s", w->path, w->cinfo.next_scanline,
-                        w->jerr.message);
+    if (setjmp(w->jerr.jump)) return encoder_failed(w, "JPEG encoder", err);
     if (w->cinfo.raw_data_in || count > w->cinfo.image_height - w->cinfo.next_scanline)
         return sy__fail(err, SY_E_USAGE, "%s: %u R'G'B' rows do not fit this JPEG writer", w->path, count);
     uint32_t done = 0;
@@ -107,7 +117,7 @@ sy_status sy__jpeg_writer_write_metadata(sy__jpeg_writer *w, const uint8_t *exif
     if (exif_len + 6 > 65533 || xmp_len + sizeof xmp_prefix > 65533)
         return sy__fail(err, SY_E_UNSUPPORTED, "%s: Exif (%zu bytes) or XMP (%zu bytes) too large for one APP1",
                         w->path, exif_len, xmp_len);
-    if (setjmp(w->jerr.jump)) return sy__fail(err, SY_E_CODEC, "%s: JPEG metadata: %s", w->path, w->jerr.message);
+    if (setjmp(w->jerr.jump)) return encoder_failed(w, "JPEG metadata", err);
     if (exif_tiff && exif_len) {
         jpeg_write_m_header(&w->cinfo, JPEG_APP0 + 1, (unsigned)(exif_len + 6));
         static const uint8_t exif_prefix[6] = {'E', 'x', 'i', 'f', 0, 0};
@@ -146,16 +156,14 @@ sy_status sy__jpeg_writer_write_xmp_extension(sy__jpeg_writer *w, const char gui
 sy_status sy__jpeg_writer_write_marker(sy__jpeg_writer *w, int marker, const uint8_t *data, size_t len, sy_error *err) {
     if (len > 65533 || marker < 0xE0 || marker > 0xEF)
         return sy__fail(err, SY_E_USAGE, "%s: APP segment 0x%X of %zu bytes", w->path, (unsigned)marker, len);
-    if (setjmp(w->jerr.jump)) return sy__fail(err, SY_E_CODEC, "%s: JPEG marker: %s", w->path, w->jerr.message);
+    if (setjmp(w->jerr.jump)) return encoder_failed(w, "JPEG marker", err);
     jpeg_write_marker(&w->cinfo, marker, data, (unsigned)len);
     return SY_OK;
 }
 
 sy_status sy__jpeg_writer_write_strip(sy__jpeg_writer *w, uint8_t *const *y_rows, uint8_t *const *cb_rows,
                                       uint8_t *const *cr_rows, sy_error *err) {
-    if (setjmp(w->jerr.jump))
-        return sy__fail(err, SY_E_CODEC, "%s: JPEG encoder at row %u: %s", w->path, w->cinfo.next_scanline,
-                        w->jerr.message);
+    if (setjmp(w->jerr.jump)) return encoder_failed(w, "JPEG encoder", err);
     JSAMPARRAY planes[3] = {(JSAMPARRAY)y_rows, (JSAMPARRAY)cb_rows, (JSAMPARRAY)cr_rows};
     if (jpeg_write_raw_data(&w->cinfo, planes, SY__JPEG_STRIP_ROWS) != SY__JPEG_STRIP_ROWS)
         return sy__fail(err, SY_E_CODEC, "%s: JPEG encoder refused a strip", w->path);
@@ -199,8 +207,7 @@ sy_status sy__jpeg_writer_write_padded(sy__jpeg_writer *w, sy__jpeg_strip *s, ui
 }
 
 sy_status sy__jpeg_writer_finish(sy__jpeg_writer *w, sy_error *err) {
-    if (setjmp(w->jerr.jump))
-        return sy__fail(err, SY_E_CODEC, "%s: JPEG encoder: %s", w->path, w->jerr.message);
+    if (setjmp(w->jerr.jump)) return encoder_failed(w, "JPEG encoder", err);
     if (w->cinfo.next_scanline < w->cinfo.image_height)
         return sy__fail(err, SY_E_USAGE, "%s: JPEG finished after %u of %u rows", w->path, w->cinfo.next_scanline,
                         w->cinfo.image_height);

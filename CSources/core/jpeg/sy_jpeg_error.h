@@ -14,6 +14,7 @@ typedef struct sy__jpeg_error {
     jmp_buf jump;
     int warnings;
     int truncated; /* libjpeg hit end of file before the image ended */
+    int write_errno; /* JERR_FILE_WRITE: the failed fwrite's errno (EFBIG, ENOSPC, EIO), else 0 */
     char message[JMSG_LENGTH_MAX];
 } sy__jpeg_error;
 

@@ -56,7 +56,11 @@ extension PhotoLibrary {
                 throw LibraryError(.io, "\(path): no such file or folder")
             }
             if !isDir.boolValue {
-                if LibraryFileTypes.isMedia(absolute) { found.append(absolute) }
+                // A FIFO, socket or device named on purpose is read (and refused by name, a skip), not passed
+                // over in silence as a file of another type would be.
+                var st = stat()
+                let special = stat(absolute, &st) == 0 && st.st_mode & S_IFMT != S_IFREG
+                if LibraryFileTypes.isMedia(absolute) || special { found.append(absolute) }
                 continue
             }
             if absolute == folder.root || absolute.hasPrefix(folder.root + "/") { continue }

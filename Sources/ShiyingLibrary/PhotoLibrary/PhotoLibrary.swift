@@ -30,12 +30,27 @@ public actor PhotoLibrary {
     ///   holds another program's database).
     public static func create(at directory: String, clock: @escaping LibraryClock = systemLibraryClock) throws -> PhotoLibrary {
         let folder = LibraryFolder(directory)
+        // What this call makes, so a library it could not finish (a full disk, a file-size limit) goes again:
+        // the missing folders (the root's missing parents too); the catalogue goes with RecordStore's own rule.
+        var missing: [String] = []
+        var up = folder.root
+        while !up.isEmpty, up != "/", !FileManager.default.fileExists(atPath: up) {
+            missing.append(up)
+            up = (up as NSString).deletingLastPathComponent
+        }
+        missing += [folder.originals, folder.renditions, folder.trash, folder.staging].filter {
+            !FileManager.default.fileExists(atPath: $0)
+        }
         do {
             try folder.create()
-        } catch let error as LibraryError {
-            throw LibraryError(.notALibrary, "\(directory): cannot create the library folders", detail: error.message)
+            return try PhotoLibrary(folder: folder, clock: clock)
+        } catch {
+            for dir in missing.sorted(by: { $0.count > $1.count }) { rmdir(dir) } // deepest first; only while empty
+            if let error = error as? LibraryError, error.kind == .io {
+                throw LibraryError(.notALibrary, "\(directory): cannot create the library folders", detail: error.message)
+            }
+            throw error
         }
-        return try PhotoLibrary(folder: folder, clock: clock)
     }
 
     /// Opens an existing library (its catalogue must exist).

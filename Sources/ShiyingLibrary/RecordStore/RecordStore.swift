@@ -42,6 +42,8 @@ public final class RecordStore {
             let what = kind == S_IFDIR ? "a folder" : kind == S_IFIFO ? "a pipe" : kind == S_IFSOCK ? "a socket" : "a device"
             throw RecordStoreError(code: .cannotOpen, message: "cannot open \(path): it is \(what), not a database file")
         }
+        // A file this open creates and cannot finish (a full disk, a file-size limit) is taken away again.
+        let creates = path != ":memory:" && stat(path, &file) != 0 && errno == ENOENT
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let status = sqlite3_open_v2(path, &handle, flags, nil)
@@ -68,6 +70,7 @@ public final class RecordStore {
         } catch let error as RecordStoreError {
             statements.removeAll()
             sqlite3_close_v2(db)
+            if creates { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) } }
             // Name the file: "file is not a database" alone does not say which.
             throw error.message.contains(path) ? error : RecordStoreError(code: error.code, message: "\(path): \(error.message)")
         }
@@ -233,6 +236,12 @@ public final class RecordStore {
     }
 
     func error(_ status: Int32, context: String) -> RecordStoreError {
-        RecordStoreError(code: .init(rawValue: status & 0xFF), message: "\(context): \(String(cString: sqlite3_errmsg(db)))")
+        var message = String(cString: sqlite3_errmsg(db))
+        // "disk I/O error" alone does not say a disk is full or a file-size limit was reached: the system's errno does.
+        let system = sqlite3_system_errno(db)
+        if status & 0xFF == SQLITE_IOERR || status & 0xFF == SQLITE_FULL, system != 0 {
+            message += " (\(String(cString: strerror(system))))"
+        }
+        return RecordStoreError(code: .init(rawValue: status & 0xFF), message: "\(context): \(message)")
     }
 }
