@@ -50,4 +50,7 @@ void sy__video_cuts_at(const sy__video_cuts *c, double seconds, uint32_t *shown,
  * again reads the media whole. */
 sy_status sy__video_reader_follow_cuts(sy_video_reader *r, sy_error *err);
 
+/* 1 when `r` plays its track's cuts (sy__video_reader_follow_cuts found spans one pass can play). */
+int sy__video_reader_follows_cuts(const sy_video_reader *r);
+
 #endif
