@@ -23,7 +23,10 @@
  * samples' times unchanged (movie_timed_copy.c); the still-image time is the
  * plan's frame marker, written anew. Only the frames the source's edit list
  * shows are encoded, after its delay (sy_shown_span.h): a trimmed file's
- * hidden frames are decoded for prediction, not shown.
+ * hidden frames are decoded for prediction, not shown. A cut (several shown
+ * spans) keeps every frame and the list, except in a Live plan or with the
+ * sound re-encoded as AAC: those encode the frames the spans show at their
+ * times on the movie timeline (sy_video_cuts.h), the sound cut alike.
  *
  * Dynamic HDR metadata goes with the samples it describes: a PQ movie's
  * HDR10+ message with every picture (kept through a crop unless it has
