@@ -5,6 +5,9 @@
       SEGMENT in the movie's timescale (mvhd), MEDIA_TIME in the track's (-1: an empty edit, a delay); the
       track's elst becomes exactly these entries (version 0, rate 1). The moov must come after the mdat (so no
       chunk offset moves): ffmpeg's default layout.
+  edit_list.py set-sound MOVIE SEGMENT:MEDIA_TIME[,...]
+      The same for the movie's first sound track (media times in its timescale, the sample rate for PCM/AAC):
+      a cut of the sound as an editor writes it beside the picture's.
   edit_list.py late MOVIE TICKS
       The same track without an edit list, every sample's composition offset (ctts) raised by TICKS (media
       timescale) and lowered by the media time its first edit started at: a picture that starts TICKS after
@@ -28,17 +31,23 @@ def find(data, start, end, kind):
     return next(((a, s) for a, s, k in boxes(data, start, end) if k == kind), None)
 
 
-def video_trak(data):
+def video_trak(data, handler=b"vide"):
     moov = find(data, 0, len(data), b"moov")
     assert moov and data.find(b"mdat") < moov[0], "moov after mdat needed"
     trak = next(a for a, s, k in boxes(data, moov[0] + 8, moov[0] + moov[1])
-                if k == b"trak" and b"vide" in data[a:a + s])
+                if k == b"trak" and handler_of(data, a, s) == handler)
     return moov, trak, struct.unpack(">I", data[trak:trak + 4])[0]
 
 
-def set_edits(path, entries):
+def handler_of(data, trak, size):
+    mdia = find(data, trak + 8, trak + size, b"mdia")
+    hdlr = mdia and find(data, mdia[0] + 8, mdia[0] + mdia[1], b"hdlr")
+    return data[hdlr[0] + 16:hdlr[0] + 20] if hdlr else None
+
+
+def set_edits(path, entries, handler=b"vide"):
     data = bytearray(open(path, "rb").read())
-    moov, trak, trak_size = video_trak(data)
+    moov, trak, trak_size = video_trak(data, handler)
     edts = find(data, trak + 8, trak + trak_size, b"edts")
     elst = struct.pack(">I4sII", 16 + 12 * len(entries), b"elst", 0, len(entries))
     elst += b"".join(struct.pack(">IiI", seg, media, 0x00010000) for seg, media in entries)
@@ -95,6 +104,8 @@ def late(path, ticks):
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "set":
         set_edits(sys.argv[2], [tuple(int(v) for v in e.split(":")) for e in sys.argv[3].split(",")])
+    elif len(sys.argv) == 4 and sys.argv[1] == "set-sound":
+        set_edits(sys.argv[2], [tuple(int(v) for v in e.split(":")) for e in sys.argv[3].split(",")], b"soun")
     elif len(sys.argv) == 4 and sys.argv[1] == "late":
         late(sys.argv[2], int(sys.argv[3]))
     else:

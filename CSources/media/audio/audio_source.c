@@ -7,6 +7,14 @@
 #include "bmff/sy_bmff.h"
 
 #define RUN_BYTES (64u << 10) /* source bytes read at once */
+#define PIECES_MAX 256u       /* edits honoured one by one; a longer list plays its first span only */
+#define RATE_ONE 0x10000
+
+/* One edit in frames: silence (an empty edit), or `frames` of the sound from media frame `from`
+ * (UINT64_MAX frames: to the end). */
+typedef struct piece {
+    uint64_t silence, from, frames;
+} piece;
 
 typedef struct pcm_format {
     uint32_t bytes;            /* per channel sample */
@@ -29,9 +37,12 @@ struct sy__audio_source {
     size_t decoded_cap;
     const float *pending;      /* frames converted but not yet read */
     uint32_t pending_frames, pending_pos;
-    uint64_t silence;          /* leading empty edit, frames still to give */
-    uint64_t skip;             /* first edit's media time, frames still to drop */
-    uint64_t remaining;        /* frames the first edit plays (UINT64_MAX = to the end) */
+    piece *pieces;             /* the edit list, played in order (read_edit) */
+    uint32_t piece_n, piece_at;
+    uint64_t media_pos;        /* decoded frames consumed so far (dropped or given) */
+    uint64_t silence;          /* the current piece: frames of silence still to give */
+    uint64_t skip;             /* ... media frames still to drop before its span */
+    uint64_t remaining;        /* ... frames its span still plays (UINT64_MAX = to the end) */
 };
 
 static uint32_t be16(const uint8_t *p) { return (uint32_t)p[0] << 8 | p[1]; }
@@ -161,27 +172,51 @@ static sy_status refill(sy__audio_source *s, sy_error *err) {
     return SY_OK;
 }
 
-/* The empty edit, the media time skipped and the edit's length, in frames. */
+/* The edit list as pieces in frames (s->pieces): every empty edit silence, every span its media frames. A
+ * player plays edit after edit, so a cut (0-1 s, then 1.5-2.5 s) is heard as cut and a pause between spans
+ * is silence. Spans one pass can play only (in media order, at rate 1): otherwise, as before, the leading
+ * empty edits and the first span. No list: the whole sound. */
 static sy_status read_edit(sy__audio_source *s, sy_error *err) {
     const sy_mov_track_info *ti = sy_mov_track(s->mov, s->track);
     uint32_t movie_ts = sy_mov_info_get(s->mov)->timescale;
-    s->remaining = UINT64_MAX;
-    for (uint32_t k = 0; k < ti->edit_count && k < 2 && movie_ts; k++) {
+    uint32_t n = ti->edit_count && movie_ts ? ti->edit_count : 0;
+    s->pieces = sy__alloc(s->ctx, n < PIECES_MAX ? n + 1 : PIECES_MAX, sizeof *s->pieces, "sound edits", err);
+    if (!s->pieces) return err ? err->code : SY_E_BUDGET;
+    uint32_t count = 0, first_span = UINT32_MAX;
+    int one_pass = n <= PIECES_MAX;
+    uint64_t end = 0; /* where the last span stops in the media */
+    for (uint32_t k = 0; k < n && k < PIECES_MAX; k++) {
         uint64_t segment;
         int64_t media_time;
         int32_t rate;
         sy_status st = sy_mov_edit(s->mov, s->track, k, &segment, &media_time, &rate, err);
         if (st != SY_OK) return st;
-        double seconds = (double)segment / movie_ts;
+        uint64_t frames = (uint64_t)llround((double)segment / movie_ts * s->rate);
         if (media_time < 0) {
-            s->silence += (uint64_t)llround(seconds * s->rate);
+            s->pieces[count++] = (piece){.silence = frames};
             continue;
         }
-        s->skip = (uint64_t)llround((double)media_time * s->rate / ti->timescale);
-        if (segment) s->remaining = (uint64_t)llround(seconds * s->rate);
-        break;
+        piece p = {.from = (uint64_t)llround((double)media_time * s->rate / ti->timescale),
+                   .frames = segment ? frames : UINT64_MAX};
+        if (rate != RATE_ONE || (first_span != UINT32_MAX && p.from < end)) one_pass = 0;
+        if (first_span == UINT32_MAX) first_span = count;
+        end = p.frames == UINT64_MAX ? UINT64_MAX : p.from + p.frames;
+        s->pieces[count++] = p;
     }
+    if (!one_pass && first_span != UINT32_MAX) count = first_span + 1; /* a repeat, slow motion: the first span */
+    if (count == 0) s->pieces[count++] = (piece){.frames = UINT64_MAX}; /* no list: all of it */
+    s->piece_n = count;
     return SY_OK;
+}
+
+/* Starts the next piece; 0 when the list is over. */
+static int next_piece(sy__audio_source *s) {
+    if (s->piece_at >= s->piece_n) return 0;
+    const piece *p = &s->pieces[s->piece_at++];
+    s->silence = p->silence;
+    s->skip = p->from > s->media_pos ? p->from - s->media_pos : 0;
+    s->remaining = p->silence ? 0 : p->frames;
+    return 1;
 }
 
 sy_status sy__audio_source_open(sy_context *ctx, sy_mov *mov, uint32_t track, const char *label,
@@ -234,7 +269,8 @@ uint32_t sy__audio_source_channels(const sy__audio_source *s) { return s->channe
 sy_status sy__audio_source_read(sy__audio_source *s, float *out, uint32_t max_frames, uint32_t *got, sy_error *err) {
     *got = 0;
     uint32_t ch = s->channels;
-    while (*got < max_frames && s->remaining) {
+    while (*got < max_frames) {
+        if (!s->silence && !s->remaining && !next_piece(s)) break;
         if (s->silence) {
             uint32_t n = (uint32_t)SY__MIN((uint64_t)(max_frames - *got), s->silence);
             memset(out + (size_t)*got * ch, 0, (size_t)n * ch * sizeof(float));
@@ -244,15 +280,19 @@ sy_status sy__audio_source_read(sy__audio_source *s, float *out, uint32_t max_fr
         sy_status st = refill(s, err);
         if (st != SY_OK) return st;
         uint32_t avail = s->pending_frames - s->pending_pos;
-        if (avail == 0) break; /* the end of the sound */
+        if (avail == 0) { /* the end of the sound: whatever the list says after it is not heard */
+            s->remaining = 0;
+            s->piece_at = s->piece_n;
+            break;
+        }
         if (s->skip) {
             uint32_t n = (uint32_t)SY__MIN((uint64_t)avail, s->skip);
-            s->pending_pos += n, s->skip -= n;
+            s->pending_pos += n, s->skip -= n, s->media_pos += n;
             continue;
         }
         uint32_t n = (uint32_t)SY__MIN((uint64_t)SY__MIN(avail, max_frames - *got), s->remaining);
         memcpy(out + (size_t)*got * ch, s->pending + (size_t)s->pending_pos * ch, (size_t)n * ch * sizeof(float));
-        s->pending_pos += n, *got += n;
+        s->pending_pos += n, *got += n, s->media_pos += n;
         if (s->remaining != UINT64_MAX) s->remaining -= n;
     }
     return SY_OK;
@@ -261,6 +301,7 @@ sy_status sy__audio_source_read(sy__audio_source *s, float *out, uint32_t max_fr
 void sy__audio_source_close(sy__audio_source *s) {
     if (!s) return;
     sy__aac_decoder_close(s->dec);
+    sy__free(s->ctx, s->pieces);
     sy__free(s->ctx, s->raw);
     sy__free(s->ctx, s->decoded);
     sy__free(s->ctx, s);

@@ -25,6 +25,7 @@
 #include "live/sy_live_still_job.h"
 #include "live/sy_frame_gainmap.h"
 #include "video/sy_frame_path.h"
+#include "video/sy_video_cuts.h"
 
 void sy_live_save_options_init(sy_live_save_options *opts) {
     memset(opts, 0, sizeof *opts);
@@ -66,11 +67,17 @@ static double middle(const sy_video_reader_info *vi) { return vi->start_seconds 
  * with `frame` non-NULL also the frame shown at `seconds` (movie time; < 0:
  * the middle of the movie) and its time; with `first_shown` non-NULL the
  * index of the first frame its edit shows (the frame on screen when the video
- * starts), from which the transcode numbers the frames it encodes. */
+ * starts), from which the transcode numbers the frames it encodes. A cut
+ * movie (several shown spans) is timed as a viewer sees it, as the Live
+ * movie made of it plays (sy_video_cuts.h): frames counted among those
+ * shown, times and length on the movie timeline; *cut (may be NULL) says so. */
 static sy_status movie_facts(sy_context *ctx, const char *movie, double seconds, sy_video_reader_info *out,
-                             uint32_t *frame, double *frame_seconds, uint32_t *first_shown, sy_error *err) {
+                             uint32_t *frame, double *frame_seconds, uint32_t *first_shown, int *cut,
+                             sy_error *err) {
     sy_video_reader *r = NULL;
     sy_status st = sy_video_reader_open(ctx, movie, -1, &r, err);
+    if (st == SY_OK) st = sy__video_reader_follow_cuts(r, err);
+    if (st == SY_OK && cut) *cut = sy__video_reader_follows_cuts(r);
     if (st == SY_OK) *out = *sy_video_reader_info_get(r);
     if (st == SY_OK && frame)
         st = sy_video_reader_frame_at(r, seconds >= 0 ? seconds : middle(out), frame, frame_seconds, err);
@@ -106,7 +113,11 @@ static sy_status render_frame(sy_context *ctx, const char *movie, double seconds
     sy__frame_path path = {0};
     uint8_t *full = NULL;
     sy_status st = sy_video_reader_open(ctx, movie, -1, &r, err);
-    if (st != SY_OK) return st;
+    if (st == SY_OK) st = sy__video_reader_follow_cuts(r, err); /* a cut movie's time as a viewer sees it */
+    if (st != SY_OK) {
+        sy_video_reader_close(r);
+        return st;
+    }
     const sy_video_reader_info *vi = sy_video_reader_info_get(r);
     if (primaries) *primaries = sy__video_frame_primaries(vi);
     uint32_t want = 0;
@@ -155,9 +166,13 @@ static sy_status render_frame(sy_context *ctx, const char *movie, double seconds
  * (sy__live_movie_playable); any other is re-encoded as HEVC 'hvc1'. So is
  * a movie of anamorphic samples (a `pasp` or VUI aspect other than 1:1): a
  * Live movie gets square pixels at its displayed size, the shape of its
- * still (live-photo.md P4, pitfall 9), not a shape left to each player. */
-static int keeps_movie(const sy_recipe *recipe, const sy_live_save_options *o, const sy_video_reader_info *vi) {
-    return sy__live_movie_playable(vi) && vi->sar_num == vi->sar_den && sy_recipe_is_identity(recipe) &&
+ * still (live-photo.md P4, pitfall 9), not a shape left to each player. So
+ * is a cut movie (`cut`: several shown spans): a copy keeps only its first
+ * edit and would play the media whole; re-encoded, it shows what a player
+ * shows, the key photo on that timeline. */
+static int keeps_movie(const sy_recipe *recipe, const sy_live_save_options *o, const sy_video_reader_info *vi,
+                       int cut) {
+    return !cut && sy__live_movie_playable(vi) && vi->sar_num == vi->sar_den && sy_recipe_is_identity(recipe) &&
            !o->observer && o->bitrate == 0 &&
            !o->preset;
 }
@@ -271,7 +286,7 @@ static sy_status save_still_only(sy_context *ctx, const char *movie, const sy_vi
 /* `vi`: the source movie's facts; rep->still_frame and still_time already say
  * which frame the still shows (live_save). */
 static sy_status live_pair(sy_context *ctx, const char *source_movie, const sy_video_reader_info *vi, uint32_t first_shown,
-                           const char *source_still, const char *still_out, const char *movie_out,
+                           int keeps, const char *source_still, const char *still_out, const char *movie_out,
                            const sy_live_save_options *opts, const sy_recipe *recipe, sy__hdr_decision *hdr,
                            sy_live_save_report *rep, sy_error *err) {
     sy_status st;
@@ -305,7 +320,7 @@ static sy_status live_pair(sy_context *ctx, const char *source_movie, const sy_v
     sy_video_transcode_options to;
     sy_video_transcode_options_init(&to);
     to.container = SY_FOURCC('q', 't', ' ', ' ');
-    to.copy_video = keeps_movie(recipe, opts, vi);
+    to.copy_video = keeps;
     to.bitrate = opts->bitrate;
     to.preset = opts->preset;
     to.allow_sdr = opts->allow_sdr; /* asked already (live_save) when the re-encode makes an HDR movie SDR */
@@ -386,10 +401,12 @@ static sy_status live_save(sy_context *ctx, const char *source_movie, const char
     int bordered = recipe->border_width > 0;
     int frame_still = !(bordered && source_still); /* a bordered edit's still is the source still, no frame */
     uint32_t first_shown = 0;
+    int cut = 0;
     st = movie_facts(ctx, source_movie, opts->still_time, &vi, frame_still ? &rep->still_frame : NULL,
-                     frame_still ? &rep->still_time : NULL, &first_shown, err);
+                     frame_still ? &rep->still_time : NULL, &first_shown, &cut, err);
     if (st != SY_OK) return st;
-    int reencodes = !bordered && !keeps_movie(recipe, opts, &vi);
+    int keeps = keeps_movie(recipe, opts, &vi, cut);
+    int reencodes = !bordered && !keeps;
     if (reencodes && sy__cicp_is_hdr_transfer(vi.transfer)) {
         /* The re-encode keeps the HDR when its frames reach the encoder as the
          * decoder's samples (sy_video_transcode_hdr_outcome): a crop at most,
@@ -409,7 +426,7 @@ static sy_status live_save(sy_context *ctx, const char *source_movie, const char
     sy__hdr_decision hdr;
     if ((st = decide_hdr(ctx, source_still, opts, frame_keeps_hdr, &hdr, err)) != SY_OK) return st;
     if (!source_still && hdr.verdict == SY__HDR_DROP) rep->hdr = SY_HDR_DROPPED_WITH_CONSENT;
-    st = live_pair(ctx, source_movie, &vi, first_shown, source_still, still_out, movie_out, opts, recipe, &hdr, rep, err);
+    st = live_pair(ctx, source_movie, &vi, first_shown, keeps, source_still, still_out, movie_out, opts, recipe, &hdr, rep, err);
     sy__hdr_decision_free(ctx, &hdr);
     return st;
 }
@@ -460,7 +477,7 @@ static int moves_key_photo(sy_context *ctx, const char *movie, double t) {
     sy_live_movie_info info;
     sy_video_reader_info vi;
     if (sy_live_movie_read(ctx, movie, &info, NULL) != SY_OK || !info.has_still_time) return 1;
-    double half_frame = movie_facts(ctx, movie, -1, &vi, NULL, NULL, NULL, NULL) == SY_OK && vi.frame_rate > 0
+    double half_frame = movie_facts(ctx, movie, -1, &vi, NULL, NULL, NULL, NULL, NULL) == SY_OK && vi.frame_rate > 0
                             ? 0.5 / vi.frame_rate : 1.0 / 60;
     return fabs(info.still_time - t) > half_frame;
 }

@@ -6,6 +6,7 @@
 #include "base/sy_internal.h"
 #include "live/sy_live_movie.h"
 #include "sy_live.h"
+#include "video/sy_video_cuts.h"
 #include "video/sy_video_reader_decode_only.h"
 
 /* Tolerance for "inside the movie": one tick of a 600 timescale. */
@@ -36,6 +37,7 @@ static sy_status decode_frames(sy_context *ctx, const char *movie, double second
         if (st == SY_E_CANCELLED) return sy__fail(err, st, "%s", e.message);
         return mismatch(v, "movie does not decode: %s", e.message);
     }
+    sy__video_reader_follow_cuts(r, NULL); /* a cut movie's still-image time is on the timeline it shows */
     const sy_video_reader_info *vi = sy_video_reader_info_get(r);
     if (!sy__live_movie_playable(vi)) { /* what Photos plays (live-photo.md pitfall 4) */
         uint32_t c = vi->codec;

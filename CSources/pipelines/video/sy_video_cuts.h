@@ -46,8 +46,12 @@ void sy__video_cuts_at(const sy__video_cuts *c, double seconds, uint32_t *shown,
  * the shown frames, sy_video_reader_frame_at and the info's
  * presentation_seconds follow. Before the first frame only; a track without
  * cuts plays as it did. For consumers that show the movie as a viewer sees it
- * (a GIF, a collage cell, a fingerprint); a re-encode that writes the list
- * again reads the media whole. */
+ * (a GIF, a collage cell, a fingerprint, a Live movie and its key photo, a
+ * re-encode whose sound becomes AAC: transcode.c); a re-encode that writes
+ * the list again reads the media whole. */
 sy_status sy__video_reader_follow_cuts(sy_video_reader *r, sy_error *err);
+
+/* 1 when `r` plays its track's cuts (sy__video_reader_follow_cuts found spans one pass can play). */
+int sy__video_reader_follows_cuts(const sy_video_reader *r);
 
 #endif

@@ -23,13 +23,17 @@
  * samples' times unchanged (movie_timed_copy.c); the still-image time is the
  * plan's frame marker, written anew. Only the frames the source's edit list
  * shows are encoded, after its delay (sy_shown_span.h): a trimmed file's
- * hidden frames are decoded for prediction, not shown.
+ * hidden frames are decoded for prediction, not shown. A cut (several shown
+ * spans) keeps every frame and the list, except in a Live plan or with the
+ * sound re-encoded as AAC: those encode the frames the spans show at their
+ * times on the movie timeline (sy_video_cuts.h), the sound cut alike.
  *
  * Dynamic HDR metadata goes with the samples it describes: a PQ movie's
  * HDR10+ message with every picture (kept through a crop unless it has
  * several windows), a Dolby Vision profile 8 movie's RPU and configuration
  * when the samples are kept whole (sy_video_reader_dynamic.h).
  */
+#include <math.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -47,6 +51,7 @@
 #include "render/sy_render_copy.h"
 #include "video/sy_video_encoder_stage.h"
 #include "video/sy_shown_span.h"
+#include "video/sy_video_cuts.h"
 #include "video/sy_video_reader_dynamic.h"
 #include "video/sy_video_reader_samples.h"
 
@@ -336,18 +341,31 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
      * whole: an RPU describes the source's picture (its active area, its levels), not a crop of it */
     int dovi = whole && vi->dolby_vision_profile == 8 && sy__video_reader_keep_dovi_rpu(reader);
     uint32_t rpus = 0;
+    const sy_video_frame_marker *marker = o->metadata ? o->metadata->marker : NULL;
+    /* Several shown spans (cuts, slow motion): every frame at its own time and the source's list written
+     * again — not for a Live plan (its key photo counts on the timeline a viewer sees) nor for sound
+     * re-encoded as AAC (its priming moves the sound's media times). Those two play the movie as a viewer
+     * sees it (sy_video_cuts.h): the frames the spans show, each at its time on the movie timeline, no list
+     * written; a sound with a cut of its own is cut alike, as AAC (sy__audio_source plays its list). Spans
+     * one pass cannot play: the media whole, as before. */
+    int audio_as_aac = j->audio_track >= 0 && o->copy_audio &&
+                       sy__copied_track_should_encode(j->source, (uint32_t)j->audio_track, o->aac_audio);
+    int several = sy__shown_spans_several(j->source, vi->track);
+    int keep_edits = !marker && !audio_as_aac && several &&
+                     sy_mov_track(j->source, vi->track)->edit_count <= SY_MOV_WRITER_MAX_EDITS;
+    if (several && (marker || audio_as_aac) && (st = sy__video_reader_follow_cuts(reader, err)) != SY_OK) return st;
+    int following = several && (marker || audio_as_aac) && sy__video_reader_follows_cuts(reader);
+    int cut_sound = following && j->audio_track >= 0 && o->copy_audio &&
+                    sy__shown_spans_several(j->source, (uint32_t)j->audio_track) &&
+                    sy__audio_source_supported(j->source, (uint32_t)j->audio_track);
     /* Only what the source's edit shows is encoded, after its delay (sy_shown_span.h). */
     sy__shown_span span;
     if ((st = sy__shown_span_read(j->source, reader, movie_timescale, &span, err)) != SY_OK) return st;
-    const sy_video_frame_marker *marker = o->metadata ? o->metadata->marker : NULL;
-    /* Several shown spans (cuts, slow motion): every frame at its own time and the source's list written
-     * again — not for a Live plan (its key photo counts from the first frame shown) nor for sound
-     * re-encoded as AAC (its priming moves the sound's media times) */
-    int audio_as_aac = j->audio_track >= 0 && o->copy_audio &&
-                       sy__copied_track_should_encode(j->source, (uint32_t)j->audio_track, o->aac_audio);
-    int keep_edits = !marker && !audio_as_aac && sy__shown_spans_several(j->source, vi->track) &&
-                     sy_mov_track(j->source, vi->track)->edit_count <= SY_MOV_WRITER_MAX_EDITS;
     if (keep_edits) span.first_frame = 0;
+    if (following) { /* the spans end where the presentation does, on the movie timeline */
+        span.end = llround((vi->start_seconds + vi->presentation_seconds) * vi->timescale);
+        span.bounded = 1;
+    }
     if (marker && marker->frame > span.first_frame) /* a Live movie's key photo an IDR: the C3 check decodes from it */
         eo.keyframe_at = marker->frame - span.first_frame;
     j->timescale = eo.timescale;
@@ -385,8 +403,7 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
     }
     if (st == SY_OK && o->copy_metadata)
         st = sy__movie_copy_track_meta(j->writer, j->source, (int32_t)vi->track, j->video_id, &j->track_meta, err);
-    if (st == SY_OK && j->audio_track >= 0 && o->copy_audio &&
-        sy__copied_track_should_encode(j->source, (uint32_t)j->audio_track, o->aac_audio))
+    if (st == SY_OK && j->audio_track >= 0 && o->copy_audio && (audio_as_aac || cut_sound))
         st = sy__copied_track_add_as_aac(j->ctx, j->writer, j->source, (uint32_t)j->audio_track, j->input, &j->audio,
                                          err);
     else if (st == SY_OK && j->audio_track >= 0 && o->copy_audio)
@@ -397,7 +414,7 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
     if (st == SY_OK) st = sy__movie_write_metadata(j->writer, j->source, o->copy_metadata, o->metadata, &j->items, err);
 
     uint32_t frames = 0;
-    int64_t first_pts = 0, last_pts = 0, marker_pts = -1;
+    int64_t first_pts = 0, last_pts = 0, marker_pts = -1, at = 0;
     ahead next = {.j = j, .reader = reader};
     if (st == SY_OK) {
         fetch_ahead(&next);
@@ -405,7 +422,10 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
     }
     while (st == SY_OK && !next.end) {
         sy_video_frame frame = next.frame;
-        if (span.bounded && frame.pts >= span.end) break; /* past the edit: this and every later frame hidden */
+        /* the frame's time: its media time, or where the cuts show it (never two frames at one tick) */
+        int64_t t = following ? llround(frame.seconds * vi->timescale) : frame.pts;
+        if (following && frames && t <= at) t = at + 1;
+        if (span.bounded && t >= span.end) break; /* past the edit: this and every later frame hidden */
         if (frame.index < span.first_frame) { /* before the edit's start: decoded, not shown */
             fetch_ahead(&next);
             st = take_ahead(&next, err);
@@ -413,12 +433,12 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
         }
         if (o->observer)
             st = o->observer(o->observer_user, frames, next.rgb, next.stride, out_width, out_height, err);
-        if (frames == 0) first_pts = frame.pts; /* the reader's pts increase strictly */
-        last_pts = frame.pts;
+        if (frames == 0) first_pts = t; /* the reader's pts increase strictly */
+        last_pts = at = t;
         if (marker && (marker->frame == frame.index || (frames == 0 && marker->frame < frame.index)))
-            marker_pts = frame.pts - first_pts; /* a marker on a hidden frame: the first one shown */
+            marker_pts = t - first_pts; /* a marker on a hidden frame: the first one shown */
         if (st == SY_OK && next.samples) {
-            st = sy__video_encoder_stage_samples(enc, next.samples, j->copy_x, j->copy_y, frame.pts - first_pts, err);
+            st = sy__video_encoder_stage_samples(enc, next.samples, j->copy_x, j->copy_y, t - first_pts, err);
             if (st == SY_OK && dynamic) st = stage_hdr10plus(reader, enc, whole, &dynamic_kept, &dynamic_dropped, err);
             size_t rpu_len = 0;
             const uint8_t *rpu = dovi ? sy__video_reader_dovi_rpu(reader, &rpu_len) : NULL;
@@ -430,7 +450,7 @@ static sy_status run(job *j, sy_video_reader *reader, const char *output, const 
             st = sy__fail(err, SY_E_INVALID_INPUT, "%s: frame %u is not 4:2:0 at the stream's %u bits", j->input,
                           frames, vi->bit_depth);
         else if (st == SY_OK)
-            st = sy__video_encoder_stage_rgb(enc, next.rgb, next.stride, frame.pts - first_pts, err);
+            st = sy__video_encoder_stage_rgb(enc, next.rgb, next.stride, t - first_pts, err);
         frames++;
         if (st != SY_OK) break;
         /* the frame is in the encoder's own planes: the reader's and the

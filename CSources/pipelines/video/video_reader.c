@@ -551,6 +551,8 @@ sy_status sy__video_reader_follow_cuts(sy_video_reader *r, sy_error *err) {
     return st;
 }
 
+int sy__video_reader_follows_cuts(const sy_video_reader *r) { return r && r->cuts; }
+
 /* The last random-access sample (a sync sample the stream confirms) presented
  * at or before the first needed frame, if it comes after sample 0: the
  * needed frames' references all lie from there on, so the samples between
