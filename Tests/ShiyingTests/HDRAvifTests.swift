@@ -100,6 +100,43 @@ struct HDRAvifTests {
         #expect(v.count == 4 && v[0] == 848 && v[1] <= 1.1 && v[2] >= 3.5 && v[3] <= 1.1, "\(peaks)")
     }
 
+    // Damaged HDR AVIFs on the new path: a clear error naming the file and the reason, nothing written — not a
+    // request for consent to drop an HDR the picture never had (a scrambled AV1 picture was "the HDR gain map
+    // cannot be read" before) — and a grade that says nonsense is taken within the tone mapping's bounds.
+    @Test("damaged HDR AVIFs: a clear error naming the file, nothing written; an absurd grade is bounded")
+    func hostile() async throws {
+        let dir = try TempDir("hdr-avif-hostile")
+        defer { dir.remove() }
+        let avif = try await HDROracle.avif("pq", ["--peak", "4000"], in: dir)
+        let made = try await runProcess("/usr/bin/env", ["python3", "-c", """
+            import struct, sys
+            src, out = open(sys.argv[1], 'rb').read(), sys.argv[2]
+            mdat = src.rfind(b'mdat') - 4
+            size = struct.unpack('>I', src[mdat:mdat + 4])[0]
+            def save(name, data): open(out + name, 'wb').write(bytes(data))
+            save('cut.avif', src[:mdat + 8 + (size - 8) // 2])
+            b = bytearray(src)
+            for k in range(mdat + 48, mdat + size, 3): b[k] ^= 0x5A
+            save('scrambled.avif', b)
+            b = bytearray(src); k = src.find(b'ispe'); struct.pack_into('>II', b, k + 8, 65535, 65535); save('huge.avif', b)
+            b = bytearray(src); k = src.find(b'clli'); struct.pack_into('>HH', b, k + 4, 65535, 65535)
+            k = src.find(b'mdcv'); struct.pack_into('>II', b, k + 20, 0, 0); save('grade.avif', b)
+            """, avif, dir.file("h-")])
+        #expect(made.succeeded, "\(made)")
+        for (name, reason) in [("cut.avif", "outside of file"), ("scrambled.avif", "decode failed"),
+                               ("huge.avif", "exceeds the input limit")] {
+            let out = dir.file("h-" + name + ".jpg")
+            let run = try await CLI.run(["convert", "-o", out, dir.file("h-" + name)])
+            #expect(run.exitedNormally && run.status == 1, "\(name): \(run)")
+            #expect(run.stderr.contains(name) && run.stderr.contains(reason) && !run.stderr.contains("--allow-sdr"),
+                    "\(name): \(run.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: out), "\(name): nothing written")
+        }
+        let graded = try GainMapInfo.probe(dir.file("h-grade.avif"))
+        #expect(graded.kind == "hdr-signal" && abs((graded.headroom ?? 0) - 10000.0 / 203) < 0.01, "\(graded)")
+        #expect(try await CLI.run(["convert", "-o", dir.file("grade.jpg"), dir.file("h-grade.avif")]).succeeded)
+    }
+
     static let libheifTools = commandSucceeds(["sh", "-c", "command -v heif-enc && command -v heif-convert"])
 
     @Test("an 8-bit SDR AVIF stays libheif's own rendition, pixel for pixel, with no gain map",

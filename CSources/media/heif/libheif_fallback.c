@@ -19,6 +19,7 @@
  * contexts are safe) and holds it for the life of the process, so the engine
  * pays for libheif's plugin loading only when a file needs it. */
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <libheif/heif.h>
 
@@ -55,9 +56,13 @@ static sy_status open_primary(const char *path, struct heif_context **hctx, stru
     struct heif_error he = heif_context_read_from_file(*hctx, path, NULL);
     if (he.code == heif_error_Ok) he = heif_context_get_primary_image_handle(*hctx, handle);
     if (he.code != heif_error_Ok) {
-        /* he.message lives in the libheif context: format before freeing it */
+        /* he.message lives in the libheif context: copy it before freeing it
+         * (without the line break some of its messages end in) */
+        char said[160];
+        snprintf(said, sizeof said, "%s", he.message ? he.message : "?");
+        for (size_t n = strlen(said); n && (said[n - 1] == '\n' || said[n - 1] == ' '); n--) said[n - 1] = 0;
         sy_status st = sy__fail_sub(err, he.code == heif_error_Memory_allocation_error ? SY_E_BUDGET : SY_E_INVALID_INPUT,
-                                    he.subcode, "%s: libheif cannot open it: %s", path, he.message ? he.message : "?");
+                                    he.subcode, "%s: libheif cannot open it: %s", path, said);
         heif_context_free(*hctx);
         *hctx = NULL;
         *handle = NULL;
