@@ -132,6 +132,13 @@ struct HDRAvifTests {
                     "\(name): \(run.stderr)")
             #expect(!FileManager.default.fileExists(atPath: out), "\(name): nothing written")
         }
+        // fuzz_gainmap's finding: an AV1 picture of 62x2 under a 64x48 ispe gave a 16x1 map (the probe said 16x12)
+        // and a 64x48 save of 62x2 rows; now the picture's size is checked against the header's.
+        let small = Paths.packageRoot.appendingPathComponent("Tests/Fuzz/regressions/gainmap/avif-frame-smaller-than-ispe.avif").path
+        let cut = try await CLI.run(["convert", "-o", dir.file("small.jpg"), small, "--allow-sdr"])
+        #expect(cut.exitedNormally && cut.status == 1 && cut.stderr.contains("decodes as 62x2, its header says 64x48"),
+                "\(cut)")
+        #expect(!FileManager.default.fileExists(atPath: dir.file("small.jpg")))
         let graded = try GainMapInfo.probe(dir.file("h-grade.avif"))
         #expect(graded.kind == "hdr-signal" && abs((graded.headroom ?? 0) - 10000.0 / 203) < 0.01, "\(graded)")
         #expect(try await CLI.run(["convert", "-o", dir.file("grade.jpg"), dir.file("h-grade.avif")]).succeeded)

@@ -33,12 +33,18 @@ static sy_status next_gain_row(void *src, float *gain, sy_error *err) {
     return sy__libheif_read_gain_row(src, gain, err);
 }
 
-sy_status sy__gainmap_decode_av1_signal(sy_context *ctx, const char *path, const sy_cicp *signal, uint32_t reduce,
-                                        sy_gainmap_image *out, sy_error *err) {
+sy_status sy__gainmap_decode_av1_signal(sy_context *ctx, const char *path, const sy_cicp *signal,
+                                        const sy_gainmap_info *info, uint32_t reduce, sy_gainmap_image *out,
+                                        sy_error *err) {
     sy__source *src = NULL;
     sy_status st = sy__libheif_source_open(ctx, path, signal, &src, err);
     if (st != SY_OK) return st;
-    st = sy__gainmap_signal_rows(ctx, src->width, src->height, signal->peak, reduce, next_gain_row, src, out, err);
+    /* the map covers the picture the probe announced (libheif's header size) */
+    if (src->width != info->base_width || src->height != info->base_height)
+        st = sy__fail(err, SY_E_INVALID_INPUT, "%s: the AV1 picture decodes as %ux%u, its header says %ux%u", path,
+                      src->width, src->height, info->base_width, info->base_height);
+    if (st == SY_OK)
+        st = sy__gainmap_signal_rows(ctx, src->width, src->height, signal->peak, reduce, next_gain_row, src, out, err);
     src->close(src);
     return st;
 }

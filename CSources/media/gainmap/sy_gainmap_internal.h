@@ -183,10 +183,12 @@ sy_status sy__gainmap_signal_rows(sy_context *ctx, uint32_t w, uint32_t h, uint1
  * nclx says PQ / HLG, decoded by libheif): probe is probe_heif's case after
  * sy__gainmap_probe_signal (map size from info->base_width/height, libheif's
  * upright picture; 1 when it is one); decode is reached through
- * sy__gainmap_decode_signal with the primary's signal. */
+ * sy__gainmap_decode_signal with the primary's signal; a picture that decodes
+ * to another size than info->base_width x base_height is SY_E_INVALID_INPUT. */
 int sy__gainmap_probe_av1_signal(sy_heif_file *file, uint32_t primary, sy_gainmap_info *info);
-sy_status sy__gainmap_decode_av1_signal(sy_context *ctx, const char *path, const sy_cicp *signal, uint32_t reduce,
-                                        sy_gainmap_image *out, sy_error *err);
+sy_status sy__gainmap_decode_av1_signal(sy_context *ctx, const char *path, const sy_cicp *signal,
+                                        const sy_gainmap_info *info, uint32_t reduce, sy_gainmap_image *out,
+                                        sy_error *err);
 
 /* ---- gains, gainmap_math.c ---- */
 

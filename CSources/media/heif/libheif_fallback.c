@@ -183,6 +183,11 @@ sy_status sy__libheif_source_open(sy_context *ctx, const char *path, const sy_ci
         st = sy__fail(err, SY_E_CODEC, "%s: libheif returned no %s RGB plane", path, s->hdr ? "high-depth" : "8-bit");
         goto fail;
     }
+    if (s->hdr && (iw != w || ih != h)) { /* an HDR picture is made of what the probe announced, or nothing */
+        st = sy__fail(err, SY_E_INVALID_INPUT, "%s: the picture decodes as %dx%d, its header says %dx%d", path, iw, ih,
+                      w, h);
+        goto fail;
+    }
     s->base.width = (uint32_t)iw;
     s->base.height = (uint32_t)ih;
     if (s->hdr) {
