@@ -6,8 +6,14 @@
       The same scene as a 16-bit R'G'B' PNG (BT.2020, full range) whose cICP
       chunk says HLG or PQ (PNG 3rd edition HDR); --peak also writes the
       grade's cLLi and mDCv chunks, --alpha an opaque alpha channel.
-  hdr_still.py verify FILE.heic hlg|pq
-      Decodes FILE with libheif (pillow-heif) to 16-bit R'G'B' and prints, as
+  hdr_still.py avif OUT.avif hlg|pq [--peak NITS] [--tile N] [--size WxH]
+      The same scene as a 10-bit 4:2:0 AVIF (AV1 by libaom through ffmpeg,
+      near-lossless, one thread: the same bytes every run), BT.2020 limited
+      range, the colour in an nclx 'colr' property as AVIF writers put it;
+      --peak also writes the grade's 'mdcv' and 'clli' properties, --tile N a
+      'grid' of N x N av01 tiles (the overhang cropped by the grid).
+  hdr_still.py verify FILE.heic|FILE.avif hlg|pq
+      Decodes FILE with libheif (pillow-heif; an AVIF with libavif) to 16-bit R'G'B' and prints, as
       JSON, how far its signal is from the scene's (mean, p99, in 10-bit
       levels) and the transfer libheif reads: the fixture checked by an
       outside reader before the engine is judged on it.
@@ -206,6 +212,105 @@ def write(out, transfer, tile, chroma, nclx):
         f.write(ftyp + meta + box(b"mdat", b"".join(blobs)))
 
 
+def encode_av1(yp, cbp, crp, transfer):
+    """One 4:2:0 10-bit picture as AV1 OBUs (temporal delimiters dropped) and its av1C record."""
+    h, w = yp.shape
+    name = "arib-std-b67" if transfer == "hlg" else "smpte2084"
+    raw = yp.tobytes() + cbp.tobytes() + crp.tobytes()
+    stream = subprocess.run(["ffmpeg", "-v", "error", "-f", "rawvideo", "-pix_fmt", "yuv420p10le", "-s", f"{w}x{h}",
+                             "-i", "-", "-frames:v", "1", "-c:v", "libaom-av1", "-crf", "2", "-cpu-used", "6",
+                             "-threads", "1", "-row-mt", "0", "-color_primaries", "bt2020", "-color_trc", name,
+                             "-colorspace", "bt2020nc", "-color_range", "tv", "-f", "obu", "-"],
+                            input=raw, capture_output=True, check=True).stdout
+    obus, at, sequence = [], 0, None
+    while at < len(stream):  # low-overhead format: header, LEB128 size, payload
+        head = stream[at]
+        kind, ext = (head >> 3) & 15, (head >> 2) & 1
+        size, shift, k = 0, 0, at + 1 + ext
+        while True:
+            size |= (stream[k] & 127) << shift
+            shift += 7
+            k += 1
+            if not stream[k - 1] & 128:
+                break
+        obu = stream[at:k + size]
+        if kind == 1:
+            sequence = obu if sequence is None else sequence
+        if kind != 2:
+            obus.append(obu)
+        at = k + size
+    payload = sequence[2:]  # the sequence header OBU's payload (one-byte size here: it is short)
+    bits = "".join(f"{b:08b}" for b in payload)
+    profile = int(bits[0:3], 2)
+    level = int(bits[5:10], 2) if bits[4] == "1" else int(bits[24:29], 2)  # reduced header, else operating point 0
+    # marker/version, profile/level, tier 0, high_bitdepth (10-bit), 4:2:0, then the sequence header as configOBUs
+    record = bytes([0x81, profile << 5 | level, 0x40 | 0x08 | 0x04, 0]) + sequence
+    return b"".join(obus), record
+
+
+def write_avif(out, transfer, tile):
+    if tile:
+        cols, rows = -(-W // tile), -(-H // tile)
+        yp, cbp, crp = planes(transfer, "420", cols * tile, rows * tile)
+        t2 = tile // 2
+        coded = [encode_av1(yp[r * tile:(r + 1) * tile, c * tile:(c + 1) * tile],
+                            cbp[r * t2:(r + 1) * t2, c * t2:(c + 1) * t2], crp[r * t2:(r + 1) * t2, c * t2:(c + 1) * t2],
+                            transfer) for r in range(rows) for c in range(cols)]
+        tw = th = tile
+    else:
+        cols = rows = 1
+        coded = [encode_av1(*planes(transfer, "420", W, H), transfer)]
+        tw, th = W, H
+    grid = tile is not None
+    n = len(coded)
+    ids = list(range(1, n + 1))
+    primary = n + 1 if grid else 1
+    props = [box(b"av1C", coded[0][1]), full_box(b"ispe", 0, 0, struct.pack(">II", tw, th)),
+             full_box(b"pixi", 0, 0, bytes([3, 10, 10, 10])),
+             box(b"colr", b"nclx" + struct.pack(">HHHB", 9, 18 if transfer == "hlg" else 16, 9, 0))]
+    tile_assoc = [(1, True), (2, False), (3, False), (4, True)]
+    graded = []
+    if grid:
+        props.append(full_box(b"ispe", 0, 0, struct.pack(">II", W, H)))
+    if hdr_clip.GRADE and transfer == "pq":
+        props.append(box(b"mdcv", struct.pack(">HHHHHHHHII", 13250, 34500, 7500, 3000, 34000, 16000, 15635, 16450,
+                                              hdr_clip.GRADE * 10000, 50)))
+        props.append(box(b"clli", struct.pack(">HH", hdr_clip.GRADE, 400)))
+        graded = [(len(props) - 1, False), (len(props), False)]
+    entries = [(i, list(tile_assoc)) for i in ids]
+    if grid:
+        entries.append((primary, [(5, False), (3, False), (4, True)] + graded))
+    else:
+        entries[0] = (primary, tile_assoc + graded)
+    ipma = struct.pack(">I", len(entries))
+    for item, assoc in entries:
+        ipma += struct.pack(">HB", item, len(assoc)) + bytes((0x80 if e else 0) | p for p, e in assoc)
+    iprp = box(b"iprp", box(b"ipco", b"".join(props)) + full_box(b"ipma", 0, 0, ipma))
+    infe = b"".join(full_box(b"infe", 2, 1 if grid else 0, struct.pack(">HH", i, 0) + b"av01" + b"\0") for i in ids)
+    if grid:
+        infe += full_box(b"infe", 2, 0, struct.pack(">HH", primary, 0) + b"grid" + b"\0")
+    iinf = full_box(b"iinf", 0, 0, struct.pack(">H", n + grid) + infe)
+    iref = full_box(b"iref", 0, 0, box(b"dimg", struct.pack(">HH", primary, n) + b"".join(
+        struct.pack(">H", i) for i in ids))) if grid else b""
+    blobs = [c[0] for c in coded] + ([struct.pack(">BBBBHH", 0, 0, rows - 1, cols - 1, W, H)] if grid else [])
+    items = ids + ([primary] if grid else [])
+
+    def iloc(base):
+        payload = bytes([0x44, 0x00]) + struct.pack(">H", len(items))
+        for item, blob in zip(items, blobs):
+            payload += struct.pack(">HHHHII", item, 0, 0, 1, base, len(blob))
+            base += len(blob)
+        return full_box(b"iloc", 1, 0, payload)
+
+    hdlr = full_box(b"hdlr", 0, 0, b"\0" * 4 + b"pict" + b"\0" * 12 + b"\0")
+    pitm = full_box(b"pitm", 0, 0, struct.pack(">H", primary))
+    ftyp = box(b"ftyp", b"avif" + struct.pack(">I", 0) + b"avifmif1miaf")
+    meta_at = lambda base: full_box(b"meta", 0, 0, hdlr + pitm + iloc(base) + iinf + iref + iprp)
+    meta = meta_at(len(ftyp) + len(meta_at(0)) + 8)
+    with open(out, "wb") as f:
+        f.write(ftyp + meta + box(b"mdat", b"".join(blobs)))
+
+
 def write_png(out, transfer, alpha):
     import zlib
     e = np.round(hdr_clip.signal(0, transfer) * 65535)
@@ -230,6 +335,13 @@ def write_png(out, transfer, alpha):
 
 def verify(path, transfer):
     import json
+    if path.endswith(".avif"):  # libavif (imagecodecs): the pillow-heif wheel here has no AV1 decoder
+        import imagecodecs
+        got = imagecodecs.avif_decode(open(path, "rb").read())
+        diff = np.abs(got[..., :3] / 1023 - hdr_clip.signal(0, transfer)) * 1023
+        print(json.dumps({"mean": diff.mean(), "p99": float(np.percentile(diff, 99)),
+                          "bit_depth": 10 if got.dtype == np.uint16 else 8}))
+        return
     import pillow_heif
     heif = pillow_heif.open_heif(path, convert_hdr_to_8bit=False)
     rows = np.frombuffer(heif.data, dtype="<u2").reshape(H, heif.stride // 2)
@@ -254,6 +366,9 @@ if __name__ == "__main__":
     if "--size" in args:
         W, H = (int(v) for v in args[args.index("--size") + 1].split("x"))
         hdr_clip.W, hdr_clip.H = W, H
+    if args[0] == "avif":
+        write_avif(args[1], args[2], tile)
+        sys.exit(0)
     GRAIN = float(args[args.index("--grain") + 1]) if "--grain" in args else 0.0
     QP = int(args[args.index("--qp") + 1]) if "--qp" in args else 4
     chroma = args[args.index("--chroma") + 1] if "--chroma" in args else "420"

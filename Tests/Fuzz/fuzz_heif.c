@@ -1,15 +1,21 @@
 /* fuzz_heif.c — libFuzzer harness for the HEIF structure reader (sy_heif_*),
  * and through it the BMFF box cursor: open, every item's info, hvcC and ICC
  * payloads, grid descriptors, derived references and every item's data
- * (items over 4 MiB are skipped). Every returned byte is read so ASan sees
- * any out-of-range pointer. Built by scripts/fuzz.sh; alone:
+ * (items over 4 MiB are skipped), and for an HDR AV1 primary (AVIF) its
+ * signal and libheif's decode of it as SDR rows and gain rows. Every
+ * returned byte is read so ASan sees any out-of-range pointer. Built by scripts/fuzz.sh; alone:
  *   /opt/swift/usr/bin/clang -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
  *     -fno-sanitize-recover=undefined -ICSources/include -fuse-ld=lld Tests/Fuzz/fuzz_heif.c \
  *     CSources/bmff/bmff_reader.c CSources/heif/heif_file.c CSources/base/context.c \
  *     $(pkg-config --libs libheif) -lpthread -lm -o /tmp/fuzz_heif */
+#include <stdlib.h>
+
 #include "fuzz_support.h"
+#include "base/sy_hdr_tone.h"
 #include "bmff/sy_bmff.h"
 #include "heif/sy_heif.h"
+#include "heif/sy_heif_geometry.h"
+#include "heif/sy_heif_source.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *path = fuzz_input_path(data, size);
@@ -52,6 +58,35 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                     sum += fuzz_sum(buf, len);
                     sy_heif_free_data(file, buf);
                 }
+            }
+        }
+        /* an HDR AV1 primary (AVIF): its signal, then libheif's decode of its
+         * samples as SDR rows and gain rows (the path HDR AVIFs take) */
+        sy_cicp signal;
+        if (sy__heif_av1_signal(file, sy_heif_primary_id(file), &signal)) {
+            if (!signal.present || !sy__cicp_is_hdr_transfer(signal.transfer)) __builtin_trap();
+            sy__source *src = NULL;
+            if (sy__libheif_source_open(ctx, path, &signal, &src, &err) == SY_OK) {
+                uint8_t *row = malloc((size_t)src->width * 3);
+                float *gain = malloc((size_t)src->width * sizeof *gain);
+                for (uint32_t y = 0; row && gain && y < src->height; y++) {
+                    if (src->read_rows(src, &row, 1, &err) != SY_OK) __builtin_trap();
+                    sum += fuzz_sum(row, (size_t)src->width * 3);
+                }
+                src->close(src);
+                src = NULL;
+                if (gain && sy__libheif_source_open(ctx, path, &signal, &src, &err) == SY_OK) {
+                    for (uint32_t y = 0; y < src->height; y++) {
+                        if (sy__libheif_read_gain_row(src, gain, &err) != SY_OK) __builtin_trap();
+                        for (uint32_t x = 0; x < src->width; x++)
+                            if (!(gain[x] >= 1.0f - 1e-3f) || !(gain[x] < 1e4f)) __builtin_trap(); /* HDR never darker */
+                    }
+                    src->close(src);
+                }
+                free(row);
+                free(gain);
+            } else if (err.message[0] == 0) {
+                __builtin_trap();
             }
         }
         sy_heif_close(file);

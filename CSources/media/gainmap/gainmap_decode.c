@@ -199,8 +199,11 @@ static sy_status decode_map(sy_context *ctx, const char *path, const sy_gainmap_
     case SY_GAINMAP_APPLE_HEIC:
     case SY_GAINMAP_ISO_HEIC: return decode_heif_map(ctx, path, info, reduce, out, err);
     case SY_GAINMAP_HDR_SIGNAL: {
-        sy_image_info img;
-        if ((st = sy_image_probe(ctx, path, &img, err)) != SY_OK) return st;
+        /* the probe said which container; an info made without it (0) is probed here */
+        sy_image_info img = {.format = (sy_image_format)info->base_format};
+        if (img.format != SY_FORMAT_PNG && img.format != SY_FORMAT_HEIF &&
+            (st = sy_image_probe(ctx, path, &img, err)) != SY_OK)
+            return st;
         return img.format == SY_FORMAT_PNG ? sy__gainmap_decode_png_signal(ctx, path, reduce, out, err)
                                            : sy__gainmap_decode_signal(ctx, path, info, reduce, threads, out, err);
     }

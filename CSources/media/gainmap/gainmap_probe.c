@@ -384,8 +384,8 @@ static sy_status probe_heif(sy_context *ctx, const char *path, sy_gainmap_info *
         }
     } else if (tmap) {
         read_iso_only(file, primary, tmap, info);
-    } else {
-        sy__gainmap_probe_signal(file, path, primary, info);
+    } else if (!sy__gainmap_probe_signal(file, path, primary, info)) {
+        sy__gainmap_probe_av1_signal(file, primary, info);
     }
     sy_heif_close(file);
     return SY_OK;
@@ -400,6 +400,7 @@ sy_status sy_gainmap_probe(sy_context *ctx, const char *path, sy_gainmap_info *o
     sy_status st = sy_image_probe(ctx, path, &img, err);
     if (st != SY_OK) return st;
     out->base_width = img.stored_width, out->base_height = img.stored_height, out->orientation = img.orientation;
+    out->base_format = (uint8_t)img.format;
     if (img.format == SY_FORMAT_PNG) {
         sy__gainmap_probe_png_signal(ctx, path, &img, out);
         return SY_OK;

@@ -259,7 +259,18 @@ sy_status sy__gainmap_decode_signal(sy_context *ctx, const char *path, const sy_
         return err ? err->code : SY_E_BUDGET;
     }
     *m = (signal_map){.ctx = ctx, .file = file, .path = path, .g = &g, .out = out};
-    if ((st = sy__heif_geometry_read(file, path, (uint32_t)info->map_offset, &g, err)) != SY_OK) goto done;
+    sy_cicp av1;
+    sy_error geometry_err = {0};
+    if ((st = sy__heif_geometry_read(file, path, (uint32_t)info->map_offset, &g, &geometry_err)) == SY_E_UNSUPPORTED &&
+        sy__heif_av1_signal(file, (uint32_t)info->map_offset, &av1)) {
+        sy__free(ctx, m);
+        sy_heif_close(file);
+        return sy__gainmap_decode_av1_signal(ctx, path, &av1, info, reduce, out, err); /* an HDR AVIF */
+    }
+    if (st != SY_OK) {
+        if (err) *err = geometry_err;
+        goto done;
+    }
     if (!sy__heif_geometry_is_hdr(&g)) {
         st = sy__fail(err, SY_E_INVALID_INPUT, "%s: item %u is no HDR picture", path, (uint32_t)info->map_offset);
         goto done;

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/sy_cicp.h"
 #include "base/sy_internal.h"
 #include "still/sy_still_internal.h"
 #include "sy_gainmap.h"
@@ -168,6 +169,25 @@ sy_status sy__gainmap_decode_signal(sy_context *ctx, const char *path, const sy_
  * its rows top to bottom. */
 int sy__gainmap_probe_png_signal(sy_context *ctx, const char *path, const sy_image_info *img, sy_gainmap_info *info);
 sy_status sy__gainmap_decode_png_signal(sy_context *ctx, const char *path, uint32_t reduce, sy_gainmap_image *out,
+                                        sy_error *err);
+
+/* A map derived from an HDR signal handed out row by row, top to bottom
+ * (gainmap_signal_rows.c): `next_row` fills the next of the h rows' w gains
+ * (HDR over SDR); the map is the mean log2 per box of SY__GAINMAP_SIGNAL_SCALE
+ * x `reduce` (1, 2, 4) pixels a side, coded for `peak` (sy_cicp.peak). */
+sy_status sy__gainmap_signal_rows(sy_context *ctx, uint32_t w, uint32_t h, uint16_t peak, uint32_t reduce,
+                                  sy_status (*next_row)(void *user, float *gain, sy_error *err), void *user,
+                                  sy_gainmap_image *out, sy_error *err);
+
+/* The same for an HDR AVIF (gainmap_signal_avif.c: an AV1 primary whose
+ * nclx says PQ / HLG, decoded by libheif): probe is probe_heif's case after
+ * sy__gainmap_probe_signal (map size from info->base_width/height, libheif's
+ * upright picture; 1 when it is one); decode is reached through
+ * sy__gainmap_decode_signal with the primary's signal; a picture that decodes
+ * to another size than info->base_width x base_height is SY_E_INVALID_INPUT. */
+int sy__gainmap_probe_av1_signal(sy_heif_file *file, uint32_t primary, sy_gainmap_info *info);
+sy_status sy__gainmap_decode_av1_signal(sy_context *ctx, const char *path, const sy_cicp *signal,
+                                        const sy_gainmap_info *info, uint32_t reduce, sy_gainmap_image *out,
                                         sy_error *err);
 
 /* ---- gains, gainmap_math.c ---- */

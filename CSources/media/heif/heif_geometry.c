@@ -63,6 +63,13 @@ static sy_cicp vui_colour(sy_heif_file *file, uint32_t tile) {
     return none;
 }
 
+/* A PQ picture's grade (mdcv / clli properties, the tile's else the item's)
+ * sets where its tone mapping reaches white (sy_cicp.peak); 0 otherwise. */
+static uint16_t pq_peak(const sy_cicp *signal, const sy_heif_item_info *tile, const sy_heif_item_info *image) {
+    const sy_hdr_static_metadata *grade = tile->hdr.has_mastering || tile->hdr.has_light_level ? &tile->hdr : &image->hdr;
+    return signal->transfer == SY_CICP_TRANSFER_PQ ? sy__hdr_content_peak(grade) : 0;
+}
+
 sy_status sy__heif_geometry_read(sy_heif_file *file, const char *path, uint32_t item, sy__heif_geometry *g,
                                  sy_error *err) {
     memset(g, 0, sizeof *g);
@@ -133,10 +140,24 @@ sy_status sy__heif_geometry_read(sy_heif_file *file, const char *path, uint32_t 
     g->orientation = orientation_of(image);
     g->nclx = tile->nclx.present ? tile->nclx : image->nclx;
     g->signal = g->nclx.present ? g->nclx : vui_colour(file, g->tiles[0]);
-    /* a PQ picture's grade (mdcv / clli properties) sets where its tone mapping reaches white */
-    const sy_hdr_static_metadata *grade = tile->hdr.has_mastering || tile->hdr.has_light_level ? &tile->hdr : &image->hdr;
-    if (g->signal.transfer == SY_CICP_TRANSFER_PQ) g->signal.peak = sy__hdr_content_peak(grade);
+    g->signal.peak = pq_peak(&g->signal, tile, image);
     return SY_OK;
+}
+
+int sy__heif_av1_signal(sy_heif_file *file, uint32_t item, sy_cicp *signal) {
+    memset(signal, 0, sizeof *signal);
+    const sy_heif_item_info *image = sy_heif_item(file, item), *tile = image;
+    if (image && image->type == SY_FOURCC('g', 'r', 'i', 'd')) {
+        uint32_t count = 0;
+        const uint32_t *tiles = sy_heif_derived(file, item, &count);
+        tile = tiles && count ? sy_heif_item(file, tiles[0]) : NULL;
+    }
+    if (!tile || tile->type != SY_FOURCC('a', 'v', '0', '1')) return 0;
+    const sy_cicp nclx = tile->nclx.present ? tile->nclx : image->nclx;
+    if (!nclx.present || !sy__cicp_is_hdr_transfer(nclx.transfer)) return 0;
+    *signal = nclx;
+    signal->peak = pq_peak(signal, tile, image);
+    return 1;
 }
 
 int sy__heif_geometry_is_hdr(const sy__heif_geometry *g) {

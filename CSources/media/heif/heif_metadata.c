@@ -71,10 +71,12 @@ sy_status sy__heif_metadata_read(sy_context *ctx, const char *path, sy__metadata
     size_t icc_len = 0;
     const uint8_t *icc = sy_heif_icc(file, primary, &icc_len);
     sy__heif_geometry g;
-    sy_cicp nclx = sy__heif_primary_nclx(file, primary);
-    if (st == SY_OK && sy__heif_geometry_read(file, path, primary, &g, NULL) == SY_OK && sy__heif_geometry_is_hdr(&g)) {
-        /* Its pixels are delivered as SDR Display P3 (sy_heif_geometry.h), and
-         * tagged as such: any profile of the HDR signal describes no pixel we hand out. */
+    sy_cicp nclx = sy__heif_primary_nclx(file, primary), av1;
+    if (st == SY_OK && ((sy__heif_geometry_read(file, path, primary, &g, NULL) == SY_OK && sy__heif_geometry_is_hdr(&g)) ||
+                        sy__heif_av1_signal(file, primary, &av1))) {
+        /* Its pixels are delivered as SDR Display P3 (sy_heif_geometry.h; an
+         * HDR AVIF through libheif likewise), and tagged as such: any profile
+         * of the HDR signal describes no pixel we hand out. */
         st = sy__color_space_icc(ctx, SY__RGB_DISPLAY_P3, &out->icc, &out->icc_len, err);
         icc = NULL;
     } else if (st == SY_OK && !(icc && icc_len) && nclx.present && nclx.primaries != SY_CICP_PRIMARIES_BT709 &&

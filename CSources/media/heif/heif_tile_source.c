@@ -14,7 +14,8 @@
  * item decoded is the primary, or its thumbnail when that covers the need
  * (sy_heif_geometry.h). irot/imir become an EXIF-style orientation that the
  * cell builder applies; clap crops the delivered frame. Item types we do not
- * decode (AV1, AVC, iden, iovl...) fall back to libheif.
+ * decode (AV1, AVC, iden, iovl...) fall back to libheif (an HDR AV1 picture
+ * tone-mapped there too, libheif_fallback.c).
  *
  * Threads: the tiles of one tile row are decoded by up to
  * SY__HEIF_MAX_TILE_WORKERS workers at once (the reading thread and helpers
@@ -767,8 +768,10 @@ sy_status sy__heif_source_open(sy_context *ctx, const char *path, uint32_t min_w
     if (st == SY_OK) st = sy__heif_geometry_read(s->file, path, sy_heif_primary_id(s->file), &s->g, err);
     if (st == SY_E_UNSUPPORTED) {
         uint32_t coding = s->g.coding;
+        sy_cicp hdr; /* an HDR AV1 picture: tone-mapped as an HDR HEVC one */
+        int is_hdr = s->file && sy__heif_av1_signal(s->file, sy_heif_primary_id(s->file), &hdr);
         tile_close(&s->base);
-        st = sy__libheif_source_open(ctx, path, out, err);
+        st = sy__libheif_source_open(ctx, path, is_hdr ? &hdr : NULL, out, err);
         return coding ? fallback_failed(path, coding, st, err) : st;
     }
     if (st != SY_OK) goto fail;

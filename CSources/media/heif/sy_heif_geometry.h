@@ -42,6 +42,14 @@ sy_status sy__heif_geometry_read(sy_heif_file *file, const char *path, uint32_t 
 /* Whether the item's signal is HDR (PQ, HLG): delivered tone-mapped, see the top. */
 int sy__heif_geometry_is_hdr(const sy__heif_geometry *g);
 
+/* An AV1 primary (an 'av01' item, or a 'grid' of them; our reader leaves
+ * their decoding to libheif): 1 when its nclx (the first tile's, else the
+ * item's) says PQ or HLG, with that signal (peak from the grade, as above);
+ * 0 otherwise. Such a primary is delivered tone-mapped too (the libheif
+ * fallback, sy_heif_source.h). Colour said only inside the AV1 sequence
+ * header is not read: such a file stays as libheif shows it. */
+int sy__heif_av1_signal(sy_heif_file *file, uint32_t item, sy_cicp *signal);
+
 /* The probe's view of a geometry (`info` is the item's infe/properties). */
 void sy__heif_geometry_info(const sy__heif_geometry *g, const sy_heif_item_info *info, sy_image_info *out);
 

@@ -12,6 +12,7 @@
 #ifndef SY_HEIF_SOURCE_H
 #define SY_HEIF_SOURCE_H
 
+#include "base/sy_cicp.h"
 #include "base/sy_source.h"
 
 sy_status sy__heif_probe(sy_context *ctx, const char *path, sy_image_info *out, sy_error *err);
@@ -25,6 +26,14 @@ sy_status sy__heif_source_open(sy_context *ctx, const char *path, uint32_t min_w
 
 /* The libheif fallback: probe and a full-size, upright (orientation 1) source. */
 sy_status sy__libheif_probe(sy_context *ctx, const char *path, sy_image_info *out, sy_error *err);
-sy_status sy__libheif_source_open(sy_context *ctx, const char *path, sy__source **out, sy_error *err);
+
+/* `hdr` NULL: libheif's own 8-bit R'G'B'. An HDR signal (PQ / HLG, as
+ * sy__heif_av1_signal says; heif/sy_heif_geometry.h): libheif's 10/12-bit
+ * R'G'B' of it, delivered as its SDR Display P3 rendition (base/sy_hdr_tone.h). */
+sy_status sy__libheif_source_open(sy_context *ctx, const char *path, const sy_cicp *hdr, sy__source **out,
+                                  sy_error *err);
+/* For a source opened with `hdr`, instead of the next row's pixels: its gain,
+ * HDR over SDR, per pixel (sy__hdr_gain), base.width floats. */
+sy_status sy__libheif_read_gain_row(sy__source *src, float *gain, sy_error *err);
 
 #endif

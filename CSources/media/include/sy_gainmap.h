@@ -26,7 +26,8 @@
  * and a hidden map alone. A HEIC whose 'tmap' numbers its Apple description
  * contradicts is read by the 'tmap' (kind ISO_HEIC, the map the aux item).
  * An HDR-signal HEIF (SY_GAINMAP_HDR_SIGNAL: nclx or VUI transfer PQ / HLG,
- * as Sony, Canon and Nikon cameras write) stores no map: the engine shows
+ * as Sony, Canon and Nikon cameras write; an AVIF whose nclx says PQ / HLG;
+ * a PNG whose cICP does) stores no map: the engine shows
  * it as its SDR Display P3 rendition (base/sy_hdr_tone.h) and derives the map
  * from the decoded signal (gainmap_signal.c), ISO 21496-1 numbers in
  * `params`, so every save that carries maps keeps its HDR.
@@ -59,7 +60,7 @@ typedef enum sy_gainmap_kind {
     SY_GAINMAP_APPLE_JPEG = 3,      /* MPF image 2 with Apple HDRGainMap XMP */
     SY_GAINMAP_UNINTERPRETABLE = 4, /* a gain map we can see but must not misread (detail says which) */
     SY_GAINMAP_ISO_HEIC = 5,        /* HEIF 'tmap' item alone: ISO 21496-1 numbers in `params`, its map a plain image item */
-    SY_GAINMAP_HDR_SIGNAL = 6,      /* HEIF with a PQ / HLG signal: no stored map, one derived from the signal */
+    SY_GAINMAP_HDR_SIGNAL = 6,      /* HEIF, AVIF or PNG with a PQ / HLG signal: no stored map, one derived from it */
 } sy_gainmap_kind;
 
 /** The forms a written gain map is described in (bits; sy_gainmap_form_name). */
@@ -104,6 +105,8 @@ typedef struct sy_gainmap_info {
     uint64_t map_offset, map_length;  /* JPEG: gain-map JPEG bytes in the file; HEIC: item id in map_offset */
     uint32_t mpf_images;              /* JPEG: images its MPF index lists (primary, gain map, and any depth
                                          maps or mattes, which a save does not carry), 0 without MPF */
+    uint8_t base_format;              /* the file's sy_image_format as the probe read it (sy_gainmap_decode
+                                         goes by it; 0 = not said: decode probes the file) */
 } sy_gainmap_info;
 
 /** Reads the gain-map structure and metadata of `path` (JPEG or HEIF; other

@@ -46,7 +46,11 @@ sy_status sy__hdr_decide(sy_context *ctx, const char *input, sy__hdr_save save, 
             d->verdict = SY__HDR_KEEP;
             return SY_OK;
         }
-        if (derr.code == SY_E_BUDGET || derr.code == SY_E_IO || derr.code == SY_E_CANCELLED) {
+        /* An HDR signal's map is derived from the picture itself (an HDR
+         * HEIF, AVIF or PNG): when that does not decode, the photo is
+         * unreadable, and that is the error. */
+        if (derr.code == SY_E_BUDGET || derr.code == SY_E_IO || derr.code == SY_E_CANCELLED ||
+            (d->info.kind == SY_GAINMAP_HDR_SIGNAL && derr.code == SY_E_INVALID_INPUT)) {
             if (err) *err = derr;
             return derr.code;
         }
