@@ -13,6 +13,15 @@
 #define SY__XMP_NS_ITEM "http://ns.google.com/photos/1.0/container/item/"
 #define SY__XMP_MAX_PREFIX 32
 
+/* A packet edited in place: text is only ever removed, so it shrinks inside its buffer. */
+typedef struct sy__xmp_text {
+    uint8_t *p;
+    size_t len;
+} sy__xmp_text;
+
+/* Removes [from, to) of the packet. */
+void sy__xmp_cut(sy__xmp_text *x, size_t from, size_t to);
+
 /* First occurrence of the NUL-terminated `needle` in [from, end), or NULL. */
 const uint8_t *sy__xmp_find(const uint8_t *from, const uint8_t *end, const char *needle);
 

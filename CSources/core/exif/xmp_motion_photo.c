@@ -18,18 +18,9 @@
 
 #define MAX_PREFIX SY__XMP_MAX_PREFIX
 
-typedef struct xmp_text {
-    uint8_t *p;
-    size_t len;
-} xmp_text;
-
-static void cut(xmp_text *x, size_t from, size_t to) {
-    memmove(x->p + from, x->p + to, x->len - to);
-    x->len -= to - from;
-}
 
 /* Removes each <rdf:li>…</rdf:li> whose item says Semantic "MotionPhoto". */
-static int strip_directory_item(xmp_text *x, const char *item_prefix) {
+static int strip_directory_item(sy__xmp_text *x, const char *item_prefix) {
     char attr[MAX_PREFIX + 16], elem[MAX_PREFIX + 16];
     snprintf(attr, sizeof attr, "%s:Semantic=", item_prefix);
     snprintf(elem, sizeof elem, "<%s:Semantic>", item_prefix);
@@ -51,7 +42,7 @@ static int strip_directory_item(xmp_text *x, const char *item_prefix) {
         for (const uint8_t *o = sy__xmp_find(x->p, s, "<rdf:li"); o; o = sy__xmp_find(o + 1, s, "<rdf:li")) open = o;
         const uint8_t *close = sy__xmp_find(s, end, "</rdf:li>");
         if (!open || !close) break;
-        cut(x, (size_t)(open - x->p), (size_t)(close - x->p) + 9);
+        sy__xmp_cut(x, (size_t)(open - x->p), (size_t)(close - x->p) + 9);
         removed = 1;
         from = (size_t)(open - x->p);
     }
@@ -61,7 +52,7 @@ static int strip_directory_item(xmp_text *x, const char *item_prefix) {
 size_t sy__xmp_strip_motion_photo(uint8_t *xmp, size_t len, int *removed) {
     *removed = 0;
     if (!xmp || !len) return len;
-    xmp_text x = {xmp, len};
+    sy__xmp_text x = {xmp, len};
     char camera[MAX_PREFIX], item[MAX_PREFIX];
     sy__xmp_prefix_for(x.p, x.len, SY__XMP_NS_CAMERA, "GCamera", camera);
     sy__xmp_prefix_for(x.p, x.len, SY__XMP_NS_ITEM, "Item", item);

@@ -74,18 +74,14 @@ int sy__xmp_value(const uint8_t *from, const uint8_t *end, const char *prefix, c
     return 0;
 }
 
-typedef struct xmp_text {
-    uint8_t *p;
-    size_t len;
-} xmp_text;
-
-static void cut(xmp_text *x, size_t from, size_t to) {
+void sy__xmp_cut(sy__xmp_text *x, size_t from, size_t to) {
     memmove(x->p + from, x->p + to, x->len - to);
     x->len -= to - from;
 }
 
 /* `P:Name...` at `at` names one of the properties (by leading name)? The whole qualified name's length, or 0. */
-static size_t property_at(const xmp_text *x, size_t at, const char *prefix, const char *const *names, size_t count) {
+static size_t property_at(const sy__xmp_text *x, size_t at, const char *prefix, const char *const *names,
+                          size_t count) {
     size_t pn = strlen(prefix), end = x->len;
     if (end - at < pn + 1 || memcmp(x->p + at, prefix, pn) != 0 || x->p[at + pn] != ':') return 0;
     for (size_t i = 0; i < count; i++) {
@@ -101,7 +97,7 @@ static size_t property_at(const xmp_text *x, size_t at, const char *prefix, cons
 
 size_t sy__xmp_remove_properties(uint8_t *xmp, size_t len, const char *prefix, const char *const *names, size_t count,
                                  int *removed) {
-    xmp_text t = {xmp, len}, *x = &t;
+    sy__xmp_text t = {xmp, len}, *x = &t;
     *removed = 0;
     for (size_t i = 1; i < x->len; i++) {
         uint8_t before = x->p[i - 1];
@@ -121,7 +117,7 @@ size_t sy__xmp_remove_properties(uint8_t *xmp, size_t len, const char *prefix, c
                 if (!c) break;
                 stop = (size_t)(c - x->p) + strlen(close);
             }
-            cut(x, i - 1, stop);
+            sy__xmp_cut(x, i - 1, stop);
             *removed = 1;
             i = i > 1 ? i - 2 : 0;
         } else if (space(before)) { /* attribute */
@@ -132,7 +128,7 @@ size_t sy__xmp_remove_properties(uint8_t *xmp, size_t len, const char *prefix, c
             if (q >= x->len) break;
             const uint8_t *closing = memchr(x->p + q + 1, x->p[q], x->len - q - 1);
             if (!closing) break;
-            cut(x, i - 1, (size_t)(closing + 1 - x->p));
+            sy__xmp_cut(x, i - 1, (size_t)(closing + 1 - x->p));
             *removed = 1;
             i = i > 1 ? i - 2 : 0;
         }
