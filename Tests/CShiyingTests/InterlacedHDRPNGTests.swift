@@ -11,6 +11,7 @@ import Testing
 private let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
 
+@discardableResult
 private func python(_ args: [String]) throws -> String {
     try ExternalTools.check("env", ["python3"] + args)
 }
