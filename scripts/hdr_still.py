@@ -2,10 +2,11 @@
 """HDR test stills: the first frame of hdr_clip.py's scene as a 10-bit HEIF.
 
   hdr_still.py OUT.heic hlg|pq [--tile N] [--chroma 420|422] [--no-nclx] [--size WxH --grain G --qp Q] [--peak NITS]
-  hdr_still.py png OUT.png hlg|pq [--peak NITS] [--alpha]
+  hdr_still.py png OUT.png hlg|pq [--peak NITS] [--alpha] [--interlace]
       The same scene as a 16-bit R'G'B' PNG (BT.2020, full range) whose cICP
       chunk says HLG or PQ (PNG 3rd edition HDR); --peak also writes the
-      grade's cLLi and mDCv chunks, --alpha an opaque alpha channel.
+      grade's cLLi and mDCv chunks, --alpha an opaque alpha channel,
+      --interlace the same samples Adam7-interlaced (seven passes).
   hdr_still.py avif OUT.avif hlg|pq [--peak NITS] [--tile N] [--size WxH]
       The same scene as a 10-bit 4:2:0 AVIF (AV1 by libaom through ffmpeg,
       near-lossless, one thread: the same bytes every run), BT.2020 limited
@@ -311,17 +312,24 @@ def write_avif(out, transfer, tile):
         f.write(ftyp + meta + box(b"mdat", b"".join(blobs)))
 
 
-def write_png(out, transfer, alpha):
+ADAM7 = ((0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2))  # x0, y0, dx, dy
+
+
+def write_png(out, transfer, alpha, interlace=False):
     import zlib
     e = np.round(hdr_clip.signal(0, transfer) * 65535)
     if alpha:
         e = np.concatenate([e, np.full((H, W, 1), 65535.0)], -1)
     e = e.astype(">u2")  # big-endian samples (concatenate would give native order)
-    rows = b"".join(b"\0" + e[y].tobytes() for y in range(H))
+    if interlace:  # each pass a sub-image of its own rows (filter 0)
+        passes = [e[y0::dy, x0::dx] for x0, y0, dx, dy in ADAM7]
+        rows = b"".join(b"\0" + p[y].tobytes() for p in passes if p.shape[1] for y in range(p.shape[0]))
+    else:
+        rows = b"".join(b"\0" + e[y].tobytes() for y in range(H))
 
     def chunk(kind, data):
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-    head = struct.pack(">IIBBBBB", W, H, 16, 6 if alpha else 2, 0, 0, 0)
+    head = struct.pack(">IIBBBBB", W, H, 16, 6 if alpha else 2, 0, 0, 1 if interlace else 0)
     extra = chunk(b"cICP", bytes([9, 18 if transfer == "hlg" else 16, 0, 1]))
     if hdr_clip.GRADE and transfer == "pq":
         white = (15635, 16450)  # D65 in 0.00002 units
@@ -360,7 +368,7 @@ if __name__ == "__main__":
         verify(args[1], args[2])
         sys.exit(0)
     if args[0] == "png":
-        write_png(args[1], args[2], "--alpha" in args)
+        write_png(args[1], args[2], "--alpha" in args, "--interlace" in args)
         sys.exit(0)
     tile = int(args[args.index("--tile") + 1]) if "--tile" in args else None
     if "--size" in args:

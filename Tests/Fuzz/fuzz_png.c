@@ -103,24 +103,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             free(block);
             src->close(src);
         }
-        /* An HDR PNG (cICP PQ / HLG): its gain rows too, as the gain map reads them. */
+        /* An HDR PNG (cICP PQ / HLG): its gains too, as the gain map reads them (interlaced: pass by pass). */
         sy__png_hdr hdr = {0};
         sy_error gerr = {0};
-        if (st == SY_OK && sy__png_source_open(ctx, input_path, &src, &gerr) == SY_OK) {
+        if (st == SY_OK && sy__png_gain_open(ctx, input_path, &src, &gerr) == SY_OK) {
             sy__png_source_hdr(src, &hdr);
             float *gain = hdr.present ? malloc((size_t)src->width * sizeof *gain) : NULL;
-            for (uint32_t y = 0; gain && y < src->height; y++) {
+            uint64_t given = 0;
+            for (sy__png_gain_run run = {0}; gain;) {
                 memset(&gerr, 0, sizeof gerr);
-                sy_status gs = sy__png_read_gain_row(src, gain, &gerr);
+                sy_status gs = sy__png_read_gains(src, gain, &run, &gerr);
                 if (gs != SY_OK) {
                     if (gerr.code != gs || gerr.message[0] == 0) abort();
                     break;
                 }
-                for (uint32_t x = 0; x < src->width; x++)
+                if (run.count == 0) {
+                    if (given != (uint64_t)src->width * src->height) abort(); /* every pixel once */
+                    break;
+                }
+                if (run.y >= src->height || run.x0 + (uint64_t)(run.count - 1) * run.step >= src->width) abort();
+                given += run.count;
+                for (uint32_t x = 0; x < run.count; x++)
                     if (!(gain[x] >= 0.999f && gain[x] <= 100.0f)) abort(); /* never dimmer than SDR, finite */
             }
             free(gain);
             src->close(src);
+            sy__png_hdr probed;
+            if (sy__png_probe_hdr(ctx, input_path, &probed, &gerr) != SY_OK || memcmp(&probed, &hdr, sizeof hdr) != 0)
+                abort(); /* the cheap probe says what the open read */
         }
     }
     if (st != SY_OK && (err.message[0] == 0 || err.code != st)) abort(); /* failures must explain themselves */

@@ -2,7 +2,8 @@
 // sweep): video -> Live gives the new still the movie's date, zone, place and
 // camera, and the library dates and places the pair by them (SPEC S3); an
 // MP4's udta ©xyz / ©day are read, carried by a rewrite and used by the
-// library; video -> GIF goes into the library with its source's date and place.
+// library; video -> GIF goes into the library with its source's date and place; a camera's udta ©mak / ©mod,
+// a zone-less or UTC ©day and a 3GPP loci box, each as its writers mean it.
 import Foundation
 import ShiyingLibrary
 import Testing
@@ -115,6 +116,84 @@ struct MovieFactsCLITests {
         let gps = asset["gps"] as? [String: Any]
         #expect(abs((gps?["latitude"] as? Double ?? 0) - 47.013) < 1e-6 && abs((gps?["longitude"] as? Double ?? 0) - 11.424) < 1e-6,
                 "\(asset)")
+    }
+
+    // ffmpeg's .mov states a camera in moov/udta text atoms ©mak / ©mod / ©day / ©xyz
+    // (exiftool: UserData:Make, Model, ContentCreateDate). ©mak / ©mod were not read: no camera on the Live still,
+    // none kept by a transcode, none for the library's search. ©day without a zone is a local time whose zone
+    // nobody knows (exiftool reads it so, as an XMP date): kept as written, no offset invented, not mvhd's UTC.
+    @Test("a camera .mov's udta ©mak / ©mod and zone-less ©day: camera and local time on the Live still, a transcode, the library")
+    func cameraUserData() async throws {
+        let dir = try TempFolder()
+        defer { dir.remove() }
+        let movie = dir.file("camera.mov")
+        let made = try await outside("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=15", "-t", "1",
+                                                "-c:v", "libx264", "-pix_fmt", "yuv420p", "-bitexact",
+                                                "-metadata", "creation_time=2024-05-01T01:20:30Z", "-metadata", "make=Google",
+                                                "-metadata", "model=Pixel 8", "-metadata", "date=2024-05-01T10:20:30",
+                                                "-metadata", "location=+35.6895+139.6917/", movie])
+        try #require(made.status == 0, "\(made.stderr)")
+        let source = try await tags(movie, ["UserData:Make", "UserData:Model", "UserData:ContentCreateDate"])
+        try #require(source["Make"] == "Google" && source["Model"] == "Pixel 8" && source["ContentCreateDate"] == "2024:05:01 10:20:30",
+                     "the fixture as exiftool reads it: \(source)")
+
+        let out = dir.file("t.mov")
+        let transcoded = try await ShiyingBinary.shiying(["video", "transcode", "-o", out, movie])
+        #expect(transcoded.status == 0, "\(transcoded.stderr)")
+        let kept = try await tags(out, ["Keys:Make", "Keys:Model", "Keys:CreationDate"])
+        #expect(kept["Make"] == "Google" && kept["Model"] == "Pixel 8" && kept["CreationDate"] == "2024:05:01 10:20:30", "\(kept)")
+
+        let live = try await ShiyingBinary.shiying(["convert", "--to", "live", "-o", dir.file("live"), movie])
+        #expect(live.status == 0, "\(live.stderr)")
+        let still = try await tags(dir.file("live/camera_live.jpg"), ["Make", "Model", "DateTimeOriginal", "OffsetTimeOriginal", "Validate"])
+        #expect(still["Make"] == "Google" && still["Model"] == "Pixel 8", "\(still)")
+        #expect(still["DateTimeOriginal"] == "2024:05:01 10:20:30" && still["OffsetTimeOriginal"] == nil, "\(still)")
+        #expect(still["Validate"] == "0 0 0", "\(still)")
+
+        let lib = dir.file("lib")
+        #expect(try await ShiyingBinary.shiying(["library", "init", lib]).status == 0)
+        #expect(try await ShiyingBinary.shiying(["library", "import", "--library", lib, movie]).status == 0)
+        let asset = try #require(try await listed(lib).first)
+        #expect(asset["capture_date"] as? String == "2024:05:01 10:20:30", "\(asset)") // as written, not 01:20:30 (mvhd, UTC)
+        let found = try await ShiyingBinary.shiying(["search", "--library", lib, "--json", "Pixel"])
+        let id = try #require(asset["id"] as? Int)
+        #expect(found.status == 0 && found.stdout.contains("\"ids\":[\(id)]"), "the camera is searchable: \(found.stdout) \(found.stderr)")
+    }
+
+    // ©day in UTC ("…Z", the form reported for Android's MediaRecorder) is a UTC time: the Live still
+    // says so (+00:00) and keeps the milliseconds. ffmpeg's MP4 states `location` as a 3GPP `loci` box (exiftool:
+    // UserData:LocationInformation), read as the ISO 6709 place with its altitude, south and west as negative.
+    @Test("a UTC ©day ('Z') is dated +00:00; an MP4's 3GPP loci gives the place with altitude through a transcode and the library")
+    func utcDayAndLoci() async throws {
+        let dir = try TempFolder()
+        defer { dir.remove() }
+        let utc = dir.file("utc.mov"), loci = dir.file("loci.mp4")
+        for (file, meta) in [(utc, ["date=2024-05-01T10:20:30.250Z"]), (loci, ["location=-33.4489-070.6693+520.000/"])] {
+            let made = try await outside("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=15", "-t", "1",
+                                                    "-c:v", "libx264", "-pix_fmt", "yuv420p", "-bitexact",
+                                                    "-metadata", "creation_time=2024-05-01T10:20:30Z"] + meta.flatMap { ["-metadata", $0] } + [file])
+            try #require(made.status == 0, "\(made.stderr)")
+        }
+        let live = try await ShiyingBinary.shiying(["live", "make", "--video", utc, "-o", dir.file("live")])
+        #expect(live.status == 0, "\(live.stderr)")
+        let still = try await tags(dir.file("live/utc_live.jpg"), ["DateTimeOriginal", "OffsetTimeOriginal", "SubSecTimeOriginal"])
+        #expect(still["DateTimeOriginal"] == "2024:05:01 10:20:30" && still["OffsetTimeOriginal"] == "+00:00"
+                && still["SubSecTimeOriginal"] == "250", "\(still)")
+
+        let box = try await tags(loci, ["UserData:LocationInformation"])
+        try #require(box["LocationInformation"]?.contains("Lat=-33.4489") == true, "ffmpeg wrote a loci box: \(box)")
+        let out = dir.file("t.mov")
+        let transcoded = try await ShiyingBinary.shiying(["video", "transcode", "-o", out, loci])
+        #expect(transcoded.status == 0, "\(transcoded.stderr)")
+        let kept = try await tags(out, ["Keys:GPSCoordinates"])
+        let v = (kept["GPSCoordinates"] ?? "").split(separator: " ").compactMap { Double($0) }
+        #expect(v.count == 3 && abs(v[0] + 33.4489) < 1e-3 && abs(v[1] + 70.6693) < 1e-3 && abs(v[2] - 520) < 0.01, "\(kept)")
+        let lib = dir.file("lib")
+        #expect(try await ShiyingBinary.shiying(["library", "init", lib]).status == 0)
+        #expect(try await ShiyingBinary.shiying(["library", "import", "--library", lib, loci]).status == 0)
+        let gps = try #require(try await listed(lib).first)["gps"] as? [String: Any]
+        #expect(abs((gps?["latitude"] as? Double ?? 0) + 33.4489) < 1e-3 && abs((gps?["longitude"] as? Double ?? 0) + 70.6693) < 1e-3,
+                "\(String(describing: gps))")
     }
 
     @Test("convert --to gif --library: the GIF is deposited in 「拾映转换」 with its source's date and place (SPEC S3)")

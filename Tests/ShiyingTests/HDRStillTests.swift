@@ -129,9 +129,10 @@ struct HDRStillTests {
 
     // PNG 3rd edition HDR: a 16-bit PNG whose cICP says HLG or PQ (with cLLi/mDCv for a graded PQ one). Before,
     // its code values were shown as if they were SDR (flat, grey: the check's hlg_as_sdr_mean), untagged, and
-    // its HDR was lost; now it is read as the HDR-signal HEIF is.
+    // its HDR was lost; now it is read as the HDR-signal HEIF is. An Adam7-interlaced one had no gain map until
+    // its gains were read pass by pass (InterlacedHDRPNGTests compares it with the plain encoding).
     @Test("an HDR PNG (cICP HLG, graded PQ with alpha): the SDR Display P3 rendition, its HDR in the saved gain map",
-          arguments: [["hlg"], ["pq", "--peak", "4000", "--alpha"]])
+          arguments: [["hlg"], ["pq", "--peak", "4000", "--alpha"], ["hlg", "--interlace"]])
     func hdrPNG(_ args: [String]) async throws {
         let dir = try TempDir("hdr-png")
         defer { dir.remove() }

@@ -6,7 +6,8 @@
  * tRNS composited over white). Only Adam7-interlaced images are decoded whole,
  * into one RGB buffer, because their rows arrive out of order. An HDR PNG
  * (cICP transfer PQ or HLG) is read as signal values and tone-mapped to SDR
- * Display P3 row by row (base/sy_hdr_tone.h).
+ * Display P3 row by row (base/sy_hdr_tone.h); its gains are handed out in
+ * file order (an interlaced one pass row by pass row, never decoded whole).
  */
 #include <errno.h>
 #include <math.h>
@@ -24,9 +25,19 @@
 
 #define PNG_MAX_CHUNK 0x7fffffffu     /* chunk lengths above 2^31-1 are invalid */
 #define PNG_READ_BUFFER (64u * 1024u) /* the only file buffer the source holds */
+#define PNG_PROBE_BUFFER 4096u        /* a header probe's: large chunks are skipped, not read */
 #define PNG_ZLIB_WINDOW (32u * 1024u)   /* inflate allocates its window on first use */
 
 static const uint8_t png_signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+
+/* Adam7: each pass's first column and row and their steps. */
+static const uint8_t adam7_x0[7] = {0, 4, 0, 2, 0, 1, 0}, adam7_dx[7] = {8, 8, 4, 4, 2, 2, 1};
+static const uint8_t adam7_y0[7] = {0, 0, 4, 0, 2, 0, 1}, adam7_dy[7] = {8, 8, 8, 4, 4, 2, 2};
+
+/* How many of `size` columns (rows) a pass starting at `start` with `step` holds. */
+static uint32_t adam7_count(uint32_t size, uint8_t start, uint8_t step) {
+    return size > start ? (size - start + step - 1) / step : 0;
+}
 
 enum { CT_GRAY = 0, CT_RGB = 2, CT_PALETTE = 3, CT_GRAY_ALPHA = 4, CT_RGBA = 6 };
 
@@ -150,7 +161,7 @@ typedef struct png_source {
     png_header h;
     /* bounded file reader */
     uint8_t *buf;
-    size_t pos, len;
+    size_t buf_size, pos, len;
     /* IDAT stream */
     uint32_t chunk_left; /* data bytes of the current IDAT not yet handed to zlib */
     uint32_t chunk_crc;  /* running CRC of the current IDAT (type + data so far) */
@@ -172,6 +183,10 @@ typedef struct png_source {
     uint8_t *image;
     uint8_t *pass_rgb;
     uint32_t next_row;
+    /* opened for gains (sy__png_gain_open): where they are in the file's pixel order */
+    int gain_only, gains_done;
+    int gain_pass;          /* interlaced: Adam7 pass 0..6, 7 after the last */
+    uint32_t gain_pass_row; /* its next row */
     int where_pass;    /* for messages: interlace pass 1..7, 0 = not interlaced, -1 = after the rows */
     uint32_t where_row;
     char where_buf[64];
@@ -226,7 +241,7 @@ static sy_status replay_failure(png_source *s, sy_error *err) {
 static size_t rd_fill(png_source *s) {
     if (s->pos < s->len) return s->len - s->pos;
     s->pos = 0;
-    s->len = fread(s->buf, 1, PNG_READ_BUFFER, s->file);
+    s->len = fread(s->buf, 1, s->buf_size, s->file);
     return s->len;
 }
 
@@ -255,7 +270,7 @@ static void rd_skip(png_source *s, uint64_t n) {
     s->pos = s->len = 0;
     if (fseeko(s->file, (off_t)n, SEEK_CUR) == 0) return;
     while (n > 0) { /* not seekable: read through the buffer */
-        size_t got = fread(s->buf, 1, (size_t)SY__MIN(n, (uint64_t)PNG_READ_BUFFER), s->file);
+        size_t got = fread(s->buf, 1, (size_t)SY__MIN(n, (uint64_t)s->buf_size), s->file);
         if (got == 0) return; /* end of file: the next read reports truncation */
         n -= got;
     }
@@ -732,12 +747,9 @@ static size_t raw_row_bytes(const png_header *h, uint32_t w) {
 }
 
 static sy_status decode_interlaced(png_source *s, sy_error *err) {
-    static const uint8_t xs[7] = {0, 4, 0, 2, 0, 1, 0}, xstep[7] = {8, 8, 4, 4, 2, 2, 1};
-    static const uint8_t ys[7] = {0, 0, 4, 0, 2, 0, 1}, ystep[7] = {8, 8, 8, 4, 4, 2, 2};
     const uint32_t w = s->h.width, hgt = s->h.height;
     for (int p = 0; p < 7; p++) {
-        uint32_t pw = w > xs[p] ? (w - xs[p] + xstep[p] - 1) / xstep[p] : 0;
-        uint32_t ph = hgt > ys[p] ? (hgt - ys[p] + ystep[p] - 1) / ystep[p] : 0;
+        const uint32_t pw = adam7_count(w, adam7_x0[p], adam7_dx[p]), ph = adam7_count(hgt, adam7_y0[p], adam7_dy[p]);
         if (pw == 0 || ph == 0) continue;
         size_t rb = raw_row_bytes(&s->h, pw);
         memset(s->prev, 0, rb + 1);
@@ -751,9 +763,9 @@ static sy_status decode_interlaced(png_source *s, sy_error *err) {
             sy_status st = decode_raw_row(s, rb, err);
             if (st != SY_OK) return st;
             convert_row(s, s->prev + 1, s->pass_rgb, pw);
-            uint8_t *row = s->image + ((size_t)(ys[p] + (size_t)y * ystep[p]) * w) * 3;
+            uint8_t *row = s->image + ((size_t)(adam7_y0[p] + (size_t)y * adam7_dy[p]) * w) * 3;
             const uint8_t *src = s->pass_rgb;
-            for (uint32_t i = 0, x = xs[p]; i < pw; i++, x += xstep[p]) {
+            for (uint32_t i = 0, x = adam7_x0[p]; i < pw; i++, x += adam7_dx[p]) {
                 row[3 * (size_t)x] = src[3 * i];
                 row[3 * (size_t)x + 1] = src[3 * i + 1];
                 row[3 * (size_t)x + 2] = src[3 * i + 2];
@@ -766,6 +778,7 @@ static sy_status decode_interlaced(png_source *s, sy_error *err) {
 static sy_status png_read_rows(sy__source *self, uint8_t *const *rows, uint32_t count, sy_error *err) {
     png_source *s = (png_source *)self;
     if (s->failed) return replay_failure(s, err);
+    if (s->gain_only) return sy__fail(err, SY_E_USAGE, "%s: PNG rows of a source opened for its gains", s->path);
     if (count > s->h.height - s->next_row)
         return sy__fail(err, SY_E_USAGE, "%s: PNG read of %u rows past the end (row %u of %u)", s->path, count,
                         s->next_row, s->h.height);
@@ -789,6 +802,7 @@ static sy_status png_read_rows(sy__source *self, uint8_t *const *rows, uint32_t 
 static sy_status png_skip_rows(sy__source *self, uint32_t count, sy_error *err) {
     png_source *s = (png_source *)self;
     if (s->failed) return replay_failure(s, err);
+    if (s->gain_only) return sy__fail(err, SY_E_USAGE, "%s: PNG rows of a source opened for its gains", s->path);
     if (count > s->h.height - s->next_row)
         return sy__fail(err, SY_E_USAGE, "%s: PNG skip of %u rows past the end (row %u of %u)", s->path, count,
                         s->next_row, s->h.height);
@@ -811,21 +825,50 @@ void sy__png_source_hdr(const sy__source *png, sy__png_hdr *out) {
     *out = s->hdr;
 }
 
-sy_status sy__png_read_gain_row(sy__source *png, float *gain, sy_error *err) {
+int sy__png_source_interlaced(const sy__source *png) { return ((const png_source *)png)->h.interlace; }
+
+/* The next Adam7 pass row of an interlaced source opened for its gains. */
+static sy_status read_pass_gains(png_source *s, float *gain, sy__png_gain_run *run, sy_error *err) {
+    const uint32_t w = s->h.width, hgt = s->h.height;
+    for (; s->gain_pass < 7; s->gain_pass++, s->gain_pass_row = 0) {
+        const int p = s->gain_pass;
+        const uint32_t pw = adam7_count(w, adam7_x0[p], adam7_dx[p]), ph = adam7_count(hgt, adam7_y0[p], adam7_dy[p]);
+        if (pw == 0 || s->gain_pass_row >= ph) continue;
+        if (s->gain_pass_row == 0) memset(s->prev, 0, s->rowbytes + 1); /* a pass starts with no row above */
+        s->where_pass = p + 1;
+        s->where_row = s->gain_pass_row;
+        sy_status st = decode_raw_row(s, raw_row_bytes(&s->h, pw), err);
+        if (st != SY_OK) return st;
+        signal_row(s, s->prev + 1, pw);
+        sy__hdr_gain(&s->hdr_map, s->signal, pw, gain);
+        run->y = adam7_y0[p] + s->gain_pass_row * adam7_dy[p];
+        run->x0 = adam7_x0[p], run->step = adam7_dx[p], run->count = pw;
+        s->gain_pass_row++;
+        return SY_OK;
+    }
+    s->gains_done = 1;
+    return finish_idat(s, err);
+}
+
+sy_status sy__png_read_gains(sy__source *png, float *gain, sy__png_gain_run *run, sy_error *err) {
     png_source *s = (png_source *)png;
+    memset(run, 0, sizeof *run);
     if (s->failed) return replay_failure(s, err);
-    if (s->image && s->hdr.present)
-        return sy__fail(err, SY_E_UNSUPPORTED, "%s: interlaced HDR PNG: no gain map from its signal", s->path);
+    if (!s->gain_only) return sy__fail(err, SY_E_USAGE, "%s: PNG gains of a source opened for its rows", s->path);
     if (!s->signal) return sy__fail(err, SY_E_USAGE, "%s: PNG gain rows of a picture that is not HDR", s->path);
-    if (s->next_row >= s->h.height)
-        return sy__fail(err, SY_E_USAGE, "%s: PNG gain row past the end (%u rows)", s->path, s->h.height);
+    if (s->gains_done) return SY_OK;
+    if (s->h.interlace) return read_pass_gains(s, gain, run, err);
     s->where_row = s->next_row;
     sy_status st = decode_raw_row(s, s->rowbytes, err);
     if (st != SY_OK) return st;
     signal_row(s, s->prev + 1, s->h.width);
     sy__hdr_gain(&s->hdr_map, s->signal, s->h.width, gain);
-    if (s->next_row + 1 == s->h.height && (st = finish_idat(s, err)) != SY_OK) return st;
-    s->next_row++;
+    if (s->next_row + 1 == s->h.height) {
+        if ((st = finish_idat(s, err)) != SY_OK) return st;
+        s->gains_done = 1;
+    }
+    run->y = s->next_row++;
+    run->x0 = 0, run->step = 1, run->count = s->h.width;
     return SY_OK;
 }
 
@@ -857,8 +900,11 @@ static sy_status budget_failure(sy_error *err, const char *path) {
     return SY_E_BUDGET;
 }
 
-sy_status sy__png_source_open(sy_context *ctx, const char *path, sy__source **out, sy_error *err) {
-    if (!ctx || !path || !out) return sy__fail(err, SY_E_USAGE, "sy__png_source_open: NULL argument");
+/* What an open is for: rows (an interlaced image decoded whole), gains (in
+ * file order, nothing decoded whole) or the header chunks alone (a probe). */
+typedef enum open_for { OPEN_ROWS, OPEN_GAINS, OPEN_HEADERS } open_for;
+
+static sy_status open_png(sy_context *ctx, const char *path, open_for what, sy__source **out, sy_error *err) {
     *out = NULL;
     png_source *s = sy__calloc(ctx, 1, sizeof *s, "PNG source", err);
     if (!s) return budget_failure(err, path);
@@ -871,7 +917,8 @@ sy_status sy__png_source_open(sy_context *ctx, const char *path, sy__source **ou
     memcpy(s->path, path, plen);
     if ((st = sy__input_open(path, &s->file, err)) != SY_OK) goto fail;
     setvbuf(s->file, NULL, _IONBF, 0); /* our own bounded buffer does the buffering */
-    s->buf = src_alloc(s, PNG_READ_BUFFER, 1, "PNG read buffer", err);
+    s->buf_size = what == OPEN_HEADERS ? PNG_PROBE_BUFFER : PNG_READ_BUFFER;
+    s->buf = src_alloc(s, s->buf_size, 1, "PNG read buffer", err);
     if (!s->buf) goto fail_alloc;
 
     uint8_t head[33];
@@ -888,14 +935,19 @@ sy_status sy__png_source_open(sy_context *ctx, const char *path, sy__source **ou
         s->hdr.peak = s->hdr.transfer == SY_CICP_TRANSFER_PQ ? sy__hdr_content_peak(&s->grade) : 0;
         s->hdr.present = (uint8_t)sy__hdr_map_init(&s->hdr_map, s->hdr.primaries, s->hdr.transfer, s->hdr.peak);
     }
+    if (!s->hdr.present) memset(&s->hdr, 0, sizeof s->hdr);
+    if (what == OPEN_HEADERS) {
+        *out = &s->base; /* only for sy__png_source_hdr and close */
+        s->base.close = png_close;
+        return SY_OK;
+    }
+    s->gain_only = what == OPEN_GAINS;
     if (s->hdr.present) {
         int has_alpha = s->has_trns || s->h.color_type == CT_GRAY_ALPHA || s->h.color_type == CT_RGBA;
         s->signal = src_alloc(s, (size_t)s->h.width * 3, sizeof(float), "PNG HDR signal row", err);
         if (!s->signal) goto fail_alloc;
         if (has_alpha && !(s->signal_alpha = src_alloc(s, s->h.width, sizeof(float), "PNG HDR alpha row", err)))
             goto fail_alloc;
-    } else {
-        memset(&s->hdr, 0, sizeof s->hdr);
     }
 
     unsigned bits = (unsigned)s->h.channels * s->h.depth;
@@ -917,7 +969,7 @@ sy_status sy__png_source_open(sy_context *ctx, const char *path, sy__source **ou
     }
     s->z_ready = 1;
 
-    if (s->h.interlace) {
+    if (s->h.interlace && what == OPEN_ROWS) {
         uint64_t pixels = (uint64_t)s->h.width * s->h.height;
         if (pixels > SY_MAX_INPUT_PIXELS) {
             st = sy__fail(err, SY_E_BUDGET, "%s: interlaced PNG of %llu pixels exceeds the limit %llu", path,
@@ -961,4 +1013,25 @@ fail_alloc:
 fail:
     png_close(&s->base);
     return st;
+}
+
+sy_status sy__png_source_open(sy_context *ctx, const char *path, sy__source **out, sy_error *err) {
+    if (!ctx || !path || !out) return sy__fail(err, SY_E_USAGE, "sy__png_source_open: NULL argument");
+    return open_png(ctx, path, OPEN_ROWS, out, err);
+}
+
+sy_status sy__png_gain_open(sy_context *ctx, const char *path, sy__source **out, sy_error *err) {
+    if (!ctx || !path || !out) return sy__fail(err, SY_E_USAGE, "sy__png_gain_open: NULL argument");
+    return open_png(ctx, path, OPEN_GAINS, out, err);
+}
+
+sy_status sy__png_probe_hdr(sy_context *ctx, const char *path, sy__png_hdr *out, sy_error *err) {
+    if (!ctx || !path || !out) return sy__fail(err, SY_E_USAGE, "sy__png_probe_hdr: NULL argument");
+    memset(out, 0, sizeof *out);
+    sy__source *src = NULL;
+    sy_status st = open_png(ctx, path, OPEN_HEADERS, &src, err);
+    if (st != SY_OK) return st;
+    sy__png_source_hdr(src, out);
+    src->close(src);
+    return SY_OK;
 }

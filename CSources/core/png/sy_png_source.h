@@ -24,12 +24,30 @@ typedef struct sy__png_hdr {
     uint16_t peak;      /* cd/m² a PQ picture is mapped to (cLLi, else mDCv; 0: nominal) */
 } sy__png_hdr;
 
-/* The HDR signal of a source sy__png_source_open opened (zeroed for SDR). */
+/* The HDR signal of a source sy__png_source_open or _gain_open opened (zeroed for SDR). */
 void sy__png_source_hdr(const sy__source *png, sy__png_hdr *out);
+/* 1 for an Adam7-interlaced PNG. */
+int sy__png_source_interlaced(const sy__source *png);
 
-/* For an HDR source, instead of the next row's pixels: how much brighter an
- * HDR display shows each of its `width` pixels than the SDR rendition does
- * (sy__hdr_gain). SY_E_UNSUPPORTED for an interlaced PNG (decoded whole, as SDR). */
-sy_status sy__png_read_gain_row(sy__source *png, float *gain, sy_error *err);
+/* The HDR signal alone (a probe): reads the chunks before the image data,
+ * allocates no rows and no inflate state. */
+sy_status sy__png_probe_hdr(sy_context *ctx, const char *path, sy__png_hdr *out, sy_error *err);
+
+/* Opens a PNG for sy__png_read_gains only (its read_rows fails): an
+ * interlaced one is not decoded whole, so this holds a few rows at any size. */
+sy_status sy__png_gain_open(sy_context *ctx, const char *path, sy__source **out, sy_error *err);
+
+/* Which pixels one sy__png_read_gains call covered: row y, columns x0,
+ * x0 + step, ... (count of them). */
+typedef struct sy__png_gain_run {
+    uint32_t y, x0, step, count;
+} sy__png_gain_run;
+
+/* For an HDR source from sy__png_gain_open: how much brighter an HDR display
+ * shows the next run of pixels than the SDR rendition does (sy__hdr_gain), in
+ * file order — rows top to bottom (x0 0, step 1, the whole width), an
+ * interlaced PNG's seven Adam7 passes one after another (so a pixel's box may
+ * be complete only after the last pass). run->count 0: every pixel was given. */
+sy_status sy__png_read_gains(sy__source *png, float *gain, sy__png_gain_run *run, sy_error *err);
 
 #endif

@@ -164,9 +164,10 @@ int sy__gainmap_probe_signal(sy_heif_file *file, const char *path, uint32_t prim
 sy_status sy__gainmap_decode_signal(sy_context *ctx, const char *path, const sy_gainmap_info *info, uint32_t reduce,
                                     uint32_t threads, sy_gainmap_image *out, sy_error *err);
 
-/* The same for an HDR PNG (cICP PQ / HLG; gainmap_signal_png.c): probe fills
- * `info` (map_offset 0) and returns 1 for a non-interlaced one; decode reads
- * its rows top to bottom. */
+/* The same for an HDR PNG (cICP PQ / HLG; gainmap_signal_png.c): probe reads
+ * the chunks before the image data, fills `info` (map_offset 0) and returns 1;
+ * decode reads the gains in file order (an interlaced PNG holding every box's
+ * sum until its last pass). */
 int sy__gainmap_probe_png_signal(sy_context *ctx, const char *path, const sy_image_info *img, sy_gainmap_info *info);
 sy_status sy__gainmap_decode_png_signal(sy_context *ctx, const char *path, uint32_t reduce, sy_gainmap_image *out,
                                         sy_error *err);

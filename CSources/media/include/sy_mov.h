@@ -274,7 +274,8 @@ sy_status sy_mov_read_run(sy_mov *mov, uint32_t track, uint32_t first, uint32_t 
  *  what an MP4 states in moov/udta outside `mdta` (Android, ffmpeg, exiftool),
  *  as UTF-8 items under Apple's names when no `mdta` item has that name:
  *  ©xyz and 3GPP `loci` as "com.apple.quicktime.location.ISO6709" (ISO 6709
- *  text), ©day (when it starts "YYYY-MM-DD") as "com.apple.quicktime.creationdate". */
+ *  text), ©day (when it starts "YYYY-MM-DD"; its zone, or none, as written) as
+ *  "com.apple.quicktime.creationdate", ©mak / ©mod as "com.apple.quicktime.make" / ".model". */
 uint32_t sy_mov_metadata_count(const sy_mov *mov);
 /** Item `index`: key (NUL-terminated UTF-8, e.g. "com.apple.quicktime.content.identifier"),
  *  data type indicator (1 = UTF-8, 21 = signed BE int, 22 = unsigned, 23 = float32, ...)

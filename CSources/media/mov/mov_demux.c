@@ -292,11 +292,17 @@ static sy_status parse_meta(sy_mov *m, const sy_bmff_cursor *parent, const sy_bm
 
 /* Apple's names for what an MP4 from a phone or camera (Android, ffmpeg,
  * exiftool) states in moov/udta: ©xyz (ISO 6709 location), ©day (creation
- * date) and 3GPP `loci`. They become items under these keys when the file has
- * no `mdta` item of that name: one fact, one name, for every reader (the
- * rewrites copy them as Apple's keys, which Photos reads). */
+ * date), 3GPP `loci`, ©mak / ©mod (camera make and model: older cameras,
+ * ffmpeg's make/model in a .mov). They become items under these keys when the
+ * file has no `mdta` item of that name: one fact, one name, for every reader
+ * (the rewrites copy them as Apple's keys, which Photos reads).
+ * ©day is kept as written: with its zone ("+0200", "Z": UTC) when it states
+ * one, else a local time whose zone nobody knows (exiftool reads it the same
+ * way, as an XMP date) — never taken as UTC, which only mvhd's count is. */
 #define UDTA_LOCATION_KEY "com.apple.quicktime.location.ISO6709"
 #define UDTA_CREATION_KEY "com.apple.quicktime.creationdate"
+#define UDTA_MAKE_KEY "com.apple.quicktime.make"
+#define UDTA_MODEL_KEY "com.apple.quicktime.model"
 
 static int meta_has(const sy_mov *m, const char *key) {
     for (uint32_t i = 0; i < m->meta_n; i++)
@@ -369,6 +375,12 @@ static sy_status parse_udta_facts(sy_mov *m, const sy_bmff_cursor *root, const s
             }
         } else if (u.type == FCC('l', 'o', 'c', 'i') && !meta_has(m, UDTA_LOCATION_KEY)) {
             st = udta_loci(m, &u, err);
+        } else if ((u.type == FCC(0xA9, 'm', 'a', 'k') || u.type == FCC(0xA9, 'm', 'o', 'd'))) {
+            const char *key = u.type == FCC(0xA9, 'm', 'a', 'k') ? UDTA_MAKE_KEY : UDTA_MODEL_KEY;
+            if (!meta_has(m, key) && (text = udta_text(m, &u, &n)) != NULL) {
+                mov_meta_item it = {key, 1, text, n};
+                st = meta_push(m, &it, err);
+            }
         }
     }
     return st;

@@ -15,6 +15,7 @@
 #include "heif/sy_heif.h"
 #include "heif/sy_heif_source.h"
 #include "heif/sy_heif_writer.h"
+#include "png/sy_png_source.h"
 #include "gainmap/sy_gainmap_internal.h"
 #include "hevc/sy_hevc.h"
 #include "hevc/sy_hevc_attached.h"
