@@ -71,6 +71,20 @@ enum HDROracle {
         #expect(l.highlights >= 20 && abs(l.highlight_median ?? 1) <= 0.05 && l.peak >= 3.5, "\(what): \(l)")
     }
 
+    /// A long image of an SDR photo, an HDR still and an SDR photo (800x600, 640x360, 800x600 at 320 wide: 848
+    /// rows): the HDR cell (rows 240..420) holds the lamp's highlight in the saved gain map, the SDR cells stay at
+    /// SDR white at most (libultrahdr's reading of the JPEG).
+    static func expectHighlightInMiddleCellOnly(_ long: String) async throws {
+        guard ultraHDR else { return }
+        let peaks = try await runProcess("/usr/bin/env", ["python3", "-c", """
+            import imagecodecs, sys
+            d = imagecodecs.ultrahdr_decode(open(sys.argv[1], 'rb').read(), dtype='float16').astype(float)[..., :3]
+            print(d.shape[0], round(d[:240].max(), 2), round(d[240:420].max(), 2), round(d[420:].max(), 2))
+            """, long])
+        let v = peaks.stdout.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        #expect(v.count == 4 && v[0] == 848 && v[1] <= 1.1 && v[2] >= 3.5 && v[3] <= 1.1, "\(peaks)")
+    }
+
     static func probe(_ movie: String, _ entries: String) async throws -> String {
         try await runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=" + entries,
                                       "-of", "csv=p=0", movie]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)

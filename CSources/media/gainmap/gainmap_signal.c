@@ -25,6 +25,19 @@ void sy__gainmap_signal_params(sy_gainmap_params *p, uint16_t peak) {
     p->capacity_min = 0, p->capacity_max = headroom_log2;
 }
 
+void sy__gainmap_signal_info(sy_gainmap_info *info, const char *what, const sy_cicp *signal, uint32_t width,
+                             uint32_t height, uint32_t item) {
+    info->kind = SY_GAINMAP_HDR_SIGNAL;
+    snprintf(info->detail, sizeof info->detail,
+             "%s HDR %s, no stored map: shown as SDR Display P3, its gain map derived from the signal",
+             signal->transfer == SY_CICP_TRANSFER_PQ ? "PQ" : "HLG", what);
+    sy__gainmap_signal_params(&info->params, signal->peak); /* saves write them as ISO 21496-1 / Ultra HDR numbers */
+    info->map_channels = 1;
+    info->map_width = (width + SY__GAINMAP_SIGNAL_SCALE - 1) / SY__GAINMAP_SIGNAL_SCALE;
+    info->map_height = (height + SY__GAINMAP_SIGNAL_SCALE - 1) / SY__GAINMAP_SIGNAL_SCALE;
+    info->map_offset = item;
+}
+
 uint8_t sy__gainmap_signal_code(double log2_gain, uint16_t peak) {
     double v = log2_gain / log2(sy__hdr_headroom(peak));
     return (uint8_t)lrint(255 * (v < 0 ? 0 : v > 1 ? 1 : v));
@@ -33,15 +46,7 @@ uint8_t sy__gainmap_signal_code(double log2_gain, uint16_t peak) {
 int sy__gainmap_probe_signal(sy_heif_file *file, const char *path, uint32_t primary, sy_gainmap_info *info) {
     sy__heif_geometry g;
     if (sy__heif_geometry_read(file, path, primary, &g, NULL) != SY_OK || !sy__heif_geometry_is_hdr(&g)) return 0;
-    info->kind = SY_GAINMAP_HDR_SIGNAL;
-    snprintf(info->detail, sizeof info->detail,
-             "%s HDR picture, no stored map: shown as SDR Display P3, its gain map derived from the signal",
-             g.signal.transfer == SY_CICP_TRANSFER_PQ ? "PQ" : "HLG");
-    sy__gainmap_signal_params(&info->params, g.signal.peak); /* saves write them as ISO 21496-1 / Ultra HDR numbers */
-    info->map_channels = 1;
-    info->map_width = (g.width + SY__GAINMAP_SIGNAL_SCALE - 1) / SY__GAINMAP_SIGNAL_SCALE;
-    info->map_height = (g.height + SY__GAINMAP_SIGNAL_SCALE - 1) / SY__GAINMAP_SIGNAL_SCALE;
-    info->map_offset = primary;
+    sy__gainmap_signal_info(info, "picture", &g.signal, g.width, g.height, primary);
     return 1;
 }
 

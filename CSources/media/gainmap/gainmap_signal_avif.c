@@ -16,16 +16,8 @@
 int sy__gainmap_probe_av1_signal(sy_heif_file *file, uint32_t primary, sy_gainmap_info *info) {
     sy_cicp signal;
     if (!sy__heif_av1_signal(file, primary, &signal) || !info->base_width || !info->base_height) return 0;
-    info->kind = SY_GAINMAP_HDR_SIGNAL;
-    snprintf(info->detail, sizeof info->detail,
-             "%s HDR AVIF, no stored map: shown as SDR Display P3, its gain map derived from the signal",
-             signal.transfer == SY_CICP_TRANSFER_PQ ? "PQ" : "HLG");
-    sy__gainmap_signal_params(&info->params, signal.peak);
-    info->map_channels = 1;
     /* libheif's picture is upright (orientation 1): the probe's stored size is the delivered one */
-    info->map_width = (info->base_width + SY__GAINMAP_SIGNAL_SCALE - 1) / SY__GAINMAP_SIGNAL_SCALE;
-    info->map_height = (info->base_height + SY__GAINMAP_SIGNAL_SCALE - 1) / SY__GAINMAP_SIGNAL_SCALE;
-    info->map_offset = primary;
+    sy__gainmap_signal_info(info, "AVIF", &signal, info->base_width, info->base_height, primary);
     return 1;
 }
 

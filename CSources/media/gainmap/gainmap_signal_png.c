@@ -24,15 +24,8 @@ int sy__gainmap_probe_png_signal(sy_context *ctx, const char *path, const sy_ima
     sy__png_hdr hdr;
     sy_error ignored = {0};
     if (sy__png_probe_hdr(ctx, path, &hdr, &ignored) != SY_OK || !hdr.present) return 0;
-    info->kind = SY_GAINMAP_HDR_SIGNAL;
-    snprintf(info->detail, sizeof info->detail,
-             "%s HDR PNG (cICP), no stored map: shown as SDR Display P3, its gain map derived from the signal",
-             hdr.transfer == SY_CICP_TRANSFER_PQ ? "PQ" : "HLG");
-    sy__gainmap_signal_params(&info->params, hdr.peak);
-    info->map_channels = 1;
-    info->map_width = (img->stored_width + SY__GAINMAP_SIGNAL_SCALE - 1) / SY__GAINMAP_SIGNAL_SCALE;
-    info->map_height = (img->stored_height + SY__GAINMAP_SIGNAL_SCALE - 1) / SY__GAINMAP_SIGNAL_SCALE;
-    info->map_offset = 0;
+    sy_cicp signal = {.transfer = hdr.transfer, .peak = hdr.peak};
+    sy__gainmap_signal_info(info, "PNG (cICP)", &signal, img->stored_width, img->stored_height, 0);
     return 1;
 }
 

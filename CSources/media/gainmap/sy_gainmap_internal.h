@@ -149,6 +149,12 @@ sy_status sy__gainmap_decode_item(sy_context *ctx, sy_heif_file *file, const cha
  * mapping's headroom (sy__hdr_headroom), gamma 1, no offsets — the tone curve
  * scales R, G and B by one factor, so HDR = SDR x gain exactly. */
 void sy__gainmap_signal_params(sy_gainmap_params *p, uint16_t peak);
+/* Fills `info` as an SY_GAINMAP_HDR_SIGNAL photo of `what` (a "PQ HEIF" reads
+ * "PQ HDR <what>, no stored map: ..."): its detail, those numbers for
+ * `signal`, one channel, the map size of a width x height picture over
+ * SY__GAINMAP_SIGNAL_SCALE, and the item the map is derived from. */
+void sy__gainmap_signal_info(sy_gainmap_info *info, const char *what, const sy_cicp *signal, uint32_t width,
+                             uint32_t height, uint32_t item);
 /* The code of a log2 gain under those numbers (clamped). */
 uint8_t sy__gainmap_signal_code(double log2_gain, uint16_t peak);
 
