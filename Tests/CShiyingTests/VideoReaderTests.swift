@@ -656,8 +656,8 @@ struct VideoReaderTests {
     // issue 4: bad arguments.
     // A cut (sy_video_cuts.h): 0-1 s of the media, then 1.5-2.5 s. A reader told to follow it returns what a
     // player shows — ffmpeg's 60 frames (it honours the list), at 0 ... 59/30 s, frame k the frame ffmpeg shows
-    // k-th — and finds them on that timeline; a reader not told reads the media whole (a re-encode that writes
-    // the list again), and so does one told too late.
+    // k-th — and finds them on that timeline, nothing after the last span; a reader not told reads the media
+    // whole (a re-encode that writes the list again), and so does one told too late.
     @Test(.enabled(if: VideoPaths.hasFFmpeg)) func followsCuts() throws {
         let source = Generated.folder + "/cut-source-\(UUID().uuidString.prefix(6)).mp4"
         let cut = source.replacingOccurrences(of: "cut-source", with: "cut")
@@ -679,9 +679,7 @@ struct VideoReaderTests {
         var at = 0.0
         #expect(sy_video_reader_frame_at(reader.raw, 1.0, &index, &at, &err) == SY_OK && index == 30 && abs(at - 1) < 1e-9,
                 "frame_at(1.0): \(index) at \(at)")
-        let all = try reader.all()
-        let frames = all.filter { $0.seconds < 2 - 1e-9 } // past the last span: as past a trim, for the consumer to cut
-        #expect(all.count == 75 && all.last.map { abs($0.seconds - 74.0 / 30) < 1e-9 } == true)
+        let frames = try reader.all() // nothing past the last span: the media after it is not shown (no 60...74)
         #expect(frames.map(\.index) == (0..<60).map(UInt32.init))
         #expect(frames.enumerated().allSatisfy { abs($1.seconds - Double($0) / 30) < 1e-9 }, "\(frames.map(\.seconds))")
         let shownMedia: [Int64] = Array(0..<30) + Array(45..<75)
@@ -698,6 +696,45 @@ struct VideoReaderTests {
         _ = try again.next(keep: false)
         #expect(sy__video_reader_follow_cuts(again.raw, &late) == SY_OK)
         #expect(abs(again.info.presentation_seconds - 3) < 0.05, "told after a frame: as it was")
+    }
+
+    // A pause (an empty edit) between the spans, and one after the last: 0-1 s, 0.3 s of nothing, 1.5-2.5 s,
+    // 0.2 s of nothing. The reader shows what QuickTime shows: the second span's frames from 1.3 s, the frame
+    // before each pause on screen through it (frame_at in the pause finds it), 2.5 s in all, nothing of the media
+    // after the last span. Before, a list with a pause was not followed: 90 frames, 3 s.
+    @Test(.enabled(if: VideoPaths.hasFFmpeg)) func followsPauses() throws {
+        let source = Generated.folder + "/pause-source-\(UUID().uuidString.prefix(6)).mp4"
+        let paused = source.replacingOccurrences(of: "pause-source", with: "pause")
+        defer { unlink(source); unlink(paused) }
+        try ExternalTools.check("ffmpeg", ["-y", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=160x120:r=30:d=3",
+                                           "-c:v", "libx264", "-bf", "2", "-pix_fmt", "yuv420p", source])
+        try ExternalTools.writeFile(paused, ExternalTools.readFile(source))
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("scripts/edit_list.py").path
+        try ExternalTools.check("python3", [script, "set", paused, "1000:1024,300:-1,1000:24064,200:-1"])
+        let reader = try Reader.mustOpen(paused)
+        var err = sy_error()
+        try #require(sy__video_reader_follow_cuts(reader.raw, &err) == SY_OK, "\(message(err))")
+        #expect(sy__video_reader_follows_cuts(reader.raw) == 1)
+        #expect(abs(reader.info.presentation_seconds - 2.5) < 1e-6, "\(reader.info.presentation_seconds)")
+        let probes: [(Double, UInt32, Double)] = [(1.15, 29, 29.0 / 30), (1.3, 30, 1.3), (2.45, 59, 1.3 + 29.0 / 30)]
+        for (at, want, shownAt) in probes {
+            var index: UInt32 = 0
+            var seconds = 0.0
+            let st = sy_video_reader_frame_at(reader.raw, at, &index, &seconds, &err)
+            let off = abs(seconds - shownAt)
+            #expect(st == SY_OK && index == want && off < 1e-9, "frame_at(\(at)): \(index) at \(seconds)")
+        }
+        let frames = try reader.all(keep: false)
+        #expect(frames.map(\.index) == (0..<60).map(UInt32.init))
+        var want: [Double] = []
+        for k in 0..<60 { want.append(k < 30 ? Double(k) / 30 : 1.3 + Double(k - 30) / 30) }
+        let seconds = frames.map(\.seconds)
+        let worst = zip(seconds, want).map { abs($0 - $1) }.max() ?? 1
+        #expect(worst < 1e-9, "\(seconds)")
+        let media: [Int64] = Array(0..<30) + Array(45..<75)
+        let pts: [Int64] = media.map { 1024 + 512 * $0 }
+        #expect(frames.map(\.pts) == pts)
     }
 
     @Test func usage() throws {

@@ -9,12 +9,17 @@
  * a type-62 NAL unit within its bound), close, and require that
  * every engine allocation and charge is returned. Inputs of odd length are
  * read as a viewer sees them (sy__video_reader_follow_cuts): shown frames
- * numbered from 0, their times never falling. Pictures are capped at
+ * numbered from 0, their times never falling. The first sound track
+ * sy__audio_source reads (LPCM, AAC) is then played through its edit list
+ * (spans, cuts, pauses as silence: audio_source.c) for up to SOUND_FRAMES
+ * frames, every value a finite number. Pictures are capped at
  * 512x512 by a 64 MiB budget, so a hostile SPS cannot make a run slow. Built by scripts/fuzz.sh (FUZZ_ONLY=video);
  * seeds: small ffmpeg-made HEVC / H.264 MOV and MP4 files (scripts/fuzz.sh
  * makes them) with the moov first, so mutations reach the sample data, and
  * the anamorphic ones of Tests/Fuzz/seeds/video (VUI + pasp 4:3, 3:4, a
- * VUI of 1000:1 beside a pasp of 0:1). */
+ * VUI of 1000:1 beside a pasp of 0:1), and cut ones whose picture and
+ * sound lists show two spans with a pause between (LPCM and AAC; odd length,
+ * so the picture follows the cuts). */
 #include <math.h>
 
 #include "fuzz_support.h"
@@ -23,6 +28,46 @@
 #include "video/sy_video_reader_gain.h"
 #include "video/sy_video_reader_dynamic.h"
 #include "video/sy_video_cuts.h"
+#include "audio/sy_audio.h"
+
+#define SOUND_FRAMES 96000u /* two seconds at 48 kHz: past a seed's pause and both its spans */
+
+/* The movie's first sound track we decode, played as its edit list says; every frame read is checked. */
+static uint32_t play_sound(sy_context *ctx, const char *path) {
+    static float block[4096 * 8];
+    sy_mov *mov = NULL;
+    sy_error err;
+    uint32_t sum = 0;
+    if (sy_mov_open(ctx, path, &mov, &err) != SY_OK) return 0;
+    int32_t track = -1;
+    for (uint32_t t = 0; t < sy_mov_track_count(mov) && track < 0; t++)
+        if (sy__audio_source_supported(mov, t)) track = (int32_t)t;
+    sy__audio_source *src = NULL;
+    if (track >= 0 && sy__audio_source_open(ctx, mov, (uint32_t)track, "fuzz", &src, &err) == SY_OK) {
+        uint32_t channels = sy__audio_source_channels(src);
+        if (channels == 0 || channels > 8 || sy__audio_source_rate(src) == 0) __builtin_trap();
+        uint32_t max = 4096, total = 0;
+        for (int ended = 0; total < SOUND_FRAMES;) {
+            uint32_t got = 0;
+            if (sy__audio_source_read(src, block, max, &got, &err) != SY_OK) break;
+            if (got > max || (ended && got)) __builtin_trap(); /* nothing after the end */
+            if (got == 0) {
+                if (ended) break;
+                ended = 1; /* read once more: still the end */
+                continue;
+            }
+            for (size_t i = 0; i < (size_t)got * channels; i++) {
+                if (!isfinite(block[i])) __builtin_trap();
+                sum += block[i] != 0;
+            }
+            total += got;
+            max = 1 + (got * 7 + sum) % 4096; /* blocks of every size cross the pieces' edges */
+        }
+        sy__audio_source_close(src);
+    }
+    sy_mov_close(mov);
+    return sum;
+}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     fuzz_make_corpus_dirs(*argc, *argv, "video");
@@ -89,6 +134,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         sy_video_reader_close(r);
     }
+    sum += play_sound(ctx, path);
     fuzz_require_released(ctx); /* everything freed and discharged */
     sy_context_clear_cancel(ctx);
     if (sum == 0xFFFFFFFFu) fprintf(stderr, "unlikely\n");

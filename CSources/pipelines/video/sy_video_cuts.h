@@ -5,13 +5,17 @@
  * A player shows span after span: the frames inside a span at the span's
  * place on the movie timeline, the frames between spans not at all, and the
  * frame still on screen when a span starts (cut between two frames) at that
- * start. Frames before the first span and after the last keep the meaning a
- * single edit gives them (negative times; times past the presentation), so a
- * consumer that honours a trim honours a cut alike. Only what one decoding
- * pass can show is mapped: spans in media order, at rate 1, with no pause (an
- * empty edit) between them; a pause before the first (a picture that starts
- * after its sound) puts the spans after it, as a player does. Anything else (a repeat, slow motion) plays the
- * media as it is, as before. */
+ * start. A pause (an empty edit) between spans, or after the last, shows
+ * nothing new for its length: the last frame shown stays on screen (it lasts
+ * until the next span starts, as QuickTime keeps the picture), the next span
+ * starts after it, and the sound is silent then (audio_source.c), so the
+ * picture and the sound keep step. Frames before the first span keep the
+ * meaning a single edit gives them (negative times), so a consumer that
+ * honours a trim honours a cut alike; frames after the last span are not
+ * shown. Only what one decoding pass can show is mapped: spans in media order
+ * at rate 1; a pause before the first (a picture that starts after its sound)
+ * puts the spans after it, as a player does. Anything else (a repeat, slow
+ * motion) plays the media as it is, as before. */
 #ifndef SY_VIDEO_CUTS_H
 #define SY_VIDEO_CUTS_H
 
@@ -28,7 +32,8 @@ sy_status sy__video_cuts_build(sy_context *ctx, sy_mov *mov, uint32_t track, con
                                uint32_t timescale, sy__video_cuts **out, sy_error *err);
 void sy__video_cuts_free(sy_context *ctx, sy__video_cuts *c);
 
-/* How long the spans show the track, in seconds (their segments' sum, from the first span's start). */
+/* How long the spans show the track, in seconds (their segments' sum with the pauses between and after them,
+ * from the first span's start). */
 double sy__video_cuts_presentation(const sy__video_cuts *c);
 
 /* Frame `k` (presentation order): 1 and its place among the frames shown

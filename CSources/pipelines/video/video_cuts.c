@@ -35,9 +35,10 @@ static uint32_t read_spans(sy_mov *mov, uint32_t track, uint32_t timescale, span
         int32_t rate;
         if (sy_mov_edit(mov, track, k, &segment, &media_time, &rate, NULL) != SY_OK) return 0;
         if (media_time < 0) {
-            if (count) return 0; /* a pause between spans: not one pass's */
-            delay += (double)segment / movie_scale; /* a leading delay: the first span starts after it */
-            at = delay;
+            /* a pause between spans (or after the last): nothing new shown for its length, the next span
+             * starts after it; a leading delay: the first span starts after it */
+            at += (double)segment / movie_scale;
+            if (!count) delay = at;
             continue;
         }
         if (rate != RATE_ONE || segment == 0 || count == CUTS_MAX_SPANS || segment > (uint64_t)INT32_MAX * 1000)
@@ -74,8 +75,13 @@ sy_status sy__video_cuts_build(sy_context *ctx, sy_mov *mov, uint32_t track, con
             while (s + 1 < count && p >= spans[s + 1].media_start) s++;
             const span *sp = &spans[s];
             double t = sp->shown_start + (double)(p - sp->media_start) / timescale;
-            /* before the first span (negative times) and after the last (past the presentation): as one edit */
-            int shown = p < sp->media_end || s + 1 == count || p < spans[0].media_start;
+            /* before the first span: negative times, as one edit gives them; after the last: hidden (a pause
+             * after it holds the last frame, it does not show the media that follows) */
+            int shown = p < sp->media_end || p < spans[0].media_start;
+            if (!shown && s + 1 == count) {
+                c->place[k] = -1;
+                continue;
+            }
             if (!shown && (k + 1 == n || times[k + 1] > spans[s + 1].media_start)) {
                 shown = 1; /* between two spans, and still on screen when the next one starts */
                 t = spans[s + 1].shown_start;
