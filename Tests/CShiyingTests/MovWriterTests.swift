@@ -787,12 +787,20 @@ private func expectFaithfulRemux(src: String, ours: String, brand: String) throw
         #expect(listing(dir) == ["keep.mov"])
     }
 
-    @Test("a failing finish (target is a folder) reports SY_E_IO and leaves nothing behind")
+    @Test("a failing finish (target became a folder) reports SY_E_IO and leaves nothing behind; a folder there at open is refused")
     func failingRename() throws {
         let dir = try MuxFixtures.freshFolder("rename")
         let target = dir + "/occupied.mov"
-        try FileManager.default.createDirectory(atPath: target + "/inside", withIntermediateDirectories: true)
         let mux = try Muxer(target)
+        // Another program puts a folder where the movie goes while it is written: the rename at finish fails.
+        try FileManager.default.createDirectory(atPath: target + "/inside", withIntermediateDirectories: true)
+        do {  // a folder already there is refused at open, before any work
+            let ctx = try Context()
+            var w: OpaquePointer?
+            var err = sy_error()
+            #expect(sy_mov_writer_open(ctx.raw, target, nil, &w, &err) == SY_E_USAGE && w == nil)
+            #expect(message(err).contains("is a directory"), "\(message(err))")
+        }
         let id = try mux.addVideo(width: 64, height: 64, timescale: 600, config: [1, 2, 3])
         try mux.mustAdd(id, [UInt8](repeating: 7, count: 100), duration: 20)
         var err = sy_error()

@@ -153,6 +153,27 @@ struct CutMoviePauseTests {
         try await Self.expectShownWithPause(out, source: fixture.source, in: dir, "MP4 of the paused movie")
     }
 
+    // A mutated list (found reviewing the pause work): its sound pauses 2,000,000 s between two spans. The pause
+    // is made and encoded as silence, frame by frame, so the re-encode ran for weeks of sound; now the pauses of
+    // one list are cut to ten minutes in all (audio_source.c).
+    @Test("a sound list pausing 2,000,000 s: the re-encode ends, its pauses cut to ten minutes")
+    func absurdPauseIsBounded() async throws {
+        let fixture = try await Self.fixture()
+        let dir = try TempDir("pause-absurd")
+        defer { dir.remove() }
+        let hostile = dir.file("absurd.mov"), out = dir.file("out.mp4")
+        try FileManager.default.copyItem(atPath: fixture.movies[0], toPath: hostile)
+        let script = Paths.packageRoot.appendingPathComponent("scripts/edit_list.py").path
+        let set = try await runProcess("/usr/bin/env", ["python3", script, "set-sound", hostile, "1000:0,2000000000:-1,1000:72000"])
+        #expect(set.succeeded, "\(set)")
+        let run = try await CLI.run(["video", "transcode", hostile, "-o", out])
+        #expect(run.succeeded, "\(run)")
+        let sound = try await runTool("ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries", "stream=duration",
+                                                  "-of", "csv=p=0", out])
+        let seconds = Double(sound.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        #expect(abs(seconds - 602) < 0.1, "1 s, the pause cut to 600 s, 1 s: \(sound)")
+    }
+
     // Before: 90 frames over 3 s, the cut-away flash at 1.2 s shown.
     @Test("convert --to gif: the frame before the pause shown for it (33 cs), the second span from 1.3 s, 2.3 s in all")
     func gifOfPausedMovie() async throws {

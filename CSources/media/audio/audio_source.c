@@ -9,6 +9,10 @@
 #define RUN_BYTES (64u << 10) /* source bytes read at once */
 #define PIECES_MAX 256u       /* edits honoured one by one; a longer list plays its first span only */
 #define RATE_ONE 0x10000
+/* Empty edits are heard as silence made and encoded frame by frame: a list whose pauses add up to weeks (a
+ * mutated file: 2,000,000 s) kept a re-encode busy for as long. No phone or camera movie pauses its sound for
+ * ten minutes, so the pauses of one list are cut to that in all. */
+#define SILENCE_MAX_SECONDS 600u
 
 /* One edit in frames: silence (an empty edit), or `frames` of the sound from media frame `from`
  * (UINT64_MAX frames: to the end). */
@@ -185,6 +189,7 @@ static sy_status read_edit(sy__audio_source *s, sy_error *err) {
     uint32_t count = 0, first_span = UINT32_MAX;
     int one_pass = n <= PIECES_MAX;
     uint64_t end = 0; /* where the last span stops in the media */
+    uint64_t silence_left = (uint64_t)SILENCE_MAX_SECONDS * s->rate;
     for (uint32_t k = 0; k < n && k < PIECES_MAX; k++) {
         uint64_t segment;
         int64_t media_time;
@@ -193,6 +198,8 @@ static sy_status read_edit(sy__audio_source *s, sy_error *err) {
         if (st != SY_OK) return st;
         uint64_t frames = (uint64_t)llround((double)segment / movie_ts * s->rate);
         if (media_time < 0) {
+            frames = SY__MIN(frames, silence_left);
+            silence_left -= frames;
             s->pieces[count++] = (piece){.silence = frames};
             continue;
         }
