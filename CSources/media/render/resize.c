@@ -189,45 +189,19 @@ int sy__render_encode_paths(const float *lin, size_t n, uint16_t *portable, uint
 /* One grid row: horizontal taps over the vertically filtered span (which
  * starts at source column `col0`; one spare float for the 4-lane loads)
  * into `sums` (3 floats a pixel), then linear -> 16-bit sRGB. */
-static inline sy__f4 taps4(sy__f4 sum, const float *p, const float *w, uint32_t t, uint32_t count) {
-    for (; t < count; t++) {
-        sy__f4 v;
-        __builtin_memcpy(&v, p + (size_t)t * 3, sizeof v);
-        sum = sum + v * w[t];
-    }
-    return sum;
-}
-
-/* Two neighbouring pixels share one 8-lane vector for the taps both have
- * (lanes 0-2 and 4-6), then each finishes its own: per channel the same
- * products added in the same order as one pixel at a time. */
 SY__RENDER_CLONES static void horizontal_sums(const float *acc, int32_t col0, const sy__axis *ax, int32_t x0,
                                               int32_t x1, float *sums) {
-    int32_t i = x0;
-    for (; i < x1; i += 2, sums += 6) {
+    for (int32_t i = x0; i <= x1; i++, sums += 3) {
         size_t k = (size_t)(i - ax->lo);
-        const float *w0 = ax->w + k * ax->taps, *w1 = w0 + ax->taps;
-        const float *p0 = acc + (size_t)(ax->first[k] - col0) * 3, *p1 = acc + (size_t)(ax->first[k + 1] - col0) * 3;
-        uint32_t c0 = ax->count[k], c1 = ax->count[k + 1], both = c0 < c1 ? c0 : c1;
-        sy__f8 sum = {0, 0, 0, 0, 0, 0, 0, 0};
-        for (uint32_t t = 0; t < both; t++) {
-            sy__f4 a, b;
-            __builtin_memcpy(&a, p0 + (size_t)t * 3, sizeof a);
-            __builtin_memcpy(&b, p1 + (size_t)t * 3, sizeof b);
-            sy__f8 v = __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7);
-            sy__f8 wv = {w0[t], w0[t], w0[t], w0[t], w1[t], w1[t], w1[t], w1[t]};
-            sum = sum + v * wv;
+        const float *w = ax->w + k * ax->taps;
+        const float *p = acc + (size_t)(ax->first[k] - col0) * 3;
+        sy__f4 sum = {0, 0, 0, 0};
+        for (uint32_t t = 0; t < ax->count[k]; t++, p += 3) {
+            sy__f4 v;
+            __builtin_memcpy(&v, p, sizeof v);
+            sum = sum + v * w[t];
         }
-        sy__f4 s0 = taps4(__builtin_shufflevector(sum, sum, 0, 1, 2, 3), p0, w0, both, c0);
-        sy__f4 s1 = taps4(__builtin_shufflevector(sum, sum, 4, 5, 6, 7), p1, w1, both, c1);
-        sums[0] = s0[0], sums[1] = s0[1], sums[2] = s0[2];
-        sums[3] = s1[0], sums[4] = s1[1], sums[5] = s1[2];
-    }
-    if (i == x1) {
-        size_t k = (size_t)(i - ax->lo);
-        sy__f4 s = taps4((sy__f4){0, 0, 0, 0}, acc + (size_t)(ax->first[k] - col0) * 3, ax->w + k * ax->taps, 0,
-                         ax->count[k]);
-        sums[0] = s[0], sums[1] = s[1], sums[2] = s[2];
+        sums[0] = sum[0], sums[1] = sum[1], sums[2] = sum[2];
     }
 }
 
