@@ -27,27 +27,9 @@ struct CutMoviePauseTests {
     /// `pause.mov` (LPCM), `pause.mp4` (AAC, its 1024 priming samples before the first span). Also the source
     /// itself (`source.mov`), whose frames in media order are the reference.
     static func fixture() async throws -> (source: String, movies: [String]) {
-        let dir = try await FixtureCache.shared.dir("cut-pause-movies-v1") { scratch in
-            let flash = "drawbox=x=0:y=0:w=iw:h=ih:color=white:t=fill:enable='eq(n\\,15)+eq(n\\,36)+eq(n\\,54)'"
-            let clicks = CutMovieTests.mediaFlashes.map { "between(t\\,\($0)\\,\($0 + 0.01))" }.joined(separator: "+")
-            let sound = "aevalsrc='0.05*sin(2*PI*220*t)+0.8*sin(2*PI*1000*t)*(\(clicks))':s=48000:d=3"
-            let script = Paths.packageRoot.appendingPathComponent("scripts/edit_list.py").path
-            for (name, codec, priming) in [("mov", "pcm_s16le", 0), ("mp4", "aac", 1024)] {
-                let source = scratch + "/source.\(name)"
-                let made = try await runTool("ffmpeg", ["-y", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=320x240:r=30:d=3",
-                                                        "-f", "lavfi", "-i", sound, "-vf", flash, "-c:v", "libx264", "-bf", "2",
-                                                        "-pix_fmt", "yuv420p", "-c:a", codec, source])
-                guard made.succeeded else { throw TestFailure("ffmpeg: \(made)") }
-                let paused = scratch + "/pause.\(name)"
-                try FileManager.default.copyItem(atPath: source, toPath: paused)
-                // movie timescale 1000; video media 15360 from 1024 (x264's B-frame delay): 24064 is frame 45
-                let video = try await runProcess("/usr/bin/env", ["python3", script, "set", paused, "1000:1024,300:-1,1000:24064"])
-                let audio = try await runProcess("/usr/bin/env", ["python3", script, "set-sound", paused,
-                                                                  "1000:\(priming),300:-1,1000:\(priming + 72000)"])
-                guard video.succeeded, audio.succeeded else { throw TestFailure("edit_list.py: \(video) \(audio)") }
-            }
+        try await CutMovieTests.listed("cut-pause-movies-v1", "pause", video: "1000:1024,300:-1,1000:24064") {
+            "1000:\($0),300:-1,1000:\($0 + 72000)"
         }
-        return (dir + "/source.mov", [dir + "/pause.mov", dir + "/pause.mp4"])
     }
 
     /// The worst and the mean PSNR of `movie`'s frames, in order, against the source's frames `select` picks.

@@ -22,27 +22,34 @@ struct CutMovieTests {
     /// 0-1 s then 1.5-2.5 s on both tracks: `cut.mov` with 16-bit LPCM, `cut.mp4` with AAC (its priming, 1024
     /// samples, before the first span).
     static func fixture() async throws -> (source: String, movies: [String]) {
-        let dir = try await FixtureCache.shared.dir("cut-movies-v1") { scratch in
+        try await listed("cut-movies-v1", "cut", video: "1000:1024,1000:24064") { "1000:\($0),1000:\($0 + 72000)" }
+    }
+
+    /// That source as `source.mov` / `source.mp4`, and a copy of each, `NAME.mov` (LPCM) and `NAME.mp4` (AAC),
+    /// whose picture follows the edit list `video` and whose sound `sound(priming)` (scripts/edit_list.py lists;
+    /// movie timescale 1000, video media 15360 from 1024 — x264's B-frame delay: 24064 is frame 45 — and the
+    /// sound's media at 48 kHz after `priming` samples: 0 for LPCM, 1024 for AAC).
+    static func listed(_ cache: String, _ name: String, video: String, sound: @escaping @Sendable (Int) -> String)
+        async throws -> (source: String, movies: [String]) {
+        let dir = try await FixtureCache.shared.dir(cache) { scratch in
             let flash = "drawbox=x=0:y=0:w=iw:h=ih:color=white:t=fill:enable='eq(n\\,15)+eq(n\\,36)+eq(n\\,54)'"
             let clicks = Self.mediaFlashes.map { "between(t\\,\($0)\\,\($0 + 0.01))" }.joined(separator: "+")
-            let sound = "aevalsrc='0.05*sin(2*PI*220*t)+0.8*sin(2*PI*1000*t)*(\(clicks))':s=48000:d=3"
+            let tone = "aevalsrc='0.05*sin(2*PI*220*t)+0.8*sin(2*PI*1000*t)*(\(clicks))':s=48000:d=3"
             let script = Paths.packageRoot.appendingPathComponent("scripts/edit_list.py").path
-            for (name, codec, priming) in [("mov", "pcm_s16le", 0), ("mp4", "aac", 1024)] {
-                let source = scratch + "/source.\(name)"
+            for (ext, codec, priming) in [("mov", "pcm_s16le", 0), ("mp4", "aac", 1024)] {
+                let source = scratch + "/source.\(ext)"
                 let made = try await runTool("ffmpeg", ["-y", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=320x240:r=30:d=3",
-                                                        "-f", "lavfi", "-i", sound, "-vf", flash, "-c:v", "libx264", "-bf", "2",
+                                                        "-f", "lavfi", "-i", tone, "-vf", flash, "-c:v", "libx264", "-bf", "2",
                                                         "-pix_fmt", "yuv420p", "-c:a", codec, source])
                 guard made.succeeded else { throw TestFailure("ffmpeg: \(made)") }
-                let cut = scratch + "/cut.\(name)"
-                try FileManager.default.copyItem(atPath: source, toPath: cut)
-                // movie timescale 1000; video media 15360 (x264's B-frames start it at 1024: 24064 is frame 45)
-                let video = try await runProcess("/usr/bin/env", ["python3", script, "set", cut, "1000:1024,1000:24064"])
-                let audio = try await runProcess("/usr/bin/env", ["python3", script, "set-sound", cut,
-                                                                  "1000:\(priming),1000:\(priming + 72000)"])
-                guard video.succeeded, audio.succeeded else { throw TestFailure("edit_list.py: \(video) \(audio)") }
+                let listed = scratch + "/\(name).\(ext)"
+                try FileManager.default.copyItem(atPath: source, toPath: listed)
+                let v = try await runProcess("/usr/bin/env", ["python3", script, "set", listed, video])
+                let a = try await runProcess("/usr/bin/env", ["python3", script, "set-sound", listed, sound(priming)])
+                guard v.succeeded, a.succeeded else { throw TestFailure("edit_list.py: \(v) \(a)") }
             }
         }
-        return (dir + "/source.mov", [dir + "/cut.mov", dir + "/cut.mp4"])
+        return (dir + "/source.mov", [dir + "/\(name).mov", dir + "/\(name).mp4"])
     }
 
     /// The worst and the mean per-frame PSNR of `movie` against ffmpeg's decode of `reference` (its edit list

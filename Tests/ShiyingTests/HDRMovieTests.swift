@@ -71,10 +71,18 @@ enum HDROracle {
         #expect(l.highlights >= 20 && abs(l.highlight_median ?? 1) <= 0.05 && l.peak >= 3.5, "\(what): \(l)")
     }
 
-    /// A long image of an SDR photo, an HDR still and an SDR photo (800x600, 640x360, 800x600 at 320 wide: 848
-    /// rows): the HDR cell (rows 240..420) holds the lamp's highlight in the saved gain map, the SDR cells stay at
-    /// SDR white at most (libultrahdr's reading of the JPEG).
-    static func expectHighlightInMiddleCellOnly(_ long: String) async throws {
+    /// SPEC C13: a long image of an SDR photo, the HDR still `hdr` (640x360) and an SDR photo (800x600 each, at
+    /// 320 wide: 848 rows) composes the HDR cell's map with the SDR cells': the report says so, and the HDR cell
+    /// (rows 240..420) holds the lamp's highlight in the saved gain map while the SDR cells stay at SDR white at
+    /// most (libultrahdr's reading of the JPEG).
+    static func expectLongImageKeepsHDRCell(_ hdr: String, in dir: TempDir) async throws {
+        let samples = try await CLI.run(["sample-photos", "--count", "2", "--seed", "5", "--width", "800",
+                                         "--height", "600", "-o", dir.file("sdr")])
+        #expect(samples.succeeded, "\(samples)")
+        let long = dir.file("long.jpg")
+        let run = try await CLI.run(["collage", "--layout", "long", "--width", "320", "-o", long,
+                                     dir.file("sdr/sample-0001.jpg"), hdr, dir.file("sdr/sample-0002.jpg"), "--json"])
+        #expect(run.succeeded && run.stdout.contains(#""gain_map_cells":["sdr","kept","sdr"]"#), "\(run)")
         guard ultraHDR else { return }
         let peaks = try await runProcess("/usr/bin/env", ["python3", "-c", """
             import imagecodecs, sys
