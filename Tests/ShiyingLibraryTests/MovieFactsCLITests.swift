@@ -196,6 +196,31 @@ struct MovieFactsCLITests {
                 "\(String(describing: gps))")
     }
 
+    // ffmpeg's MP4 keeps `-metadata date` in the item list (moov/udta/meta 'mdir' ilst ©day, exiftool's
+    // ItemList:ContentCreateDate), not in udta's ©day text atom: it was not read, so a video made Live was dated
+    // by the header's UTC count (or not at all) and the library filed it by that.
+    @Test("an MP4's item-list date (ilst ©day, with its zone) dates the Live still and the library, as exiftool reads it")
+    func itemListDate() async throws {
+        let dir = try TempFolder()
+        defer { dir.remove() }
+        let movie = dir.file("dated.mp4")
+        let made = try await outside("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=15", "-t", "1",
+                                                "-c:v", "libx264", "-pix_fmt", "yuv420p", "-bitexact",
+                                                "-metadata", "date=2024-05-01T10:20:30+0200", movie])
+        try #require(made.status == 0, "\(made.stderr)")
+        let stated = try await tags(movie, ["ItemList:ContentCreateDate"])
+        try #require(stated["ContentCreateDate"] == "2024:05:01 10:20:30+02:00", "ffmpeg wrote an ilst ©day: \(stated)")
+        let live = try await ShiyingBinary.shiying(["live", "make", "--video", movie, "-o", dir.file("live")])
+        #expect(live.status == 0, "\(live.stderr)")
+        let still = try await tags(dir.file("live/dated_live.jpg"), ["DateTimeOriginal", "OffsetTimeOriginal"])
+        #expect(still["DateTimeOriginal"] == "2024:05:01 10:20:30" && still["OffsetTimeOriginal"] == "+02:00", "\(still)")
+        let lib = dir.file("lib")
+        #expect(try await ShiyingBinary.shiying(["library", "init", lib]).status == 0)
+        #expect(try await ShiyingBinary.shiying(["library", "import", "--library", lib, movie]).status == 0)
+        let asset = try #require(try await listed(lib).first)
+        #expect(asset["capture_date"] as? String == "2024:05:01 10:20:30", "\(asset)")
+    }
+
     @Test("convert --to gif --library: the GIF is deposited in 「拾映转换」 with its source's date and place (SPEC S3)")
     func gifIntoLibrary() async throws {
         let dir = try TempFolder()

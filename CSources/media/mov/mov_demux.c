@@ -203,8 +203,12 @@ static sy_status meta_push(sy_mov *m, const mov_meta_item *it, sy_error *err) {
     return SY_OK;
 }
 
+static sy_status parse_item_list_facts(sy_mov *m, const sy_bmff_cursor *parent, const sy_bmff_box *ilst,
+                                       sy_error *err);
+
 /* A `meta` box inside moov or udta. QuickTime writes it without version/flags,
- * ISO (ffmpeg's udta/meta) with; the handler must be 'mdta'. */
+ * ISO (ffmpeg's udta/meta) with; the handler 'mdta' (Apple's keyed items) or
+ * 'mdir' (the iTunes-style item list ffmpeg and many apps write in an MP4). */
 static sy_status parse_meta(sy_mov *m, const sy_bmff_cursor *parent, const sy_bmff_box *mb, sy_error *err) {
     uint64_t skip = 4;
     if (mb->payload_size >= 8 && be32(m->moov + mb->payload_offset + 4) == FCC('h', 'd', 'l', 'r')) skip = 0;
@@ -228,6 +232,7 @@ static sy_status parse_meta(sy_mov *m, const sy_bmff_cursor *parent, const sy_bm
             ilst = b;
         }
     }
+    if (handler == FCC('m', 'd', 'i', 'r') && ilst.type) return parse_item_list_facts(m, parent, &ilst, err);
     if (handler != FCC('m', 'd', 't', 'a') || !keys.type || !ilst.type) return SY_OK; /* not QuickTime metadata */
     /* keys: FullBox, entry_count, then (u32 size, u32 namespace, name) */
     sy_bmff_span s = span_of(m, &keys);
@@ -384,6 +389,46 @@ static sy_status parse_udta_facts(sy_mov *m, const sy_bmff_cursor *root, const s
         }
     }
     return st;
+}
+
+/* An item list ('mdir' handler): items typed by their name (©day, ©xyz,
+ * ©mak, ©mod), each value in a `data` box (u32 type, u32 locale, then UTF-8
+ * text for type 1). The facts a udta text atom would state, under the same
+ * Apple names: ffmpeg's MP4 keeps a video's date here (`-metadata date`,
+ * exiftool's ItemList:ContentCreateDate), not in udta's ©day. */
+static sy_status parse_item_list_facts(sy_mov *m, const sy_bmff_cursor *parent, const sy_bmff_box *ilst,
+                                       sy_error *err) {
+    sy_bmff_cursor ic, dc;
+    sy_bmff_box item, d;
+    sy_bmff_cursor_children(&ic, parent, ilst, 0);
+    for (;;) {
+        sy_status st = next_box(m, &ic, &item, err);
+        if (st != SY_OK) return st;
+        if (!item.type) break;
+        const char *key = item.type == FCC(0xA9, 'd', 'a', 'y')   ? UDTA_CREATION_KEY
+                          : item.type == FCC(0xA9, 'x', 'y', 'z') ? UDTA_LOCATION_KEY
+                          : item.type == FCC(0xA9, 'm', 'a', 'k') ? UDTA_MAKE_KEY
+                          : item.type == FCC(0xA9, 'm', 'o', 'd') ? UDTA_MODEL_KEY
+                                                                  : NULL;
+        if (!key || meta_has(m, key)) continue;
+        sy_bmff_cursor_children(&dc, parent, &item, 0);
+        do { /* its first `data` box */
+            if ((st = next_box(m, &dc, &d, err)) != SY_OK) return st;
+        } while (d.type && d.type != FCC('d', 'a', 't', 'a'));
+        sy_bmff_span ds = span_of(m, &d);
+        uint32_t type, locale;
+        if (!d.type || !sy_bmff_u32(&ds, &type) || !sy_bmff_u32(&ds, &locale) || (type & 0xFFFFFFu) != 1) continue;
+        size_t n = (size_t)SY__MIN(ds.left, (uint64_t)255);
+        while (n && ds.p[n - 1] == 0) n--; /* a C string's terminator */
+        int printable = n > 0;
+        for (size_t i = 0; i < n && printable; i++) printable = ds.p[i] >= 0x20 && ds.p[i] <= 0x7e;
+        if (!printable || (item.type == FCC(0xA9, 'd', 'a', 'y') && !udta_date_ok(ds.p, n)) ||
+            (item.type == FCC(0xA9, 'x', 'y', 'z') && ds.p[0] != '+' && ds.p[0] != '-'))
+            continue;
+        mov_meta_item it = {key, 1, ds.p, n};
+        if ((st = meta_push(m, &it, err)) != SY_OK) return st;
+    }
+    return SY_OK;
 }
 
 /* ---- sample entries ---- */
