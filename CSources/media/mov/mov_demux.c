@@ -315,6 +315,16 @@ static int meta_has(const sy_mov *m, const char *key) {
     return 0;
 }
 
+/* `p[0..n)` as one printable ASCII string (a C string's terminators cut),
+ * its length in *len; NULL when empty or not printable. */
+static const uint8_t *fact_text(const uint8_t *p, size_t n, size_t *len) {
+    while (n && p[n - 1] == 0) n--;
+    for (size_t i = 0; i < n; i++)
+        if (p[i] < 0x20 || p[i] > 0x7e) return NULL;
+    *len = n;
+    return n ? p : NULL;
+}
+
 /* A QuickTime text atom (©xyz, ©day): u16 length, u16 language, then text;
  * NULL when it does not hold one printable string. */
 static const uint8_t *udta_text(const sy_mov *m, const sy_bmff_box *b, size_t *len) {
@@ -322,12 +332,7 @@ static const uint8_t *udta_text(const sy_mov *m, const sy_bmff_box *b, size_t *l
     const uint8_t *p = m->moov + b->payload_offset;
     size_t n = (size_t)((p[0] << 8) | p[1]);
     if (n == 0 || n > b->payload_size - 4 || n > 255) return NULL;
-    p += 4;
-    while (n && p[n - 1] == 0) n--; /* a C string's terminator */
-    for (size_t i = 0; i < n; i++)
-        if (p[i] < 0x20 || p[i] > 0x7e) return NULL;
-    *len = n;
-    return n ? p : NULL;
+    return fact_text(p + 4, n, len);
 }
 
 /* A date the text begins with: "YYYY-MM-DD" (the rest as written). */
@@ -360,6 +365,27 @@ static sy_status udta_loci(sy_mov *m, const sy_bmff_box *b, sy_error *err) {
     return meta_push(m, &it, err);
 }
 
+/* The Apple name of a text fact atom (©xyz, ©day, ©mak, ©mod), or NULL. */
+static const char *fact_key(uint32_t type) {
+    return type == FCC(0xA9, 'd', 'a', 'y')   ? UDTA_CREATION_KEY
+           : type == FCC(0xA9, 'x', 'y', 'z') ? UDTA_LOCATION_KEY
+           : type == FCC(0xA9, 'm', 'a', 'k') ? UDTA_MAKE_KEY
+           : type == FCC(0xA9, 'm', 'o', 'd') ? UDTA_MODEL_KEY
+                                              : NULL;
+}
+
+/* Records the text of fact atom `type` under its Apple name, unless an item
+ * of that name is there or the text is not of its shape (a date, an ISO 6709
+ * location). The text stays in the moov buffer. */
+static sy_status push_fact(sy_mov *m, uint32_t type, const uint8_t *text, size_t n, sy_error *err) {
+    const char *key = fact_key(type);
+    if (!key || !text || meta_has(m, key)) return SY_OK;
+    if (type == FCC(0xA9, 'd', 'a', 'y') && !udta_date_ok(text, n)) return SY_OK;
+    if (type == FCC(0xA9, 'x', 'y', 'z') && text[0] != '+' && text[0] != '-') return SY_OK;
+    mov_meta_item it = {key, 1, text, n};
+    return meta_push(m, &it, err);
+}
+
 static sy_status parse_udta_facts(sy_mov *m, const sy_bmff_cursor *root, const sy_bmff_box *udta, sy_error *err) {
     sy_bmff_cursor uc;
     sy_bmff_box u;
@@ -367,25 +393,10 @@ static sy_status parse_udta_facts(sy_mov *m, const sy_bmff_cursor *root, const s
     sy_bmff_cursor_children(&uc, root, udta, 0);
     while (st == SY_OK && sy_bmff_next(&uc, &u, NULL) == SY_OK && u.type) {
         size_t n = 0;
-        const uint8_t *text;
-        if (u.type == FCC(0xA9, 'x', 'y', 'z') && !meta_has(m, UDTA_LOCATION_KEY)) {
-            if ((text = udta_text(m, &u, &n)) != NULL && (text[0] == '+' || text[0] == '-')) {
-                mov_meta_item it = {UDTA_LOCATION_KEY, 1, text, n};
-                st = meta_push(m, &it, err);
-            }
-        } else if (u.type == FCC(0xA9, 'd', 'a', 'y') && !meta_has(m, UDTA_CREATION_KEY)) {
-            if ((text = udta_text(m, &u, &n)) != NULL && udta_date_ok(text, n)) {
-                mov_meta_item it = {UDTA_CREATION_KEY, 1, text, n};
-                st = meta_push(m, &it, err);
-            }
-        } else if (u.type == FCC('l', 'o', 'c', 'i') && !meta_has(m, UDTA_LOCATION_KEY)) {
-            st = udta_loci(m, &u, err);
-        } else if ((u.type == FCC(0xA9, 'm', 'a', 'k') || u.type == FCC(0xA9, 'm', 'o', 'd'))) {
-            const char *key = u.type == FCC(0xA9, 'm', 'a', 'k') ? UDTA_MAKE_KEY : UDTA_MODEL_KEY;
-            if (!meta_has(m, key) && (text = udta_text(m, &u, &n)) != NULL) {
-                mov_meta_item it = {key, 1, text, n};
-                st = meta_push(m, &it, err);
-            }
+        if (u.type == FCC('l', 'o', 'c', 'i')) {
+            if (!meta_has(m, UDTA_LOCATION_KEY)) st = udta_loci(m, &u, err);
+        } else if (fact_key(u.type)) {
+            st = push_fact(m, u.type, udta_text(m, &u, &n), n, err);
         }
     }
     return st;
@@ -405,12 +416,7 @@ static sy_status parse_item_list_facts(sy_mov *m, const sy_bmff_cursor *parent, 
         sy_status st = next_box(m, &ic, &item, err);
         if (st != SY_OK) return st;
         if (!item.type) break;
-        const char *key = item.type == FCC(0xA9, 'd', 'a', 'y')   ? UDTA_CREATION_KEY
-                          : item.type == FCC(0xA9, 'x', 'y', 'z') ? UDTA_LOCATION_KEY
-                          : item.type == FCC(0xA9, 'm', 'a', 'k') ? UDTA_MAKE_KEY
-                          : item.type == FCC(0xA9, 'm', 'o', 'd') ? UDTA_MODEL_KEY
-                                                                  : NULL;
-        if (!key || meta_has(m, key)) continue;
+        if (!fact_key(item.type)) continue;
         sy_bmff_cursor_children(&dc, parent, &item, 0);
         do { /* its first `data` box */
             if ((st = next_box(m, &dc, &d, err)) != SY_OK) return st;
@@ -418,15 +424,9 @@ static sy_status parse_item_list_facts(sy_mov *m, const sy_bmff_cursor *parent, 
         sy_bmff_span ds = span_of(m, &d);
         uint32_t type, locale;
         if (!d.type || !sy_bmff_u32(&ds, &type) || !sy_bmff_u32(&ds, &locale) || (type & 0xFFFFFFu) != 1) continue;
-        size_t n = (size_t)SY__MIN(ds.left, (uint64_t)255);
-        while (n && ds.p[n - 1] == 0) n--; /* a C string's terminator */
-        int printable = n > 0;
-        for (size_t i = 0; i < n && printable; i++) printable = ds.p[i] >= 0x20 && ds.p[i] <= 0x7e;
-        if (!printable || (item.type == FCC(0xA9, 'd', 'a', 'y') && !udta_date_ok(ds.p, n)) ||
-            (item.type == FCC(0xA9, 'x', 'y', 'z') && ds.p[0] != '+' && ds.p[0] != '-'))
-            continue;
-        mov_meta_item it = {key, 1, ds.p, n};
-        if ((st = meta_push(m, &it, err)) != SY_OK) return st;
+        size_t n = 0;
+        const uint8_t *text = fact_text(ds.p, (size_t)SY__MIN(ds.left, (uint64_t)255), &n);
+        if ((st = push_fact(m, item.type, text, n, err)) != SY_OK) return st;
     }
     return SY_OK;
 }
