@@ -41,13 +41,7 @@ struct HDRAvifTests {
         defer { dir.remove() }
         let transfer = args[0], grade = args.contains("--peak") ? ["--peak", "4000"] : []
         let avif = try await HDROracle.avif(transfer, Array(args.dropFirst()), in: dir)
-        let info = try GainMapInfo.probe(avif)
-        let headroom = (grade.isEmpty ? 1000.0 : 4000.0) / 203
-        #expect(info.kind == "hdr-signal" && info.gainMapWidth == 160 && info.gainMapHeight == 90, "\(info)")
-        #expect(abs((info.headroom ?? 0) - headroom) < 0.01 && info.baseRendition == "sdr", "\(info)")
-        let out = dir.file("out.jpg")
-        let run = try await CLI.run(["convert", "-o", out, avif, "--json"])
-        #expect(run.succeeded && run.stdout.contains("\"hdr-gain-map\""), "\(run)")
+        let out = try await HDROracle.expectSignalStillConverts(avif, graded: !grade.isEmpty, in: dir)
         let check = try await runProcess("/usr/bin/env", ["python3", HDROracle.script, "check", out, transfer, "0"] + grade,
                                          timeout: 300)
         let checked = try JSONDecoder().decode(HDROracle.Check.self, from: Data((check.lastLine ?? "").utf8))

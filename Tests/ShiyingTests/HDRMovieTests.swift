@@ -93,6 +93,20 @@ enum HDROracle {
         #expect(v.count == 4 && v[0] == 848 && v[1] <= 1.1 && v[2] >= 3.5 && v[3] <= 1.1, "\(peaks)")
     }
 
+    /// An HDR-signal still (`path`, the 640x360 scene; graded to 4000 cd/m² or nominal 1000) probes as
+    /// `hdr-signal` with its derived 160x90 map and the tone mapping's headroom, and converts to a JPEG that
+    /// carries an HDR gain map; returns the JPEG's path (`out.jpg` in `dir`).
+    static func expectSignalStillConverts(_ path: String, graded: Bool, in dir: TempDir) async throws -> String {
+        let info = try GainMapInfo.probe(path)
+        let headroom = (graded ? 4000.0 : 1000.0) / 203
+        #expect(info.kind == "hdr-signal" && info.gainMapWidth == 160 && info.gainMapHeight == 90, "\(info)")
+        #expect(abs((info.headroom ?? 0) - headroom) < 0.01 && info.baseRendition == "sdr", "\(info)")
+        let out = dir.file("out.jpg")
+        let run = try await CLI.run(["convert", "-o", out, path, "--json"])
+        #expect(run.succeeded && run.stdout.contains("\"hdr-gain-map\""), "\(run)")
+        return out
+    }
+
     static func probe(_ movie: String, _ entries: String) async throws -> String {
         try await runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=" + entries,
                                       "-of", "csv=p=0", movie]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
