@@ -26,7 +26,10 @@ func outputFormat(_ path: String, command: String, formats: KeyValuePairs<String
     }
     let ext = (path as NSString).pathExtension.lowercased()
     guard let implied = formats.first(where: { $0.key == ext })?.value else {
-        throw UsageError("\(path): \(command) writes \(names); \(ext.isEmpty ? "no extension" : ".\(ext)") names none of them")
+        if ext.isEmpty {
+            throw UsageError("\(path): the name has no extension to say the format; \(command) writes \(names)")
+        }
+        throw UsageError("\(path): \(command) writes \(names); .\(ext) names none of them")
     }
     if let chosen, chosen != implied {
         throw UsageError("\(path): --format \(chosen) disagrees with the extension .\(ext) (\(implied))")

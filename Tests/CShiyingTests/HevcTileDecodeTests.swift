@@ -144,6 +144,49 @@ struct HevcTileDecodeTests {
         #expect(ctx.stats.current_bytes == 0)
     }
 
+    // A decoder kept warm (a grid's tile workers) reuses one libavcodec
+    // context, flushed between tiles: every tile decodes to the bytes a fresh
+    // context gives, in any order; the context's charge stays while it is
+    // kept and goes with it. A tile carrying its own parameter sets is decoded
+    // but not kept after (they would outlive it in the context).
+    @Test func warmDecoderGivesFreshBytesAndKeepsItsCharge() throws {
+        let tiles = try SampleTiles.get()
+        let ctx = try Context()
+        let fresh = try tiles.map { try decodeTile(ctx, $0).get().bytes }
+        var err = sy_error()
+        var dec: OpaquePointer?
+        guard sy__hevc_decoder_create(ctx.raw, tiles[0].hvcc, tiles[0].hvcc.count, &dec, &err) == SY_OK, let dec else {
+            throw CTestFailure(message(err))
+        }
+        let idle = ctx.stats.current_bytes
+        sy__hevc_decoder_keep_warm(dec, 1)
+        func decode(_ data: [UInt8]) throws -> [UInt8] {
+            var yuv = sy__yuv()
+            guard sy__hevc_decode(dec, data, data.count, &yuv, &err) == SY_OK else { throw CTestFailure(message(err)) }
+            defer { sy__yuv_release(ctx.raw, &yuv) }
+            var bytes: [UInt8] = []
+            for (plane, c) in [(yuv.plane.0, 0), (yuv.plane.1, 1), (yuv.plane.2, 2)] {
+                guard let plane else { continue }
+                let stride = [yuv.stride.0, yuv.stride.1, yuv.stride.2][c], w = [yuv.plane_width.0, yuv.plane_width.1, yuv.plane_width.2][c]
+                for y in 0..<Int([yuv.plane_height.0, yuv.plane_height.1, yuv.plane_height.2][c]) {
+                    bytes += UnsafeBufferPointer(start: plane + y * Int(stride), count: Int(w))
+                }
+            }
+            return bytes
+        }
+        for order in [0, 1, 1, 0] { #expect(try decode(tiles[order].data) == fresh[order], "tile \(order) through the warm context") }
+        let kept = Int(ctx.stats.current_bytes) - Int(idle)
+        #expect(kept >= Self.measuredHeap, "the kept context stays charged (\(kept) bytes)")
+        // In-band VPS/SPS/PPS (the hvcC's own arrays, length-prefixed) ahead of the slice: decoded, then not kept.
+        let inband = parameterSets(tiles[1].hvcc) + tiles[1].data
+        #expect(try decode(inband) == fresh[1])
+        #expect(ctx.stats.current_bytes == idle, "a context that saw in-band parameter sets is not kept")
+        #expect(try decode(tiles[0].data) == fresh[0])
+        sy__hevc_decoder_keep_warm(dec, 0)
+        #expect(ctx.stats.current_bytes == idle, "keep_warm(0) frees the kept context and its charge")
+        sy__hevc_decoder_destroy(dec)
+    }
+
     @Test func eachTileDecodesToTheSameBytesEveryTime() throws {
         let tiles = try SampleTiles.get()
         let ctx = try Context()
@@ -152,4 +195,21 @@ struct HevcTileDecodeTests {
         #expect(first == again)
         #expect(first[0] != first[1], "the two tiles hold different parts of the scene")
     }
+}
+
+/// The parameter-set NAL units of an hvcC record, each with a 4-byte length prefix.
+private func parameterSets(_ hvcc: [UInt8]) -> [UInt8] {
+    var out: [UInt8] = []
+    var at = 23
+    let arrays = Int(hvcc[22])
+    for _ in 0..<arrays {
+        let count = Int(hvcc[at + 1]) << 8 | Int(hvcc[at + 2])
+        at += 3
+        for _ in 0..<count {
+            let n = Int(hvcc[at]) << 8 | Int(hvcc[at + 1])
+            out += [0, 0, UInt8(n >> 8), UInt8(n & 0xFF)] + hvcc[(at + 2)..<(at + 2 + n)]
+            at += 2 + n
+        }
+    }
+    return out
 }

@@ -85,7 +85,7 @@ struct CLIArgumentTests {
         (["collage", "--layout", "long", "-o", "-", "IN"], "standard output"),
         (["convert", "IN", "-o", "OUT.webp"], ".webp names none of them"),
         (["convert", "IN", "-o", "OUT.jpg", "--format", "png"], "disagrees with the extension"),
-        (["convert", "IN", "-o", "OUT"], "no extension"),
+        (["convert", "IN", "-o", "OUT"], "OUT: the name has no extension to say the format; convert writes"),
         (["edit", "IN", "--recipe", "R.json", "-o", "OUT.tiff"], ".tiff names none of them"),
         (["video", "transcode", "IN", "-o", "OUT.avi"], ".avi names none of them"),
         (["live", "frame", "IN", "M.mov", "--at", "0", "-o", "OUT.png"], ".png names none of them"),

@@ -138,6 +138,29 @@ struct HeicMemoryTests {
         #expect(naive.peakRssDeltaBytes > 100_000_000, "naive HEIC: \(MemoryTests.mib(naive.peakRssDeltaBytes))")
     }
 
+    // Issue 15: a long image's HEIC cell is read while its tiles decode, each
+    // row's pages given back once the strip is written (collage/prefetch.c):
+    // the job no longer holds a whole cell, so its peak does not follow the
+    // cell's size. The portrait sample at 1080 and at 3024 wide (a 3024x4032
+    // cell: 17.4 MiB of planes, which the job held whole before: 24.2 MiB).
+    @Test("HEIC long image: the peak does not grow with the cell (1080 vs 3024 wide), ≤ 12 MiB")
+    func heicCellIsNotHeldWhole() async throws {
+        let portrait = try await Self.heics()[1]
+        let dir = try TempDir("mem-heic-wide")
+        defer { dir.remove() }
+        var peaks: [UInt64] = []
+        for width in ["1080", "3024"] {
+            let out = dir.file("long\(width).jpg")
+            let (run, json) = try await CLI.collage(["--layout", "long", "--width", width, "--threads", "2", "-o", out, portrait],
+                                                    timeout: 300)
+            guard run.succeeded, let report = json, report.greyCells.isEmpty else { throw TestFailure("width \(width): \(run)") }
+            print("memory heic portrait at \(report.width)x\(report.height): peak RSS +\(MemoryTests.mib(report.peakRssDeltaBytes))")
+            #expect(report.peakRssDeltaBytes <= 12 * MiB, "width \(width): \(MemoryTests.mib(report.peakRssDeltaBytes))")
+            peaks.append(report.peakRssDeltaBytes)
+        }
+        #expect(peaks[1] < peaks[0] + 2 * MiB, "the peak follows the cell: \(peaks.map(MemoryTests.mib))")
+    }
+
     // Issue 15: tile rows decode on both cores, and the job still keeps 12 MiB:
     // 7 grid HEICs on 1 and on 2 threads, the same bytes, each peak within it.
     @Test("HEIC long image on 1 and 2 threads: same file, each ≤ 12 MiB (RSS and engine)")

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "base/sy_internal.h"
 
@@ -186,6 +187,15 @@ void sy__free(sy_context *ctx, void *ptr) {
         munmap(h, bytes + sizeof *h);
     else
         free(h);
+}
+
+void sy__discard_pages(sy_context *ctx, void *block, const void *from, size_t len) {
+    if (!ctx || !block || !len || ctx->has_allocator) return;
+    const block_header *h = (const block_header *)block - 1;
+    if (!h->mapped) return;
+    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t start = ((uintptr_t)from + page - 1) & ~(page - 1), end = ((uintptr_t)from + len) & ~(page - 1);
+    if (end > start) madvise((void *)start, end - start, MADV_DONTNEED);
 }
 
 /* ---- errors, cancel, progress ---- */

@@ -13,6 +13,11 @@
 void *sy__alloc(sy_context *ctx, size_t count, size_t size, const char *reason, sy_error *err);
 void *sy__calloc(sy_context *ctx, size_t count, size_t size, const char *reason, sy_error *err);
 void sy__free(sy_context *ctx, void *ptr);
+/* Gives the whole pages of [from, from + len), inside `block` (an sy__alloc
+ * block), back to the system while the block lives on: a reader done with the
+ * first rows of a large buffer stops holding them (they read as zero after).
+ * Only mmap'ed blocks shed pages; the block stays charged in full until freed. */
+void sy__discard_pages(sy_context *ctx, void *block, const void *from, size_t len);
 
 /* Charges memory a codec allocates on its own (estimated from the header) so
  * the peak and the budget see it. Pair with sy__discharge(ctx, same bytes). */

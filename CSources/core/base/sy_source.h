@@ -40,6 +40,11 @@ struct sy__source {
     sy_status (*skip_rows)(sy__source *self, uint32_t count, sy_error *err);
     /* Frees the decoder and `self`. */
     void (*close)(sy__source *self);
+    /* Optional (NULL = nothing to give up): the caller will hold the whole
+     * frame it reads, so the source gives up speed that costs memory
+     * (a HEIF source's libavcodec contexts kept from tile to tile). Before
+     * the first read_rows. */
+    void (*spend_less)(sy__source *self);
 };
 
 #endif

@@ -464,6 +464,13 @@ void sy__avdec_release(sy__avdec *d) {
     d->holding = 0;
 }
 
+void sy__avdec_reset(sy__avdec *d) {
+    sy__avdec_release(d);
+    avcodec_flush_buffers(d->av);
+    d->sent = d->collected = 0;
+    d->draining = 0;
+}
+
 size_t sy__avcodec_picture_bytes(uint32_t width, uint32_t height, unsigned chroma, unsigned bit_depth) {
     size_t px = (size_t)width * height;
     size_t bps = bit_depth > 8 ? 2 : 1;

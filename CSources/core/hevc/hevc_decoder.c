@@ -1,12 +1,13 @@
 /* hevc_decoder.c — one HEVC still (HEIF tile / image item) through libavcodec.
  *
  * The hvcC record is parsed once (fully bounds-checked) and kept. Every
- * sy__hevc_decode runs a fresh single-threaded libavcodec context (tile
+ * sy__hevc_decode runs a single-threaded libavcodec context (tile
  * parallelism is one level up: several decoders), with the record as its
  * extradata and the item's length-prefixed NAL units as one packet, drains
- * it, copies the first picture (cropped to the conformance window) into one
- * engine allocation and frees the context, so nothing of libavcodec outlives
- * a tile. The SPS is read and the NAL units checked before anything is
+ * it and hands the first picture (cropped to the conformance window) over as
+ * one engine allocation. The context is then freed, so nothing of libavcodec
+ * outlives a picture — or, on a decoder kept warm (a grid's tiles), flushed
+ * and kept for the next picture while its memory stays charged. The SPS is read and the NAL units checked before anything is
  * handed to libavcodec (hevc_params.c, shared with the movie stream
  * decoder), so oversized pictures are refused and libavcodec's own memory is
  * charged to the context before it is allocated. */
@@ -24,6 +25,9 @@ struct sy__hevc_decoder {
     uint8_t *record; /* copy of the hvcC record */
     size_t record_len;
     sy__hvcc hvcc;   /* parameter-set offsets into record, length size, SPS bound */
+    int keep_warm;   /* keep `warm` from picture to picture */
+    sy__avdec *warm; /* the context kept, flushed, with `warm_charge` still charged */
+    size_t warm_charge;
 };
 
 sy_status sy__hevc_decoder_create(sy_context *ctx, const uint8_t *hvcc, size_t hvcc_len, sy__hevc_decoder **out,
@@ -49,11 +53,20 @@ sy_status sy__hevc_decoder_create(sy_context *ctx, const uint8_t *hvcc, size_t h
     return SY_OK;
 }
 
+static void drop_warm(sy__hevc_decoder *dec);
+
 void sy__hevc_decoder_destroy(sy__hevc_decoder *dec) {
     if (!dec) return;
     sy_context *ctx = dec->ctx;
+    drop_warm(dec);
     if (dec->record) sy__free(ctx, dec->record);
     sy__free(ctx, dec);
+}
+
+void sy__hevc_decoder_keep_warm(sy__hevc_decoder *dec, int on) {
+    if (!dec) return;
+    dec->keep_warm = on;
+    if (!on) drop_warm(dec);
 }
 
 /* ---- decoding ---- */
@@ -136,26 +149,33 @@ static void release_heap(void) {
     malloc_trim(0);
 }
 
+/* The kept context goes, its charge with it, and its heap back to the system. */
+static void drop_warm(sy__hevc_decoder *dec) {
+    if (!dec->warm) return;
+    sy__avdec_close(dec->warm);
+    dec->warm = NULL;
+    sy__discharge(dec->ctx, dec->warm_charge);
+    dec->warm_charge = 0;
+    release_heap();
+}
+
 /* Runs one libavcodec context over the parameter sets and `data` (one
- * picture's NAL units) and copies the picture out. A context per tile, not
- * one kept across tiles: keeping it saves ~4% of the CPU time of a 48-tile
- * HEIC but holds its picture pool (~2 MB at 512x512) between tiles, for
- * every decoder a parallel tile source runs. Measured again (issue 15,
- * 2026-12-04): one context per worker kept along a tile row (flushed between
- * tiles) and the heap trimmed per row took a 7-HEIC long image from ~90,000
- * page faults to ~50,000 and 4-7 % off its wall time, same pixels, but the
- * real-iPhone long image of MemoryTests from 11.0-11.2 to 11.7-11.8 MiB of
- * peak RSS (12.3 with 640x896 tiles kept too), against a 12 MiB budget that
- * CI already measured at 11.5: left out. Trimming per row alone: +0.4 MiB.
- * Keeping only the picture block per worker from tile to tile (the engine
- * maps it fresh for every tile, ~100 pages of 512x512): page faults 90,000 ->
- * 67,000, system time 0.33 -> 0.23 s, wall 1-7 % (noisy), same pixels; but
- * +0.1-0.15 MiB on that test's landscape case (a worker building its next
- * context holds a picture while the other peaks), whose portrait case
- * measures 11.7-11.9 MiB in a debug build already: left out too. */
-static sy_status run_avcodec(sy__hevc_decoder *dec, const uint8_t *data, size_t len, sy__yuv *out, sy_error *err) {
-    sy__avdec *av = NULL;
-    sy_status st = sy__avdec_open_picture(dec->ctx, SY__AVCODEC_HEVC, dec->record, dec->record_len, "hevc", &av, err);
+ * picture's NAL units) and hands the picture out. A fresh context per
+ * picture frees libavcodec's ~2.4 MB (512x512) between tiles; a warm one
+ * (kept by the grid's tile workers, issue 15, 2026-12-06) saves its set-up and
+ * the ~600 fresh pages each tile faulted in and zeroed: 7-HEIC long image
+ * 130,000 -> 50,000 page faults, CPU 2.99 -> 2.75 s, same bytes. It costs
+ * ~0.9 MiB of peak RSS with two workers, paid for by streamed long-image
+ * cells (collage/prefetch.c: 1.3-2.3 MB less). `inband`: the picture carries
+ * its own parameter sets, which would outlive it in a kept context (the next
+ * tile must see the hvcC's), so the context is not kept after it. */
+static sy_status run_avcodec(sy__hevc_decoder *dec, const uint8_t *data, size_t len, int inband, sy__yuv *out,
+                             sy_error *err) {
+    sy__avdec *av = dec->warm;
+    dec->warm = NULL;
+    sy_status st = av ? SY_OK
+                      : sy__avdec_open_picture(dec->ctx, SY__AVCODEC_HEVC, dec->record, dec->record_len, "hevc",
+                                               &av, err);
     if (st == SY_OK) st = sy__avdec_send(av, data, len, 0, err);
     if (st == SY_OK) st = sy__avdec_send(av, NULL, 0, 0, err);
     sy__yuv view;
@@ -178,6 +198,11 @@ static sy_status run_avcodec(sy__hevc_decoder *dec, const uint8_t *data, size_t 
     } else if (st == SY_OK) {
         st = copy_picture(dec->ctx, &view, depth, out, err);
     }
+    if (st == SY_OK && dec->keep_warm && !inband) {
+        sy__avdec_reset(av);
+        dec->warm = av;
+        return st;
+    }
     sy__avdec_close(av);
     /* libavcodec's ~2.4 MB per tile goes back to the system now, not into the
      * free lists of whichever thread's malloc arena decoded it: with tile and
@@ -191,6 +216,7 @@ sy_status sy__hevc_decode(sy__hevc_decoder *dec, const uint8_t *data, size_t len
     if (!dec || !out || (!data && len)) return sy__fail(err, SY_E_USAGE, "sy__hevc_decode: bad arguments");
     /* Frame the NAL units (bounded) and read any in-band SPS before libavcodec sees anything. */
     sy__hevc_bound b = dec->hvcc.bound;
+    int inband = 0; /* a VPS, SPS or PPS of its own */
     for (size_t pos = 0; pos < len;) {
         if (len - pos < dec->hvcc.length_size)
             return sy__fail(err, SY_E_INVALID_INPUT, "hevc: tile data truncated (length prefix at byte %zu of %zu)",
@@ -211,6 +237,8 @@ sy_status sy__hevc_decode(sy__hevc_decoder *dec, const uint8_t *data, size_t len
                                 data[pos + run], data[pos + run + 1], data[pos + run + 2], run);
             sy_status st = sy__hevc_note_nal(data + pos, n, &b, "hevc: item data", err);
             if (st != SY_OK) return st;
+            unsigned type = (data[pos] >> 1) & 0x3f;
+            inband |= type >= 32 && type <= 34;
         }
         pos += n;
     }
@@ -219,10 +247,14 @@ sy_status sy__hevc_decode(sy__hevc_decoder *dec, const uint8_t *data, size_t len
         return sy__fail(err, b.width && b.height ? SY_E_BUDGET : SY_E_INVALID_INPUT,
                         "hevc: coded picture %ux%u (limit %ux%u)", b.width, b.height, SY__HEVC_MAX_SIDE,
                         SY__HEVC_MAX_SIDE);
-    size_t charge = estimate_avcodec(&b, len);
-    sy_status st = sy__charge(dec->ctx, charge, "libavcodec (estimate)", err);
+    /* A warm context is charged already: only what this picture needs beyond it. */
+    size_t charge = estimate_avcodec(&b, len), extra = charge > dec->warm_charge ? charge - dec->warm_charge : 0;
+    sy_status st = sy__charge(dec->ctx, extra, "libavcodec (estimate)", err);
     if (st != SY_OK) return st;
-    st = run_avcodec(dec, data, len, out, err);
-    sy__discharge(dec->ctx, charge);
+    size_t held = dec->warm_charge + extra;
+    dec->warm_charge = 0;
+    st = run_avcodec(dec, data, len, inband, out, err);
+    if (dec->warm) dec->warm_charge = held; /* kept: so is its charge */
+    else sy__discharge(dec->ctx, held);
     return st;
 }

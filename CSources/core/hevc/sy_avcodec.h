@@ -62,6 +62,10 @@ sy_status sy__avdec_send(sy__avdec *d, const uint8_t *data, size_t len, uint32_t
  * (present = 1; unspecified values as the stream left them), *tag its sample. */
 sy_status sy__avdec_receive(sy__avdec *d, sy__yuv *out, int depth[3], uint32_t *tag, int *got, sy_error *err);
 void sy__avdec_release(sy__avdec *d);
+/* After the drain (send(NULL), receive() until nothing): back to a decoder
+ * that has seen only its configuration record, for the next independent
+ * stream (the next tile); libavcodec's tables and pictures are kept. */
+void sy__avdec_reset(sy__avdec *d);
 
 /* receive() for a movie's stream decoder (base/sy_video_stream.h): the
  * picture must have the stream's size and one bit depth in every plane. */

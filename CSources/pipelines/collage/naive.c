@@ -103,7 +103,7 @@ sy_status sy__naive_render(sy_context *ctx, sy__cell_job *jobs, const sy__layout
                                  : SY_OK;
         if (cs == SY_OK)
             cs = images[i] ? sy__cell_from_source(ctx, &images[i]->base, r->width, r->height, chroma_shift, colour,
-                                                  &cell, err)
+                                                  NULL, &cell, err)
                            : sy__cell_grey(ctx, r->width, r->height, chroma_shift, &cell, err);
         sy__color_transform_destroy(colour);
         if (cs != SY_OK) {

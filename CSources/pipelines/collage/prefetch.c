@@ -5,12 +5,15 @@
 #include "base/sy_internal.h"
 #include "collage/sy_prefetch.h"
 
-enum slot_state { SLOT_WAITING, SLOT_BUILDING, SLOT_READY, SLOT_RELEASED };
+/* STREAMING: begun and handed out, rows [0, rows_ready) final, still building. */
+enum slot_state { SLOT_WAITING, SLOT_BUILDING, SLOT_STREAMING, SLOT_READY, SLOT_RELEASED };
 
 typedef struct slot {
     enum slot_state state;
     sy__cell cell;
-    size_t held;       /* bytes counted against the cap for this slot */
+    size_t held;         /* bytes counted against the cap for this slot */
+    uint32_t rows_ready; /* STREAMING */
+    int release_wanted;  /* released by the strip loop while still STREAMING */
 } slot;
 
 struct sy__prefetch {
@@ -57,13 +60,51 @@ static size_t estimate(const sy__prefetch *pf, const sy__cell_job *job) {
     return planes + 256 * 1024;
 }
 
+/* ---- streamed cells (sy__cell_stream, on the building worker) ---- */
+
+typedef struct stream_target {
+    sy__prefetch *pf;
+    uint32_t index;
+} stream_target;
+
+static void stream_begin(void *user, const sy__cell *cell) {
+    stream_target *t = user;
+    pthread_mutex_lock(&t->pf->lock);
+    slot *s = &t->pf->slots[t->index];
+    s->cell = *cell;
+    s->rows_ready = 0;
+    s->state = SLOT_STREAMING;
+    pthread_cond_broadcast(&t->pf->changed);
+    pthread_mutex_unlock(&t->pf->lock);
+}
+
+static void stream_rows(void *user, uint32_t ready) {
+    stream_target *t = user;
+    pthread_mutex_lock(&t->pf->lock);
+    t->pf->slots[t->index].rows_ready = ready;
+    pthread_cond_broadcast(&t->pf->changed);
+    pthread_mutex_unlock(&t->pf->lock);
+}
+
+/* Whether slot i was begun as a stream (its cell's planes are the reader's too). */
+static int streaming(sy__prefetch *pf, uint32_t i) {
+    pthread_mutex_lock(&pf->lock);
+    int on = pf->slots[i].state == SLOT_STREAMING;
+    pthread_mutex_unlock(&pf->lock);
+    return on;
+}
+
 static void build(sy__prefetch *pf, uint32_t i, sy__cell *cell) {
     sy__cell_job *job = &pf->jobs[i];
     sy_error err = {0};
     sy_status st = SY_E_INVALID_INPUT;
+    stream_target target = {pf, i};
+    const sy__cell_stream stream = {stream_begin, stream_rows, &target};
     if (job->info) {
         st = sy__cell_build(pf->ctx, job->path, job->info, job->rect.width, job->rect.height, pf->chroma_shift,
-                            (uint32_t)pf->threads_wanted, job->space, cell, &job->working_bytes, &err);
+                            (uint32_t)pf->threads_wanted, job->space,
+                            job->alone && uses_every_thread(pf, job) ? &stream : NULL, cell, &job->working_bytes,
+                            &err);
     }
     if (st == SY_OK) return;
     if (st == SY_E_CANCELLED) {
@@ -73,6 +114,11 @@ static void build(sy__prefetch *pf, uint32_t i, sy__cell *cell) {
     if (job->info) { /* decode failed after a good probe: grey, with the reason */
         job->failure = st;
         snprintf(job->reason, sizeof job->reason, "%s", err.message);
+    }
+    if (streaming(pf, i)) { /* rows already read stay; the rest goes grey */
+        *cell = pf->slots[i].cell;
+        sy__cell_grey_rows(cell, pf->slots[i].rows_ready);
+        return;
     }
     st = sy__cell_grey(pf->ctx, job->rect.width, job->rect.height, pf->chroma_shift, cell, &err);
     if (st != SY_OK) {
@@ -111,10 +157,18 @@ static void *worker(void *arg) {
 
         pthread_mutex_lock(&pf->lock);
         if (exclusive) pf->exclusive_building--;
-        pf->held = pf->held - guess + cell.bytes;
-        pf->slots[i].held = cell.bytes;
-        pf->slots[i].cell = cell;
-        pf->slots[i].state = SLOT_READY;
+        slot *done = &pf->slots[i];
+        if (done->release_wanted) { /* read to the end while it was finishing */
+            sy__cell_release(pf->ctx, &cell);
+            memset(&done->cell, 0, sizeof done->cell);
+            pf->held -= guess;
+            done->state = SLOT_RELEASED;
+        } else {
+            pf->held = pf->held - guess + cell.bytes;
+            done->held = cell.bytes;
+            done->cell = cell;
+            done->state = SLOT_READY;
+        }
         pthread_cond_broadcast(&pf->changed);
     }
     pthread_cond_broadcast(&pf->changed);
@@ -166,7 +220,7 @@ const sy__cell *sy__prefetch_get(sy__prefetch *pf, uint32_t index, sy_error *err
         pf->needed_through = index;
         pthread_cond_broadcast(&pf->changed);
     }
-    while (pf->slots[index].state != SLOT_READY && !pf->fatal) {
+    while (pf->slots[index].state != SLOT_READY && pf->slots[index].state != SLOT_STREAMING && !pf->fatal) {
         if (pf->slots[index].state == SLOT_RELEASED) break;
         pthread_cond_wait(&pf->changed, &pf->lock);
     }
@@ -175,7 +229,7 @@ const sy__cell *sy__prefetch_get(sy__prefetch *pf, uint32_t index, sy_error *err
         if (err) *err = pf->fatal_err;
     } else if (pf->jobs[index].failure == SY_E_CANCELLED) {
         sy__fail(err, SY_E_CANCELLED, "cancelled");
-    } else if (pf->slots[index].state == SLOT_READY) {
+    } else if (pf->slots[index].state == SLOT_READY || pf->slots[index].state == SLOT_STREAMING) {
         cell = &pf->slots[index].cell;
     } else {
         sy__fail(err, SY_E_USAGE, "collage: cell %u used after release", index);
@@ -184,9 +238,35 @@ const sy__cell *sy__prefetch_get(sy__prefetch *pf, uint32_t index, sy_error *err
     return cell;
 }
 
+sy_status sy__prefetch_rows(sy__prefetch *pf, uint32_t index, uint32_t rows, sy_error *err) {
+    pthread_mutex_lock(&pf->lock);
+    slot *s = &pf->slots[index];
+    while (s->state == SLOT_STREAMING && s->rows_ready < rows && !pf->fatal)
+        pthread_cond_wait(&pf->changed, &pf->lock);
+    sy_status st = SY_OK;
+    if (pf->fatal) {
+        st = pf->fatal;
+        if (err) *err = pf->fatal_err;
+    } else if (pf->jobs[index].failure == SY_E_CANCELLED) {
+        st = sy__fail(err, SY_E_CANCELLED, "cancelled");
+    }
+    pthread_mutex_unlock(&pf->lock);
+    return st;
+}
+
+void sy__prefetch_done_rows(sy__prefetch *pf, uint32_t index, uint32_t rows) {
+    pthread_mutex_lock(&pf->lock);
+    slot *s = &pf->slots[index];
+    sy__cell cell = s->state == SLOT_READY || s->state == SLOT_STREAMING ? s->cell : (sy__cell){0};
+    pthread_mutex_unlock(&pf->lock);
+    /* rows the builder wrote and the strip loop read: neither touches them again */
+    if (cell.plane[0]) sy__cell_discard_rows(pf->ctx, &cell, rows);
+}
+
 void sy__prefetch_release(sy__prefetch *pf, uint32_t index) {
     pthread_mutex_lock(&pf->lock);
     slot *s = &pf->slots[index];
+    if (s->state == SLOT_STREAMING) s->release_wanted = 1;
     if (s->state == SLOT_READY) {
         sy__cell_release(pf->ctx, &s->cell);
         pf->held -= s->held;

@@ -28,14 +28,28 @@ size_t sy__cell_plane_bytes(uint32_t width, uint32_t height, uint32_t chroma_shi
 #define SY__COLLAGE_JOB_BYTES (12u << 20)
 #define SY__COLLAGE_STRIP_RESERVE (3u << 20)
 
+/* A cell read while it is built: `begin` runs once its planes exist (no row
+ * final yet), `rows` each time more upright rows are final — always the first
+ * `ready` rows, in order. Both run on the building thread. A cell is streamed
+ * only when its rows are stored in order (upright or mirrored sideways);
+ * otherwise neither runs and the cell is whole when the build returns. */
+typedef struct sy__cell_stream {
+    void (*begin)(void *user, const sy__cell *cell);
+    void (*rows)(void *user, uint32_t ready);
+    void *user;
+} sy__cell_stream;
+
 /* Decodes `path` (probed as `info`) into `cell`, opening its decoder at the
  * smallest scale that covers the cell, on up to `threads` threads (HEIF tile
- * rows) within the job's memory. *working_bytes (if non-NULL) receives the
- * decoder's working estimate (what it needs with one thread). On failure the
- * cell holds nothing. The cell's bytes do not depend on `threads`. */
+ * rows) within the job's memory, announcing rows through `stream` (NULL =
+ * none). *working_bytes (if non-NULL) receives the decoder's working estimate
+ * (what it needs with one thread). On failure the cell holds nothing — unless
+ * `stream` began it: then it keeps its planes (the rows announced are final)
+ * for the caller to finish and release. The cell's bytes do not depend on
+ * `threads`. */
 sy_status sy__cell_build(sy_context *ctx, const char *path, const sy_image_info *info, uint32_t width,
                          uint32_t height, uint32_t chroma_shift, uint32_t threads, sy__rgb_space space,
-                         sy__cell *cell, size_t *working_bytes, sy_error *err);
+                         const sy__cell_stream *stream, sy__cell *cell, size_t *working_bytes, sy_error *err);
 
 /* The transform from `path`'s colour into the collage's output `space`
  * (*out = NULL when none is needed, or when the source's profile cannot be
@@ -51,12 +65,20 @@ sy_status sy__cell_colour_open(sy_context *ctx, const char *path, const sy_image
  * conversion when chroma_shift is 1), then `colour` (NULL = none) takes them
  * into the output space. */
 sy_status sy__cell_from_source(sy_context *ctx, sy__source *src, uint32_t width, uint32_t height,
-                               uint32_t chroma_shift, const sy__color_transform *colour, sy__cell *cell,
-                               sy_error *err);
+                               uint32_t chroma_shift, const sy__color_transform *colour,
+                               const sy__cell_stream *stream, sy__cell *cell, sy_error *err);
 
 /* Paints a neutral grey cell (128,128,128 — in YCbCr 128,128,128 as well). */
 sy_status sy__cell_grey(sy_context *ctx, uint32_t width, uint32_t height, uint32_t chroma_shift, sy__cell *cell,
                         sy_error *err);
+
+/* Paints rows [from, height) grey: the rest of a streamed cell whose build
+ * failed (`from` even for 4:2:0 cells, as announced rows are). */
+void sy__cell_grey_rows(sy__cell *cell, uint32_t from);
+
+/* Gives back the pages of rows [0, rows) of a streamed cell its reader is
+ * done with (whole pages only; `rows` even for 4:2:0 cells). */
+void sy__cell_discard_rows(sy_context *ctx, sy__cell *cell, uint32_t rows);
 
 void sy__cell_release(sy_context *ctx, sy__cell *cell);
 

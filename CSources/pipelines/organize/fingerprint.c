@@ -211,7 +211,7 @@ sy_status sy_fingerprint_file_ex(sy_context *ctx, const char *path, uint32_t fla
         t.base.width = src->width / t.k, t.base.height = src->height / t.k;
     }
     t.base.pixels = SY__PIX_RGB;
-    t.base.read_rows = tee_read, t.base.skip_rows = tee_skip, t.base.close = tee_close;
+    t.base.read_rows = tee_read, t.base.skip_rows = tee_skip, t.base.close = tee_close, t.base.spend_less = NULL;
     if (t.hashing) {
         sy__sha256_init(&t.sha);
         uint8_t header[5 + 9] = {'S', 'Y', 'P', 'X', '1'};
