@@ -35,7 +35,7 @@ struct AvifGainMapCLITests {
         return out
     }
 
-    @Test("hdr info says iso-heic with the AV1 map; convert to JPEG and HEIC keeps it (Ultra HDR + ISO, ISO tmap)")
+    @Test("hdr info says iso-heic with the AV1 map; convert to JPEG and HEIC, an edit and a collage keep it")
     func infoAndConvert() async throws {
         let dir = try TempDir("avif-gainmap")
         defer { dir.remove() }
@@ -52,6 +52,15 @@ struct AvifGainMapCLITests {
         let j = try GainMapInfo.probe(jpeg), h = try GainMapInfo.probe(heic)
         #expect(j.hasGainMap && j.kind == "ultrahdr-jpeg" && j.baseWidth == 320, "\(j)")
         #expect(h.hasGainMap && h.kind == "iso-heic" && h.baseWidth == 320, "\(h)")
+        // An edit (crop + quarter turn) and a collage cell keep it too.
+        let recipe = dir.file("r.json"), edited = dir.file("edited.heic"), collage = dir.file("collage.jpg")
+        try #"{"version":1,"crop":{"x":0.1,"y":0.1,"width":0.5,"height":0.6},"quarterTurns":1}"#
+            .write(toFile: recipe, atomically: true, encoding: .utf8)
+        let edit = try await CLI.run(["edit", "-o", edited, "--recipe", recipe, avif, "--json"])
+        #expect(edit.succeeded && edit.stdout.contains("\"hdr\":\"kept\"") && edit.stdout.contains("\"gain_map_size\":[72,80]"),
+                "\(edit)")
+        let grid = try await CLI.run(["collage", "--layout", "grid", "-o", collage, avif, jpeg, "--json"])
+        #expect(grid.succeeded && grid.stdout.contains("\"gain_map_cells\":[\"kept\",\"kept\"]"), "\(grid)")
     }
 
     @Test("a cut AV1 map: convert names the file and the reason and writes nothing; --allow-sdr saves SDR")
