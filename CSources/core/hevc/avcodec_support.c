@@ -228,15 +228,22 @@ static sy_status open_decoder(sy_context *ctx, sy__avcodec_id codec, const uint8
     *out = NULL;
     if (config_len > (size_t)INT32_MAX - AV_INPUT_BUFFER_PADDING_SIZE || (!config && config_len))
         return sy__fail(err, SY_E_USAGE, "sy__avdec_open: bad configuration record");
-    const AVCodec *c = avcodec_find_decoder(codec == SY__AVCODEC_HEVC ? AV_CODEC_ID_HEVC : AV_CODEC_ID_H264);
+    /* AV1: libdav1d by name. FFmpeg 5.1's own "av1" decoder parses the
+     * bitstream but decodes through a hardware accelerator only ("Your
+     * platform doesn't support hardware accelerated AV1 decoding"), so it is
+     * no fallback. */
+    const AVCodec *c = codec == SY__AVCODEC_AV1    ? avcodec_find_decoder_by_name("libdav1d")
+                       : codec == SY__AVCODEC_HEVC ? avcodec_find_decoder(AV_CODEC_ID_HEVC)
+                                                   : avcodec_find_decoder(AV_CODEC_ID_H264);
     if (!c)
         return sy__fail(err, SY_E_CODEC, "libavcodec has no %s decoder",
-                        codec == SY__AVCODEC_HEVC ? "HEVC" : "H.264");
+                        codec == SY__AVCODEC_AV1 ? "software AV1 (libdav1d)" : codec == SY__AVCODEC_HEVC ? "HEVC" : "H.264");
     sy__avdec *d = sy__calloc(ctx, 1, sizeof *d, "libavcodec decoder", err);
     if (!d) return err ? err->code : SY_E_BUDGET;
     d->ctx = ctx;
     d->threads = threads < 1 ? 1 : threads > MAX_THREADS ? MAX_THREADS : threads;
-    d->engine_pictures = engine_pictures && d->threads == 1;
+    /* libdav1d hands out dav1d's own buffers: never take one as an engine block */
+    d->engine_pictures = engine_pictures && d->threads == 1 && codec != SY__AVCODEC_AV1;
     if (label) snprintf(d->label, sizeof d->label, "%s", label);
     sy__avcodec_install_logging();
     registry_add(d); /* before open: libavcodec logs while it reads the extradata */

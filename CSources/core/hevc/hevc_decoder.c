@@ -99,12 +99,9 @@ size_t sy__hevc_decode_peak_bytes(uint32_t width, uint32_t height, uint8_t chrom
     return estimate_avcodec(&b, picture / 4) + 2 * picture;
 }
 
-/* Copies a decoded picture into one engine block, each plane at the deepest
- * plane's bit depth (a shallower plane is scaled up to it). */
-static sy_status copy_picture(sy_context *ctx, const sy__yuv *view, const int depth[3], sy__yuv *out,
-                              sy_error *err) {
+sy_status sy__yuv_copy(sy_context *ctx, const sy__yuv *view, const int depth[3], sy__yuv *out, sy_error *err) {
     if (view->width > SY__HEVC_MAX_SIDE || view->height > SY__HEVC_MAX_SIDE)
-        return sy__fail(err, SY_E_INVALID_INPUT, "hevc: decoded picture is %ux%u", view->width, view->height);
+        return sy__fail(err, SY_E_INVALID_INPUT, "decoded picture is %ux%u", view->width, view->height);
     int planes = view->chroma == 0 ? 1 : 3;
     size_t bps = view->bit_depth > 8 ? 2 : 1, total = 0;
     for (int c = 0; c < planes; c++) total += (size_t)view->plane_width[c] * view->plane_height[c] * bps;
@@ -196,7 +193,7 @@ static sy_status run_avcodec(sy__hevc_decoder *dec, const uint8_t *data, size_t 
         out->bytes = 0;
         for (int c = 0; c < planes; c++) out->bytes += (size_t)out->stride[c] * out->plane_height[c];
     } else if (st == SY_OK) {
-        st = copy_picture(dec->ctx, &view, depth, out, err);
+        st = sy__yuv_copy(dec->ctx, &view, depth, out, err);
     }
     if (st == SY_OK && dec->keep_warm && !inband) {
         sy__avdec_reset(av);

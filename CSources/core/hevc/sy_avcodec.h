@@ -8,7 +8,8 @@
  * sample send() and receive() until nothing is ready; end of stream is
  * send(NULL), then receive() until *got = 0; close(). Samples are
  * length-prefixed NAL units whose framing the caller has already checked
- * (sy__nal_framing, or the tile walk in hevc_decoder.c).
+ * (sy__nal_framing, or the tile walk in hevc_decoder.c), or AV1 OBUs
+ * (av1_params.c walks them; the configuration record is av1C).
  *
  * Damage: libavcodec runs with AV_EF_EXPLODE, and every message it logs at
  * error level for this decoder is kept (the log callback sees which sample
@@ -31,7 +32,10 @@
 #include "base/sy_video_stream.h"
 #include "base/sy_yuv.h"
 
-typedef enum sy__avcodec_id { SY__AVCODEC_HEVC, SY__AVCODEC_H264 } sy__avcodec_id;
+/* AV1 is libavcodec's libdav1d wrapper (its native "av1" decoder decodes
+ * through a hardware accelerator only); its pictures are dav1d's own, never
+ * engine blocks (open_picture() acts as open() with one thread). */
+typedef enum sy__avcodec_id { SY__AVCODEC_HEVC, SY__AVCODEC_H264, SY__AVCODEC_AV1 } sy__avcodec_id;
 
 typedef struct sy__avdec sy__avdec;
 

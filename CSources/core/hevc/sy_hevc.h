@@ -33,6 +33,10 @@ void sy__hevc_decoder_keep_warm(sy__hevc_decoder *dec, int on);
  * the codec's charged estimate and the engine copy of the picture (for
  * callers that plan how many decodes may run at once). */
 size_t sy__hevc_decode_peak_bytes(uint32_t width, uint32_t height, uint8_t chroma, uint8_t bit_depth);
+/* Copies a decoder's borrowed picture (sy__avdec_receive) into one engine
+ * block, each plane at the deepest plane's bit depth (a shallower plane is
+ * scaled up to it); at most SY__HEVC_MAX_SIDE a side. */
+sy_status sy__yuv_copy(sy_context *ctx, const sy__yuv *view, const int depth[3], sy__yuv *out, sy_error *err);
 /* Frees a picture sy__hevc_decode made and clears it. */
 void sy__yuv_release(sy_context *ctx, sy__yuv *yuv);
 

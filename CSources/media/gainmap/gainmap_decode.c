@@ -1,12 +1,13 @@
 /* gainmap_decode.c — sy_gainmap_decode: the gain-map JPEG (MPF image 2) via
- * libjpeg, or the HEIF auxiliary item ('hvc1', or a 'grid' of them) via our
- * HEIF reader and libavcodec. Greyscale maps keep their luma plane (expanded to
- * full range when the stream says limited). */
+ * libjpeg, or the HEIF map item ('hvc1' or an AVIF's 'av01', or a 'grid' of
+ * them) via our HEIF reader and libavcodec. Greyscale maps keep their luma
+ * plane (expanded to full range when the stream says limited). */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/sy_input.h"
+#include "hevc/sy_av1.h"
 #include "hevc/sy_hevc.h"
 #include "gainmap/sy_gainmap_internal.h"
 #include "base/sy_fourcc.h"
@@ -86,6 +87,67 @@ sy_status sy__gainmap_decode_item(sy_context *ctx, sy_heif_file *file, const cha
     return SY_OK;
 }
 
+/* The decoder of a map's coded items: HEVC ('hvc1') or AV1 ('av01', an
+ * AVIF's map), made on the first item and reused for the grid's others. */
+typedef struct map_decoder {
+    sy__hevc_decoder *hevc;
+    sy__av1_decoder *av1;
+} map_decoder;
+
+static void map_decoder_destroy(map_decoder *d) {
+    sy__hevc_decoder_destroy(d->hevc);
+    sy__av1_decoder_destroy(d->av1);
+    d->hevc = NULL, d->av1 = NULL;
+}
+
+static sy_status decode_av1_item(sy_context *ctx, sy_heif_file *file, const char *path, uint32_t id,
+                                 uint32_t channels, sy__av1_decoder **dec, sy__yuv *yuv, sy_error *err) {
+    const sy_heif_item_info *item = sy_heif_item(file, id);
+    if (!*dec) {
+        size_t al = 0;
+        const uint8_t *av1c = sy_heif_av1c(file, id, &al);
+        if (!av1c) return sy__fail(err, SY_E_INVALID_INPUT, "%s: gain map item %u has no av1C", path, id);
+        sy_status st = sy__av1_decoder_create(ctx, av1c, al, dec, err);
+        if (st != SY_OK) {
+            char why[200];
+            snprintf(why, sizeof why, "%s", err ? err->message : "bad av1C");
+            return sy__fail(err, st == SY_E_BUDGET ? st : SY_E_INVALID_INPUT, "%s: gain map item %u: %s", path, id, why);
+        }
+    }
+    uint8_t *data = NULL;
+    size_t len = 0;
+    sy_status st = sy_heif_read_item(file, id, &data, &len, err);
+    if (st != SY_OK) return st;
+    st = sy__av1_decode(*dec, data, len, yuv, err);
+    sy_heif_free_data(file, data);
+    if (st == SY_OK && yuv->width > MAX_RGB_TILE && channels == 3) {
+        sy__yuv_release(ctx, yuv);
+        return sy__fail(err, SY_E_UNSUPPORTED, "%s: colour gain map picture %u px wide (at most %u)", path,
+                        yuv->width, MAX_RGB_TILE);
+    }
+    if (st != SY_OK) {
+        char why[200];
+        snprintf(why, sizeof why, "%s", err ? err->message : "decode failed");
+        return sy__fail(err, st == SY_E_BUDGET ? st : SY_E_INVALID_INPUT, "%s: gain map item %u does not decode: %s",
+                        path, id, why);
+    }
+    /* AVIF: the colr nclx is the range that counts (MIAF); the sequence header's otherwise */
+    if (item && item->nclx.present) yuv->vui.full_range = item->nclx.full_range;
+    return SY_OK;
+}
+
+static sy_status decode_coded(sy_context *ctx, sy_heif_file *file, const char *path, uint32_t id, uint32_t channels,
+                              map_decoder *dec, sy__yuv *yuv, sy_error *err) {
+    const sy_heif_item_info *item = sy_heif_item(file, id);
+    if (item && item->type == SY_FOURCC('a', 'v', '0', '1'))
+        return dec->hevc ? sy__fail(err, SY_E_UNSUPPORTED, "%s: gain map grid mixes HEVC and AV1 tiles", path)
+                         : decode_av1_item(ctx, file, path, id, channels, &dec->av1, yuv, err);
+    if (dec->av1) return sy__fail(err, SY_E_UNSUPPORTED, "%s: gain map grid mixes HEVC and AV1 tiles", path);
+    size_t hl = 0;
+    const uint8_t *hvcc = sy_heif_hvcc(file, id, &hl);
+    return sy__gainmap_decode_item(ctx, file, path, "gain map item", id, hvcc, hl, channels, &dec->hevc, yuv, err);
+}
+
 /* One luma sample of a greyscale map picture as a full-range 8-bit code. */
 static int luma8(const sy__yuv *yuv, uint32_t x, uint32_t y) {
     const uint8_t *row = yuv->plane[0] + (size_t)y * yuv->stride[0];
@@ -116,7 +178,7 @@ static sy_status decode_heif_map(sy_context *ctx, const char *path, const sy_gai
     if (st != SY_OK) return st;
     uint32_t id = (uint32_t)info->map_offset, ch = info->map_channels == 3 ? 3 : 1;
     const sy_heif_item_info *item = sy_heif_item(file, id);
-    sy__hevc_decoder *dec = NULL;
+    map_decoder dec = {0};
     if (!item) {
         st = sy__fail(err, SY_E_INVALID_INPUT, "%s: gain map item %u missing", path, id);
         goto done;
@@ -134,12 +196,9 @@ static sy_status decode_heif_map(sy_context *ctx, const char *path, const sy_gai
         st = err ? err->code : SY_E_BUDGET;
         goto done;
     }
-    if (item->type == SY_FOURCC('h', 'v', 'c', '1')) {
-        size_t hl = 0;
-        const uint8_t *hvcc = sy_heif_hvcc(file, id, &hl);
+    if (item->type == SY_FOURCC('h', 'v', 'c', '1') || item->type == SY_FOURCC('a', 'v', '0', '1')) {
         sy__yuv yuv = {0};
-        if ((st = sy__gainmap_decode_item(ctx, file, path, "gain map item", id, hvcc, hl, ch, &dec, &yuv, err)) != SY_OK)
-            goto done;
+        if ((st = decode_coded(ctx, file, path, id, ch, &dec, &yuv, err)) != SY_OK) goto done;
         if (yuv.width < full_w || yuv.height < full_h)
             st = sy__fail(err, SY_E_INVALID_INPUT, "%s: gain map decoded as %ux%u, ispe says %ux%u", path, yuv.width,
                           yuv.height, full_w, full_h);
@@ -149,11 +208,8 @@ static sy_status decode_heif_map(sy_context *ctx, const char *path, const sy_gai
     } else if (item->type == SY_FOURCC('g', 'r', 'i', 'd')) {
         for (uint32_t r = 0; r < g.rows && st == SY_OK; r++)
             for (uint32_t c = 0; c < g.columns && st == SY_OK; c++) {
-                size_t hl = 0;
-                const uint8_t *hvcc = sy_heif_hvcc(file, tiles[r * g.columns + c], &hl);
                 sy__yuv yuv = {0};
-                if ((st = sy__gainmap_decode_item(ctx, file, path, "gain map item", tiles[r * g.columns + c], hvcc, hl,
-                                                  ch, &dec, &yuv, err)) != SY_OK)
+                if ((st = decode_coded(ctx, file, path, tiles[r * g.columns + c], ch, &dec, &yuv, err)) != SY_OK)
                     break;
                 uint32_t tw = SY__MIN(yuv.width, t0->width), th = SY__MIN(yuv.height, t0->height);
                 if (c * t0->width >= full_w || r * t0->height >= full_h) {
@@ -165,10 +221,10 @@ static sy_status decode_heif_map(sy_context *ctx, const char *path, const sy_gai
                 sy__yuv_release(ctx, &yuv);
             }
     } else {
-        st = sy__fail(err, SY_E_UNSUPPORTED, "%s: gain map item %u is not HEVC", path, id);
+        st = sy__fail(err, SY_E_UNSUPPORTED, "%s: gain map item %u is neither HEVC nor AV1", path, id);
     }
 done:
-    sy__hevc_decoder_destroy(dec);
+    map_decoder_destroy(&dec);
     sy_heif_close(file);
     if (st != SY_OK) sy_gainmap_image_free(ctx, out);
     return st;

@@ -281,8 +281,9 @@ static int derives_from(sy_heif_file *file, uint32_t item, uint32_t primary) {
 }
 
 /* A 'tmap' item with no Apple map beside it: the ISO form alone, whose gain
- * map is the tmap's second input, a coded image item (hvc1, or a grid of
- * them) that nothing else shows. The numbers are the ISO payload's. */
+ * map is the tmap's second input, a coded image item (hvc1, an AVIF's av01,
+ * or a grid of them) that nothing else shows. The numbers are the ISO
+ * payload's. */
 static void read_iso_only(sy_heif_file *file, uint32_t primary, const sy_heif_item_info *tmap,
                           sy_gainmap_info *info) {
     char why[160] = "";
@@ -294,8 +295,9 @@ static void read_iso_only(sy_heif_file *file, uint32_t primary, const sy_heif_it
         snprintf(why, sizeof why, "its inputs are not [primary, gain map]");
     else if (!map)
         snprintf(why, sizeof why, "its gain map input (item %u) is missing", in[1]);
-    else if (map->type != SY_FOURCC('h', 'v', 'c', '1') && map->type != SY_FOURCC('g', 'r', 'i', 'd'))
-        snprintf(why, sizeof why, "its gain map (item %u) is not HEVC", map->id);
+    else if (map->type != SY_FOURCC('h', 'v', 'c', '1') && map->type != SY_FOURCC('a', 'v', '0', '1') &&
+             map->type != SY_FOURCC('g', 'r', 'i', 'd'))
+        snprintf(why, sizeof why, "its gain map (item %u) is neither HEVC nor AV1", map->id);
     else if (!map->has_ispe || !map->width || !map->height)
         snprintf(why, sizeof why, "its gain map (item %u) has no ispe", map->id);
     /* The map follows the base: the base's irot/imir applied to both. Its
@@ -316,7 +318,13 @@ static void read_iso_only(sy_heif_file *file, uint32_t primary, const sy_heif_it
     info->map_offset = map->id;
     info->map_width = map->width, info->map_height = map->height;
     info->map_channels = map->channels == 3 || (map->channels == 0 && info->iso.channels == 3) ? 3 : 1;
-    set_detail(info, SY_GAINMAP_ISO_HEIC, "ISO 21496-1 gain map ('tmap' item, no Apple map)");
+    uint32_t tiles = 0;
+    const uint32_t *tile = map->type == SY_FOURCC('g', 'r', 'i', 'd') ? sy_heif_derived(file, map->id, &tiles) : NULL;
+    const sy_heif_item_info *coded = tiles ? sy_heif_item(file, tile[0]) : map;
+    set_detail(info, SY_GAINMAP_ISO_HEIC,
+               coded && coded->type == SY_FOURCC('a', 'v', '0', '1')
+                   ? "ISO 21496-1 gain map ('tmap' item, no Apple map; AV1 map item, as AVIF writes it)"
+                   : "ISO 21496-1 gain map ('tmap' item, no Apple map)");
 }
 
 static sy_status probe_heif(sy_context *ctx, const char *path, sy_gainmap_info *info, const sy__metadata *md,

@@ -45,6 +45,8 @@ typedef struct heif_item {
     sy_heif_item_info info;
     const uint8_t *hvcc;
     size_t hvcc_len;
+    const uint8_t *av1c; /* AV1CodecConfigurationRecord of an 'av01' item */
+    size_t av1c_len;
     const uint8_t *icc;
     size_t icc_len;
     /* location */
@@ -58,7 +60,7 @@ typedef struct heif_item {
     /* references */
     int32_t dimg_ref; /* index into refs, -1 none */
     /* properties seen (first one of each kind wins) */
-    uint8_t seen_hvcc, seen_ispe, seen_irot, seen_imir, seen_clap, seen_nclx, seen_icc, seen_pixi, seen_auxc;
+    uint8_t seen_hvcc, seen_av1c, seen_ispe, seen_irot, seen_imir, seen_clap, seen_nclx, seen_icc, seen_pixi, seen_auxc;
     int32_t clap[8];
 } heif_item;
 
@@ -592,6 +594,13 @@ static void apply_property(sy_heif_file *f, heif_item *it, const heif_prop *p) {
             it->hvcc_len = (size_t)p->payload_size;
         }
         break;
+    case FCC('a', 'v', '1', 'C'):
+        if (!it->seen_av1c && p->payload_size > 0) {
+            it->seen_av1c = 1;
+            it->av1c = s.p;
+            it->av1c_len = (size_t)p->payload_size;
+        }
+        break;
     case FCC('i', 's', 'p', 'e'): {
         uint32_t w, h;
         if (!it->seen_ispe && sy_bmff_full_header(&s, &v, &flags) && v == 0 && sy_bmff_u32(&s, &w) && sy_bmff_u32(&s, &h)) {
@@ -986,6 +995,14 @@ const uint8_t *sy_heif_hvcc(const sy_heif_file *f, uint32_t id, size_t *len) {
     if (!it || !it->hvcc) return NULL;
     if (len) *len = it->hvcc_len;
     return it->hvcc;
+}
+
+const uint8_t *sy_heif_av1c(const sy_heif_file *f, uint32_t id, size_t *len) {
+    if (len) *len = 0;
+    const heif_item *it = find_item(f, id);
+    if (!it || !it->av1c) return NULL;
+    if (len) *len = it->av1c_len;
+    return it->av1c;
 }
 
 const uint8_t *sy_heif_icc(const sy_heif_file *f, uint32_t id, size_t *len) {

@@ -76,6 +76,8 @@ const uint32_t *sy_heif_derived(const sy_heif_file *file, uint32_t id, uint32_t 
 
 /** The hvcC payload (HEVCDecoderConfigurationRecord) of an 'hvc1' item. Borrowed. */
 const uint8_t *sy_heif_hvcc(const sy_heif_file *file, uint32_t id, size_t *len);
+/** The av1C payload (AV1CodecConfigurationRecord) of an 'av01' item. Borrowed. */
+const uint8_t *sy_heif_av1c(const sy_heif_file *file, uint32_t id, size_t *len);
 /** The ICC profile of an item (colr 'prof'/'rICC'). Borrowed. */
 const uint8_t *sy_heif_icc(const sy_heif_file *file, uint32_t id, size_t *len);
 

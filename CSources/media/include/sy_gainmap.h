@@ -17,7 +17,9 @@
  *    primary and the gain map: the Apple map item (iPhone 17; kind
  *    APPLE_HEIC with `iso`, `tmap_item`) or, with no Apple map, any coded
  *    image item (kind ISO_HEIC: the ISO-only HEIC that Android's "HEIC
- *    Ultra HDR" and ISO writers make; the numbers in `params` and `iso`).
+ *    Ultra HDR" and ISO writers make, and the AVIF form of libavif >= 1.1 and
+ *    Android's "Ultra HDR AVIF", its map an 'av01' item; the numbers in
+ *    `params` and `iso`).
  * Written (gainmap_save.c; docs/gain-maps.md): every JPEG output carries the
  * Ultra HDR form (hdrgm + Container XMP, MPF) and the ISO APP2 blocks, plus
  * Apple's HDRGainMap XMP when the source map is Apple's; a HEIC output of an

@@ -3,7 +3,7 @@ internal import CShiying
 
 /// What a photo's HDR gain map is (`sy_gainmap_probe`; issue 7, SPEC E6).
 public struct GainMapInfo: Sendable, Codable, Equatable {
-    /// `none`, `ultrahdr-jpeg`, `apple-heic`, `apple-jpeg`, `iso-heic` (an ISO 21496-1 `tmap` item alone, or
+    /// `none`, `ultrahdr-jpeg`, `apple-heic`, `apple-jpeg`, `iso-heic` (an ISO 21496-1 `tmap` item alone, in a HEIC or an AVIF, or
     /// one whose numbers the file's Apple description contradicts: the `tmap` is read),
     /// `hdr-signal` (a PQ / HLG HEIF with no stored map: shown as SDR Display P3, its map derived from the
     /// signal and written by every save that carries maps) or `uninterpretable`.
