@@ -1,7 +1,8 @@
 /* motion_player.c — one Live cell's movie streamed into the collage: frames
  * decoded in presentation order, each shown frame rendered (sy_render,
  * centre-cropped to cover) into its targets. Holds one decoder and the one
- * frame it has decoded ahead; never more, whatever the movie's length. A
+ * frame it has decoded ahead; never more, whatever the movie's length, and
+ * no decoder once the movie has ended. A
  * movie shown at half its size or less is converted at half size
  * (sy_video_reader_scale.h): a quarter of the pixels to convert and resample.
  * A movie in other primaries than the canvas's is converted on the way
@@ -58,6 +59,16 @@ static sy_status draw(const sy__motion_player *p, const sy__motion_target *targe
     return SY_OK;
 }
 
+/* A movie shown to its end (or frozen by a decode error) draws nothing more:
+ * its last frame stays in the canvas. Its decoder goes at once, with the
+ * pictures it holds (an iPhone movie's ~40 MB: 6 pictures of 1920x1440 and
+ * their motion tables) instead of at the end of the collage's movie. */
+static void release_reader(sy__motion_player *p) {
+    sy_video_reader_close(p->reader);
+    p->reader = NULL;
+    memset(&p->next, 0, sizeof p->next); /* its pixels were the reader's */
+}
+
 sy_status sy__motion_player_show(sy__motion_player *p, double seconds, const sy__motion_target *targets,
                                  uint32_t target_count, sy__render_scratch *scratch, sy_error *err) {
     /* The frame ahead is shown once its time has come (the first one at once):
@@ -76,6 +87,7 @@ sy_status sy__motion_player_show(sy__motion_player *p, double seconds, const sy_
         if (st != SY_OK) p->failed = 1; /* SPEC C6 in spirit: the cell keeps its last good frame */
         if (end || st != SY_OK) p->have_next = 0;
     }
+    if (!p->have_next) release_reader(p);
     return SY_OK;
 }
 

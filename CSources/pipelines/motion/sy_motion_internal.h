@@ -149,7 +149,7 @@ sy_status sy__motion_player_open(sy_context *ctx, const char *movie, uint32_t ce
                                  sy__motion_player *p, sy_error *err);
 /* Draws into the targets the newest frame whose presentation time is <= `seconds`
  * after p->origin (the first frame before it starts; the last after it ends), decoding forward as
- * needed. Nothing is drawn when the frame shown is already the right one. A corrupt
+ * needed; a movie shown to its end (or frozen) closes its reader (p->reader NULL). Nothing is drawn when the frame shown is already the right one. A corrupt
  * frame freezes the cell (p->failed) instead of failing the export; cancellation fails.
  * The downscaled grid rows go through `scratch`, the calling thread's (render/
  * sy_render_scratch.h): kept per thread, not per cell, so the memory does not

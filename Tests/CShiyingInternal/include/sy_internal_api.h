@@ -30,5 +30,6 @@
 #include "render/sy_render_scratch.h"
 #include "convert/sy_gif_internal.h"
 #include "convert/sy_gif_palette.h"
+#include "motion/sy_motion_internal.h"
 
 #endif
