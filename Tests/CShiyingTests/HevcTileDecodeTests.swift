@@ -147,8 +147,9 @@ struct HevcTileDecodeTests {
     // A decoder kept warm (a grid's tile workers) reuses one libavcodec
     // context, flushed between tiles: every tile decodes to the bytes a fresh
     // context gives, in any order; the context's charge stays while it is
-    // kept and goes with it. A tile carrying its own parameter sets is decoded
-    // but not kept after (they would outlive it in the context).
+    // kept and goes with it; a picture given back (sy__hevc_recycle) is the
+    // next tile's. A tile carrying its own parameter sets is decoded but not
+    // kept after (they would outlive it in the context).
     @Test func warmDecoderGivesFreshBytesAndKeepsItsCharge() throws {
         let tiles = try SampleTiles.get()
         let ctx = try Context()
@@ -163,7 +164,7 @@ struct HevcTileDecodeTests {
         func decode(_ data: [UInt8]) throws -> [UInt8] {
             var yuv = sy__yuv()
             guard sy__hevc_decode(dec, data, data.count, &yuv, &err) == SY_OK else { throw CTestFailure(message(err)) }
-            defer { sy__yuv_release(ctx.raw, &yuv) }
+            defer { sy__hevc_recycle(dec, &yuv) }
             var bytes: [UInt8] = []
             for (plane, c) in [(yuv.plane.0, 0), (yuv.plane.1, 1), (yuv.plane.2, 2)] {
                 guard let plane else { continue }
@@ -174,7 +175,16 @@ struct HevcTileDecodeTests {
             }
             return bytes
         }
-        for order in [0, 1, 1, 0] { #expect(try decode(tiles[order].data) == fresh[order], "tile \(order) through the warm context") }
+        var allocations: [UInt64] = []
+        for order in [0, 1, 1, 0] {
+            let before = ctx.stats.allocations
+            #expect(try decode(tiles[order].data) == fresh[order], "tile \(order) through the warm context")
+            allocations.append(ctx.stats.allocations - before)
+        }
+        // The first tile sets the context up; the next ones reuse it and the picture given back.
+        print("warm decoder: engine allocations per tile \(allocations)")
+        #expect(allocations.dropFirst().allSatisfy { $0 < allocations[0] }, "engine allocations per tile: \(allocations)")
+        #expect(allocations[2] == 0 && allocations[3] == 0, "a repeated tile allocates nothing new: \(allocations)")
         let kept = Int(ctx.stats.current_bytes) - Int(idle)
         #expect(kept >= Self.measuredHeap, "the kept context stays charged (\(kept) bytes)")
         // In-band VPS/SPS/PPS (the hvcC's own arrays, length-prefixed) ahead of the slice: decoded, then not kept.

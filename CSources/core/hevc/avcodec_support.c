@@ -30,6 +30,7 @@ struct sy__avdec {
     size_t buffer_cap;
     size_t copies_charged; /* libavcodec's packet copies, charged to ctx */
     char refused[256];     /* why the engine refused libavcodec a picture ("" = it never did) */
+    struct engine_picture *spare; /* a taken picture given back, for the next one of its size */
     /* Samples in flight, for naming the one an error without a message concerns. */
     uint32_t ring[MAX_THREADS + 1];
     uint64_t sent, collected;
@@ -157,7 +158,9 @@ static sy_status fail_averror(sy__avdec *d, int e, uint32_t tag, sy_error *err) 
  * boundary (libavcodec's SIMD wants aligned planes and rows). */
 typedef struct engine_picture {
     sy_context *ctx;
-    int taken; /* handed to the caller: the buffer's last unref must not free it */
+    size_t bytes; /* of the whole block */
+    int taken;    /* handed to the caller: the buffer's last unref must not free it */
+    int released; /* taken, and libavcodec holds no reference to it any more */
 } engine_picture;
 
 #define ENGINE_ALIGN 64
@@ -165,6 +168,7 @@ typedef struct engine_picture {
 static void engine_picture_free(void *opaque, uint8_t *data) {
     engine_picture *p = opaque;
     if (!p->taken) sy__free(p->ctx, p);
+    else p->released = 1;
 }
 
 static int engine_get_buffer(AVCodecContext *av, AVFrame *f, int flags) {
@@ -192,13 +196,17 @@ static int engine_get_buffer(AVCodecContext *av, AVFrame *f, int flags) {
     size_t head = (sizeof(engine_picture) + ENGINE_ALIGN - 1) / ENGINE_ALIGN * ENGINE_ALIGN;
     size_t bytes = ENGINE_ALIGN - 1 + head + total + 16 + ENGINE_ALIGN;
     sy_error refused = {0};
-    engine_picture *p = sy__alloc(d->ctx, bytes, 1, "libavcodec picture", &refused);
+    engine_picture *p = d->spare && d->spare->bytes == bytes ? d->spare : NULL;
+    if (p) d->spare = NULL;
+    else p = sy__alloc(d->ctx, bytes, 1, "libavcodec picture", &refused);
     if (!p) {
         snprintf(d->refused, sizeof d->refused, "%s", refused.message[0] ? refused.message : "libavcodec picture refused");
         return AVERROR(ENOMEM);
     }
     p->ctx = d->ctx;
+    p->bytes = bytes;
     p->taken = 0;
+    p->released = 0;
     uint8_t *base = (uint8_t *)(((uintptr_t)p + head + ENGINE_ALIGN - 1) & ~(uintptr_t)(ENGINE_ALIGN - 1));
     f->buf[0] = av_buffer_create(base, total, engine_picture_free, p, 0);
     if (!f->buf[0]) {
@@ -211,6 +219,13 @@ static int engine_get_buffer(AVCodecContext *av, AVFrame *f, int flags) {
     }
     f->extended_data = f->data;
     return 0;
+}
+
+void sy__avdec_recycle_picture(sy__avdec *d, uint8_t *block) {
+    engine_picture *p = (engine_picture *)block;
+    if (!p) return;
+    if (d->engine_pictures && !d->spare && p->released) d->spare = p;
+    else sy__free(d->ctx, p);
 }
 
 uint8_t *sy__avdec_take_picture(sy__avdec *d) {
@@ -302,6 +317,7 @@ void sy__avdec_close(sy__avdec *d) {
     avcodec_free_context(&d->av); /* joins the frame threads, which may log until then */
     registry_remove(d);
     if (d->buffer) sy__free(d->ctx, d->buffer);
+    if (d->spare) sy__free(d->ctx, d->spare);
     if (d->copies_charged) sy__discharge(d->ctx, d->copies_charged);
     sy__free(d->ctx, d);
 }

@@ -28,6 +28,7 @@ struct sy__hevc_decoder {
     int keep_warm;   /* keep `warm` from picture to picture */
     sy__avdec *warm; /* the context kept, flushed, with `warm_charge` still charged */
     size_t warm_charge;
+    void *handed;    /* the last picture block handed over as libavcodec's own (recyclable) */
 };
 
 sy_status sy__hevc_decoder_create(sy_context *ctx, const uint8_t *hvcc, size_t hvcc_len, sy__hevc_decoder **out,
@@ -61,6 +62,16 @@ void sy__hevc_decoder_destroy(sy__hevc_decoder *dec) {
     drop_warm(dec);
     if (dec->record) sy__free(ctx, dec->record);
     sy__free(ctx, dec);
+}
+
+void sy__hevc_recycle(sy__hevc_decoder *dec, sy__yuv *yuv) {
+    if (dec && dec->warm && yuv && yuv->block && yuv->block == dec->handed) {
+        dec->handed = NULL;
+        sy__avdec_recycle_picture(dec->warm, yuv->block);
+        memset(yuv, 0, sizeof *yuv);
+        return;
+    }
+    sy__yuv_release(dec ? dec->ctx : NULL, yuv);
 }
 
 void sy__hevc_decoder_keep_warm(sy__hevc_decoder *dec, int on) {
@@ -190,6 +201,7 @@ static sy_status run_avcodec(sy__hevc_decoder *dec, const uint8_t *data, size_t 
     if (block) {
         *out = view;
         out->block = block;
+        dec->handed = block;
         out->bytes = 0;
         for (int c = 0; c < planes; c++) out->bytes += (size_t)out->stride[c] * out->plane_height[c];
     } else if (st == SY_OK) {

@@ -29,6 +29,9 @@ void sy__hevc_decoder_destroy(sy__hevc_decoder *dec);
  * memory stays charged to the context meanwhile. on = 0: a kept context is
  * freed now (and none is kept again). */
 void sy__hevc_decoder_keep_warm(sy__hevc_decoder *dec, int on);
+/* sy__yuv_release for a picture this decoder gave: a warm decoder keeps its
+ * block for the next picture (no fresh pages per tile); `yuv` is emptied. */
+void sy__hevc_recycle(sy__hevc_decoder *dec, sy__yuv *yuv);
 /* What one sy__hevc_decode of a width x height picture holds at its peak:
  * the codec's charged estimate and the engine copy of the picture (for
  * callers that plan how many decodes may run at once). */

@@ -388,7 +388,7 @@ static sy_status decode_tile(tile_source *s, tile_worker *w, uint32_t r, uint32_
     if (s->transposed) average_tile_across(s, w, &yuv, ty, tx); /* the stored tile's origin */
     else if (s->planar) average_tile(s, w, &yuv, tx, ty);
     else accumulate_tile(s, w, &yuv, tx, ty);
-    sy__yuv_release(s->ctx, &yuv);
+    sy__hevc_recycle(w->decoder, &yuv);
     return SY_OK;
 }
 
