@@ -224,7 +224,11 @@ static int engine_get_buffer(AVCodecContext *av, AVFrame *f, int flags) {
 void sy__avdec_recycle_picture(sy__avdec *d, uint8_t *block) {
     engine_picture *p = (engine_picture *)block;
     if (!p) return;
-    if (d->engine_pictures && !d->spare && p->released) d->spare = p;
+    if (!p->released) { /* libavcodec still refers to it: its last unref frees it */
+        p->taken = 0;
+        return;
+    }
+    if (d->engine_pictures && !d->spare) d->spare = p;
     else sy__free(d->ctx, p);
 }
 

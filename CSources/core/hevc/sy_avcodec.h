@@ -55,8 +55,8 @@ sy_status sy__avdec_open_picture(sy_context *ctx, sy__avcodec_id codec, const ui
  * close() — the view's planes point into it), or NULL when it cannot be taken. */
 uint8_t *sy__avdec_take_picture(sy__avdec *d);
 /* Gives a taken picture's block back once the caller is done with it: kept
- * (one) for the next picture of the same size once libavcodec no longer
- * references it, freed otherwise. */
+ * (one) for the next picture of the same size, or freed — by libavcodec's
+ * last unref when it still refers to the block. */
 void sy__avdec_recycle_picture(sy__avdec *d, uint8_t *block);
 
 /* Hands one sample (tagged `tag`, given back with its picture) to libavcodec;

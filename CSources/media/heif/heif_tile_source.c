@@ -374,12 +374,12 @@ static sy_status decode_tile(tile_source *s, tile_worker *w, uint32_t r, uint32_
         return sy__fail(err, st, "%s: tile %u (row %u, column %u): %s", s->path, id, r, c, why);
     }
     if (yuv.width != tile_w || yuv.height < tile_h) { /* tile_row holds tile_width pixels */
-        sy__yuv_release(s->ctx, &yuv);
+        sy__hevc_recycle(w->decoder, &yuv);
         return sy__fail(err, SY_E_INVALID_INPUT, "%s: tile %u decoded as %ux%u, expected %ux%u", s->path, id,
                         yuv.width, yuv.height, tile_w, tile_h);
     }
     if (s->planar && (yuv.chroma != s->chroma || yuv.bit_depth != s->bit_depth)) {
-        sy__yuv_release(s->ctx, &yuv);
+        sy__hevc_recycle(w->decoder, &yuv);
         return sy__fail(err, SY_E_INVALID_INPUT, "%s: tile %u decoded as chroma format %u, %u-bit; its hvcC says %u, %u-bit",
                         s->path, id, yuv.chroma, yuv.bit_depth, s->chroma, s->bit_depth);
     }

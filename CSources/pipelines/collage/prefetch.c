@@ -225,9 +225,12 @@ const sy__cell *sy__prefetch_get(sy__prefetch *pf, uint32_t index, sy_error *err
         pthread_cond_wait(&pf->changed, &pf->lock);
     }
     const sy__cell *cell = NULL;
+    /* A job's failure is written by its worker without the lock, before the
+     * slot turns READY (under it): read only then, never while STREAMING. */
+    int built = pf->slots[index].state != SLOT_STREAMING;
     if (pf->fatal) {
         if (err) *err = pf->fatal_err;
-    } else if (pf->jobs[index].failure == SY_E_CANCELLED) {
+    } else if (built && pf->jobs[index].failure == SY_E_CANCELLED) {
         sy__fail(err, SY_E_CANCELLED, "cancelled");
     } else if (pf->slots[index].state == SLOT_READY || pf->slots[index].state == SLOT_STREAMING) {
         cell = &pf->slots[index].cell;
@@ -247,7 +250,7 @@ sy_status sy__prefetch_rows(sy__prefetch *pf, uint32_t index, uint32_t rows, sy_
     if (pf->fatal) {
         st = pf->fatal;
         if (err) *err = pf->fatal_err;
-    } else if (pf->jobs[index].failure == SY_E_CANCELLED) {
+    } else if (s->state != SLOT_STREAMING && pf->jobs[index].failure == SY_E_CANCELLED) { /* see _get */
         st = sy__fail(err, SY_E_CANCELLED, "cancelled");
     }
     pthread_mutex_unlock(&pf->lock);
