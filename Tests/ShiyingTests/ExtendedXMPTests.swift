@@ -213,6 +213,48 @@ struct ExtendedXMPTests {
         }
     }
 
+    @Test("a Live pair's still: a colour edit keeps it; a cropped edit and a new key photo (a movie frame) drop it, listed")
+    func liveStill() async throws {
+        let dir = try TempDir("xmpx-live")
+        defer { dir.remove() }
+        let made = try await CLI.run(["sample-photos", "--live", "--count", "1", "--width", "320", "--height", "240",
+                                      "-o", dir.file("pair")])
+        #expect(made.succeeded, "\(made)")
+        let still = dir.file("P.JPG"), movie = dir.file("P.MOV")
+        let p = try await PortraitJPEG.make(photo: dir.file("pair/LIVE_0001.JPG"), depth: try await Photos.small()[2],
+                                            to: still)
+        try FileManager.default.copyItem(atPath: dir.file("pair/LIVE_0001.MOV"), toPath: movie)
+        let warm = dir.file("warm.json"), crop = dir.file("crop.json")
+        try Data(#"{"version":1,"adjustments":{"exposure":0.3}}"#.utf8).write(to: URL(fileURLWithPath: warm))
+        try Data(#"{"version":1,"crop":{"x":0.1,"y":0.1,"width":0.6,"height":0.6}}"#.utf8)
+            .write(to: URL(fileURLWithPath: crop))
+        let runs: [(args: [String], kept: Bool)] = [
+            (["live", "edit", "--recipe", warm], true), (["live", "edit", "--recipe", crop], false),
+            (["live", "keyphoto", "--at", "0.5"], false),
+        ]
+        for (index, run) in runs.enumerated() {
+            let r = try await CLI.run(run.args + ["-o", dir.file("out\(index)"), still, movie, "--json"], timeout: 300)
+            guard r.succeeded, let line = r.lastLine,
+                  let json = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let save = json["save"] as? [String: Any], let out = json["still"] as? String else {
+                Issue.record("\(run.args): \(r)")
+                continue
+            }
+            let names = (save["dropped"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+            #expect(names.filter { $0 == "extended-xmp" }.count == (run.kept ? 0 : 1), "\(run.args): \(names)")
+            let seen = try await Self.depthAndNote(out)
+            if run.kept {
+                #expect(seen.depth == p.depth && seen.note == p.guid, "\(run.args): \(seen.depth.count) B, \(seen.note)")
+            } else {
+                #expect(seen.depth.isEmpty && seen.note.isEmpty, "\(run.args): \(seen.depth.count) B, '\(seen.note)'")
+                let bytes = try Data(contentsOf: URL(fileURLWithPath: out))
+                #expect(bytes.range(of: Data("http://ns.adobe.com/xmp/extension/".utf8)) == nil, "\(run.args)")
+                #expect(bytes.range(of: Data(p.guid.utf8)) == nil, "\(run.args): the GUID is named nowhere")
+            }
+            #expect(try await Self.exiftool(["-s3", "-XMP-xmp:Rating", out]).stdout.hasPrefix("4"), "\(run.args)")
+        }
+    }
+
     @Test("an extension with a chunk missing is not carried half, and the note naming it goes")
     func damagedExtension() async throws {
         let dir = try TempDir("xmpx-damaged")
