@@ -39,7 +39,14 @@ extension LibraryWorkflows {
         let named = asset.file(.original)?.path ?? current.path
         let stem = ((named as NSString).lastPathComponent as NSString).deletingPathExtension
         let staged = library.stagingPath(extension: ext)
-        let report = try Compression.compressBlocking(source, to: staged, movie: movie, options: options, progress: progress)
+        let report: Compression.Report
+        do {
+            report = try Compression.compressBlocking(source, to: staged, movie: movie, options: options, progress: progress)
+        } catch let error as ShiyingError { // the engine named the hidden staging file: say whose copy it was
+            let known = "compressed copy of \(source) (asset \(id))"
+            throw ShiyingError(code: error.code, message: error.message.replacingOccurrences(of: staged, with: known),
+                               file: error.file == staged ? source : error.file)
+        }
         let output = LibraryOutput(purpose: .conversion(source: id), primary: staged, name: "\(stem)-compressed.\(ext)")
         return CompressionResult(library: try await library.deposit(output, reader: reader), originalID: id, compression: report)
     }

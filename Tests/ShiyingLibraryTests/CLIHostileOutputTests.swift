@@ -140,6 +140,31 @@ struct CLIHostileOutputTests {
         #expect(left.isEmpty, "\(template[0]) left: \(left)")
     }
 
+    // Found by the same sweep, left then: `library compress` said "<library>/.staging/<pid>-<hex>.heic: ... File too
+    // large", a hidden name the user never gave.
+    @Test("library compress under a file-size limit: exit 1, 'File too large' naming the asset's file, not the staging file")
+    func libraryCompressNamesTheAsset() async throws {
+        let dir = try TempFolder()
+        defer { dir.remove() }
+        let lib = dir.file("lib"), photos = dir.file("photos")
+        let made = try await ShiyingBinary.shiying(["sample-photos", "--count", "1", "--width", "2400", "--height", "1800",
+                                                    "-o", photos])
+        try #require(made.status == 0, "\(made.stderr)")
+        #expect(try await ShiyingBinary.shiying(["library", "init", lib]).status == 0)
+        let imported = try await ShiyingBinary.shiying(["library", "import", "--library", lib, photos])
+        try #require(imported.status == 0, "\(imported.stderr)")
+        let binary = try await ShiyingBinary.path.value
+        // 400 KiB: above the catalogue, below the HEIC copy of a 2400×1800 photo
+        let run = try await ShiyingBinary.run("/bin/bash", ["-c", "ulimit -f 400; exec \"$0\" \"$@\"", binary,
+                                                            "library", "compress", "--library", lib, "1", "--json"])
+        #expect(run.status == 1, "\(run.status) \(run.stderr)")
+        #expect(run.stderr.contains("File too large") && run.stderr.contains("sample-0001.jpg (asset 1)"), "\(run.stderr)")
+        #expect(!run.stderr.contains(".staging") && !run.stdout.contains(".staging"), "\(run.stderr)")
+        #expect(run.stdout.contains(#""code":"io""#), "\(run.stdout)")
+        let staging = (try? FileManager.default.contentsOfDirectory(atPath: lib + "/.staging")) ?? []
+        #expect(staging.isEmpty, "left in staging: \(staging)")
+    }
+
     @Test("library import given /dev/zero or a socket: skipped by name (exit 1), not passed over in silence")
     func libraryImportNamesSpecialFiles() async throws {
         let dir = try TempFolder()

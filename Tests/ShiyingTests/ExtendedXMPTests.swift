@@ -6,6 +6,7 @@
 // changes (crop, turn, made upright). exiftool is the independent reader.
 import Foundation
 @testable import Shiying
+import ShiyingFixtures
 import Testing
 
 /// A Google Camera portrait's shape, built around a generated photo: the main XMP with GDepth Format/Near/Far/Mime,
@@ -17,8 +18,10 @@ struct PortraitJPEG {
     let depth: Data
     let chunks: Int
 
-    static func make(photo: String, depth depthPath: String, to out: String, dropLastChunk: Bool = false) async throws
-        -> PortraitJPEG {
+    /// `intoSourceXMP`: the note and GDepth/GImage properties go into the photo's own XMP packet (an Ultra HDR
+    /// photo's hdrgm directory, as a Pixel portrait in Ultra HDR has them) instead of a packet of their own.
+    static func make(photo: String, depth depthPath: String, to out: String, dropLastChunk: Bool = false,
+                     intoSourceXMP: Bool = false) async throws -> PortraitJPEG {
         let source = try Data(contentsOf: URL(fileURLWithPath: photo))
         let depth = try Data(contentsOf: URL(fileURLWithPath: depthPath))
         let ext = Data(("<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\">"
@@ -33,13 +36,14 @@ struct PortraitJPEG {
             throw TestFailure("md5sum: \(md5)")
         }
         let guid = sum.uppercased()
-        let main = "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\">"
-            + "<rdf:Description rdf:about=\"\" xmlns:xmp=\"http://ns.adobe.com/xap/1.0/\" "
+        let properties = "xmlns:xmp=\"http://ns.adobe.com/xap/1.0/\" "
             + "xmlns:xmpNote=\"http://ns.adobe.com/xmp/note/\" xmlns:GDepth=\"http://ns.google.com/photos/1.0/depthmap/\" "
             + "xmlns:GImage=\"http://ns.google.com/photos/1.0/image/\" xmp:Rating=\"4\" xmpNote:HasExtendedXMP=\"\(guid)\" "
             + "GDepth:Format=\"RangeInverse\" GDepth:Near=\"0.61\" GDepth:Far=\"3.2\" GDepth:Mime=\"image/jpeg\" "
-            + "GImage:Mime=\"image/jpeg\"/></rdf:RDF></x:xmpmeta>"
-        var segments = segment(Data("http://ns.adobe.com/xap/1.0/\0".utf8) + Data(main.utf8))
+            + "GImage:Mime=\"image/jpeg\""
+        let main = "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\">"
+            + "<rdf:Description rdf:about=\"\" " + properties + "/></rdf:RDF></x:xmpmeta>"
+        var segments = intoSourceXMP ? Data() : segment(xmpSignature + Data(main.utf8))
         var offsets = Array(stride(from: 0, to: ext.count, by: 65_400))
         if dropLastChunk { offsets.removeLast() }
         for at in offsets {
@@ -47,14 +51,30 @@ struct PortraitJPEG {
             for word in [UInt32(ext.count), UInt32(at)] { withUnsafeBytes(of: word.bigEndian) { header.append(contentsOf: $0) } }
             segments += segment(header + ext[at..<min(at + 65_400, ext.count)])
         }
-        // after the source's own APPn segments (its Exif APP1 stays first, as Exif asks)
+        // after the source's own APPn segments (its Exif APP1 stays first, as Exif asks); or the source's XMP
+        // packet given the properties, the chunks right after it (an MPF index later on counts from its own header)
+        var head = source[..<2]
         var at = 2
         while at + 4 <= source.count, source[at] == 0xFF, (0xE0...0xEF).contains(source[at + 1]) {
-            at += 2 + Int(source[at + 2]) << 8 + Int(source[at + 3])
+            let next = at + 2 + Int(source[at + 2]) << 8 + Int(source[at + 3])
+            let payload = source[(at + 4)..<next]
+            if intoSourceXMP, payload.starts(with: xmpSignature),
+               let packet = String(data: payload.dropFirst(xmpSignature.count), encoding: .utf8),
+               let open = packet.range(of: "<rdf:Description ") {
+                let patched = packet[..<open.upperBound] + properties + " " + packet[open.upperBound...]
+                head += segment(xmpSignature + Data(patched.utf8)) + segments
+                segments = Data()
+            } else {
+                head += source[at..<next]
+            }
+            at = next
         }
-        try (source[..<at] + segments + source[at...]).write(to: URL(fileURLWithPath: out))
+        guard segments.isEmpty || !intoSourceXMP else { throw TestFailure("\(photo): no XMP packet to extend") }
+        try (head + segments + source[at...]).write(to: URL(fileURLWithPath: out))
         return PortraitJPEG(path: out, guid: guid, depth: depth, chunks: offsets.count)
     }
+
+    private static let xmpSignature = Data("http://ns.adobe.com/xap/1.0/\0".utf8)
 
     private static func segment(_ payload: Data) -> Data {
         let n = payload.count + 2
@@ -151,6 +171,87 @@ struct ExtendedXMPTests {
             #expect(try await Self.exiftool(["-s3", "-XMP-xmp:Rating", out]).stdout.hasPrefix("4"), "\(what)")
             let bytes = try Data(contentsOf: URL(fileURLWithPath: out))
             #expect(bytes.range(of: Data("http://ns.adobe.com/xmp/extension/".utf8)) == nil, "\(what): no chunk left")
+        }
+    }
+
+    @Test("an Ultra HDR portrait (the note in its hdrgm packet, which every save writes anew): dropped, listed once, unnamed")
+    func ultraHDRSource() async throws {
+        let dir = try TempDir("xmpx-ultrahdr")
+        defer { dir.remove() }
+        let hdr = try HDRSamplePhotos.write(width: 512, height: 384, to: dir.path)[0]
+        let photos = try await Photos.small()
+        let p = try await PortraitJPEG.make(photo: hdr, depth: photos[2], to: dir.file("portrait.jpg"), intoSourceXMP: true)
+        let source = try await Self.depthAndNote(p.path)
+        #expect(source.depth == p.depth && source.note == p.guid, "the fixture: \(source.depth.count) B, \(source.note)")
+        let recipe = dir.file("warm.json")
+        try Data(#"{"version":1,"adjustments":{"exposure":0.3}}"#.utf8).write(to: URL(fileURLWithPath: recipe))
+        let runs: [(args: [String], out: String, map: Bool)] = [
+            (["convert", "-o", dir.file("c.jpg")], dir.file("c.jpg"), true),
+            (["convert", "-o", dir.file("c.heic")], dir.file("c.heic"), true),
+            (["convert", "--allow-sdr", "-o", dir.file("c.png")], dir.file("c.png"), false),
+            (["edit", "--recipe", recipe, "-o", dir.file("e.jpg")], dir.file("e.jpg"), true),
+        ]
+        for run in runs {
+            let r = try await CLI.run(run.args + [p.path, "--json"])
+            guard r.succeeded, let line = r.lastLine,
+                  let json = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                Issue.record("\(run.args): \(r)")
+                continue
+            }
+            let dropped = (json["dropped"] as? [[String: Any]] ?? []).filter { $0["name"] as? String == "extended-xmp" }
+            let kept = json["kept"] as? [String] ?? []
+            #expect(dropped.count == 1 && (dropped.first?["reason"] as? String)?.contains("Ultra HDR") == true,
+                    "\(run.args): \(json["dropped"] ?? "nil")")
+            #expect(kept.contains("hdr-gain-map") == run.map && kept.contains("xmp"), "\(run.args): \(kept)")
+            let seen = try await Self.depthAndNote(run.out)
+            #expect(seen.depth.isEmpty && seen.note.isEmpty, "\(run.args): depth \(seen.depth.count) B, note '\(seen.note)'")
+            let left = try await Self.exiftool(["-s", "-XMP-GDepth:all", "-XMP-GImage:all", run.out]).stdout
+            #expect(left.isEmpty, "\(run.args): \(left)")
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: run.out))
+            #expect(bytes.range(of: Data("http://ns.adobe.com/xmp/extension/".utf8)) == nil, "\(run.args): no chunk")
+            #expect(bytes.range(of: Data(p.guid.utf8)) == nil, "\(run.args): the GUID is named nowhere")
+        }
+    }
+
+    @Test("a Live pair's still: a colour edit keeps it; a cropped edit and a new key photo (a movie frame) drop it, listed")
+    func liveStill() async throws {
+        let dir = try TempDir("xmpx-live")
+        defer { dir.remove() }
+        let made = try await CLI.run(["sample-photos", "--live", "--count", "1", "--width", "320", "--height", "240",
+                                      "-o", dir.file("pair")])
+        #expect(made.succeeded, "\(made)")
+        let still = dir.file("P.JPG"), movie = dir.file("P.MOV")
+        let p = try await PortraitJPEG.make(photo: dir.file("pair/LIVE_0001.JPG"), depth: try await Photos.small()[2],
+                                            to: still)
+        try FileManager.default.copyItem(atPath: dir.file("pair/LIVE_0001.MOV"), toPath: movie)
+        let warm = dir.file("warm.json"), crop = dir.file("crop.json")
+        try Data(#"{"version":1,"adjustments":{"exposure":0.3}}"#.utf8).write(to: URL(fileURLWithPath: warm))
+        try Data(#"{"version":1,"crop":{"x":0.1,"y":0.1,"width":0.6,"height":0.6}}"#.utf8)
+            .write(to: URL(fileURLWithPath: crop))
+        let runs: [(args: [String], kept: Bool)] = [
+            (["live", "edit", "--recipe", warm], true), (["live", "edit", "--recipe", crop], false),
+            (["live", "keyphoto", "--at", "0.5"], false),
+        ]
+        for (index, run) in runs.enumerated() {
+            let r = try await CLI.run(run.args + ["-o", dir.file("out\(index)"), still, movie, "--json"], timeout: 300)
+            guard r.succeeded, let line = r.lastLine,
+                  let json = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let save = json["save"] as? [String: Any], let out = json["still"] as? String else {
+                Issue.record("\(run.args): \(r)")
+                continue
+            }
+            let names = (save["dropped"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+            #expect(names.filter { $0 == "extended-xmp" }.count == (run.kept ? 0 : 1), "\(run.args): \(names)")
+            let seen = try await Self.depthAndNote(out)
+            if run.kept {
+                #expect(seen.depth == p.depth && seen.note == p.guid, "\(run.args): \(seen.depth.count) B, \(seen.note)")
+            } else {
+                #expect(seen.depth.isEmpty && seen.note.isEmpty, "\(run.args): \(seen.depth.count) B, '\(seen.note)'")
+                let bytes = try Data(contentsOf: URL(fileURLWithPath: out))
+                #expect(bytes.range(of: Data("http://ns.adobe.com/xmp/extension/".utf8)) == nil, "\(run.args)")
+                #expect(bytes.range(of: Data(p.guid.utf8)) == nil, "\(run.args): the GUID is named nowhere")
+            }
+            #expect(try await Self.exiftool(["-s3", "-XMP-xmp:Rating", out]).stdout.hasPrefix("4"), "\(run.args)")
         }
     }
 

@@ -240,7 +240,8 @@ const char *sy_metadata_dropped_reason(uint32_t bit) {
     case SY_DROPPED_EXTENDED_XMP:
         return "extended XMP (a JPEG's XMP past 64 KB, e.g. a portrait's depth map and unblurred original, GDepth and "
                "GImage) shows the picture before a crop, turn, flip, straighten or border, or before it was made "
-               "upright, or another picture, or could not be read whole; the main XMP no longer names it";
+               "upright, or another picture, or could not be read whole, or was named by an Ultra HDR gain-map XMP that the "
+               "save writes anew; the main XMP no longer names it";
     case SY_DROPPED_DOLBY_VISION:
         return "Dolby Vision RPUs go only with a profile 8 base re-encoded whole from its own samples (an RPU describes "
                "the source's picture): a player shows the base alone";

@@ -127,6 +127,10 @@ static sy_status read_source(sy_edit_job *job, sy_error *err) {
     /* An edit is a still apart from any Live movie: it claims no pairing. */
     if (job->md.exif && sy__content_id_remove(job->md.exif, job->md.exif_len) == 1)
         rep->dropped |= SY_DROPPED_CONTENT_IDENTIFIER;
+    /* An Ultra HDR source's main packet is its gain-map directory, and every save writes that anew (the
+     * map's Container, or a plain packet without it): the note naming the extension would not be there. */
+    if (job->md.xmp_ext && job->md.xmp && sy__xmp_has_hdrgm((const char *)job->md.xmp, job->md.xmp_len))
+        sy__metadata_drop_extended_xmp(ctx, &job->md, &rep->dropped);
     if ((st = sy__metadata_for_output(ctx, &job->md, job->opts.format, &rep->dropped, err)) != SY_OK) return st;
     if (job->info.has_alpha) rep->dropped |= SY_DROPPED_ALPHA; /* the renderer's pixels are opaque RGB */
     uint32_t thumbnail = 0;

@@ -227,11 +227,12 @@ static sy_status decide_hdr(sy_context *ctx, const char *source_still, const sy_
 }
 
 /* A still made of a frame, in the frame's space; with a gain plane (an HDR
- * movie's frame) its HDR goes with it as a gain map. */
+ * movie's frame) its HDR goes with it as a gain map. `dropped` (may be NULL):
+ * what of exif_source's metadata the still does not carry. */
 static sy_status write_frame_still(sy_context *ctx, const sy_edit_image *image, uint16_t primaries,
                                    const sy__gain_plane *gain, const sy_recipe *recipe, const char *exif_source,
                                    const char *movie, const char *identifier, const char *path, sy_still_format format, int quality,
-                                   sy_hdr_outcome *outcome, sy_error *err) {
+                                   sy_hdr_outcome *outcome, uint32_t *dropped, sy_error *err) {
     sy_gainmap_image map = {0};
     sy__gainmap_save save;
     memset(&save, 0, sizeof save);
@@ -242,7 +243,7 @@ static sy_status write_frame_still(sy_context *ctx, const sy_edit_image *image, 
     if (hdr) st = sy__frame_gainmap_prepare(ctx, gain, recipe ? recipe : &identity, path, format, quality, &map, &save, err);
     if (st == SY_OK)
         st = sy__live_write_still_in(ctx, image, sy__color_space_of_primaries(primaries), hdr ? &save.extra : NULL,
-                                     exif_source, movie, identifier, path, format, quality, err);
+                                     exif_source, movie, identifier, path, format, quality, dropped, err);
     if (st == SY_OK && hdr && outcome) *outcome = SY_HDR_KEPT;
     sy__gainmap_save_free(&save);
     sy_gainmap_image_free(ctx, &map);
@@ -274,7 +275,7 @@ static sy_status save_still_only(sy_context *ctx, const char *movie, const sy_vi
     st = render_frame(ctx, movie, t, recipe, &img, &rep->still_frame, &primaries, &gain, err);
     if (st == SY_OK)
         st = write_frame_still(ctx, &img, primaries, &gain, recipe, NULL, movie, NULL, still_out, o->still_format, o->quality,
-                               &rep->hdr, err);
+                               &rep->hdr, &rep->still_dropped, err);
     sy__gain_plane_free(ctx, &gain);
     rep->still_width = img.width;
     rep->still_height = img.height;
@@ -357,7 +358,7 @@ static sy_status live_pair(sy_context *ctx, const char *source_movie, const sy_v
         if (st == SY_OK)
             st = write_frame_still(ctx, &cap.image, sy__video_frame_primaries(vi), &gain, recipe,
                                    opts->metadata_source, source_movie, rep->content_identifier, still_pending, opts->still_format,
-                                   opts->quality, &rep->hdr, err);
+                                   opts->quality, &rep->hdr, &rep->still_dropped, err);
         sy__gain_plane_free(ctx, &gain);
         task.width = cap.image.width;
         task.height = cap.image.height;
@@ -462,7 +463,7 @@ sy_status sy_live_save_frame(sy_context *ctx, const char *movie, double seconds,
     if (st == SY_OK) st = render_frame(ctx, movie, seconds, recipe ? &r : NULL, &img, frame, &primaries, &gain, err);
     if (st == SY_OK)
         st = write_frame_still(ctx, &img, primaries, &gain, recipe ? &r : NULL, exif_source, movie, NULL, path, format,
-                               quality, NULL, err);
+                               quality, NULL, NULL, err);
     sy__gain_plane_free(ctx, &gain);
     sy_lut_destroy(lut);
     if (st == SY_OK && out) *out = img;

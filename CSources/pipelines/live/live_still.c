@@ -159,7 +159,7 @@ sy_status sy_live_write_still(sy_context *ctx, const sy_edit_image *image, const
                               const char *content_identifier, const char *path, sy_still_format format, int quality,
                               sy_error *err) {
     return sy__live_write_still_in(ctx, image, SY__RGB_SRGB, NULL, exif_source, NULL, content_identifier, path, format,
-                                   quality, err);
+                                   quality, NULL, err);
 }
 
 sy_status sy_live_write_frame(sy_context *ctx, const sy_edit_image *image, const char *movie, const char *exif_source,
@@ -172,8 +172,7 @@ sy_status sy_live_write_frame(sy_context *ctx, const sy_edit_image *image, const
     uint16_t primaries = sy__video_frame_primaries(sy_video_reader_info_get(r));
     sy_video_reader_close(r);
     return sy__live_write_still_in(ctx, image, sy__color_space_of_primaries(primaries), NULL, exif_source, movie,
-                                   content_identifier, path, format, quality,
-                                   err);
+                                   content_identifier, path, format, quality, NULL, err);
 }
 
 /* ---- a still made of a movie's frame: the movie's capture facts as Exif ---- */
@@ -329,7 +328,7 @@ static sy_status drop_regions(sy_context *ctx, const sy_image_info *info, sy__me
 sy_status sy__live_write_still_in(sy_context *ctx, const sy_edit_image *image, sy__rgb_space space,
                                   const sy__still_extra *extra, const char *exif_source, const char *facts_movie,
                                   const char *content_identifier, const char *path, sy_still_format format,
-                                  int quality, sy_error *err) {
+                                  int quality, uint32_t *dropped_out, sy_error *err) {
     if (!ctx || !image || !image->pixels || !path) return sy__fail(err, SY_E_USAGE, "sy_live_write_still: NULL argument");
     if (format != SY_STILL_JPEG && format != SY_STILL_HEIC)
         return sy__fail(err, SY_E_USAGE, "%s: a Live photo still is JPEG or HEIC", path);
@@ -387,6 +386,7 @@ sy_status sy__live_write_still_in(sy_context *ctx, const sy_edit_image *image, s
     if (st == SY_OK) st = sy__still_writer_finish(w, err);
     sy__still_writer_destroy(w);
     sy__metadata_free(ctx, &md);
+    if (st == SY_OK && dropped_out) *dropped_out |= dropped;
     return st;
 }
 

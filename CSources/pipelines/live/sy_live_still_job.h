@@ -21,10 +21,12 @@ sy_status sy__live_write_edited_still(sy_context *ctx, const char *source, const
  * unless it is sRGB (a moving collage of Display P3 photos); `extra` (may be
  * NULL) adds a gain map (its XMP joined to the Exif source's). `facts_movie`
  * (may be NULL): the movie the pixels are a frame of; without an Exif source
- * the still carries its capture date and zone, GPS, make, model, software. */
+ * the still carries its capture date and zone, GPS, make, model, software.
+ * `dropped` (may be NULL) gets the SY_DROPPED_* bits of the Exif source's
+ * metadata the still does not carry (its extended XMP, a Motion Photo's XMP). */
 sy_status sy__live_write_still_in(sy_context *ctx, const sy_edit_image *image, sy__rgb_space space,
                                   const sy__still_extra *extra, const char *exif_source, const char *facts_movie,
                                   const char *content_identifier, const char *path, sy_still_format format,
-                                  int quality, sy_error *err);
+                                  int quality, uint32_t *dropped, sy_error *err);
 
 #endif

@@ -72,7 +72,7 @@ static sy_status check(const sy_motion_input *inputs, uint32_t count, const sy_m
 static sy_status write_still(sy__motion_job *job, const char *path, const char *id, sy_error *err) {
     sy_edit_image image = {job->key, job->stride, job->width, job->height};
     return sy__live_write_still_in(job->ctx, &image, job->space, sy__motion_hdr_extra(job), NULL, NULL, id, path,
-                                   job->o->still_format, job->o->quality, err);
+                                   job->o->still_format, job->o->quality, NULL, err);
 }
 
 /* SPEC C3 then C4: deliver the pair only when it verifies; otherwise the still
