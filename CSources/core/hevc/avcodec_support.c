@@ -197,8 +197,11 @@ static int engine_get_buffer(AVCodecContext *av, AVFrame *f, int flags) {
     size_t bytes = ENGINE_ALIGN - 1 + head + total + 16 + ENGINE_ALIGN;
     sy_error refused = {0};
     engine_picture *p = d->spare && d->spare->bytes == bytes ? d->spare : NULL;
-    if (p) d->spare = NULL;
-    else p = sy__alloc(d->ctx, bytes, 1, "libavcodec picture", &refused);
+    /* Zeroed: a damaged stream may leave blocks of the picture unwritten (no
+     * error), which must show neither the previous tile nor old heap bytes,
+     * and must be the same whatever decoded before. */
+    if (p) d->spare = NULL, memset(p, 0, bytes);
+    else p = sy__calloc(d->ctx, bytes, 1, "libavcodec picture", &refused);
     if (!p) {
         snprintf(d->refused, sizeof d->refused, "%s", refused.message[0] ? refused.message : "libavcodec picture refused");
         return AVERROR(ENOMEM);
