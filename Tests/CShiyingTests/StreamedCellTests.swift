@@ -495,3 +495,33 @@ extension StreamedCellHardeningTests {
         #expect(ctx.stats.current_bytes == 0)
     }
 }
+
+extension StreamedCellHardeningTests {
+    // HDR HEIC cells (Apple-style gain maps) streamed beside an SDR one: the
+    // canvas and its gain map are those of one thread.
+    @Test("HDR HEIC cells with gain maps in a long image: 2 threads == 1 thread")
+    func hdrHeicCellsMatchOneThread() throws {
+        let scratch = try StreamScratch()
+        let ctx = try Context()
+        var inputs: [String] = []
+        for i in 0..<2 {
+            var opts = sy_hdr_sample_options()
+            sy_hdr_sample_options_init(&opts)
+            opts.seed = 60 + UInt64(i)
+            let path = scratch.file("hdr\(i).heic")
+            var err = sy_error()
+            guard sy_hdr_sample_write(ctx.raw, &opts, SY_STILL_HEIC, path, &err) == SY_OK else { throw CTestFailure(message(err)) }
+            inputs.append(path)
+        }
+        let sdr = scratch.file("sdr.heic")
+        try sampleHEIC(ctx, sdr, orientation: 1, seed: 62)
+        inputs.insert(sdr, at: 1)
+        for format in [SY_STILL_JPEG, SY_STILL_HEIC] {
+            let out = scratch.file("hdr.out")
+            let one = try longBytes(ctx, inputs, width: 640, threads: 1, format: format, output: out)
+            let two = try longBytes(ctx, inputs, width: 640, threads: 2, format: format, output: out)
+            #expect(one.grey == 0 && one.bytes == two.bytes, "format \(format.rawValue): 2 threads differ")
+        }
+        #expect(ctx.stats.current_bytes == 0)
+    }
+}
