@@ -119,6 +119,10 @@ struct StreamedCellTests {
 
 // MARK: - Hardening: streamed cells and warm tile decoders against the one-thread path
 
+/// The shared corpus of real phone files, beside the checkout (absent: those tests return early).
+private let realCorpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/corpus/real").path
+
 /// A sample HEIC (2x2 grid of 512 tiles over 1024x768 stored) in EXIF orientation `o` (irot/imir).
 private func sampleHEIC(_ ctx: Context, _ path: String, orientation: UInt8, seed: UInt64 = 31,
                         width: UInt32 = 1024, height: UInt32 = 768) throws {
@@ -209,8 +213,7 @@ struct StreamedCellHardeningTests {
 
     @Test("the real iPhone HEICs in a long image: 2 threads == 1 thread")
     func realIPhoneHeicsMatchOneThread() throws {
-        let real = "/work/shared/corpus/real"
-        let files = ["iphone15plus_IMG_3853.HEIC", "iphoneSE2_grid.heic"].map { "\(real)/\($0)" }
+        let files = ["iphone15plus_IMG_3853.HEIC", "iphoneSE2_grid.heic"].map { "\(realCorpus)/\($0)" }
         guard files.allSatisfy({ FileManager.default.fileExists(atPath: $0) }) else { return }
         let scratch = try StreamScratch()
         let ctx = try Context()
@@ -482,7 +485,7 @@ extension StreamedCellHardeningTests {
         let ctx = try Context()
         var plain = [scratch.file("p.heic")]
         try sampleHEIC(ctx, plain[0], orientation: 1, seed: 17)
-        let se = "/work/shared/corpus/real/iphoneSE2_grid.heic"
+        let se = "\(realCorpus)/iphoneSE2_grid.heic"
         if FileManager.default.fileExists(atPath: se) { plain.append(se) }
         for (i, file) in plain.enumerated() {
             let inband = scratch.file("inband\(i).heic")
