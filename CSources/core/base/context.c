@@ -134,6 +134,12 @@ sy_status sy__charge(sy_context *ctx, size_t bytes, const char *reason, sy_error
 
 void sy__discharge(sy_context *ctx, size_t bytes) { atomic_fetch_sub(&ctx->current, bytes); }
 
+size_t sy__headroom(const sy_context *ctx) {
+    if (!ctx->budget) return SIZE_MAX;
+    uint64_t now = atomic_load(&ctx->current);
+    return now >= ctx->budget ? 0 : (size_t)(ctx->budget - now);
+}
+
 void *sy__alloc(sy_context *ctx, size_t count, size_t size, const char *reason, sy_error *err) {
     size_t bytes, total;
     if (!sy__mul_ok(count, size, &bytes) || bytes > SIZE_MAX - sizeof(block_header)) {

@@ -23,6 +23,8 @@ void sy__discard_pages(sy_context *ctx, void *block, const void *from, size_t le
  * the peak and the budget see it. Pair with sy__discharge(ctx, same bytes). */
 sy_status sy__charge(sy_context *ctx, size_t bytes, const char *reason, sy_error *err);
 void sy__discharge(sy_context *ctx, size_t bytes);
+/* Bytes the budget still allows now (SIZE_MAX without a budget). */
+size_t sy__headroom(const sy_context *ctx);
 
 /* Fills err (if non-NULL) with code and a printf-style message. Returns code. */
 sy_status sy__fail(sy_error *err, sy_status code, const char *fmt, ...)

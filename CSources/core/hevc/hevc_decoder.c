@@ -160,6 +160,7 @@ static void release_heap(void) {
 /* The kept context goes, its charge with it, and its heap back to the system. */
 static void drop_warm(sy__hevc_decoder *dec) {
     if (!dec->warm) return;
+    dec->handed = NULL; /* see run_avcodec */
     sy__avdec_close(dec->warm);
     dec->warm = NULL;
     sy__discharge(dec->ctx, dec->warm_charge);
@@ -212,6 +213,10 @@ static sy_status run_avcodec(sy__hevc_decoder *dec, const uint8_t *data, size_t 
         dec->warm = av;
         return st;
     }
+    /* Not kept: the picture is a plain engine block now (sy__yuv_release).
+     * `handed` must not outlive it: a later copied picture (sy__yuv_copy) at
+     * the same address would be taken for libavcodec's and never freed. */
+    dec->handed = NULL;
     sy__avdec_close(av);
     /* libavcodec's ~2.4 MB per tile goes back to the system now, not into the
      * free lists of whichever thread's malloc arena decoded it: with tile and

@@ -180,6 +180,7 @@ typedef struct tile_source {
     pthread_t threads[SY__HEIF_MAX_TILE_WORKERS];
     int started[SY__HEIF_MAX_TILE_WORKERS];
     int overlap;                /* the ring holds two tile rows: helpers decode the next while rows are read */
+    int warm;                   /* workers keep their libavcodec context from tile to tile */
     int ahead;                  /* job is a tile row started ahead, not finished yet */
     uint32_t next_tile_row;     /* next grid row of tiles to decode */
     uint32_t done_rows;         /* output rows complete (all their input rows summed) */
@@ -751,8 +752,9 @@ static sy_status workers_create(tile_source *s, uint32_t count, const uint8_t *h
         if (st != SY_OK) return st;
         /* Every worker decodes tile after tile: one libavcodec context each,
          * kept (its memory is within worker_bytes, planned for every worker)
-         * unless the reader asks the source to spend less. */
-        sy__hevc_decoder_keep_warm(w->decoder, 1);
+         * when the budget allows it (s->warm), unless the reader asks the
+         * source to spend less. */
+        sy__hevc_decoder_keep_warm(w->decoder, s->warm);
         if (s->planar)
             w->box_row = sy__alloc(ctx, SY__MAX(g->tile_width, g->tile_height) / s->k + 1, sizeof *w->box_row,
                                    "heif box row", err);
@@ -839,6 +841,12 @@ sy_status sy__heif_source_open(sy_context *ctx, const char *path, uint32_t min_w
         if (pthread_mutex_init(&s->lock, NULL) != 0) workers = 1;
         else s->lock_ready = 1;
     }
+    /* Warm only when the context's budget holds the means the plan assumed:
+     * under a tighter budget a kept context's charge makes refusals land on
+     * the reader's own rows (the renderer's), where the fallback to one
+     * worker cannot help, instead of on a tile decode, where it does — a long
+     * image at a budget between the one- and two-worker peaks went grey whole. */
+    s->warm = means ? sy__headroom(ctx) >= means->working_bytes : sy__headroom(ctx) == SIZE_MAX;
     if ((st = workers_create(s, workers, hvcc, hvcc_len, err)) != SY_OK) goto fail;
     int ring_ok = 1;
     if (s->planar) {

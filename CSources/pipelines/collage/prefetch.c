@@ -166,7 +166,10 @@ static void *worker(void *arg) {
         } else {
             pf->held = pf->held - guess + cell.bytes;
             done->held = cell.bytes;
-            done->cell = cell;
+            /* A streamed slot holds this cell since stream_begin, and the
+             * strip loop reads its fields through sy__prefetch_get's pointer
+             * without the lock: storing them again (same values) would race. */
+            if (done->state != SLOT_STREAMING) done->cell = cell;
             done->state = SLOT_READY;
         }
         pthread_cond_broadcast(&pf->changed);
