@@ -188,7 +188,7 @@ struct HevcTileDecodeTests {
         let kept = Int(ctx.stats.current_bytes) - Int(idle)
         #expect(kept >= Self.measuredHeap, "the kept context stays charged (\(kept) bytes)")
         // In-band VPS/SPS/PPS (the hvcC's own arrays, length-prefixed) ahead of the slice: decoded, then not kept.
-        let inband = parameterSets(tiles[1].hvcc) + tiles[1].data
+        let inband = hvccParameterSets(tiles[1].hvcc) + tiles[1].data
         #expect(try decode(inband) == fresh[1])
         #expect(ctx.stats.current_bytes == idle, "a context that saw in-band parameter sets is not kept")
         #expect(try decode(tiles[0].data) == fresh[0])
@@ -207,8 +207,9 @@ struct HevcTileDecodeTests {
     }
 }
 
-/// The parameter-set NAL units of an hvcC record, each with a 4-byte length prefix.
-private func parameterSets(_ hvcc: [UInt8]) -> [UInt8] {
+/// The parameter-set NAL units of an hvcC record, each with a 4-byte length
+/// prefix: what a tile carrying its own VPS/SPS/PPS puts before its slices.
+func hvccParameterSets(_ hvcc: [UInt8]) -> [UInt8] {
     var out: [UInt8] = []
     var at = 23
     let arrays = Int(hvcc[22])

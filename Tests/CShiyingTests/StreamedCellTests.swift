@@ -448,7 +448,7 @@ private func withInbandParameterSets(_ ctx: Context, _ path: String, _ output: S
         var data: UnsafeMutablePointer<UInt8>?
         var len = 0
         guard sy_heif_read_item(file, id, &data, &len, &err) == SY_OK, let data else { throw CTestFailure(message(err)) }
-        let tile = inbandParameterSets(record) + Array(UnsafeBufferPointer(start: data, count: len))
+        let tile = hvccParameterSets(record) + Array(UnsafeBufferPointer(start: data, count: len))
         sy_heif_free_data(file, data)
         put32(at, mdatStart + mdat.count)
         put32(at + 4, tile.count)
@@ -458,22 +458,6 @@ private func withInbandParameterSets(_ ctx: Context, _ path: String, _ output: S
     bytes += [UInt8((size >> 24) & 0xFF), UInt8((size >> 16) & 0xFF), UInt8((size >> 8) & 0xFF), UInt8(size & 0xFF)]
     bytes += Array("mdat".utf8) + mdat
     try ExternalTools.writeFile(output, bytes)
-}
-
-/// The parameter-set NAL units of an hvcC record, each with a 4-byte length prefix.
-private func inbandParameterSets(_ hvcc: [UInt8]) -> [UInt8] {
-    var out: [UInt8] = []
-    var at = 23
-    for _ in 0..<Int(hvcc[22]) {
-        let count = Int(hvcc[at + 1]) << 8 | Int(hvcc[at + 2])
-        at += 3
-        for _ in 0..<count {
-            let n = Int(hvcc[at]) << 8 | Int(hvcc[at + 1])
-            out += [0, 0, UInt8(n >> 8), UInt8(n & 0xFF)] + hvcc[(at + 2)..<(at + 2 + n)]
-            at += 2 + n
-        }
-    }
-    return out
 }
 
 extension StreamedCellHardeningTests {

@@ -1,47 +1,25 @@
 /* hdr10plus.c — see sy_hdr10plus.h. */
 #include <string.h>
 
+#include "base/sy_bits.h"
 #include "base/sy_hdr10plus.h"
 #include "base/sy_nal.h"
 #include "base/sy_rbsp.h"
 
 enum { SEI_USER_DATA_REGISTERED_T35 = 4 };
 
-/* Bits of an unescaped payload, most significant first; reads past the end
- * give 0 and set `bad`. */
-typedef struct bits {
-    const uint8_t *p;
-    size_t n, at; /* at: bit index */
-    int bad;
-} bits;
-
-static uint32_t get(bits *b, unsigned count) {
-    uint32_t v = 0;
-    for (unsigned i = 0; i < count; i++) {
-        if (b->at >= b->n * 8) {
-            b->bad = 1;
-            return 0;
-        }
-        v = v << 1 | ((b->p[b->at >> 3] >> (7 - (b->at & 7))) & 1u);
-        b->at++;
-    }
-    return v;
-}
-
-static void skip(bits *b, size_t count) {
-    if (count > b->n * 8 - b->at) b->bad = 1, b->at = b->n * 8;
-    else b->at += count;
-}
+static uint32_t get(sy__bits *b, unsigned count) { return sy__bits_read(b, count); }
+static void skip(sy__bits *b, size_t count) { sy__bits_skip(b, count); }
 
 /* A rows x columns table of 4-bit peak luminances, if its flag is set. */
-static void skip_peak_table(bits *b) {
+static void skip_peak_table(sy__bits *b) {
     if (!get(b, 1)) return;
     uint32_t rows = get(b, 5), cols = get(b, 5);
     skip(b, (size_t)rows * cols * 4);
 }
 
 int sy__hdr10plus_parse(const uint8_t *payload, size_t n, sy__hdr10plus *out) {
-    bits b = {payload, n, 0, 0};
+    sy__bits b = {payload, n, 0, 0};
     sy__hdr10plus m;
     memset(&m, 0, sizeof m);
     if (get(&b, 8) != 0xB5 || get(&b, 16) != 0x003C || get(&b, 16) != 0x0001 || get(&b, 8) != 4) return 0;

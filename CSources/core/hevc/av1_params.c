@@ -4,29 +4,14 @@
  * whose reads past the end return 0 and set a sticky flag checked once. */
 #include <string.h>
 
+#include "base/sy_bits.h"
 #include "hevc/sy_av1.h"
 
-typedef struct bits {
-    const uint8_t *p;
-    size_t n, at; /* at: bit index */
-    int bad;
-} bits;
-
-static uint32_t f(bits *b, unsigned count) {
-    uint32_t v = 0;
-    for (unsigned i = 0; i < count; i++) {
-        if (b->at >= b->n * 8) {
-            b->bad = 1;
-            return 0;
-        }
-        v = v << 1 | ((b->p[b->at >> 3] >> (7 - (b->at & 7))) & 1u);
-        b->at++;
-    }
-    return v;
-}
+/* f(n) of the AV1 specification. */
+static uint32_t f(sy__bits *b, unsigned n) { return sy__bits_read(b, n); }
 
 /* uvlc(): only skipped here; 32 leading zeros or more mean "too large" (§4.10.3). */
-static void skip_uvlc(bits *b) {
+static void skip_uvlc(sy__bits *b) {
     unsigned zeros = 0;
     while (!f(b, 1)) {
         if (b->bad || ++zeros >= 32) return;
@@ -35,7 +20,7 @@ static void skip_uvlc(bits *b) {
 }
 
 int sy__av1_sequence_parse(const uint8_t *payload, size_t n, sy__av1_sequence *out) {
-    bits b = {payload, n, 0, 0};
+    sy__bits b = {payload, n, 0, 0};
     memset(out, 0, sizeof *out);
     out->profile = (uint8_t)f(&b, 3);
     (void)f(&b, 1); /* still_picture */

@@ -60,6 +60,23 @@ static void put_tile(const sy__yuv *yuv, uint32_t channels, uint32_t w, uint32_t
     }
 }
 
+/* A map item's decode, checked: a colour picture wider than the RGB rows
+ * allow is refused (and released); a failure names the item, as `code`. */
+static sy_status checked_picture(sy_context *ctx, const char *path, const char *what, uint32_t id, uint32_t channels,
+                                 sy_status st, sy_status code, sy__yuv *yuv, sy_error *err) {
+    if (st == SY_OK && yuv->width > MAX_RGB_TILE && channels == 3) {
+        sy__yuv_release(ctx, yuv);
+        return sy__fail(err, SY_E_UNSUPPORTED, "%s: colour gain map picture %u px wide (at most %u)", path,
+                        yuv->width, MAX_RGB_TILE);
+    }
+    if (st != SY_OK) {
+        char why[200];
+        snprintf(why, sizeof why, "%s", err ? err->message : "decode failed");
+        return sy__fail(err, code, "%s: %s %u does not decode: %s", path, what, id, why);
+    }
+    return SY_OK;
+}
+
 sy_status sy__gainmap_decode_item(sy_context *ctx, sy_heif_file *file, const char *path, const char *what, uint32_t id,
                                   const uint8_t *hvcc, size_t hvcc_len, uint32_t channels, sy__hevc_decoder **dec,
                                   sy__yuv *yuv, sy_error *err) {
@@ -74,17 +91,7 @@ sy_status sy__gainmap_decode_item(sy_context *ctx, sy_heif_file *file, const cha
     if (st != SY_OK) return st;
     st = sy__hevc_decode(*dec, data, len, yuv, err);
     sy_heif_free_data(file, data);
-    if (st == SY_OK && yuv->width > MAX_RGB_TILE && channels == 3) {
-        sy__yuv_release(ctx, yuv);
-        return sy__fail(err, SY_E_UNSUPPORTED, "%s: colour gain map picture %u px wide (at most %u)", path,
-                        yuv->width, MAX_RGB_TILE);
-    }
-    if (st != SY_OK) {
-        char why[200];
-        snprintf(why, sizeof why, "%s", err ? err->message : "decode failed");
-        return sy__fail(err, SY_E_INVALID_INPUT, "%s: %s %u does not decode: %s", path, what, id, why);
-    }
-    return SY_OK;
+    return checked_picture(ctx, path, what, id, channels, st, SY_E_INVALID_INPUT, yuv, err);
 }
 
 /* The decoder of a map's coded items: HEVC ('hvc1') or AV1 ('av01', an
@@ -120,17 +127,9 @@ static sy_status decode_av1_item(sy_context *ctx, sy_heif_file *file, const char
     if (st != SY_OK) return st;
     st = sy__av1_decode(*dec, data, len, yuv, err);
     sy_heif_free_data(file, data);
-    if (st == SY_OK && yuv->width > MAX_RGB_TILE && channels == 3) {
-        sy__yuv_release(ctx, yuv);
-        return sy__fail(err, SY_E_UNSUPPORTED, "%s: colour gain map picture %u px wide (at most %u)", path,
-                        yuv->width, MAX_RGB_TILE);
-    }
-    if (st != SY_OK) {
-        char why[200];
-        snprintf(why, sizeof why, "%s", err ? err->message : "decode failed");
-        return sy__fail(err, st == SY_E_BUDGET ? st : SY_E_INVALID_INPUT, "%s: gain map item %u does not decode: %s",
-                        path, id, why);
-    }
+    st = checked_picture(ctx, path, "gain map item", id, channels, st, st == SY_E_BUDGET ? st : SY_E_INVALID_INPUT,
+                         yuv, err);
+    if (st != SY_OK) return st;
     /* AVIF: the colr nclx is the range that counts (MIAF); the sequence header's otherwise */
     if (item && item->nclx.present) yuv->vui.full_range = item->nclx.full_range;
     return SY_OK;
