@@ -7,7 +7,8 @@
  * it and hands the first picture (cropped to the conformance window) over as
  * one engine allocation. The context is then freed, so nothing of libavcodec
  * outlives a picture — or, on a decoder kept warm (a grid's tiles), flushed
- * and kept for the next picture while its memory stays charged. The SPS is read and the NAL units checked before anything is
+ * and kept for the next picture while its memory stays charged. The SPS is
+ * read and the NAL units checked before anything is
  * handed to libavcodec (hevc_params.c, shared with the movie stream
  * decoder), so oversized pictures are refused and libavcodec's own memory is
  * charged to the context before it is allocated. */
@@ -65,13 +66,14 @@ void sy__hevc_decoder_destroy(sy__hevc_decoder *dec) {
 }
 
 void sy__hevc_recycle(sy__hevc_decoder *dec, sy__yuv *yuv) {
-    if (dec && dec->warm && yuv && yuv->block && yuv->block == dec->handed) {
+    if (!dec || !yuv) return;
+    if (dec->warm && yuv->block && yuv->block == dec->handed) {
         dec->handed = NULL;
         sy__avdec_recycle_picture(dec->warm, yuv->block);
         memset(yuv, 0, sizeof *yuv);
         return;
     }
-    sy__yuv_release(dec ? dec->ctx : NULL, yuv);
+    sy__yuv_release(dec->ctx, yuv);
 }
 
 void sy__hevc_decoder_keep_warm(sy__hevc_decoder *dec, int on) {
@@ -173,7 +175,8 @@ static void drop_warm(sy__hevc_decoder *dec) {
  * picture frees libavcodec's ~2.4 MB (512x512) between tiles; a warm one
  * (kept by the grid's tile workers, issue 15, 2026-12-06) saves its set-up and
  * the ~600 fresh pages each tile faulted in and zeroed: 7-HEIC long image
- * 130,000 -> 50,000 page faults, CPU 2.99 -> 2.75 s, same bytes. It costs
+ * 130,000 -> 50,000 page faults (20,000 with pictures given back,
+ * sy__hevc_recycle), CPU 2.99 -> 2.75 s, same bytes. It costs
  * ~0.9 MiB of peak RSS with two workers, paid for by streamed long-image
  * cells (collage/prefetch.c: 1.3-2.3 MB less). `inband`: the picture carries
  * its own parameter sets, which would outlive it in a kept context (the next
