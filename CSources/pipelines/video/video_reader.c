@@ -553,8 +553,23 @@ sy_status sy__video_reader_follow_cuts(sy_video_reader *r, sy_error *err) {
 
 int sy__video_reader_follows_cuts(const sy_video_reader *r) { return r && r->cuts; }
 
+/* The pts of the first needed frame: the smallest at or after needed_pts
+ * (INT64_MAX when none is). needed_pts is a moment, e.g. a still time less a
+ * tick of slack, and the frame shown then may start just after it. */
+static sy_status first_needed_pts(sy_video_reader *r, const sy_mov_track_info *ti, int64_t *out, sy_error *err) {
+    *out = INT64_MAX;
+    for (uint32_t i = 0; i < ti->sample_count; i++) {
+        sy_mov_sample_info si;
+        sy_status st = sy_mov_sample(r->mov, r->track, i, &si, err);
+        if (st != SY_OK) return st;
+        if (si.pts >= r->needed_pts && si.pts < *out) *out = si.pts;
+    }
+    return SY_OK;
+}
+
 /* The last random-access sample (a sync sample the stream confirms) presented
- * at or before the first needed frame, if it comes after sample 0: the
+ * at or before the first needed frame — that frame itself when it is one (a
+ * Live movie's key photo, coded as an IDR) — if it comes after sample 0: the
  * needed frames' references all lie from there on, so the samples between
  * sample 0 (kept: its frame is checked too) and it are left unsent. Only
  * before anything was sent. */
@@ -563,11 +578,14 @@ static sy_status find_resume_point(sy_video_reader *r, sy_error *err) {
     const sy_mov_track_info *ti = sy_mov_track(r->mov, r->track);
     if (r->next_sample > 0 || !ti || ti->all_sync || r->needed_pts == INT64_MIN || !r->dec->ops->random_access)
         return SY_OK;
+    int64_t first_needed;
+    sy_status found = first_needed_pts(r, ti, &first_needed, err);
+    if (found != SY_OK) return found;
     for (uint32_t i = ti->sample_count; i-- > 1;) {
         sy_mov_sample_info si;
         sy_status st = sy_mov_sample(r->mov, r->track, i, &si, err);
         if (st != SY_OK) return st;
-        if (!si.sync || si.pts > r->needed_pts) continue;
+        if (!si.sync || si.pts > first_needed) continue;
         size_t len = 0;
         if ((st = read_sample(r, i, &len, err)) != SY_OK) return st;
         if (r->dec->ops->random_access(r->dec, r->sample, len)) {
