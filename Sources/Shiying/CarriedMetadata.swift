@@ -5,7 +5,7 @@ internal import CShiying
 /// new file could not honour, a movie's timed-metadata or extra tracks).
 public struct DroppedMetadata: Sendable, Codable, Equatable {
     /// "exif-thumbnail", "makernote", "large-exif-values", "content-identifier", "motion-photo",
-    /// "iso-21496-gain-map", "heic-thumbnail", "auxiliary-images", "iptc", "alpha", "extended-xmp" (stills);
+    /// "iso-21496-gain-map", "heic-thumbnail", "auxiliary-images", "iptc", "alpha", "extended-xmp", "xmp" (stills);
     /// "timed-metadata-tracks", "extra-video-tracks", "extra-audio-tracks", "hdr-video" (movies).
     public var name: String
     /// Why it was not carried over.

@@ -114,7 +114,8 @@ sy_status sy__jpeg_writer_write_metadata(sy__jpeg_writer *w, const uint8_t *exif
                                          const uint8_t *xmp, size_t xmp_len, const uint8_t *icc, size_t icc_len,
                                          sy_error *err) {
     static const char xmp_prefix[] = "http://ns.adobe.com/xap/1.0/"; /* written with its NUL */
-    if (exif_len + 6 > 65533 || xmp_len + sizeof xmp_prefix > 65533)
+    _Static_assert(sizeof xmp_prefix + SY__JPEG_XMP_MAX == 65533, "one APP1 holds the prefix and the packet");
+    if (exif_len + 6 > 65533 || xmp_len > SY__JPEG_XMP_MAX)
         return sy__fail(err, SY_E_UNSUPPORTED, "%s: Exif (%zu bytes) or XMP (%zu bytes) too large for one APP1",
                         w->path, exif_len, xmp_len);
     if (setjmp(w->jerr.jump)) return encoder_failed(w, "JPEG metadata", err);

@@ -37,6 +37,10 @@ void sy__jpeg_strip_free(sy_context *ctx, sy__jpeg_strip *s);
 
 sy_status sy__jpeg_writer_create(sy_context *ctx, FILE *file, const char *path, uint32_t width, uint32_t height,
                                  int quality, sy__jpeg_writer **out, sy_error *err);
+/* The largest XMP packet one APP1 holds: 65,533 payload bytes less the
+ * 29 of "http://ns.adobe.com/xap/1.0/" and its NUL. */
+#define SY__JPEG_XMP_MAX 65504u
+
 /* Writes APP markers (Exif APP1, XMP APP1, ICC APP2 chunks) before the first strip.
  * Any pointer may be NULL. */
 sy_status sy__jpeg_writer_write_metadata(sy__jpeg_writer *w, const uint8_t *exif_tiff, size_t exif_len,

@@ -147,7 +147,7 @@ sy_status sy__gainmap_save_prepare_forms(sy__gainmap_save *s, sy_context *ctx, c
     s->primary_xmp = sy__xmp_build_primary(ctx, s->map_jpeg_len, &s->primary_xmp_len, err);
     if (!s->primary_xmp) return err ? err->code : SY_E_BUDGET;
     s->extra.xmp = (const uint8_t *)s->primary_xmp, s->extra.xmp_len = s->primary_xmp_len;
-    s->extra.xmp_join = 1; /* added to the source's XMP (Apple sources keep theirs) */
+    s->extra.xmp_join = 1; /* joined to the source's XMP, its old claims out (gainmap_xmp_carry.c) */
     memcpy(s->iso_version, SY__ISO21496_URN, SY__ISO21496_URN_LEN); /* + u16 0, u16 0: "an ISO map follows" */
     s->extra.jpeg_app2_first = s->iso_version, s->extra.jpeg_app2_first_len = sizeof s->iso_version;
     sy__mpf_build(s->mpf, 0, 0, 0); /* sizes and offset patched in jpeg_finish */

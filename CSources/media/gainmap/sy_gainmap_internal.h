@@ -61,6 +61,24 @@ char *sy__xmp_build_apple(sy_context *ctx, uint32_t version, double headroom, si
 char *sy__xmp_join(sy_context *ctx, const char *base, size_t base_len, const char *add, size_t add_len, size_t *len,
                    sy_error *err);
 
+/* ---- the source's XMP beside a gain map's, gainmap_xmp_carry.c ---- */
+
+/* Removes in place the source packet's gain-map claims: every hdrgm:*
+ * property and the Container:Directory (under the prefixes the packet binds
+ * to their namespaces), and the rdf:Descriptions that held nothing else.
+ * Returns the new length. */
+size_t sy__xmp_strip_gainmap_claims(uint8_t *xmp, size_t len);
+/* What a save writes as its XMP: a copy of `source` (may be NULL) without
+ * its gain-map claims, with `gainmap`'s rdf:Descriptions (the Ultra HDR
+ * directory; NULL: none) joined at the end. Over `limit` bytes (0: none;
+ * JPEG: SY__JPEG_XMP_MAX) the source's padding goes, then if still over,
+ * the source's properties: `gainmap` alone, *source_dropped = 1.
+ * Engine-allocated, NUL-terminated (NULL with *out_len 0 when source and
+ * gainmap are both NULL, or on failure with err set). */
+uint8_t *sy__xmp_carry_with_gainmap(sy_context *ctx, const uint8_t *source, size_t source_len, const char *gainmap,
+                                    size_t gainmap_len, size_t limit, size_t *out_len, int *source_dropped,
+                                    sy_error *err);
+
 /* The range checks every parsed parameter set passes (gamma in 1e-3..1e3,
  * Max >= Min, offsets >= 0, |log2| <= 16, capacity rising by >= 1e-4 stops);
  * `form` names the source in `why`. 0 when usable, -1 otherwise. */

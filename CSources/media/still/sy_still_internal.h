@@ -50,7 +50,7 @@ void sy__upright_free(sy_context *ctx, sy__upright *img);
  * Order: open, write (height rows in all, any run lengths), finish, destroy. */
 typedef struct sy__still_writer sy__still_writer;
 
-/* What a gain-map save adds around the still (issue 7): an XMP that replaces
+/* What a gain-map save adds around the still (issue 7): an XMP joined to (or replacing)
  * the source's, one more JPEG APP2 payload after the metadata (the MPF index),
  * and a last step before the file is committed (JPEG: the complete primary is
  * in `file`, positioned at its end; HEIC: before the HEIF writer's finish). */
@@ -58,7 +58,7 @@ struct sy_heif_writer;
 typedef struct sy__still_extra {
     const uint8_t *xmp;
     size_t xmp_len;
-    uint8_t xmp_join;               /* 1: xmp's descriptions are added to the source's XMP (sy__xmp_join) */
+    uint8_t xmp_join;               /* 1: xmp's descriptions are added to the source's XMP (sy__xmp_carry_with_gainmap) */
     const uint8_t *jpeg_app2_first; /* an APP2 written before jpeg_app2 (the ISO 21496-1 version block) */
     size_t jpeg_app2_first_len;
     const uint8_t *jpeg_app2;

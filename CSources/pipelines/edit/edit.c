@@ -10,6 +10,7 @@
 #include "exif/sy_exif.h"
 #include "gainmap/sy_gainmap_internal.h"
 #include "heif/sy_heif_metadata.h"
+#include "jpeg/sy_jpeg_writer.h"
 #include "render/sy_render_held.h"
 #include "render/sy_render_internal.h"
 #include "edit/sy_band_pool.h"
@@ -127,8 +128,9 @@ static sy_status read_source(sy_edit_job *job, sy_error *err) {
     /* An edit is a still apart from any Live movie: it claims no pairing. */
     if (job->md.exif && sy__content_id_remove(job->md.exif, job->md.exif_len) == 1)
         rep->dropped |= SY_DROPPED_CONTENT_IDENTIFIER;
-    /* An Ultra HDR source's main packet is its gain-map directory, and every save writes that anew (the
-     * map's Container, or a plain packet without it): the note naming the extension would not be there. */
+    /* An Ultra HDR source's extended XMP is not carried: every save rewrites its main packet's gain-map part
+     * (taken out, a kept map's directory joined anew: gainmap_xmp_carry.c), and the extension is not split
+     * again against that packet; the note naming it goes with it. */
     if (job->md.xmp_ext && job->md.xmp && sy__xmp_has_hdrgm((const char *)job->md.xmp, job->md.xmp_len))
         sy__metadata_drop_extended_xmp(ctx, &job->md, &rep->dropped);
     if ((st = sy__metadata_for_output(ctx, &job->md, job->opts.format, &rep->dropped, err)) != SY_OK) return st;
@@ -348,11 +350,6 @@ static sy_status write_band(void *user, uint32_t y0, uint32_t rows, const uint8_
     return st;
 }
 
-/* An empty XMP packet: what an SDR save of an Ultra HDR source carries
- * instead of the hdrgm XMP, which would claim a gain map no longer there. */
-static const char plain_xmp[] = "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF "
-                                "xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\"/></x:xmpmeta>";
-
 sy_status sy_edit_job_write(sy_edit_job *job, const char *output, sy_error *err) {
     if (!job || !output) return sy__fail(err, SY_E_USAGE, "sy_edit_job_write: NULL argument");
     /* a folder (or one that is missing) refused before any work; over its own input is the caller's call
@@ -374,11 +371,9 @@ sy_status sy_edit_job_write(sy_edit_job *job, const char *output, sy_error *err)
     }
 }
 
+/* An Ultra HDR source's gain-map claims go with the map (sy__edit_job_write_extra); its other XMP stays. */
 sy_status sy__edit_job_write_sdr(sy_edit_job *job, const char *output, sy_error *err) {
-    sy__still_extra extra = {0};
-    if (job->md.xmp && sy__xmp_has_hdrgm((const char *)job->md.xmp, job->md.xmp_len))
-        extra.xmp = (const uint8_t *)plain_xmp, extra.xmp_len = sizeof plain_xmp - 1;
-    return sy__edit_job_write_extra(job, output, &extra, err);
+    return sy__edit_job_write_extra(job, output, NULL, err);
 }
 
 sy_status sy__edit_job_carry_identifier(sy_edit_job *job, const char *id, sy_error *err) {
@@ -400,29 +395,50 @@ sy__edit_job_view sy__edit_job_view_of(const sy_edit_job *job) {
     return (sy__edit_job_view){job->ctx, job->input, &job->opts, &job->report, &job->geometry};
 }
 
+/* The source's XMP without its gain-map claims (gainmap_xmp_carry.c), in *copy (sy__free) that md points at:
+ * when the save writes a gain map's directory anew, or the source names an Ultra HDR layout (no save copies the
+ * appended map: a kept map is written anew, an SDR, HEIC or PNG save has none). Everything else stays. */
+static sy_status strip_gainmap_claims(sy_edit_job *job, int join, sy__metadata *md, uint8_t **copy, sy_error *err) {
+    *copy = NULL;
+    if (!md->xmp || (!join && !sy__xmp_has_hdrgm((const char *)md->xmp, md->xmp_len))) return SY_OK;
+    int unused = 0;
+    size_t len = 0;
+    *copy = sy__xmp_carry_with_gainmap(job->ctx, md->xmp, md->xmp_len, NULL, 0, 0, &len, &unused, err);
+    if (!*copy) return err ? err->code : SY_E_BUDGET;
+    md->xmp = *copy, md->xmp_len = len;
+    return SY_OK;
+}
+
+/* md's XMP with the kept map's Ultra HDR directory joined, in *out (sy__free) that md points at; when the two
+ * exceed a JPEG's one XMP segment the directory alone, and the report says the source's XMP was not kept. */
+static sy_status join_gainmap_xmp(sy_edit_job *job, const sy__still_extra *extra, sy__metadata *md, uint8_t **out,
+                                  sy_error *err) {
+    size_t limit = job->opts.format == SY_STILL_JPEG ? SY__JPEG_XMP_MAX : 0, len = 0;
+    int source_dropped = 0;
+    *out = sy__xmp_carry_with_gainmap(job->ctx, md->xmp, md->xmp_len, (const char *)extra->xmp, extra->xmp_len, limit,
+                                      &len, &source_dropped, err);
+    if (!*out) return err ? err->code : SY_E_BUDGET;
+    md->xmp = *out, md->xmp_len = len;
+    if (source_dropped) {
+        job->report.kept_xmp = 0;
+        job->report.dropped |= SY_DROPPED_XMP;
+    }
+    return SY_OK;
+}
+
 sy_status sy__edit_job_write_extra(sy_edit_job *job, const char *output, const sy__still_extra *extra, sy_error *err) {
     if (!job || !output) return sy__fail(err, SY_E_USAGE, "sy_edit_job_write: NULL argument");
     if (!job->renderer) return sy__fail(err, SY_E_USAGE, "sy_edit_job_write: the last retarget failed");
     const sy_edit_options *o = &job->opts;
     write_state s = {job->ctx, NULL, job->report.height, {0}};
-    sy__metadata md = job->md; /* shallow: the gain-map save may swap the XMP */
-    char *joined = NULL;
+    sy__metadata md = job->md; /* shallow: the XMP may be swapped for the one this save writes */
+    uint8_t *stripped = NULL, *joined = NULL, *mapped_exif = NULL, *mapped_xmp = NULL;
+    const int join = extra && extra->xmp && extra->xmp_join;
     sy_status st = SY_OK;
-    if (extra && extra->xmp && extra->xmp_join && md.xmp && !sy__xmp_has_hdrgm((const char *)md.xmp, md.xmp_len)) {
-        /* the source's own XMP stays; a stale Ultra HDR directory is replaced instead */
-        size_t len = 0;
-        joined = sy__xmp_join(job->ctx, (const char *)md.xmp, md.xmp_len, (const char *)extra->xmp, extra->xmp_len,
-                              &len, err);
-        if (!joined) return err ? err->code : SY_E_BUDGET;
-        md.xmp = (uint8_t *)joined, md.xmp_len = len;
-    } else if (extra && extra->xmp) {
-        md.xmp = (uint8_t *)extra->xmp, md.xmp_len = extra->xmp_len;
-    } else if (o->format != SY_STILL_JPEG && md.xmp && sy__xmp_has_hdrgm((const char *)md.xmp, md.xmp_len)) {
-        /* an Ultra HDR directory names JPEG bytes a HEIC or PNG does not have */
-        md.xmp = (uint8_t *)plain_xmp, md.xmp_len = sizeof plain_xmp - 1;
-    }
-    uint8_t *mapped_exif = NULL, *mapped_xmp = NULL;
-    st = map_regions(job, &md, &mapped_exif, &mapped_xmp, err);
+    if (extra && extra->xmp && !join) md.xmp = (uint8_t *)extra->xmp, md.xmp_len = extra->xmp_len;
+    else st = strip_gainmap_claims(job, join, &md, &stripped, err);
+    if (st == SY_OK) st = map_regions(job, &md, &mapped_exif, &mapped_xmp, err);
+    if (st == SY_OK && join) st = join_gainmap_xmp(job, extra, &md, &joined, err);
     if (st == SY_OK) st = sy__still_writer_open_extra(job->ctx, output, o->format, o->quality, o->heic_preset,
                                                job->report.width, job->report.height, &md, extra, &s.writer, err);
     if (st == SY_OK && o->format == SY_STILL_HEIC)
@@ -433,6 +449,7 @@ sy_status sy__edit_job_write_extra(sy_edit_job *job, const char *output, const s
     if (st == SY_OK) st = sy__still_writer_finish(s.writer, err);
     sy__thumbnail_free(&s.thumbnail);
     sy__still_writer_destroy(s.writer);
+    sy__free(job->ctx, stripped);
     sy__free(job->ctx, joined);
     sy__free(job->ctx, mapped_exif);
     sy__free(job->ctx, mapped_xmp);

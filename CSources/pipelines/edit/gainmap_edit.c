@@ -3,7 +3,7 @@
  * the renderer's geometry at its own resolution (gainmap_geometry.c) and is
  * written with the base in one atomic file:
  *  JPEG: primary (Exif, XMP, ICC as sy_edit writes them, the Ultra HDR
- *        Container XMP for Ultra HDR sources, an MPF APP2 index) + the map JPEG
+ *        Container XMP joined to the source's XMP, an MPF APP2 index) + the map JPEG
  *        with its own XMP; the MPF sizes/offset are patched once the primary's
  *        length is known, then the map is appended, then the file is renamed;
  *  HEIC: the Apple auxiliary gain map + its XMP item and the ISO 21496-1
@@ -28,8 +28,8 @@ static sy_status refuse(sy_gainmap_edit_report *rep, sy_hdr_loss_reason reason, 
                     detail, asked ? "the hook declined" : "no HDR-loss hook was given");
 }
 
-/* SDR with consent is sy_edit with SY_EDIT_ALLOW_SDR (which also replaces
- * an Ultra HDR XMP that would claim a gain map no longer there). */
+/* SDR with consent is sy_edit with SY_EDIT_ALLOW_SDR (which also takes out
+ * the Ultra HDR XMP claims of a gain map no longer there). */
 sy_status sy_gainmap_edit_sdr(sy_context *ctx, const char *input, const char *output, const sy_recipe *recipe,
                               const sy_edit_options *opts, sy_edit_report *report, sy_error *err) {
     if (!ctx || !input || !output || !recipe || !opts) return sy__fail(err, SY_E_USAGE, "sy_gainmap_edit_sdr: NULL argument");
@@ -40,8 +40,13 @@ sy_status sy_gainmap_edit_sdr(sy_context *ctx, const char *input, const char *ou
 
 /* A kept map is written in every form (gainmap_save.c): a source's usable
  * ISO 'tmap' item is carried, not dropped. */
-static void kept(sy_gainmap_edit_report *rep, const sy_gainmap_info *info, const sy__gainmap_save *save) {
+static void kept(sy_gainmap_edit_report *rep, const sy_gainmap_info *info, const sy__gainmap_save *save,
+                 const sy_edit_job *job) {
     rep->outcome = SY_HDR_KEPT;
+    /* the write learns whether the source's XMP fitted beside the Ultra HDR directory (edit.c) */
+    const sy_edit_report *written = sy__edit_job_view_of(job).report;
+    rep->edit.kept_xmp = written->kept_xmp;
+    rep->edit.dropped |= written->dropped & SY_DROPPED_XMP;
     rep->edit.kept_gain_map_forms = save->forms;
     if (info->iso_valid && info->tmap_item) rep->edit.dropped &= ~(uint32_t)SY_DROPPED_ISO_GAIN_MAP;
     /* a JPEG's other MPF images (portrait mattes, depth) are not written */
@@ -109,7 +114,7 @@ static sy_status save_hdr(sy_context *ctx, const char *input, const char *output
         st = sy__fail(err, SY_E_USAGE, "%s: the base renders at %ux%u, the gain map was planned for %ux%u", input,
                       rep->edit.width, rep->edit.height, planned.width, planned.height);
     if (st == SY_OK) st = sy__edit_job_write_extra(job, output, &save.extra, err);
-    if (st == SY_OK) kept(rep, info, &save);
+    if (st == SY_OK) kept(rep, info, &save, job);
     else rep->map_width = rep->map_height = 0;
     sy_edit_close(job);
     sy__gainmap_save_free(&save);
@@ -179,7 +184,7 @@ sy_status sy__gainmap_job_write_decided(sy_edit_job *job, const char *output, sy
     memset(&save, 0, sizeof save);
     sy_status st = prepare_map(ctx, output, v.geometry, v.opts, &d->info, &d->map, v.report, &map, &save, rep, err);
     if (st == SY_OK) st = sy__edit_job_write_extra(job, output, &save.extra, err);
-    if (st == SY_OK) kept(rep, &d->info, &save);
+    if (st == SY_OK) kept(rep, &d->info, &save, job);
     else rep->map_width = rep->map_height = 0;
     sy__gainmap_save_free(&save);
     sy_gainmap_image_free(ctx, &map);

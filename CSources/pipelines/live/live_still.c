@@ -14,6 +14,7 @@
 #include "exif/sy_exif.h"
 #include "base/sy_output.h"
 #include "exif/sy_exif_writer.h"
+#include "jpeg/sy_jpeg_writer.h"
 #include "sy_live.h"
 #include "sy_mov.h"
 #include "exif/sy_content_id.h"
@@ -295,20 +296,20 @@ static sy_status movie_exif(sy_context *ctx, const char *movie, const sy__exif_i
     return SY_OK;
 }
 
-/* A gain map's XMP: joined to the Exif source's packet (unless that names an
- * Ultra HDR layout of its own: replaced), else alone. */
-static sy_status take_map_xmp(sy_context *ctx, sy__metadata *md, const sy__still_extra *extra, sy_error *err) {
-    size_t len = extra->xmp_len;
-    char *xmp;
-    if (extra->xmp_join && md->xmp && !sy__xmp_has_hdrgm((const char *)md->xmp, md->xmp_len)) {
-        xmp = sy__xmp_join(ctx, (const char *)md->xmp, md->xmp_len, (const char *)extra->xmp, extra->xmp_len, &len,
-                           err);
-    } else if ((xmp = sy__alloc(ctx, len, 1, "gain map XMP", err)) != NULL) {
-        memcpy(xmp, extra->xmp, len);
-    }
+/* A gain map's XMP joined to the Exif source's packet, that packet's own gain-map claims taken out
+ * (gainmap_xmp_carry.c); the map's alone when there is none, or when both exceed one JPEG APP1 (*dropped
+ * says so). */
+static sy_status take_map_xmp(sy_context *ctx, sy__metadata *md, const sy__still_extra *extra,
+                              sy_still_format format, uint32_t *dropped, sy_error *err) {
+    size_t len = 0, limit = format == SY_STILL_JPEG ? SY__JPEG_XMP_MAX : 0;
+    int source_dropped = 0;
+    const uint8_t *source = extra->xmp_join ? md->xmp : NULL;
+    uint8_t *xmp = sy__xmp_carry_with_gainmap(ctx, source, md->xmp_len, (const char *)extra->xmp, extra->xmp_len,
+                                              limit, &len, &source_dropped, err);
     if (!xmp) return err ? err->code : SY_E_BUDGET;
+    if (source_dropped) *dropped |= SY_DROPPED_XMP;
     sy__free(ctx, md->xmp);
-    md->xmp = (uint8_t *)xmp;
+    md->xmp = xmp;
     md->xmp_len = len;
     return SY_OK;
 }
@@ -336,6 +337,9 @@ sy_status sy__live_write_still_in(sy_context *ctx, const sy_edit_image *image, s
     sy_image_info info = {0};
     sy_status st = exif_source ? read_metadata(ctx, exif_source, &info, &md, err) : SY_OK;
     if (st == SY_OK && md.xmp) sy__xmp_set_upright(md.xmp, md.xmp_len); /* the pixels are upright */
+    /* no Live still copies the source's appended gain map: its Ultra HDR claims go (a kept map's are joined anew) */
+    if (st == SY_OK && md.xmp && sy__xmp_has_hdrgm((const char *)md.xmp, md.xmp_len))
+        md.xmp_len = sy__xmp_strip_gainmap_claims(md.xmp, md.xmp_len);
     if (st == SY_OK && md.exif) {
         sy__exif_set_orientation(md.exif, md.exif_len, 1); /* the pixels are upright */
         if (!content_identifier && sy__content_id_remove(md.exif, md.exif_len) < 0)
@@ -377,7 +381,7 @@ sy_status sy__live_write_still_in(sy_context *ctx, const sy_edit_image *image, s
     md.icc = NULL;
     md.icc_len = 0;
     if (st == SY_OK && space != SY__RGB_SRGB) st = sy__color_space_icc(ctx, space, &md.icc, &md.icc_len, err);
-    if (st == SY_OK && extra && extra->xmp) st = take_map_xmp(ctx, &md, extra, err);
+    if (st == SY_OK && extra && extra->xmp) st = take_map_xmp(ctx, &md, extra, format, &dropped, err);
     sy__still_writer *w = NULL;
     if (st == SY_OK)
         st = sy__still_writer_open_extra(ctx, path, format, quality, NULL, image->width, image->height, &md, extra, &w,
