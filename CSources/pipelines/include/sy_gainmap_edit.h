@@ -54,7 +54,10 @@ typedef struct sy_gainmap_edit_report {
  *  top of this file). Any interpretable map (Apple, Ultra HDR, ISO 21496-1)
  *  is written in every form the target has: JPEG as Ultra HDR + ISO 21496-1
  *  (+ Apple's HDRGainMap XMP for Apple maps), HEIC as an Apple auxiliary map
- *  plus a 'tmap' item on it (docs/gain-maps.md); PNG cannot.
+ *  plus a 'tmap' item on it (docs/gain-maps.md); PNG cannot. The source's
+ *  XMP is written with its old Ultra HDR claims replaced; when it cannot share
+ *  a JPEG's one XMP segment with them, report->edit says kept_xmp 0 and lists
+ *  SY_DROPPED_XMP (set once the file is written).
  *  A declined or missing hook returns SY_E_CANCELLED ("... HDR gain map would
  *  be lost ...; nothing was written") with outcome SY_HDR_REFUSED, and any
  *  existing file at `output` is untouched. `report` may be NULL. */
@@ -72,8 +75,8 @@ sy_status sy_gainmap_edit_job_write(sy_edit_job *job, const char *output, sy_hdr
                                     sy_gainmap_edit_report *report, sy_error *err);
 
 /** Saves SDR on purpose (the caller already has the user's consent, e.g. an
- *  explicit "save as SDR"): sy_edit, minus any Ultra HDR XMP that would claim
- *  a gain map the output no longer has. */
+ *  explicit "save as SDR"): sy_edit, minus the Ultra HDR XMP properties that
+ *  would claim a gain map the output no longer has (the rest of its XMP stays). */
 sy_status sy_gainmap_edit_sdr(sy_context *ctx, const char *input, const char *output, const sy_recipe *recipe,
                               const sy_edit_options *opts, sy_edit_report *report, sy_error *err);
 
