@@ -2,7 +2,7 @@
 // decodes through one libavcodec context kept warm across its tiles, not one
 // per tile: the same pixels as a fresh context per tile
 // (sy__gainmap_decode_fresh_tiles), and the same error for a damaged tile.
-// The generated Apple-style HEIC's 1024x768 map is a 2x2 grid.
+// The generated Apple-style HEIC's 640x576 map is a 2x2 grid.
 import CShiying
 import CShiyingFixtures
 import CShiyingInternal
@@ -81,13 +81,14 @@ private func damagedCopy(_ ctx: Context, _ folder: HDRSampleFolder, _ name: Stri
 
 @Suite("Gain-map grid tiles through one warm libavcodec context")
 struct GainMapTileDecodeTests {
-    nonisolated(unsafe) static let folder = Result { try HDRSampleFolder(width: 2048, height: 1536, seed: 21) }
+    /// A 1280x1152 HDR sample (its own temp folder, removed with it): a 640x576 map of 2x2 512x512 tiles.
+    static func sample() throws -> HDRSampleFolder { try HDRSampleFolder(width: 1280, height: 1152, seed: 21) }
 
     @Test func gridMapOpensOneDecoderAndGivesTheFreshPixels() throws {
-        let folder = try Self.folder.get()
+        let folder = try Self.sample()
         let ctx = try Context()
         let tiles = try mapTiles(ctx, folder.heic).tiles.count
-        #expect(tiles == 4, "the 1024x768 map is a 2x2 grid of 512x512 tiles")
+        #expect(tiles == 4, "the 640x576 map is a 2x2 grid of 512x512 tiles")
         let idle = ctx.stats.current_bytes
         for reduce: UInt32 in [1, 2] {
             let fresh = try decodeMap(ctx, folder.heic, fresh: true, reduce: reduce)
@@ -104,7 +105,7 @@ struct GainMapTileDecodeTests {
     // budget that could not also hold a second tile's decode the tiles are
     // decoded as before, a fresh context each — and the same pixels.
     @Test func tightBudgetDecodesFreshPerTile() throws {
-        let folder = try Self.folder.get()
+        let folder = try Self.sample()
         let reference = try decodeMap(try Context(), folder.heic, fresh: true)
         let tile = sy__hevc_decode_peak_bytes(512, 512, 0, 8)  // a 512x512 4:0:0 tile
         let tight = try Context(budget: tile + tile / 2 + (3 << 19))
@@ -119,7 +120,7 @@ struct GainMapTileDecodeTests {
     // context the first tile warmed); nothing is left allocated.
     @Test(arguments: ["truncated", "garbled"])
     func damagedSecondTileFailsAsBefore(_ kind: String) throws {
-        let folder = try Self.folder.get()
+        let folder = try Self.sample()
         let ctx = try Context()
         let path = try damagedCopy(ctx, folder, "\(kind).heic", tile: 1) { tile, lengthSize in
             if kind == "truncated" {  // the last NAL unit claims 64 bytes more than the item holds
