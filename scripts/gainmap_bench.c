@@ -6,7 +6,8 @@
  *   /tmp/gainmap_bench PHOTO [RUNS] [REDUCE]
  *
  * Probes PHOTO, then decodes its gain map RUNS times (default 9) as a
- * collage does (sy__gainmap_decode_reduced, REDUCE default 1); prints each
+ * collage does (sy__gainmap_decode_reduced, REDUCE default 1; 0: as an edit's
+ * save does, sy_gainmap_decode, on two threads when there are two cores); prints each
  * run's wall and process CPU time, their medians, the engine's peak bytes and
  * a 64-bit FNV-1a of the map's pixels (the same map gives the same hash). */
 #include <stdio.h>
@@ -43,7 +44,8 @@ int main(int argc, char **argv) {
     for (int i = 0; i < runs; i++) {
         sy_gainmap_image map;
         double w0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
-        if (sy__gainmap_decode_reduced(ctx, argv[1], &info, reduce, &map, &err) != SY_OK)
+        if ((reduce ? sy__gainmap_decode_reduced(ctx, argv[1], &info, reduce, &map, &err)
+                    : sy_gainmap_decode(ctx, argv[1], &info, &map, &err)) != SY_OK)
             return fprintf(stderr, "%s\n", err.message), 1;
         wall[i] = (clock_s(CLOCK_MONOTONIC) - w0) * 1e3, cpu[i] = (clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0) * 1e3;
         hash = 14695981039346656037ull;

@@ -1,6 +1,7 @@
 // A gridded HEIF gain map (as iPhones store theirs: 512x512 HEVC tiles)
 // decodes through one libavcodec context kept warm across its tiles, not one
-// per tile: the same pixels as a fresh context per tile
+// per tile (a whole photo's map, sy_gainmap_decode: one per worker, two
+// workers on two cores): the same pixels as a fresh context per tile
 // (sy__gainmap_decode_fresh_tiles), and the same error for a damaged tile.
 // The generated Apple-style HEIC's 640x576 map is a 2x2 grid.
 import CShiying
@@ -9,8 +10,12 @@ import CShiyingInternal
 import Foundation
 import Testing
 
-/// The map decoded through sy__gainmap_decode_reduced (warm) or the fresh-per-tile reference,
-/// with the libavcodec contexts it opened; or its failure.
+/// How the map is decoded: a collage's way (sy__gainmap_decode_reduced, one
+/// warm context), a whole photo's (sy_gainmap_decode, up to two workers), or
+/// the fresh-context-per-tile reference.
+private enum Way { case reduced, whole, fresh }
+
+/// The map decoded one way, with the libavcodec contexts it opened; or its failure.
 private struct MapDecode: Equatable {
     var status: sy_status
     var message: String
@@ -22,14 +27,17 @@ private struct MapDecode: Equatable {
     }
 }
 
-private func decodeMap(_ ctx: Context, _ path: String, fresh: Bool, reduce: UInt32 = 1) throws -> MapDecode {
+private func decodeMap(_ ctx: Context, _ path: String, _ way: Way, reduce: UInt32 = 1) throws -> MapDecode {
     var info = sy_gainmap_info()
     var err = sy_error()
     guard sy_gainmap_probe(ctx.raw, path, &info, &err) == SY_OK else { throw CTestFailure("probe: \(message(err))") }
     var img = sy_gainmap_image()
     let before = sy__codec_opens(ctx.raw)
-    let st = fresh ? sy__gainmap_decode_fresh_tiles(ctx.raw, path, &info, reduce, &img, &err)
-                   : sy__gainmap_decode_reduced(ctx.raw, path, &info, reduce, &img, &err)
+    let st = switch way {
+    case .fresh: sy__gainmap_decode_fresh_tiles(ctx.raw, path, &info, reduce, &img, &err)
+    case .reduced: sy__gainmap_decode_reduced(ctx.raw, path, &info, reduce, &img, &err)
+    case .whole: sy_gainmap_decode(ctx.raw, path, &info, &img, &err)
+    }
     let opens = sy__codec_opens(ctx.raw) - before
     guard st == SY_OK else { return MapDecode(status: st, message: message(err), pixels: [], opens: opens) }
     defer { sy_gainmap_image_free(ctx.raw, &img) }
@@ -91,14 +99,19 @@ struct GainMapTileDecodeTests {
         #expect(tiles == 4, "the 640x576 map is a 2x2 grid of 512x512 tiles")
         let idle = ctx.stats.current_bytes
         for reduce: UInt32 in [1, 2] {
-            let fresh = try decodeMap(ctx, folder.heic, fresh: true, reduce: reduce)
-            let warm = try decodeMap(ctx, folder.heic, fresh: false, reduce: reduce)
+            let fresh = try decodeMap(ctx, folder.heic, .fresh, reduce: reduce)
+            let warm = try decodeMap(ctx, folder.heic, .reduced, reduce: reduce)
             #expect(fresh.status == SY_OK && !fresh.pixels.isEmpty, "\(fresh.message)")
             #expect(warm == fresh, "reduce \(reduce): the warm decode gives the fresh-per-tile pixels")
             #expect(fresh.opens == UInt64(tiles), "the reference opens a context per tile (\(fresh.opens))")
             #expect(warm.opens == 1, "reduce \(reduce): one libavcodec context for \(tiles) tiles, not \(warm.opens)")
         }
-        #expect(ctx.stats.current_bytes == idle, "the kept context and its charge go with the decode")
+        // A whole photo's map: the tiles on two workers (two cores), one warm context each.
+        let whole = try decodeMap(ctx, folder.heic, .whole)
+        #expect(whole == (try decodeMap(ctx, folder.heic, .fresh)), "two workers give the fresh-per-tile pixels")
+        let workers: UInt64 = sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1 ? 2 : 1
+        #expect(whole.opens >= 1 && whole.opens <= workers, "one context per worker at most: \(whole.opens)")
+        #expect(ctx.stats.current_bytes == idle, "the kept contexts and their charges go with the decode")
     }
 
     // The budget rule: a kept context stays charged between tiles, so under a
@@ -106,12 +119,14 @@ struct GainMapTileDecodeTests {
     // decoded as before, a fresh context each — and the same pixels.
     @Test func tightBudgetDecodesFreshPerTile() throws {
         let folder = try Self.sample()
-        let reference = try decodeMap(try Context(), folder.heic, fresh: true)
+        let reference = try decodeMap(try Context(), folder.heic, .fresh)
         let tile = sy__hevc_decode_peak_bytes(512, 512, 0, 8)  // a 512x512 4:0:0 tile
         let tight = try Context(budget: tile + tile / 2 + (3 << 19))
-        let warm = try decodeMap(tight, folder.heic, fresh: false)
-        #expect(warm == reference, "\(warm.message)")
-        #expect(warm.opens == 4, "no room for a kept context: one per tile (\(warm.opens))")
+        for way in [Way.reduced, .whole] {
+            let warm = try decodeMap(tight, folder.heic, way)
+            #expect(warm == reference, "\(way): \(warm.message)")
+            #expect(warm.opens == 4, "\(way): no room for a kept context: one per tile (\(warm.opens))")
+        }
     }
 
     // A damaged second tile fails the map exactly as before, warm or fresh:
@@ -136,15 +151,17 @@ struct GainMapTileDecodeTests {
             }
         }
         let idle = ctx.stats.current_bytes
-        let fresh = try decodeMap(ctx, path, fresh: true)
-        let warm = try decodeMap(ctx, path, fresh: false)
+        let fresh = try decodeMap(ctx, path, .fresh)
+        let warm = try decodeMap(ctx, path, .reduced)
         #expect(warm == fresh, "warm: \(warm.status) \(warm.message); fresh: \(fresh.status) \(fresh.message)")
+        let whole = try decodeMap(ctx, path, .whole)
+        #expect(whole == fresh, "two workers: \(whole.status) \(whole.message); fresh: \(fresh.message)")
         if kind == "truncated" {
             #expect(warm.status == SY_E_INVALID_INPUT && warm.message.contains("truncated"), "\(warm.message)")
         }
         print("damaged (\(kind)) second tile: \(warm.status) \(warm.message)")
         #expect(ctx.stats.current_bytes == idle, "nothing is left allocated")
         // The intact photo decodes warm afterwards, as before.
-        #expect(try decodeMap(ctx, folder.heic, fresh: false).opens == 1)
+        #expect(try decodeMap(ctx, folder.heic, .reduced).opens == 1)
     }
 }
