@@ -3,7 +3,10 @@
  * ISO 21496-1 binary metadata (issue 16: what it accepts passes the range
  * checks and survives serialize -> parse), the XMP join, and
  * sy_gainmap_probe + sy_gainmap_decode on the input as a whole file, and the
- * organize fingerprint (its exact-content evidence folds the map in).
+ * organize fingerprint (its exact-content evidence folds the map in). A HEIF
+ * map decodes the same through warm libavcodec contexts (one, or one per
+ * worker) as through a fresh one per tile (sy__gainmap_decode_fresh_tiles),
+ * pixels and errors.
  *
  * Built and run by scripts/fuzz.sh (FUZZ_ONLY=gainmap) from the seeds in
  * Tests/Fuzz/seeds/gainmap (tiny Ultra HDR JPEG, ISO-only HEIC, XMP packets). Every parser
@@ -20,6 +23,35 @@
 #include "sy_gainmap.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Whether two decodes of one map agree: the same pixels, or the same failure
+ * (a budget refusal may differ: kept contexts stay charged). */
+static int same_map(sy_status as, const sy_gainmap_image *a, const sy_error *ae, sy_status bs,
+                    const sy_gainmap_image *b, const sy_error *be) {
+    if (as == SY_E_BUDGET || bs == SY_E_BUDGET) return 1;
+    if (as != bs) return 0;
+    if (as != SY_OK) return strcmp(ae->message, be->message) == 0;
+    if (a->width != b->width || a->height != b->height || a->channels != b->channels) return 0;
+    for (uint32_t y = 0; y < a->height; y++)
+        if (memcmp(a->pixels + y * a->stride, b->pixels + y * b->stride, (size_t)a->width * a->channels)) return 0;
+    return 1;
+}
+
+/* A HEIF map's tiles through warm libavcodec contexts — one (a collage's
+ * decode) or one per worker (`whole`, sy_gainmap_decode's) — must give what
+ * a fresh context per tile gives, pixels and errors. */
+static void check_warm_tiles(sy_context *ctx, const char *path, const sy_gainmap_info *info, sy_status whole_st,
+                             const sy_gainmap_image *whole, const sy_error *whole_err) {
+    sy_gainmap_image warm, fresh;
+    sy_error we, fe;
+    memset(&we, 0, sizeof we), memset(&fe, 0, sizeof fe);
+    sy_status ws = sy__gainmap_decode_reduced(ctx, path, info, 1, &warm, &we);
+    sy_status fs = sy__gainmap_decode_fresh_tiles(ctx, path, info, 1, &fresh, &fe);
+    if (!same_map(ws, &warm, &we, fs, &fresh, &fe)) abort(); /* one warm context differs from fresh ones */
+    if (!same_map(whole_st, whole, whole_err, fs, &fresh, &fe)) abort(); /* the workers' differ */
+    if (ws == SY_OK) sy_gainmap_image_free(ctx, &warm);
+    if (fs == SY_OK) sy_gainmap_image_free(ctx, &fresh);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     /* the pure parsers on the raw bytes */
@@ -76,6 +108,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         st = sy_gainmap_decode(ctx, path, &info, &img, &err);
         if (st == SY_OK && (img.width != info.map_width || img.height != info.map_height)) abort();
         if (st != SY_OK && err.message[0] == 0) abort();
+        if (info.kind == SY_GAINMAP_APPLE_HEIC || info.kind == SY_GAINMAP_ISO_HEIC)
+            check_warm_tiles(ctx, path, &info, st, &img, &err);
         sy_gainmap_image_free(ctx, &img);
     }
     /* the organize fingerprint folds the map into its evidence (gainmap_evidence.c) */

@@ -28,6 +28,7 @@ struct sy_context {
     _Atomic uint64_t current;
     _Atomic uint64_t peak;
     _Atomic uint64_t count;
+    _Atomic uint64_t codec_opens; /* libavcodec contexts opened (sy__count_codec_open) */
     atomic_int cancelled;
     atomic_flag reporting; /* set while the progress callback runs */
 };
@@ -133,6 +134,10 @@ sy_status sy__charge(sy_context *ctx, size_t bytes, const char *reason, sy_error
 }
 
 void sy__discharge(sy_context *ctx, size_t bytes) { atomic_fetch_sub(&ctx->current, bytes); }
+
+void sy__count_codec_open(sy_context *ctx) { atomic_fetch_add(&ctx->codec_opens, 1); }
+
+uint64_t sy__codec_opens(const sy_context *ctx) { return atomic_load(&ctx->codec_opens); }
 
 size_t sy__headroom(const sy_context *ctx) {
     if (!ctx->budget) return SIZE_MAX;

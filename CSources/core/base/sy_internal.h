@@ -26,6 +26,12 @@ void sy__discharge(sy_context *ctx, size_t bytes);
 /* Bytes the budget still allows now (SIZE_MAX without a budget). */
 size_t sy__headroom(const sy_context *ctx);
 
+/* libavcodec decoder contexts opened for this context so far (each
+ * avcodec_open2): what a decoder kept warm across a grid's tiles saves,
+ * asserted by tests (HevcTileDecodeTests, GainMapTileDecodeTests). */
+void sy__count_codec_open(sy_context *ctx);
+uint64_t sy__codec_opens(const sy_context *ctx);
+
 /* Fills err (if non-NULL) with code and a printf-style message. Returns code. */
 sy_status sy__fail(sy_error *err, sy_status code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

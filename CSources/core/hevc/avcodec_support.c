@@ -292,6 +292,7 @@ static sy_status open_decoder(sy_context *ctx, sy__avcodec_id codec, const uint8
     av->thread_type = d->threads > 1 ? FF_THREAD_FRAME : 0;
     av->err_recognition = AV_EF_EXPLODE | AV_EF_BITSTREAM | AV_EF_BUFFER;
     av->error_concealment = 0; /* report damage instead of patching over it */
+    sy__count_codec_open(ctx);
     int e = avcodec_open2(av, c, NULL);
     if (e < 0) {
         char text[AV_ERROR_MAX_STRING_SIZE];

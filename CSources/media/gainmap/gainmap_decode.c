@@ -2,6 +2,8 @@
  * libjpeg, or the HEIF map item ('hvc1' or an AVIF's 'av01', or a 'grid' of
  * them) via our HEIF reader and libavcodec. Greyscale maps keep their luma
  * plane (expanded to full range when the stream says limited). */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -60,12 +62,20 @@ static void put_tile(const sy__yuv *yuv, uint32_t channels, uint32_t w, uint32_t
     }
 }
 
+/* Gives a decoded picture back: to `hevc` when it came from that decoder
+ * (a warm one keeps the block for the next tile), else to the context. */
+static void picture_release(sy_context *ctx, sy__hevc_decoder *hevc, sy__yuv *yuv) {
+    if (hevc) sy__hevc_recycle(hevc, yuv);
+    else sy__yuv_release(ctx, yuv);
+}
+
 /* A map item's decode, checked: a colour picture wider than the RGB rows
  * allow is refused (and released); a failure names the item, as `code`. */
-static sy_status checked_picture(sy_context *ctx, const char *path, const char *what, uint32_t id, uint32_t channels,
-                                 sy_status st, sy_status code, sy__yuv *yuv, sy_error *err) {
+static sy_status checked_picture(sy_context *ctx, sy__hevc_decoder *hevc, const char *path, const char *what,
+                                 uint32_t id, uint32_t channels, sy_status st, sy_status code, sy__yuv *yuv,
+                                 sy_error *err) {
     if (st == SY_OK && yuv->width > MAX_RGB_TILE && channels == 3) {
-        sy__yuv_release(ctx, yuv);
+        picture_release(ctx, hevc, yuv);
         return sy__fail(err, SY_E_UNSUPPORTED, "%s: colour gain map picture %u px wide (at most %u)", path,
                         yuv->width, MAX_RGB_TILE);
     }
@@ -91,7 +101,7 @@ sy_status sy__gainmap_decode_item(sy_context *ctx, sy_heif_file *file, const cha
     if (st != SY_OK) return st;
     st = sy__hevc_decode(*dec, data, len, yuv, err);
     sy_heif_free_data(file, data);
-    return checked_picture(ctx, path, what, id, channels, st, SY_E_INVALID_INPUT, yuv, err);
+    return checked_picture(ctx, *dec, path, what, id, channels, st, SY_E_INVALID_INPUT, yuv, err);
 }
 
 /* The decoder of a map's coded items: HEVC ('hvc1') or AV1 ('av01', an
@@ -99,6 +109,7 @@ sy_status sy__gainmap_decode_item(sy_context *ctx, sy_heif_file *file, const cha
 typedef struct map_decoder {
     sy__hevc_decoder *hevc;
     sy__av1_decoder *av1;
+    int warm; /* the HEVC decoder keeps its libavcodec context from tile to tile */
 } map_decoder;
 
 static void map_decoder_destroy(map_decoder *d) {
@@ -127,8 +138,8 @@ static sy_status decode_av1_item(sy_context *ctx, sy_heif_file *file, const char
     if (st != SY_OK) return st;
     st = sy__av1_decode(*dec, data, len, yuv, err);
     sy_heif_free_data(file, data);
-    st = checked_picture(ctx, path, "gain map item", id, channels, st, st == SY_E_BUDGET ? st : SY_E_INVALID_INPUT,
-                         yuv, err);
+    st = checked_picture(ctx, NULL, path, "gain map item", id, channels, st,
+                         st == SY_E_BUDGET ? st : SY_E_INVALID_INPUT, yuv, err);
     if (st != SY_OK) return st;
     /* AVIF: the colr nclx is the range that counts (MIAF); the sequence header's otherwise */
     if (item && item->nclx.present) yuv->vui.full_range = item->nclx.full_range;
@@ -144,6 +155,11 @@ static sy_status decode_coded(sy_context *ctx, sy_heif_file *file, const char *p
     if (dec->av1) return sy__fail(err, SY_E_UNSUPPORTED, "%s: gain map grid mixes HEVC and AV1 tiles", path);
     size_t hl = 0;
     const uint8_t *hvcc = sy_heif_hvcc(file, id, &hl);
+    if (!dec->hevc && hvcc) { /* warm from the first tile on (no hvcC: sy__gainmap_decode_item says so) */
+        sy_status st = sy__hevc_decoder_create(ctx, hvcc, hl, &dec->hevc, err);
+        if (st != SY_OK) return st;
+        sy__hevc_decoder_keep_warm(dec->hevc, dec->warm);
+    }
     return sy__gainmap_decode_item(ctx, file, path, "gain map item", id, hvcc, hl, channels, &dec->hevc, yuv, err);
 }
 
@@ -170,8 +186,118 @@ static void put_tile_reduced(const sy__yuv *yuv, uint32_t k, uint32_t w, uint32_
         }
 }
 
+/* How many of the grid's tile decodes the budget could still hold (SIZE_MAX
+ * without a budget). With two, the tiles share one libavcodec context, kept
+ * warm from tile to tile as the main image's tile workers keep theirs
+ * (heif_tile_source.c): each tile then skips the context's set-up and the
+ * fresh pages it faults in; the pixels are the same (pictures start zeroed,
+ * sy__avdec_open_picture) and so are the errors (a failed tile's context is
+ * not kept, nor one that saw in-band parameter sets). The kept context stays
+ * charged between tiles, hence two: the kept one and one of whatever else
+ * shares the context (a collage's other cells); under a tighter budget the
+ * tiles are decoded as before, a fresh context each. */
+static size_t tile_decodes_in_budget(sy_context *ctx, sy_heif_file *file, uint32_t tile, const sy_heif_item_info *t0) {
+    size_t hl = 0;
+    const uint8_t *hvcc = sy_heif_hvcc(file, tile, &hl);
+    if (!hvcc || hl < 23 || !t0) return 0;
+    uint8_t chroma = hvcc[16] & 3, bits = (uint8_t)(8 + SY__MAX(hvcc[17] & 7, hvcc[18] & 7));
+    size_t room = sy__headroom(ctx), one = sy__hevc_decode_peak_bytes(t0->width, t0->height, chroma, bits);
+    return room == SIZE_MAX ? SIZE_MAX : room / (one ? one : 1);
+}
+
+/* A grid map's tiles, claimed in order by one or two workers (the calling
+ * thread is worker 0), each with its own decoder: every tile writes its own
+ * part of `out`, so the pixels are the same whatever the worker count. The
+ * first failing tile in grid order fails the map, as it would on one worker:
+ * a worker skips only tiles after a failed one. */
+typedef struct grid_job {
+    sy_context *ctx;
+    sy_heif_file *file;
+    const char *path;
+    const uint32_t *tiles;
+    const sy_heif_grid *g;
+    const sy_heif_item_info *t0;
+    uint32_t ch, k, full_w, full_h;
+    sy_gainmap_image *out;
+    atomic_uint next;          /* the next tile to claim */
+    atomic_uint failed;        /* the first failed tile (UINT32_MAX: none) */
+    pthread_mutex_t lock;      /* guards status, err */
+    sy_status status;
+    sy_error err;
+} grid_job;
+
+typedef struct grid_worker {
+    grid_job *job;
+    map_decoder dec;
+} grid_worker;
+
+static void note_failure(grid_job *job, uint32_t i, sy_status st, const sy_error *e) {
+    pthread_mutex_lock(&job->lock);
+    if (i < atomic_load(&job->failed)) atomic_store(&job->failed, i), job->status = st, job->err = *e;
+    pthread_mutex_unlock(&job->lock);
+}
+
+static void *grid_work(void *arg) {
+    grid_worker *w = arg;
+    grid_job *job = w->job;
+    const sy_heif_grid *g = job->g;
+    const sy_heif_item_info *t0 = job->t0;
+    for (uint32_t i; (i = atomic_fetch_add(&job->next, 1)) < g->rows * g->columns;) {
+        if (i > atomic_load(&job->failed)) break;
+        uint32_t r = i / g->columns, c = i % g->columns;
+        sy__yuv yuv = {0};
+        sy_error e = {0};
+        sy_status st = decode_coded(job->ctx, job->file, job->path, job->tiles[i], job->ch, &w->dec, &yuv, &e);
+        if (st != SY_OK) {
+            note_failure(job, i, st, &e);
+            break;
+        }
+        uint32_t tw = SY__MIN(yuv.width, t0->width), th = SY__MIN(yuv.height, t0->height);
+        if (c * t0->width >= job->full_w || r * t0->height >= job->full_h) {
+        } else if (job->k > 1) {
+            put_tile_reduced(&yuv, job->k, tw, th, job->out, c * t0->width, r * t0->height, job->full_w, job->full_h);
+        } else {
+            put_tile(&yuv, job->ch, tw, th, job->out, c * t0->width, r * t0->height);
+        }
+        picture_release(job->ctx, w->dec.hevc, &yuv);
+    }
+    return NULL;
+}
+
+/* Runs the job on `count` workers (1 or 2), their decoders kept warm when `warm`. */
+static sy_status grid_run(grid_job *job, uint32_t count, int warm, sy_error *err) {
+    grid_worker workers[2] = {{job, {.warm = warm}}, {job, {.warm = warm}}};
+    atomic_store(&job->next, 0);
+    atomic_store(&job->failed, UINT32_MAX);
+    job->status = SY_OK;
+    pthread_t helper;
+    int started = count > 1 && pthread_create(&helper, NULL, grid_work, &workers[1]) == 0;
+    grid_work(&workers[0]);
+    if (started) pthread_join(helper, NULL);
+    for (uint32_t i = 0; i < 2; i++) map_decoder_destroy(&workers[i].dec);
+    if (job->status != SY_OK && err) *err = job->err;
+    return job->status;
+}
+
+/* Two workers when asked (a whole photo's map: sy_gainmap_decode), the tiles
+ * are all HEVC (one decoder kind per worker could not see a grid mixing HEVC
+ * and AV1), and the budget holds three tile decodes (two kept warm and one for
+ * whoever shares the context); a budget refusal on two is retried on one. */
+static sy_status decode_grid(grid_job *job, uint32_t n, uint32_t threads, int warm, sy_error *err) {
+    size_t room = warm ? tile_decodes_in_budget(job->ctx, job->file, job->tiles[0], job->t0) : 0;
+    int hevc = 1;
+    for (uint32_t i = 0; i < n && hevc; i++) {
+        const sy_heif_item_info *t = sy_heif_item(job->file, job->tiles[i]);
+        hevc = t && t->type == SY_FOURCC('h', 'v', 'c', '1');
+    }
+    uint32_t count = threads > 1 && hevc && n > 1 && room >= 3 ? 2 : 1;
+    sy_status st = grid_run(job, count, n > 1 && room >= 2, err);
+    if (st == SY_E_BUDGET && count > 1) st = grid_run(job, 1, 0, err);
+    return st;
+}
+
 static sy_status decode_heif_map(sy_context *ctx, const char *path, const sy_gainmap_info *info, uint32_t reduce,
-                                 sy_gainmap_image *out, sy_error *err) {
+                                 uint32_t threads, int warm, sy_gainmap_image *out, sy_error *err) {
     sy_heif_file *file = NULL;
     sy_status st = sy_heif_open(ctx, path, &file, err);
     if (st != SY_OK) return st;
@@ -203,22 +329,12 @@ static sy_status decode_heif_map(sy_context *ctx, const char *path, const sy_gai
                           yuv.height, full_w, full_h);
         else if (k > 1) put_tile_reduced(&yuv, k, full_w, full_h, out, 0, 0, full_w, full_h);
         else put_tile(&yuv, ch, out->width, out->height, out, 0, 0);
-        sy__yuv_release(ctx, &yuv);
+        picture_release(ctx, dec.hevc, &yuv);
     } else if (item->type == SY_FOURCC('g', 'r', 'i', 'd')) {
-        for (uint32_t r = 0; r < g.rows && st == SY_OK; r++)
-            for (uint32_t c = 0; c < g.columns && st == SY_OK; c++) {
-                sy__yuv yuv = {0};
-                if ((st = decode_coded(ctx, file, path, tiles[r * g.columns + c], ch, &dec, &yuv, err)) != SY_OK)
-                    break;
-                uint32_t tw = SY__MIN(yuv.width, t0->width), th = SY__MIN(yuv.height, t0->height);
-                if (c * t0->width >= full_w || r * t0->height >= full_h) {
-                } else if (k > 1) {
-                    put_tile_reduced(&yuv, k, tw, th, out, c * t0->width, r * t0->height, full_w, full_h);
-                } else {
-                    put_tile(&yuv, ch, tw, th, out, c * t0->width, r * t0->height);
-                }
-                sy__yuv_release(ctx, &yuv);
-            }
+        grid_job job = {.ctx = ctx, .file = file, .path = path, .tiles = tiles, .g = &g, .t0 = t0, .ch = ch, .k = k,
+                        .full_w = full_w, .full_h = full_h, .out = out, .lock = PTHREAD_MUTEX_INITIALIZER};
+        st = decode_grid(&job, n, threads, warm, err);
+        pthread_mutex_destroy(&job.lock);
     } else {
         st = sy__fail(err, SY_E_UNSUPPORTED, "%s: gain map item %u is neither HEVC nor AV1", path, id);
     }
@@ -230,21 +346,26 @@ done:
 }
 
 static sy_status decode_map(sy_context *ctx, const char *path, const sy_gainmap_info *info, uint32_t reduce,
-                            uint32_t threads, sy_gainmap_image *out, sy_error *err);
+                            uint32_t threads, int warm, sy_gainmap_image *out, sy_error *err);
 
 sy_status sy_gainmap_decode(sy_context *ctx, const char *path, const sy_gainmap_info *info, sy_gainmap_image *out,
                             sy_error *err) {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    return decode_map(ctx, path, info, 1, cores > 1 ? 2 : 1, out, err);
+    return decode_map(ctx, path, info, 1, cores > 1 ? 2 : 1, 1, out, err);
 }
 
 sy_status sy__gainmap_decode_reduced(sy_context *ctx, const char *path, const sy_gainmap_info *info, uint32_t reduce,
                                      sy_gainmap_image *out, sy_error *err) {
-    return decode_map(ctx, path, info, reduce, 1, out, err);
+    return decode_map(ctx, path, info, reduce, 1, 1, out, err);
+}
+
+sy_status sy__gainmap_decode_fresh_tiles(sy_context *ctx, const char *path, const sy_gainmap_info *info,
+                                         uint32_t reduce, sy_gainmap_image *out, sy_error *err) {
+    return decode_map(ctx, path, info, reduce, 1, 0, out, err);
 }
 
 static sy_status decode_map(sy_context *ctx, const char *path, const sy_gainmap_info *info, uint32_t reduce,
-                            uint32_t threads, sy_gainmap_image *out, sy_error *err) {
+                            uint32_t threads, int warm, sy_gainmap_image *out, sy_error *err) {
     if (!ctx || !path || !info || !out) return sy__fail(err, SY_E_USAGE, "sy_gainmap_decode: NULL argument");
     memset(out, 0, sizeof *out);
     sy_status st;
@@ -252,7 +373,7 @@ static sy_status decode_map(sy_context *ctx, const char *path, const sy_gainmap_
     case SY_GAINMAP_ULTRAHDR_JPEG:
     case SY_GAINMAP_APPLE_JPEG: st = decode_jpeg_map(ctx, path, info, out, err); break;
     case SY_GAINMAP_APPLE_HEIC:
-    case SY_GAINMAP_ISO_HEIC: return decode_heif_map(ctx, path, info, reduce, out, err);
+    case SY_GAINMAP_ISO_HEIC: return decode_heif_map(ctx, path, info, reduce, threads, warm, out, err);
     case SY_GAINMAP_HDR_SIGNAL: {
         /* the probe said which container; an info made without it (0) is probed here */
         sy_image_info img = {.format = (sy_image_format)info->base_format};

@@ -142,9 +142,15 @@ const uint8_t *sy__jpeg_find_iso21496(const uint8_t *data, size_t len, size_t *i
  * the tile size), so a small consumer (a collage cell) never holds the map
  * at full size. JPEG maps and 3-channel maps come at full size. The result's
  * width/height say which. One thread (sy_gainmap_decode, for a whole-photo
- * save, decodes an HDR picture's map on two). */
+ * save, decodes a grid map's tiles, or an HDR picture's map, on two). */
 sy_status sy__gainmap_decode_reduced(sy_context *ctx, const char *path, const sy_gainmap_info *info, uint32_t reduce,
                                      sy_gainmap_image *out, sy_error *err);
+/* sy__gainmap_decode_reduced with a fresh libavcodec context per tile of a
+ * grid map (as before 2026-12-06; the default keeps one warm across the
+ * tiles): the reference the warm decode must equal, pixel for pixel and
+ * error for error (GainMapTileDecodeTests, fuzz_gainmap.c). */
+sy_status sy__gainmap_decode_fresh_tiles(sy_context *ctx, const char *path, const sy_gainmap_info *info,
+                                         uint32_t reduce, sy_gainmap_image *out, sy_error *err);
 
 /* One coded image item (an 'hvc1' tile of a map or of a picture) decoded with
  * *dec (made from `hvcc` on first use; the caller destroys it). `what` names
