@@ -128,9 +128,9 @@ static sy_status read_source(sy_edit_job *job, sy_error *err) {
     /* An edit is a still apart from any Live movie: it claims no pairing. */
     if (job->md.exif && sy__content_id_remove(job->md.exif, job->md.exif_len) == 1)
         rep->dropped |= SY_DROPPED_CONTENT_IDENTIFIER;
-    /* An Ultra HDR source's extended XMP is not carried: every save rewrites its main packet's gain-map part
-     * (taken out, a kept map's directory joined anew: gainmap_xmp_carry.c), and the extension is not split
-     * again against that packet; the note naming it goes with it. */
+    /* An Ultra HDR source's extension is joined into its main packet (every save rewrites that packet's gain-map
+     * part: gainmap_xmp_carry.c), its frame-bound data (depth map, original) dropped; a JPEG save splits the
+     * packet again (exif/xmp_split.c). */
     if (job->md.xmp_ext && job->md.xmp && sy__xmp_has_hdrgm((const char *)job->md.xmp, job->md.xmp_len))
         sy__metadata_drop_extended_xmp(ctx, &job->md, &rep->dropped);
     if ((st = sy__metadata_for_output(ctx, &job->md, job->opts.format, &rep->dropped, err)) != SY_OK) return st;
