@@ -101,7 +101,7 @@ struct GainMapXMPTests {
     }
 
     @Test("a source packet too big to share JPEG's one XMP segment with the Ultra HDR directory: map kept, the rest in extended XMP")
-    func oversizedPacketReportsTheDrop() throws {
+    func oversizedPacketIsSplit() throws {
         let folder = try HDRSampleFolder(width: 256, height: 192)
         let ctx = try Context()
         // a HEIC's XMP has no 64 KB limit; this one would fit a JPEG alone, not with the directory beside it

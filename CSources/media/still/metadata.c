@@ -266,9 +266,9 @@ const char *sy_metadata_dropped_reason(uint32_t bit) {
                "upright, or another picture, or could not be read whole, or was named by an Ultra HDR gain-map XMP that the "
                "save writes anew; the main XMP no longer names it";
     case SY_DROPPED_XMP:
-        return "the source's XMP (rating, label, keywords, title, regions...) and the Ultra HDR gain map's XMP together "
-               "exceed the 65,504 bytes of a JPEG's one XMP segment: the gain map's was written, so the HDR stays "
-               "readable, and the source's properties were not";
+        return "the source's XMP (rating, label, keywords, title, regions...) could not be split into extended XMP "
+               "around the Ultra HDR gain map's XMP, which must stay in a JPEG's main XMP segment (65,504 bytes): "
+               "the gain map's was written, so the HDR stays readable, and the source's properties were not";
     case SY_DROPPED_DOLBY_VISION:
         return "Dolby Vision RPUs go only with a profile 8 base re-encoded whole from its own samples (an RPU describes "
                "the source's picture): a player shows the base alone";

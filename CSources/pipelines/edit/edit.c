@@ -410,7 +410,8 @@ static sy_status strip_gainmap_claims(sy_edit_job *job, int join, sy__metadata *
 }
 
 /* md's XMP with the kept map's Ultra HDR directory joined, in *out (sy__free) that md points at; when the two
- * exceed a JPEG's one XMP segment the directory alone, and the report says the source's XMP was not kept. */
+ * cannot be split into a JPEG's main and extended XMP the directory alone, and the report says the source's XMP
+ * was not kept. */
 static sy_status join_gainmap_xmp(sy_edit_job *job, const sy__still_extra *extra, sy__metadata *md, uint8_t **out,
                                   sy_error *err) {
     size_t limit = job->opts.format == SY_STILL_JPEG ? SY__JPEG_XMP_MAX : 0, len = 0;
