@@ -17,6 +17,7 @@
  * rdf:Description, children and all), copied byte for byte: XMP is parsed as
  * text, as everywhere in exif/, and every scan stays inside the packet. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/sy_md5.h"
@@ -166,54 +167,75 @@ static int scan_packet(sy_context *ctx, scan *s, size_t *rdf_tag, size_t *rdf_gt
     }
 }
 
-/* Property p's rank by its prefix's namespace (bound in its description's start tag, or anywhere in the packet). */
-static int rank_of(const scan *s, const property *p) {
-    static const char *const pinned[] = {"http://ns.adobe.com/hdr-gain-map/1.0/", SY__XMP_NS_CONTAINER, SY__XMP_NS_ITEM,
-                                         SY__XMP_NS_CAMERA, NS_NOTE};
-    static const struct { const char *ns, *names; } preferred[] = {
-        {"http://ns.adobe.com/xap/1.0/", " Rating Label CreateDate ModifyDate MetadataDate CreatorTool "},
-        {"http://purl.org/dc/elements/1.1/", " title description subject creator rights "},
-        {"http://ns.adobe.com/photoshop/1.0/", " DateCreated "},
-        {"http://ns.adobe.com/exif/1.0/", NULL}, /* NULL: the whole namespace */
-        {"http://ns.adobe.com/tiff/1.0/", NULL},
-    };
-    size_t at = p->from;
-    while (at < p->to && (space(s->p[at]) || s->p[at] == '<')) at++;
-    size_t stop = name_end(s, at);
-    const uint8_t *colon = memchr(s->p + at, ':', stop - at);
-    if (!colon) return 2;
-    size_t pn = (size_t)(colon - s->p) - at, ln = stop - (size_t)(colon - s->p) - 1;
-    const description *d = &s->descs[p->desc];
-    char prefix[SY__XMP_MAX_PREFIX];
-    for (size_t i = 0; i < sizeof pinned / sizeof pinned[0] + sizeof preferred / sizeof preferred[0]; i++) {
-        int is_pinned = i < sizeof pinned / sizeof pinned[0];
-        const char *ns = is_pinned ? pinned[i] : preferred[i - sizeof pinned / sizeof pinned[0]].ns;
-        sy__xmp_prefix_for(s->p + d->tag, d->tag_end - d->tag, ns, "", prefix);
-        if (!prefix[0]) sy__xmp_prefix_for(s->p, s->len, ns, "", prefix);
-        if (strlen(prefix) != pn || memcmp(prefix, s->p + at, pn) != 0) continue;
-        if (is_pinned) return 0;
-        const char *names = preferred[i - sizeof pinned / sizeof pinned[0]].names;
-        if (!names) return 1;
-        for (const char *n = strstr(names, " "); n && n[1]; n = strstr(n + 1, " "))
-            if (strncmp(n + 1, (const char *)colon + 1, ln) == 0 && n[1 + ln] == ' ') return 1;
-        return 2;
+/* The namespaces that decide a property's rank (see the top of this file): pinned first, then preferred with the
+ * local names that are (NULL: the whole namespace). */
+static const struct { const char *ns, *names; int rank; } ranked[] = {
+    {"http://ns.adobe.com/hdr-gain-map/1.0/", NULL, 0},
+    {SY__XMP_NS_CONTAINER, NULL, 0},
+    {SY__XMP_NS_ITEM, NULL, 0},
+    {SY__XMP_NS_CAMERA, NULL, 0},
+    {NS_NOTE, NULL, 0},
+    {"http://ns.adobe.com/xap/1.0/", " Rating Label CreateDate ModifyDate MetadataDate CreatorTool ", 1},
+    {"http://purl.org/dc/elements/1.1/", " title description subject creator rights ", 1},
+    {"http://ns.adobe.com/photoshop/1.0/", " DateCreated ", 1},
+    {"http://ns.adobe.com/exif/1.0/", NULL, 1},
+    {"http://ns.adobe.com/tiff/1.0/", NULL, 1},
+};
+#define RANKED (sizeof ranked / sizeof ranked[0])
+
+/* Ranks every property. The prefixes are looked up once per description (its start tag) and once for the
+ * packet, so a packet of many small properties costs no more than a few passes over it. */
+static void rank_all(scan *s) {
+    char packet[RANKED][SY__XMP_MAX_PREFIX], tag[RANKED][SY__XMP_MAX_PREFIX];
+    for (size_t k = 0; k < RANKED; k++) sy__xmp_prefix_for(s->p, s->len, ranked[k].ns, "", packet[k]);
+    size_t desc = (size_t)-1;
+    for (size_t i = 0; i < s->count; i++) {
+        property *p = &s->props[i];
+        if (p->desc != desc) {
+            desc = p->desc;
+            const description *d = &s->descs[desc];
+            for (size_t k = 0; k < RANKED; k++) {
+                sy__xmp_prefix_for(s->p + d->tag, d->tag_end - d->tag, ranked[k].ns, "", tag[k]);
+                if (!tag[k][0]) memcpy(tag[k], packet[k], SY__XMP_MAX_PREFIX);
+            }
+        }
+        size_t at = p->from;
+        while (at < p->to && (space(s->p[at]) || s->p[at] == '<')) at++;
+        size_t stop = name_end(s, at);
+        const uint8_t *colon = memchr(s->p + at, ':', stop - at);
+        p->rank = 2;
+        if (!colon) continue;
+        size_t pn = (size_t)(colon - s->p) - at, ln = stop - (size_t)(colon - s->p) - 1;
+        for (size_t k = 0; k < RANKED; k++) {
+            if (strlen(tag[k]) != pn || memcmp(tag[k], s->p + at, pn) != 0) continue;
+            const char *names = ranked[k].names;
+            for (const char *n = names ? strchr(names, ' ') : NULL; n && n[1]; n = strchr(n + 1, ' '))
+                if (strncmp(n + 1, (const char *)colon + 1, ln) == 0 && n[1 + ln] == ' ') p->rank = ranked[k].rank;
+            if (!names) p->rank = ranked[k].rank;
+            break;
+        }
     }
-    return 2;
 }
 
-/* Marks properties to move, rank 2 before rank 1, largest first, until `main` bytes fit `limit`. 1 when they do. */
-static int choose_moves(scan *s, size_t main, size_t limit) {
-    for (int rank = 2; rank >= 1 && main > limit; rank--)
-        while (main > limit) {
-            property *largest = NULL;
-            for (size_t i = 0; i < s->count; i++)
-                if (!s->props[i].moves && s->props[i].rank == rank &&
-                    (!largest || s->props[i].to - s->props[i].from > largest->to - largest->from))
-                    largest = &s->props[i];
-            if (!largest) break;
-            largest->moves = 1;
-            main -= largest->to - largest->from;
-        }
+/* Movers first: rank 2 before rank 1, then the largest first. */
+static int move_order(const void *a, const void *b) {
+    const property *x = *(const property *const *)a, *y = *(const property *const *)b;
+    if (x->rank != y->rank) return y->rank - x->rank;
+    size_t nx = x->to - x->from, ny = y->to - y->from;
+    return nx < ny ? 1 : nx > ny ? -1 : 0;
+}
+
+/* Marks properties to move in move_order until `main` bytes fit `limit`. 1 when they do; -1 on the budget. */
+static int choose_moves(sy_context *ctx, scan *s, size_t main, size_t limit, sy_error *err) {
+    property **order = sy__alloc(ctx, s->count ? s->count : 1, sizeof *order, "XMP split order", err);
+    if (!order) return -1;
+    for (size_t i = 0; i < s->count; i++) order[i] = &s->props[i];
+    qsort(order, s->count, sizeof *order, move_order);
+    for (size_t i = 0; i < s->count && main > limit && order[i]->rank > 0; i++) {
+        order[i]->moves = 1;
+        main -= order[i]->to - order[i]->from;
+    }
+    sy__free(ctx, order);
     return main <= limit;
 }
 
@@ -332,12 +354,13 @@ sy_status sy__xmp_split_for_jpeg(sy_context *ctx, const uint8_t *xmp, size_t len
     sy_status st = SY_OK;
     if (!(s.p = without_padding(ctx, xmp, len, &s.len, err))) return err ? err->code : SY_E_BUDGET;
     int understood = scan_packet(ctx, &s, &rdf_tag, &rdf_gt, &failed, err);
-    for (size_t i = 0; understood && i < s.count; i++) s.props[i].rank = rank_of(&s, &s.props[i]);
-    if (failed) {
+    if (understood && !failed) rank_all(&s);
+    int fits = understood && !failed ? choose_moves(ctx, &s, s.len + NOTE_ROOM + SY__XMP_MAX_PREFIX, main_limit, err) : 0;
+    if (failed || fits < 0) {
         st = err ? err->code : SY_E_BUDGET;
     } else if (!understood) {
         st = sy__fail(err, SY_E_UNSUPPORTED, "XMP (%zu bytes): no rdf:Description to split for extended XMP", len);
-    } else if (!choose_moves(&s, s.len + NOTE_ROOM + SY__XMP_MAX_PREFIX, main_limit)) {
+    } else if (!fits) {
         st = sy__fail(err, SY_E_UNSUPPORTED, "XMP (%zu bytes): what must stay in the main packet exceeds %zu bytes",
                       len, main_limit);
     } else if (!(out->ext = build_extension(ctx, &s, rdf_tag, rdf_gt, &out->ext_len, err))) {
