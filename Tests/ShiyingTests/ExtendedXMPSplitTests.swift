@@ -174,4 +174,32 @@ struct ExtendedXMPSplitTests {
             #expect(seen.split(separator: "\n") == ["4", "1.0"], "\(run): \(seen)")
         }
     }
+
+    @Test("a Live still whose big XMP exiftool split: a cropped Live edit keeps every property (it lost the extension's)")
+    func liveStillCropped() async throws {
+        let dir = try TempDir("xmpsplit-live")
+        defer { dir.remove() }
+        let made = try await CLI.run(["sample-photos", "--live", "--count", "1", "--width", "320", "--height", "240",
+                                      "-o", dir.file("pair")])
+        #expect(made.succeeded, "\(made)")
+        let still = dir.file("P.JPG"), movie = dir.file("P.MOV"), crop = dir.file("crop.json")
+        try await Self.bigXMP(dir.file("pair/LIVE_0001.JPG"), to: still, in: dir) // exiftool writes extended XMP
+        try FileManager.default.copyItem(atPath: dir.file("pair/LIVE_0001.MOV"), toPath: movie)
+        let before = try await Self.xmpProperties(still)
+        let note = try await Self.exiftool(["-s3", "-XMP-xmpNote:HasExtendedXMP", still]).stdout
+        #expect(before.count == Self.fixtureKeys.count && note.count >= 32, "the fixture: \(before.keys), note \(note)")
+        try Data(#"{"version":1,"crop":{"x":0.1,"y":0.1,"width":0.6,"height":0.6}}"#.utf8)
+            .write(to: URL(fileURLWithPath: crop))
+        let r = try await CLI.run(["live", "edit", "--recipe", crop, "-o", dir.file("out"), still, movie, "--json"],
+                                  timeout: 300)
+        guard r.succeeded, let line = r.lastLine,
+              let json = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+              let save = json["save"] as? [String: Any], let out = json["still"] as? String else {
+            Issue.record("\(r)")
+            return
+        }
+        let dropped = (save["dropped"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        #expect(dropped.isEmpty, "no depth map or original to drop: \(dropped)")
+        try await Self.expectKept(out, before, "Live crop")
+    }
 }
