@@ -1,7 +1,8 @@
 /* fuzz_jpeg.c — libFuzzer harness for the JPEG reader: header probe (Exif
  * orientation included), the whole-file probe (markers and scans walked to
  * the end-of-image marker), the metadata a save carries (Exif, XMP and the
- * extended XMP its note names, reassembled from APP1 chunks; ICC; IPTC) and
+ * extended XMP its note names, reassembled from APP1 chunks; ICC; IPTC), the
+ * XMP split again as a JPEG save splits a packet past one APP1, and
  * what a HEIC save keeps of it (the extension joined into one packet), then
  * a scaled decode through the cell builder (DCT scaling, the renderer over a
  * sliding row window, orientation, 4:2:0 store). Built by scripts/fuzz.sh. */
@@ -12,6 +13,20 @@
 #include "still/sy_metadata.h"
 #include "sy_still.h"
 
+/* The packet split as a JPEG save splits one past its APP1 (exif/xmp_split.c), here at half its size so
+ * every packet is split; every byte of both parts read. */
+static uint32_t split_xmp(sy_context *ctx, const sy__metadata *md) {
+    sy__xmp_split split;
+    sy_error err;
+    uint32_t sum = 0;
+    if (md->xmp && sy__xmp_split_for_jpeg(ctx, md->xmp, md->xmp_len, md->xmp_len / 2, &split, &err) == SY_OK) {
+        for (size_t i = 0; i < split.main_len; i++) sum += split.main[i];
+        for (size_t i = 0; i < split.ext_len; i++) sum += split.ext[i];
+        sy__xmp_split_free(ctx, &split);
+    }
+    return sum;
+}
+
 /* The markers' metadata as a save reads it; every byte of the extension read. */
 static void read_metadata(sy_context *ctx, const char *path, const sy_image_info *info) {
     sy__metadata md;
@@ -19,6 +34,7 @@ static void read_metadata(sy_context *ctx, const char *path, const sy_image_info
     uint32_t dropped = 0, sum = 0;
     if (sy__metadata_read(ctx, path, info, &md, &err) == SY_OK) {
         for (size_t i = 0; i < md.xmp_ext_len; i++) sum += md.xmp_ext[i];
+        sum += split_xmp(ctx, &md);
         (void)sy__metadata_for_output(ctx, &md, SY_STILL_HEIC, &dropped, &err);
     }
     sy__metadata_free(ctx, &md);

@@ -217,28 +217,6 @@ struct ExtendedXMPTests {
         }
     }
 
-    @Test("an HDR HEIC whose XMP cannot share JPEG's one segment with the Ultra HDR directory: `xmp` dropped, not kept")
-    func xmpTooBigForUltraHDR() async throws {
-        let dir = try TempDir("xmpx-ultrahdr-full")
-        defer { dir.remove() }
-        let heic = try HDRSamplePhotos.write(width: 256, height: 192, to: dir.path)[1]
-        let text = dir.file("long.txt"), big = dir.file("big.heic"), out = dir.file("out.jpg")
-        try Data(String(repeating: "x", count: 64_700).utf8).write(to: URL(fileURLWithPath: text))
-        _ = try await Self.exiftool(["-q", "-o", big, "-XMP-xmp:Rating=4", "-XMP-dc:Description<=" + text, heic])
-        let r = try await CLI.run(["convert", "-o", out, big, "--json"])
-        guard r.succeeded, let line = r.lastLine,
-              let json = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
-            Issue.record("\(r)")
-            return
-        }
-        let kept = json["kept"] as? [String] ?? []
-        let dropped = (json["dropped"] as? [[String: Any]] ?? []).filter { $0["name"] as? String == "xmp" }
-        #expect(!kept.contains("xmp") && kept.contains("ultra-hdr-gain-map"), "\(kept)")
-        #expect(dropped.count == 1 && (dropped.first?["reason"] as? String)?.contains("65,504") == true, "\(json)")
-        let seen = try await Self.exiftool(["-s3", "-XMP-xmp:Rating", "-XMP-hdrgm:Version", out]).stdout
-        #expect(seen.split(separator: "\n") == ["1.0"], "the Ultra HDR description alone: \(seen)")
-    }
-
     @Test("a Live pair's still: a colour edit keeps it; a cropped edit and a new key photo (a movie frame) drop it, listed")
     func liveStill() async throws {
         let dir = try TempDir("xmpx-live")

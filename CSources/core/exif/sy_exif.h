@@ -158,12 +158,35 @@ size_t sy__xmp_strip_extended_note(uint8_t *xmp, size_t len, int *removed);
  * beside the depth map's GDepth:Data): what described the data goes with it. ext may be NULL
  * (the note alone). */
 size_t sy__xmp_strip_extended(uint8_t *xmp, size_t len, const uint8_t *ext, size_t ext_len, int *removed);
+/* Removes in place every GDepth / GImage / GAudio property (data held in
+ * the XMP that shows one frame, and what describes it), under whatever
+ * prefixes the packet binds to them. Returns the new length; *removed = 1
+ * when anything went. */
+size_t sy__xmp_strip_data_namespaces(uint8_t *xmp, size_t len, int *removed);
 /* One packet of the main packet and its extension (the extension's
  * rdf:Descriptions after the main's, the note removed), for formats whose
  * XMP has no size limit. *out engine-allocated (sy__free); SY_E_UNSUPPORTED
  * when either packet has no rdf:RDF. */
 sy_status sy__xmp_join_extension(sy_context *ctx, const uint8_t *xmp, size_t len, const uint8_t *ext, size_t ext_len,
                                  uint8_t **out, size_t *out_len, sy_error *err);
+
+/* One packet split for a JPEG (xmp_split.c, XMP Part 3): `main` fits one
+ * APP1 and names `ext` by xmpNote:HasExtendedXMP = `guid`, the MD5 of `ext`.
+ * Which properties stay in `main` is explained at the top of xmp_split.c. */
+typedef struct sy__xmp_split {
+    uint8_t *main; /* engine-allocated (sy__xmp_split_free), or NULL: the packet fits as it is */
+    size_t main_len;
+    uint8_t *ext;
+    size_t ext_len;
+    char guid[33];
+} sy__xmp_split;
+/* Splits `xmp` when it is over `main_limit` bytes (else *out stays zeroed):
+ * whole top-level properties move, largest first, until the main packet
+ * fits; a note `xmp` had is replaced. SY_E_UNSUPPORTED when the text is not
+ * rdf:Descriptions of properties, or what must stay exceeds the limit. */
+sy_status sy__xmp_split_for_jpeg(sy_context *ctx, const uint8_t *xmp, size_t len, size_t main_limit,
+                                 sy__xmp_split *out, sy_error *err);
+void sy__xmp_split_free(sy_context *ctx, sy__xmp_split *split);
 
 /* What an XMP packet says about a Motion Photo's appended video (Google's
  * Motion Photo format 1.0, Samsung's use of it, and the older MicroVideo

@@ -71,6 +71,32 @@ size_t sy__xmp_strip_extended(uint8_t *xmp, size_t len, const uint8_t *ext, size
     return len;
 }
 
+size_t sy__xmp_strip_data_namespaces(uint8_t *xmp, size_t len, int *removed) {
+    *removed = 0;
+    char prefixes[8][SY__XMP_MAX_PREFIX];
+    size_t count = 0;
+    const uint8_t *end = xmp ? xmp + len : NULL;
+    for (const uint8_t *s = xmp ? sy__xmp_find(xmp, end, "xmlns:") : NULL; s && count < 8;
+         s = sy__xmp_find(s + 6, end, "xmlns:")) { /* every prefix bound to one: a joined packet may use several */
+        const uint8_t *name = s + 6, *q = name;
+        while (q < end && sy__xmp_name_char(*q)) q++;
+        if (q == name || (size_t)(q - name) >= SY__XMP_MAX_PREFIX || q + 1 >= end || *q != '=' ||
+            (q[1] != '"' && q[1] != '\''))
+            continue;
+        const uint8_t *uri = q + 2, *close = memchr(uri, q[1], (size_t)(end - uri));
+        if (!close || !data_namespace(uri, (size_t)(close - uri))) continue;
+        memcpy(prefixes[count], name, (size_t)(q - name));
+        prefixes[count++][q - name] = 0;
+    }
+    static const char *const any[] = {""};
+    for (size_t i = 0; i < count; i++) {
+        int gone = 0;
+        len = sy__xmp_remove_properties(xmp, len, prefixes[i], any, 1, &gone);
+        *removed |= gone;
+    }
+    return len;
+}
+
 /* The body of a packet's rdf:RDF: after its start tag, up to "</rdf:RDF>". */
 static int rdf_body(const uint8_t *p, size_t len, const uint8_t **from, const uint8_t **to) {
     const uint8_t *end = p + len, *open = sy__xmp_find(p, end, "<rdf:RDF");

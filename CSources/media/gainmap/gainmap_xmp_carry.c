@@ -6,6 +6,7 @@
  * scans are the bounded ones of exif/sy_xmp_text.h. */
 #include <string.h>
 
+#include "exif/sy_exif.h"
 #include "exif/sy_xmp_text.h"
 #include "gainmap/sy_gainmap_internal.h"
 
@@ -86,6 +87,16 @@ static size_t padding(const char *x, size_t len, size_t *at) {
     return stop - start > 1 ? stop - start - 1 : 0; /* one newline stays */
 }
 
+/* 1 when a JPEG writer can split the packet with its Ultra HDR directory in the main part (exif/xmp_split.c). */
+static int splits_under(sy_context *ctx, const uint8_t *xmp, size_t len, size_t limit, sy_error *err) {
+    sy__xmp_split split = {0};
+    sy_error why = {0};
+    sy_status st = sy__xmp_split_for_jpeg(ctx, xmp, len, limit, &split, &why);
+    sy__xmp_split_free(ctx, &split);
+    if (st == SY_E_BUDGET && err) *err = why;
+    return st == SY_OK;
+}
+
 uint8_t *sy__xmp_carry_with_gainmap(sy_context *ctx, const uint8_t *source, size_t source_len, const char *gainmap,
                                     size_t gainmap_len, size_t limit, size_t *out_len, int *source_dropped,
                                     sy_error *err) {
@@ -109,7 +120,8 @@ uint8_t *sy__xmp_carry_with_gainmap(sy_context *ctx, const uint8_t *source, size
         joined[pad_at] = '\n';
         joined_len -= pad;
     }
-    if (limit && joined_len > limit) { /* the gain map's packet alone: the map must stay readable */
+    if (limit && joined_len > limit && !splits_under(ctx, (const uint8_t *)joined, joined_len, limit, err)) {
+        /* the gain map's packet alone: the map must stay readable */
         sy__free(ctx, joined);
         *source_dropped = source != NULL;
         joined = sy__alloc(ctx, gainmap_len + 1, 1, "gain map XMP", err);

@@ -71,8 +71,10 @@ size_t sy__xmp_strip_gainmap_claims(uint8_t *xmp, size_t len);
 /* What a save writes as its XMP: a copy of `source` (may be NULL) without
  * its gain-map claims, with `gainmap`'s rdf:Descriptions (the Ultra HDR
  * directory; NULL: none) joined at the end. Over `limit` bytes (0: none;
- * JPEG: SY__JPEG_XMP_MAX) the source's padding goes, then if still over,
- * the source's properties: `gainmap` alone, *source_dropped = 1.
+ * JPEG: SY__JPEG_XMP_MAX) the source's padding goes; a packet still over is
+ * kept when the JPEG writer can split it into extended XMP (exif/
+ * sy__xmp_split_for_jpeg, the Ultra HDR directory staying in the main
+ * part), else the source's properties go: `gainmap` alone, *source_dropped = 1.
  * Engine-allocated, NUL-terminated (NULL with *out_len 0 when source and
  * gainmap are both NULL, or on failure with err set). */
 uint8_t *sy__xmp_carry_with_gainmap(sy_context *ctx, const uint8_t *source, size_t source_len, const char *gainmap,

@@ -37,7 +37,7 @@ typedef enum sy_metadata_dropped {
     SY_DROPPED_IPTC = 1u << 14,               /**< a JPEG's IPTC-IIM (Photoshop APP13) block, in a HEIC or PNG */
     SY_DROPPED_ALPHA = 1u << 15,              /**< transparency: the picture is written opaque, flattened onto white */
     SY_DROPPED_EXTENDED_XMP = 1u << 16,       /**< a JPEG's extended XMP (depth map, original): another frame now */
-    SY_DROPPED_XMP = 1u << 17,                /**< the source's XMP: with an Ultra HDR gain map's, over one JPEG APP1 */
+    SY_DROPPED_XMP = 1u << 17,                /**< the source's XMP: beside an Ultra HDR gain map's, not even splittable */
 } sy_metadata_dropped;
 
 /** Name ("exif-thumbnail", ...) and reason of one SY_DROPPED_* bit; NULL for others. */

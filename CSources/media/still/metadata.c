@@ -122,7 +122,29 @@ void sy__colour_of(sy_context *ctx, const char *path, const sy_image_info *info,
     }
 }
 
+/* The extension joined into md's main packet without its frame-bound data (a depth map, an original): ordinary
+ * properties a save moved there (exif/xmp_split.c) outlive the frame and are split again on a JPEG save.
+ * 0 when md's main packet does not name the extension read, or they do not join (then all of it goes). */
+static int join_without_frame_data(sy_context *ctx, sy__metadata *md, uint32_t *dropped) {
+    char guid[33];
+    uint8_t *joined = NULL;
+    size_t len = 0;
+    if (!md->xmp || !md->xmp_ext || !sy__xmp_extended_guid(md->xmp, md->xmp_len, guid) ||
+        strcmp(guid, md->xmp_ext_guid) != 0 ||
+        sy__xmp_join_extension(ctx, md->xmp, md->xmp_len, md->xmp_ext, md->xmp_ext_len, &joined, &len, NULL) != SY_OK)
+        return 0;
+    int removed = 0;
+    len = sy__xmp_strip_data_namespaces(joined, len, &removed);
+    if (removed) *dropped |= SY_DROPPED_EXTENDED_XMP;
+    sy__free(ctx, md->xmp);
+    sy__free(ctx, md->xmp_ext);
+    md->xmp = joined, md->xmp_len = len;
+    md->xmp_ext = NULL, md->xmp_ext_len = 0, md->xmp_ext_guid[0] = 0;
+    return 1;
+}
+
 void sy__metadata_drop_extended_xmp(sy_context *ctx, sy__metadata *md, uint32_t *dropped) {
+    if (join_without_frame_data(ctx, md, dropped)) return;
     int named = 0;
     if (md->xmp) md->xmp_len = sy__xmp_strip_extended(md->xmp, md->xmp_len, md->xmp_ext, md->xmp_ext_len, &named);
     if (named || md->xmp_ext) *dropped |= SY_DROPPED_EXTENDED_XMP;
@@ -244,9 +266,9 @@ const char *sy_metadata_dropped_reason(uint32_t bit) {
                "upright, or another picture, or could not be read whole, or was named by an Ultra HDR gain-map XMP that the "
                "save writes anew; the main XMP no longer names it";
     case SY_DROPPED_XMP:
-        return "the source's XMP (rating, label, keywords, title, regions...) and the Ultra HDR gain map's XMP together "
-               "exceed the 65,504 bytes of a JPEG's one XMP segment: the gain map's was written, so the HDR stays "
-               "readable, and the source's properties were not";
+        return "the source's XMP (rating, label, keywords, title, regions...) could not be split into extended XMP "
+               "around the Ultra HDR gain map's XMP, which must stay in a JPEG's main XMP segment (65,504 bytes): "
+               "the gain map's was written, so the HDR stays readable, and the source's properties were not";
     case SY_DROPPED_DOLBY_VISION:
         return "Dolby Vision RPUs go only with a profile 8 base re-encoded whole from its own samples (an RPU describes "
                "the source's picture): a player shows the base alone";

@@ -63,6 +63,33 @@ static sy_status one_packet(sy_context *ctx, const sy__metadata *md, uint8_t **j
     return st;
 }
 
+/* Exif, XMP and ICC as a JPEG holds them. A main packet that fits one APP1 goes as it is, with the extension
+ * its source named; a bigger one (a HEIC's or PNG's one packet, an edited main joined to its extension) is
+ * split anew (XMP Part 3, exif/xmp_split.c) into a main packet and extended XMP chunks. */
+static sy_status jpeg_metadata(sy__still_writer *w, const sy__metadata *md, sy_error *err) {
+    sy_status st;
+    if (!md->xmp || md->xmp_len <= SY__JPEG_XMP_MAX) {
+        st = sy__jpeg_writer_write_metadata(w->jpeg, md->exif, md->exif_len, md->xmp, md->xmp_len, md->icc,
+                                            md->icc_len, err);
+        if (st == SY_OK && extension_named(md))
+            st = sy__jpeg_writer_write_xmp_extension(w->jpeg, md->xmp_ext_guid, md->xmp_ext, md->xmp_ext_len, err);
+        return st;
+    }
+    uint8_t *joined = NULL;
+    const uint8_t *xmp = NULL;
+    size_t len = 0;
+    sy__xmp_split split = {0};
+    st = one_packet(w->ctx, md, &joined, &xmp, &len, err);
+    if (st == SY_OK) st = sy__xmp_split_for_jpeg(w->ctx, xmp, len, SY__JPEG_XMP_MAX, &split, err);
+    if (st == SY_OK)
+        st = sy__jpeg_writer_write_metadata(w->jpeg, md->exif, md->exif_len, split.main, split.main_len, md->icc,
+                                            md->icc_len, err);
+    if (st == SY_OK) st = sy__jpeg_writer_write_xmp_extension(w->jpeg, split.guid, split.ext, split.ext_len, err);
+    sy__xmp_split_free(w->ctx, &split);
+    sy__free(w->ctx, joined);
+    return st;
+}
+
 static sy_status open_jpeg(sy__still_writer *w, const char *path, int quality, const sy__metadata *md,
                            sy_error *err) {
     sy__ycbcr_matrix_init(&w->matrix, 6, 1); /* BT.601 full range = JFIF */
@@ -71,11 +98,7 @@ static sy_status open_jpeg(sy__still_writer *w, const char *path, int quality, c
     w->stage = sy__alloc(w->ctx, (size_t)w->width * 3, STRIP, "jpeg stage rows", err);
     if (!w->stage) return err ? err->code : SY_E_BUDGET;
     st = sy__jpeg_writer_create(w->ctx, w->out.file, path, w->width, w->height, quality, &w->jpeg, err);
-    if (st == SY_OK && md)
-        st = sy__jpeg_writer_write_metadata(w->jpeg, md->exif, md->exif_len, md->xmp, md->xmp_len, md->icc,
-                                            md->icc_len, err);
-    if (st == SY_OK && extension_named(md))
-        st = sy__jpeg_writer_write_xmp_extension(w->jpeg, md->xmp_ext_guid, md->xmp_ext, md->xmp_ext_len, err);
+    if (st == SY_OK && md) st = jpeg_metadata(w, md, err);
     if (st == SY_OK && md && md->iptc) /* APP13, after Exif and XMP, as cameras and Photoshop put it */
         st = sy__jpeg_writer_write_marker(w->jpeg, 0xED, md->iptc, md->iptc_len, err);
     if (st == SY_OK && w->extra && w->extra->jpeg_app2_first)

@@ -38,9 +38,13 @@ void sy__colour_of(sy_context *ctx, const char *path, const sy_image_info *info,
 sy_status sy__metadata_for_output(sy_context *ctx, sy__metadata *md, sy_still_format format, uint32_t *dropped,
                                   sy_error *err);
 
-/* Drops the extended XMP, the main packet's xmpNote:HasExtendedXMP that
- * names it and the main's properties in the extension's namespaces, for pixels it no longer describes (a depth map and original of
- * another frame); adds SY_DROPPED_EXTENDED_XMP when there was either. */
+/* Drops the extended XMP's frame-bound data (GDepth / GImage / GAudio: a
+ * depth map and original of another frame) and the main's properties in
+ * those namespaces, for pixels they no longer describe; the extension's
+ * other properties are joined into the main packet (a JPEG save splits
+ * them again). An extension not read whole, or that does not join, goes
+ * whole with the note naming it. Adds SY_DROPPED_EXTENDED_XMP when data or
+ * a note went. */
 void sy__metadata_drop_extended_xmp(sy_context *ctx, sy__metadata *md, uint32_t *dropped);
 
 /* The places md's metadata points at (Exif SubjectArea/SubjectLocation in

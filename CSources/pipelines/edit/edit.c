@@ -128,9 +128,9 @@ static sy_status read_source(sy_edit_job *job, sy_error *err) {
     /* An edit is a still apart from any Live movie: it claims no pairing. */
     if (job->md.exif && sy__content_id_remove(job->md.exif, job->md.exif_len) == 1)
         rep->dropped |= SY_DROPPED_CONTENT_IDENTIFIER;
-    /* An Ultra HDR source's extended XMP is not carried: every save rewrites its main packet's gain-map part
-     * (taken out, a kept map's directory joined anew: gainmap_xmp_carry.c), and the extension is not split
-     * again against that packet; the note naming it goes with it. */
+    /* An Ultra HDR source's extension is joined into its main packet (every save rewrites that packet's gain-map
+     * part: gainmap_xmp_carry.c), its frame-bound data (depth map, original) dropped; a JPEG save splits the
+     * packet again (exif/xmp_split.c). */
     if (job->md.xmp_ext && job->md.xmp && sy__xmp_has_hdrgm((const char *)job->md.xmp, job->md.xmp_len))
         sy__metadata_drop_extended_xmp(ctx, &job->md, &rep->dropped);
     if ((st = sy__metadata_for_output(ctx, &job->md, job->opts.format, &rep->dropped, err)) != SY_OK) return st;
@@ -410,7 +410,8 @@ static sy_status strip_gainmap_claims(sy_edit_job *job, int join, sy__metadata *
 }
 
 /* md's XMP with the kept map's Ultra HDR directory joined, in *out (sy__free) that md points at; when the two
- * exceed a JPEG's one XMP segment the directory alone, and the report says the source's XMP was not kept. */
+ * cannot be split into a JPEG's main and extended XMP the directory alone, and the report says the source's XMP
+ * was not kept. */
 static sy_status join_gainmap_xmp(sy_edit_job *job, const sy__still_extra *extra, sy__metadata *md, uint8_t **out,
                                   sy_error *err) {
     size_t limit = job->opts.format == SY_STILL_JPEG ? SY__JPEG_XMP_MAX : 0, len = 0;

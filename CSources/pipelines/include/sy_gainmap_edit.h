@@ -55,9 +55,10 @@ typedef struct sy_gainmap_edit_report {
  *  is written in every form the target has: JPEG as Ultra HDR + ISO 21496-1
  *  (+ Apple's HDRGainMap XMP for Apple maps), HEIC as an Apple auxiliary map
  *  plus a 'tmap' item on it (docs/gain-maps.md); PNG cannot. The source's
- *  XMP is written with its old Ultra HDR claims replaced; when it cannot share
- *  a JPEG's one XMP segment with them, report->edit says kept_xmp 0 and lists
- *  SY_DROPPED_XMP (set once the file is written).
+ *  XMP is written with its old Ultra HDR claims replaced; past a JPEG's one
+ *  XMP segment it is split into extended XMP (the Ultra HDR directory in the
+ *  main packet); only when even that cannot fit does report->edit say
+ *  kept_xmp 0 and list SY_DROPPED_XMP (set once the file is written).
  *  A declined or missing hook returns SY_E_CANCELLED ("... HDR gain map would
  *  be lost ...; nothing was written") with outcome SY_HDR_REFUSED, and any
  *  existing file at `output` is untouched. `report` may be NULL. */

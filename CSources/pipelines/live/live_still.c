@@ -297,8 +297,8 @@ static sy_status movie_exif(sy_context *ctx, const char *movie, const sy__exif_i
 }
 
 /* A gain map's XMP joined to the Exif source's packet, that packet's own gain-map claims taken out
- * (gainmap_xmp_carry.c); the map's alone when there is none, or when both exceed one JPEG APP1 (*dropped
- * says so). */
+ * (gainmap_xmp_carry.c); the map's alone when there is none, or when both cannot be split into a JPEG's main
+ * and extended XMP (*dropped says so). */
 static sy_status take_map_xmp(sy_context *ctx, sy__metadata *md, const sy__still_extra *extra,
                               sy_still_format format, uint32_t *dropped, sy_error *err) {
     size_t len = 0, limit = format == SY_STILL_JPEG ? SY__JPEG_XMP_MAX : 0;
