@@ -4,6 +4,7 @@
 #ifndef SY_INTERNAL_API_H
 #define SY_INTERNAL_API_H
 
+#include "base/sy_md5.h"
 #include "base/sy_sha256.h"
 #include "base/sy_video_stream.h"
 #include "bmff/sy_bmff.h"
