@@ -170,6 +170,12 @@ size_t sy__xmp_strip_data_namespaces(uint8_t *xmp, size_t len, int *removed);
 sy_status sy__xmp_join_extension(sy_context *ctx, const uint8_t *xmp, size_t len, const uint8_t *ext, size_t ext_len,
                                  uint8_t **out, size_t *out_len, sy_error *err);
 
+/* `xmp` inside an xpacket wrapper (xmp_wrapper.c), as a JPEG's main packet
+ * should be: *out engine-allocated (sy__free), or NULL when the packet has
+ * one already (or is not text the wrapper can go around). */
+sy_status sy__xmp_wrapped(sy_context *ctx, const uint8_t *xmp, size_t len, uint8_t **out, size_t *out_len,
+                          sy_error *err);
+
 /* One packet split for a JPEG (xmp_split.c, XMP Part 3): `main` fits one
  * APP1 and names `ext` by xmpNote:HasExtendedXMP = `guid`, the MD5 of `ext`.
  * Which properties stay in `main` is explained at the top of xmp_split.c. */

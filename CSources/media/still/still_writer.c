@@ -66,7 +66,7 @@ static sy_status one_packet(sy_context *ctx, const sy__metadata *md, uint8_t **j
 /* Exif, XMP and ICC as a JPEG holds them. A main packet that fits one APP1 goes as it is, with the extension
  * its source named; a bigger one (a HEIC's or PNG's one packet, an edited main joined to its extension) is
  * split anew (XMP Part 3, exif/xmp_split.c) into a main packet and extended XMP chunks. */
-static sy_status jpeg_metadata(sy__still_writer *w, const sy__metadata *md, sy_error *err) {
+static sy_status jpeg_metadata_wrapped(sy__still_writer *w, const sy__metadata *md, sy_error *err) {
     sy_status st;
     if (!md->xmp || md->xmp_len <= SY__JPEG_XMP_MAX) {
         st = sy__jpeg_writer_write_metadata(w->jpeg, md->exif, md->exif_len, md->xmp, md->xmp_len, md->icc,
@@ -87,6 +87,20 @@ static sy_status jpeg_metadata(sy__still_writer *w, const sy__metadata *md, sy_e
     if (st == SY_OK) st = sy__jpeg_writer_write_xmp_extension(w->jpeg, split.guid, split.ext, split.ext_len, err);
     sy__xmp_split_free(w->ctx, &split);
     sy__free(w->ctx, joined);
+    return st;
+}
+
+/* The main packet in its xpacket wrapper (exif/xmp_wrapper.c) before the size is judged: the wrapper's
+ * bytes count against the APP1 too. */
+static sy_status jpeg_metadata(sy__still_writer *w, const sy__metadata *md, sy_error *err) {
+    uint8_t *wrapped = NULL;
+    size_t wrapped_len = 0;
+    sy_status st = sy__xmp_wrapped(w->ctx, md->xmp, md->xmp_len, &wrapped, &wrapped_len, err);
+    if (st != SY_OK) return st;
+    sy__metadata view = *md; /* md's blocks, the main packet swapped; md keeps ownership */
+    if (wrapped) view.xmp = wrapped, view.xmp_len = wrapped_len;
+    st = jpeg_metadata_wrapped(w, &view, err);
+    sy__free(w->ctx, wrapped);
     return st;
 }
 
