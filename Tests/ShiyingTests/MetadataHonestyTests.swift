@@ -497,3 +497,59 @@ extension MetadataHonestyTests {
         #expect(f["RegionName"] == nil && f["RegionAreaX"] == nil, "pixels counted in an unknown size: \(f)")
     }
 }
+
+extension MetadataHonestyTests {
+    // Found by exiftool's validation of HEIC → JPEG saves (2026-12-06): a HEIC's Exif need not carry the tags Exif 2.3
+    // makes mandatory in a JPEG (YCbCrPositioning, ExifVersion, ComponentsConfiguration, FlashpixVersion,
+    // GPSVersionID), and the save kept the Exif as it was. Every JPEG save now adds the missing ones; nothing else in
+    // the Exif changes (the real iPhone HEIC's Apple MakerNote reads the same).
+    @Test("a HEIC's Exif without the JPEG-mandatory tags saves as a JPEG exiftool validates; the MakerNote is intact")
+    func jpegMandatoryExifTags() async throws {
+        let dir = try TempDir("md-jpeg-tags")
+        defer { dir.remove() }
+        let heic = dir.file("bare.heic")
+        _ = try Conversion.convertBlocking(try await Photos.small()[0], to: heic, quality: 60)
+        _ = try await Self.exiftool(["-q", "-overwrite_original", "-YCbCrPositioning=", "-ExifVersion=",
+                                     "-ComponentsConfiguration=", "-FlashpixVersion=", "-GPSLatitude=31.23",
+                                     "-GPSLatitudeRef=N", "-GPSLongitude=121.47", "-GPSLongitudeRef=E",
+                                     "-GPSHPositioningError=4.5", "-GPSVersionID=", heic])
+        let bare = try await Self.exiftool(["-s3", "-YCbCrPositioning", "-ExifVersion", "-ComponentsConfiguration",
+                                            "-FlashpixVersion", "-GPSVersionID", heic])
+        #expect(bare.isEmpty, "the fixture lacks the tags: \(bare)")
+        let tags = ["-s3", "-n", "-YCbCrPositioning", "-ExifVersion", "-ComponentsConfiguration", "-FlashpixVersion",
+                    "-GPSVersionID", "-GPSLatitude", "-GPSHPositioningError", "-Make", "-Model"]
+        let edited = dir.file("edited.jpg")
+        _ = try Editor.saveBlocking(heic, recipe: EditRecipe(crop: .init(x: 0, y: 0, width: 0.5, height: 1)), to: edited)
+        for out in [dir.file("converted.jpg"), edited] {
+            if out != edited { _ = try Conversion.convertBlocking(heic, to: out) }
+            #expect(try await Self.exiftool(["-s3", "-validate", out]) == "OK", "\(out)")
+            let seen = try await Self.exiftool(tags + [out]).split(separator: "\n").map(String.init)
+            #expect(seen == ["1", "0232", "1 2 3 0", "0100", "2 3 0 0", "31.23", "4.5", "Shiying", "SampleCam"],
+                    "\(out): \(seen) (GPS 2.3 for its HPositioningError)")
+        }
+        let again = dir.file("again.jpg")
+        _ = try Conversion.convertBlocking(dir.file("converted.jpg"), to: again)
+        #expect(try await Self.exiftool(["-s3", "-validate", again]) == "OK", "a re-save adds nothing twice")
+
+        // an iPhone's: every Exif and MakerNote value as the HEIC has it, the added tags aside
+        let iphone = Paths.corpus.appendingPathComponent("real/iphone15plus_IMG_3853.HEIC").path
+        guard FileManager.default.fileExists(atPath: iphone) else { return }
+        let out = dir.file("iphone.jpg")
+        _ = try Conversion.convertBlocking(iphone, to: out)
+        let read = ["-j", "-n", "-EXIF:all", "-MakerNotes:all", "-x", "ExifImageWidth", "-x", "ExifImageHeight"]
+        func values(_ path: String) async throws -> [String: String] {
+            let json = try await Self.exiftool(read + [path])
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]]).first ?? [:]
+            return object.filter { $0.key != "SourceFile" }.mapValues { "\($0)" }
+        }
+        let source = try await values(iphone), saved = try await values(out)
+        #expect(source["RunTimeValue"] != nil, "the HEIC's MakerNote reads")
+        let added: Set = ["YCbCrPositioning", "ComponentsConfiguration", "FlashpixVersion", "GPSVersionID"]
+        #expect(Set(saved.keys).subtracting(source.keys) == added.subtracting(source.keys), "\(saved.keys)")
+        // the Live identifiers go by design: the still is saved apart from its movie (reported dropped)
+        let live: Set = ["ContentIdentifier", "MediaGroupUUID"]
+        for (key, value) in source where !added.contains(key) && !live.contains(key) {
+            #expect(saved[key] == value, "\(key): \(saved[key] ?? "missing") != \(value)")
+        }
+    }
+}

@@ -44,17 +44,6 @@ static uint64_t align4(uint64_t v) { return (v + 3) & ~(uint64_t)3; }
 
 static uint64_t ifd_bytes(uint32_t entries) { return 2 + (uint64_t)SY__TIFF_ENTRY_BYTES * entries + 4; }
 
-/* The IFD's entries but `skip`, copied as they are; returns how many. */
-static uint32_t copy_fields(const sy__tiff *t, const sy__tiff_ifd *ifd, uint16_t skip, sy__tiff_field *out) {
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < ifd->count; i++) {
-        sy__tiff_entry e;
-        sy__tiff_entry_at(t, ifd, i, &e);
-        if (e.tag != skip) out[n++] = sy__tiff_field_copy(t, &e);
-    }
-    return n;
-}
-
 sy_status sy__exif_with_makernote(sy_context *ctx, const sy__tiff *t, const uint8_t *makernote, size_t mn_len,
                                   size_t blank_at, size_t blank_len, uint8_t **out, size_t *out_len, sy_error *err) {
     *out = NULL;
@@ -72,7 +61,7 @@ sy_status sy__exif_with_makernote(sy_context *ctx, const sy__tiff *t, const uint
     sy__tiff_field *fields = sy__alloc(ctx, (size_t)ifd0.count + exif.count + 2, sizeof *fields, "exif fields", err);
     if (!fields) return err ? err->code : SY_E_BUDGET;
     sy__tiff_field *exif_fields = fields + ifd0.count + 1;
-    uint32_t exif_n = has_exif ? copy_fields(t, &exif, TAG_MAKERNOTE, exif_fields) : 0;
+    uint32_t exif_n = has_exif ? sy__tiff_fields_copy(t, &exif, TAG_MAKERNOTE, exif_fields) : 0;
 
     /* layout: old bytes | IFD0 again (when it gains the pointer) | Exif IFD | MakerNote */
     uint64_t ifd0_at = align4(t->len);
@@ -91,7 +80,7 @@ sy_status sy__exif_with_makernote(sy_context *ctx, const sy__tiff *t, const uint
     memcpy(buf, t->data, t->len);
     memset(buf + blank_at, 0, blank_len);
     if (!has_exif) {
-        uint32_t n = copy_fields(t, &ifd0, SY__TIFF_TAG_EXIF_IFD, fields);
+        uint32_t n = sy__tiff_fields_copy(t, &ifd0, SY__TIFF_TAG_EXIF_IFD, fields);
         fields[n++] = sy__tiff_field_uint(SY__TIFF_TAG_EXIF_IFD, SY__TIFF_LONG, (uint32_t)exif_at, le);
         sy__tiff_fields_sort(fields, n);
         sy__tiff_ifd_write(buf, (size_t)ifd0_at, fields, n, sy__tiff_next_ifd(t, &ifd0), le);

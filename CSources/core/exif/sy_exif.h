@@ -72,6 +72,14 @@ int sy__exif_set_dimensions(uint8_t *tiff, size_t len, uint32_t width, uint32_t 
  * the thumbnail's picture. Returns 1 if there was a thumbnail link to cut. */
 int sy__exif_drop_thumbnail(uint8_t *tiff, size_t *len);
 
+/* The Exif 2.3 tags a JPEG's Exif must have and a HEIC's may lack
+ * (YCbCrPositioning, ExifVersion, ComponentsConfiguration, FlashpixVersion,
+ * GPSVersionID; exif_jpeg_tags.c), added where absent: *out a new block
+ * (engine-allocated) with the IFDs that gain them copied after the old
+ * bytes; NULL when none is missing or the block cannot be read. */
+sy_status sy__exif_add_jpeg_tags(sy_context *ctx, const uint8_t *tiff, size_t len, uint8_t **out, size_t *out_len,
+                                 sy_error *err);
+
 /* Where an edit moves a place in the picture (regions.c): from the stored
  * frame, through the source's orientation to upright, into the crop (crop =
  * normalized x, y, w, h of the upright source), quarter turns clockwise then

@@ -129,6 +129,10 @@ sy__tiff_field sy__tiff_field_at(uint16_t tag, uint16_t type, uint32_t count, ui
 /* The read entry as it is (its value field, offsets included, copied unchanged). */
 sy__tiff_field sy__tiff_field_copy(const sy__tiff *t, const sy__tiff_entry *e);
 
+/* The IFD's entries but those tagged `skip`, copied as they are (offsets
+ * unchanged: their values stay where they lie); returns how many. */
+uint32_t sy__tiff_fields_copy(const sy__tiff *t, const sy__tiff_ifd *ifd, uint16_t skip, sy__tiff_field *out);
+
 /* Sorts by tag, keeping the order of equal tags (TIFF wants ascending tags). */
 void sy__tiff_fields_sort(sy__tiff_field *fields, uint32_t n);
 

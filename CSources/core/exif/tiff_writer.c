@@ -49,6 +49,16 @@ sy__tiff_field sy__tiff_field_copy(const sy__tiff *t, const sy__tiff_entry *e) {
     return f;
 }
 
+uint32_t sy__tiff_fields_copy(const sy__tiff *t, const sy__tiff_ifd *ifd, uint16_t skip, sy__tiff_field *out) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < ifd->count; i++) {
+        sy__tiff_entry e;
+        sy__tiff_entry_at(t, ifd, i, &e);
+        if (e.tag != skip) out[n++] = sy__tiff_field_copy(t, &e);
+    }
+    return n;
+}
+
 void sy__tiff_fields_sort(sy__tiff_field *fields, uint32_t n) {
     for (uint32_t i = 1; i < n; i++) /* insertion sort: stable, and IFDs are small */
         for (uint32_t j = i; j > 0 && fields[j - 1].tag > fields[j].tag; j--) {

@@ -191,6 +191,17 @@ sy_status sy__metadata_for_output(sy_context *ctx, sy__metadata *md, sy_still_fo
     }
     sy_status kept = extension_for_output(ctx, md, format, dropped, err);
     if (kept != SY_OK) return kept;
+    if (format == SY_STILL_JPEG && md->exif) { /* a HEIC's Exif lacks tags a JPEG's must have */
+        uint8_t *completed = NULL;
+        size_t completed_len = 0;
+        sy_status st = sy__exif_add_jpeg_tags(ctx, md->exif, md->exif_len, &completed, &completed_len, err);
+        if (st != SY_OK) return st;
+        if (completed) {
+            sy__free(ctx, md->exif);
+            md->exif = completed;
+            md->exif_len = completed_len;
+        }
+    }
     if (format != SY_STILL_JPEG || !md->exif || md->exif_len <= SY__EXIF_APP1_MAX - 6) return SY_OK;
     uint8_t *fitted = NULL;
     size_t fitted_len = 0;
