@@ -88,28 +88,32 @@ static size_t element_end(const scan *s, size_t at) {
     return 0;
 }
 
+/* Room for one more of `size`-byte items in *items (count used of *cap),
+ * doubling from `first`; 0 when the budget refuses. */
+static int grow(sy_context *ctx, void **items, size_t count, size_t *cap, size_t size, size_t first, const char *what,
+                sy_error *err) {
+    if (count < *cap) return 1;
+    size_t grown_cap = *cap ? *cap * 2 : first;
+    void *grown = sy__alloc(ctx, grown_cap, size, what, err);
+    if (!grown) return 0;
+    if (count) memcpy(grown, *items, count * size);
+    sy__free(ctx, *items);
+    *items = grown, *cap = grown_cap;
+    return 1;
+}
+
 static int add_property(sy_context *ctx, scan *s, property p, sy_error *err) {
-    if (s->count == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 64;
-        property *grown = sy__alloc(ctx, cap, sizeof *grown, "XMP split properties", err);
-        if (!grown) return 0;
-        if (s->count) memcpy(grown, s->props, s->count * sizeof *grown);
-        sy__free(ctx, s->props);
-        s->props = grown, s->cap = cap;
-    }
+    void *items = s->props;
+    if (!grow(ctx, &items, s->count, &s->cap, sizeof p, 64, "XMP split properties", err)) return 0;
+    s->props = items;
     s->props[s->count++] = p;
     return 1;
 }
 
 static int add_description(sy_context *ctx, scan *s, description d, sy_error *err) {
-    if (s->desc_count == s->desc_cap) {
-        size_t cap = s->desc_cap ? s->desc_cap * 2 : 8;
-        description *grown = sy__alloc(ctx, cap, sizeof *grown, "XMP split descriptions", err);
-        if (!grown) return 0;
-        if (s->desc_count) memcpy(grown, s->descs, s->desc_count * sizeof *grown);
-        sy__free(ctx, s->descs);
-        s->descs = grown, s->desc_cap = cap;
-    }
+    void *items = s->descs;
+    if (!grow(ctx, &items, s->desc_count, &s->desc_cap, sizeof d, 8, "XMP split descriptions", err)) return 0;
+    s->descs = items;
     s->descs[s->desc_count++] = d;
     return 1;
 }
