@@ -61,3 +61,37 @@ struct GainMapSignalDecodeTests {
         #expect(codes == expected && Set(codes).count > 3, "the same map, not a flat one: \(codes.prefix(16))")
     }
 }
+
+// The map derived from a tiled HDR HEIF (a camera's HLG still in 512x512 tiles) keeps one libavcodec context per
+// worker from tile to tile, as a stored gain map's grid and the main image do: before, every tile opened its own.
+// The map is the same bytes on one worker and on two. (The budget rule is the stored map's, sy__gainmap_tile_decodes_in_budget:
+// GainMapTileDecodeTests.tightBudgetDecodesFreshPerTile.)
+@Suite("HDR-signal gain maps decode their tiles on warm decoders", .enabled(if: canMake, "python3 with numpy and ffmpeg needed"))
+struct GainMapSignalWarmTests {
+    @Test("a 4x3-tile HLG still: one context per worker, the same map on one worker and on two")
+    func warmTiles() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shiying-signal-warm-\(getpid())-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let out = (dir as NSString).appendingPathComponent("tiled.heic")
+        let script = packageRoot.appendingPathComponent("scripts/hdr_still.py").path
+        _ = try ExternalTools.check("python3", [script, out, "hlg", "--tile", "64", "--size", "240x176"])
+
+        func decode(threads: UInt32) throws -> (codes: [UInt8], opens: UInt64) {
+            let ctx = try Context()
+            var err = sy_error()
+            var info = sy_gainmap_info()
+            try #require(sy_gainmap_probe(ctx.raw, out, &info, &err) == SY_OK, "\(message(err))")
+            var img = sy_gainmap_image()
+            let before = sy__codec_opens(ctx.raw)
+            try #require(sy__gainmap_decode_signal(ctx.raw, out, &info, 1, threads, &img, &err) == SY_OK, "\(message(err))")
+            defer { sy_gainmap_image_free(ctx.raw, &img) }
+            let codes = Array(UnsafeBufferPointer(start: img.pixels, count: Int(img.stride) * Int(img.height)))
+            return (codes, sy__codec_opens(ctx.raw) - before)
+        }
+        let one = try decode(threads: 1), two = try decode(threads: 2)
+        #expect(one.opens == 1, "4x3 tiles on one worker: \(one.opens) contexts opened")
+        #expect(two.opens <= 2, "on two workers: \(two.opens)")
+        #expect(two.codes == one.codes && Set(one.codes).count > 3, "the same map, not a flat one")
+    }
+}

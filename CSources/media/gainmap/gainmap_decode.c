@@ -186,22 +186,23 @@ static void put_tile_reduced(const sy__yuv *yuv, uint32_t k, uint32_t w, uint32_
         }
 }
 
-/* How many of the grid's tile decodes the budget could still hold (SIZE_MAX
- * without a budget). With two, the tiles share one libavcodec context, kept
- * warm from tile to tile as the main image's tile workers keep theirs
- * (heif_tile_source.c): each tile then skips the context's set-up and the
- * fresh pages it faults in; the pixels are the same (pictures start zeroed,
- * sy__avdec_open_picture) and so are the errors (a failed tile's context is
- * not kept, nor one that saw in-band parameter sets). The kept context stays
- * charged between tiles, hence two: the kept one and one of whatever else
- * shares the context (a collage's other cells); under a tighter budget the
- * tiles are decoded as before, a fresh context each. */
-static size_t tile_decodes_in_budget(sy_context *ctx, sy_heif_file *file, uint32_t tile, const sy_heif_item_info *t0) {
+/* With room for two tile decodes (sy__gainmap_tile_decodes_in_budget), the
+ * grid's tiles share one libavcodec context, kept warm from tile to tile as
+ * the main image's tile workers keep theirs (heif_tile_source.c): each tile
+ * then skips the context's set-up and the fresh pages it faults in; the
+ * pixels are the same (pictures start zeroed, sy__avdec_open_picture) and so
+ * are the errors (a failed tile's context is not kept, nor one that saw
+ * in-band parameter sets). The kept context stays charged between tiles,
+ * hence two: the kept one and one of whatever else shares the context (a
+ * collage's other cells); under a tighter budget the tiles are decoded as
+ * before, a fresh context each. */
+size_t sy__gainmap_tile_decodes_in_budget(sy_context *ctx, sy_heif_file *file, uint32_t tile, uint32_t width,
+                                          uint32_t height) {
     size_t hl = 0;
     const uint8_t *hvcc = sy_heif_hvcc(file, tile, &hl);
-    if (!hvcc || hl < 23 || !t0) return 0;
+    if (!hvcc || hl < 23) return 0;
     uint8_t chroma = hvcc[16] & 3, bits = (uint8_t)(8 + SY__MAX(hvcc[17] & 7, hvcc[18] & 7));
-    size_t room = sy__headroom(ctx), one = sy__hevc_decode_peak_bytes(t0->width, t0->height, chroma, bits);
+    size_t room = sy__headroom(ctx), one = sy__hevc_decode_peak_bytes(width, height, chroma, bits);
     return room == SIZE_MAX ? SIZE_MAX : room / (one ? one : 1);
 }
 
@@ -284,7 +285,9 @@ static sy_status grid_run(grid_job *job, uint32_t count, int warm, sy_error *err
  * and AV1), and the budget holds three tile decodes (two kept warm and one for
  * whoever shares the context); a budget refusal on two is retried on one. */
 static sy_status decode_grid(grid_job *job, uint32_t n, uint32_t threads, int warm, sy_error *err) {
-    size_t room = warm ? tile_decodes_in_budget(job->ctx, job->file, job->tiles[0], job->t0) : 0;
+    size_t room = warm && job->t0 ? sy__gainmap_tile_decodes_in_budget(job->ctx, job->file, job->tiles[0],
+                                                                      job->t0->width, job->t0->height)
+                                  : 0;
     int hevc = 1;
     for (uint32_t i = 0; i < n && hevc; i++) {
         const sy_heif_item_info *t = sy_heif_item(job->file, job->tiles[i]);

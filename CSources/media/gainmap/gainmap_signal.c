@@ -91,6 +91,7 @@ struct signal_map {
     uint32_t column_count;
     signal_worker workers[SIGNAL_WORKERS];
     uint32_t worker_count;
+    int warm;                   /* each worker keeps its libavcodec context from tile to tile */
 };
 
 /* The tile at (row, c), decoded as `yuv`, into its part. */
@@ -139,11 +140,15 @@ static void *work(void *arg) {
         size_t hl = 0;
         const uint8_t *hvcc = sy_heif_hvcc(m->file, id, &hl);
         sy__yuv yuv = {0};
+        if (!w->dec && hvcc && m->warm) { /* as the main image's tile workers keep theirs (gainmap_decode.c) */
+            if ((w->status = sy__hevc_decoder_create(m->ctx, hvcc, hl, &w->dec, &w->err)) != SY_OK) break;
+            sy__hevc_decoder_keep_warm(w->dec, 1);
+        }
         w->status = sy__gainmap_decode_item(m->ctx, m->file, m->path, "HDR picture tile", id, hvcc, hl, 1, &w->dec,
                                             &yuv, &w->err);
         if (w->status != SY_OK) break;
         w->status = sum_tile(m, w, &yuv, c, &w->err);
-        sy__yuv_release(m->ctx, &yuv);
+        sy__hevc_recycle(w->dec, &yuv); /* back to a warm decoder, else freed */
         if (w->status == SY_OK) w->status = sy__check_cancel(m->ctx, &w->err);
     }
     return NULL;
@@ -233,6 +238,9 @@ static sy_status map_alloc(signal_map *m, uint32_t threads, sy_error *err) {
             return err ? err->code : SY_E_BUDGET;
     m->worker_count = SY__MAX(1u, SY__MIN(threads, SIGNAL_WORKERS));
     if (g->columns < 2) m->worker_count = 1;
+    /* warm decoders with room for one more decode beside them; a one-tile picture has nothing to reuse */
+    size_t room = sy__gainmap_tile_decodes_in_budget(ctx, m->file, g->tiles[0], g->tile_width, g->tile_height);
+    m->warm = g->rows * g->columns > 1 && room > m->worker_count;
     for (uint32_t i = 0; i < m->worker_count; i++) {
         signal_worker *w = &m->workers[i];
         w->m = m, w->index = i, w->gain_width = g->tile_width;

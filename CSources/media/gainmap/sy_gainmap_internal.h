@@ -165,6 +165,13 @@ sy_status sy__gainmap_decode_item(sy_context *ctx, sy_heif_file *file, const cha
                                   const uint8_t *hvcc, size_t hvcc_len, uint32_t channels,
                                   struct sy__hevc_decoder **dec, struct sy__yuv *yuv, sy_error *err);
 
+/* How many decodes of `tile` (an 'hvc1' item of width x height) the
+ * context's budget could still hold: SIZE_MAX without a budget, 0 without
+ * an hvcC. Decoders are kept warm from tile to tile only with room to spare
+ * (gainmap_decode.c says why). */
+size_t sy__gainmap_tile_decodes_in_budget(sy_context *ctx, sy_heif_file *file, uint32_t tile, uint32_t width,
+                                          uint32_t height);
+
 /* ---- maps derived from an HDR signal, gainmap_signal.c ---- */
 
 /* One map pixel for SCALE x SCALE picture pixels (as an HDR movie frame's). */
