@@ -88,12 +88,13 @@ static sy_status checked_picture(sy_context *ctx, sy__hevc_decoder *hevc, const 
 }
 
 sy_status sy__gainmap_decode_item(sy_context *ctx, sy_heif_file *file, const char *path, const char *what, uint32_t id,
-                                  const uint8_t *hvcc, size_t hvcc_len, uint32_t channels, sy__hevc_decoder **dec,
-                                  sy__yuv *yuv, sy_error *err) {
+                                  const uint8_t *hvcc, size_t hvcc_len, uint32_t channels, int warm,
+                                  sy__hevc_decoder **dec, sy__yuv *yuv, sy_error *err) {
     if (!*dec) {
         if (!hvcc) return sy__fail(err, SY_E_INVALID_INPUT, "%s: %s %u has no hvcC", path, what, id);
         sy_status st = sy__hevc_decoder_create(ctx, hvcc, hvcc_len, dec, err);
         if (st != SY_OK) return st;
+        sy__hevc_decoder_keep_warm(*dec, warm);
     }
     uint8_t *data = NULL;
     size_t len = 0;
@@ -155,12 +156,8 @@ static sy_status decode_coded(sy_context *ctx, sy_heif_file *file, const char *p
     if (dec->av1) return sy__fail(err, SY_E_UNSUPPORTED, "%s: gain map grid mixes HEVC and AV1 tiles", path);
     size_t hl = 0;
     const uint8_t *hvcc = sy_heif_hvcc(file, id, &hl);
-    if (!dec->hevc && hvcc) { /* warm from the first tile on (no hvcC: sy__gainmap_decode_item says so) */
-        sy_status st = sy__hevc_decoder_create(ctx, hvcc, hl, &dec->hevc, err);
-        if (st != SY_OK) return st;
-        sy__hevc_decoder_keep_warm(dec->hevc, dec->warm);
-    }
-    return sy__gainmap_decode_item(ctx, file, path, "gain map item", id, hvcc, hl, channels, &dec->hevc, yuv, err);
+    return sy__gainmap_decode_item(ctx, file, path, "gain map item", id, hvcc, hl, channels, dec->warm, &dec->hevc, yuv,
+                                   err);
 }
 
 /* One luma sample of a greyscale map picture as a full-range 8-bit code. */
@@ -254,12 +251,11 @@ static void *grid_work(void *arg) {
             break;
         }
         uint32_t tw = SY__MIN(yuv.width, t0->width), th = SY__MIN(yuv.height, t0->height);
-        if (c * t0->width >= job->full_w || r * t0->height >= job->full_h) {
-        } else if (job->k > 1) {
+        int inside = c * t0->width < job->full_w && r * t0->height < job->full_h; /* else the grid's overhang */
+        if (inside && job->k > 1)
             put_tile_reduced(&yuv, job->k, tw, th, job->out, c * t0->width, r * t0->height, job->full_w, job->full_h);
-        } else {
+        else if (inside)
             put_tile(&yuv, job->ch, tw, th, job->out, c * t0->width, r * t0->height);
-        }
         picture_release(job->ctx, w->dec.hevc, &yuv);
     }
     return NULL;

@@ -140,12 +140,8 @@ static void *work(void *arg) {
         size_t hl = 0;
         const uint8_t *hvcc = sy_heif_hvcc(m->file, id, &hl);
         sy__yuv yuv = {0};
-        if (!w->dec && hvcc && m->warm) { /* as the main image's tile workers keep theirs (gainmap_decode.c) */
-            if ((w->status = sy__hevc_decoder_create(m->ctx, hvcc, hl, &w->dec, &w->err)) != SY_OK) break;
-            sy__hevc_decoder_keep_warm(w->dec, 1);
-        }
-        w->status = sy__gainmap_decode_item(m->ctx, m->file, m->path, "HDR picture tile", id, hvcc, hl, 1, &w->dec,
-                                            &yuv, &w->err);
+        w->status = sy__gainmap_decode_item(m->ctx, m->file, m->path, "HDR picture tile", id, hvcc, hl, 1, m->warm,
+                                            &w->dec, &yuv, &w->err);
         if (w->status != SY_OK) break;
         w->status = sum_tile(m, w, &yuv, c, &w->err);
         sy__hevc_recycle(w->dec, &yuv); /* back to a warm decoder, else freed */

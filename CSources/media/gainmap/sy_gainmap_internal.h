@@ -155,14 +155,15 @@ sy_status sy__gainmap_decode_fresh_tiles(sy_context *ctx, const char *path, cons
                                          uint32_t reduce, sy_gainmap_image *out, sy_error *err);
 
 /* One coded image item (an 'hvc1' tile of a map or of a picture) decoded with
- * *dec (made from `hvcc` on first use; the caller destroys it). `what` names
+ * *dec (made from `hvcc` on first use, kept warm from tile to tile when
+ * `warm`; the caller destroys it). `what` names
  * the item in errors ("gain map item"). Colour maps (`channels` 3) are at
  * most 8192 pixels wide. */
 typedef struct sy_heif_file sy_heif_file;
 struct sy__hevc_decoder;
 struct sy__yuv;
 sy_status sy__gainmap_decode_item(sy_context *ctx, sy_heif_file *file, const char *path, const char *what, uint32_t id,
-                                  const uint8_t *hvcc, size_t hvcc_len, uint32_t channels,
+                                  const uint8_t *hvcc, size_t hvcc_len, uint32_t channels, int warm,
                                   struct sy__hevc_decoder **dec, struct sy__yuv *yuv, sy_error *err);
 
 /* How many decodes of `tile` (an 'hvc1' item of width x height) the
