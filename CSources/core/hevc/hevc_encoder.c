@@ -178,6 +178,7 @@ static void configure_still(x265_param *p, const sy__hevc_encoder_options *o) {
     p->rc.rateControlMode = X265_RC_CRF;
     p->rc.rfConstant = quality_to_crf(o->still.quality);
     if (o->still.min_cu_size) p->minCUSize = o->still.min_cu_size;
+    if (o->still.rd_level) p->rdLevel = (int)o->still.rd_level;
 }
 
 static void configure_video(x265_param *p, const sy__hevc_encoder_options *o) {
@@ -324,6 +325,7 @@ sy_status sy__hevc_encoder_open(sy_context *ctx, const sy__hevc_encoder_options 
     uint32_t cu = o->still.min_cu_size;
     if (cu && cu != 8 && cu != 16 && cu != 32)
         return sy__fail(err, SY_E_USAGE, "x265 encoder: smallest CU %u (8, 16 or 32)", cu);
+    if (o->still.rd_level > 6) return sy__fail(err, SY_E_USAGE, "x265 encoder: RD level %u (1..6)", o->still.rd_level);
     sy__hevc_encoder *enc = sy__calloc(ctx, 1, sizeof *enc, "x265 encoder", err);
     if (!enc) return err ? err->code : SY_E_BUDGET;
     enc->ctx = ctx;

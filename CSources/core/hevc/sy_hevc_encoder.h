@@ -49,6 +49,7 @@ typedef struct sy__hevc_encoder_options {
         uint32_t pictures;      /* pictures this encoder takes; 1 = one frame thread (nothing to overlap),
                                    0 = unknown/many */
         uint32_t min_cu_size;   /* smallest coding unit, 8, 16 or 32; 0 = the preset's */
+        uint32_t rd_level;      /* x265's rate-distortion level, 1..6; 0 = the preset's */
     } still;
     struct {
         uint32_t fps_num, fps_den; /* frame rate, reduced */

@@ -1,6 +1,7 @@
 /* heif_tile_lanes.c — tiles encoded on several x265 encoders at once, sunk
  * in tile order (see sy_heif_tile_lanes.h). */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -12,21 +13,25 @@ typedef struct held_tile { /* a finished tile waiting for the tiles before it */
     int keyframe;
 } held_tile;
 
+/* A tile row handed to the lanes: where its samples are and which tiles it holds. */
+typedef struct row_job {
+    uint8_t *plane[3];
+    size_t stride[3];
+    uint32_t cols, tile_w;
+    int64_t first_pts;
+} row_job;
+
 typedef struct lane {
     sy__tile_lanes *owner;
     sy__hevc_encoder *enc;
-    held_tile *held; /* in pts order; [head, count) not yet sunk */
+    held_tile *held; /* in pts order; [head, count) not yet sunk (guarded by owner->lock) */
     uint32_t head, count, cap;
     uint8_t *bytes;
     size_t bytes_len, bytes_cap;
-    /* the row being encoded */
-    uint8_t *plane[3];
-    size_t stride[3];
-    uint32_t first_col, cols, tile_w;
+    uint64_t rows_done; /* rows this lane has finished its part of (guarded by owner->lock) */
     pthread_t thread;
-    int started; /* thread runs this lane's part of the row */
-    int64_t first_pts;
-    sy_status status;
+    int has_thread;
+    sy_status status; /* the first failure; later rows are skipped, still counted done */
     sy_error err;
 } lane;
 
@@ -37,8 +42,16 @@ struct sy__tile_lanes {
     sy__hevc_sink sink;
     void *user;
     int64_t next_pts; /* the next tile to sink */
-    int parallel;     /* lanes run on threads of their own */
-    int in_flight;    /* a row was started and not finished */
+    int parallel;     /* each lane runs on a thread of its own, from open to destroy */
+    /* Rows in flight: rows_started - rows_finished of them (at most
+     * SY__TILE_LANES_ROWS), in job[row % SY__TILE_LANES_ROWS]. */
+    row_job job[SY__TILE_LANES_ROWS];
+    uint64_t rows_started, rows_finished;
+    uint64_t early_starts; /* a lane began a row before another lane had finished the one before */
+    pthread_mutex_t lock;
+    pthread_cond_t work; /* a row started, or quitting */
+    pthread_cond_t done; /* a lane finished its part of a row */
+    atomic_int quit;     /* destroy: lanes stop at the next tile */
 };
 
 /* ---- holding finished tiles (on the lane's thread) ---- */
@@ -58,24 +71,34 @@ static void *grown(sy_context *ctx, void *buf, size_t *cap, size_t need, size_t 
     return bigger;
 }
 
+/* x265's sink, on the lane's thread (or the caller's, in a flush): the
+ * caller's drain reads the held tiles at the same time, so under the lock. */
 static sy_status hold(void *user, const sy__hevc_packet *tile, sy_error *err) {
     lane *l = user;
     sy_context *ctx = l->owner->ctx;
+    sy_status st = SY_OK;
+    pthread_mutex_lock(&l->owner->lock);
     size_t cap = l->cap;
     held_tile *held = grown(ctx, l->held, &cap, (size_t)l->count + 1, sizeof *held, "held tiles", err);
-    if (!held) return err ? err->code : SY_E_BUDGET;
-    l->held = held;
-    l->cap = (uint32_t)cap;
-    uint8_t *bytes = grown(ctx, l->bytes, &l->bytes_cap, l->bytes_len + tile->len, 1, "held tile bytes", err);
-    if (!bytes) return err ? err->code : SY_E_BUDGET;
-    l->bytes = bytes;
-    memcpy(l->bytes + l->bytes_len, tile->data, tile->len);
-    l->held[l->count++] = (held_tile){tile->pts, l->bytes_len, tile->len, tile->keyframe};
-    l->bytes_len += tile->len;
-    return SY_OK;
+    uint8_t *bytes = held ? grown(ctx, l->bytes, &l->bytes_cap, l->bytes_len + tile->len, 1, "held tile bytes", err)
+                          : NULL;
+    if (held) {
+        l->held = held;
+        l->cap = (uint32_t)cap;
+    }
+    if (!held || !bytes) {
+        st = err ? err->code : SY_E_BUDGET;
+    } else {
+        l->bytes = bytes;
+        memcpy(l->bytes + l->bytes_len, tile->data, tile->len);
+        l->held[l->count++] = (held_tile){tile->pts, l->bytes_len, tile->len, tile->keyframe};
+        l->bytes_len += tile->len;
+    }
+    pthread_mutex_unlock(&l->owner->lock);
+    return st;
 }
 
-/* ---- sinking in tile order (on the caller's thread) ---- */
+/* ---- sinking in tile order (on the caller's thread, under the lock) ---- */
 
 static void compact(lane *l) {
     if (l->head == 0) return;
@@ -106,6 +129,52 @@ static sy_status drain(sy__tile_lanes *t, sy_error *err) {
     return SY_OK;
 }
 
+/* ---- encoding a lane's part of a row ---- */
+
+static void encode_part(lane *l, const row_job *job) {
+    sy__tile_lanes *t = l->owner;
+    uint32_t step = t->lanes;
+    /* lane i takes the tiles with (first_pts + c) % lanes == i */
+    uint32_t first = (uint32_t)(((uint64_t)(l - t->lane) + t->lanes - (uint64_t)job->first_pts % t->lanes) % t->lanes);
+    for (uint32_t c = first; c < job->cols && l->status == SY_OK; c += step) {
+        if (atomic_load(&t->quit)) return;
+        if ((l->status = sy__check_cancel(t->ctx, &l->err)) != SY_OK) return;
+        size_t chroma = (size_t)c * (job->tile_w / 2);
+        uint8_t *planes[3] = {job->plane[0] + (size_t)c * job->tile_w, job->plane[1] ? job->plane[1] + chroma : NULL,
+                              job->plane[2] ? job->plane[2] + chroma : NULL};
+        l->status = sy__hevc_encoder_push(l->enc, planes, job->stride, job->first_pts + c, &l->err);
+    }
+}
+
+static uint64_t rows_all_lanes_did(const sy__tile_lanes *t) {
+    uint64_t least = t->lane[0].rows_done;
+    for (uint32_t i = 1; i < t->lanes; i++)
+        if (t->lane[i].rows_done < least) least = t->lane[i].rows_done;
+    return least;
+}
+
+/* A lane's thread: its part of each row as the rows start, in order; it does
+ * not wait for the other lanes, so a lane with fewer tiles in this row starts
+ * the next one. */
+static void *lane_main(void *arg) {
+    lane *l = arg;
+    sy__tile_lanes *t = l->owner;
+    pthread_mutex_lock(&t->lock);
+    for (;;) {
+        while (!atomic_load(&t->quit) && l->rows_done == t->rows_started) pthread_cond_wait(&t->work, &t->lock);
+        if (atomic_load(&t->quit)) break;
+        row_job job = t->job[l->rows_done % SY__TILE_LANES_ROWS];
+        if (rows_all_lanes_did(t) < l->rows_done) t->early_starts++;
+        pthread_mutex_unlock(&t->lock);
+        if (l->status == SY_OK) encode_part(l, &job);
+        pthread_mutex_lock(&t->lock);
+        l->rows_done++;
+        pthread_cond_broadcast(&t->done);
+    }
+    pthread_mutex_unlock(&t->lock);
+    return NULL;
+}
+
 /* ---- open ---- */
 
 static uint32_t pool_threads(const sy__hevc_encoder_options *o, uint32_t lanes) {
@@ -120,6 +189,33 @@ static int same_hvcc(const sy__hevc_encoder *a, const sy__hevc_encoder *b) {
     return la == lb && memcmp(ha, hb, la) == 0;
 }
 
+/* Stops and joins the lanes' threads; rows in flight are abandoned. */
+static void stop_threads(sy__tile_lanes *t) {
+    pthread_mutex_lock(&t->lock);
+    atomic_store(&t->quit, 1);
+    pthread_cond_broadcast(&t->work);
+    pthread_mutex_unlock(&t->lock);
+    for (uint32_t i = 0; i < t->lanes; i++) {
+        if (t->lane[i].has_thread) pthread_join(t->lane[i].thread, NULL);
+        t->lane[i].has_thread = 0;
+    }
+    t->parallel = 0;
+}
+
+/* One thread per lane; when one cannot start, none runs (the caller's thread
+ * encodes every lane's part, the same bytes). */
+static void start_threads(sy__tile_lanes *t) {
+    for (uint32_t i = 0; i < t->lanes; i++) {
+        lane *l = &t->lane[i];
+        l->has_thread = pthread_create(&l->thread, NULL, lane_main, l) == 0;
+        if (!l->has_thread) {
+            stop_threads(t);
+            atomic_store(&t->quit, 0);
+            return;
+        }
+    }
+}
+
 sy_status sy__tile_lanes_open(sy_context *ctx, const sy__hevc_encoder_options *o, uint32_t lanes, sy__hevc_sink sink,
                               void *user, sy__tile_lanes **out, sy_error *err) {
     *out = NULL;
@@ -130,7 +226,10 @@ sy_status sy__tile_lanes_open(sy_context *ctx, const sy__hevc_encoder_options *o
     t->ctx = ctx;
     t->sink = sink;
     t->user = user;
-    t->parallel = o->threads != 1;
+    atomic_init(&t->quit, 0);
+    pthread_mutex_init(&t->lock, NULL);
+    pthread_cond_init(&t->work, NULL);
+    pthread_cond_init(&t->done, NULL);
     sy__hevc_encoder_options each = *o;
     each.threads = pool_threads(o, lanes);
     for (uint32_t i = 0; i < lanes; i++) {
@@ -151,33 +250,24 @@ sy_status sy__tile_lanes_open(sy_context *ctx, const sy__hevc_encoder_options *o
         }
         t->lanes++;
     }
+    t->parallel = o->threads != 1;
+    if (t->parallel) start_threads(t);
     *out = t;
     return SY_OK;
+}
+
+uint64_t sy__tile_lanes_early_starts(sy__tile_lanes *t) {
+    pthread_mutex_lock(&t->lock);
+    uint64_t n = t->early_starts;
+    pthread_mutex_unlock(&t->lock);
+    return n;
 }
 
 const uint8_t *sy__tile_lanes_hvcc(const sy__tile_lanes *t, size_t *len) {
     return sy__hevc_encoder_hvcc(t->lane[0].enc, len);
 }
 
-/* ---- encoding a row ---- */
-
-static void encode_lane(lane *l) {
-    uint32_t step = l->owner->lanes;
-    l->status = SY_OK;
-    for (uint32_t c = l->first_col; c < l->cols; c += step) {
-        if ((l->status = sy__check_cancel(l->owner->ctx, &l->err)) != SY_OK) return;
-        size_t chroma = (size_t)c * (l->tile_w / 2);
-        uint8_t *planes[3] = {l->plane[0] + (size_t)c * l->tile_w, l->plane[1] ? l->plane[1] + chroma : NULL,
-                              l->plane[2] ? l->plane[2] + chroma : NULL};
-        l->status = sy__hevc_encoder_push(l->enc, planes, l->stride, l->first_pts + c, &l->err);
-        if (l->status != SY_OK) return;
-    }
-}
-
-static void *lane_main(void *arg) {
-    encode_lane(arg);
-    return NULL;
-}
+/* ---- rows ---- */
 
 /* The first failed lane's error, by lane order. */
 static sy_status first_failure(sy__tile_lanes *t, sy_error *err) {
@@ -191,43 +281,43 @@ static sy_status first_failure(sy__tile_lanes *t, sy_error *err) {
 
 void sy__tile_lanes_start_row(sy__tile_lanes *t, uint8_t *const plane[3], const size_t stride[3], uint32_t cols,
                               uint32_t tile_w, int64_t first_pts) {
-    for (uint32_t i = 0; i < t->lanes; i++) {
-        lane *l = &t->lane[i];
-        memcpy(l->plane, plane, sizeof l->plane);
-        memcpy(l->stride, stride, sizeof l->stride);
-        l->cols = cols;
-        l->tile_w = tile_w;
-        l->first_pts = first_pts;
-        /* lane i takes the tiles with (first_pts + c) % lanes == i */
-        l->first_col = (uint32_t)((i + t->lanes - (uint64_t)first_pts % t->lanes) % t->lanes);
-        l->status = SY_OK;
-        l->started = t->parallel && l->first_col < cols && pthread_create(&l->thread, NULL, lane_main, l) == 0;
-    }
-    t->in_flight = 1;
+    pthread_mutex_lock(&t->lock);
+    row_job *job = &t->job[t->rows_started % SY__TILE_LANES_ROWS];
+    memcpy(job->plane, plane, sizeof job->plane);
+    memcpy(job->stride, stride, sizeof job->stride);
+    job->cols = cols;
+    job->tile_w = tile_w;
+    job->first_pts = first_pts;
+    t->rows_started++;
+    pthread_cond_broadcast(&t->work);
+    pthread_mutex_unlock(&t->lock);
 }
 
-/* Waits for the row's lanes; `encode_missing`: a lane without a thread (one
- * thread asked for, or none could start) is encoded here (when giving up, it
- * is not). */
-static void join_row(sy__tile_lanes *t, int encode_missing) {
-    if (!t->in_flight) return;
+/* Without threads the caller encodes each lane's part of the rows it waits for. */
+static void encode_here(sy__tile_lanes *t, uint64_t until) {
     for (uint32_t i = 0; i < t->lanes; i++) {
         lane *l = &t->lane[i];
-        if (l->started)
-            pthread_join(l->thread, NULL);
-        else if (encode_missing)
-            encode_lane(l);
-        l->started = 0;
+        while (l->rows_done < until) {
+            if (l->status == SY_OK) encode_part(l, &t->job[l->rows_done % SY__TILE_LANES_ROWS]);
+            l->rows_done++;
+        }
     }
-    t->in_flight = 0;
 }
 
-sy_status sy__tile_lanes_finish_row(sy__tile_lanes *t, sy_error *err) {
-    if (!t->in_flight) return SY_OK;
-    join_row(t, 1);
+sy_status sy__tile_lanes_finish_rows(sy__tile_lanes *t, uint32_t keep, sy_error *err) {
+    if (t->rows_started - t->rows_finished <= keep) return SY_OK;
+    uint64_t until = t->rows_started - keep;
+    if (!t->parallel) encode_here(t, until);
+    pthread_mutex_lock(&t->lock);
+    while (rows_all_lanes_did(t) < until) pthread_cond_wait(&t->done, &t->lock);
+    t->rows_finished = until;
     sy_status st = first_failure(t, err);
-    return st != SY_OK ? st : drain(t, err);
+    if (st == SY_OK) st = drain(t, err);
+    pthread_mutex_unlock(&t->lock);
+    return st;
 }
+
+sy_status sy__tile_lanes_finish_row(sy__tile_lanes *t, sy_error *err) { return sy__tile_lanes_finish_rows(t, 0, err); }
 
 sy_status sy__tile_lanes_encode_row(sy__tile_lanes *t, uint8_t *const plane[3], const size_t stride[3], uint32_t cols,
                                     uint32_t tile_w, int64_t first_pts, sy_error *err) {
@@ -243,23 +333,27 @@ sy_status sy__tile_lanes_flush(sy__tile_lanes *t, sy_error *err) {
     for (uint32_t i = 0; i < t->lanes; i++) {
         if ((st = sy__hevc_encoder_flush(t->lane[i].enc, err)) != SY_OK) return st;
     }
+    pthread_mutex_lock(&t->lock);
     st = drain(t, err);
-    if (st != SY_OK) return st;
-    for (uint32_t i = 0; i < t->lanes; i++)
+    for (uint32_t i = 0; i < t->lanes && st == SY_OK; i++)
         if (t->lane[i].count != 0)
-            return sy__fail(err, SY_E_CODEC, "x265: tile %lld finished but tile %lld never did",
-                            (long long)t->lane[i].held[0].pts, (long long)t->next_pts);
-    return SY_OK;
+            st = sy__fail(err, SY_E_CODEC, "x265: tile %lld finished but tile %lld never did",
+                          (long long)t->lane[i].held[0].pts, (long long)t->next_pts);
+    pthread_mutex_unlock(&t->lock);
+    return st;
 }
 
 void sy__tile_lanes_destroy(sy__tile_lanes *t) {
     if (!t) return;
-    join_row(t, 0); /* never free what a lane still reads or writes */
+    stop_threads(t); /* never free what a lane still reads or writes */
     for (uint32_t i = 0; i < SY__TILE_LANES_MAX; i++) {
         lane *l = &t->lane[i];
         sy__hevc_encoder_destroy(l->enc);
         sy__free(t->ctx, l->held);
         sy__free(t->ctx, l->bytes);
     }
+    pthread_cond_destroy(&t->done);
+    pthread_cond_destroy(&t->work);
+    pthread_mutex_destroy(&t->lock);
     sy__free(t->ctx, t);
 }

@@ -24,8 +24,9 @@
  * (essential). Exif/XMP items point at their image with 'cdsc'; auxiliary
  * images point at the primary with a single-target 'auxl'.
  *
- * Memory: one tile row of 4:2:0 samples (tile_size x padded width x 1.5
- * bytes) plus the x265 encoder (estimated and charged to the budget, ~12 MiB
+ * Memory: two tile rows of 4:2:0 samples (tile_size x padded width x 1.5
+ * bytes each; one is filled while the encoders read the other; one for an
+ * image of a single tile row) plus the x265 encoder (estimated and charged to the budget, ~12 MiB
  * + 32 bytes per tile sample). Compressed tiles are spooled to an unlinked
  * temporary file in the destination folder (not kept in memory); finish
  * copies them behind the metadata.
@@ -34,7 +35,7 @@
  * complete: after any failure (including cancellation and destroy without
  * finish) no file is left and an existing file at `path` is untouched.
  *
- * HEVC: one x265 encoder (preset "ultrafast" with a 32x32 smallest CU by default, CTU 64, intra only,
+ * HEVC: one x265 encoder (preset "ultrafast" with a 32x32 smallest CU and RD level 1 by default, CTU 64, intra only,
  * every tile an IDR; `encoders` x265 encoders take the tiles in turn) per image size; parameter sets go to hvcC only, item data is 4-byte
  * length-prefixed VCL NAL units. 4:2:0 tiles are Main Still Picture; 4:0:0
  * auxiliary images are Format Range Extensions (profile 4), which libavcodec

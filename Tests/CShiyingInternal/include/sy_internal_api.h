@@ -16,6 +16,7 @@
 #include "heif/sy_heif.h"
 #include "heif/sy_heif_source.h"
 #include "heif/sy_heif_writer.h"
+#include "heif/sy_heif_tile_lanes.h"
 #include "png/sy_png_source.h"
 #include "gainmap/sy_gainmap_internal.h"
 #include "hevc/sy_hevc.h"
