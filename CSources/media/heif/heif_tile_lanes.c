@@ -31,8 +31,10 @@ typedef struct lane {
     uint64_t rows_done; /* rows this lane has finished its part of (guarded by owner->lock) */
     pthread_t thread;
     int has_thread;
-    sy_status status; /* the first failure; later rows are skipped, still counted done */
+    sy_status status; /* the first failure, on the lane's thread; later rows are skipped, still counted done */
     sy_error err;
+    sy_status failed; /* `status` as the caller may read it: published with rows_done (guarded by owner->lock) */
+    sy_error failed_err;
 } lane;
 
 struct sy__tile_lanes {
@@ -146,6 +148,16 @@ static void encode_part(lane *l, const row_job *job) {
     }
 }
 
+/* Makes the lane's failure, if any, readable by the caller (under the lock):
+ * the lane writes `status` and `err` while the caller may already look at
+ * the row before. */
+static void publish(lane *l) {
+    if (l->status != SY_OK && l->failed == SY_OK) {
+        l->failed_err = l->err;
+        l->failed = l->status;
+    }
+}
+
 static uint64_t rows_all_lanes_did(const sy__tile_lanes *t) {
     uint64_t least = t->lane[0].rows_done;
     for (uint32_t i = 1; i < t->lanes; i++)
@@ -168,6 +180,7 @@ static void *lane_main(void *arg) {
         pthread_mutex_unlock(&t->lock);
         if (l->status == SY_OK) encode_part(l, &job);
         pthread_mutex_lock(&t->lock);
+        publish(l);
         l->rows_done++;
         pthread_cond_broadcast(&t->done);
     }
@@ -269,12 +282,12 @@ const uint8_t *sy__tile_lanes_hvcc(const sy__tile_lanes *t, size_t *len) {
 
 /* ---- rows ---- */
 
-/* The first failed lane's error, by lane order. */
+/* The first failed lane's error, by lane order (under the lock). */
 static sy_status first_failure(sy__tile_lanes *t, sy_error *err) {
     for (uint32_t i = 0; i < t->lanes; i++)
-        if (t->lane[i].status != SY_OK) {
-            if (err) *err = t->lane[i].err;
-            return t->lane[i].status;
+        if (t->lane[i].failed != SY_OK) {
+            if (err) *err = t->lane[i].failed_err;
+            return t->lane[i].failed;
         }
     return SY_OK;
 }
@@ -299,7 +312,10 @@ static void encode_here(sy__tile_lanes *t, uint64_t until) {
         lane *l = &t->lane[i];
         while (l->rows_done < until) {
             if (l->status == SY_OK) encode_part(l, &t->job[l->rows_done % SY__TILE_LANES_ROWS]);
+            pthread_mutex_lock(&t->lock);
+            publish(l);
             l->rows_done++;
+            pthread_mutex_unlock(&t->lock);
         }
     }
 }
