@@ -16,9 +16,9 @@ OUT         ?= out
 APT_PACKAGES = pkg-config libjpeg62-turbo-dev libheif-dev libx265-dev libavcodec-dev libavutil-dev \
                zlib1g-dev liblcms2-dev libsqlite3-dev \
                libimage-exiftool-perl ffmpeg libheif-examples imagemagick libvips-tools libjpeg-turbo-progs \
-               python3 python3-pip tesseract-ocr tesseract-ocr-chi-sim
+               python3 python3-pip tesseract-ocr tesseract-ocr-chi-sim gcc
 
-.PHONY: deps build release test api-client docs sanitize fuzz fuzz-cli bench demo cli-docs man clean
+.PHONY: deps build release test api-client docs sanitize tsan fuzz fuzz-cli bench demo cli-docs man clean
 
 ## deps: every build dependency and the outside validators (Debian 12)
 deps:
@@ -62,6 +62,10 @@ sanitize:
 	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test $(SANITIZE) --filter CShiyingTests  # XCTest itself leaks 144 B
 	SHIYING_BIN=$$($(SWIFT) build $(SANITIZE) --show-bin-path)/shiying \
 	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 scripts/sanitize-run.sh
+
+## tsan: ThreadSanitizer over the HEIF writer's tile lanes (encoders on threads of their own)
+tsan:
+	scripts/tsan.sh
 
 ## fuzz: libFuzzer harnesses for the JPEG and PNG readers (FUZZ_SECONDS each)
 fuzz:
