@@ -132,6 +132,18 @@ static void layout_tmap(hw_layout *L, sy_heif_writer *w, uint32_t *next_id, cons
     add_prop(it, P->irot, 1), add_prop(it, P->imir, 1);
 }
 
+/* The image items from the first ID on: the primary, the auxiliary images,
+ * the 'tmap' item. Returns the next free ID. */
+static uint32_t layout_images(hw_layout *L, sy_heif_writer *w, const hw_props *P) {
+    uint32_t next_id = 1;
+    L->count = 0;
+    L->idat_len = 0;
+    layout_image(L, &w->primary, &next_id, P, -1);
+    for (uint32_t i = 0; i < w->aux_count; i++) layout_image(L, &w->aux[i], &next_id, P, (int)i);
+    layout_tmap(L, w, &next_id, P);
+    return next_id;
+}
+
 static sy_status put_ispe(sy_bmff_writer *b, uint32_t width, uint32_t height, uint8_t *index, uint8_t *count,
                           sy_error *err) {
     sy_status st = sy_bmff_writer_begin(b, SY_FOURCC('i', 's', 'p', 'e'), 0, 0, err);
@@ -319,12 +331,7 @@ static sy_status build_header(sy_heif_writer *w, hw_layout *L, sy_bmff_writer *b
     hw_props P;
     TRY(put_ipco(w, b, &P, err));
     /* Property indices are only known now: fill in each item's list. */
-    uint32_t next_id = 1;
-    L->count = 0;
-    L->idat_len = 0;
-    layout_image(L, &w->primary, &next_id, &P, -1);
-    for (uint32_t i = 0; i < w->aux_count; i++) layout_image(L, &w->aux[i], &next_id, &P, (int)i);
-    layout_tmap(L, w, &next_id, &P);
+    layout_images(L, w, &P);
     uint32_t with_props = L->count;
     TRY(sy_bmff_writer_begin(b, SY_FOURCC('i', 'p', 'm', 'a'), 0, 0, err));
     TRY(sy_bmff_writer_u32(b, with_props, err));
@@ -367,12 +374,7 @@ static uint32_t plan_items(sy_heif_writer *w, hw_layout *L) {
     for (uint32_t i = 0; i < w->aux_count; i++) meta_bytes += w->aux[i].xmp_len;
     L->spool_base = meta_bytes;
     L->mdat_payload = meta_bytes + w->spool_len;
-    uint32_t next_id = 1;
-    L->count = 0;
-    L->idat_len = 0;
-    layout_image(L, &w->primary, &next_id, &none, -1);
-    for (uint32_t i = 0; i < w->aux_count; i++) layout_image(L, &w->aux[i], &next_id, &none, (int)i);
-    layout_tmap(L, w, &next_id, &none);
+    uint32_t next_id = layout_images(L, w, &none);
     uint64_t at = w->tmap ? 1 + w->tmap_len : 0;
     if (w->exif) {
         hw_item *it = &L->items[L->count++];
