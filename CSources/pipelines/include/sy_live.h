@@ -136,7 +136,7 @@ sy_status sy_live_save(sy_context *ctx, const char *source_movie, const char *so
 typedef struct sy_live_motion_options {
     uint32_t version;             /* 1 */
     const char *content_identifier; /* NULL = a fresh one */
-    int quality;                  /* HEIC still, when it must be re-encoded (default 97: >= 50 dB PSNR) */
+    int quality;                  /* HEIC still, when it must be re-encoded (default 98: >= 50 dB PSNR) */
     int allow_sdr;                /* SPEC E6: the user agreed to lose a HEIC still's gain map that cannot be kept */
 } sy_live_motion_options;
 
@@ -184,7 +184,7 @@ typedef struct sy_motion_photo_options {
     uint32_t version;             /* 1 */
     int reencode_still;           /* 1: a still in the other format (a HEIC still for a .jpg) is re-encoded;
                                      0: refused (SY_E_UNSUPPORTED) so the still's own bytes are never lost unasked */
-    int quality;                  /* the re-encoded still's quality (default 97) */
+    int quality;                  /* the re-encoded still's quality (default 98) */
     int allow_sdr;                /* SPEC E6: consent to a re-encoded still losing a gain map it cannot keep */
 } sy_motion_photo_options;
 

@@ -31,7 +31,7 @@
 void sy_motion_photo_options_init(sy_motion_photo_options *opts) {
     memset(opts, 0, sizeof *opts);
     opts->version = 1;
-    opts->quality = 97; /* as Motion Photo -> Live: >= 50 dB on the sample scene */
+    opts->quality = 98; /* as Motion Photo -> Live: >= 50 dB on the sample scene */
 }
 
 static int ends_with(const char *s, const char *suffix) {
