@@ -6,7 +6,9 @@
  * stay in the moov buffer (big-endian); their entry counts are checked against
  * the bytes present at open. The first sample lookup of a track builds a small
  * index (stts run starts, ctts run starts, chunk → first sample, sorted stss),
- * whose size is bounded by the table bytes, not by the sample count.
+ * whose size is bounded by the table bytes, not by the sample count
+ * (mov_demux_samples.c); the movie's metadata is read by mov_demux_meta.c.
+ * The handle they share: sy_mov_demux_internal.h.
  *
  * Hostile-input rules: every count is checked against the bytes left before
  * it is used or allocated from; 64-bit sums are overflow checked; mandatory
@@ -26,85 +28,16 @@
 
 #include "bmff/sy_bmff.h"
 #include "bmff/sy_bmff_file.h"
+#include "mov/sy_mov_demux_internal.h"
 #include "mov/sy_motion_photo.h"
 #include "sy_mov.h"
 #include "base/sy_hdr_static.h"
 #include "base/sy_internal.h"
 
-#define FCC SY_FOURCC
-#define MOV_MAX_TRACKS 4096u
+/* ---- errors and helpers (sy_mov_demux_internal.h) ---- */
 
-typedef struct mov_track {
-    sy_mov_track_info info;
-    uint64_t trak_offset; /* absolute, for messages */
-    /* codec configuration (borrowed from moov) */
-    const uint8_t *config;
-    size_t config_len;
-    uint32_t config_type;
-    /* first sample entry, header included (borrowed from moov) */
-    const uint8_t *entry;
-    size_t entry_len;
-    /* trak/meta box, header included (borrowed) */
-    const uint8_t *meta;
-    size_t meta_len;
-    /* edit list (borrowed) */
-    const uint8_t *elst;
-    uint8_t elst_version;
-    /* sample tables: pointers to the first entry inside moov, counts checked */
-    const uint8_t *stts, *ctts, *stsc, *stsz, *stco, *stss;
-    uint32_t stts_n, ctts_n, stsc_n, stss_n, chunk_n;
-    uint32_t stsz_const, stsz_n; /* constant size (0 = table), declared count */
-    uint8_t stsz_bits;           /* 32 (stsz) or 4/8/16 (stz2) */
-    uint8_t co64;
-    uint64_t stbl_offset;
-    /* mebx keys */
-    sy_mov_mebx_key *mebx;
-    /* lazy index */
-    int indexed;
-    uint32_t *stts_first; /* stts_n + 1 */
-    uint64_t *stts_dts;   /* stts_n */
-    uint32_t *ctts_first; /* ctts_n + 1 */
-    uint32_t *chunk_first; /* chunk_n + 1 */
-    uint32_t *keys;       /* sorted 0-based keyframes */
-    uint32_t key_n;
-    /* sequential-access cache (offset inside a chunk) */
-    int cache_valid;
-    uint32_t cache_chunk, cache_sample;
-    uint64_t cache_offset;
-} mov_track;
-
-typedef struct mov_meta_item {
-    const char *key;
-    uint32_t type;
-    const uint8_t *value;
-    size_t len;
-} mov_meta_item;
-
-/* Engine allocations owned by the handle besides the fixed arrays. */
-typedef struct mov_block {
-    struct mov_block *next;
-} mov_block;
-
-struct sy_mov {
-    sy_context *ctx;
-    FILE *fp;
-    int fd;
-    char *path;
-    uint64_t base; /* file offset of the movie: 0, or where a Motion Photo's embedded movie starts */
-    sy_mov_info info;
-    uint8_t *moov; /* whole moov box, header included */
-    mov_track *tracks;
-    mov_meta_item *meta;
-    uint32_t meta_n, meta_cap;
-    mov_block *blocks;
-};
-
-/* ---- errors ---- */
-
-
-/* "path: reason ('box', offset N)"; `offset` is absolute in the file. */
-__attribute__((format(printf, 6, 7))) static sy_status bad(const sy_mov *m, sy_error *err, sy_status code, uint32_t box,
-                                                           uint64_t offset, const char *fmt, ...) {
+sy_status sy__mov_bad(const sy_mov *m, sy_error *err, sy_status code, uint32_t box, uint64_t offset, const char *fmt,
+                      ...) {
     va_list ap;
     va_start(ap, fmt);
     sy_status st = sy__bmff_fail(err, code, m->path, box, offset, fmt, ap);
@@ -112,26 +45,11 @@ __attribute__((format(printf, 6, 7))) static sy_status bad(const sy_mov *m, sy_e
     return st;
 }
 
-static sy_status next_box(const sy_mov *m, sy_bmff_cursor *c, sy_bmff_box *b, sy_error *err) {
+sy_status sy__mov_next_box(const sy_mov *m, sy_bmff_cursor *c, sy_bmff_box *b, sy_error *err) {
     return sy__bmff_next_in(m->path, c, b, err);
 }
 
-/* ---- helpers ---- */
-
-static uint32_t be32(const uint8_t *p) {
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
-}
-static uint64_t be64(const uint8_t *p) { return (uint64_t)be32(p) << 32 | be32(p + 4); }
-static uint16_t be16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
-
-static uint64_t abs_off(const sy_mov *m, uint64_t moov_offset) { return m->info.moov_offset + moov_offset; }
-
-static sy_bmff_span span_of(const sy_mov *m, const sy_bmff_box *b) {
-    sy_bmff_span s = {m->moov + b->payload_offset, b->payload_size};
-    return s;
-}
-
-static void *block_alloc(sy_mov *m, size_t count, size_t size, const char *reason, sy_error *err) {
+void *sy__mov_block_alloc(sy_mov *m, size_t count, size_t size, const char *reason, sy_error *err) {
     size_t bytes;
     if (!sy__mul_ok(count, size, &bytes) || bytes > SIZE_MAX - sizeof(mov_block) - 16) {
         sy__fail(err, SY_E_BUDGET, "%s: %s: %zu x %zu bytes overflows", sy__short_path(m->path), reason, count, size);
@@ -145,7 +63,7 @@ static void *block_alloc(sy_mov *m, size_t count, size_t size, const char *reaso
     return (uint8_t *)b + 16;
 }
 
-static sy_status read_at(const sy_mov *m, uint64_t offset, void *dst, size_t n, sy_error *err) {
+sy_status sy__mov_read_at(const sy_mov *m, uint64_t offset, void *dst, size_t n, sy_error *err) {
     return sy__bmff_read_at(m->fd, m->path, m->base + offset, dst, n, err);
 }
 
@@ -153,10 +71,10 @@ static sy_status read_at(const sy_mov *m, uint64_t offset, void *dst, size_t n, 
 
 static sy_status parse_ftyp(sy_mov *m, uint64_t pos, uint64_t payload_offset, uint64_t payload_size, sy_error *err) {
     if (payload_size < 8)
-        return bad(m, err, SY_E_INVALID_INPUT, FCC('f', 't', 'y', 'p'), pos, "ftyp too short (%llu bytes)",
+        return sy__mov_bad(m, err, SY_E_INVALID_INPUT, FCC('f', 't', 'y', 'p'), pos, "ftyp too short (%llu bytes)",
                    (unsigned long long)payload_size);
     uint8_t b[8];
-    sy_status st = read_at(m, payload_offset, b, 8, err);
+    sy_status st = sy__mov_read_at(m, payload_offset, b, 8, err);
     if (st != SY_OK) return st;
     m->info.major_brand = be32(b);
     m->info.minor_version = be32(b + 4);
@@ -177,257 +95,12 @@ static sy_status parse_mvhd(sy_mov *m, const sy_bmff_box *b, sy_error *err) {
         c64 = c32;
         d64 = d32 == 0xFFFFFFFFu ? 0 : d32;
     } else if (ok)
-        return bad(m, err, SY_E_UNSUPPORTED, b->type, abs_off(m, b->offset), "mvhd version %u", v);
-    if (!ok) return bad(m, err, SY_E_INVALID_INPUT, b->type, abs_off(m, b->offset), "mvhd too short");
+        return sy__mov_bad(m, err, SY_E_UNSUPPORTED, b->type, abs_off(m, b->offset), "mvhd version %u", v);
+    if (!ok) return sy__mov_bad(m, err, SY_E_INVALID_INPUT, b->type, abs_off(m, b->offset), "mvhd too short");
     m->info.timescale = ts;
     m->info.creation_time = c64;
     m->info.duration = d64;
     m->info.duration_seconds = ts ? (double)d64 / ts : 0;
-    return SY_OK;
-}
-
-/* ---- metadata (mdta keys + ilst) ---- */
-
-static sy_status meta_push(sy_mov *m, const mov_meta_item *it, sy_error *err) {
-    if (m->meta_n == m->meta_cap) {
-        uint32_t cap = m->meta_cap ? m->meta_cap * 2 : 16;
-        if (cap > 4u * SY_BMFF_MAX_CHILDREN) return sy__fail(err, SY_E_INVALID_INPUT, "%s: too many metadata items", sy__short_path(m->path));
-        mov_meta_item *n = sy__alloc(m->ctx, cap, sizeof *n, "mov metadata items", err);
-        if (!n) return err ? err->code : SY_E_BUDGET;
-        if (m->meta_n) memcpy(n, m->meta, m->meta_n * sizeof *n);
-        sy__free(m->ctx, m->meta);
-        m->meta = n;
-        m->meta_cap = cap;
-    }
-    m->meta[m->meta_n++] = *it;
-    return SY_OK;
-}
-
-static sy_status parse_item_list_facts(sy_mov *m, const sy_bmff_cursor *parent, const sy_bmff_box *ilst,
-                                       sy_error *err);
-
-/* A `meta` box inside moov or udta. QuickTime writes it without version/flags,
- * ISO (ffmpeg's udta/meta) with; the handler 'mdta' (Apple's keyed items) or
- * 'mdir' (the iTunes-style item list ffmpeg and many apps write in an MP4). */
-static sy_status parse_meta(sy_mov *m, const sy_bmff_cursor *parent, const sy_bmff_box *mb, sy_error *err) {
-    uint64_t skip = 4;
-    if (mb->payload_size >= 8 && be32(m->moov + mb->payload_offset + 4) == FCC('h', 'd', 'l', 'r')) skip = 0;
-    sy_bmff_cursor c;
-    sy_bmff_box b;
-    sy_bmff_box keys = {0}, ilst = {0};
-    uint32_t handler = 0;
-    sy_bmff_cursor_children(&c, parent, mb, skip);
-    for (;;) {
-        sy_status st = next_box(m, &c, &b, err);
-        if (st != SY_OK) return st;
-        if (!b.type) break;
-        if (b.type == FCC('h', 'd', 'l', 'r') && !handler) {
-            sy_bmff_span s = span_of(m, &b);
-            uint8_t v;
-            uint32_t f;
-            if (sy_bmff_full_header(&s, &v, &f) && sy_bmff_skip(&s, 4)) sy_bmff_u32(&s, &handler);
-        } else if (b.type == FCC('k', 'e', 'y', 's') && !keys.type) {
-            keys = b;
-        } else if (b.type == FCC('i', 'l', 's', 't') && !ilst.type) {
-            ilst = b;
-        }
-    }
-    if (handler == FCC('m', 'd', 'i', 'r') && ilst.type) return parse_item_list_facts(m, parent, &ilst, err);
-    if (handler != FCC('m', 'd', 't', 'a') || !keys.type || !ilst.type) return SY_OK; /* not QuickTime metadata */
-    /* keys: FullBox, entry_count, then (u32 size, u32 namespace, name) */
-    sy_bmff_span s = span_of(m, &keys);
-    uint8_t v;
-    uint32_t f, count;
-    if (!sy_bmff_full_header(&s, &v, &f) || !sy_bmff_u32(&s, &count))
-        return bad(m, err, SY_E_INVALID_INPUT, keys.type, abs_off(m, keys.offset), "keys too short");
-    if (count > s.left / 8)
-        return bad(m, err, SY_E_INVALID_INPUT, keys.type, abs_off(m, keys.offset),
-                   "keys declares %u entries but holds %llu bytes", count, (unsigned long long)s.left);
-    /* names: pool of at most the box payload (each name is shorter than its entry) */
-    const char **names = NULL;
-    char *pool = NULL;
-    if (count) {
-        names = block_alloc(m, count, sizeof *names, "mov metadata keys", err);
-        pool = names ? block_alloc(m, (size_t)s.left + 1, 1, "mov metadata key names", err) : NULL;
-        if (!names || !pool) return err ? err->code : SY_E_BUDGET;
-    }
-    size_t used = 0;
-    for (uint32_t k = 0; k < count; k++) {
-        uint32_t size, ns;
-        const uint8_t *at = s.p;
-        if (!sy_bmff_u32(&s, &size) || !sy_bmff_u32(&s, &ns) || size < 8 || size - 8 > s.left)
-            return bad(m, err, SY_E_INVALID_INPUT, keys.type, abs_off(m, keys.offset) + (uint64_t)(at - (m->moov + keys.offset)),
-                       "key %u of %u has a bad size", k + 1, count);
-        size_t n = size - 8;
-        memcpy(pool + used, s.p, n);
-        pool[used + n] = '\0';
-        names[k] = pool + used;
-        used += n + 1;
-        sy_bmff_skip(&s, n);
-        (void)ns;
-    }
-    /* ilst: one child per value, its type the 1-based key index; first `data` child */
-    sy_bmff_cursor ic, dc;
-    sy_bmff_box item, d;
-    sy_bmff_cursor_children(&ic, parent, &ilst, 0);
-    for (;;) {
-        sy_status st = next_box(m, &ic, &item, err);
-        if (st != SY_OK) return st;
-        if (!item.type) break;
-        if (item.type == 0 || item.type > count) continue; /* unknown key index: skipped */
-        sy_bmff_cursor_children(&dc, parent, &item, 0);
-        for (;;) {
-            if ((st = next_box(m, &dc, &d, err)) != SY_OK) return st;
-            if (!d.type) break;
-            if (d.type != FCC('d', 'a', 't', 'a')) continue;
-            sy_bmff_span ds = span_of(m, &d);
-            uint32_t type, locale;
-            if (!sy_bmff_u32(&ds, &type) || !sy_bmff_u32(&ds, &locale))
-                return bad(m, err, SY_E_INVALID_INPUT, d.type, abs_off(m, d.offset), "data box too short (%llu bytes)",
-                           (unsigned long long)d.payload_size);
-            mov_meta_item it = {names[item.type - 1], type & 0xFFFFFFu, ds.p, (size_t)ds.left};
-            if ((st = meta_push(m, &it, err)) != SY_OK) return st;
-            break;
-        }
-    }
-    return SY_OK;
-}
-
-/* ---- udta user data (ISO / 3GPP / QuickTime text atoms) ---- */
-
-/* Apple's names for what an MP4 from a phone or camera (Android, ffmpeg,
- * exiftool) states in moov/udta: ©xyz (ISO 6709 location), ©day (creation
- * date), 3GPP `loci`, ©mak / ©mod (camera make and model: older cameras,
- * ffmpeg's make/model in a .mov). They become items under these keys when the
- * file has no `mdta` item of that name: one fact, one name, for every reader
- * (the rewrites copy them as Apple's keys, which Photos reads).
- * ©day is kept as written: with its zone ("+0200", "Z": UTC) when it states
- * one, else a local time whose zone nobody knows (exiftool reads it the same
- * way, as an XMP date) — never taken as UTC, which only mvhd's count is. */
-#define UDTA_LOCATION_KEY "com.apple.quicktime.location.ISO6709"
-#define UDTA_CREATION_KEY "com.apple.quicktime.creationdate"
-#define UDTA_MAKE_KEY "com.apple.quicktime.make"
-#define UDTA_MODEL_KEY "com.apple.quicktime.model"
-
-static int meta_has(const sy_mov *m, const char *key) {
-    for (uint32_t i = 0; i < m->meta_n; i++)
-        if (strcmp(m->meta[i].key, key) == 0) return 1;
-    return 0;
-}
-
-/* `p[0..n)` as one printable ASCII string (a C string's terminators cut),
- * its length in *len; NULL when empty or not printable. */
-static const uint8_t *fact_text(const uint8_t *p, size_t n, size_t *len) {
-    while (n && p[n - 1] == 0) n--;
-    for (size_t i = 0; i < n; i++)
-        if (p[i] < 0x20 || p[i] > 0x7e) return NULL;
-    *len = n;
-    return n ? p : NULL;
-}
-
-/* A QuickTime text atom (©xyz, ©day): u16 length, u16 language, then text;
- * NULL when it does not hold one printable string. */
-static const uint8_t *udta_text(const sy_mov *m, const sy_bmff_box *b, size_t *len) {
-    if (b->payload_size < 5) return NULL;
-    const uint8_t *p = m->moov + b->payload_offset;
-    size_t n = (size_t)((p[0] << 8) | p[1]);
-    if (n == 0 || n > b->payload_size - 4 || n > 255) return NULL;
-    return fact_text(p + 4, n, len);
-}
-
-/* A date the text begins with: "YYYY-MM-DD" (the rest as written). */
-static int udta_date_ok(const uint8_t *p, size_t n) {
-    static const char shape[] = "dddd-dd-dd";
-    if (n < 10) return 0;
-    for (int i = 0; i < 10; i++)
-        if (shape[i] == 'd' ? (p[i] < '0' || p[i] > '9') : p[i] != (uint8_t)shape[i]) return 0;
-    return 1;
-}
-
-/* 3GPP TS 26.244 `loci`: FullBox, language, name (C string), role, then
- * longitude, latitude, altitude (16.16 fixed point) -> ISO 6709 text. */
-static sy_status udta_loci(sy_mov *m, const sy_bmff_box *b, sy_error *err) {
-    sy_bmff_span s = span_of(m, b);
-    uint8_t v;
-    uint32_t f, lon, lat, alt;
-    uint16_t lang;
-    if (!sy_bmff_full_header(&s, &v, &f) || !sy_bmff_u16(&s, &lang)) return SY_OK;
-    const uint8_t *nul = s.left ? memchr(s.p, 0, (size_t)s.left) : NULL;
-    if (!nul || !sy_bmff_skip(&s, (uint64_t)(nul - s.p) + 1) || !sy_bmff_skip(&s, 1) || !sy_bmff_u32(&s, &lon) ||
-        !sy_bmff_u32(&s, &lat) || !sy_bmff_u32(&s, &alt))
-        return SY_OK; /* not the simple form: left alone */
-    double lo = (int32_t)lon / 65536.0, la = (int32_t)lat / 65536.0, al = (int32_t)alt / 65536.0;
-    if (fabs(la) > 90 || fabs(lo) > 180) return SY_OK;
-    char *text = block_alloc(m, 48, 1, "mov loci location", err);
-    if (!text) return err ? err->code : SY_E_BUDGET;
-    int n = snprintf(text, 48, "%+08.4f%+09.4f%+.3f/", la, lo, al);
-    mov_meta_item it = {UDTA_LOCATION_KEY, 1, (const uint8_t *)text, (size_t)n};
-    return meta_push(m, &it, err);
-}
-
-/* The Apple name of a text fact atom (©xyz, ©day, ©mak, ©mod), or NULL. */
-static const char *fact_key(uint32_t type) {
-    return type == FCC(0xA9, 'd', 'a', 'y')   ? UDTA_CREATION_KEY
-           : type == FCC(0xA9, 'x', 'y', 'z') ? UDTA_LOCATION_KEY
-           : type == FCC(0xA9, 'm', 'a', 'k') ? UDTA_MAKE_KEY
-           : type == FCC(0xA9, 'm', 'o', 'd') ? UDTA_MODEL_KEY
-                                              : NULL;
-}
-
-/* Records the text of fact atom `type` under its Apple name, unless an item
- * of that name is there or the text is not of its shape (a date, an ISO 6709
- * location). The text stays in the moov buffer. */
-static sy_status push_fact(sy_mov *m, uint32_t type, const uint8_t *text, size_t n, sy_error *err) {
-    const char *key = fact_key(type);
-    if (!key || !text || meta_has(m, key)) return SY_OK;
-    if (type == FCC(0xA9, 'd', 'a', 'y') && !udta_date_ok(text, n)) return SY_OK;
-    if (type == FCC(0xA9, 'x', 'y', 'z') && text[0] != '+' && text[0] != '-') return SY_OK;
-    mov_meta_item it = {key, 1, text, n};
-    return meta_push(m, &it, err);
-}
-
-static sy_status parse_udta_facts(sy_mov *m, const sy_bmff_cursor *root, const sy_bmff_box *udta, sy_error *err) {
-    sy_bmff_cursor uc;
-    sy_bmff_box u;
-    sy_status st = SY_OK;
-    sy_bmff_cursor_children(&uc, root, udta, 0);
-    while (st == SY_OK && sy_bmff_next(&uc, &u, NULL) == SY_OK && u.type) {
-        size_t n = 0;
-        if (u.type == FCC('l', 'o', 'c', 'i')) {
-            if (!meta_has(m, UDTA_LOCATION_KEY)) st = udta_loci(m, &u, err);
-        } else if (fact_key(u.type)) {
-            st = push_fact(m, u.type, udta_text(m, &u, &n), n, err);
-        }
-    }
-    return st;
-}
-
-/* An item list ('mdir' handler): items typed by their name (©day, ©xyz,
- * ©mak, ©mod), each value in a `data` box (u32 type, u32 locale, then UTF-8
- * text for type 1). The facts a udta text atom would state, under the same
- * Apple names: ffmpeg's MP4 keeps a video's date here (`-metadata date`,
- * exiftool's ItemList:ContentCreateDate), not in udta's ©day. */
-static sy_status parse_item_list_facts(sy_mov *m, const sy_bmff_cursor *parent, const sy_bmff_box *ilst,
-                                       sy_error *err) {
-    sy_bmff_cursor ic, dc;
-    sy_bmff_box item, d;
-    sy_bmff_cursor_children(&ic, parent, ilst, 0);
-    for (;;) {
-        sy_status st = next_box(m, &ic, &item, err);
-        if (st != SY_OK) return st;
-        if (!item.type) break;
-        if (!fact_key(item.type)) continue;
-        sy_bmff_cursor_children(&dc, parent, &item, 0);
-        do { /* its first `data` box */
-            if ((st = next_box(m, &dc, &d, err)) != SY_OK) return st;
-        } while (d.type && d.type != FCC('d', 'a', 't', 'a'));
-        sy_bmff_span ds = span_of(m, &d);
-        uint32_t type, locale;
-        if (!d.type || !sy_bmff_u32(&ds, &type) || !sy_bmff_u32(&ds, &locale) || (type & 0xFFFFFFu) != 1) continue;
-        size_t n = 0;
-        const uint8_t *text = fact_text(ds.p, (size_t)SY__MIN(ds.left, (uint64_t)255), &n);
-        if ((st = push_fact(m, item.type, text, n, err)) != SY_OK) return st;
-    }
     return SY_OK;
 }
 
@@ -481,7 +154,7 @@ static sy_status parse_mebx(mov_track *t, sy_mov *m, const sy_bmff_cursor *paren
     sy_bmff_box b, k, e;
     sy_bmff_cursor_children(&c, parent, entry, 8);
     for (;;) {
-        sy_status st = next_box(m, &c, &b, err);
+        sy_status st = sy__mov_next_box(m, &c, &b, err);
         if (st != SY_OK) return st;
         if (!b.type) return SY_OK;
         if (b.type == FCC('k', 'e', 'y', 's')) break;
@@ -489,14 +162,14 @@ static sy_status parse_mebx(mov_track *t, sy_mov *m, const sy_bmff_cursor *paren
     uint32_t n = 0;
     sy_bmff_cursor_children(&kc, parent, &b, 0);
     for (;;) {
-        sy_status st = next_box(m, &kc, &k, err);
+        sy_status st = sy__mov_next_box(m, &kc, &k, err);
         if (st != SY_OK) return st;
         if (!k.type) break;
         n++;
     }
     if (!n) return SY_OK;
-    sy_mov_mebx_key *keys = block_alloc(m, n, sizeof *keys, "mov mebx keys", err);
-    char *pool = keys ? block_alloc(m, (size_t)b.payload_size + 1, 1, "mov mebx key names", err) : NULL;
+    sy_mov_mebx_key *keys = sy__mov_block_alloc(m, n, sizeof *keys, "mov mebx keys", err);
+    char *pool = keys ? sy__mov_block_alloc(m, (size_t)b.payload_size + 1, 1, "mov mebx key names", err) : NULL;
     if (!keys || !pool) return err ? err->code : SY_E_BUDGET;
     size_t used = 0;
     uint32_t i = 0;
@@ -507,7 +180,7 @@ static sy_status parse_mebx(mov_track *t, sy_mov *m, const sy_bmff_cursor *paren
         key->local_id = k.type;
         sy_bmff_cursor_children(&ec, parent, &k, 0);
         for (;;) {
-            sy_status st = next_box(m, &ec, &e, err);
+            sy_status st = sy__mov_next_box(m, &ec, &e, err);
             if (st != SY_OK) return st;
             if (!e.type) break;
             sy_bmff_span s = span_of(m, &e);
@@ -538,7 +211,7 @@ static sy_status parse_stsd(mov_track *t, sy_mov *m, const sy_bmff_cursor *paren
     uint8_t v;
     uint32_t f, count;
     if (!sy_bmff_full_header(&s, &v, &f) || !sy_bmff_u32(&s, &count))
-        return bad(m, err, SY_E_INVALID_INPUT, b->type, abs_off(m, b->offset), "stsd too short");
+        return sy__mov_bad(m, err, SY_E_INVALID_INPUT, b->type, abs_off(m, b->offset), "stsd too short");
     if (count > s.left / 8) {
         /* A timed-metadata or data track we only read for facts may be
          * damaged without harm to the picture and sound: ffmpeg's `-map 0
@@ -549,7 +222,7 @@ static sy_status parse_stsd(mov_track *t, sy_mov *m, const sy_bmff_cursor *paren
             t->info.sample_entry_count = 0;
             return SY_OK;
         }
-        return bad(m, err, SY_E_INVALID_INPUT, b->type, abs_off(m, b->offset),
+        return sy__mov_bad(m, err, SY_E_INVALID_INPUT, b->type, abs_off(m, b->offset),
                    "stsd declares %u entries but holds %llu bytes", count, (unsigned long long)s.left);
     }
     t->info.sample_entry_count = count;
@@ -557,7 +230,7 @@ static sy_status parse_stsd(mov_track *t, sy_mov *m, const sy_bmff_cursor *paren
     sy_bmff_cursor c;
     sy_bmff_box e;
     sy_bmff_cursor_children(&c, parent, b, 8);
-    sy_status st = next_box(m, &c, &e, err);
+    sy_status st = sy__mov_next_box(m, &c, &e, err);
     if (st != SY_OK) return st;
     if (!e.type) return SY_OK;
     t->info.codec = e.type;
@@ -608,10 +281,10 @@ static sy_status table(sy_mov *m, const sy_bmff_box *b, uint32_t entry, const ui
     uint32_t f, count;
     char name[16];
     if (!sy_bmff_full_header(&s, &v, &f) || !sy_bmff_u32(&s, &count))
-        return bad(m, err, SY_E_INVALID_INPUT, b->type, abs_off(m, b->offset), "%s too short",
+        return sy__mov_bad(m, err, SY_E_INVALID_INPUT, b->type, abs_off(m, b->offset), "%s too short",
                    sy_bmff_fourcc_text(b->type, name));
     if (count > s.left / entry)
-        return bad(m, err, SY_E_INVALID_INPUT, b->type, abs_off(m, b->offset),
+        return sy__mov_bad(m, err, SY_E_INVALID_INPUT, b->type, abs_off(m, b->offset),
                    "%s declares %u entries of %u bytes but holds %llu bytes", sy_bmff_fourcc_text(b->type, name), count,
                    entry, (unsigned long long)s.left);
     *first = s.p;
@@ -630,7 +303,7 @@ static sy_status parse_stbl(mov_track *t, sy_mov *m, const sy_bmff_cursor *paren
     t->stbl_offset = at;
     sy_bmff_cursor_children(&c, parent, stbl, 0);
     for (;;) {
-        sy_status st = next_box(m, &c, &b, err);
+        sy_status st = sy__mov_next_box(m, &c, &b, err);
         if (st != SY_OK) return st;
         if (!b.type) break;
         const uint64_t bo = abs_off(m, b.offset);
@@ -673,9 +346,9 @@ static sy_status parse_stbl(mov_track *t, sy_mov *m, const sy_bmff_cursor *paren
             sy_bmff_span s = span_of(m, &b);
             uint32_t f, size, count;
             if (!sy_bmff_full_header(&s, &v, &f) || !sy_bmff_u32(&s, &size) || !sy_bmff_u32(&s, &count))
-                return bad(m, err, SY_E_INVALID_INPUT, b.type, bo, "stsz too short");
+                return sy__mov_bad(m, err, SY_E_INVALID_INPUT, b.type, bo, "stsz too short");
             if (size == 0 && count > s.left / 4)
-                return bad(m, err, SY_E_INVALID_INPUT, b.type, bo, "stsz declares %u sizes but holds %llu bytes", count,
+                return sy__mov_bad(m, err, SY_E_INVALID_INPUT, b.type, bo, "stsz declares %u sizes but holds %llu bytes", count,
                            (unsigned long long)s.left);
             t->stsz_const = size;
             t->stsz_n = count;
@@ -691,12 +364,12 @@ static sy_status parse_stbl(mov_track *t, sy_mov *m, const sy_bmff_cursor *paren
             sy_bmff_span s = span_of(m, &b);
             uint32_t f, field, count;
             if (!sy_bmff_full_header(&s, &v, &f) || !sy_bmff_u32(&s, &field) || !sy_bmff_u32(&s, &count))
-                return bad(m, err, SY_E_INVALID_INPUT, b.type, bo, "stz2 too short");
+                return sy__mov_bad(m, err, SY_E_INVALID_INPUT, b.type, bo, "stz2 too short");
             field &= 0xFF;
             if (field != 4 && field != 8 && field != 16)
-                return bad(m, err, SY_E_INVALID_INPUT, b.type, bo, "stz2 field size %u (must be 4, 8 or 16)", field);
+                return sy__mov_bad(m, err, SY_E_INVALID_INPUT, b.type, bo, "stz2 field size %u (must be 4, 8 or 16)", field);
             if (((uint64_t)count * field + 7) / 8 > s.left)
-                return bad(m, err, SY_E_INVALID_INPUT, b.type, bo, "stz2 declares %u sizes but holds %llu bytes", count,
+                return sy__mov_bad(m, err, SY_E_INVALID_INPUT, b.type, bo, "stz2 declares %u sizes but holds %llu bytes", count,
                            (unsigned long long)s.left);
             t->stsz_const = 0;
             t->stsz_n = count;
@@ -709,7 +382,7 @@ static sy_status parse_stbl(mov_track *t, sy_mov *m, const sy_bmff_cursor *paren
         }
         if (dup) {
             char name[16];
-            return bad(m, err, SY_E_INVALID_INPUT, b.type, bo, "second %s box in track %u", sy_bmff_fourcc_text(b.type, name),
+            return sy__mov_bad(m, err, SY_E_INVALID_INPUT, b.type, bo, "second %s box in track %u", sy_bmff_fourcc_text(b.type, name),
                        t->info.id);
         }
     }
@@ -717,7 +390,7 @@ static sy_status parse_stbl(mov_track *t, sy_mov *m, const sy_bmff_cursor *paren
                                                                     : !have_co   ? "stco or co64"
                                                                                  : NULL;
     if (missing)
-        return bad(m, err, SY_E_INVALID_INPUT, stbl->type, at, "track %u: sample table has no %s box", t->info.id, missing);
+        return sy__mov_bad(m, err, SY_E_INVALID_INPUT, stbl->type, at, "track %u: sample table has no %s box", t->info.id, missing);
     if (!have_stss) t->stss = NULL;
     t->info.all_sync = !have_stss;
     t->info.keyframe_count = t->stss_n;
@@ -727,7 +400,7 @@ static sy_status parse_stbl(mov_track *t, sy_mov *m, const sy_bmff_cursor *paren
     /* Sample count: stsz, limited by what stts and the chunks describe. */
     uint64_t n = t->stsz_n, stts_total = 0, chunk_total = 0;
     if (n > SY_MOV_MAX_SAMPLES)
-        return bad(m, err, SY_E_BUDGET, stbl->type, at, "track %u declares %llu samples, more than the %u cap",
+        return sy__mov_bad(m, err, SY_E_BUDGET, stbl->type, at, "track %u declares %llu samples, more than the %u cap",
                    t->info.id, (unsigned long long)n, SY_MOV_MAX_SAMPLES);
     for (uint32_t i = 0; i < t->stts_n && stts_total < n; i++) stts_total += be32(t->stts + 8ull * i);
     uint32_t prev_first = 0;
@@ -735,25 +408,25 @@ static sy_status parse_stbl(mov_track *t, sy_mov *m, const sy_bmff_cursor *paren
         const uint8_t *p = t->stsc + 12ull * i;
         uint32_t first = be32(p), spc = be32(p + 4);
         if (first == 0 || first <= prev_first)
-            return bad(m, err, SY_E_INVALID_INPUT, stbl->type, at,
+            return sy__mov_bad(m, err, SY_E_INVALID_INPUT, stbl->type, at,
                        "track %u: stsc entry %u starts at chunk %u, not after chunk %u", t->info.id, i + 1, first,
                        prev_first);
         if (i == 0 && first != 1)
-            return bad(m, err, SY_E_INVALID_INPUT, stbl->type, at, "track %u: stsc does not start at chunk 1", t->info.id);
+            return sy__mov_bad(m, err, SY_E_INVALID_INPUT, stbl->type, at, "track %u: stsc does not start at chunk 1", t->info.id);
         prev_first = first;
         if (first > t->chunk_n) break;
         uint32_t next = i + 1 < t->stsc_n ? be32(t->stsc + 12ull * (i + 1)) : t->chunk_n + 1;
         if (next > t->chunk_n + 1) next = t->chunk_n + 1;
         if (next <= first) continue; /* reported as an error on the next iteration */
         if (spc == 0)
-            return bad(m, err, SY_E_INVALID_INPUT, stbl->type, at, "track %u: stsc entry %u puts 0 samples in chunks %u..%u",
+            return sy__mov_bad(m, err, SY_E_INVALID_INPUT, stbl->type, at, "track %u: stsc entry %u puts 0 samples in chunks %u..%u",
                        t->info.id, i + 1, first, next - 1);
         chunk_total += (uint64_t)(next - first) * spc;
     }
     /* A file cut short keeps the samples its tables still describe; tables
      * that describe none of the declared samples are broken, not short. */
     if (n > 0 && (stts_total == 0 || chunk_total == 0))
-        return bad(m, err, SY_E_INVALID_INPUT, stbl->type, at, "track %u: stsz declares %llu samples but %s describes none",
+        return sy__mov_bad(m, err, SY_E_INVALID_INPUT, stbl->type, at, "track %u: stsz declares %llu samples but %s describes none",
                    t->info.id, (unsigned long long)n, stts_total == 0 ? "stts" : "stsc/stco");
     if (stts_total < n) n = stts_total;
     if (chunk_total < n) n = chunk_total;
@@ -809,7 +482,7 @@ static sy_status parse_tkhd(mov_track *t, sy_mov *m, const sy_bmff_box *b, sy_er
         ok = sy_bmff_skip(&s, 8) && sy_bmff_u32(&s, &id) && sy_bmff_skip(&s, 4) && sy_bmff_u32(&s, &d32);
         d64 = d32 == 0xFFFFFFFFu ? 0 : d32;
     } else if (ok)
-        return bad(m, err, SY_E_UNSUPPORTED, b->type, abs_off(m, b->offset), "tkhd version %u", v);
+        return sy__mov_bad(m, err, SY_E_UNSUPPORTED, b->type, abs_off(m, b->offset), "tkhd version %u", v);
     uint16_t layer = 0, group = 0, volume = 0;
     ok = ok && sy_bmff_skip(&s, 8) && sy_bmff_u16(&s, &layer) && sy_bmff_u16(&s, &group) && sy_bmff_u16(&s, &volume) &&
          sy_bmff_skip(&s, 2);
@@ -819,7 +492,7 @@ static sy_status parse_tkhd(mov_track *t, sy_mov *m, const sy_bmff_box *b, sy_er
         t->info.matrix[i] = (int32_t)x;
     }
     ok = ok && sy_bmff_u32(&s, &w) && sy_bmff_u32(&s, &h);
-    if (!ok) return bad(m, err, SY_E_INVALID_INPUT, b->type, abs_off(m, b->offset), "tkhd too short");
+    if (!ok) return sy__mov_bad(m, err, SY_E_INVALID_INPUT, b->type, abs_off(m, b->offset), "tkhd too short");
     t->info.id = id;
     t->info.enabled = flags & 1;
     t->info.tkhd_flags = flags;
@@ -845,9 +518,9 @@ static sy_status parse_mdhd(mov_track *t, sy_mov *m, const sy_bmff_box *b, sy_er
         ok = sy_bmff_skip(&s, 8) && sy_bmff_u32(&s, &ts) && sy_bmff_u32(&s, &d32);
         d64 = d32 == 0xFFFFFFFFu ? 0 : d32;
     } else if (ok)
-        return bad(m, err, SY_E_UNSUPPORTED, b->type, abs_off(m, b->offset), "mdhd version %u", v);
+        return sy__mov_bad(m, err, SY_E_UNSUPPORTED, b->type, abs_off(m, b->offset), "mdhd version %u", v);
     ok = ok && sy_bmff_u16(&s, &lang);
-    if (!ok) return bad(m, err, SY_E_INVALID_INPUT, b->type, abs_off(m, b->offset), "mdhd too short");
+    if (!ok) return sy__mov_bad(m, err, SY_E_INVALID_INPUT, b->type, abs_off(m, b->offset), "mdhd too short");
     t->info.timescale = ts;
     t->info.duration = d64;
     t->info.duration_seconds = ts ? (double)d64 / ts : 0;
@@ -884,17 +557,17 @@ static sy_status only_child(sy_mov *m, const sy_bmff_cursor *parent, const sy_bm
     memset(out, 0, sizeof *out);
     sy_bmff_cursor_children(&c, parent, box, 0);
     for (;;) {
-        sy_status st = next_box(m, &c, &b, err);
+        sy_status st = sy__mov_next_box(m, &c, &b, err);
         if (st != SY_OK) return st;
         if (!b.type) break;
         if (b.type != type) continue;
         if (out->type)
-            return bad(m, err, SY_E_INVALID_INPUT, type, abs_off(m, b.offset), "track %u: second %s box in %s", track_id,
+            return sy__mov_bad(m, err, SY_E_INVALID_INPUT, type, abs_off(m, b.offset), "track %u: second %s box in %s", track_id,
                        sy_bmff_fourcc_text(type, name), sy_bmff_fourcc_text(box->type, pname));
         *out = b;
     }
     if (!out->type && required)
-        return bad(m, err, SY_E_INVALID_INPUT, box->type, abs_off(m, box->offset), "track %u: %s has no %s box", track_id,
+        return sy__mov_bad(m, err, SY_E_INVALID_INPUT, box->type, abs_off(m, box->offset), "track %u: %s has no %s box", track_id,
                    sy_bmff_fourcc_text(box->type, pname), sy_bmff_fourcc_text(type, name));
     return SY_OK;
 }
@@ -955,7 +628,7 @@ static sy_status parse_trak(mov_track *t, sy_mov *m, const sy_bmff_cursor *paren
     uint8_t v;
     uint32_t f, component;
     if (!sy_bmff_full_header(&s, &v, &f) || !sy_bmff_u32(&s, &component) || !sy_bmff_u32(&s, &t->info.handler))
-        return bad(m, err, SY_E_INVALID_INPUT, hdlr.type, abs_off(m, hdlr.offset), "track %u: hdlr too short", id);
+        return sy__mov_bad(m, err, SY_E_INVALID_INPUT, hdlr.type, abs_off(m, hdlr.offset), "track %u: hdlr too short", id);
     take_handler_name(t, s, component);
     take_trak_extras(t, m, parent, trak);
     if ((st = only_child(m, parent, &mdia, FCC('m', 'i', 'n', 'f'), &minf, id, 1, err)) != SY_OK) return st;
@@ -991,25 +664,25 @@ static sy_status parse_moov(sy_mov *m, uint64_t header, sy_error *err) {
     uint32_t traks = 0;
     sy_bmff_cursor_children(&c, &root, &moov, 0);
     for (;;) {
-        sy_status st = next_box(m, &c, &b, err);
+        sy_status st = sy__mov_next_box(m, &c, &b, err);
         if (st != SY_OK) return st;
         if (!b.type) break;
         if (b.type == FCC('m', 'v', 'h', 'd')) {
-            if (mvhd.type) return bad(m, err, SY_E_INVALID_INPUT, b.type, abs_off(m, b.offset), "second mvhd box");
+            if (mvhd.type) return sy__mov_bad(m, err, SY_E_INVALID_INPUT, b.type, abs_off(m, b.offset), "second mvhd box");
             mvhd = b;
         } else if (b.type == FCC('t', 'r', 'a', 'k')) {
             traks++;
         } else if (b.type == FCC('m', 'v', 'e', 'x')) {
             m->info.fragmented = 1;
         } else if (b.type == FCC('c', 'm', 'o', 'v')) {
-            return bad(m, err, SY_E_UNSUPPORTED, b.type, abs_off(m, b.offset), "compressed movie header");
+            return sy__mov_bad(m, err, SY_E_UNSUPPORTED, b.type, abs_off(m, b.offset), "compressed movie header");
         }
     }
-    if (!mvhd.type) return bad(m, err, SY_E_INVALID_INPUT, moov.type, m->info.moov_offset, "moov has no mvhd box");
+    if (!mvhd.type) return sy__mov_bad(m, err, SY_E_INVALID_INPUT, moov.type, m->info.moov_offset, "moov has no mvhd box");
     sy_status st = parse_mvhd(m, &mvhd, err);
     if (st != SY_OK) return st;
     if (traks > MOV_MAX_TRACKS)
-        return bad(m, err, SY_E_UNSUPPORTED, moov.type, m->info.moov_offset, "%u tracks, more than %u", traks,
+        return sy__mov_bad(m, err, SY_E_UNSUPPORTED, moov.type, m->info.moov_offset, "%u tracks, more than %u", traks,
                    MOV_MAX_TRACKS);
     if (traks) {
         m->tracks = sy__calloc(m->ctx, traks, sizeof *m->tracks, "mov tracks", err);
@@ -1018,25 +691,25 @@ static sy_status parse_moov(sy_mov *m, uint64_t header, sy_error *err) {
     sy_bmff_cursor_children(&c, &root, &moov, 0);
     uint32_t i = 0;
     for (;;) {
-        if ((st = next_box(m, &c, &b, err)) != SY_OK) return st;
+        if ((st = sy__mov_next_box(m, &c, &b, err)) != SY_OK) return st;
         if (!b.type) break;
         if (b.type == FCC('t', 'r', 'a', 'k') && i < traks) {
             m->info.track_count = i + 1; /* so parse_elst can address it */
             if ((st = parse_trak(&m->tracks[i], m, &root, &b, err)) != SY_OK) return st;
             for (uint32_t k = 0; k < i; k++)
                 if (m->tracks[k].info.id == m->tracks[i].info.id)
-                    return bad(m, err, SY_E_INVALID_INPUT, b.type, abs_off(m, b.offset), "second track with id %u",
+                    return sy__mov_bad(m, err, SY_E_INVALID_INPUT, b.type, abs_off(m, b.offset), "second track with id %u",
                                m->tracks[i].info.id);
             i++;
         } else if (b.type == FCC('m', 'e', 't', 'a')) {
-            if ((st = parse_meta(m, &root, &b, err)) != SY_OK) return st;
+            if ((st = sy__mov_parse_meta(m, &root, &b, err)) != SY_OK) return st;
         }
     }
     m->info.track_count = i;
     /* then moov/udta/meta (ffmpeg -movflags use_metadata_tags) */
     sy_bmff_cursor_children(&c, &root, &moov, 0);
     for (;;) {
-        if ((st = next_box(m, &c, &b, err)) != SY_OK) return st;
+        if ((st = sy__mov_next_box(m, &c, &b, err)) != SY_OK) return st;
         if (!b.type) break;
         if (b.type != FCC('u', 'd', 't', 'a')) continue;
         sy_bmff_cursor uc;
@@ -1044,14 +717,14 @@ static sy_status parse_moov(sy_mov *m, uint64_t header, sy_error *err) {
         sy_bmff_cursor_children(&uc, &root, &b, 0);
         /* udta may end in a 32-bit zero terminator (QuickTime): stop quietly there */
         while (sy_bmff_next(&uc, &u, NULL) == SY_OK && u.type)
-            if (u.type == FCC('m', 'e', 't', 'a') && (st = parse_meta(m, &root, &u, err)) != SY_OK) return st;
+            if (u.type == FCC('m', 'e', 't', 'a') && (st = sy__mov_parse_meta(m, &root, &u, err)) != SY_OK) return st;
     }
     /* last, what udta states outside `mdta` (an mdta item of the same name wins) */
     sy_bmff_cursor_children(&c, &root, &moov, 0);
     for (;;) {
-        if ((st = next_box(m, &c, &b, err)) != SY_OK) return st;
+        if ((st = sy__mov_next_box(m, &c, &b, err)) != SY_OK) return st;
         if (!b.type) break;
-        if (b.type == FCC('u', 'd', 't', 'a') && (st = parse_udta_facts(m, &root, &b, err)) != SY_OK) return st;
+        if (b.type == FCC('u', 'd', 't', 'a') && (st = sy__mov_parse_udta_facts(m, &root, &b, err)) != SY_OK) return st;
     }
     return SY_OK;
 }
@@ -1067,7 +740,7 @@ static sy_status open_embedded(sy_mov *m, sy_error *err) {
     if (st != SY_OK) return st;
     if (!mp.container) {
         uint8_t soi[3] = {0};
-        if (m->info.file_size >= 3 && read_at(m, 0, soi, 3, NULL) == SY_OK && soi[0] == 0xFF && soi[1] == 0xD8 &&
+        if (m->info.file_size >= 3 && sy__mov_read_at(m, 0, soi, 3, NULL) == SY_OK && soi[0] == 0xFF && soi[1] == 0xD8 &&
             soi[2] == 0xFF)
             return sy__fail(err, SY_E_INVALID_INPUT,
                             "%s: a JPEG photo without a Motion Photo video (no Camera:MotionPhoto or MicroVideo "
@@ -1101,27 +774,27 @@ sy_status sy_mov_open(sy_context *ctx, const char *path, sy_mov **out, sy_error 
         if (left < 8) {
             /* QuickTime allows a 32-bit zero terminator; anything else is a stray tail */
             uint8_t z[8] = {0};
-            if ((st = read_at(m, pos, z, (size_t)left, err)) != SY_OK) goto fail;
+            if ((st = sy__mov_read_at(m, pos, z, (size_t)left, err)) != SY_OK) goto fail;
             if (left == 4 && be32(z) == 0) break;
-            st = bad(m, err, SY_E_INVALID_INPUT, 0, pos, "%llu stray bytes at the end of the file",
+            st = sy__mov_bad(m, err, SY_E_INVALID_INPUT, 0, pos, "%llu stray bytes at the end of the file",
                      (unsigned long long)left);
             goto fail;
         }
         if (++boxes > SY_BMFF_MAX_CHILDREN) {
-            st = bad(m, err, SY_E_INVALID_INPUT, 0, pos, "more than %u top-level boxes", SY_BMFF_MAX_CHILDREN);
+            st = sy__mov_bad(m, err, SY_E_INVALID_INPUT, 0, pos, "more than %u top-level boxes", SY_BMFF_MAX_CHILDREN);
             goto fail;
         }
         uint8_t h[16];
-        if ((st = read_at(m, pos, h, 8, err)) != SY_OK) goto fail;
+        if ((st = sy__mov_read_at(m, pos, h, 8, err)) != SY_OK) goto fail;
         uint64_t size = be32(h);
         uint32_t type = be32(h + 4);
         uint64_t header = 8;
         if (size == 1) {
             if (left < 16) {
-                st = bad(m, err, SY_E_INVALID_INPUT, type, pos, "64-bit box size cut off");
+                st = sy__mov_bad(m, err, SY_E_INVALID_INPUT, type, pos, "64-bit box size cut off");
                 goto fail;
             }
-            if ((st = read_at(m, pos + 8, h + 8, 8, err)) != SY_OK) goto fail;
+            if ((st = sy__mov_read_at(m, pos + 8, h + 8, 8, err)) != SY_OK) goto fail;
             size = be64(h + 8);
             header = 16;
         } else if (size == 0) {
@@ -1131,34 +804,34 @@ sy_status sy_mov_open(sy_context *ctx, const char *path, sy_mov **out, sy_error 
         int printable = 1;
         for (int i = 4; i < 8; i++) printable &= h[i] >= 0x20 && h[i] <= 0x7e;
         if (!printable) {
-            st = bad(m, err, SY_E_INVALID_INPUT, type, pos, "not a QuickTime/MP4 box (unprintable type)");
+            st = sy__mov_bad(m, err, SY_E_INVALID_INPUT, type, pos, "not a QuickTime/MP4 box (unprintable type)");
             goto fail;
         }
         if (size < header) {
-            st = bad(m, err, SY_E_INVALID_INPUT, type, pos, "box size %llu smaller than its %llu-byte header",
+            st = sy__mov_bad(m, err, SY_E_INVALID_INPUT, type, pos, "box size %llu smaller than its %llu-byte header",
                      (unsigned long long)size, (unsigned long long)header);
             goto fail;
         }
         if (size > left) {
-            st = bad(m, err, SY_E_INVALID_INPUT, type, pos,
+            st = sy__mov_bad(m, err, SY_E_INVALID_INPUT, type, pos,
                      "box size %llu runs past the end of the file (%llu bytes): truncated file?",
                      (unsigned long long)size, (unsigned long long)fsize);
             goto fail;
         }
         if (type == FCC('f', 't', 'y', 'p')) {
             if (have_ftyp) {
-                st = bad(m, err, SY_E_INVALID_INPUT, type, pos, "second ftyp box");
+                st = sy__mov_bad(m, err, SY_E_INVALID_INPUT, type, pos, "second ftyp box");
                 goto fail;
             }
             have_ftyp = 1;
             if ((st = parse_ftyp(m, pos, pos + header, size - header, err)) != SY_OK) goto fail;
         } else if (type == FCC('m', 'o', 'o', 'v')) {
             if (m->moov) {
-                st = bad(m, err, SY_E_INVALID_INPUT, type, pos, "second moov box");
+                st = sy__mov_bad(m, err, SY_E_INVALID_INPUT, type, pos, "second moov box");
                 goto fail;
             }
             if (size > SY_MOV_MOOV_CAP) {
-                st = bad(m, err, SY_E_BUDGET, type, pos, "moov box of %llu bytes exceeds the %u MiB cap",
+                st = sy__mov_bad(m, err, SY_E_BUDGET, type, pos, "moov box of %llu bytes exceeds the %u MiB cap",
                          (unsigned long long)size, SY_MOV_MOOV_CAP >> 20);
                 goto fail;
             }
@@ -1170,14 +843,14 @@ sy_status sy_mov_open(sy_context *ctx, const char *path, sy_mov **out, sy_error 
             m->info.moov_offset = pos;
             m->info.moov_size = size;
             moov_header = header;
-            if ((st = read_at(m, pos, m->moov, (size_t)size, err)) != SY_OK) goto fail;
+            if ((st = sy__mov_read_at(m, pos, m->moov, (size_t)size, err)) != SY_OK) goto fail;
         } else if (type == FCC('m', 'o', 'o', 'f')) {
             m->info.fragmented = 1;
         }
         pos += size;
     }
     if (!m->moov) {
-        st = bad(m, err, SY_E_INVALID_INPUT, FCC('m', 'o', 'o', 'v'), fsize,
+        st = sy__mov_bad(m, err, SY_E_INVALID_INPUT, FCC('m', 'o', 'o', 'v'), fsize,
                  fsize ? "no moov box (truncated file, or not a QuickTime/MP4 movie)" : "empty file");
         goto fail;
     }
@@ -1189,22 +862,12 @@ fail:
     return st;
 }
 
-static void free_index(sy_context *ctx, mov_track *t) {
-    sy__free(ctx, t->stts_first);
-    sy__free(ctx, t->stts_dts);
-    sy__free(ctx, t->ctts_first);
-    sy__free(ctx, t->chunk_first);
-    sy__free(ctx, t->keys);
-    t->stts_first = t->ctts_first = t->chunk_first = t->keys = NULL;
-    t->stts_dts = NULL;
-}
-
 void sy_mov_close(sy_mov *m) {
     if (!m) return;
     sy_context *ctx = m->ctx;
     if (m->fp) fclose(m->fp);
     if (m->tracks)
-        for (uint32_t i = 0; i < m->info.track_count; i++) free_index(ctx, &m->tracks[i]);
+        for (uint32_t i = 0; i < m->info.track_count; i++) sy__mov_free_index(ctx, &m->tracks[i]);
     while (m->blocks) {
         mov_block *b = m->blocks;
         m->blocks = b->next;
@@ -1294,238 +957,4 @@ sy_status sy_mov_edit(const sy_mov *m, uint32_t track, uint32_t k, uint64_t *seg
     if (media_time) *media_time = mt;
     if (rate) *rate = r;
     return SY_OK;
-}
-
-/* ---- sample index ---- */
-
-static int cmp_u32(const void *a, const void *b) {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-static sy_status build_index(sy_mov *m, mov_track *t, sy_error *err) {
-    if (t->indexed) return SY_OK;
-    sy_context *ctx = m->ctx;
-    t->stts_first = sy__alloc(ctx, (size_t)t->stts_n + 1, sizeof(uint32_t), "mov stts index", err);
-    t->stts_dts = t->stts_first ? sy__alloc(ctx, (size_t)t->stts_n + 1, sizeof(uint64_t), "mov stts index", err) : NULL;
-    t->ctts_first = t->stts_dts ? sy__alloc(ctx, (size_t)t->ctts_n + 1, sizeof(uint32_t), "mov ctts index", err) : NULL;
-    t->chunk_first = t->ctts_first ? sy__alloc(ctx, (size_t)t->chunk_n + 1, sizeof(uint32_t), "mov chunk index", err) : NULL;
-    t->keys = t->chunk_first ? sy__alloc(ctx, (size_t)t->stss_n + 1, sizeof(uint32_t), "mov keyframes", err) : NULL;
-    if (!t->keys) {
-        free_index(ctx, t);
-        return err ? err->code : SY_E_BUDGET;
-    }
-    const uint64_t n = t->info.sample_count;
-    /* stts: first sample and first dts of each run (counts clamped to the sample count) */
-    uint64_t first = 0, dts = 0;
-    for (uint32_t i = 0; i < t->stts_n; i++) {
-        uint64_t count = be32(t->stts + 8ull * i), delta = be32(t->stts + 8ull * i + 4);
-        if (first > n) first = n;
-        t->stts_first[i] = (uint32_t)first;
-        t->stts_dts[i] = dts;
-        if (count > n - first) count = n - first;
-        first += count;
-        dts += count * delta; /* ≤ 1e7 * 2^32 < 2^63 */
-    }
-    t->stts_first[t->stts_n] = (uint32_t)n;
-    t->stts_dts[t->stts_n] = dts;
-    first = 0;
-    for (uint32_t i = 0; i < t->ctts_n; i++) {
-        uint64_t count = be32(t->ctts + 8ull * i);
-        t->ctts_first[i] = (uint32_t)first;
-        if (count > n - first) count = n - first;
-        first += count;
-    }
-    t->ctts_first[t->ctts_n] = (uint32_t)first;
-    /* chunks: first sample of each chunk from stsc (validated at open) */
-    first = 0;
-    uint32_t e = 0, spc = 0;
-    for (uint32_t c = 0; c < t->chunk_n; c++) {
-        while (e < t->stsc_n && be32(t->stsc + 12ull * e) <= c + 1) spc = be32(t->stsc + 12ull * e++ + 4);
-        t->chunk_first[c] = (uint32_t)first;
-        first += spc;
-        if (first > n) first = n;
-    }
-    t->chunk_first[t->chunk_n] = (uint32_t)n;
-    /* keyframes: 1-based in stss -> sorted, deduplicated, in range */
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < t->stss_n; i++) {
-        uint32_t s = be32(t->stss + 4ull * i);
-        if (s >= 1 && s <= n) t->keys[k++] = s - 1;
-    }
-    qsort(t->keys, k, sizeof *t->keys, cmp_u32);
-    uint32_t u = 0;
-    for (uint32_t i = 0; i < k; i++)
-        if (u == 0 || t->keys[u - 1] != t->keys[i]) t->keys[u++] = t->keys[i];
-    t->key_n = u;
-    t->indexed = 1;
-    t->cache_valid = 0;
-    return SY_OK;
-}
-
-/* Last run r in [0, n) with first[r] <= i (first[] non-decreasing, first[0] = 0). */
-static uint32_t run_of(const uint32_t *first, uint32_t n, uint32_t i) {
-    uint32_t lo = 0, hi = n; /* answer in [lo, hi) */
-    while (hi - lo > 1) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (first[mid] <= i) lo = mid;
-        else hi = mid;
-    }
-    return lo;
-}
-
-static uint32_t sample_size(const mov_track *t, uint32_t i) {
-    if (t->stsz_const) return t->stsz_const;
-    switch (t->stsz_bits) {
-    case 4: {
-        uint8_t b = t->stsz[i / 2];
-        return (i & 1) ? (b & 15u) : (uint32_t)(b >> 4);
-    }
-    case 8: return t->stsz[i];
-    case 16: return be16(t->stsz + 2ull * i);
-    default: return be32(t->stsz + 4ull * i);
-    }
-}
-
-static sy_status get_track(sy_mov *m, uint32_t track, uint32_t index, const char *fn, mov_track **out, sy_error *err) {
-    if (!m || track >= m->info.track_count)
-        return sy__fail(err, SY_E_USAGE, "%s: no track %u", fn, track);
-    mov_track *t = &m->tracks[track];
-    if (index >= t->info.sample_count)
-        return sy__fail(err, SY_E_USAGE, "%s: track %u has %u samples, no sample %u", fn, t->info.id,
-                        t->info.sample_count, index);
-    *out = t;
-    return build_index(m, t, err);
-}
-
-sy_status sy_mov_sample(sy_mov *m, uint32_t track, uint32_t index, sy_mov_sample_info *out, sy_error *err) {
-    if (!out) return sy__fail(err, SY_E_USAGE, "sy_mov_sample: out is NULL");
-    memset(out, 0, sizeof *out);
-    mov_track *t = NULL;
-    sy_status st = get_track(m, track, index, "sy_mov_sample", &t, err);
-    if (st != SY_OK) return st;
-    /* time */
-    uint32_t r = run_of(t->stts_first, t->stts_n, index);
-    uint64_t delta = be32(t->stts + 8ull * r + 4);
-    out->duration = (uint32_t)delta;
-    out->dts = (int64_t)(t->stts_dts[r] + (uint64_t)(index - t->stts_first[r]) * delta);
-    out->pts = out->dts;
-    if (t->ctts_n && index < t->ctts_first[t->ctts_n]) {
-        uint32_t c = run_of(t->ctts_first, t->ctts_n, index);
-        out->pts = out->dts + (int32_t)be32(t->ctts + 8ull * c + 4);
-    }
-    /* sync */
-    if (t->info.all_sync) out->sync = 1;
-    else out->sync = t->key_n && bsearch(&index, t->keys, t->key_n, sizeof *t->keys, cmp_u32) != NULL;
-    /* position */
-    uint32_t c = run_of(t->chunk_first, t->chunk_n, index);
-    uint64_t off = t->co64 ? be64(t->stco + 8ull * c) : be32(t->stco + 4ull * c);
-    uint32_t from = t->chunk_first[c];
-    if (t->cache_valid && t->cache_chunk == c && t->cache_sample <= index) {
-        from = t->cache_sample;
-        off = t->cache_offset;
-    }
-    for (uint32_t s = from; s < index; s++) {
-        if (__builtin_add_overflow(off, (uint64_t)sample_size(t, s), &off))
-            return bad(m, err, SY_E_INVALID_INPUT, FCC('s', 't', 'b', 'l'), t->stbl_offset,
-                       "track %u: sample %u offset overflows", t->info.id, index);
-    }
-    t->cache_valid = 1;
-    t->cache_chunk = c;
-    t->cache_sample = index;
-    t->cache_offset = off;
-    out->offset = off;
-    out->size = sample_size(t, index);
-    return SY_OK;
-}
-
-sy_status sy_mov_keyframes(sy_mov *m, uint32_t track, const uint32_t **list, uint32_t *count, sy_error *err) {
-    if (list) *list = NULL;
-    if (count) *count = 0;
-    if (!m || track >= m->info.track_count) return sy__fail(err, SY_E_USAGE, "sy_mov_keyframes: no track %u", track);
-    mov_track *t = &m->tracks[track];
-    if (t->info.all_sync || t->info.sample_count == 0) return SY_OK;
-    sy_status st = build_index(m, t, err);
-    if (st != SY_OK) return st;
-    if (list) *list = t->key_n ? t->keys : NULL;
-    if (count) *count = t->key_n;
-    return SY_OK;
-}
-
-sy_status sy_mov_read_sample(sy_mov *m, uint32_t track, uint32_t index, void *buffer, size_t cap, size_t *len,
-                             sy_error *err) {
-    if (len) *len = 0;
-    sy_mov_sample_info s;
-    sy_status st = sy_mov_sample(m, track, index, &s, err);
-    if (st != SY_OK) return st;
-    if (len) *len = s.size;
-    if (s.size > cap || (!buffer && s.size))
-        return sy__fail(err, SY_E_USAGE, "sy_mov_read_sample: sample %u of track %u needs %u bytes, buffer holds %zu",
-                        index, m->tracks[track].info.id, s.size, cap);
-    if (s.offset > m->info.file_size || s.size > m->info.file_size - s.offset)
-        return bad(m, err, SY_E_INVALID_INPUT, FCC('s', 't', 'b', 'l'), m->tracks[track].stbl_offset,
-                   "track %u: sample %u (%u bytes at offset %llu) lies outside the file (%llu bytes)",
-                   m->tracks[track].info.id, index, s.size, (unsigned long long)s.offset,
-                   (unsigned long long)m->info.file_size);
-    return s.size ? read_at(m, s.offset, buffer, s.size, err) : SY_OK;
-}
-
-sy_status sy_mov_read_run(sy_mov *m, uint32_t track, uint32_t first, uint32_t max_count, void *buffer, size_t cap,
-                          uint32_t *count, size_t *len, sy_error *err) {
-    *count = 0;
-    *len = 0;
-    sy_mov_sample_info s;
-    sy_status st = sy_mov_sample(m, track, first, &s, err);
-    if (st != SY_OK) return st;
-    uint64_t start = s.offset, end = s.offset + s.size;
-    uint32_t n = 1;
-    if (s.size > cap || !buffer)
-        return sy__fail(err, SY_E_USAGE, "sy_mov_read_run: sample %u of track %u needs %u bytes, buffer holds %zu",
-                        first, m->tracks[track].info.id, s.size, cap);
-    uint32_t total = m->tracks[track].info.sample_count;
-    while (n < max_count && first + n < total) {
-        if ((st = sy_mov_sample(m, track, first + n, &s, err)) != SY_OK) return st;
-        if (s.offset != end || end - start + s.size > cap) break;
-        end += s.size;
-        n++;
-    }
-    if (start > m->info.file_size || end > m->info.file_size)
-        return bad(m, err, SY_E_INVALID_INPUT, FCC('s', 't', 'b', 'l'), m->tracks[track].stbl_offset,
-                   "track %u: samples %u..%u (bytes %llu..%llu) lie outside the file (%llu bytes)",
-                   m->tracks[track].info.id, first, first + n - 1, (unsigned long long)start, (unsigned long long)end,
-                   (unsigned long long)m->info.file_size);
-    *count = n;
-    *len = (size_t)(end - start);
-    return end > start ? read_at(m, start, buffer, (size_t)(end - start), err) : SY_OK;
-}
-
-/* ---- metadata ---- */
-
-uint32_t sy_mov_metadata_count(const sy_mov *m) { return m ? m->meta_n : 0; }
-
-sy_status sy_mov_metadata_at(const sy_mov *m, uint32_t index, const char **key, uint32_t *type, const uint8_t **value,
-                             size_t *len) {
-    if (!m || index >= m->meta_n) return SY_E_USAGE;
-    const mov_meta_item *it = &m->meta[index];
-    if (key) *key = it->key;
-    if (type) *type = it->type;
-    if (value) *value = it->value;
-    if (len) *len = it->len;
-    return SY_OK;
-}
-
-int32_t sy_mov_metadata_find(const sy_mov *m, const char *key) {
-    if (!m || !key) return -1;
-    for (uint32_t i = 0; i < m->meta_n; i++)
-        if (strcmp(m->meta[i].key, key) == 0) return (int32_t)i;
-    return -1;
-}
-
-uint32_t sy_mov_mebx_key_count(const sy_mov *m, uint32_t track) {
-    return m && track < m->info.track_count ? m->tracks[track].info.mebx_key_count : 0;
-}
-
-const sy_mov_mebx_key *sy_mov_mebx_key_at(const sy_mov *m, uint32_t track, uint32_t index) {
-    if (!m || track >= m->info.track_count || index >= m->tracks[track].info.mebx_key_count) return NULL;
-    return &m->tracks[track].mebx[index];
 }
