@@ -525,6 +525,7 @@ static sy_status add_image(sy_heif_writer *w, const char *fn, hw_role role, cons
         st = sy__fail(err, SY_E_CODEC, "%s: x265 returned %u of %u tiles", fn, img->tiles_done, total);
         goto fail;
     }
+    sy__progress(w->ctx, "heif tiles", total, total);
     sy__tile_lanes_destroy(enc);
     rows_free(w->ctx, &r[0]);
     rows_free(w->ctx, &r[1]);
