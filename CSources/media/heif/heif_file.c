@@ -5,7 +5,9 @@
  * allocation) and indexes it: hdlr, pitm, iinf/infe, iloc, idat, iref and
  * iprp (ipco + ipma). Properties are decoded per item in ipma order; hvcC and
  * ICC payloads stay borrowed pointers into the meta buffer. Item payloads are
- * read on demand with pread, extent by extent.
+ * read on demand with pread, extent by extent. Properties: heif_file_props.c;
+ * payloads and grids: heif_file_items.c; the handle they share:
+ * sy_heif_file_state.h.
  *
  * Hostile-input rules: every count is checked against the bytes actually left
  * before anything is allocated from it; every offset/length sum is overflow
@@ -26,80 +28,15 @@
 #include "bmff/sy_bmff.h"
 #include "bmff/sy_bmff_file.h"
 #include "heif/sy_heif.h"
-#include "base/sy_hdr_static.h"
 #include "base/sy_internal.h"
 #include "heif/sy_heif_file_internal.h"
+#include "heif/sy_heif_file_state.h"
 
-#define FCC SY_FOURCC
-
-typedef struct heif_extent {
-    uint64_t offset, length; /* absolute file offset (method 0) or idat offset (method 1) */
-} heif_extent;
-
-typedef struct heif_ref {
-    uint32_t type, from, first, count; /* targets[first .. first+count) */
-    uint64_t box_offset;
-} heif_ref;
-
-typedef struct heif_item {
-    sy_heif_item_info info;
-    const uint8_t *hvcc;
-    size_t hvcc_len;
-    const uint8_t *av1c; /* AV1CodecConfigurationRecord of an 'av01' item */
-    size_t av1c_len;
-    const uint8_t *icc;
-    size_t icc_len;
-    /* location */
-    uint8_t in_iloc;
-    uint8_t method;          /* iloc construction method: 0 file, 1 idat */
-    sy_status loc_status;    /* SY_OK or why the payload cannot be read */
-    uint64_t loc_bad_offset; /* the offending extent, for the message */
-    uint64_t loc_bad_length;
-    uint64_t iloc_offset;    /* absolute offset of the iloc box */
-    uint32_t extent_first, extent_count;
-    /* references */
-    int32_t dimg_ref; /* index into refs, -1 none */
-    /* properties seen (first one of each kind wins) */
-    uint8_t seen_hvcc, seen_av1c, seen_ispe, seen_irot, seen_imir, seen_clap, seen_nclx, seen_icc, seen_pixi, seen_auxc;
-    int32_t clap[8];
-} heif_item;
-
-struct sy_heif_file {
-    sy_context *ctx;
-    FILE *fp;
-    int fd;
-    uint64_t file_size;
-    char *path;
-    uint32_t major_brand;
-    uint8_t *meta; /* whole meta box, header included */
-    uint64_t meta_size, meta_offset;
-    const uint8_t *idat;
-    uint64_t idat_size;
-    uint32_t primary;   /* the image shown: pitm, or a tmap primary's base */
-    uint32_t signalled; /* pitm's item */
-    heif_item *items; /* sorted by id */
-    uint32_t item_count;
-    heif_extent *extents;
-    uint32_t extent_count;
-    heif_ref *refs;
-    uint32_t ref_count;
-    uint64_t iloc_offset, iref_offset; /* absolute, for messages */
-    uint32_t *targets;
-    uint32_t target_count;
-};
-
-/* One property of ipco. */
-typedef struct heif_prop {
-    uint32_t type;
-    uint64_t payload_offset, payload_size, box_offset; /* payload/box offsets inside the meta buffer */
-} heif_prop;
-
-/* ---- errors ---- */
-
+/* ---- errors and helpers (sy_heif_file_state.h) ---- */
 
 /* "path: reason ('box', offset N)". `offset` is absolute in the file. */
-__attribute__((format(printf, 6, 7))) static sy_status bad(const sy_heif_file *f, sy_error *err, sy_status code,
-                                                           uint32_t box, uint64_t offset, const char *fmt, ...) {
+sy_status sy__heif_bad(const sy_heif_file *f, sy_error *err, sy_status code, uint32_t box, uint64_t offset,
+                       const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     sy_status st = sy__bmff_fail(err, code, f->path, box, offset, fmt, ap);
@@ -107,20 +44,13 @@ __attribute__((format(printf, 6, 7))) static sy_status bad(const sy_heif_file *f
     return st;
 }
 
-static sy_status next_box(const sy_heif_file *f, sy_bmff_cursor *c, sy_bmff_box *b, sy_error *err) {
+sy_status sy__heif_next_box(const sy_heif_file *f, sy_bmff_cursor *c, sy_bmff_box *b, sy_error *err) {
     return sy__bmff_next_in(f->path, c, b, err);
 }
 
 /* ---- small helpers ---- */
 
-static uint64_t abs_off(const sy_heif_file *f, uint64_t meta_offset) { return f->meta_offset + meta_offset; }
-
-static sy_bmff_span payload_span(const sy_heif_file *f, const sy_bmff_box *b) {
-    sy_bmff_span s = {f->meta + b->payload_offset, b->payload_size};
-    return s;
-}
-
-static heif_item *find_item(const sy_heif_file *f, uint32_t id) {
+heif_item *sy__heif_find_item(const sy_heif_file *f, uint32_t id) {
     if (!f || !f->items) return NULL;
     uint32_t lo = 0, hi = f->item_count;
     while (lo < hi) {
@@ -138,7 +68,7 @@ static int cmp_items(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-static sy_status read_at(const sy_heif_file *f, uint64_t offset, void *dst, size_t n, sy_error *err) {
+sy_status sy__heif_read_at(const sy_heif_file *f, uint64_t offset, void *dst, size_t n, sy_error *err) {
     return sy__bmff_read_at(f->fd, f->path, offset, dst, n, err);
 }
 
@@ -161,8 +91,8 @@ static sy_status parse_ftyp(sy_heif_file *f, uint64_t box_offset, uint64_t paylo
                             sy_error *err) {
     uint8_t buf[1024];
     size_t n = (size_t)SY__MIN(payload_size, (uint64_t)sizeof buf);
-    if (n < 8) return bad(f, err, SY_E_INVALID_INPUT, FCC('f', 't', 'y', 'p'), box_offset, "ftyp too short (%zu bytes)", n);
-    sy_status st = read_at(f, payload_offset, buf, n, err);
+    if (n < 8) return sy__heif_bad(f, err, SY_E_INVALID_INPUT, FCC('f', 't', 'y', 'p'), box_offset, "ftyp too short (%zu bytes)", n);
+    sy_status st = sy__heif_read_at(f, payload_offset, buf, n, err);
     if (st != SY_OK) return st;
     sy_bmff_span s = {buf, n};
     uint32_t major = 0, brand;
@@ -173,7 +103,7 @@ static sy_status parse_ftyp(sy_heif_file *f, uint64_t box_offset, uint64_t paylo
     f->major_brand = major;
     if (!ok) {
         char name[16];
-        return bad(f, err, SY_E_UNSUPPORTED, FCC('f', 't', 'y', 'p'), box_offset,
+        return sy__heif_bad(f, err, SY_E_UNSUPPORTED, FCC('f', 't', 'y', 'p'), box_offset,
                    "not a HEIF file: major brand '%s' and no mif1/heic/avif compatible brand", sy_bmff_fourcc_text(major, name));
     }
     return SY_OK;
@@ -186,10 +116,10 @@ static sy_status parse_hdlr(sy_heif_file *f, const sy_bmff_box *b, sy_error *err
     uint8_t v;
     uint32_t flags, handler;
     if (!sy_bmff_full_header(&s, &v, &flags) || !sy_bmff_skip(&s, 4) || !sy_bmff_u32(&s, &handler))
-        return bad(f, err, SY_E_INVALID_INPUT, b->type, abs_off(f, b->offset), "hdlr too short");
+        return sy__heif_bad(f, err, SY_E_INVALID_INPUT, b->type, abs_off(f, b->offset), "hdlr too short");
     if (handler != FCC('p', 'i', 'c', 't')) {
         char name[16];
-        return bad(f, err, SY_E_UNSUPPORTED, b->type, abs_off(f, b->offset), "handler '%s' is not 'pict'",
+        return sy__heif_bad(f, err, SY_E_UNSUPPORTED, b->type, abs_off(f, b->offset), "handler '%s' is not 'pict'",
                    sy_bmff_fourcc_text(handler, name));
     }
     return SY_OK;
@@ -200,11 +130,11 @@ static sy_status parse_pitm(sy_heif_file *f, const sy_bmff_box *b, sy_error *err
     uint8_t v;
     uint32_t flags;
     if (!sy_bmff_full_header(&s, &v, &flags) || v > 1)
-        return bad(f, err, SY_E_INVALID_INPUT, b->type, abs_off(f, b->offset), "bad pitm header (version %u)", v);
+        return sy__heif_bad(f, err, SY_E_INVALID_INPUT, b->type, abs_off(f, b->offset), "bad pitm header (version %u)", v);
     uint16_t id16;
     uint32_t id32;
     if (v == 0 ? !sy_bmff_u16(&s, &id16) : !sy_bmff_u32(&s, &id32))
-        return bad(f, err, SY_E_INVALID_INPUT, b->type, abs_off(f, b->offset), "pitm too short");
+        return sy__heif_bad(f, err, SY_E_INVALID_INPUT, b->type, abs_off(f, b->offset), "pitm too short");
     f->primary = v == 0 ? id16 : id32;
     return SY_OK;
 }
@@ -217,7 +147,7 @@ static sy_status parse_infe(sy_heif_file *f, const sy_bmff_box *b, heif_item *it
     uint32_t flags;
     *used = 0;
     if (!sy_bmff_full_header(&s, &v, &flags))
-        return bad(f, err, SY_E_INVALID_INPUT, b->type, abs_off(f, b->offset), "infe too short");
+        return sy__heif_bad(f, err, SY_E_INVALID_INPUT, b->type, abs_off(f, b->offset), "infe too short");
     if (v > 3) return SY_OK; /* unknown version: skip the entry */
     memset(it, 0, sizeof *it);
     uint16_t u16 = 0, protection = 0;
@@ -232,8 +162,8 @@ static sy_status parse_infe(sy_heif_file *f, const sy_bmff_box *b, heif_item *it
     } else {
         ok = sy_bmff_u32(&s, &id) && sy_bmff_u16(&s, &protection) && sy_bmff_u32(&s, &type);
     }
-    if (!ok) return bad(f, err, SY_E_INVALID_INPUT, b->type, abs_off(f, b->offset), "infe v%u too short", v);
-    if (id == 0) return bad(f, err, SY_E_INVALID_INPUT, b->type, abs_off(f, b->offset), "infe with item_ID 0");
+    if (!ok) return sy__heif_bad(f, err, SY_E_INVALID_INPUT, b->type, abs_off(f, b->offset), "infe v%u too short", v);
+    if (id == 0) return sy__heif_bad(f, err, SY_E_INVALID_INPUT, b->type, abs_off(f, b->offset), "infe with item_ID 0");
     it->info.id = id;
     it->info.type = type;
     it->info.hidden = (flags & 1) != 0;
@@ -250,9 +180,9 @@ static sy_status parse_iinf(sy_heif_file *f, const sy_bmff_cursor *meta, const s
     uint8_t v;
     uint32_t flags;
     if (!sy_bmff_full_header(&s, &v, &flags) || v > 1)
-        return bad(f, err, SY_E_INVALID_INPUT, b->type, abs_off(f, b->offset), "bad iinf header (version %u)", v);
+        return sy__heif_bad(f, err, SY_E_INVALID_INPUT, b->type, abs_off(f, b->offset), "bad iinf header (version %u)", v);
     uint64_t skip = 4 + (v == 0 ? 2 : 4);
-    if (b->payload_size < skip) return bad(f, err, SY_E_INVALID_INPUT, b->type, abs_off(f, b->offset), "iinf too short");
+    if (b->payload_size < skip) return sy__heif_bad(f, err, SY_E_INVALID_INPUT, b->type, abs_off(f, b->offset), "iinf too short");
     /* Pass 1: count the infe children (the declared entry_count is not trusted). */
     sy_bmff_cursor c;
     sy_bmff_box child;
@@ -260,7 +190,7 @@ static sy_status parse_iinf(sy_heif_file *f, const sy_bmff_cursor *meta, const s
     sy_status st;
     sy_bmff_cursor_children(&c, meta, b, skip);
     for (;;) {
-        if ((st = next_box(f, &c, &child, err)) != SY_OK) return st;
+        if ((st = sy__heif_next_box(f, &c, &child, err)) != SY_OK) return st;
         if (child.type == 0) break;
         if (child.type == FCC('i', 'n', 'f', 'e')) count++;
     }
@@ -271,7 +201,7 @@ static sy_status parse_iinf(sy_heif_file *f, const sy_bmff_cursor *meta, const s
     sy_bmff_cursor_children(&c, meta, b, skip);
     uint32_t n = 0;
     for (;;) {
-        if ((st = next_box(f, &c, &child, err)) != SY_OK) return st;
+        if ((st = sy__heif_next_box(f, &c, &child, err)) != SY_OK) return st;
         if (child.type == 0) break;
         if (child.type != FCC('i', 'n', 'f', 'e') || n >= count) continue;
         int used;
@@ -282,7 +212,7 @@ static sy_status parse_iinf(sy_heif_file *f, const sy_bmff_cursor *meta, const s
     qsort(f->items, n, sizeof *f->items, cmp_items);
     for (uint32_t i = 1; i < n; i++)
         if (f->items[i].info.id == f->items[i - 1].info.id)
-            return bad(f, err, SY_E_INVALID_INPUT, b->type, abs_off(f, b->offset), "duplicate item_ID %u",
+            return sy__heif_bad(f, err, SY_E_INVALID_INPUT, b->type, abs_off(f, b->offset), "duplicate item_ID %u",
                        f->items[i].info.id);
     return SY_OK;
 }
@@ -318,28 +248,28 @@ static sy_status walk_iloc(sy_heif_file *f, const sy_bmff_box *b, int fill, uint
     uint8_t v, sizes1, sizes2;
     uint32_t flags;
     if (!sy_bmff_full_header(&s, &v, &flags) || v > 2)
-        return bad(f, err, SY_E_INVALID_INPUT, b->type, at, "bad iloc header (version %u)", v);
+        return sy__heif_bad(f, err, SY_E_INVALID_INPUT, b->type, at, "bad iloc header (version %u)", v);
     if (!sy_bmff_u8(&s, &sizes1) || !sy_bmff_u8(&s, &sizes2))
-        return bad(f, err, SY_E_INVALID_INPUT, b->type, at, "iloc too short");
+        return sy__heif_bad(f, err, SY_E_INVALID_INPUT, b->type, at, "iloc too short");
     unsigned offset_size = sizes1 >> 4, length_size = sizes1 & 15, base_size = sizes2 >> 4;
     unsigned index_size = v >= 1 ? (sizes2 & 15u) : 0;
 #define SIZE_OK(x) ((x) == 0 || (x) == 4 || (x) == 8)
     if (!SIZE_OK(offset_size) || !SIZE_OK(length_size) || !SIZE_OK(base_size) || !SIZE_OK(index_size))
-        return bad(f, err, SY_E_INVALID_INPUT, b->type, at, "iloc field sizes %u/%u/%u/%u not 0, 4 or 8", offset_size,
+        return sy__heif_bad(f, err, SY_E_INVALID_INPUT, b->type, at, "iloc field sizes %u/%u/%u/%u not 0, 4 or 8", offset_size,
                    length_size, base_size, index_size);
 #undef SIZE_OK
     uint32_t item_count;
     uint16_t u16;
     if (v < 2) {
-        if (!sy_bmff_u16(&s, &u16)) return bad(f, err, SY_E_INVALID_INPUT, b->type, at, "iloc too short");
+        if (!sy_bmff_u16(&s, &u16)) return sy__heif_bad(f, err, SY_E_INVALID_INPUT, b->type, at, "iloc too short");
         item_count = u16;
     } else if (!sy_bmff_u32(&s, &item_count)) {
-        return bad(f, err, SY_E_INVALID_INPUT, b->type, at, "iloc too short");
+        return sy__heif_bad(f, err, SY_E_INVALID_INPUT, b->type, at, "iloc too short");
     }
     const uint64_t id_size = v < 2 ? 2 : 4;
     const uint64_t min_entry = id_size + (v >= 1 ? 2 : 0) + 2 + base_size + 2;
     if (item_count > s.left / min_entry)
-        return bad(f, err, SY_E_INVALID_INPUT, b->type, at, "iloc claims %u items but has only %llu bytes", item_count,
+        return sy__heif_bad(f, err, SY_E_INVALID_INPUT, b->type, at, "iloc claims %u items but has only %llu bytes", item_count,
                    (unsigned long long)s.left);
     const uint64_t extent_bytes = index_size + offset_size + length_size;
     uint64_t total = 0;
@@ -349,14 +279,14 @@ static sy_status walk_iloc(sy_heif_file *f, const sy_bmff_box *b, int fill, uint
         int ok = sy_bmff_uN(&s, (unsigned)id_size, &id);
         if (ok && v >= 1) ok = sy_bmff_u16(&s, &method_field);
         ok = ok && sy_bmff_u16(&s, &dref) && sy_bmff_uN(&s, base_size, &base) && sy_bmff_u16(&s, &extent_count);
-        if (!ok) return bad(f, err, SY_E_INVALID_INPUT, b->type, at, "iloc entry %u cut off", i);
+        if (!ok) return sy__heif_bad(f, err, SY_E_INVALID_INPUT, b->type, at, "iloc entry %u cut off", i);
         if (extent_bytes == 0 && extent_count > 1) /* zero-byte extents all mean "the whole source" */
-            return bad(f, err, SY_E_INVALID_INPUT, b->type, at, "iloc item %llu: %u extents with no offset or length",
+            return sy__heif_bad(f, err, SY_E_INVALID_INPUT, b->type, at, "iloc item %llu: %u extents with no offset or length",
                        (unsigned long long)id, extent_count);
         if (extent_bytes > 0 && extent_count > s.left / extent_bytes)
-            return bad(f, err, SY_E_INVALID_INPUT, b->type, at, "iloc item %llu claims %u extents, %llu bytes left",
+            return sy__heif_bad(f, err, SY_E_INVALID_INPUT, b->type, at, "iloc item %llu claims %u extents, %llu bytes left",
                        (unsigned long long)id, extent_count, (unsigned long long)s.left);
-        heif_item *it = fill ? find_item(f, (uint32_t)id) : NULL;
+        heif_item *it = fill ? sy__heif_find_item(f, (uint32_t)id) : NULL;
         if (it && it->in_iloc) it = NULL; /* a second entry for the same item is ignored */
         if (it) {
             it->in_iloc = 1;
@@ -374,10 +304,10 @@ static sy_status walk_iloc(sy_heif_file *f, const sy_bmff_box *b, int fill, uint
             uint64_t index, offset, length;
             if (!sy_bmff_uN(&s, index_size, &index) || !sy_bmff_uN(&s, offset_size, &offset) ||
                 !sy_bmff_uN(&s, length_size, &length))
-                return bad(f, err, SY_E_INVALID_INPUT, b->type, at, "iloc extent cut off");
+                return sy__heif_bad(f, err, SY_E_INVALID_INPUT, b->type, at, "iloc extent cut off");
             if (!fill) {
                 if (++total > SY__HEIF_MAX_EXTENTS)
-                    return bad(f, err, SY_E_BUDGET, b->type, at, "more than %u iloc extents", SY__HEIF_MAX_EXTENTS);
+                    return sy__heif_bad(f, err, SY_E_BUDGET, b->type, at, "more than %u iloc extents", SY__HEIF_MAX_EXTENTS);
             } else if (f->extent_count < *total_extents) {
                 heif_extent *x = &f->extents[f->extent_count++];
                 if (it) place_extent(f, it, base, offset, length, x);
@@ -409,7 +339,7 @@ static sy_status walk_iref(sy_heif_file *f, const sy_bmff_cursor *meta, const sy
     uint8_t v;
     uint32_t flags;
     if (!sy_bmff_full_header(&s, &v, &flags) || v > 1)
-        return bad(f, err, SY_E_INVALID_INPUT, b->type, at, "bad iref header (version %u)", v);
+        return sy__heif_bad(f, err, SY_E_INVALID_INPUT, b->type, at, "bad iref header (version %u)", v);
     const unsigned id_size = v == 0 ? 2 : 4;
     sy_bmff_cursor c;
     sy_bmff_box child;
@@ -417,13 +347,13 @@ static sy_status walk_iref(sy_heif_file *f, const sy_bmff_cursor *meta, const sy
     uint64_t nrefs = 0, ntargets = 0;
     sy_bmff_cursor_children(&c, meta, b, 4);
     for (;;) {
-        if ((st = next_box(f, &c, &child, err)) != SY_OK) return st;
+        if ((st = sy__heif_next_box(f, &c, &child, err)) != SY_OK) return st;
         if (child.type == 0) break;
         sy_bmff_span r = payload_span(f, &child);
         uint64_t from;
         uint16_t count;
         if (!sy_bmff_uN(&r, id_size, &from) || !sy_bmff_u16(&r, &count) || count > r.left / id_size)
-            return bad(f, err, SY_E_INVALID_INPUT, child.type, abs_off(f, child.offset),
+            return sy__heif_bad(f, err, SY_E_INVALID_INPUT, child.type, abs_off(f, child.offset),
                        "item reference cut off or count too large");
         if (!fill) {
             nrefs++;
@@ -470,7 +400,7 @@ static sy_status parse_iref(sy_heif_file *f, const sy_bmff_cursor *meta, const s
 static uint32_t first_target(const sy_heif_file *f, const heif_ref *ref) {
     for (uint32_t i = 0; i < ref->count; i++) {
         uint32_t to = f->targets[ref->first + i];
-        if (to != ref->from && find_item(f, to)) return to;
+        if (to != ref->from && sy__heif_find_item(f, to)) return to;
     }
     return 0;
 }
@@ -478,7 +408,7 @@ static uint32_t first_target(const sy_heif_file *f, const heif_ref *ref) {
 static void apply_references(sy_heif_file *f) {
     for (uint32_t r = 0; r < f->ref_count; r++) {
         const heif_ref *ref = &f->refs[r];
-        heif_item *it = find_item(f, ref->from);
+        heif_item *it = sy__heif_find_item(f, ref->from);
         if (!it) continue; /* reference from a missing item: ignored */
         switch (ref->type) {
         case FCC('d', 'i', 'm', 'g'):
@@ -532,11 +462,11 @@ static sy_status check_dimg_loops(sy_heif_file *f, sy_error *err) {
             }
             stack[2 * (depth - 1) + 1] = edge + 1;
             const heif_ref *ref = &f->refs[it->dimg_ref];
-            const heif_item *to = find_item(f, f->targets[ref->first + edge]);
+            const heif_item *to = sy__heif_find_item(f, f->targets[ref->first + edge]);
             if (!to) continue;
             uint32_t t = (uint32_t)(to - f->items);
             if (color[t] == 1) {
-                st = bad(f, err, SY_E_INVALID_INPUT, FCC('d', 'i', 'm', 'g'), ref->box_offset,
+                st = sy__heif_bad(f, err, SY_E_INVALID_INPUT, FCC('d', 'i', 'm', 'g'), ref->box_offset,
                          "dimg reference loop: item %u reaches item %u again", it->info.id, to->info.id);
             } else if (color[t] == 0) {
                 color[t] = 1;
@@ -551,225 +481,6 @@ static sy_status check_dimg_loops(sy_heif_file *f, sy_error *err) {
     return st;
 }
 
-/* ---- iprp: ipco + ipma ---- */
-
-static int64_t floor_div(int64_t a, int64_t b) { /* b > 0 */
-    int64_t q = a / b;
-    return (a % b != 0 && a < 0) ? q - 1 : q;
-}
-
-/* clap fractions → a pixel rectangle inside width × height; 0 when impossible. */
-static int clap_rect(const int32_t c[8], uint32_t width, uint32_t height, uint32_t *x, uint32_t *y, uint32_t *w,
-                     uint32_t *h) {
-    const int64_t wn = c[0], wd = c[1], hn = c[2], hd = c[3], xn = c[4], xd = c[5], yn = c[6], yd = c[7];
-    if (wd <= 0 || hd <= 0 || xd <= 0 || yd <= 0 || wn <= 0 || hn <= 0) return 0;
-    if (width == 0 || height == 0) return 0;
-    /* rounded size: floor(n/d + 1/2) */
-    int64_t cw = floor_div(2 * wn + wd, 2 * wd), ch = floor_div(2 * hn + hd, 2 * hd);
-    if (cw <= 0 || ch <= 0 || cw > (int64_t)width || ch > (int64_t)height) return 0;
-    /* left = round(xn/xd + (W - w)/2) = floor((2*xn + (W-w)*xd + xd) / (2*xd)) */
-    int64_t t, left, top;
-    if (__builtin_mul_overflow((int64_t)width - cw, xd, &t) || __builtin_add_overflow(t, 2 * xn + xd, &t)) return 0;
-    left = floor_div(t, 2 * xd);
-    if (__builtin_mul_overflow((int64_t)height - ch, yd, &t) || __builtin_add_overflow(t, 2 * yn + yd, &t)) return 0;
-    top = floor_div(t, 2 * yd);
-    if (left < 0 || top < 0 || left + cw > (int64_t)width || top + ch > (int64_t)height) return 0;
-    *x = (uint32_t)left;
-    *y = (uint32_t)top;
-    *w = (uint32_t)cw;
-    *h = (uint32_t)ch;
-    return 1;
-}
-
-static void apply_property(sy_heif_file *f, heif_item *it, const heif_prop *p) {
-    sy_bmff_span s = {f->meta + p->payload_offset, p->payload_size};
-    uint8_t v, u8;
-    uint32_t flags;
-    sy_heif_item_info *info = &it->info;
-    switch (p->type) {
-    case FCC('h', 'v', 'c', 'C'):
-        if (!it->seen_hvcc && p->payload_size > 0) {
-            it->seen_hvcc = 1;
-            it->hvcc = s.p;
-            it->hvcc_len = (size_t)p->payload_size;
-        }
-        break;
-    case FCC('a', 'v', '1', 'C'):
-        if (!it->seen_av1c && p->payload_size > 0) {
-            it->seen_av1c = 1;
-            it->av1c = s.p;
-            it->av1c_len = (size_t)p->payload_size;
-        }
-        break;
-    case FCC('i', 's', 'p', 'e'): {
-        uint32_t w, h;
-        if (!it->seen_ispe && sy_bmff_full_header(&s, &v, &flags) && v == 0 && sy_bmff_u32(&s, &w) && sy_bmff_u32(&s, &h)) {
-            it->seen_ispe = 1;
-            info->has_ispe = 1;
-            info->width = w;
-            info->height = h;
-        }
-        break;
-    }
-    case FCC('i', 'r', 'o', 't'):
-        if (!it->seen_irot && sy_bmff_u8(&s, &u8)) {
-            it->seen_irot = 1;
-            info->rotation = u8 & 3;
-            if (it->seen_imir) info->transform_order = 1; /* mirror was listed first */
-        }
-        break;
-    case FCC('i', 'm', 'i', 'r'):
-        if (!it->seen_imir && sy_bmff_u8(&s, &u8)) {
-            it->seen_imir = 1;
-            info->mirror = (int8_t)(u8 & 1); /* ISO 23008-12:2022: 0 top<->bottom, 1 left<->right */
-        }
-        break;
-    case FCC('c', 'l', 'a', 'p'):
-        if (!it->seen_clap && p->payload_size >= 32) {
-            it->seen_clap = 1;
-            for (int i = 0; i < 8; i++) {
-                uint32_t w;
-                sy_bmff_u32(&s, &w);
-                it->clap[i] = (int32_t)w;
-            }
-        }
-        break;
-    case FCC('c', 'o', 'l', 'r'): {
-        uint32_t kind;
-        if (!sy_bmff_u32(&s, &kind)) break;
-        if (kind == FCC('n', 'c', 'l', 'x')) {
-            uint16_t pr, tr, mx;
-            if (!it->seen_nclx && sy_bmff_u16(&s, &pr) && sy_bmff_u16(&s, &tr) && sy_bmff_u16(&s, &mx) &&
-                sy_bmff_u8(&s, &u8)) {
-                it->seen_nclx = 1;
-                info->nclx.present = 1;
-                info->nclx.primaries = pr;
-                info->nclx.transfer = tr;
-                info->nclx.matrix = mx;
-                info->nclx.full_range = u8 >> 7;
-            }
-        } else if ((kind == FCC('p', 'r', 'o', 'f') || kind == FCC('r', 'I', 'C', 'C')) && !it->seen_icc && s.left > 0) {
-            it->seen_icc = 1;
-            info->has_icc = 1;
-            it->icc = s.p;
-            it->icc_len = (size_t)s.left;
-        }
-        break;
-    }
-    case FCC('p', 'i', 'x', 'i'):
-        if (!it->seen_pixi && sy_bmff_full_header(&s, &v, &flags) && sy_bmff_u8(&s, &u8)) {
-            uint8_t bits = 0;
-            if (u8 == 0 || sy_bmff_u8(&s, &bits)) {
-                it->seen_pixi = 1;
-                info->channels = u8;
-                info->bits_per_channel = bits;
-            }
-        }
-        break;
-    case FCC('m', 'd', 'c', 'v'):
-    case FCC('c', 'l', 'l', 'i'): /* HDR10 static metadata of a PQ picture (the ISO sample-entry boxes' layout) */
-        if (s.left <= 64) (void)sy__hdr_static_from_box(p->type, s.p, (size_t)s.left, &info->hdr);
-        break;
-    case FCC('a', 'u', 'x', 'C'):
-        if (!it->seen_auxc && sy_bmff_full_header(&s, &v, &flags)) {
-            it->seen_auxc = 1;
-            sy_bmff_cstring(&s, info->aux_type, sizeof info->aux_type);
-        }
-        break;
-    default:
-        break;
-    }
-}
-
-static sy_status parse_ipma(sy_heif_file *f, const sy_bmff_box *b, const heif_prop *props, uint32_t nprops,
-                            sy_error *err) {
-    const uint64_t at = abs_off(f, b->offset);
-    sy_bmff_span s = payload_span(f, b);
-    uint8_t v;
-    uint32_t flags, entries;
-    if (!sy_bmff_full_header(&s, &v, &flags) || v > 1 || !sy_bmff_u32(&s, &entries))
-        return bad(f, err, SY_E_INVALID_INPUT, b->type, at, "bad ipma header (version %u)", v);
-    const unsigned id_size = v == 0 ? 2 : 4, index_size = (flags & 1) ? 2 : 1;
-    if (entries > s.left / (id_size + 1))
-        return bad(f, err, SY_E_INVALID_INPUT, b->type, at, "ipma claims %u entries but has only %llu bytes", entries,
-                   (unsigned long long)s.left);
-    for (uint32_t e = 0; e < entries; e++) {
-        uint64_t id;
-        uint8_t n;
-        if (!sy_bmff_uN(&s, id_size, &id) || !sy_bmff_u8(&s, &n) || n > s.left / index_size)
-            return bad(f, err, SY_E_INVALID_INPUT, b->type, at, "ipma entry %u cut off", e);
-        heif_item *it = find_item(f, (uint32_t)id);
-        for (unsigned k = 0; k < n; k++) {
-            uint64_t raw;
-            sy_bmff_uN(&s, index_size, &raw);
-            uint32_t index = (uint32_t)(index_size == 2 ? raw & 0x7FFF : raw & 0x7F);
-            if (index == 0) continue; /* "no property" */
-            if (index > nprops)
-                return bad(f, err, SY_E_INVALID_INPUT, b->type, at,
-                           "item %llu: property index %u out of range (%u properties)", (unsigned long long)id, index,
-                           nprops);
-            if (it) apply_property(f, it, &props[index - 1]);
-        }
-    }
-    return SY_OK;
-}
-
-static sy_status parse_iprp(sy_heif_file *f, const sy_bmff_cursor *meta, const sy_bmff_box *b, sy_error *err) {
-    sy_bmff_cursor c, pc;
-    sy_bmff_box child, prop;
-    sy_status st;
-    sy_bmff_box ipco = {0};
-    /* ipco first (ipma indexes into it). */
-    sy_bmff_cursor_children(&c, meta, b, 0);
-    for (;;) {
-        if ((st = next_box(f, &c, &child, err)) != SY_OK) return st;
-        if (child.type == 0) break;
-        if (child.type == FCC('i', 'p', 'c', 'o')) {
-            if (ipco.type) return bad(f, err, SY_E_INVALID_INPUT, child.type, abs_off(f, child.offset), "second ipco");
-            ipco = child;
-        }
-    }
-    uint32_t nprops = 0;
-    heif_prop *props = NULL;
-    if (ipco.type) {
-        sy_bmff_cursor_children(&pc, &c, &ipco, 0);
-        for (;;) {
-            if ((st = next_box(f, &pc, &prop, err)) != SY_OK) return st;
-            if (prop.type == 0) break;
-            nprops++;
-        }
-        if (nprops > 0) {
-            props = sy__calloc(f->ctx, nprops, sizeof *props, "heif properties", err);
-            if (!props) return err ? err->code : SY_E_BUDGET;
-            sy_bmff_cursor_children(&pc, &c, &ipco, 0);
-            for (uint32_t i = 0; i < nprops; i++) {
-                if ((st = next_box(f, &pc, &prop, err)) != SY_OK || prop.type == 0) break;
-                props[i].type = prop.type;
-                props[i].payload_offset = prop.payload_offset;
-                props[i].payload_size = prop.payload_size;
-                props[i].box_offset = prop.offset;
-            }
-        }
-    }
-    sy_bmff_cursor_children(&c, meta, b, 0);
-    st = SY_OK;
-    while (st == SY_OK) {
-        if ((st = next_box(f, &c, &child, err)) != SY_OK) break;
-        if (child.type == 0) break;
-        if (child.type == FCC('i', 'p', 'm', 'a')) st = parse_ipma(f, &child, props, nprops, err);
-    }
-    sy__free(f->ctx, props);
-    if (st != SY_OK) return st;
-    for (uint32_t i = 0; i < f->item_count; i++) {
-        heif_item *it = &f->items[i];
-        if (it->seen_clap && it->info.has_ispe &&
-            clap_rect(it->clap, it->info.width, it->info.height, &it->info.clap_x, &it->info.clap_y,
-                      &it->info.clap_width, &it->info.clap_height))
-            it->info.has_clap = 1;
-    }
-    return SY_OK;
-}
-
 /* ---- meta ---- */
 
 static sy_status parse_meta(sy_heif_file *f, uint64_t header, sy_error *err) {
@@ -778,7 +489,7 @@ static sy_status parse_meta(sy_heif_file *f, uint64_t header, sy_error *err) {
     uint8_t v;
     uint32_t flags;
     if (!sy_bmff_full_header(&s, &v, &flags) || v != 0)
-        return bad(f, err, SY_E_INVALID_INPUT, FCC('m', 'e', 't', 'a'), at, "bad meta header (version %u)", v);
+        return sy__heif_bad(f, err, SY_E_INVALID_INPUT, FCC('m', 'e', 't', 'a'), at, "bad meta header (version %u)", v);
     sy_bmff_cursor meta;
     sy_bmff_cursor_init(&meta, f->meta, f->meta_offset, header + 4, f->meta_size);
     enum { HDLR, PITM, IINF, ILOC, IREF, IPRP, IDAT, NBOX };
@@ -790,45 +501,45 @@ static sy_status parse_meta(sy_heif_file *f, uint64_t header, sy_error *err) {
     sy_bmff_box b;
     sy_status st;
     for (;;) {
-        if ((st = next_box(f, &meta, &b, err)) != SY_OK) return st;
+        if ((st = sy__heif_next_box(f, &meta, &b, err)) != SY_OK) return st;
         if (b.type == 0) break;
         for (int k = 0; k < NBOX; k++) {
             if (b.type != types[k]) continue;
             if (boxes[k].type)
-                return bad(f, err, SY_E_INVALID_INPUT, b.type, abs_off(f, b.offset), "second '%c%c%c%c' box in meta",
+                return sy__heif_bad(f, err, SY_E_INVALID_INPUT, b.type, abs_off(f, b.offset), "second '%c%c%c%c' box in meta",
                            (char)(b.type >> 24), (char)(b.type >> 16), (char)(b.type >> 8), (char)b.type);
             boxes[k] = b;
         }
     }
     /* the cursor's data/base are what children need; position is irrelevant */
-    if (!boxes[HDLR].type) return bad(f, err, SY_E_INVALID_INPUT, FCC('m', 'e', 't', 'a'), at, "no hdlr box");
+    if (!boxes[HDLR].type) return sy__heif_bad(f, err, SY_E_INVALID_INPUT, FCC('m', 'e', 't', 'a'), at, "no hdlr box");
     if ((st = parse_hdlr(f, &boxes[HDLR], err)) != SY_OK) return st;
-    if (!boxes[PITM].type) return bad(f, err, SY_E_INVALID_INPUT, FCC('m', 'e', 't', 'a'), at, "no pitm box");
+    if (!boxes[PITM].type) return sy__heif_bad(f, err, SY_E_INVALID_INPUT, FCC('m', 'e', 't', 'a'), at, "no pitm box");
     if ((st = parse_pitm(f, &boxes[PITM], err)) != SY_OK) return st;
-    if (!boxes[IINF].type) return bad(f, err, SY_E_INVALID_INPUT, FCC('m', 'e', 't', 'a'), at, "no iinf box");
+    if (!boxes[IINF].type) return sy__heif_bad(f, err, SY_E_INVALID_INPUT, FCC('m', 'e', 't', 'a'), at, "no iinf box");
     if ((st = parse_iinf(f, &meta, &boxes[IINF], err)) != SY_OK) return st;
     if (boxes[IDAT].type) {
         f->idat = f->meta + boxes[IDAT].payload_offset;
         f->idat_size = boxes[IDAT].payload_size;
     }
-    if (!boxes[ILOC].type) return bad(f, err, SY_E_INVALID_INPUT, FCC('m', 'e', 't', 'a'), at, "no iloc box");
+    if (!boxes[ILOC].type) return sy__heif_bad(f, err, SY_E_INVALID_INPUT, FCC('m', 'e', 't', 'a'), at, "no iloc box");
     f->iloc_offset = abs_off(f, boxes[ILOC].offset);
     f->iref_offset = boxes[IREF].type ? abs_off(f, boxes[IREF].offset) : 0;
     if ((st = parse_iloc(f, &boxes[ILOC], err)) != SY_OK) return st;
     if (boxes[IREF].type && (st = parse_iref(f, &meta, &boxes[IREF], err)) != SY_OK) return st;
     apply_references(f);
-    if (boxes[IPRP].type && (st = parse_iprp(f, &meta, &boxes[IPRP], err)) != SY_OK) return st;
-    if (!find_item(f, f->primary))
-        return bad(f, err, SY_E_INVALID_INPUT, FCC('p', 'i', 't', 'm'), abs_off(f, boxes[PITM].offset),
+    if (boxes[IPRP].type && (st = sy__heif_parse_iprp(f, &meta, &boxes[IPRP], err)) != SY_OK) return st;
+    if (!sy__heif_find_item(f, f->primary))
+        return sy__heif_bad(f, err, SY_E_INVALID_INPUT, FCC('p', 'i', 't', 'm'), abs_off(f, boxes[PITM].offset),
                    "primary item %u does not exist (%u items)", f->primary, f->item_count);
     if ((st = check_dimg_loops(f, err)) != SY_OK) return st;
     f->signalled = f->primary;
-    const heif_item *p = find_item(f, f->primary);
+    const heif_item *p = sy__heif_find_item(f, f->primary);
     if (p->info.type == FCC('t', 'm', 'a', 'p') && p->dimg_ref >= 0 && f->refs[p->dimg_ref].count == 2) {
         uint32_t base = f->targets[f->refs[p->dimg_ref].first];
-        const heif_item *b = find_item(f, base);
+        const heif_item *b = sy__heif_find_item(f, base);
         if (!b || b->info.type == FCC('t', 'm', 'a', 'p'))
-            return bad(f, err, SY_E_INVALID_INPUT, FCC('p', 'i', 't', 'm'), abs_off(f, boxes[PITM].offset),
+            return sy__heif_bad(f, err, SY_E_INVALID_INPUT, FCC('p', 'i', 't', 'm'), abs_off(f, boxes[PITM].offset),
                        "primary 'tmap' item %u has no base image (item %u)", f->primary, base);
         f->primary = base;
     }
@@ -855,25 +566,25 @@ sy_status sy_heif_open(sy_context *ctx, const char *path, sy_heif_file **out, sy
         if (pos >= f->file_size) break;
         uint64_t left = f->file_size - pos;
         if (left < 8) {
-            st = bad(f, err, SY_E_INVALID_INPUT, 0, pos, "%llu stray bytes at the end of the file",
+            st = sy__heif_bad(f, err, SY_E_INVALID_INPUT, 0, pos, "%llu stray bytes at the end of the file",
                      (unsigned long long)left);
             goto fail;
         }
         if (++boxes > SY_BMFF_MAX_CHILDREN) {
-            st = bad(f, err, SY_E_INVALID_INPUT, 0, pos, "more than %u top-level boxes", SY_BMFF_MAX_CHILDREN);
+            st = sy__heif_bad(f, err, SY_E_INVALID_INPUT, 0, pos, "more than %u top-level boxes", SY_BMFF_MAX_CHILDREN);
             goto fail;
         }
         uint8_t h[16];
-        if ((st = read_at(f, pos, h, 8, err)) != SY_OK) goto fail;
+        if ((st = sy__heif_read_at(f, pos, h, 8, err)) != SY_OK) goto fail;
         uint64_t size = (uint64_t)h[0] << 24 | (uint64_t)h[1] << 16 | (uint64_t)h[2] << 8 | h[3];
         uint32_t type = (uint32_t)h[4] << 24 | (uint32_t)h[5] << 16 | (uint32_t)h[6] << 8 | h[7];
         uint64_t header = 8;
         if (size == 1) {
             if (left < 16) {
-                st = bad(f, err, SY_E_INVALID_INPUT, type, pos, "64-bit box size cut off");
+                st = sy__heif_bad(f, err, SY_E_INVALID_INPUT, type, pos, "64-bit box size cut off");
                 goto fail;
             }
-            if ((st = read_at(f, pos + 8, h + 8, 8, err)) != SY_OK) goto fail;
+            if ((st = sy__heif_read_at(f, pos + 8, h + 8, 8, err)) != SY_OK) goto fail;
             size = 0;
             for (int i = 8; i < 16; i++) size = size << 8 | h[i];
             header = 16;
@@ -882,29 +593,29 @@ sy_status sy_heif_open(sy_context *ctx, const char *path, sy_heif_file **out, sy
         }
         if (type == FCC('u', 'u', 'i', 'd')) header += 16;
         if (size < header) {
-            st = bad(f, err, SY_E_INVALID_INPUT, type, pos, "box size %llu smaller than its %llu-byte header",
+            st = sy__heif_bad(f, err, SY_E_INVALID_INPUT, type, pos, "box size %llu smaller than its %llu-byte header",
                      (unsigned long long)size, (unsigned long long)header);
             goto fail;
         }
         if (size > left) {
-            st = bad(f, err, SY_E_INVALID_INPUT, type, pos, "box size %llu runs past the end of the file (%llu bytes)",
+            st = sy__heif_bad(f, err, SY_E_INVALID_INPUT, type, pos, "box size %llu runs past the end of the file (%llu bytes)",
                      (unsigned long long)size, (unsigned long long)f->file_size);
             goto fail;
         }
         if (type == FCC('f', 't', 'y', 'p')) {
             if (have_ftyp) {
-                st = bad(f, err, SY_E_INVALID_INPUT, type, pos, "second ftyp box");
+                st = sy__heif_bad(f, err, SY_E_INVALID_INPUT, type, pos, "second ftyp box");
                 goto fail;
             }
             have_ftyp = 1;
             if ((st = parse_ftyp(f, pos, pos + header, size - header, err)) != SY_OK) goto fail;
         } else if (!have_ftyp && type != FCC('f', 'r', 'e', 'e') && type != FCC('s', 'k', 'i', 'p') &&
                    type != FCC('w', 'i', 'd', 'e')) {
-            st = bad(f, err, SY_E_INVALID_INPUT, type, pos, "file does not start with an ftyp box");
+            st = sy__heif_bad(f, err, SY_E_INVALID_INPUT, type, pos, "file does not start with an ftyp box");
             goto fail;
         } else if (type == FCC('m', 'e', 't', 'a')) {
             if (size > SY__HEIF_META_CAP) {
-                st = bad(f, err, SY_E_BUDGET, type, pos, "meta box of %llu bytes exceeds the %u MiB cap",
+                st = sy__heif_bad(f, err, SY_E_BUDGET, type, pos, "meta box of %llu bytes exceeds the %u MiB cap",
                          (unsigned long long)size, SY__HEIF_META_CAP >> 20);
                 goto fail;
             }
@@ -915,15 +626,15 @@ sy_status sy_heif_open(sy_context *ctx, const char *path, sy_heif_file **out, sy
             }
             f->meta_size = size;
             f->meta_offset = pos;
-            if ((st = read_at(f, pos, f->meta, (size_t)size, err)) != SY_OK) goto fail;
+            if ((st = sy__heif_read_at(f, pos, f->meta, (size_t)size, err)) != SY_OK) goto fail;
             if ((st = parse_meta(f, header, err)) != SY_OK) goto fail;
             break; /* everything else (mdat, ...) is reached through iloc */
         }
         pos += size;
     }
     if (!f->meta) {
-        st = have_ftyp ? bad(f, err, SY_E_INVALID_INPUT, FCC('m', 'e', 't', 'a'), 0, "no meta box")
-                       : bad(f, err, SY_E_INVALID_INPUT, FCC('f', 't', 'y', 'p'), 0, "no ftyp box");
+        st = have_ftyp ? sy__heif_bad(f, err, SY_E_INVALID_INPUT, FCC('m', 'e', 't', 'a'), 0, "no meta box")
+                       : sy__heif_bad(f, err, SY_E_INVALID_INPUT, FCC('f', 't', 'y', 'p'), 0, "no ftyp box");
         goto fail;
     }
     *out = f;
@@ -959,7 +670,7 @@ const sy_heif_item_info *sy_heif_item_at(const sy_heif_file *f, uint32_t index) 
 }
 
 const sy_heif_item_info *sy_heif_item(const sy_heif_file *f, uint32_t id) {
-    const heif_item *it = find_item(f, id);
+    const heif_item *it = sy__heif_find_item(f, id);
     return it ? &it->info : NULL;
 }
 
@@ -982,7 +693,7 @@ uint32_t sy__heif_major_brand(const sy_heif_file *f) { return f ? f->major_brand
 
 const uint32_t *sy_heif_derived(const sy_heif_file *f, uint32_t id, uint32_t *count) {
     if (count) *count = 0;
-    const heif_item *it = find_item(f, id);
+    const heif_item *it = sy__heif_find_item(f, id);
     if (!it || it->dimg_ref < 0) return NULL;
     const heif_ref *ref = &f->refs[it->dimg_ref];
     if (count) *count = ref->count;
@@ -991,7 +702,7 @@ const uint32_t *sy_heif_derived(const sy_heif_file *f, uint32_t id, uint32_t *co
 
 const uint8_t *sy_heif_hvcc(const sy_heif_file *f, uint32_t id, size_t *len) {
     if (len) *len = 0;
-    const heif_item *it = find_item(f, id);
+    const heif_item *it = sy__heif_find_item(f, id);
     if (!it || !it->hvcc) return NULL;
     if (len) *len = it->hvcc_len;
     return it->hvcc;
@@ -999,7 +710,7 @@ const uint8_t *sy_heif_hvcc(const sy_heif_file *f, uint32_t id, size_t *len) {
 
 const uint8_t *sy_heif_av1c(const sy_heif_file *f, uint32_t id, size_t *len) {
     if (len) *len = 0;
-    const heif_item *it = find_item(f, id);
+    const heif_item *it = sy__heif_find_item(f, id);
     if (!it || !it->av1c) return NULL;
     if (len) *len = it->av1c_len;
     return it->av1c;
@@ -1007,170 +718,14 @@ const uint8_t *sy_heif_av1c(const sy_heif_file *f, uint32_t id, size_t *len) {
 
 const uint8_t *sy_heif_icc(const sy_heif_file *f, uint32_t id, size_t *len) {
     if (len) *len = 0;
-    const heif_item *it = find_item(f, id);
+    const heif_item *it = sy__heif_find_item(f, id);
     if (it && !it->icc && it->dimg_ref >= 0 && f->refs[it->dimg_ref].count) {
         /* A derived image without its own profile is in its inputs' space:
          * Samsung puts the ICC only on the tiles of a grid. */
-        const heif_item *first = find_item(f, f->targets[f->refs[it->dimg_ref].first]);
+        const heif_item *first = sy__heif_find_item(f, f->targets[f->refs[it->dimg_ref].first]);
         if (first && first != it && first->icc) it = first;
     }
     if (!it || !it->icc) return NULL;
     if (len) *len = it->icc_len;
     return it->icc;
-}
-
-/* ---- payloads ---- */
-
-static sy_status check_location(const sy_heif_file *f, const heif_item *it, sy_error *err) {
-    char name[16];
-    if (!it->in_iloc)
-        return bad(f, err, SY_E_INVALID_INPUT, FCC('i', 'l', 'o', 'c'), f->iloc_offset, "item %u has no iloc entry",
-                   it->info.id);
-    if (it->loc_status == SY_E_UNSUPPORTED)
-        return bad(f, err, SY_E_UNSUPPORTED, FCC('i', 'l', 'o', 'c'), it->iloc_offset,
-                   "item %u ('%s') uses construction method %u or an external data reference", it->info.id,
-                   sy_bmff_fourcc_text(it->info.type, name), it->method);
-    if (it->loc_status != SY_OK) {
-        if (it->method == 1 && !f->idat)
-            return bad(f, err, SY_E_INVALID_INPUT, FCC('i', 'l', 'o', 'c'), it->iloc_offset,
-                       "item %u is stored in idat but there is no idat box", it->info.id);
-        return bad(f, err, SY_E_INVALID_INPUT, FCC('i', 'l', 'o', 'c'), it->iloc_offset,
-                   "item %u extent at %llu, length %llu lies outside its %s (%llu bytes)", it->info.id,
-                   (unsigned long long)it->loc_bad_offset, (unsigned long long)it->loc_bad_length,
-                   it->method == 0 ? "file" : "idat",
-                   (unsigned long long)(it->method == 0 ? f->file_size : f->idat_size));
-    }
-    return SY_OK;
-}
-
-/* Copies the item's extents into dst (exactly it->info.data_size bytes). */
-static sy_status read_extents(const sy_heif_file *f, const heif_item *it, uint8_t *dst, sy_error *err) {
-    uint64_t done = 0;
-    for (uint32_t e = 0; e < it->extent_count; e++) {
-        const heif_extent *x = &f->extents[it->extent_first + e];
-        if (x->length == 0) continue;
-        if (it->method == 1) {
-            memcpy(dst + done, f->idat + x->offset, (size_t)x->length);
-        } else {
-            sy_status st = read_at(f, x->offset, dst + done, (size_t)x->length, err);
-            if (st != SY_OK) return st;
-        }
-        done += x->length;
-    }
-    return SY_OK;
-}
-
-sy_status sy_heif_item_located(const sy_heif_file *f, uint32_t id, sy_error *err) {
-    const heif_item *it = f ? find_item(f, id) : NULL;
-    if (!it) return sy__fail(err, SY_E_USAGE, "sy_heif_item_located: no item %u", id);
-    return check_location(f, it, err);
-}
-
-sy_status sy_heif_read_item(sy_heif_file *f, uint32_t id, uint8_t **data, size_t *len, sy_error *err) {
-    if (data) *data = NULL;
-    if (len) *len = 0;
-    if (!f || !data || !len) return sy__fail(err, SY_E_USAGE, "sy_heif_read_item: file, data and len are required");
-    const heif_item *it = find_item(f, id);
-    if (!it) return sy__fail(err, SY_E_USAGE, "%s: sy_heif_read_item: no item %u", sy__short_path(f->path), id);
-    sy_status st = check_location(f, it, err);
-    if (st != SY_OK) return st;
-    if (it->info.data_size > SY__HEIF_ITEM_CAP)
-        return bad(f, err, SY_E_BUDGET, FCC('i', 'l', 'o', 'c'), it->iloc_offset,
-                   "item %u has %llu bytes, over the %u MiB item cap", id, (unsigned long long)it->info.data_size,
-                   SY__HEIF_ITEM_CAP >> 20);
-    uint8_t *buf = sy__alloc(f->ctx, (size_t)it->info.data_size, 1, "heif item data", err);
-    if (!buf) return err ? err->code : SY_E_BUDGET;
-    if ((st = read_extents(f, it, buf, err)) != SY_OK) {
-        sy__free(f->ctx, buf);
-        return st;
-    }
-    *data = buf;
-    *len = (size_t)it->info.data_size;
-    return SY_OK;
-}
-
-void sy_heif_free_data(sy_heif_file *f, uint8_t *data) {
-    if (f && data) sy__free(f->ctx, data);
-}
-
-static int is_derived_type(uint32_t type) {
-    return type == FCC('g', 'r', 'i', 'd') || type == FCC('i', 'o', 'v', 'l') || type == FCC('i', 'd', 'e', 'n') ||
-           type == FCC('t', 'm', 'a', 'p');
-}
-
-sy_status sy_heif_read_grid(sy_heif_file *f, uint32_t id, sy_heif_grid *out, sy_error *err) {
-    if (out) memset(out, 0, sizeof *out);
-    if (!f || !out) return sy__fail(err, SY_E_USAGE, "sy_heif_read_grid: file and out are required");
-    const heif_item *it = find_item(f, id);
-    char name[16];
-    if (!it) return sy__fail(err, SY_E_USAGE, "%s: sy_heif_read_grid: no item %u", sy__short_path(f->path), id);
-    if (it->info.type != FCC('g', 'r', 'i', 'd'))
-        return sy__fail(err, SY_E_USAGE, "%s: sy_heif_read_grid: item %u is '%s', not a grid", sy__short_path(f->path), id,
-                        sy_bmff_fourcc_text(it->info.type, name));
-    sy_status st = check_location(f, it, err);
-    if (st != SY_OK) return st;
-    uint8_t buf[64];
-    if (it->info.data_size < 8 || it->info.data_size > sizeof buf)
-        return bad(f, err, SY_E_INVALID_INPUT, FCC('g', 'r', 'i', 'd'), it->iloc_offset,
-                   "grid %u descriptor has %llu bytes", id, (unsigned long long)it->info.data_size);
-    if ((st = read_extents(f, it, buf, err)) != SY_OK) return st;
-    sy_bmff_span s = {buf, it->info.data_size};
-    uint8_t version, flags, rows1, cols1;
-    uint64_t w, h;
-    sy_bmff_u8(&s, &version);
-    sy_bmff_u8(&s, &flags);
-    sy_bmff_u8(&s, &rows1);
-    sy_bmff_u8(&s, &cols1);
-    unsigned field = (flags & 1) ? 4 : 2;
-    if (version != 0)
-        return bad(f, err, SY_E_UNSUPPORTED, FCC('g', 'r', 'i', 'd'), it->iloc_offset, "grid %u version %u", id,
-                   version);
-    if (!sy_bmff_uN(&s, field, &w) || !sy_bmff_uN(&s, field, &h))
-        return bad(f, err, SY_E_INVALID_INPUT, FCC('g', 'r', 'i', 'd'), it->iloc_offset,
-                   "grid %u descriptor cut off", id);
-    if (w == 0 || h == 0)
-        return bad(f, err, SY_E_INVALID_INPUT, FCC('g', 'r', 'i', 'd'), it->iloc_offset, "grid %u output is %llux%llu",
-                   id, (unsigned long long)w, (unsigned long long)h);
-    if (w > SY__HEIF_MAX_GRID_SIDE || h > SY__HEIF_MAX_GRID_SIDE)
-        return bad(f, err, SY_E_BUDGET, FCC('g', 'r', 'i', 'd'), it->iloc_offset,
-                   "grid %u output %llux%llu exceeds %ux%u", id, (unsigned long long)w, (unsigned long long)h,
-                   SY__HEIF_MAX_GRID_SIDE, SY__HEIF_MAX_GRID_SIDE);
-    if (it->info.has_ispe && (it->info.width > SY__HEIF_MAX_GRID_SIDE || it->info.height > SY__HEIF_MAX_GRID_SIDE))
-        return bad(f, err, SY_E_BUDGET, FCC('g', 'r', 'i', 'd'), it->iloc_offset, "grid %u ispe %ux%u exceeds %ux%u", id,
-                   it->info.width, it->info.height, SY__HEIF_MAX_GRID_SIDE, SY__HEIF_MAX_GRID_SIDE);
-    const uint32_t rows = rows1 + 1u, cols = cols1 + 1u;
-    uint32_t ntiles;
-    const uint32_t *tiles = sy_heif_derived(f, id, &ntiles);
-    const uint64_t ref_at = it->dimg_ref >= 0 ? f->refs[it->dimg_ref].box_offset : f->iref_offset;
-    if (ntiles != rows * cols)
-        return bad(f, err, SY_E_INVALID_INPUT, FCC('d', 'i', 'm', 'g'), ref_at,
-                   "grid %u is %ux%u tiles but has %u dimg references", id, cols, rows, ntiles);
-    const sy_heif_item_info *first = NULL;
-    for (uint32_t i = 0; i < ntiles; i++) {
-        const heif_item *t = find_item(f, tiles[i]);
-        if (!t)
-            return bad(f, err, SY_E_INVALID_INPUT, FCC('d', 'i', 'm', 'g'), ref_at, "grid %u tile %u: item %u does not exist",
-                       id, i, tiles[i]);
-        if (t == it || t->info.derived_count > 0 || is_derived_type(t->info.type))
-            return bad(f, err, SY_E_INVALID_INPUT, FCC('d', 'i', 'm', 'g'), ref_at,
-                       "grid %u tile %u: item %u ('%s') is a derived image, not a coded tile", id, i, tiles[i],
-                       sy_bmff_fourcc_text(t->info.type, name));
-        if (!t->info.has_ispe) continue;
-        if (!first) {
-            first = &t->info;
-        } else if (t->info.width != first->width || t->info.height != first->height) {
-            return bad(f, err, SY_E_INVALID_INPUT, FCC('d', 'i', 'm', 'g'), ref_at,
-                       "grid %u tile %u is %ux%u, tile 0 is %ux%u", id, i, t->info.width, t->info.height, first->width,
-                       first->height);
-        }
-    }
-    if (first && ((uint64_t)first->width * cols < w || (uint64_t)first->height * rows < h))
-        return bad(f, err, SY_E_INVALID_INPUT, FCC('g', 'r', 'i', 'd'), it->iloc_offset,
-                   "grid %u: %ux%u tiles of %ux%u do not cover %llux%llu", id, cols, rows, first->width, first->height,
-                   (unsigned long long)w, (unsigned long long)h);
-    out->rows = rows;
-    out->columns = cols;
-    out->output_width = (uint32_t)w;
-    out->output_height = (uint32_t)h;
-    return SY_OK;
 }
