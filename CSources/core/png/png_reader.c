@@ -8,6 +8,8 @@
  * (cICP transfer PQ or HLG) is read as signal values and tone-mapped to SDR
  * Display P3 row by row (base/sy_hdr_tone.h); its gains are handed out in
  * file order (an interlaced one pass row by pass row, never decoded whole).
+ * The row conversions are png_convert.c's; the state they share is
+ * sy_png_source_state.h.
  */
 #include <errno.h>
 #include <math.h>
@@ -22,6 +24,7 @@
 #include "base/sy_input.h"
 #include "base/sy_internal.h"
 #include "png/sy_png_source.h"
+#include "png/sy_png_source_state.h"
 
 #define PNG_MAX_CHUNK 0x7fffffffu     /* chunk lengths above 2^31-1 are invalid */
 #define PNG_READ_BUFFER (64u * 1024u) /* the only file buffer the source holds */
@@ -38,13 +41,6 @@ static const uint8_t adam7_y0[7] = {0, 0, 4, 0, 2, 0, 1}, adam7_dy[7] = {8, 8, 8
 static uint32_t adam7_count(uint32_t size, uint8_t start, uint8_t step) {
     return size > start ? (size - start + step - 1) / step : 0;
 }
-
-enum { CT_GRAY = 0, CT_RGB = 2, CT_PALETTE = 3, CT_GRAY_ALPHA = 4, CT_RGBA = 6 };
-
-typedef struct png_header {
-    uint32_t width, height;
-    uint8_t depth, color_type, interlace, channels;
-} png_header;
 
 static uint32_t be32(const uint8_t *p) {
     return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
@@ -152,54 +148,6 @@ sy_status sy__png_probe(sy_context *ctx, FILE *file, const char *path, sy_image_
 }
 
 /* ---- the row source ---- */
-
-typedef struct png_source {
-    sy__source base;
-    sy_context *ctx;
-    FILE *file;
-    char *path;
-    png_header h;
-    /* bounded file reader */
-    uint8_t *buf;
-    size_t buf_size, pos, len;
-    /* IDAT stream */
-    uint32_t chunk_left; /* data bytes of the current IDAT not yet handed to zlib */
-    uint32_t chunk_crc;  /* running CRC of the current IDAT (type + data so far) */
-    int idat_over;       /* a non-IDAT chunk followed: no more image data */
-    int z_ready, z_end;
-    z_stream zs;
-    /* rows: [filter byte][row bytes] */
-    size_t rowbytes;
-    unsigned bpp; /* bytes per complete pixel for the filters (>= 1) */
-    uint8_t *prev, *cur;
-    /* palette / low-depth gray lookup, already composited over white */
-    uint8_t lut[256 * 3];
-    uint8_t plte[256 * 3];
-    uint8_t alpha[256];
-    unsigned plte_count;
-    int has_trns;
-    uint16_t trns[3];
-    /* interlaced: the whole image as RGB */
-    uint8_t *image;
-    uint8_t *pass_rgb;
-    uint32_t next_row;
-    /* opened for gains (sy__png_gain_open): where they are in the file's pixel order */
-    int gain_only, gains_done;
-    int gain_pass;          /* interlaced: Adam7 pass 0..6, 7 after the last */
-    uint32_t gain_pass_row; /* its next row */
-    int where_pass;    /* for messages: interlace pass 1..7, 0 = not interlaced, -1 = after the rows */
-    uint32_t where_row;
-    char where_buf[64];
-    /* HDR signal: its facts, its mapping, one row of signal values and alpha */
-    sy__png_hdr hdr;
-    int cicp_seen;
-    sy_hdr_static_metadata grade;
-    sy__hdr_map hdr_map;
-    float *signal, *signal_alpha;
-    size_t held; /* bytes allocated by this source (incl. zlib's) */
-    sy_status failed;
-    sy_error failure;
-} png_source;
 
 static void *src_alloc(png_source *s, size_t count, size_t size, const char *reason, sy_error *err) {
     void *p = sy__alloc(s->ctx, count, size, reason, err);
@@ -421,194 +369,6 @@ static sy_status read_header_chunks(png_source *s, sy_error *err) {
     return SY_OK;
 }
 
-static inline uint8_t div255(uint32_t x) { return (uint8_t)((x + 128 + ((x + 128) >> 8)) >> 8); }
-
-/* 8-bit colour c with alpha a over white. */
-#define OVER_WHITE8(c, a) div255((uint32_t)(c) * (a) + 255u * (255u - (a)))
-/* 16-bit colour c with 16-bit alpha a over white, rounded to 8 bits. */
-#define OVER_WHITE16(c, a)                                                                               \
-    ((uint8_t)((((uint64_t)((uint32_t)(c) * (a) + 65535u * (65535u - (a)))) * 255u + 2147418112u) /      \
-               4294836225u))
-/* 16-bit sample rounded to 8 bits. */
-#define TO8(v) ((uint8_t)(((uint32_t)(v) * 255u + 32767u) / 65535u))
-
-static void build_lut(png_source *s) {
-    if (s->h.color_type == CT_PALETTE) {
-        for (unsigned i = 0; i < 256; i++) {
-            uint8_t *e = s->lut + 3 * i;
-            if (i >= s->plte_count) { /* out-of-range index: black, as libpng's default */
-                e[0] = e[1] = e[2] = 0;
-                continue;
-            }
-            const uint8_t *p = s->plte + 3 * i;
-            uint32_t a = s->has_trns ? s->alpha[i] : 255u;
-            for (int c = 0; c < 3; c++) e[c] = OVER_WHITE8(p[c], a);
-        }
-    } else if (s->h.color_type == CT_GRAY && s->h.depth <= 8) {
-        unsigned max = (1u << s->h.depth) - 1;
-        for (unsigned v = 0; v < 256; v++) {
-            uint8_t g = v <= max ? (uint8_t)(v * 255u / max) : 0;
-            if (s->has_trns && v == s->trns[0]) g = 255;
-            s->lut[3 * v] = s->lut[3 * v + 1] = s->lut[3 * v + 2] = g;
-        }
-    }
-}
-
-/* Sample `i` of a raw row at the image's bit depth. */
-static inline unsigned raw_sample(const uint8_t *src, unsigned depth, size_t i) {
-    if (depth == 16) return (unsigned)src[2 * i] << 8 | src[2 * i + 1];
-    if (depth == 8) return src[i];
-    unsigned per_byte = 8 / depth;
-    return (src[i / per_byte] >> (8 - depth * (i % per_byte + 1))) & ((1u << depth) - 1);
-}
-
-/* One unfiltered raw row of an HDR PNG as signal values 0..1 (R, G, B per
- * pixel; narrow-range codes stretched to full range) and alpha 0..1. */
-static void signal_row(const png_source *s, const uint8_t *src, uint32_t w) {
-    const unsigned depth = s->h.depth, ct = s->h.color_type;
-    const float max = (float)((1u << depth) - 1);
-    float *rgb = s->signal, *alpha = s->signal_alpha;
-    for (uint32_t i = 0; i < w; i++) {
-        float a = 1, *px = rgb + 3 * (size_t)i;
-        if (ct == CT_PALETTE) {
-            unsigned v = raw_sample(src, depth, i);
-            for (int c = 0; c < 3; c++) px[c] = v < s->plte_count ? s->plte[3 * v + c] / 255.0f : 0;
-            if (s->has_trns) a = s->alpha[v] / 255.0f;
-        } else {
-            unsigned colours = ct == CT_RGB || ct == CT_RGBA ? 3 : 1, n = colours + (ct == CT_GRAY_ALPHA || ct == CT_RGBA);
-            unsigned v[4];
-            for (unsigned c = 0; c < n; c++) v[c] = raw_sample(src, depth, (size_t)i * n + c);
-            for (int c = 0; c < 3; c++) px[c] = v[colours == 3 ? c : 0] / max;
-            if (n > colours) a = v[colours] / max;
-            else if (s->has_trns && v[0] == s->trns[0] && (colours == 1 || (v[1] == s->trns[1] && v[2] == s->trns[2])))
-                a = 0;
-        }
-        if (!s->hdr.full_range) /* codes 16..235 (scaled to the depth) span the signal */
-            for (int c = 0; c < 3; c++) {
-                float x = (px[c] * 255.0f - 16.0f) / 219.0f;
-                px[c] = x < 0 ? 0 : x > 1 ? 1 : x;
-            }
-        if (alpha) alpha[i] = a;
-    }
-}
-
-/* An HDR row: its SDR Display P3 rendition, composited over white. */
-static void convert_hdr_row(const png_source *s, const uint8_t *src, uint8_t *dst, uint32_t w) {
-    signal_row(s, src, w);
-    sy__hdr_to_sdr(&s->hdr_map, s->signal, w, dst);
-    if (!s->signal_alpha) return;
-    for (uint32_t i = 0; i < w; i++) {
-        uint32_t a = (uint32_t)lrintf(s->signal_alpha[i] * 255.0f);
-        for (int c = 0; c < 3; c++) dst[3 * i + c] = OVER_WHITE8(dst[3 * i + c], a);
-    }
-}
-
-/* Converts one unfiltered raw row of `w` pixels to RGB. */
-static void convert_row(const png_source *s, const uint8_t *src, uint8_t *dst, uint32_t w) {
-    if (s->signal) {
-        convert_hdr_row(s, src, dst, w);
-        return;
-    }
-    const uint8_t *lut = s->lut;
-    const unsigned depth = s->h.depth;
-    switch (s->h.color_type) {
-    case CT_GRAY:
-    case CT_PALETTE:
-        if (depth == 8) {
-            for (uint32_t i = 0; i < w; i++) {
-                const uint8_t *e = lut + 3u * src[i];
-                dst[3 * i] = e[0];
-                dst[3 * i + 1] = e[1];
-                dst[3 * i + 2] = e[2];
-            }
-        } else if (depth < 8) {
-            const unsigned per_byte = 8 / depth, mask = (1u << depth) - 1;
-            uint32_t i = 0;
-            for (size_t byte = 0; i < w; byte++) {
-                unsigned b = src[byte];
-                for (unsigned k = 0; k < per_byte && i < w; k++, i++) {
-                    unsigned v = (b >> (8 - depth * (k + 1))) & mask;
-                    const uint8_t *e = lut + 3 * v;
-                    dst[3 * i] = e[0];
-                    dst[3 * i + 1] = e[1];
-                    dst[3 * i + 2] = e[2];
-                }
-            }
-        } else { /* 16-bit gray */
-            const int trns = s->has_trns;
-            const unsigned key = s->trns[0];
-            for (uint32_t i = 0; i < w; i++) {
-                unsigned v = ((unsigned)src[2 * i] << 8) | src[2 * i + 1];
-                uint8_t g = (trns && v == key) ? 255 : TO8(v);
-                dst[3 * i] = dst[3 * i + 1] = dst[3 * i + 2] = g;
-            }
-        }
-        break;
-    case CT_RGB:
-        if (depth == 8) {
-            memcpy(dst, src, (size_t)w * 3);
-            if (s->has_trns) {
-                for (uint32_t i = 0; i < w; i++) {
-                    const uint8_t *p = src + 3 * i;
-                    if (p[0] == s->trns[0] && p[1] == s->trns[1] && p[2] == s->trns[2])
-                        dst[3 * i] = dst[3 * i + 1] = dst[3 * i + 2] = 255;
-                }
-            }
-        } else {
-            for (size_t i = 0; i < (size_t)w * 3; i++) {
-                unsigned v = ((unsigned)src[2 * i] << 8) | src[2 * i + 1];
-                dst[i] = TO8(v);
-            }
-            if (s->has_trns) {
-                for (uint32_t i = 0; i < w; i++) {
-                    const uint8_t *p = src + 6 * i;
-                    if (((unsigned)p[0] << 8 | p[1]) == s->trns[0] && ((unsigned)p[2] << 8 | p[3]) == s->trns[1] &&
-                        ((unsigned)p[4] << 8 | p[5]) == s->trns[2])
-                        dst[3 * i] = dst[3 * i + 1] = dst[3 * i + 2] = 255;
-                }
-            }
-        }
-        break;
-    case CT_GRAY_ALPHA:
-        if (depth == 8) {
-            for (uint32_t i = 0; i < w; i++) {
-                uint32_t a = src[2 * i];
-                uint8_t g = OVER_WHITE8(a, src[2 * i + 1]);
-                dst[3 * i] = dst[3 * i + 1] = dst[3 * i + 2] = g;
-            }
-        } else {
-            for (uint32_t i = 0; i < w; i++) {
-                const uint8_t *p = src + 4 * i;
-                uint32_t g = (uint32_t)p[0] << 8 | p[1], a = (uint32_t)p[2] << 8 | p[3];
-                uint8_t o = OVER_WHITE16(g, a);
-                dst[3 * i] = dst[3 * i + 1] = dst[3 * i + 2] = o;
-            }
-        }
-        break;
-    case CT_RGBA:
-        if (depth == 8) {
-            for (uint32_t i = 0; i < w; i++) {
-                const uint8_t *p = src + 4 * i;
-                uint32_t a = p[3];
-                dst[3 * i] = OVER_WHITE8(p[0], a);
-                dst[3 * i + 1] = OVER_WHITE8(p[1], a);
-                dst[3 * i + 2] = OVER_WHITE8(p[2], a);
-            }
-        } else {
-            for (uint32_t i = 0; i < w; i++) {
-                const uint8_t *p = src + 8 * i;
-                uint32_t a = (uint32_t)p[6] << 8 | p[7];
-                for (int c = 0; c < 3; c++) {
-                    uint32_t v = (uint32_t)p[2 * c] << 8 | p[2 * c + 1];
-                    dst[3 * i + c] = OVER_WHITE16(v, a);
-                }
-            }
-        }
-        break;
-    default: break;
-    }
-}
-
 /* Undoes a row's filter in place; prev is the previous unfiltered row (zeros for the first). */
 static int unfilter(unsigned type, uint8_t *cur, const uint8_t *prev, size_t n, unsigned bpp) {
     size_t i;
@@ -762,7 +522,7 @@ static sy_status decode_interlaced(png_source *s, sy_error *err) {
             s->where_row = y;
             sy_status st = decode_raw_row(s, rb, err);
             if (st != SY_OK) return st;
-            convert_row(s, s->prev + 1, s->pass_rgb, pw);
+            sy__png_convert_row(s, s->prev + 1, s->pass_rgb, pw);
             uint8_t *row = s->image + ((size_t)(adam7_y0[p] + (size_t)y * adam7_dy[p]) * w) * 3;
             const uint8_t *src = s->pass_rgb;
             for (uint32_t i = 0, x = adam7_x0[p]; i < pw; i++, x += adam7_dx[p]) {
@@ -791,7 +551,7 @@ static sy_status png_read_rows(sy__source *self, uint8_t *const *rows, uint32_t 
             s->where_row = s->next_row;
             sy_status st = decode_raw_row(s, s->rowbytes, err);
             if (st != SY_OK) return st;
-            convert_row(s, s->prev + 1, rows[i], s->h.width);
+            sy__png_convert_row(s, s->prev + 1, rows[i], s->h.width);
             if (s->next_row + 1 == s->h.height && (st = finish_idat(s, err)) != SY_OK) return st;
         }
         s->next_row++;
@@ -839,7 +599,7 @@ static sy_status read_pass_gains(png_source *s, float *gain, sy__png_gain_run *r
         s->where_row = s->gain_pass_row;
         sy_status st = decode_raw_row(s, raw_row_bytes(&s->h, pw), err);
         if (st != SY_OK) return st;
-        signal_row(s, s->prev + 1, pw);
+        sy__png_signal_row(s, s->prev + 1, pw);
         sy__hdr_gain(&s->hdr_map, s->signal, pw, gain);
         run->y = adam7_y0[p] + s->gain_pass_row * adam7_dy[p];
         run->x0 = adam7_x0[p], run->step = adam7_dx[p], run->count = pw;
@@ -861,7 +621,7 @@ sy_status sy__png_read_gains(sy__source *png, float *gain, sy__png_gain_run *run
     s->where_row = s->next_row;
     sy_status st = decode_raw_row(s, s->rowbytes, err);
     if (st != SY_OK) return st;
-    signal_row(s, s->prev + 1, s->h.width);
+    sy__png_signal_row(s, s->prev + 1, s->h.width);
     sy__hdr_gain(&s->hdr_map, s->signal, s->h.width, gain);
     if (s->next_row + 1 == s->h.height) {
         if ((st = finish_idat(s, err)) != SY_OK) return st;
@@ -930,7 +690,7 @@ static sy_status open_png(sy_context *ctx, const char *path, open_for what, sy__
     }
     if ((st = parse_header(head, got, path, &s->h, err)) != SY_OK) goto fail;
     if ((st = read_header_chunks(s, err)) != SY_OK) goto fail;
-    build_lut(s);
+    sy__png_build_lut(s);
     if (s->hdr.present) {
         s->hdr.peak = s->hdr.transfer == SY_CICP_TRANSFER_PQ ? sy__hdr_content_peak(&s->grade) : 0;
         s->hdr.present = (uint8_t)sy__hdr_map_init(&s->hdr_map, s->hdr.primaries, s->hdr.transfer, s->hdr.peak);
