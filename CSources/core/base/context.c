@@ -178,6 +178,22 @@ void *sy__alloc(sy_context *ctx, size_t count, size_t size, const char *reason, 
     return h + 1;
 }
 
+sy_status sy__grow(sy_context *ctx, void **buf, size_t *cap, size_t need, size_t unit, size_t first, const char *what,
+                   sy_error *err) {
+    if (need <= *cap) return SY_OK;
+    size_t n = *cap ? *cap : SY__MAX(first, (size_t)1);
+    while (n < need) {
+        if (n > SIZE_MAX / 2) return sy__fail(err, SY_E_BUDGET, "%s: %zu items overflow", what, need);
+        n *= 2;
+    }
+    void *bigger = sy__alloc(ctx, n, unit, what, err);
+    if (!bigger) return err ? err->code : SY_E_BUDGET;
+    if (*buf && *cap) memcpy(bigger, *buf, *cap * unit);
+    sy__free(ctx, *buf);
+    *buf = bigger, *cap = n;
+    return SY_OK;
+}
+
 void *sy__calloc(sy_context *ctx, size_t count, size_t size, const char *reason, sy_error *err) {
     void *p = sy__alloc(ctx, count, size, reason, err);
     if (p) {

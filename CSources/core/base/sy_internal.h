@@ -13,6 +13,12 @@
 void *sy__alloc(sy_context *ctx, size_t count, size_t size, const char *reason, sy_error *err);
 void *sy__calloc(sy_context *ctx, size_t count, size_t size, const char *reason, sy_error *err);
 void sy__free(sy_context *ctx, void *ptr);
+/* Room for `need` items of `unit` bytes in *buf (capacity *cap items): kept
+ * when it is there, else a block of twice the capacity (from `first`) until
+ * it fits, the old contents copied and the old block freed. On a refusal
+ * *buf and *cap stay as they were and `err` says why. */
+sy_status sy__grow(sy_context *ctx, void **buf, size_t *cap, size_t need, size_t unit, size_t first, const char *what,
+                   sy_error *err);
 /* Gives the whole pages of [from, from + len), inside `block` (an sy__alloc
  * block), back to the system while the block lives on: a reader done with the
  * first rows of a large buffer stops holding them (they read as zero after).

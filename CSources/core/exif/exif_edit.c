@@ -40,10 +40,6 @@ int sy__exif_set_dimensions(uint8_t *tiff, size_t len, uint32_t width, uint32_t 
     return a || b;
 }
 
-static uint64_t align4(uint64_t v) { return (v + 3) & ~(uint64_t)3; }
-
-static uint64_t ifd_bytes(uint32_t entries) { return 2 + (uint64_t)SY__TIFF_ENTRY_BYTES * entries + 4; }
-
 sy_status sy__exif_with_makernote(sy_context *ctx, const sy__tiff *t, const uint8_t *makernote, size_t mn_len,
                                   size_t blank_at, size_t blank_len, uint8_t **out, size_t *out_len, sy_error *err) {
     *out = NULL;
@@ -64,9 +60,9 @@ sy_status sy__exif_with_makernote(sy_context *ctx, const sy__tiff *t, const uint
     uint32_t exif_n = has_exif ? sy__tiff_fields_copy(t, &exif, TAG_MAKERNOTE, exif_fields) : 0;
 
     /* layout: old bytes | IFD0 again (when it gains the pointer) | Exif IFD | MakerNote */
-    uint64_t ifd0_at = align4(t->len);
-    uint64_t exif_at = has_exif ? ifd0_at : align4(ifd0_at + ifd_bytes(ifd0.count + 1));
-    uint64_t mn_at = align4(exif_at + ifd_bytes(exif_n + 1));
+    uint64_t ifd0_at = sy__tiff_align4(t->len);
+    uint64_t exif_at = has_exif ? ifd0_at : sy__tiff_align4(ifd0_at + sy__tiff_ifd_bytes(ifd0.count + 1));
+    uint64_t mn_at = sy__tiff_align4(exif_at + sy__tiff_ifd_bytes(exif_n + 1));
     uint64_t total = mn_at + mn_len;
     uint8_t *buf = NULL;
     if (total > UINT32_MAX) {
@@ -116,7 +112,7 @@ typedef struct kept_ifds {
 static uint64_t kept_end_at(const sy__tiff *t, const kept_ifds *k, uint64_t p) {
     for (int i = 0; i < k->n; i++) {
         const sy__tiff_ifd *ifd = &k->ifd[i];
-        uint64_t table_end = ifd->at + ifd_bytes(ifd->count);
+        uint64_t table_end = ifd->at + sy__tiff_ifd_bytes(ifd->count);
         if (p >= ifd->at && p < table_end) return table_end;
         for (uint32_t j = 0; j < ifd->count; j++) {
             sy__tiff_entry e;
@@ -192,14 +188,14 @@ int sy__exif_drop_thumbnail(uint8_t *tiff, size_t *len) {
             if (e.size > 4) zero_unkept(tiff, &t, &k, e.value_at, e.size);
         }
         zero_strips(tiff, &t, &k, &ifd);
-        zero_unkept(tiff, &t, &k, ifd.at, ifd_bytes(ifd.count));
+        zero_unkept(tiff, &t, &k, ifd.at, sy__tiff_ifd_bytes(ifd.count));
         at = next;
     }
 
     /* the block ends where its last kept or non-zero byte does */
     uint64_t end = 8;
     for (int i = 0; i < k.n; i++) {
-        uint64_t table_end = k.ifd[i].at + ifd_bytes(k.ifd[i].count);
+        uint64_t table_end = k.ifd[i].at + sy__tiff_ifd_bytes(k.ifd[i].count);
         if (table_end > end) end = table_end;
         for (uint32_t j = 0; j < k.ifd[i].count; j++) {
             sy__tiff_entry e;

@@ -66,8 +66,6 @@ static void count_missing(const sy__tiff *t, ifd_plan *p) {
     }
 }
 
-static uint64_t align4(uint64_t v) { return (v + 3) & ~(uint64_t)3; }
-
 /* 1 when every value and link the IFD names lies inside the block. A block
  * with a dangling one is left as it is: after the copies are appended, an
  * offset past the old end would name their bytes. */
@@ -128,16 +126,16 @@ sy_status sy__exif_add_jpeg_tags(sy_context *ctx, const uint8_t *tiff, size_t le
     if (!whole_block(&t, &ifd0, &exif, &gps, exif_link, gps_link)) return SY_OK;
 
     /* layout: old bytes | Exif IFD | GPS IFD | IFD0 (each copied only when it gains entries or, IFD0, pointers) */
-    uint64_t end = align4(len);
+    uint64_t end = sy__tiff_align4(len);
     ifd_plan *order[] = {&exif, &gps};
     for (int i = 0; i < 2; i++)
         if (order[i]->missing) {
             order[i]->at = end;
-            end = align4(end + 2 + (uint64_t)SY__TIFF_ENTRY_BYTES * (order[i]->ifd.count + order[i]->missing) + 4);
+            end = sy__tiff_align4(end + sy__tiff_ifd_bytes(order[i]->ifd.count + order[i]->missing));
         }
     if (ifd0.missing) {
         ifd0.at = end;
-        end = align4(end + 2 + (uint64_t)SY__TIFF_ENTRY_BYTES * (ifd0.ifd.count + ifd0.missing) + 4);
+        end = sy__tiff_align4(end + sy__tiff_ifd_bytes(ifd0.ifd.count + ifd0.missing));
     }
     if (end > UINT32_MAX) return SY_OK; /* offsets could not name the copies: the block stays as it is */
     size_t most = SY__MAX(SY__MAX(ifd0.ifd.count, exif.ifd.count), gps.ifd.count) + 3;

@@ -35,6 +35,11 @@ enum {
 
 #define SY__TIFF_ENTRY_BYTES 12u
 
+/* Bytes of an IFD table of `entries` entries: the count, the entries, the next-IFD link. */
+static inline uint64_t sy__tiff_ifd_bytes(uint32_t entries) { return 2 + (uint64_t)SY__TIFF_ENTRY_BYTES * entries + 4; }
+/* Where a table or value placed at `v` or after starts: TIFF keeps them on word boundaries. */
+static inline uint64_t sy__tiff_align4(uint64_t v) { return (v + 3) & ~(uint64_t)3; }
+
 /* A read-only view of TIFF bytes (borrowed; valid while they are). */
 typedef struct sy__tiff {
     const uint8_t *data;

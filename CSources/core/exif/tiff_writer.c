@@ -72,7 +72,7 @@ void sy__tiff_fields_sort(sy__tiff_field *fields, uint32_t n) {
 static uint64_t out_of_line(const sy__tiff_field *f) { return f->data ? (payload_bytes(f) + 1) & ~(uint64_t)1 : 0; }
 
 uint64_t sy__tiff_ifd_size(const sy__tiff_field *fields, uint32_t n) {
-    uint64_t size = 2 + (uint64_t)SY__TIFF_ENTRY_BYTES * n + 4;
+    uint64_t size = sy__tiff_ifd_bytes(n);
     for (uint32_t i = 0; i < n; i++) size += out_of_line(&fields[i]);
     return size;
 }
@@ -80,7 +80,7 @@ uint64_t sy__tiff_ifd_size(const sy__tiff_field *fields, uint32_t n) {
 void sy__tiff_ifd_write(uint8_t *base, size_t at, const sy__tiff_field *fields, uint32_t n, uint32_t next,
                         int little_endian) {
     uint8_t *p = base + at;
-    size_t data = at + 2 + (size_t)SY__TIFF_ENTRY_BYTES * n + 4;
+    size_t data = at + (size_t)sy__tiff_ifd_bytes(n);
     sy__tiff_put16(p, n, little_endian);
     p += 2;
     for (uint32_t i = 0; i < n; i++, p += SY__TIFF_ENTRY_BYTES) {

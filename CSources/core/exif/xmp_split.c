@@ -88,23 +88,9 @@ static size_t element_end(const scan *s, size_t at) {
     return 0;
 }
 
-/* Room for one more of `size`-byte items in *items (count used of *cap),
- * doubling from `first`; 0 when the budget refuses. */
-static int grow(sy_context *ctx, void **items, size_t count, size_t *cap, size_t size, size_t first, const char *what,
-                sy_error *err) {
-    if (count < *cap) return 1;
-    size_t grown_cap = *cap ? *cap * 2 : first;
-    void *grown = sy__alloc(ctx, grown_cap, size, what, err);
-    if (!grown) return 0;
-    if (count) memcpy(grown, *items, count * size);
-    sy__free(ctx, *items);
-    *items = grown, *cap = grown_cap;
-    return 1;
-}
-
 static int add_property(sy_context *ctx, scan *s, property p, sy_error *err) {
     void *items = s->props;
-    if (!grow(ctx, &items, s->count, &s->cap, sizeof p, 64, "XMP split properties", err)) return 0;
+    if (sy__grow(ctx, &items, &s->cap, s->count + 1, sizeof p, 64, "XMP split properties", err) != SY_OK) return 0;
     s->props = items;
     s->props[s->count++] = p;
     return 1;
@@ -112,7 +98,8 @@ static int add_property(sy_context *ctx, scan *s, property p, sy_error *err) {
 
 static int add_description(sy_context *ctx, scan *s, description d, sy_error *err) {
     void *items = s->descs;
-    if (!grow(ctx, &items, s->desc_count, &s->desc_cap, sizeof d, 8, "XMP split descriptions", err)) return 0;
+    if (sy__grow(ctx, &items, &s->desc_cap, s->desc_count + 1, sizeof d, 8, "XMP split descriptions", err) != SY_OK)
+        return 0;
     s->descs = items;
     s->descs[s->desc_count++] = d;
     return 1;

@@ -25,7 +25,8 @@ typedef struct lane {
     sy__tile_lanes *owner;
     sy__hevc_encoder *enc;
     held_tile *held; /* in pts order; [head, count) not yet sunk (guarded by owner->lock) */
-    uint32_t head, count, cap;
+    uint32_t head, count;
+    size_t cap;
     uint8_t *bytes;
     size_t bytes_len, bytes_cap;
     uint64_t rows_done; /* rows this lane has finished its part of (guarded by owner->lock) */
@@ -58,40 +59,18 @@ struct sy__tile_lanes {
 
 /* ---- holding finished tiles (on the lane's thread) ---- */
 
-/* `buf` with room for `need` units: itself, or a bigger copy (the old one
- * freed); NULL when the budget refuses (buf kept). */
-static void *grown(sy_context *ctx, void *buf, size_t *cap, size_t need, size_t unit, const char *what,
-                   sy_error *err) {
-    if (need <= *cap) return buf;
-    size_t n = *cap ? *cap : 16;
-    while (n < need) n *= 2;
-    void *bigger = sy__alloc(ctx, n, unit, what, err);
-    if (!bigger) return NULL;
-    if (buf) memcpy(bigger, buf, *cap * unit);
-    sy__free(ctx, buf);
-    *cap = n;
-    return bigger;
-}
-
 /* x265's sink, on the lane's thread (or the caller's, in a flush): the
  * caller's drain reads the held tiles at the same time, so under the lock. */
 static sy_status hold(void *user, const sy__hevc_packet *tile, sy_error *err) {
     lane *l = user;
     sy_context *ctx = l->owner->ctx;
-    sy_status st = SY_OK;
     pthread_mutex_lock(&l->owner->lock);
-    size_t cap = l->cap;
-    held_tile *held = grown(ctx, l->held, &cap, (size_t)l->count + 1, sizeof *held, "held tiles", err);
-    uint8_t *bytes = held ? grown(ctx, l->bytes, &l->bytes_cap, l->bytes_len + tile->len, 1, "held tile bytes", err)
-                          : NULL;
-    if (held) {
-        l->held = held;
-        l->cap = (uint32_t)cap;
-    }
-    if (!held || !bytes) {
-        st = err ? err->code : SY_E_BUDGET;
-    } else {
-        l->bytes = bytes;
+    void *held = l->held, *bytes = l->bytes;
+    sy_status st = sy__grow(ctx, &held, &l->cap, (size_t)l->count + 1, sizeof *l->held, 16, "held tiles", err);
+    l->held = held;
+    if (st == SY_OK) st = sy__grow(ctx, &bytes, &l->bytes_cap, l->bytes_len + tile->len, 1, 16, "held tile bytes", err);
+    l->bytes = bytes;
+    if (st == SY_OK) {
         memcpy(l->bytes + l->bytes_len, tile->data, tile->len);
         l->held[l->count++] = (held_tile){tile->pts, l->bytes_len, tile->len, tile->keyframe};
         l->bytes_len += tile->len;
