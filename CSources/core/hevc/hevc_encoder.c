@@ -104,6 +104,8 @@ struct sy__hevc_encoder {
     size_t packet_cap;
     sy__hevc_attached_queue t35; /* video: HDR10+ messages waiting for their pictures */
     sy__hevc_attached_queue last; /* video: NAL units that end their pictures' access units (RPUs) */
+    float *offsets;  /* video: QP offsets per block for every picture pushed, NULL = none */
+    uint32_t offset_cols, offset_rows;
 };
 
 /* ---- memory estimates ---- */
@@ -400,6 +402,36 @@ sy_status sy__hevc_encoder_attach_last_nal(sy__hevc_encoder *enc, int64_t pts, c
     return sy__hevc_attached_add(enc->ctx, &enc->last, pts, nal, len, err);
 }
 
+/* x265 reads one offset per block of its look-ahead's grid: 16x16 luma
+ * samples of the picture padded to its smallest CU (8x8 with qg-size 8).
+ * It copies them only into pictures allocated while offsets were given
+ * (Frame::create), so they are given with every picture or with none. */
+float *sy__hevc_encoder_block_offsets(sy__hevc_encoder *enc, uint32_t *cols, uint32_t *rows, uint32_t *block,
+                                      sy_error *err) {
+    if (enc->offsets) {
+        *cols = enc->offset_cols, *rows = enc->offset_rows;
+        *block = enc->param->rc.qgSize == 8 ? 8 : 16;
+        return enc->offsets;
+    }
+    if (enc->use != SY__HEVC_VIDEO || enc->pushed || !enc->param->rc.aqMode) {
+        sy__fail(err, SY_E_USAGE, "x265 encoder: block offsets %s",
+                 enc->use != SY__HEVC_VIDEO ? "for a still" : enc->pushed ? "after the first picture"
+                                                                         : "without adaptive quantization");
+        return NULL;
+    }
+    uint32_t cu = (uint32_t)enc->param->minCUSize;
+    uint32_t w = ((uint32_t)enc->param->sourceWidth + cu - 1) / cu * cu;
+    uint32_t h = ((uint32_t)enc->param->sourceHeight + cu - 1) / cu * cu;
+    uint32_t c = (w / 2 + 7) / 8, r = (h / 2 + 7) / 8; /* x265's lowres blocks (Lowres::create) */
+    if (enc->param->rc.qgSize == 8) c *= 2, r *= 2;
+    enc->offsets = sy__calloc(enc->ctx, (size_t)c * r, sizeof(float), "x265 block offsets", err);
+    if (!enc->offsets) return NULL;
+    enc->offset_cols = c, enc->offset_rows = r;
+    *cols = c, *rows = r;
+    *block = enc->param->rc.qgSize == 8 ? 8 : 16;
+    return enc->offsets;
+}
+
 void sy__hevc_encoder_destroy(sy__hevc_encoder *enc) {
     if (!enc) return;
     sy_context *ctx = enc->ctx;
@@ -412,6 +444,7 @@ void sy__hevc_encoder_destroy(sy__hevc_encoder *enc) {
     }
     sy__free(ctx, enc->hvcc);
     sy__free(ctx, enc->packet);
+    sy__free(ctx, enc->offsets);
     if (enc->charged) sy__discharge(ctx, enc->charged);
     sy__free(ctx, enc);
 }
@@ -502,6 +535,7 @@ sy_status sy__hevc_encoder_push(sy__hevc_encoder *enc, uint8_t *const plane[3], 
     pic->pts = pts;
     int forced = enc->keyframe_at && enc->pushed == enc->keyframe_at;
     pic->sliceType = enc->use == SY__HEVC_STILLS || forced ? X265_TYPE_IDR : X265_TYPE_AUTO;
+    pic->quantOffsets = enc->offsets; /* x265 copies them with the picture */
     enc->pushed++;
     int more = 0;
     return encode(enc, pic, &more, err);

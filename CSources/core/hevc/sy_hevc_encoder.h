@@ -110,6 +110,15 @@ sy_status sy__hevc_encoder_attach_t35(sy__hevc_encoder *enc, int64_t pts, const 
 sy_status sy__hevc_encoder_attach_last_nal(sy__hevc_encoder *enc, int64_t pts, const uint8_t *nal, size_t len,
                                            sy_error *err);
 
+/* Video: the QP offsets (added to x265's adaptive quantization and
+ * cuTree, per block of `block` x `block` luma samples, cols x rows of them,
+ * row by row) that go with every picture pushed from now on: the caller
+ * writes them before each push. Zero until written. Asked before the first
+ * push (x265 takes offsets with every picture or with none); NULL and
+ * SY_E_USAGE otherwise, or for a still, or without adaptive quantization. */
+float *sy__hevc_encoder_block_offsets(sy__hevc_encoder *enc, uint32_t *cols, uint32_t *rows, uint32_t *block,
+                                      sy_error *err);
+
 /* Drains every picture still in flight to the sink. Once flushed, push fails
  * and flush does nothing. */
 sy_status sy__hevc_encoder_flush(sy__hevc_encoder *enc, sy_error *err);

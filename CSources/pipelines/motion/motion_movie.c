@@ -412,7 +412,7 @@ static sy_status stage_frame(movie *m, sy_video_encoder *enc, const uint8_t *pix
     return st;
 }
 
-static sy_status encode_frames(movie *m, sy_video_encoder *enc, sy_error *err) {
+static sy_status encode_frames(movie *m, sy_video_encoder *enc, const sy__motion_offsets *offsets, sy_error *err) {
     sy__motion_job *job = m->job;
     crew c;
     crew_start(&c, m, crew_size(job));
@@ -426,6 +426,7 @@ static sy_status encode_frames(movie *m, sy_video_encoder *enc, sy_error *err) {
         if (st != SY_OK) break;
         int ahead = k + 1 < job->frames;
         if (ahead) crew_post(&c, plan_steps(m, k + 1, c.steps));
+        if (offsets) sy__motion_offsets_fill(offsets, k);
         st = sy__video_encoder_encode_staged(enc, err);
         if (ahead) {
             sy_error cell_err = {0};
@@ -497,7 +498,18 @@ sy_status sy__motion_write_movie(sy__motion_job *job, const char *movie_path, co
     if (st == SY_OK && qt)
         st = sy_mov_writer_add_metadata(m.writer, plan.add[0].key, plan.add[0].type, plan.add[0].value,
                                         plan.add[0].len, err);
-    if (st == SY_OK) st = encode_frames(&m, enc, err);
+    sy__motion_offsets offsets; /* x265 takes them with adaptive quantization on (every preset but none) */
+    int use_offsets = 0;
+    if (st == SY_OK) {
+        sy_error off_err = {0};
+        sy_status ost = sy__motion_offsets_open(&offsets, job, enc, eo.lookahead, &off_err);
+        use_offsets = ost == SY_OK;
+        if (ost != SY_OK && ost != SY_E_USAGE) { /* SY_E_USAGE: a preset without adaptive quantization */
+            st = ost;
+            if (err) *err = off_err;
+        }
+    }
+    if (st == SY_OK) st = encode_frames(&m, enc, use_offsets ? &offsets : NULL, err);
     if (st == SY_OK) st = sy_video_encoder_flush(enc, err);
     if (st == SY_OK) st = pump_sound(&m, 1e300, err);
     if (st == SY_OK && m.aac) st = sy__audio_sequence_finish(m.aac, err);

@@ -120,6 +120,34 @@ sy_status sy__motion_write_movie(sy__motion_job *job, const char *movie_path, co
 
 void sy__motion_job_free(sy__motion_job *job);
 
+/* ---- QP offsets from the timeline (motion_offsets.c) ---- */
+
+typedef struct sy__motion_offsets {
+    float *grid;               /* the encoder's, one per block (sy__video_encoder_block_offsets) */
+    uint32_t cols, rows, block;
+    uint32_t frames, key_frame; /* the movie's length and its IDR in the middle (the still's frame) */
+    uint32_t lookahead;        /* x265's: what its cuTree sees ahead */
+    double strength;           /* QP per doubling of a block's still run */
+    uint32_t cells;
+    sy__rect rect[SY_MOTION_MAX_CELLS];
+    uint32_t first[SY_MOTION_MAX_CELLS], last[SY_MOTION_MAX_CELLS]; /* frames cell i changes in; UINT32_MAX: none */
+    uint32_t all_from;         /* focus: every block changes from this frame on; UINT32_MAX: never */
+} sy__motion_offsets;
+
+/* Asks the encoder for its offsets (before its first frame) and plans them from the job's timeline. */
+sy_status sy__motion_offsets_open(sy__motion_offsets *mo, const sy__motion_job *job, sy_video_encoder *enc,
+                                  uint32_t lookahead, sy_error *err);
+
+/* The plan's parts (open uses them; tests build plans with them): no cells yet, nothing moves. */
+void sy__motion_offsets_plan(sy__motion_offsets *mo, uint32_t frames, uint32_t key_frame, uint32_t lookahead);
+/* A cell's rectangle; a Live one changes in frames first..last (and at the key frame). */
+void sy__motion_offsets_add_cell(sy__motion_offsets *mo, sy__rect rect, int live, uint32_t first, uint32_t last);
+/* The offset of a block that stays as it is for `still_frames` more frames (0 within the look-ahead). */
+float sy__motion_still_offset(const sy__motion_offsets *mo, uint32_t still_frames);
+
+/* Writes frame k's offsets into mo->grid. */
+void sy__motion_offsets_fill(const sy__motion_offsets *mo, uint32_t k);
+
 /* ---- one Live cell's movie, streamed (motion_player.c) ---- */
 
 typedef struct sy__motion_target {

@@ -44,5 +44,10 @@ sy_status sy__video_encoder_stage_t35(sy_video_encoder *enc, const uint8_t *payl
  * (its source picture's, header included, as stored). */
 sy_status sy__video_encoder_stage_rpu(sy_video_encoder *enc, const uint8_t *nal, size_t len, sy_error *err);
 sy_status sy__video_encoder_encode_staged(sy_video_encoder *enc, sy_error *err);
+/* The x265 QP offsets per block that go with every frame encoded from now
+ * on, written by the caller before each encode (sy__hevc_encoder_block_offsets:
+ * asked before the first frame; NULL with the reason otherwise). */
+float *sy__video_encoder_block_offsets(sy_video_encoder *enc, uint32_t *cols, uint32_t *rows, uint32_t *block,
+                                       sy_error *err);
 
 #endif

@@ -382,6 +382,12 @@ sy_status sy__video_encoder_stage_rpu(sy_video_encoder *enc, const uint8_t *nal,
     return fail_state(enc, sy__hevc_encoder_attach_last_nal(enc->hevc, enc->last_pts, nal, len, err));
 }
 
+float *sy__video_encoder_block_offsets(sy_video_encoder *enc, uint32_t *cols, uint32_t *rows, uint32_t *block,
+                                       sy_error *err) {
+    if (check_usable(enc, "sy__video_encoder_block_offsets", err) != SY_OK) return NULL;
+    return sy__hevc_encoder_block_offsets(enc->hevc, cols, rows, block, err);
+}
+
 sy_status sy__video_encoder_encode_staged(sy_video_encoder *enc, sy_error *err) {
     sy_status st = check_usable(enc, "sy_video_encoder_push_rgb", err);
     if (st != SY_OK) return st;
