@@ -10,8 +10,9 @@
 //  - 3x3: nine generated Live samples (720x960, 3 s), spaced (1080x1430);
 //  - 3x3-1080x1440: the same nine with no spacing or margin: the SPEC C14 reference canvas, 1080x1440.
 // Every row also checks that the movie's bitrate is SPEC C14's for its canvas (c14Bitrate, c14Matches).
-// shiying: `shiying collage --layout grid --motion together --export live --preset fast` — still + movie +
-//   the SPEC C3 verification, at the SPEC C14 bitrate for the canvas.
+// shiying: `shiying collage --layout grid --motion together --export live` — still + movie + the SPEC C3
+//   verification, at the SPEC C14 bitrate for the canvas, our default x265 preset (veryfast) as a user gets it;
+//   a second row runs ours at the peer's preset (`--preset fast`: the same encoder work, the pipelines compared).
 // ffmpeg: the same movies, each `fps=30,scale..increase,crop` to its cell, `xstack` at the same cell
 //   positions, padded to the canvas, libx265 `fast` at the same bitrate, the same frame count (movie only).
 //   Each cell plays on OUR timeline: it starts when ours starts it (`cell_starts` of our JSON line; SPEC C1
@@ -22,9 +23,12 @@
 //   clip at 0 (the simpler pipeline, less motion at the end: cheaper for x265). Each row reports the frames
 //   each tool encoded.
 // Each repetition runs ours then ffmpeg back to back; medians of wall seconds, user CPU seconds and peak RSS.
-// A third figure says how much of either is the encoder: x265 alone (ffmpeg's libx265 with our encoder's options:
-//   preset fast, 3 B-frames, look-ahead 10, one GOP, the same bitrate) encoding our movie's own frames, decoded
-//   once to a y4m in the scratch folder — the time no pipeline that encodes these frames this way goes under.
+// Quality, since the presets differ: the same collage made once more as a near-lossless reference (`--export
+//   video --bitrate 200000000`: ~60 dB against the frames x265 is given), decoded to a y4m; our movie's PSNR
+//   against it (ffmpeg's psnr filter, Y'CbCr average) and the bytes, beside the peer's encoder on the same frames:
+//   x265 alone (ffmpeg's libx265 with the peer's settings — preset fast, its defaults, the same bitrate) encoding
+//   the reference — its time, PSNR and bytes. (The peer pipeline's own movie is of its own composite: bicubic in
+//   gamma, no colour management, so not comparable pixel for pixel.)
 // Writes .build/benchmarks/motion-latest.json and motion-<timestamp>.json.
 import Foundation
 import ShiyingFixtures
@@ -47,8 +51,14 @@ struct MotionRow: Codable {
     var ffmpegFromZeroSeconds: Double      // the second peer: every clip from 0, same frame count
     var ffmpegFromZeroUserSeconds: Double
     var ffmpegFromZeroPeakRSSBytes: Int
-    var x265AloneSeconds: Double?          // libx265 alone on our movie's frames, our encoder's options
+    var shiyingFastSeconds: Double         // ours at the peer's preset (fast)
+    var shiyingFastUserSeconds: Double
+    var shiyingMovieBytes: Int
+    var shiyingPSNR: Double?               // our movie against the near-lossless reference
+    var x265AloneSeconds: Double?          // libx265 alone, the peer's settings, on our frames (the reference)
     var x265AloneUserSeconds: Double?
+    var x265AlonePSNR: Double?
+    var x265AloneBytes: Int?
     var timeRatio: Double        // shiying / ffmpeg wall seconds (> 1: shiying slower)
     var userTimeRatio: Double
     var memoryRatio: Double      // shiying / ffmpeg peak RSS
@@ -88,9 +98,12 @@ func c14Bitrate(width: Int, height: Int) -> Int {
 private func motionCase(_ name: String, stills: [[String]], movies: [String], layoutArgs: [String] = [],
                         shiying: String, runs: Int, outDir: String, scratch: String) -> MotionRow? {
     let out = outDir + "/" + name
-    let ours = [shiying, "collage", "--layout", "grid"] + layoutArgs + ["--motion", "together", "--export", "live", "--preset", "fast",
+    let ours = [shiying, "collage", "--layout", "grid"] + layoutArgs + ["--motion", "together", "--export", "live",
                 "--json", "-o", out] + stills.flatMap { $0 }
-    var oursRuns: [ChildResult] = [], peerRuns: [ChildResult] = [], fromZeroRuns: [ChildResult] = []
+    let oursFast = [shiying, "collage", "--layout", "grid"] + layoutArgs + ["--motion", "together", "--export", "live",
+                    "--preset", "fast", "--json", "-o", out + "-fast"] + stills.flatMap { $0 }
+    var oursRuns: [ChildResult] = [], fastRuns: [ChildResult] = [], peerRuns: [ChildResult] = []
+    var fromZeroRuns: [ChildResult] = []
     var line: CollageLine?
     var peer: [String] = [], fromZero: [String] = []
     for run in 1...runs {
@@ -131,6 +144,11 @@ private func motionCase(_ name: String, stills: [[String]], movies: [String], la
             peer = command(onOurTimeline: true, output: outDir + "/ffmpeg-\(name).mov")
             fromZero = command(onOurTimeline: false, output: outDir + "/ffmpeg-\(name)-from-zero.mov")
         }
+        progress("motion \(name): shiying --preset fast run \(run)/\(runs)")
+        guard let f = try? runChild(oursFast, captureDirectory: scratch), f.succeeded else {
+            progress("motion \(name): shiying --preset fast failed"); return nil
+        }
+        fastRuns.append(f)
         progress("motion \(name): ffmpeg run \(run)/\(runs)")
         guard let p = try? runChild(peer, captureDirectory: scratch), p.succeeded else {
             progress("motion \(name): ffmpeg failed"); return nil
@@ -143,8 +161,14 @@ private func motionCase(_ name: String, stills: [[String]], movies: [String], la
         fromZeroRuns.append(z)
     }
     guard let l = line else { return nil }
-    let alone = x265Alone(movie: out + "/collage.mov", frames: l.frames, bitrate: l.bitrate, runs: runs,
-                          name: name, scratch: scratch)
+    let reference = scratch + "/motion-\(name)-reference.y4m"
+    defer { try? FileManager.default.removeItem(atPath: reference) }
+    let haveReference = nearLosslessReference(ours, out: outDir + "/\(name)-reference", y4m: reference, name: name,
+                                              scratch: scratch)
+    let alone = haveReference ? x265Alone(reference: reference, bitrate: l.bitrate, runs: runs, name: name,
+                                          scratch: scratch) : nil
+    let ourMovie = out + "/collage.mov"
+    let ourPSNR = haveReference ? psnr(ourMovie, reference, scratch: scratch) : nil
     let peerMovie = outDir + "/ffmpeg-\(name).mov"
     let count = try? runChild(["ffprobe", "-v", "error", "-select_streams", "v:0", "-count_packets", "-show_entries",
                                "stream=nb_read_packets", "-of", "csv=p=0", peerMovie], captureDirectory: scratch)
@@ -162,8 +186,12 @@ private func motionCase(_ name: String, stills: [[String]], movies: [String], la
                      ffmpegFromZeroSeconds: median(fromZeroRuns.map(\.seconds)),
                      ffmpegFromZeroUserSeconds: median(fromZeroRuns.map(\.userSeconds)),
                      ffmpegFromZeroPeakRSSBytes: fromZeroRuns.map(\.maxRSSKiB).max()! * 1024,
-                     x265AloneSeconds: alone.map { median($0.map(\.seconds)) },
-                     x265AloneUserSeconds: alone.map { median($0.map(\.userSeconds)) },
+                     shiyingFastSeconds: median(fastRuns.map(\.seconds)),
+                     shiyingFastUserSeconds: median(fastRuns.map(\.userSeconds)),
+                     shiyingMovieBytes: fileSize(ourMovie), shiyingPSNR: ourPSNR,
+                     x265AloneSeconds: alone.map { median($0.runs.map(\.seconds)) },
+                     x265AloneUserSeconds: alone.map { median($0.runs.map(\.userSeconds)) },
+                     x265AlonePSNR: alone?.psnr, x265AloneBytes: alone?.bytes,
                      timeRatio: oursSeconds / peerSeconds, userTimeRatio: oursUser / peerUser,
                      memoryRatio: Double(oursRSS) / Double(peerRSS), delivered: l.delivered,
                      c14Bitrate: c14Bitrate(width: l.width, height: l.height),
@@ -171,25 +199,48 @@ private func motionCase(_ name: String, stills: [[String]], movies: [String], la
                      shiyingCommand: quoted(ours), ffmpegCommand: quoted(peer))
 }
 
-/// libx265 alone on the frames of our movie (decoded once to y4m), with our encoder's options; nil if a step fails.
-private func x265Alone(movie: String, frames: Int, bitrate: Int, runs: Int, name: String,
-                       scratch: String) -> [ChildResult]? {
-    let y4m = scratch + "/motion-\(name).y4m"
-    defer { try? FileManager.default.removeItem(atPath: y4m) }
-    guard let d = try? runChild(["ffmpeg", "-y", "-v", "error", "-i", movie, "-map", "0:v:0", "-pix_fmt", "yuv420p",
-                                 "-f", "yuv4mpegpipe", y4m], captureDirectory: scratch), d.succeeded else {
-        progress("motion \(name): could not decode our movie for the x265-alone row"); return nil
+private func fileSize(_ path: String) -> Int {
+    ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
+}
+
+/// Our collage once more as a near-lossless movie (the video tier at 200 Mbps), decoded to `y4m`.
+private func nearLosslessReference(_ ours: [String], out: String, y4m: String, name: String, scratch: String) -> Bool {
+    progress("motion \(name): near-lossless reference")
+    var argv = ours
+    if let o = argv.firstIndex(of: "-o") { argv[o + 1] = out }
+    if let e = argv.firstIndex(of: "--export") { argv[e + 1] = "video" }
+    argv += ["--bitrate", "200000000"]
+    guard let r = try? runChild(argv, captureDirectory: scratch), r.succeeded,
+          let d = try? runChild(["ffmpeg", "-y", "-v", "error", "-i", out + "/collage.mp4", "-map", "0:v:0",
+                                 "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", y4m], captureDirectory: scratch),
+          d.succeeded else {
+        progress("motion \(name): no near-lossless reference"); return false
     }
-    let params = "log-level=error:bframes=3:rc-lookahead=10:keyint=\(min(frames, 300)):open-gop=0"
+    return true
+}
+
+/// PSNR (ffmpeg's psnr filter: the Y'CbCr average over every frame) of `movie` against the y4m `reference`.
+private func psnr(_ movie: String, _ reference: String, scratch: String) -> Double? {
+    guard let r = try? runChild(["ffmpeg", "-hide_banner", "-nostats", "-i", movie, "-i", reference, "-lavfi",
+                                 "[0:v][1:v]psnr", "-f", "null", "-"], captureDirectory: scratch),
+          r.succeeded, let range = r.stderr.range(of: "average:") else { return nil }
+    return Double(r.stderr[range.upperBound...].prefix { $0.isNumber || $0 == "." })
+}
+
+/// libx265 alone with the peer's settings (preset fast, ffmpeg's defaults, the same bitrate) on our frames.
+private func x265Alone(reference: String, bitrate: Int, runs: Int, name: String,
+                       scratch: String) -> (runs: [ChildResult], psnr: Double?, bytes: Int)? {
+    let movie = scratch + "/motion-\(name)-x265-alone.mov"
+    defer { try? FileManager.default.removeItem(atPath: movie) }
     var results: [ChildResult] = []
     for run in 1...runs {
         progress("motion \(name): x265 alone run \(run)/\(runs)")
-        guard let r = try? runChild(["ffmpeg", "-y", "-v", "error", "-i", y4m, "-c:v", "libx265", "-preset", "fast",
-                                     "-x265-params", params, "-b:v", "\(bitrate)", "-f", "null", "-"],
+        guard let r = try? runChild(["ffmpeg", "-y", "-v", "error", "-i", reference, "-c:v", "libx265", "-preset", "fast",
+                                     "-x265-params", "log-level=error", "-b:v", "\(bitrate)", movie],
                                     captureDirectory: scratch), r.succeeded else { return nil }
         results.append(r)
     }
-    return results
+    return (results, psnr(movie, reference, scratch: scratch), fileSize(movie))
 }
 
 func runMotionSuite(root: String, shiying: String, runs: Int) {
@@ -232,9 +283,12 @@ func runMotionSuite(root: String, shiying: String, runs: Int) {
                      r.ffmpegPeakRSSBytes >> 20, r.timeRatio, r.userTimeRatio, r.memoryRatio))
         print(String(format: "    ffmpeg with every clip from 0: %.2f s (user %.2f s, %d MB) | time %.2fx", r.ffmpegFromZeroSeconds,
                      r.ffmpegFromZeroUserSeconds, r.ffmpegFromZeroPeakRSSBytes >> 20, r.shiyingSeconds / r.ffmpegFromZeroSeconds))
+        print(String(format: "    shiying at the peer's preset (--preset fast): %.2f s (user %.2f s) | time %.2fx ffmpeg's",
+                     r.shiyingFastSeconds, r.shiyingFastUserSeconds, r.shiyingFastSeconds / r.ffmpegSeconds))
         if let a = r.x265AloneSeconds, let u = r.x265AloneUserSeconds {
-            print(String(format: "    x265 alone on our frames, our options: %.2f s (user %.2f s) | shiying %.2fx it, ffmpeg %.2fx it",
-                         a, u, r.shiyingSeconds / a, r.ffmpegSeconds / a))
+            print(String(format: "    quality on our frames (PSNR vs a near-lossless reference): shiying %.2f dB in %.2f MB | libx265 alone, the peer's settings: %.2f dB in %.2f MB, %.2f s (user %.2f s)",
+                         r.shiyingPSNR ?? .nan, Double(r.shiyingMovieBytes) / 1e6, r.x265AlonePSNR ?? .nan,
+                         Double(r.x265AloneBytes ?? 0) / 1e6, a, u))
         }
     }
     print(String(format: "  load average %.2f before, %.2f after", before, after))

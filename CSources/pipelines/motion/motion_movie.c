@@ -9,14 +9,22 @@
  * inside the cells that changed (stage_frame): the same planes; on the 2x2
  * benchmark collage 62 % of the whole-frame conversion's CPU samples.
  *
- * The encoder's 3 B-frames and look-ahead 10: at equal bitrate 0.9 dB PSNR
- * more than no B-frames on the 2x2 benchmark collage for about the same CPU. Look-ahead and B-frames are also
- * what x265's memory grows with; ffmpeg's libx265 encoding a y4m of the 2x2's
- * composite at 12 Mbps, preset fast, one frame thread (peak RSS, ~59 MB of it
- * ffmpeg's own / PSNR): B4 LA15 (ffmpeg's default) 303 MB 47.58 dB, B3 LA10
- * 268 MB 47.52 dB, B4 LA8 261 MB 47.27 dB, B4 LA5 245 MB 46.57 dB, B0 LA1
- * 177 MB 45.68 dB, CPU within the noise. Half of ffmpeg's peak would cost
- * 1-2 dB, so the defaults stay.
+ * The encoder's 3 B-frames and look-ahead 10, with QP offsets from the
+ * timeline (motion_offsets.c) for what x265's look-ahead cannot see. The
+ * look-ahead and B-frames are what x265's memory grows with (~6 MB a frame
+ * at 1080x1222); x265 encoding the 2x2 benchmark collage's frames as ffmpeg's
+ * xstack peer composes them, losslessly kept, at 12 Mbps (peak RSS of
+ * ffmpeg + libx265, ~61 MB of it ffmpeg's; PSNR against those frames;
+ * 2026-12-06): preset fast B4 LA15 (ffmpeg's default) 304 MB 50.77 dB
+ * 5.57 MB, B3 LA10 269 MB 50.30 dB, B4 LA20 332 MB 50.89 dB, B3 LA5 238 MB
+ * 49.69 dB, B0 LA1 178 MB 47.83 dB; our default preset veryfast B3 LA10
+ * 50.16 dB for 17 % less CPU. (An earlier table here, measured against our
+ * own decoded movie, favoured B3 LA10: re-encoding a lossy movie with its
+ * own settings scores high.) On the 3x3 without margins, where every cell
+ * moves throughout, B3 LA10 and B4 LA15 tie (52.36 dB). The timeline's
+ * offsets give the 2x2 51.10 dB in 5.84 MB at B3 LA10 (our own composite;
+ * libx265 with ffmpeg's defaults on the same frames: 50.71 dB in 5.54 MB),
+ * so the look-ahead stays at 10.
  *
  * Sound (the modes that have it: relay, each cell's while it plays; focus,
  * the hero's; together none — every cell at once would be noise, and SPEC C1
