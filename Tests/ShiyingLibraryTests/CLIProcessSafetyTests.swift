@@ -3,6 +3,9 @@
 // temporary files; an output name near 255 bytes could not be written (its temp name was too long) and the
 // message lost its reason; a library import that skipped files, and a report stdout could not take, exited 0.
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 
 @Suite("CLI processes: inputs kept, signals and limits reported as errors, exit status honest")
@@ -92,5 +95,49 @@ struct CLIProcessSafetyTests {
         let blocked = try await ShiyingBinary.shiying(["library", "init", file + "/lib"])
         #expect(blocked.status == 1 && blocked.stderr.contains("a file is in the way"), "\(blocked.stderr)")
         #expect(!blocked.stderr.contains("NSCocoaErrorDomain"), "\(blocked.stderr)")
+    }
+
+    /// A 96 KiB tmpfs mounted for the test (root only: elsewhere the test is skipped); unmounted by `unmount`.
+    struct SmallDisk {
+        let path: String
+        static var canMount: Bool {
+            guard getuid() == 0, let probe = try? TempFolder() else { return false }
+            defer { probe.remove() }
+            guard mount("tmpfs", probe.path, "tmpfs", 0, "size=96k") == 0 else { return false }
+            umount(probe.path)
+            return true
+        }
+        init(in dir: TempFolder) throws {
+            path = dir.file("disk")
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            guard mount("tmpfs", path, "tmpfs", 0, "size=96k") == 0 else { throw CLIFailure("mount tmpfs") }
+        }
+        func unmount() { umount(path) }
+    }
+
+    @Test("a full disk (ENOSPC) is a write error: exit 1 naming the output and the reason, nothing left, the old file kept",
+          .enabled(if: SmallDisk.canMount),
+          arguments: [["convert", "-o", "OUT/o.png", "IN/a.jpg"],
+                      ["convert", "-o", "OUT/o.heic", "IN/a.jpg"],
+                      ["collage", "--motion", "together", "--export", "live", "--name", "o", "-o", "OUT", "IN/a.jpg", "IN/a.jpg"],
+                      ["collage", "--layout", "long", "-o", "OUT/o.heic", "IN/a.jpg", "IN/a.jpg"]])
+    func fullDisk(_ template: [String]) async throws {
+        let dir = try await Self.livePair()
+        defer { dir.remove() }
+        let disk = try SmallDisk(in: dir)
+        defer { disk.unmount() }
+        // the file the command would replace (the first named output), 16 KiB of known bytes
+        let target = template.first { $0.hasPrefix("OUT/") }.map { $0.replacingOccurrences(of: "OUT", with: disk.path) }
+            ?? disk.path + "/o.jpg"
+        let old = Data((0..<16384).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        try old.write(to: URL(fileURLWithPath: target))
+        let args = template.map { $0.replacingOccurrences(of: "OUT", with: disk.path).replacingOccurrences(of: "IN", with: dir.path) }
+        let run = try await ShiyingBinary.shiying(args + ["--json"])
+        #expect(run.status == 1, "\(args): \(run.status) \(run.stderr)")
+        #expect(run.stderr.contains("No space left on device") && run.stderr.contains(disk.path), "\(run.stderr)")
+        #expect(run.stdout.contains(#""code":"io""#), "one JSON line: \(run.stdout)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: disk.path)
+        #expect(left == [(target as NSString).lastPathComponent], "left behind: \(left)")
+        #expect(FileManager.default.contents(atPath: target) == old, "the file it would replace changed")
     }
 }
