@@ -61,8 +61,8 @@ struct TimelineOffsetsTests {
         grid.withUnsafeMutableBufferPointer { g in
             var mo = plan(frames: 100, key: 45, cols: cols, rows: rows, g.baseAddress!)
             // left cell (blocks 0-2) moves in frames 0-20; right cell (blocks 4-7) waits until frame 30
-            sy__motion_offsets_add_cell(&mo, sy__rect(x: 0, y: 0, width: 48, height: 64), 1, 0, 20)
-            sy__motion_offsets_add_cell(&mo, sy__rect(x: 64, y: 0, width: 64, height: 64), 1, 30, 60)
+            sy__motion_offsets_add_cell(&mo, sy__rect(x: 0, y: 0, width: 48, height: 64), 1, 0, 20, 0, 0)
+            sy__motion_offsets_add_cell(&mo, sy__rect(x: 64, y: 0, width: 64, height: 64), 1, 30, 60, 0, 0)
             let s = mo.strength
             func expected(_ run: Double) -> Float { Float(-s * (log2(1 + run) - log2(11))) }
             sy__motion_offsets_fill(&mo, 0)
@@ -81,12 +81,29 @@ struct TimelineOffsetsTests {
             sy__motion_offsets_fill(&mo, 92)
             #expect(g.allSatisfy { $0 == 0 }, "7 frames from the end: nothing beyond the look-ahead")
         }
+        // relay: at the key frame (frame 10, the first cell's turn), a cell waiting for its turn shows its still on
+        // both sides, so the IDR's copy of it stands until its turn; the playing cell changes right after
+        var relay = [Float](repeating: 99, count: 4)
+        relay.withUnsafeMutableBufferPointer { g in
+            var mo = plan(frames: 120, key: 10, cols: 4, rows: 1, g.baseAddress!)
+            sy__motion_offsets_add_cell(&mo, sy__rect(x: 0, y: 0, width: 32, height: 16), 1, 0, 40, 1, 1)
+            sy__motion_offsets_add_cell(&mo, sy__rect(x: 32, y: 0, width: 32, height: 16), 1, 41, 119, 1, 0)
+            sy__motion_offsets_fill(&mo, 10)
+            let s = mo.strength
+            #expect(g[0] == 0 && g[1] == 0, "the playing cell")
+            #expect(abs(g[2] - Float(-s * (log2(31) - log2(11)))) < 1e-4, "the waiting cell, still until frame 41: \(g[2])")
+            // the same cell in together mode (a movie frame beside the key frame) changes right after it
+            var together = plan(frames: 120, key: 10, cols: 4, rows: 1, g.baseAddress!)
+            sy__motion_offsets_add_cell(&together, sy__rect(x: 32, y: 0, width: 32, height: 16), 1, 41, 119, 0, 0)
+            sy__motion_offsets_fill(&together, 10)
+            #expect(g[2] == 0, "together: the still's frame, then the cell's first movie frame")
+        }
         // a block shared by a still part and a moving cell stands still only as long as the cell
         var shared = [Float](repeating: 99, count: 4)
         shared.withUnsafeMutableBufferPointer { g in
             var mo = plan(frames: 100, key: 0, cols: 4, rows: 1, g.baseAddress!)
-            sy__motion_offsets_add_cell(&mo, sy__rect(x: 8, y: 0, width: 16, height: 16), 1, 0, 99)
-            sy__motion_offsets_add_cell(&mo, sy__rect(x: 32, y: 0, width: 32, height: 16), 0, 0, 0)
+            sy__motion_offsets_add_cell(&mo, sy__rect(x: 8, y: 0, width: 16, height: 16), 1, 0, 99, 0, 0)
+            sy__motion_offsets_add_cell(&mo, sy__rect(x: 32, y: 0, width: 32, height: 16), 0, 0, 0, 0, 0)
             sy__motion_offsets_fill(&mo, 1)
             #expect(g[0] == 0 && g[1] == 0, "blocks 0 and 1 both touch the moving cell")
             #expect(g[2] < -5 && g[2] == g[3], "a static cell stands still to the end: \(g[2])")
@@ -117,7 +134,7 @@ struct TimelineOffsetsTests {
             sy__motion_offsets_plan(&mo, UInt32(scene.frames), 0, 10)
             (mo.grid, mo.cols, mo.rows, mo.block) = (grid, cols, rows, block)
             sy__motion_offsets_add_cell(&mo, sy__rect(x: 128, y: 0, width: 128, height: 192), 1, 0,
-                                        UInt32(scene.moving))
+                                        UInt32(scene.moving), 0, 0)
             #expect(mo.cols == 16 && mo.rows == 12 && mo.block == 16, "x265's 16x16 grid: \(mo.cols)x\(mo.rows)")
         }
         for t in 0..<scene.frames {

@@ -17,15 +17,17 @@
  * 5.84 MB, s = 5-6: 51.14-51.16 dB in 5.86-5.87 MB; the moving cells'
  * frames kept their PSNR (cell crops over the frames they move in, within
  * 0.1 dB), the still ones gained 2-6 dB. Relay (one cell moves at a time):
- * 53.36 -> 54.42 dB, 14.34 -> 14.02 MB. Collages where every block moves
+ * 53.36 -> 54.73 dB, 14.34 -> 13.99 MB (54.42 dB before the waiting cells
+ * kept their offsets across the key frame's IDR). Collages where every block moves
  * all the time (3x3 without margins) get no offsets: the same bytes.
  *
  * A still run ends at the next frame that changes the block, at the next
  * IDR (nothing after it refers back: the key frame) and at the movie's end.
  * Changes: a Live cell's rectangle from the frame its movie starts to the
- * frame after it ends (relay: its return to the still); every Live cell's
- * at the key frame (which shows the still) and the one after; every block
- * while focus zooms or shows the hero. */
+ * frame after it ends (relay: its return to the still); after the key frame
+ * (which shows the still), every Live cell's that shows a movie frame there
+ * (together: all; relay: the one whose turn it is, and the last one after
+ * its turn); every block while focus zooms or shows the hero. */
 #include <math.h>
 #include <string.h>
 
@@ -50,12 +52,15 @@ void sy__motion_offsets_plan(sy__motion_offsets *mo, uint32_t frames, uint32_t k
     mo->cells = 0;
 }
 
-void sy__motion_offsets_add_cell(sy__motion_offsets *mo, sy__rect rect, int live, uint32_t first, uint32_t last) {
+void sy__motion_offsets_add_cell(sy__motion_offsets *mo, sy__rect rect, int live, uint32_t first, uint32_t last,
+                                 int still_before, int still_after) {
     if (mo->cells >= SY_MOTION_MAX_CELLS) return;
     uint32_t i = mo->cells++;
     mo->rect[i] = rect;
     mo->first[i] = live ? first : UINT32_MAX;
     mo->last[i] = live ? last : UINT32_MAX;
+    mo->still_before[i] = still_before;
+    mo->still_after[i] = still_after;
 }
 
 sy_status sy__motion_offsets_open(sy__motion_offsets *mo, const sy__motion_job *job, sy_video_encoder *enc,
@@ -64,11 +69,14 @@ sy_status sy__motion_offsets_open(sy__motion_offsets *mo, const sy__motion_job *
     mo->grid = sy__video_encoder_block_offsets(enc, &mo->cols, &mo->rows, &mo->block, err);
     if (!mo->grid) return err ? err->code : SY_E_USAGE;
     sy__motion_offsets_plan(mo, job->frames, job->key_frame, lookahead);
-    int focus = job->o->mode == SY_MOTION_FOCUS;
+    int focus = job->o->mode == SY_MOTION_FOCUS, relay = job->o->mode == SY_MOTION_RELAY;
+    uint32_t last_turn = job->live_count ? job->order[job->live_count - 1] : UINT32_MAX;
     for (uint32_t i = 0; i < job->count; i++) {
         uint32_t first = frame_of(job, job->start[i], 0);
         uint32_t last = frame_of(job, job->start[i] + job->cells[i].duration, 1) + 1;
-        sy__motion_offsets_add_cell(mo, job->layout.cells[i], job->cells[i].live && !focus, first, last);
+        /* relay: a cell shows its still before its turn and after it (the last one keeps its last frame) */
+        sy__motion_offsets_add_cell(mo, job->layout.cells[i], job->cells[i].live && !focus, first, last, relay,
+                                    relay && i != last_turn);
     }
     if (focus) mo->all_from = frame_of(job, job->hold_seconds, 0);
     return SY_OK;
@@ -77,9 +85,11 @@ sy_status sy__motion_offsets_open(sy__motion_offsets *mo, const sy__motion_job *
 /* The first frame after k that shows cell i's rectangle changed; UINT32_MAX: none. */
 static uint32_t next_change(const sy__motion_offsets *mo, uint32_t i, uint32_t k) {
     if (mo->first[i] == UINT32_MAX) return UINT32_MAX;
-    if (k == mo->key_frame) return k + 1; /* the still's frame, then the live canvas again */
-    if (k + 1 < mo->first[i]) return mo->first[i];
-    return k + 1 <= mo->last[i] ? k + 1 : UINT32_MAX;
+    int before = k + 1 < mo->first[i], after = k + 1 > mo->last[i];
+    /* the key frame shows the still: a cell showing a movie frame after it changes right after */
+    if (k == mo->key_frame && !(before && mo->still_before[i]) && !(after && mo->still_after[i])) return k + 1;
+    if (before) return mo->first[i];
+    return after ? UINT32_MAX : k + 1;
 }
 
 float sy__motion_still_offset(const sy__motion_offsets *mo, uint32_t still_frames) {

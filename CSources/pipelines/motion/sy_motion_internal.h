@@ -131,6 +131,8 @@ typedef struct sy__motion_offsets {
     uint32_t cells;
     sy__rect rect[SY_MOTION_MAX_CELLS];
     uint32_t first[SY_MOTION_MAX_CELLS], last[SY_MOTION_MAX_CELLS]; /* frames cell i changes in; UINT32_MAX: none */
+    int still_before[SY_MOTION_MAX_CELLS], still_after[SY_MOTION_MAX_CELLS]; /* cell i shows its still before /
+                                                                                  after first..last (relay) */
     uint32_t all_from;         /* focus: every block changes from this frame on; UINT32_MAX: never */
 } sy__motion_offsets;
 
@@ -140,8 +142,10 @@ sy_status sy__motion_offsets_open(sy__motion_offsets *mo, const sy__motion_job *
 
 /* The plan's parts (open uses them; tests build plans with them): no cells yet, nothing moves. */
 void sy__motion_offsets_plan(sy__motion_offsets *mo, uint32_t frames, uint32_t key_frame, uint32_t lookahead);
-/* A cell's rectangle; a Live one changes in frames first..last (and at the key frame). */
-void sy__motion_offsets_add_cell(sy__motion_offsets *mo, sy__rect rect, int live, uint32_t first, uint32_t last);
+/* A cell's rectangle; a Live one changes in frames first..last, and after the key frame unless it shows its
+ * still there (relay: before its turn, `still_before`, and after it, `still_after`, but for the last turn). */
+void sy__motion_offsets_add_cell(sy__motion_offsets *mo, sy__rect rect, int live, uint32_t first, uint32_t last,
+                                 int still_before, int still_after);
 /* The offset of a block that stays as it is for `still_frames` more frames (0 within the look-ahead). */
 float sy__motion_still_offset(const sy__motion_offsets *mo, uint32_t still_frames);
 
