@@ -187,4 +187,22 @@ struct TimelineOffsetsTests {
         #expect(Double(offset.count) < Double(plain.count) * 1.05, "no more bytes: \(plain.count) -> \(offset.count)")
         #expect(try encodeScene(scene, offsets: true) == offset, "the same pictures and offsets, the same bytes")
     }
+
+    @Test("offsets are given with every frame or with none: asked after the first frame, refused with the reason")
+    func offsetsAfterTheFirstFrame() throws {
+        let ctx = try Context()
+        var opts = defaultEncoderOptions(width: 128, height: 96)
+        let collector = PacketCollector()
+        var err = sy_error()
+        var enc: OpaquePointer?
+        let user = Unmanaged.passUnretained(collector).toOpaque()
+        try #require(sy_video_encoder_create(ctx.raw, &opts, collectPacket, user, &enc, &err) == SY_OK)
+        defer { sy_video_encoder_destroy(enc) }
+        let rgb = [UInt8](repeating: 90, count: 128 * 96 * 3)
+        try #require(rgb.withUnsafeBufferPointer { sy_video_encoder_push_rgb(enc, $0.baseAddress, 128 * 3, 0, &err) } == SY_OK)
+        var cols: UInt32 = 0, rows: UInt32 = 0, block: UInt32 = 0
+        #expect(sy__video_encoder_block_offsets(enc, &cols, &rows, &block, &err) == nil)
+        #expect(err.code == SY_E_USAGE && message(err).contains("after the first picture"), "\(message(err))")
+        #expect(sy_video_encoder_flush(enc, &err) == SY_OK, "the encoder goes on: \(message(err))")
+    }
 }

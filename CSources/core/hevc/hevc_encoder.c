@@ -105,7 +105,7 @@ struct sy__hevc_encoder {
     sy__hevc_attached_queue t35; /* video: HDR10+ messages waiting for their pictures */
     sy__hevc_attached_queue last; /* video: NAL units that end their pictures' access units (RPUs) */
     float *offsets;  /* video: QP offsets per block for every picture pushed, NULL = none */
-    uint32_t offset_cols, offset_rows;
+    uint32_t offset_cols, offset_rows, offset_block;
 };
 
 /* ---- memory estimates ---- */
@@ -408,27 +408,34 @@ sy_status sy__hevc_encoder_attach_last_nal(sy__hevc_encoder *enc, int64_t pts, c
  * (Frame::create), so they are given with every picture or with none. */
 float *sy__hevc_encoder_block_offsets(sy__hevc_encoder *enc, uint32_t *cols, uint32_t *rows, uint32_t *block,
                                       sy_error *err) {
-    if (enc->offsets) {
-        *cols = enc->offset_cols, *rows = enc->offset_rows;
-        *block = enc->param->rc.qgSize == 8 ? 8 : 16;
-        return enc->offsets;
+    if (!enc->offsets) {
+        if (enc->use != SY__HEVC_VIDEO || enc->pushed) {
+            sy__fail(err, SY_E_USAGE, "x265 encoder: block offsets %s",
+                     enc->use != SY__HEVC_VIDEO ? "for a still" : "after the first picture");
+            return NULL;
+        }
+        x265_param *settled = enc->api->param_alloc(); /* what x265 runs with, as settled_reorder reads it */
+        if (!settled) {
+            sy__fail(err, SY_E_CODEC, "x265_param_alloc failed");
+            return NULL;
+        }
+        enc->api->encoder_parameters(enc->x265, settled);
+        int aq = settled->rc.aqMode != 0, fine = settled->rc.qgSize == 8;
+        uint32_t cu = (uint32_t)settled->minCUSize;
+        uint32_t w = ((uint32_t)settled->sourceWidth + cu - 1) / cu * cu;
+        uint32_t h = ((uint32_t)settled->sourceHeight + cu - 1) / cu * cu;
+        enc->api->param_free(settled);
+        if (!aq) {
+            sy__fail(err, SY_E_USAGE, "x265 encoder: block offsets without adaptive quantization");
+            return NULL;
+        }
+        uint32_t c = (w / 2 + 7) / 8, r = (h / 2 + 7) / 8; /* x265's lowres blocks (Lowres::create) */
+        if (fine) c *= 2, r *= 2;
+        enc->offsets = sy__calloc(enc->ctx, (size_t)c * r, sizeof(float), "x265 block offsets", err);
+        if (!enc->offsets) return NULL;
+        enc->offset_cols = c, enc->offset_rows = r, enc->offset_block = fine ? 8 : 16;
     }
-    if (enc->use != SY__HEVC_VIDEO || enc->pushed || !enc->param->rc.aqMode) {
-        sy__fail(err, SY_E_USAGE, "x265 encoder: block offsets %s",
-                 enc->use != SY__HEVC_VIDEO ? "for a still" : enc->pushed ? "after the first picture"
-                                                                         : "without adaptive quantization");
-        return NULL;
-    }
-    uint32_t cu = (uint32_t)enc->param->minCUSize;
-    uint32_t w = ((uint32_t)enc->param->sourceWidth + cu - 1) / cu * cu;
-    uint32_t h = ((uint32_t)enc->param->sourceHeight + cu - 1) / cu * cu;
-    uint32_t c = (w / 2 + 7) / 8, r = (h / 2 + 7) / 8; /* x265's lowres blocks (Lowres::create) */
-    if (enc->param->rc.qgSize == 8) c *= 2, r *= 2;
-    enc->offsets = sy__calloc(enc->ctx, (size_t)c * r, sizeof(float), "x265 block offsets", err);
-    if (!enc->offsets) return NULL;
-    enc->offset_cols = c, enc->offset_rows = r;
-    *cols = c, *rows = r;
-    *block = enc->param->rc.qgSize == 8 ? 8 : 16;
+    *cols = enc->offset_cols, *rows = enc->offset_rows, *block = enc->offset_block;
     return enc->offsets;
 }
 

@@ -506,7 +506,7 @@ sy_status sy__motion_write_movie(sy__motion_job *job, const char *movie_path, co
     if (st == SY_OK && qt)
         st = sy_mov_writer_add_metadata(m.writer, plan.add[0].key, plan.add[0].type, plan.add[0].value,
                                         plan.add[0].len, err);
-    sy__motion_offsets offsets; /* x265 takes them with adaptive quantization on (every preset but none) */
+    sy__motion_offsets offsets; /* x265 takes them only with adaptive quantization on */
     int use_offsets = 0;
     if (st == SY_OK) {
         sy_error off_err = {0};
