@@ -93,10 +93,6 @@ private func gifSSIM(_ gif: String, _ source: String, flags: String, scratch: St
     return Double(tail.prefix { $0 == "." || $0.isNumber })
 }
 
-private func fileBytes(_ path: String) -> Int {
-    (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
-}
-
 private func gifRows(movies: [String], shiying: String, runs: Int, outDir: String, scratch: String) -> [GIFRow] {
     var rows: [GIFRow] = []
     let exact = "+accurate_rnd+full_chroma_int"
@@ -121,7 +117,7 @@ private func gifRows(movies: [String], shiying: String, runs: Int, outDir: Strin
                 let timing = try timed(argv, runs: runs, scratch: scratch)
                 let frames = Int(output(["ffprobe", "-v", "error", "-count_frames", "-show_entries", "stream=nb_read_frames",
                                          "-of", "csv=p=0", gif], scratch: scratch) ?? "") ?? 0
-                rows.append(GIFRow(movie: name, tool: tool, timing: timing, bytes: fileBytes(gif), frames: frames,
+                rows.append(GIFRow(movie: name, tool: tool, timing: timing, bytes: fileSize(gif) ?? 0, frames: frames,
                                    ssimLanczos: gifSSIM(gif, movie, flags: "lanczos" + exact, scratch: scratch),
                                    ssimArea: gifSSIM(gif, movie, flags: "area" + exact, scratch: scratch)))
             } catch {

@@ -46,10 +46,6 @@ private func hdrMedian(_ v: [Double]) -> Double {
     return s.isEmpty ? .nan : s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
 }
 
-private func fileSize(_ path: String) -> Int {
-    ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
-}
-
 func runHDRSuite(root: String, runs: Int) {
     let dir = root + "/.build/benchmarks/hdr"
     try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -93,8 +89,8 @@ func runHDRSuite(root: String, runs: Int) {
         }
         let k = hdrMedian(keep), s = hdrMedian(sdr)
         cases.append(HDRCaseTiming(format: ext, keepMs: keep, sdrOnlyMs: sdr, keepMedianMs: k, sdrOnlyMedianMs: s,
-                                   extraMs: k - s, extraPercent: (k - s) / s * 100, keepBytes: fileSize(keepOut),
-                                   sdrOnlyBytes: fileSize(sdrOut), gainMapSize: mapSize))
+                                   extraMs: k - s, extraPercent: (k - s) / s * 100, keepBytes: fileSize(keepOut) ?? 0,
+                                   sdrOnlyBytes: fileSize(sdrOut) ?? 0, gainMapSize: mapSize))
     }
     let camera = runHDRCameraCase(root: root, dir: dir, runs: runs)
     let stamp = timestamp()

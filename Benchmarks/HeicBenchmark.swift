@@ -58,10 +58,6 @@ struct HeicReport: Codable {
     var collageHeic: [ToolPair]
 }
 
-private func fileSize(_ path: String) -> Int? {
-    (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue
-}
-
 /// Runs argv `runs` times (a first run over `singleRunOver` s stays the only one).
 func timeTool(_ tool: String, _ argv: [String], runs: Int, output: String?, pixels: Int?,
                       scratch: String, singleRunOver: Double) -> ToolTiming {

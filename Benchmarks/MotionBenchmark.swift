@@ -168,7 +168,7 @@ private func motionCase(_ name: String, stills: [[String]], movies: [String], la
     let alone = haveReference ? x265Alone(reference: reference, bitrate: l.bitrate, runs: runs, name: name,
                                           scratch: scratch) : nil
     let ourMovie = out + "/collage.mov"
-    let ourPSNR = haveReference ? psnr(ourMovie, reference, scratch: scratch) : nil
+    let ourPSNR = haveReference ? videoPSNR(ourMovie, reference, scratch: scratch) : nil
     let peerMovie = outDir + "/ffmpeg-\(name).mov"
     let count = try? runChild(["ffprobe", "-v", "error", "-select_streams", "v:0", "-count_packets", "-show_entries",
                                "stream=nb_read_packets", "-of", "csv=p=0", peerMovie], captureDirectory: scratch)
@@ -188,7 +188,7 @@ private func motionCase(_ name: String, stills: [[String]], movies: [String], la
                      ffmpegFromZeroPeakRSSBytes: fromZeroRuns.map(\.maxRSSKiB).max()! * 1024,
                      shiyingFastSeconds: median(fastRuns.map(\.seconds)),
                      shiyingFastUserSeconds: median(fastRuns.map(\.userSeconds)),
-                     shiyingMovieBytes: fileSize(ourMovie), shiyingPSNR: ourPSNR,
+                     shiyingMovieBytes: fileSize(ourMovie) ?? 0, shiyingPSNR: ourPSNR,
                      x265AloneSeconds: alone.map { median($0.runs.map(\.seconds)) },
                      x265AloneUserSeconds: alone.map { median($0.runs.map(\.userSeconds)) },
                      x265AlonePSNR: alone?.psnr, x265AloneBytes: alone?.bytes,
@@ -197,10 +197,6 @@ private func motionCase(_ name: String, stills: [[String]], movies: [String], la
                      c14Bitrate: c14Bitrate(width: l.width, height: l.height),
                      c14Matches: l.bitrate == c14Bitrate(width: l.width, height: l.height),
                      shiyingCommand: quoted(ours), ffmpegCommand: quoted(peer))
-}
-
-private func fileSize(_ path: String) -> Int {
-    ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
 }
 
 /// Our collage once more as a near-lossless movie (the video tier at 200 Mbps), decoded to `y4m`.
@@ -219,14 +215,6 @@ private func nearLosslessReference(_ ours: [String], out: String, y4m: String, n
     return true
 }
 
-/// PSNR (ffmpeg's psnr filter: the Y'CbCr average over every frame) of `movie` against the y4m `reference`.
-private func psnr(_ movie: String, _ reference: String, scratch: String) -> Double? {
-    guard let r = try? runChild(["ffmpeg", "-hide_banner", "-nostats", "-i", movie, "-i", reference, "-lavfi",
-                                 "[0:v][1:v]psnr", "-f", "null", "-"], captureDirectory: scratch),
-          r.succeeded, let range = r.stderr.range(of: "average:") else { return nil }
-    return Double(r.stderr[range.upperBound...].prefix { $0.isNumber || $0 == "." })
-}
-
 /// libx265 alone with the peer's settings (preset fast, ffmpeg's defaults, the same bitrate) on our frames.
 private func x265Alone(reference: String, bitrate: Int, runs: Int, name: String,
                        scratch: String) -> (runs: [ChildResult], psnr: Double?, bytes: Int)? {
@@ -240,7 +228,7 @@ private func x265Alone(reference: String, bitrate: Int, runs: Int, name: String,
                                     captureDirectory: scratch), r.succeeded else { return nil }
         results.append(r)
     }
-    return (results, psnr(movie, reference, scratch: scratch), fileSize(movie))
+    return (results, videoPSNR(movie, reference, scratch: scratch), fileSize(movie) ?? 0)
 }
 
 func runMotionSuite(root: String, shiying: String, runs: Int) {

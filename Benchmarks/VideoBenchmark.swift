@@ -37,15 +37,6 @@ private func frameCount(_ path: String, scratch: String) -> Int? {
     return Int(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
 }
 
-private func videoPSNR(_ test: String, _ reference: String, scratch: String) -> Double? {
-    guard let r = try? runChild(["ffmpeg", "-v", "info", "-nostats", "-i", test, "-i", reference, "-lavfi",
-                                 "[0:v][1:v]psnr", "-f", "null", "-"], captureDirectory: scratch), r.succeeded,
-          let line = r.stderr.split(separator: "\n").last(where: { $0.contains("average:") }),
-          let range = line.range(of: "average:") else { return nil }
-    let value = line[range.upperBound...].prefix { !$0.isWhitespace }
-    return value == "inf" ? .infinity : Double(value)
-}
-
 /// The HDR input: the same testsrc2 at 1440x1080 as 10-bit HLG, BT.2020 (read as an HLG signal it is
 /// mostly highlights: every pixel goes through the tone curve).
 private func hlgClip(inputs: String, scratch: String) -> String {

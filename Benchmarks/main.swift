@@ -106,6 +106,21 @@ func required<T>(_ value: T?, _ message: String) -> T {
 
 func isFile(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
 
+/// The file's size in bytes; nil when it cannot be read.
+func fileSize(_ path: String) -> Int? {
+    (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue
+}
+
+/// ffmpeg's psnr filter of a movie against a reference: the Y'CbCr average over every frame (inf when identical).
+func videoPSNR(_ test: String, _ reference: String, scratch: String) -> Double? {
+    guard let r = try? runChild(["ffmpeg", "-v", "info", "-nostats", "-i", test, "-i", reference, "-lavfi",
+                                 "[0:v][1:v]psnr", "-f", "null", "-"], captureDirectory: scratch), r.succeeded,
+          let line = r.stderr.split(separator: "\n").last(where: { $0.contains("average:") }),
+          let range = line.range(of: "average:") else { return nil }
+    let value = line[range.upperBound...].prefix { !$0.isWhitespace }
+    return value == "inf" ? .infinity : Double(value)
+}
+
 /// Directory of this executable (…/.build/<triple>/release).
 let executableDirectory: String = {
     let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]

@@ -57,6 +57,11 @@ typedef struct sy_bmff_span {
     const uint8_t *p;
     uint64_t left;
 } sy_bmff_span;
+/** The payload of `box`, whose offsets count from `data` (the bytes its cursor walked). */
+static inline sy_bmff_span sy_bmff_payload(const uint8_t *data, const sy_bmff_box *box) {
+    sy_bmff_span s = {data + box->payload_offset, box->payload_size};
+    return s;
+}
 int sy_bmff_u8(sy_bmff_span *s, uint8_t *value);
 int sy_bmff_u16(sy_bmff_span *s, uint16_t *value);
 int sy_bmff_u32(sy_bmff_span *s, uint32_t *value);

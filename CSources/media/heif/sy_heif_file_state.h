@@ -80,10 +80,7 @@ typedef struct heif_prop {
 
 static inline uint64_t abs_off(const sy_heif_file *f, uint64_t meta_offset) { return f->meta_offset + meta_offset; }
 
-static inline sy_bmff_span payload_span(const sy_heif_file *f, const sy_bmff_box *b) {
-    sy_bmff_span s = {f->meta + b->payload_offset, b->payload_size};
-    return s;
-}
+static inline sy_bmff_span payload_span(const sy_heif_file *f, const sy_bmff_box *b) { return sy_bmff_payload(f->meta, b); }
 
 /* "path: reason ('box', offset N)". `offset` is absolute in the file. */
 __attribute__((format(printf, 6, 7))) sy_status sy__heif_bad(const sy_heif_file *f, sy_error *err, sy_status code,

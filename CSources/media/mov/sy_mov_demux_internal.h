@@ -90,10 +90,7 @@ static inline uint16_t be16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[
 
 static inline uint64_t abs_off(const sy_mov *m, uint64_t moov_offset) { return m->info.moov_offset + moov_offset; }
 
-static inline sy_bmff_span span_of(const sy_mov *m, const sy_bmff_box *b) {
-    sy_bmff_span s = {m->moov + b->payload_offset, b->payload_size};
-    return s;
-}
+static inline sy_bmff_span span_of(const sy_mov *m, const sy_bmff_box *b) { return sy_bmff_payload(m->moov, b); }
 
 /* "path: reason ('box', offset N)"; `offset` is absolute in the file. */
 __attribute__((format(printf, 6, 7))) sy_status sy__mov_bad(const sy_mov *m, sy_error *err, sy_status code,
