@@ -29,6 +29,8 @@
 //   x265 alone (ffmpeg's libx265 with the peer's settings — preset fast, its defaults, the same bitrate) encoding
 //   the reference — its time, PSNR and bytes. (The peer pipeline's own movie is of its own composite: bicubic in
 //   gamma, no colour management, so not comparable pixel for pixel.)
+// Memory floor: libx265 with our settings encoding the same reference (ffmpeg's peak RSS less ffmpeg only reading
+//   it): what x265 itself holds, which our job cannot go below, beside the target (half the peer's peak).
 // Writes .build/benchmarks/motion-latest.json and motion-<timestamp>.json.
 import Foundation
 import ShiyingFixtures
@@ -59,6 +61,8 @@ struct MotionRow: Codable {
     var x265AloneUserSeconds: Double?
     var x265AlonePSNR: Double?
     var x265AloneBytes: Int?
+    var x265OursPeakRSSBytes: Int?         // ffmpeg + libx265 with OUR settings on the reference (memory floor)
+    var referenceReadPeakRSSBytes: Int?    // ffmpeg reading the reference alone: subtracted to leave libx265's own
     var timeRatio: Double        // shiying / ffmpeg wall seconds (> 1: shiying slower)
     var userTimeRatio: Double
     var memoryRatio: Double      // shiying / ffmpeg peak RSS
@@ -167,6 +171,8 @@ private func motionCase(_ name: String, stills: [[String]], movies: [String], la
                                               scratch: scratch)
     let alone = haveReference ? x265Alone(reference: reference, bitrate: l.bitrate, runs: runs, name: name,
                                           scratch: scratch) : nil
+    let floor = haveReference ? x265MemoryFloor(reference: reference, bitrate: l.bitrate, name: name,
+                                                scratch: scratch) : nil
     let ourMovie = out + "/collage.mov"
     let ourPSNR = haveReference ? videoPSNR(ourMovie, reference, scratch: scratch) : nil
     let peerMovie = outDir + "/ffmpeg-\(name).mov"
@@ -192,6 +198,7 @@ private func motionCase(_ name: String, stills: [[String]], movies: [String], la
                      x265AloneSeconds: alone.map { median($0.runs.map(\.seconds)) },
                      x265AloneUserSeconds: alone.map { median($0.runs.map(\.userSeconds)) },
                      x265AlonePSNR: alone?.psnr, x265AloneBytes: alone?.bytes,
+                     x265OursPeakRSSBytes: floor?.encode, referenceReadPeakRSSBytes: floor?.read,
                      timeRatio: oursSeconds / peerSeconds, userTimeRatio: oursUser / peerUser,
                      memoryRatio: Double(oursRSS) / Double(peerRSS), delivered: l.delivered,
                      c14Bitrate: c14Bitrate(width: l.width, height: l.height),
@@ -213,6 +220,21 @@ private func nearLosslessReference(_ ours: [String], out: String, y4m: String, n
         progress("motion \(name): no near-lossless reference"); return false
     }
     return true
+}
+
+/// What libx265 itself holds with our settings (preset veryfast, 3 B-frames, look-ahead 10, one frame thread:
+/// motion_movie.c, hevc_encoder.c) on the same frames: the peak RSS of ffmpeg encoding the reference, less that
+/// of ffmpeg only reading it. Our job cannot go below it, so it bounds the memory target (half the peer's peak).
+private func x265MemoryFloor(reference: String, bitrate: Int, name: String, scratch: String) -> (encode: Int, read: Int)? {
+    progress("motion \(name): libx265's own memory at our settings")
+    let movie = scratch + "/motion-\(name)-x265-ours.hevc"
+    defer { try? FileManager.default.removeItem(atPath: movie) }
+    guard let e = try? runChild(["ffmpeg", "-y", "-v", "error", "-i", reference, "-c:v", "libx265", "-preset", "veryfast",
+                                 "-x265-params", "log-level=error:bframes=3:rc-lookahead=10:frame-threads=1",
+                                 "-b:v", "\(bitrate)", movie], captureDirectory: scratch), e.succeeded,
+          let r = try? runChild(["ffmpeg", "-v", "error", "-i", reference, "-f", "null", "-"], captureDirectory: scratch),
+          r.succeeded else { return nil }
+    return (e.maxRSSKiB * 1024, r.maxRSSKiB * 1024)
 }
 
 /// libx265 alone with the peer's settings (preset fast, ffmpeg's defaults, the same bitrate) on our frames.
@@ -277,6 +299,10 @@ func runMotionSuite(root: String, shiying: String, runs: Int) {
             print(String(format: "    quality on our frames (PSNR vs a near-lossless reference): shiying %.2f dB in %.2f MB | libx265 alone, the peer's settings: %.2f dB in %.2f MB, %.2f s (user %.2f s)",
                          r.shiyingPSNR ?? .nan, Double(r.shiyingMovieBytes) / 1e6, r.x265AlonePSNR ?? .nan,
                          Double(r.x265AloneBytes ?? 0) / 1e6, a, u))
+        }
+        if let e = r.x265OursPeakRSSBytes, let rd = r.referenceReadPeakRSSBytes {
+            print(String(format: "    memory floor: libx265 at our settings on these frames holds %d MB (ffmpeg encoding %d MB - reading alone %d MB); the target, half the peer's peak, is %d MB; shiying beyond libx265: %d MB",
+                         (e - rd) >> 20, e >> 20, rd >> 20, r.ffmpegPeakRSSBytes >> 21, (r.shiyingPeakRSSBytes - (e - rd)) >> 20))
         }
     }
     print(String(format: "  load average %.2f before, %.2f after", before, after))

@@ -22,8 +22,7 @@
 enum { H264_NAL_SPS = 7 };
 
 typedef struct h264_stream {
-    sy__vstream base;
-    sy__avdec *av;
+    sy__avdec_vstream dec; /* first: the shared operations take the stream as a sy__avdec_vstream */
     uint32_t length_size;
     uint32_t bound_w, bound_h; /* largest coded size the charge covers */
     uint8_t bound_chroma, bound_depth;
@@ -70,26 +69,7 @@ static sy_status h264_send(sy__vstream *base, const uint8_t *data, size_t len, u
         }
         pos += n;
     }
-    return sy__avdec_send(s->av, data, len, tag, err);
-}
-
-static sy_status h264_finish(sy__vstream *base, sy_error *err) {
-    return sy__avdec_send(((h264_stream *)base)->av, NULL, 0, 0, err);
-}
-
-static sy_status h264_receive(sy__vstream *base, sy__yuv *pic, uint32_t *tag, int *got, sy_error *err) {
-    return sy__avdec_receive_stream(((h264_stream *)base)->av, &base->params, pic, tag, got, err);
-}
-
-static void h264_release(sy__vstream *base) { sy__avdec_release(((h264_stream *)base)->av); }
-
-static void h264_destroy(sy__vstream *base) {
-    if (!base) return;
-    h264_stream *s = (h264_stream *)base;
-    sy_context *ctx = base->ctx;
-    sy__avdec_close(s->av);
-    if (base->params.charged) sy__discharge(ctx, base->params.charged);
-    sy__free(ctx, s);
+    return sy__avdec_send(s->dec.av, data, len, tag, err);
 }
 
 /* Every slice (types 1 and 5) with nal_ref_idc 0: nothing refers to it. */
@@ -123,8 +103,13 @@ static int h264_random_access(const sy__vstream *base, const uint8_t *data, size
     return 0;
 }
 
-static const sy__vstream_ops h264_ops = {h264_send,    h264_finish,  h264_receive,
-                                         h264_release, h264_destroy, h264_disposable, h264_random_access};
+static const sy__vstream_ops h264_ops = {h264_send,
+                                         sy__avdec_vstream_finish,
+                                         sy__avdec_vstream_receive,
+                                         sy__avdec_vstream_release,
+                                         sy__avdec_vstream_destroy,
+                                         h264_disposable,
+                                         h264_random_access};
 
 /* libavcodec's heap for a stream, measured with a malloc hook over whole
  * decodes (libavcodec 59.37 / FFmpeg 5.1, two frame threads): libx264
@@ -190,8 +175,8 @@ sy_status sy__h264_stream_create(sy_context *ctx, const uint8_t *config, size_t 
     *out = NULL;
     h264_stream *s = sy__calloc(ctx, 1, sizeof *s, "h264 stream", err);
     if (!s) return err ? err->code : SY_E_BUDGET;
-    s->base.ops = &h264_ops;
-    s->base.ctx = ctx;
+    s->dec.base.ops = &h264_ops;
+    s->dec.base.ctx = ctx;
     sy__h264_sps sps;
     int have = 0;
     sy_status st = parse_avcc(s, config, config_len, &sps, &have, err);
@@ -207,29 +192,29 @@ sy_status sy__h264_stream_create(sy_context *ctx, const uint8_t *config, size_t 
         st = sy__fail(err, SY_E_INVALID_INPUT, "sequence parameter set gives an empty %ux%u picture", sps.out_width,
                       sps.out_height);
     if (st != SY_OK) {
-        h264_destroy(&s->base);
+        sy__avdec_vstream_destroy(&s->dec.base);
         return st;
     }
     if (threads <= 0) threads = sy__vstream_threads();
     size_t charge = avcodec_estimate(s, threads);
     if ((st = sy__charge(ctx, charge, "libavcodec stream (estimate)", err)) != SY_OK) {
-        h264_destroy(&s->base);
+        sy__avdec_vstream_destroy(&s->dec.base);
         return st;
     }
-    s->base.params.charged = charge;
-    s->base.params.width = sps.out_width;
-    s->base.params.height = sps.out_height;
-    s->base.params.bit_depth = sps.bit_depth_luma;
-    s->base.params.chroma = sps.chroma;
-    s->base.params.colour = sps.colour;
-    s->base.params.sar[0] = sps.sar[0];
-    s->base.params.sar[1] = sps.sar[1];
-    s->base.params.length_size = (uint8_t)s->length_size;
-    if (first) sy__hdr_static_from_sample(first, first_len, s->length_size, 0, &s->base.params.hdr);
-    if ((st = sy__avdec_open(ctx, SY__AVCODEC_H264, config, config_len, threads, NULL, &s->av, err)) != SY_OK) {
-        h264_destroy(&s->base);
+    s->dec.base.params.charged = charge;
+    s->dec.base.params.width = sps.out_width;
+    s->dec.base.params.height = sps.out_height;
+    s->dec.base.params.bit_depth = sps.bit_depth_luma;
+    s->dec.base.params.chroma = sps.chroma;
+    s->dec.base.params.colour = sps.colour;
+    s->dec.base.params.sar[0] = sps.sar[0];
+    s->dec.base.params.sar[1] = sps.sar[1];
+    s->dec.base.params.length_size = (uint8_t)s->length_size;
+    if (first) sy__hdr_static_from_sample(first, first_len, s->length_size, 0, &s->dec.base.params.hdr);
+    if ((st = sy__avdec_open(ctx, SY__AVCODEC_H264, config, config_len, threads, NULL, &s->dec.av, err)) != SY_OK) {
+        sy__avdec_vstream_destroy(&s->dec.base);
         return st;
     }
-    *out = &s->base;
+    *out = &s->dec.base;
     return SY_OK;
 }

@@ -471,8 +471,13 @@ sy_status sy__avdec_receive(sy__avdec *d, sy__yuv *out, int depth[3], uint32_t *
     return SY_OK;
 }
 
-sy_status sy__avdec_receive_stream(sy__avdec *d, const sy__vstream_params *p, sy__yuv *pic, uint32_t *tag,
-                                   int *got, sy_error *err) {
+sy_status sy__avdec_vstream_finish(sy__vstream *s, sy_error *err) {
+    return sy__avdec_send(((sy__avdec_vstream *)s)->av, NULL, 0, 0, err);
+}
+
+sy_status sy__avdec_vstream_receive(sy__vstream *s, sy__yuv *pic, uint32_t *tag, int *got, sy_error *err) {
+    sy__avdec *d = ((sy__avdec_vstream *)s)->av;
+    const sy__vstream_params *p = &s->params;
     int depth[3];
     sy_status st = sy__avdec_receive(d, pic, depth, tag, got, err);
     if (st != SY_OK || !*got) return st;
@@ -487,6 +492,16 @@ sy_status sy__avdec_receive_stream(sy__avdec *d, const sy__vstream_params *p, sy
         *got = 0;
     }
     return st;
+}
+
+void sy__avdec_vstream_release(sy__vstream *s) { sy__avdec_release(((sy__avdec_vstream *)s)->av); }
+
+void sy__avdec_vstream_destroy(sy__vstream *s) {
+    if (!s) return;
+    sy_context *ctx = s->ctx;
+    sy__avdec_close(((sy__avdec_vstream *)s)->av);
+    if (s->params.charged) sy__discharge(ctx, s->params.charged);
+    sy__free(ctx, s);
 }
 
 void sy__avdec_release(sy__avdec *d) {

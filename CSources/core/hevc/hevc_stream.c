@@ -26,8 +26,7 @@
 enum { NAL_RASL_N = 8, NAL_RASL_R = 9, NAL_FIRST_NON_VCL = 32 };
 
 typedef struct hevc_stream {
-    sy__vstream base;
-    sy__avdec *av;
+    sy__avdec_vstream dec; /* first: the shared operations take the stream as a sy__avdec_vstream */
     uint32_t length_size;
     sy__hevc_bound bound; /* what the charge covers */
     int layered;          /* some SPS has more than one temporal sub-layer */
@@ -85,26 +84,7 @@ static sy_status hevc_send(sy__vstream *base, const uint8_t *data, size_t len, u
         pos += n;
     }
     *may_vanish = first_vcl == NAL_RASL_N || first_vcl == NAL_RASL_R;
-    return sy__avdec_send(s->av, data, len, tag, err);
-}
-
-static sy_status hevc_finish(sy__vstream *base, sy_error *err) {
-    return sy__avdec_send(((hevc_stream *)base)->av, NULL, 0, 0, err);
-}
-
-static sy_status hevc_receive(sy__vstream *base, sy__yuv *pic, uint32_t *tag, int *got, sy_error *err) {
-    return sy__avdec_receive_stream(((hevc_stream *)base)->av, &base->params, pic, tag, got, err);
-}
-
-static void hevc_release(sy__vstream *base) { sy__avdec_release(((hevc_stream *)base)->av); }
-
-static void hevc_destroy(sy__vstream *base) {
-    if (!base) return;
-    hevc_stream *s = (hevc_stream *)base;
-    sy_context *ctx = base->ctx;
-    sy__avdec_close(s->av);
-    if (base->params.charged) sy__discharge(ctx, base->params.charged);
-    sy__free(ctx, s);
+    return sy__avdec_send(s->dec.av, data, len, tag, err);
 }
 
 /* The type of a sample's first VCL NAL unit, which says what its picture
@@ -134,8 +114,13 @@ static int hevc_random_access(const sy__vstream *base, const uint8_t *data, size
     return type >= 16 && type <= 20;
 }
 
-static const sy__vstream_ops hevc_ops = {hevc_send,    hevc_finish,  hevc_receive,
-                                         hevc_release, hevc_destroy, hevc_disposable, hevc_random_access};
+static const sy__vstream_ops hevc_ops = {hevc_send,
+                                         sy__avdec_vstream_finish,
+                                         sy__avdec_vstream_receive,
+                                         sy__avdec_vstream_release,
+                                         sy__avdec_vstream_destroy,
+                                         hevc_disposable,
+                                         hevc_random_access};
 
 /* libavcodec's heap for a stream, measured with a malloc hook over whole
  * decodes (libavcodec 59.37 / FFmpeg 5.1, two frame threads, DPB size 5):
@@ -192,31 +177,31 @@ sy_status sy__hevc_stream_create(sy_context *ctx, const uint8_t *config, size_t 
         sy__discharge(ctx, charge);
         return err ? err->code : SY_E_BUDGET;
     }
-    s->base.ops = &hevc_ops;
-    s->base.ctx = ctx;
-    s->base.params.width = sps.out_width;
-    s->base.params.height = sps.out_height;
-    s->base.params.bit_depth = sps.bit_depth_luma;
-    s->base.params.chroma = sps.chroma;
-    s->base.params.colour = sps.colour;
-    s->base.params.sar[0] = sps.sar[0];
-    s->base.params.sar[1] = sps.sar[1];
+    s->dec.base.ops = &hevc_ops;
+    s->dec.base.ctx = ctx;
+    s->dec.base.params.width = sps.out_width;
+    s->dec.base.params.height = sps.out_height;
+    s->dec.base.params.bit_depth = sps.bit_depth_luma;
+    s->dec.base.params.chroma = sps.chroma;
+    s->dec.base.params.colour = sps.colour;
+    s->dec.base.params.sar[0] = sps.sar[0];
+    s->dec.base.params.sar[1] = sps.sar[1];
     for (uint32_t i = 0; i < hvcc.ps_count; i++) { /* the record's SEI arrays, then sample 0's SEI */
         const uint8_t *nal = config + hvcc.ps[i].offset;
         if (hvcc.ps[i].length >= 3 && sy__hevc_nal_type(nal) == SY__HEVC_NAL_PREFIX_SEI)
-            sy__hdr_static_from_sei(nal, hvcc.ps[i].length, 2, &s->base.params.hdr);
+            sy__hdr_static_from_sei(nal, hvcc.ps[i].length, 2, &s->dec.base.params.hdr);
     }
-    if (first) sy__hdr_static_from_sample(first, first_len, hvcc.length_size, 1, &s->base.params.hdr);
-    s->base.params.charged = charge;
+    if (first) sy__hdr_static_from_sample(first, first_len, hvcc.length_size, 1, &s->dec.base.params.hdr);
+    s->dec.base.params.charged = charge;
     s->length_size = hvcc.length_size;
-    s->base.params.length_size = (uint8_t)hvcc.length_size;
+    s->dec.base.params.length_size = (uint8_t)hvcc.length_size;
     s->bound = *b;
     s->layered = layered;
     if (!s->bound.dpb) s->bound.dpb = 16;
-    if ((st = sy__avdec_open(ctx, SY__AVCODEC_HEVC, config, config_len, threads, NULL, &s->av, err)) != SY_OK) {
-        hevc_destroy(&s->base);
+    if ((st = sy__avdec_open(ctx, SY__AVCODEC_HEVC, config, config_len, threads, NULL, &s->dec.av, err)) != SY_OK) {
+        sy__avdec_vstream_destroy(&s->dec.base);
         return st;
     }
-    *out = &s->base;
+    *out = &s->dec.base;
     return SY_OK;
 }

@@ -75,10 +75,20 @@ void sy__avdec_release(sy__avdec *d);
  * stream (the next tile); libavcodec's tables and pictures are kept. */
 void sy__avdec_reset(sy__avdec *d);
 
-/* receive() for a movie's stream decoder (base/sy_video_stream.h): the
- * picture must have the stream's size and one bit depth in every plane. */
-sy_status sy__avdec_receive_stream(sy__avdec *d, const sy__vstream_params *p, sy__yuv *pic, uint32_t *tag,
-                                   int *got, sy_error *err);
+/* A movie's stream decoder (base/sy_video_stream.h) whose codec is
+ * libavcodec (HEVC, H.264): each codec's stream struct starts with this one
+ * and shares the four operations below; its own send() checks the samples
+ * before libavcodec sees them. */
+typedef struct sy__avdec_vstream {
+    sy__vstream base;
+    sy__avdec *av;
+} sy__avdec_vstream;
+sy_status sy__avdec_vstream_finish(sy__vstream *s, sy_error *err);
+/* receive(): the picture must have the stream's size and one bit depth in every plane. */
+sy_status sy__avdec_vstream_receive(sy__vstream *s, sy__yuv *pic, uint32_t *tag, int *got, sy_error *err);
+void sy__avdec_vstream_release(sy__vstream *s);
+/* Closes the decoder, gives back the stream's charge and frees the stream (NULL: nothing). */
+void sy__avdec_vstream_destroy(sy__vstream *s);
 
 void sy__avdec_close(sy__avdec *d);
 
