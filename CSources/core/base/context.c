@@ -194,6 +194,12 @@ sy_status sy__grow(sy_context *ctx, void **buf, size_t *cap, size_t need, size_t
     return SY_OK;
 }
 
+void *sy__alloc_copy(sy_context *ctx, const void *src, size_t len, const char *reason, sy_error *err) {
+    void *p = sy__alloc(ctx, len, 1, reason, err);
+    if (p && len) memcpy(p, src, len);
+    return p;
+}
+
 void *sy__calloc(sy_context *ctx, size_t count, size_t size, const char *reason, sy_error *err) {
     void *p = sy__alloc(ctx, count, size, reason, err);
     if (p) {

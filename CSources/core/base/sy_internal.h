@@ -12,6 +12,8 @@
  * Returns NULL and fills `err` (SY_E_BUDGET) on failure; `reason` names the use. */
 void *sy__alloc(sy_context *ctx, size_t count, size_t size, const char *reason, sy_error *err);
 void *sy__calloc(sy_context *ctx, size_t count, size_t size, const char *reason, sy_error *err);
+/* A copy of `len` bytes from `src` (an empty copy is still a block, not NULL). */
+void *sy__alloc_copy(sy_context *ctx, const void *src, size_t len, const char *reason, sy_error *err);
 void sy__free(sy_context *ctx, void *ptr);
 /* Room for `need` items of `unit` bytes in *buf (capacity *cap items): kept
  * when it is there, else a block of twice the capacity (from `first`) until

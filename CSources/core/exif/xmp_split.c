@@ -310,9 +310,8 @@ static uint8_t *build_main(sy_context *ctx, const scan *s, const char guid[33], 
 /* The packet with its trailing padding (whitespace before "<?xpacket end", room for in-place edits) cut to one
  * newline, in a copy (sy__free). */
 static uint8_t *without_padding(sy_context *ctx, const uint8_t *xmp, size_t len, size_t *out_len, sy_error *err) {
-    uint8_t *copy = sy__alloc(ctx, len ? len : 1, 1, "XMP to split", err);
+    uint8_t *copy = sy__alloc_copy(ctx, xmp, len, "XMP to split", err);
     if (!copy) return NULL;
-    memcpy(copy, xmp, len);
     int removed = 0;
     len = sy__xmp_strip_extended_note(copy, len, &removed); /* a note the split names anew */
     const uint8_t *trailer = sy__xmp_find(copy, copy + len, "<?xpacket end");

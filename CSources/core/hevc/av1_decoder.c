@@ -32,11 +32,10 @@ sy_status sy__av1_decoder_create(sy_context *ctx, const uint8_t *av1c, size_t av
     if (!d) return err ? err->code : SY_E_BUDGET;
     d->ctx = ctx;
     d->av1c = parsed;
-    if (!(d->record = sy__alloc(ctx, av1c_len, 1, "av1C record", err))) {
+    if (!(d->record = sy__alloc_copy(ctx, av1c, av1c_len, "av1C record", err))) {
         sy__free(ctx, d);
         return err ? err->code : SY_E_BUDGET;
     }
-    memcpy(d->record, av1c, av1c_len);
     d->record_len = av1c_len;
     *out = d;
     return SY_OK;

@@ -26,9 +26,8 @@ sy_status sy__hevc_attached_add(sy_context *ctx, sy__hevc_attached_queue *q, int
         q->items = grown;
         q->cap = cap;
     }
-    uint8_t *copy = sy__alloc(ctx, len, 1, "message for a picture", err);
+    uint8_t *copy = sy__alloc_copy(ctx, payload, len, "message for a picture", err);
     if (!copy) return err ? err->code : SY_E_BUDGET;
-    memcpy(copy, payload, len);
     q->items[q->count++] = (sy__hevc_attached){pts, len, copy};
     return SY_OK;
 }

@@ -44,12 +44,11 @@ sy_status sy__hevc_decoder_create(sy_context *ctx, const uint8_t *hvcc, size_t h
     if (!d) return err ? err->code : SY_E_BUDGET;
     d->ctx = ctx;
     d->hvcc = parsed;
-    d->record = sy__alloc(ctx, hvcc_len, 1, "hvcC record", err);
+    d->record = sy__alloc_copy(ctx, hvcc, hvcc_len, "hvcC record", err);
     if (!d->record) {
         sy__free(ctx, d);
         return err ? err->code : SY_E_BUDGET;
     }
-    memcpy(d->record, hvcc, hvcc_len);
     d->record_len = hvcc_len;
     *out = d;
     return SY_OK;

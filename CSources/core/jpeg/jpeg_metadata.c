@@ -12,12 +12,6 @@
 
 static const char XMP_PREFIX[] = "http://ns.adobe.com/xap/1.0/"; /* followed by a NUL */
 
-static uint8_t *copy_bytes(sy_context *ctx, const uint8_t *data, size_t len, sy_error *err) {
-    uint8_t *p = sy__alloc(ctx, len ? len : 1, 1, "metadata", err);
-    if (p && len) memcpy(p, data, len);
-    return p;
-}
-
 /* An APP13 "Photoshop 3.0" payload with an IPTC-NAA resource block (8BIM
  * 0x0404): what apps keep keywords and captions in. */
 static int holds_iptc(const uint8_t *p, size_t len) {
@@ -62,19 +56,20 @@ sy_status sy__jpeg_metadata_read(sy_context *ctx, const char *path, sy__metadata
     sy_status st = SY_OK;
     for (jpeg_saved_marker_ptr m = cinfo.marker_list; m && st == SY_OK; m = m->next) {
         if (m->marker == JPEG_APP0 + 13 && !out->iptc && holds_iptc(m->data, m->data_length)) {
-            out->iptc = copy_bytes(ctx, m->data, m->data_length, err);
+            out->iptc = sy__alloc_copy(ctx, m->data, m->data_length, "metadata", err);
             out->iptc_len = m->data_length;
             if (!out->iptc) st = err ? err->code : SY_E_BUDGET;
             continue;
         }
         if (m->marker != JPEG_APP0 + 1) continue;
         if (!out->exif && m->data_length > 6 && memcmp(m->data, "Exif\0\0", 6) == 0) {
-            out->exif = copy_bytes(ctx, m->data + 6, m->data_length - 6, err);
+            out->exif = sy__alloc_copy(ctx, m->data + 6, m->data_length - 6, "metadata", err);
             out->exif_len = m->data_length - 6;
             if (!out->exif) st = err ? err->code : SY_E_BUDGET;
         } else if (!out->xmp && m->data_length > sizeof XMP_PREFIX &&
                    memcmp(m->data, XMP_PREFIX, sizeof XMP_PREFIX) == 0) {
-            out->xmp = copy_bytes(ctx, m->data + sizeof XMP_PREFIX, m->data_length - sizeof XMP_PREFIX, err);
+            out->xmp = sy__alloc_copy(ctx, m->data + sizeof XMP_PREFIX, m->data_length - sizeof XMP_PREFIX, "metadata",
+                                      err);
             out->xmp_len = m->data_length - sizeof XMP_PREFIX;
             if (!out->xmp) st = err ? err->code : SY_E_BUDGET;
         }
@@ -83,7 +78,7 @@ sy_status sy__jpeg_metadata_read(sy_context *ctx, const char *path, sy__metadata
         st = sy__jpeg_xmp_extension_read(ctx, cinfo.marker_list, out->xmp_ext_guid, &out->xmp_ext, &out->xmp_ext_len, err);
     unsigned int icc_len = 0;
     if (st == SY_OK && jpeg_read_icc_profile(&cinfo, &icc, &icc_len) && icc && icc_len) {
-        out->icc = copy_bytes(ctx, icc, icc_len, err);
+        out->icc = sy__alloc_copy(ctx, icc, icc_len, "metadata", err);
         out->icc_len = icc_len;
         if (!out->icc) st = err ? err->code : SY_E_BUDGET;
     }

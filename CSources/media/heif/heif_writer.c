@@ -240,9 +240,8 @@ static sy_status encoder_open(sy_heif_writer *w, hw_image *img, sy__tile_lanes *
 static sy_status copy_hvcc(sy_heif_writer *w, hw_image *img, const sy__tile_lanes *enc, sy_error *err) {
     size_t len;
     const uint8_t *h = sy__tile_lanes_hvcc(enc, &len);
-    img->hvcc = sy__alloc(w->ctx, len, 1, "hvcC", err);
+    img->hvcc = sy__alloc_copy(w->ctx, h, len, "hvcC", err);
     if (!img->hvcc) return err ? err->code : SY_E_BUDGET;
-    memcpy(img->hvcc, h, len);
     img->hvcc_len = len;
     return SY_OK;
 }
@@ -407,9 +406,8 @@ static sy_status copy_blob(sy_heif_writer *w, uint8_t **dst, size_t *dst_len, co
                            const char *fn, sy_error *err) {
     if (!src || len == 0) return sy__fail(err, SY_E_USAGE, "%s: empty data", fn);
     if (len > UINT32_MAX - 16) return sy__fail(err, SY_E_UNSUPPORTED, "%s: %zu bytes is too large", fn, len);
-    uint8_t *p = sy__alloc(w->ctx, len, 1, fn, err);
+    uint8_t *p = sy__alloc_copy(w->ctx, src, len, fn, err);
     if (!p) return err ? err->code : SY_E_BUDGET;
-    memcpy(p, src, len);
     sy__free(w->ctx, *dst);
     *dst = p;
     *dst_len = len;

@@ -367,9 +367,8 @@ sy_status sy_mov_writer_set_track_meta(sy_mov_writer *w, uint32_t track_id, cons
         memcmp(box + 4, "meta", 4) != 0)
         return sy__fail(err, SY_E_USAGE, "%s: track %u: not one 'meta' box of %zu bytes (8 B .. 1 MiB)", fn, track_id,
                         len);
-    uint8_t *copy = sy__alloc(w->ctx, len, 1, "mov writer track meta", err);
+    uint8_t *copy = sy__alloc_copy(w->ctx, box, len, "mov writer track meta", err);
     if (!copy) return err ? err->code : SY_E_BUDGET;
-    memcpy(copy, box, len);
     sy__free(w->ctx, t->meta);
     t->meta = copy;
     t->meta_len = len;
