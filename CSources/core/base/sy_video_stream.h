@@ -35,6 +35,18 @@ typedef struct sy__vstream_params {
     size_t charged;         /* codec memory charged to the context (estimate) */
 } sy__vstream_params;
 
+/* The picture facts every codec's SPS gives (its own struct's fields of the same names). */
+static inline void sy__vstream_params_picture(sy__vstream_params *p, uint32_t width, uint32_t height, uint8_t bit_depth,
+                                              uint8_t chroma, sy_cicp colour, const uint16_t sar[2]) {
+    p->width = width;
+    p->height = height;
+    p->bit_depth = bit_depth;
+    p->chroma = chroma;
+    p->colour = colour;
+    p->sar[0] = sar[0];
+    p->sar[1] = sar[1];
+}
+
 typedef struct sy__vstream sy__vstream;
 
 typedef struct sy__vstream_ops {

@@ -202,13 +202,8 @@ sy_status sy__h264_stream_create(sy_context *ctx, const uint8_t *config, size_t 
         return st;
     }
     s->dec.base.params.charged = charge;
-    s->dec.base.params.width = sps.out_width;
-    s->dec.base.params.height = sps.out_height;
-    s->dec.base.params.bit_depth = sps.bit_depth_luma;
-    s->dec.base.params.chroma = sps.chroma;
-    s->dec.base.params.colour = sps.colour;
-    s->dec.base.params.sar[0] = sps.sar[0];
-    s->dec.base.params.sar[1] = sps.sar[1];
+    sy__vstream_params_picture(&s->dec.base.params, sps.out_width, sps.out_height, sps.bit_depth_luma, sps.chroma,
+                               sps.colour, sps.sar);
     s->dec.base.params.length_size = (uint8_t)s->length_size;
     if (first) sy__hdr_static_from_sample(first, first_len, s->length_size, 0, &s->dec.base.params.hdr);
     if ((st = sy__avdec_open(ctx, SY__AVCODEC_H264, config, config_len, threads, NULL, &s->dec.av, err)) != SY_OK) {

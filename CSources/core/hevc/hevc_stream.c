@@ -179,13 +179,8 @@ sy_status sy__hevc_stream_create(sy_context *ctx, const uint8_t *config, size_t 
     }
     s->dec.base.ops = &hevc_ops;
     s->dec.base.ctx = ctx;
-    s->dec.base.params.width = sps.out_width;
-    s->dec.base.params.height = sps.out_height;
-    s->dec.base.params.bit_depth = sps.bit_depth_luma;
-    s->dec.base.params.chroma = sps.chroma;
-    s->dec.base.params.colour = sps.colour;
-    s->dec.base.params.sar[0] = sps.sar[0];
-    s->dec.base.params.sar[1] = sps.sar[1];
+    sy__vstream_params_picture(&s->dec.base.params, sps.out_width, sps.out_height, sps.bit_depth_luma, sps.chroma,
+                               sps.colour, sps.sar);
     for (uint32_t i = 0; i < hvcc.ps_count; i++) { /* the record's SEI arrays, then sample 0's SEI */
         const uint8_t *nal = config + hvcc.ps[i].offset;
         if (hvcc.ps[i].length >= 3 && sy__hevc_nal_type(nal) == SY__HEVC_NAL_PREFIX_SEI)
