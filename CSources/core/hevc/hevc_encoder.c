@@ -105,7 +105,7 @@ struct sy__hevc_encoder {
     sy__hevc_attached_queue t35; /* video: HDR10+ messages waiting for their pictures */
     sy__hevc_attached_queue last; /* video: NAL units that end their pictures' access units (RPUs) */
     float *offsets;  /* video: QP offsets per block for every picture pushed, NULL = none */
-    uint32_t offset_cols, offset_rows, offset_block;
+    uint32_t offset_cols, offset_rows, offset_block; /* x265's grid (read_settled); cols 0: no AQ */
 };
 
 /* ---- memory estimates ---- */
@@ -288,18 +288,28 @@ static sy_status open_failure(const sy__hevc_encoder_options *o, sy_error *err) 
                     o->monochrome ? "i400" : "i420", o->preset);
 }
 
-/* The reorder delay x265 settled on (it may adjust the parameters while
- * opening: the B-pyramid needs 2+ B-frames). */
-static uint32_t settled_reorder(const sy__hevc_encoder *enc) {
+/* What x265 settled on while opening (it may adjust the parameters: the
+ * B-pyramid needs 2+ B-frames; padding and the quantization group size
+ * decide the QP offset grid), read once: the reorder delay, and the grid of
+ * block offsets (x265's lowres blocks, Lowres::create; cols 0 = no
+ * adaptive quantization, so no offsets). */
+static void read_settled(sy__hevc_encoder *enc) {
     x265_param *actual = enc->api->param_alloc();
     const x265_param *used = enc->param;
     if (actual) {
         enc->api->encoder_parameters(enc->x265, actual);
         used = actual;
     }
-    uint32_t reorder = used->bframes > 0 ? (used->bBPyramid ? 2 : 1) : 0;
+    enc->reorder = used->bframes > 0 ? (used->bBPyramid ? 2 : 1) : 0;
+    int fine = used->rc.qgSize == 8;
+    uint32_t cu = (uint32_t)used->minCUSize;
+    uint32_t w = ((uint32_t)used->sourceWidth + cu - 1) / cu * cu;
+    uint32_t h = ((uint32_t)used->sourceHeight + cu - 1) / cu * cu;
+    uint32_t c = (w / 2 + 7) / 8, r = (h / 2 + 7) / 8;
+    enc->offset_cols = used->rc.aqMode ? (fine ? 2 * c : c) : 0;
+    enc->offset_rows = fine ? 2 * r : r;
+    enc->offset_block = fine ? 8 : 16;
     if (actual) enc->api->param_free(actual);
-    return reorder;
 }
 
 static sy_status build_hvcc(sy__hevc_encoder *enc, sy_error *err) {
@@ -365,7 +375,7 @@ sy_status sy__hevc_encoder_open(sy_context *ctx, const sy__hevc_encoder_options 
         st = open_failure(&effective, err);
         goto fail;
     }
-    enc->reorder = settled_reorder(enc);
+    read_settled(enc);
     if ((st = build_hvcc(enc, err)) != SY_OK) goto fail;
     enc->picture = enc->api->picture_alloc();
     if (!enc->picture) {
@@ -414,26 +424,13 @@ float *sy__hevc_encoder_block_offsets(sy__hevc_encoder *enc, uint32_t *cols, uin
                      enc->use != SY__HEVC_VIDEO ? "for a still" : "after the first picture");
             return NULL;
         }
-        x265_param *settled = enc->api->param_alloc(); /* what x265 runs with, as settled_reorder reads it */
-        if (!settled) {
-            sy__fail(err, SY_E_CODEC, "x265_param_alloc failed");
-            return NULL;
-        }
-        enc->api->encoder_parameters(enc->x265, settled);
-        int aq = settled->rc.aqMode != 0, fine = settled->rc.qgSize == 8;
-        uint32_t cu = (uint32_t)settled->minCUSize;
-        uint32_t w = ((uint32_t)settled->sourceWidth + cu - 1) / cu * cu;
-        uint32_t h = ((uint32_t)settled->sourceHeight + cu - 1) / cu * cu;
-        enc->api->param_free(settled);
-        if (!aq) {
+        if (!enc->offset_cols) {
             sy__fail(err, SY_E_USAGE, "x265 encoder: block offsets without adaptive quantization");
             return NULL;
         }
-        uint32_t c = (w / 2 + 7) / 8, r = (h / 2 + 7) / 8; /* x265's lowres blocks (Lowres::create) */
-        if (fine) c *= 2, r *= 2;
-        enc->offsets = sy__calloc(enc->ctx, (size_t)c * r, sizeof(float), "x265 block offsets", err);
+        enc->offsets = sy__calloc(enc->ctx, (size_t)enc->offset_cols * enc->offset_rows, sizeof(float),
+                                  "x265 block offsets", err);
         if (!enc->offsets) return NULL;
-        enc->offset_cols = c, enc->offset_rows = r, enc->offset_block = fine ? 8 : 16;
     }
     *cols = enc->offset_cols, *rows = enc->offset_rows, *block = enc->offset_block;
     return enc->offsets;
